@@ -1,0 +1,66 @@
+// swift-tools-version: 6.0
+// OpenSwiftData — SwiftData's API and semantics on SQLite, for Linux.
+import PackageDescription
+import Foundation
+
+/// The toolchain's own swift-syntax libraries (`<toolchain>/usr/lib/swift/host`), found by
+/// following `swiftc` on `PATH` through symlinks. No outside package is fetched.
+let hostLibraries: String = {
+    let fm = FileManager.default
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"
+    for dir in path.split(separator: ":") {
+        let candidate = "\(dir)/swiftc"
+        guard fm.isExecutableFile(atPath: candidate) else { continue }
+        let resolved = URL(fileURLWithPath: candidate).resolvingSymlinksInPath()
+        let host = resolved.deletingLastPathComponent()   // usr/bin
+            .deletingLastPathComponent()                   // usr
+            .appendingPathComponent("lib/swift/host").path
+        if fm.fileExists(atPath: host + "/SwiftSyntax.swiftmodule") { return host }
+    }
+    return "/opt/swift/usr/lib/swift/host"
+}()
+
+var products: [Product] = [
+    .library(name: "OpenSwiftData", targets: ["OpenSwiftData"]),
+]
+var targets: [Target] = [
+    .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
+                   providers: [.apt(["libsqlite3-dev"])]),
+    .systemLibrary(name: "CJemalloc", pkgConfig: "jemalloc",
+                   providers: [.apt(["libjemalloc-dev"])]),
+    .macro(
+        name: "OpenSwiftDataMacros",
+        swiftSettings: [.unsafeFlags(["-I", hostLibraries])],
+        linkerSettings: [.unsafeFlags([
+            "-L", hostLibraries, "-lSwiftSyntax", "-lSwiftSyntaxMacros", "-lSwiftDiagnostics",
+            "-lSwiftSyntaxBuilder", "-lSwiftCompilerPluginMessageHandling",
+            "-Xlinker", "-rpath", "-Xlinker", hostLibraries,
+        ])]
+    ),
+    .target(
+        name: "OpenSwiftData",
+        dependencies: ["CSQLite", "OpenSwiftDataMacros"]
+    ),
+    .testTarget(
+        name: "OpenSwiftDataTests",
+        dependencies: ["OpenSwiftData"]
+    ),
+    .executableTarget(
+        name: "demo",
+        dependencies: ["OpenSwiftData"]
+    ),
+]
+
+#if os(Linux)
+// `import SwiftData` works on Linux as written; on Apple platforms the real framework wins.
+products.append(.library(name: "SwiftData", targets: ["SwiftData"]))
+targets.append(.target(name: "SwiftData", dependencies: ["OpenSwiftData"]))
+targets.append(.testTarget(name: "SwiftDataCompatibilityTests", dependencies: ["SwiftData"]))
+#endif
+
+let package = Package(
+    name: "OpenSwiftData",
+    platforms: [.macOS(.v14)],
+    products: products,
+    targets: targets
+)

@@ -1,0 +1,98 @@
+import Foundation
+
+/// Where and how a container stores its models.
+///
+/// ```swift
+/// ModelConfiguration(isStoredInMemoryOnly: true)                      // a private in-memory store
+/// ModelConfiguration(url: URL(fileURLWithPath: "/tmp/trips.store"))  // an SQLite file
+/// ModelConfiguration("Trips", schema: Schema([Trip.self]), allowsSave: false)
+/// ```
+/// With no URL, an on-disk store lives at ``defaultDirectory``/`<name>.store`, where the
+/// directory is `$OPENSWIFTDATA_STORE_DIR` if set, else `$XDG_DATA_HOME/OpenSwiftData`, else
+/// `~/.local/share/OpenSwiftData` (Apple's equivalent is Application Support).
+public struct ModelConfiguration: Hashable, Sendable, Identifiable {
+    /// CloudKit databases: accepted for source compatibility; Linux has no CloudKit.
+    public struct CloudKitDatabase: Hashable, Sendable {
+        let name: String
+        /// Let the system decide (no sync on Linux).
+        public static let automatic = CloudKitDatabase(name: "automatic")
+        /// No CloudKit sync.
+        public static let none = CloudKitDatabase(name: "none")
+        /// A private CloudKit container: accepted and ignored on Linux.
+        public static func `private`(_ container: String) -> CloudKitDatabase { CloudKitDatabase(name: container) }
+    }
+    /// App-group containers: accepted for source compatibility and ignored.
+    public struct GroupContainer: Hashable, Sendable {
+        let name: String
+        /// The default.
+        public static let automatic = GroupContainer(name: "automatic")
+        /// No group container.
+        public static let none = GroupContainer(name: "none")
+        /// A named app group: ignored on Linux.
+        public static func identifier(_ id: String) -> GroupContainer { GroupContainer(name: id) }
+    }
+
+    /// The configuration's name (also the default file name).
+    public let name: String
+    /// The models this configuration stores; `nil` means the container's whole schema.
+    public let schema: Schema?
+    /// Whether the store lives only in memory.
+    public let isStoredInMemoryOnly: Bool
+    /// Whether `save()` may write to the store.
+    public let allowsSave: Bool
+    /// The store file (for in-memory stores, a placeholder URL that is never opened).
+    public let url: URL
+    /// The CloudKit database setting (ignored on Linux).
+    public let cloudKitDatabase: CloudKitDatabase
+    /// A unique identifier of this configuration.
+    public var id: String { name + "|" + url.path + (isStoredInMemoryOnly ? "|memory" : "") }
+
+    /// A configuration at the default location, or in memory.
+    public init(_ name: String? = nil, schema: Schema? = nil, isStoredInMemoryOnly: Bool = false,
+                allowsSave: Bool = true, groupContainer: GroupContainer = .automatic,
+                cloudKitDatabase: CloudKitDatabase = .automatic) {
+        let n = name ?? "default"
+        self.name = n
+        self.schema = schema
+        self.isStoredInMemoryOnly = isStoredInMemoryOnly
+        self.allowsSave = allowsSave
+        self.cloudKitDatabase = cloudKitDatabase
+        self.url = isStoredInMemoryOnly ? URL(fileURLWithPath: "/dev/null")
+            : ModelConfiguration.defaultDirectory.appendingPathComponent("\(n).store")
+    }
+
+    /// A configuration for a store file at `url`.
+    public init(_ name: String? = nil, schema: Schema? = nil, url: URL, allowsSave: Bool = true,
+                cloudKitDatabase: CloudKitDatabase = .automatic) {
+        self.name = name ?? url.deletingPathExtension().lastPathComponent
+        self.schema = schema
+        self.isStoredInMemoryOnly = false
+        self.allowsSave = allowsSave
+        self.cloudKitDatabase = cloudKitDatabase
+        self.url = url
+    }
+
+    /// A configuration for the given model types.
+    public init(for forTypes: any PersistentModel.Type..., isStoredInMemoryOnly: Bool = false) {
+        self.init(nil, schema: Schema(forTypes), isStoredInMemoryOnly: isStoredInMemoryOnly)
+    }
+
+    /// Where stores without a URL live: `$OPENSWIFTDATA_STORE_DIR`, else
+    /// `$XDG_DATA_HOME/OpenSwiftData`, else `~/.local/share/OpenSwiftData`.
+    public static var defaultDirectory: URL {
+        let env = ProcessInfo.processInfo.environment
+        if let dir = env["OPENSWIFTDATA_STORE_DIR"], !dir.isEmpty { return URL(fileURLWithPath: dir) }
+        if let xdg = env["XDG_DATA_HOME"], !xdg.isEmpty {
+            return URL(fileURLWithPath: xdg).appendingPathComponent("OpenSwiftData")
+        }
+        return FileManager.default.homeDirectoryForCurrentUser
+            .appendingPathComponent(".local/share/OpenSwiftData")
+    }
+
+    /// Configurations are equal when name, location and options are.
+    public static func == (a: ModelConfiguration, b: ModelConfiguration) -> Bool {
+        a.id == b.id && a.allowsSave == b.allowsSave
+    }
+    /// Hashes the identifier.
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+}

@@ -1,0 +1,217 @@
+import Foundation
+import Observation
+
+/// A model's storage: one slot per persisted property (an array access, not a dictionary
+/// lookup), plus identity, lifecycle state, change tracking and the observation registrar.
+///
+/// The ``Model()`` macro routes every persisted property through `_getValue`/`_setValue`;
+/// user code rarely touches this type.
+public final class BackingData {
+    enum Status { case unmanaged, inserted, persisted, deleted, removed }
+
+    /// Slot values, each boxed as exactly the property's declared type; `nil` = not loaded.
+    var values: ContiguousArray<Any?>
+    /// The model class's layout; set on first use.
+    var layout: ModelLayout?
+    /// The context the model is registered in.
+    weak var context: ModelContext?
+    /// The row's primary key; 0 while the model has never been saved.
+    var pk: Int64 = 0
+    var tempKey: UInt64 = 0
+    var storeIdentifier: String?
+    var status: Status = .unmanaged
+    /// Attributes have not been read from the row yet (``ModelContext/model(for:)`` faults).
+    var isFault = false
+    /// Values as last saved, kept from the first change after a save, for rollback and updates.
+    var committed: ContiguousArray<Any?>?
+    /// Slots changed since the last save.
+    var changed: [Bool] = []
+    /// Unresolved to-one targets: slot → primary key (0 = nil).
+    var foreignKeys: [Int: Int64] = [:]
+    /// Posts change notifications for `Observable`.
+    let registrar = ObservationRegistrar()
+
+    init(slotCount: Int = 0) {
+        values = ContiguousArray(repeating: nil, count: slotCount)
+    }
+
+    init(layout: ModelLayout) {
+        self.layout = layout
+        values = ContiguousArray(repeating: nil, count: layout.slots.count)
+    }
+
+    // MARK: Generated-code entry points
+
+    /// Returns `storage`, creating it (and attaching `model`'s layout) on first use.
+    public static func _resolve<M: PersistentModel>(_ storage: inout BackingData?, for model: M) -> BackingData {
+        if let s = storage {
+            if s.layout == nil { s.attachLayout(M.self, model: model) }
+            return s
+        }
+        let s = BackingData()
+        storage = s
+        s.attachLayout(M.self, model: model)
+        return s
+    }
+
+    /// Stores a property's initial value (from an `init` accessor, before the model exists).
+    public static func _initialize<V>(_ storage: inout BackingData?, slot: Int, value: V) {
+        let s: BackingData
+        if let existing = storage { s = existing } else { s = BackingData(); storage = s }
+        s.grow(to: slot + 1)
+        s.values[slot] = value
+    }
+
+    /// Moves the slots a subclass initialiser filled into this storage.
+    public func _absorb(_ other: BackingData) {
+        grow(to: other.values.count)
+        for (i, v) in other.values.enumerated() where v != nil { values[i] = v }
+    }
+
+    /// A `let` property's loaded value, for `init(backingData:)`.
+    public func _constantValue<V>(_ slot: Int) -> V {
+        if slot < values.count, let v = values[slot] { return v as! V }
+        if let ctx = context { ctx.fulfillFault(self) }
+        if slot < values.count, let v = values[slot] { return v as! V }
+        return BackingData.coerce(nil, to: V.self)
+    }
+
+    /// Reads slot `slot`, loading it from the store when needed, and records the access.
+    @inline(__always)
+    public func _getValue<M: PersistentModel, V>(_ model: M, _ slot: Int, _ keyPath: KeyPath<M, V>) -> V {
+        registrar.access(model, keyPath: keyPath)
+        if slot < values.count, let v = values[slot] { return v as! V }
+        return BackingData.coerce(load(model, slot), to: V.self)
+    }
+
+    /// Writes slot `slot`: keeps inverse relationships in sync, records the change for the
+    /// context and notifies observers.
+    @inline(__always)
+    public func _setValue<M: PersistentModel, V>(_ model: M, _ slot: Int, _ keyPath: KeyPath<M, V>, _ newValue: V) {
+        if layout == nil { attachLayout(M.self, model: model) }
+        registrar.withMutation(of: model, keyPath: keyPath) {
+            if let layout, layout.isRelationshipSlot[slot] {
+                RelationshipGraph.willSet(model, self, slot: slot, to: newValue)
+            }
+            recordChange(slot)
+            grow(to: slot + 1)
+            values[slot] = newValue
+        }
+    }
+
+    // MARK: Internals
+
+    func attachLayout(_ type: any PersistentModel.Type, model: any PersistentModel) {
+        let dynamicType = Swift.type(of: model)
+        layout = try? ModelLayout.of(dynamicType)
+        if let layout { grow(to: layout.slots.count) }
+        model._$absorbPendingValues()
+    }
+
+    func grow(to count: Int) {
+        if values.count < count { values.append(contentsOf: repeatElement(nil, count: count - values.count)) }
+    }
+
+    /// Marks `slot` changed (persisted models only) and tells the context.
+    func recordChange(_ slot: Int) {
+        guard status == .persisted else { return }
+        if committed == nil {
+            if isFault, let ctx = context { ctx.fulfillFault(self) }
+            committed = values
+        }
+        if changed.count <= slot { changed.append(contentsOf: repeatElement(false, count: slot + 1 - changed.count)) }
+        changed[slot] = true
+        context?.noteChanged(self)
+    }
+
+    var hasChangedSlots: Bool { changed.contains(true) }
+
+    /// Loads a slot that is not in memory: a relationship or a faulted attribute.
+    func load(_ model: any PersistentModel, _ slot: Int) -> Any? {
+        guard let layout, slot < layout.slots.count else { return nil }
+        let s = layout.slots[slot]
+        if s.isRelationship {
+            let value = context?.resolveRelationship(self, slot: s) ?? BackingData.emptyValue(for: s)
+            grow(to: slot + 1)
+            values[slot] = value
+            return value
+        }
+        if let ctx = context, status == .persisted || status == .deleted {
+            ctx.fulfillFault(self)
+            if slot < values.count, let v = values[slot] { return v }
+        }
+        return s.defaultValue
+    }
+
+    static func emptyValue(for slot: ModelLayout.Slot) -> Any? {
+        switch slot.kind {
+        case .toMany(let target): return (target as any PersistentModel.Type).emptyArray
+        case .toOne: return nil
+        case .attribute: return slot.defaultValue
+        }
+    }
+
+    /// Converts a loaded box to the property's type; `nil` becomes `Optional.none`.
+    static func coerce<V>(_ value: Any?, to: V.Type) -> V {
+        if let value {
+            if let v = value as? V { return v }
+        } else if let opt = V.self as? any _OptionalProtocol.Type {
+            return opt._none as! V
+        } else if let arr = V.self as? any _ArrayProtocol.Type {
+            return arr._make(from: []) as! V
+        }
+        preconditionFailure("OpenSwiftData: cannot read a \(V.self) property: the model's row was deleted or never loaded")
+    }
+
+    // MARK: Identity and state
+
+    func persistentModelID(of model: any PersistentModel) -> PersistentIdentifier {
+        let name = layout?.name ?? String(describing: Swift.type(of: model))
+        if pk != 0 {
+            return PersistentIdentifier(entityName: name, storeIdentifier: storeIdentifier, key: .permanent(pk))
+        }
+        if tempKey == 0 { tempKey = PersistentIdentifier.nextTemporaryKey() }
+        return PersistentIdentifier(entityName: name, storeIdentifier: nil, key: .temporary(tempKey))
+    }
+
+    var isDeleted: Bool { status == .deleted || status == .removed }
+    var hasChanges: Bool {
+        switch status {
+        case .inserted, .deleted: true
+        case .persisted: hasChangedSlots
+        case .unmanaged, .removed: false
+        }
+    }
+}
+
+extension PersistentModel {
+    static var emptyArray: Any { [Self]() }
+}
+
+/// Lets the runtime post Observation notifications through a key path it only knows as
+/// `AnyKeyPath`.
+protocol _ObservationNotifying {
+    func _willSet(_ registrar: ObservationRegistrar, _ subject: Any)
+    func _didSet(_ registrar: ObservationRegistrar, _ subject: Any)
+}
+
+extension KeyPath: _ObservationNotifying where Root: Observable {
+    func _willSet(_ registrar: ObservationRegistrar, _ subject: Any) {
+        if let s = subject as? Root { registrar.willSet(s, keyPath: self) }
+    }
+    func _didSet(_ registrar: ObservationRegistrar, _ subject: Any) {
+        if let s = subject as? Root { registrar.didSet(s, keyPath: self) }
+    }
+}
+
+extension BackingData {
+    /// Writes a slot from the runtime (inverse maintenance, rollback, refresh), notifying observers.
+    func setSlot(_ slot: Int, _ value: Any?, of model: any PersistentModel, recordChange record: Bool) {
+        let kp = layout?.slots[slot].keyPath as? any _ObservationNotifying
+        kp?._willSet(registrar, model)
+        if record { recordChange(slot) }
+        grow(to: slot + 1)
+        values[slot] = value
+        kp?._didSet(registrar, model)
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// Keeps both sides of a relationship in sync in memory, before any save (REL-02, REL-03):
+/// setting `child.parent = p` appends `child` to `p.children`; removing a child from
+/// `p.children` clears `child.parent` (and never deletes the child).
+enum RelationshipGraph {
+    /// Called by a relationship setter before `slot` of `owner` takes `newValue`.
+    static func willSet(_ owner: any PersistentModel, _ data: BackingData, slot: Int, to newValue: Any) {
+        guard let layout = data.layout, let (invLayout, invSlot) = layout.inverse(of: slot) else { return }
+        let s = layout.slots[slot]
+        let oldValue: Any? = data.values.count > slot ? data.values[slot] : nil
+        let old: [any PersistentModel]
+        if oldValue == nil, data.status == .persisted || data.status == .deleted {
+            // Not loaded yet: the current targets are needed to unlink them.
+            old = models(in: data.load(owner, slot))
+        } else {
+            old = models(in: oldValue)
+        }
+        let new = models(in: newValue)
+        let oldIDs = Set(old.map { ObjectIdentifier($0) })
+        let newIDs = Set(new.map { ObjectIdentifier($0) })
+        let inverse = invLayout.slots[invSlot]
+        _ = s
+        for removed in old where !newIDs.contains(ObjectIdentifier(removed)) {
+            unlink(removed, inverse: inverse, from: owner)
+        }
+        for added in new where !oldIDs.contains(ObjectIdentifier(added)) {
+            link(added, inverse: inverse, to: owner)
+        }
+    }
+
+    /// The models in a relationship value (`M`, `M?` or `[M]`).
+    static func models(in value: Any?) -> [any PersistentModel] {
+        guard let value else { return [] }
+        if let m = value as? any PersistentModel { return [m] }
+        if let arr = value as? [any PersistentModel] { return arr }
+        if let arr = value as? any _ArrayProtocol { return arr._elements.compactMap { $0 as? any PersistentModel } }
+        if let inner = _flattenOptional(value), let m = inner as? any PersistentModel { return [m] }
+        return []
+    }
+
+    /// Removes `owner` from `target`'s inverse slot.
+    static func unlink(_ target: any PersistentModel, inverse: ModelLayout.Slot, from owner: any PersistentModel) {
+        let td = target.persistentBackingData
+        guard td.layout != nil, inverse.index < (td.layout?.slots.count ?? 0) else { return }
+        let current = currentValue(target, td, inverse)
+        if inverse.isToMany {
+            let kept = models(in: current).filter { $0 !== owner }
+            td.setSlot(inverse.index, makeArray(inverse, kept), of: target, recordChange: true)
+        } else if let cur = models(in: current).first, cur === owner {
+            td.setSlot(inverse.index, nil, of: target, recordChange: true)
+        }
+    }
+
+    /// Adds `owner` to `target`'s inverse slot, first unlinking `target` from its previous
+    /// partner when the inverse is to-one.
+    static func link(_ target: any PersistentModel, inverse: ModelLayout.Slot, to owner: any PersistentModel) {
+        let td = target.persistentBackingData
+        guard let tl = td.layout, inverse.index < tl.slots.count else { return }
+        let current = currentValue(target, td, inverse)
+        if inverse.isToMany {
+            var list = models(in: current)
+            if !list.contains(where: { $0 === owner }) { list.append(owner) }
+            td.setSlot(inverse.index, makeArray(inverse, list), of: target, recordChange: true)
+        } else {
+            if let previous = models(in: current).first {
+                if previous === owner { return }
+                // target moves from `previous` to `owner`: drop it from previous's side.
+                if let (pl, ps) = tl.inverse(of: inverse.index) {
+                    _ = pl
+                    let prevData = previous.persistentBackingData
+                    if let prevLayout = prevData.layout, ps < prevLayout.slots.count {
+                        let slot = prevLayout.slots[ps]
+                        let pv = currentValue(previous, prevData, slot)
+                        if slot.isToMany {
+                            prevData.setSlot(ps, makeArray(slot, models(in: pv).filter { $0 !== target }), of: previous, recordChange: true)
+                        } else if models(in: pv).first === target {
+                            prevData.setSlot(ps, nil, of: previous, recordChange: true)
+                        }
+                    }
+                }
+            }
+            td.setSlot(inverse.index, owner, of: target, recordChange: true)
+        }
+    }
+
+    static func currentValue(_ model: any PersistentModel, _ data: BackingData, _ slot: ModelLayout.Slot) -> Any? {
+        if slot.index < data.values.count, let v = data.values[slot.index] { return v }
+        return data.load(model, slot.index)
+    }
+
+    /// Boxes models as the slot's declared array type.
+    static func makeArray(_ slot: ModelLayout.Slot, _ models: [any PersistentModel]) -> Any {
+        let arrayType = Swift.type(of: slot.keyPath).valueType
+        if let a = arrayType as? any _ArrayProtocol.Type { return a._make(from: models.map { $0 as Any }) }
+        return models
+    }
+}

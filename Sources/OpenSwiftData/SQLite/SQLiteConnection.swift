@@ -1,0 +1,167 @@
+import CSQLite
+import Foundation
+
+/// One SQLite database connection: open, execute, prepare (with a statement cache), transactions.
+///
+/// Not thread-safe by itself; the store serialises access with its own lock.
+///
+/// ```swift
+/// let db = try SQLiteConnection(path: "/tmp/x.sqlite")
+/// try db.execute("CREATE TABLE t(a INTEGER)")
+/// let insert = try db.cachedStatement("INSERT INTO t(a) VALUES (?)")
+/// ```
+public final class SQLiteConnection {
+    /// How to open the file.
+    public enum OpenMode: Sendable {
+        /// Read-write; create the file when missing.
+        case readWriteCreate
+        /// Read-write; the file must exist.
+        case readWrite
+        /// Read-only; SQLite refuses every write.
+        case readOnly
+        /// A private in-memory database, gone when the connection closes.
+        case inMemory
+    }
+
+    /// The raw `sqlite3*` handle.
+    public private(set) var handle: OpaquePointer?
+    /// The path the connection was opened with (`:memory:` for in-memory databases).
+    public let path: String
+    private var cache: [String: SQLiteStatement] = [:]
+
+    /// Opens a connection.
+    ///
+    /// - Throws: ``SQLiteError`` when SQLite cannot open the file.
+    public init(path: String, mode: OpenMode = .readWriteCreate, busyTimeoutMilliseconds: Int32 = 5000) throws {
+        self.path = mode == .inMemory ? ":memory:" : path
+        var flags: Int32 = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        switch mode {
+        case .readWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        case .readWrite: flags |= SQLITE_OPEN_READWRITE
+        case .readOnly: flags |= SQLITE_OPEN_READONLY
+        case .inMemory: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY
+        }
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(self.path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+            if let db { sqlite3_close_v2(db) }
+            throw SQLiteError(code: rc, message: message + " (\(path))")
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
+    }
+
+    deinit { close() }
+
+    /// Finalises every cached statement and closes the connection. Safe to call twice.
+    public func close() {
+        cache.removeAll()
+        if let handle { sqlite3_close_v2(handle) }
+        handle = nil
+    }
+
+    /// Runs one or more `;`-separated statements that take no parameters.
+    public func execute(_ sql: String) throws {
+        var errmsg: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &errmsg)
+        if rc != SQLITE_OK {
+            let message = errmsg.map { String(cString: $0) } ?? lastErrorMessage
+            sqlite3_free(errmsg)
+            throw SQLiteError(code: rc, extendedCode: sqlite3_extended_errcode(handle), message: message, sql: sql)
+        }
+    }
+
+    /// Compiles a new statement (not cached).
+    public func prepare(_ sql: String) throws -> SQLiteStatement {
+        var stmt: OpaquePointer?
+        let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
+        guard rc == SQLITE_OK, let stmt else {
+            throw SQLiteError(code: rc, extendedCode: sqlite3_extended_errcode(handle), message: lastErrorMessage, sql: sql)
+        }
+        return SQLiteStatement(stmt, connection: self, sql: sql)
+    }
+
+    /// Returns a prepared statement for `sql`, compiling it once and reusing it afterwards.
+    /// The statement comes back reset with its bindings cleared.
+    public func cachedStatement(_ sql: String) throws -> SQLiteStatement {
+        if let stmt = cache[sql] {
+            stmt.reset()
+            return stmt
+        }
+        let stmt = try prepare(sql)
+        cache[sql] = stmt
+        return stmt
+    }
+
+    /// The number of statements in the cache.
+    public var cachedStatementCount: Int { cache.count }
+
+    /// The rowid of the last successful `INSERT`.
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    /// Rows changed by the last `INSERT`, `UPDATE` or `DELETE`.
+    public var changes: Int { Int(sqlite3_changes64(handle)) }
+    /// Whether a transaction is open.
+    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    /// SQLite's message for the last error on this connection.
+    public var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`; any thrown error rolls the whole
+    /// transaction back and is rethrown.
+    public func immediateTransaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            if isInTransaction { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// Runs a query and returns the first column of the first row, or `nil` when there is none.
+    public func scalar(_ sql: String, _ arguments: [SQLValue] = []) throws -> SQLValue? {
+        let stmt = try cachedStatement(sql)
+        defer { stmt.reset() }
+        try stmt.bind(arguments)
+        return try stmt.step() ? stmt.value(at: 0) : nil
+    }
+
+    /// Runs a query and returns every row as an array of values.
+    public func rows(_ sql: String, _ arguments: [SQLValue] = []) throws -> [[SQLValue]] {
+        let stmt = try cachedStatement(sql)
+        defer { stmt.reset() }
+        try stmt.bind(arguments)
+        var result: [[SQLValue]] = []
+        let n = stmt.columnCount
+        while try stmt.step() {
+            result.append((0..<n).map { stmt.value(at: $0) })
+        }
+        return result
+    }
+
+    /// Runs a statement with arguments, discarding any rows.
+    public func run(_ sql: String, _ arguments: [SQLValue] = []) throws {
+        let stmt = try cachedStatement(sql)
+        defer { stmt.reset() }
+        try stmt.bind(arguments)
+        while try stmt.step() {}
+    }
+
+    /// The `EXPLAIN QUERY PLAN` of `sql`, one line per plan row, indented by depth.
+    public func queryPlan(_ sql: String, _ arguments: [SQLValue] = []) throws -> [String] {
+        let stmt = try prepare("EXPLAIN QUERY PLAN " + sql)
+        try stmt.bind(arguments)
+        var depth: [Int64: Int] = [:]
+        var lines: [String] = []
+        while try stmt.step() {
+            let id = stmt.int64(at: 0), parent = stmt.int64(at: 1)
+            let d = (depth[parent] ?? -1) + 1
+            depth[id] = d
+            lines.append(String(repeating: "  ", count: d) + stmt.text(at: 3))
+        }
+        return lines
+    }
+}

@@ -1,0 +1,159 @@
+import CSQLite
+import Foundation
+
+/// A prepared statement: bind parameters, step through rows, read columns.
+///
+/// Parameter and column indexes are as SQLite numbers them: parameters from 1, columns from 0.
+public final class SQLiteStatement {
+    /// The raw `sqlite3_stmt*`.
+    public let handle: OpaquePointer
+    /// The statement's SQL text.
+    public let sql: String
+    private unowned let connection: SQLiteConnection
+
+    init(_ handle: OpaquePointer, connection: SQLiteConnection, sql: String) {
+        self.handle = handle
+        self.connection = connection
+        self.sql = sql
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// Resets the statement to run again and clears its bindings.
+    public func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    /// The number of parameters the SQL declares.
+    public var parameterCount: Int32 { sqlite3_bind_parameter_count(handle) }
+    /// The number of result columns.
+    public var columnCount: Int32 { sqlite3_column_count(handle) }
+
+    /// Binds `values` to parameters 1…n.
+    public func bind(_ values: [SQLValue]) throws {
+        for (i, v) in values.enumerated() { try bind(v, at: Int32(i + 1)) }
+    }
+
+    /// Binds one value to the 1-based parameter `index`.
+    public func bind(_ value: SQLValue, at index: Int32) throws {
+        let rc: Int32
+        switch value {
+        case .null: rc = sqlite3_bind_null(handle, index)
+        case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
+        case .real(let v): rc = sqlite3_bind_double(handle, index, v)
+        case .text(let s): rc = bindText(s, at: index)
+        case .blob(let d):
+            rc = d.withUnsafeBytes { raw in
+                sqlite3_bind_blob64(handle, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
+                                    sqlite3_uint64(raw.count), openswiftdata_sqlite_transient())
+            }
+        }
+        try check(rc)
+    }
+
+    /// Binds an integer.
+    @inline(__always) public func bind(_ value: Int64, at index: Int32) {
+        sqlite3_bind_int64(handle, index, value)
+    }
+    /// Binds a double.
+    @inline(__always) public func bind(_ value: Double, at index: Int32) {
+        sqlite3_bind_double(handle, index, value)
+    }
+    /// Binds text (copied by SQLite).
+    @discardableResult
+    public func bindText(_ value: String, at index: Int32) -> Int32 {
+        var s = value
+        return s.withUTF8 { buf in
+            sqlite3_bind_text64(handle, index, buf.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) } ?? "",
+                                sqlite3_uint64(buf.count), openswiftdata_sqlite_transient(), UInt8(SQLITE_UTF8))
+        }
+    }
+    /// Binds `NULL`.
+    @inline(__always) public func bindNull(at index: Int32) {
+        sqlite3_bind_null(handle, index)
+    }
+
+    /// Advances to the next row: `true` when a row is ready, `false` when done.
+    ///
+    /// - Throws: ``SQLiteError`` carrying this statement's SQL.
+    @inline(__always) public func step() throws -> Bool {
+        let rc = sqlite3_step(handle)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        let ext = sqlite3_extended_errcode(sqlite3_db_handle(handle))
+        let message = String(cString: sqlite3_errmsg(sqlite3_db_handle(handle)))
+        sqlite3_reset(handle)
+        throw SQLiteError(code: rc, extendedCode: ext, message: message, sql: sql)
+    }
+
+    /// Steps to completion, ignoring rows; for `INSERT`, `UPDATE`, `DELETE`.
+    public func execute() throws {
+        while try step() {}
+        sqlite3_reset(handle)
+    }
+
+    /// Whether column `index` of the current row is `NULL`.
+    @inline(__always) public func isNull(at index: Int32) -> Bool {
+        sqlite3_column_type(handle, index) == SQLITE_NULL
+    }
+    /// Column `index` as an integer.
+    @inline(__always) public func int64(at index: Int32) -> Int64 {
+        sqlite3_column_int64(handle, index)
+    }
+    /// Column `index` as a double.
+    @inline(__always) public func double(at index: Int32) -> Double {
+        sqlite3_column_double(handle, index)
+    }
+    /// Column `index` as text (empty for `NULL`).
+    @inline(__always) public func text(at index: Int32) -> String {
+        guard let p = sqlite3_column_text(handle, index) else { return "" }
+        let n = Int(sqlite3_column_bytes(handle, index))
+        return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
+    }
+    /// Column `index` as bytes (empty for `NULL`).
+    public func data(at index: Int32) -> Data {
+        guard let p = sqlite3_column_blob(handle, index) else { return Data() }
+        return Data(bytes: p, count: Int(sqlite3_column_bytes(handle, index)))
+    }
+    /// Column `index` as an ``SQLValue`` of its storage class.
+    public func value(at index: Int32) -> SQLValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: .integer(int64(at: index))
+        case SQLITE_FLOAT: .real(double(at: index))
+        case SQLITE_TEXT: .text(text(at: index))
+        case SQLITE_BLOB: .blob(data(at: index))
+        default: .null
+        }
+    }
+
+    /// SQLite's run-time counters for this statement (`sqlite3_stmt_status`).
+    public struct Counters: Sendable, Equatable {
+        /// Virtual-machine steps (`SQLITE_STMTSTATUS_VM_STEP`).
+        public var vmSteps: Int
+        /// Steps of full table scans (`SQLITE_STMTSTATUS_FULLSCAN_STEP`).
+        public var fullScanSteps: Int
+        /// Sort operations (`SQLITE_STMTSTATUS_SORT`).
+        public var sorts: Int
+        /// Rows inserted into automatic indexes (`SQLITE_STMTSTATUS_AUTOINDEX`).
+        public var autoIndexRows: Int
+    }
+
+    /// Reads the statement's counters; `reset` zeroes them afterwards.
+    public func counters(reset: Bool = false) -> Counters {
+        let r: Int32 = reset ? 1 : 0
+        return Counters(
+            vmSteps: Int(sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_VM_STEP, r)),
+            fullScanSteps: Int(sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_FULLSCAN_STEP, r)),
+            sorts: Int(sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_SORT, r)),
+            autoIndexRows: Int(sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_AUTOINDEX, r)))
+    }
+
+    private func check(_ rc: Int32) throws {
+        guard rc == SQLITE_OK else {
+            let db = sqlite3_db_handle(handle)
+            throw SQLiteError(code: rc, extendedCode: sqlite3_extended_errcode(db),
+                              message: String(cString: sqlite3_errmsg(db)), sql: sql)
+        }
+    }
+}

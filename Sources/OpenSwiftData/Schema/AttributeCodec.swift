@@ -1,0 +1,220 @@
+import Foundation
+
+/// Lets code look inside an `Optional` whose `Wrapped` type is only known at run time.
+protocol _OptionalProtocol {
+    static var _wrappedType: Any.Type { get }
+    static var _none: Any { get }
+    var _wrappedAny: Any? { get }
+}
+
+extension Optional: _OptionalProtocol {
+    static var _wrappedType: Any.Type { Wrapped.self }
+    static var _none: Any { Optional<Wrapped>.none as Any }
+    var _wrappedAny: Any? { self.map { $0 as Any } }
+}
+
+/// Unwraps any number of `Optional` layers of a boxed value; `nil` when one of them is `nil`.
+func _flattenOptional(_ value: Any) -> Any? {
+    if let opt = value as? any _OptionalProtocol {
+        guard let inner = opt._wrappedAny else { return nil }
+        return _flattenOptional(inner)
+    }
+    return value
+}
+
+/// How one attribute's Swift value maps to its SQLite column and back.
+///
+/// Built once per property from the declared type: native values read and bind directly;
+/// raw-value enums store their raw value; other `Codable` values store JSON text (sorted keys);
+/// `.transformable(by:)` values store the transformer's bytes.
+struct AttributeCodec: @unchecked Sendable {
+    enum Kind: Equatable { case native, rawValue, json, transformable }
+    let kind: Kind
+    /// `INTEGER`, `REAL`, `TEXT` or `BLOB`.
+    let columnType: String
+    /// The declared type, `Optional` included.
+    let valueType: Any.Type
+    /// The type with `Optional` removed.
+    let storedType: Any.Type
+    let isOptional: Bool
+    /// Reads column `index` into a box holding exactly `valueType`.
+    let read: (SQLiteStatement, Int32) throws -> Any
+    /// Converts a box holding `valueType` (or its wrapped type) to the bound value.
+    let encode: (Any) throws -> SQLValue
+    /// Converts a stored value to a box holding `valueType`; `nil` when it does not fit.
+    let decode: (SQLValue) -> Any?
+
+    /// Whether predicates may compare this column with SQL operators (JSON and transformed
+    /// columns are opaque).
+    var isComparableInSQL: Bool { kind == .native || kind == .rawValue }
+
+    /// Builds the codec for `type`, or `nil` when the type cannot be an attribute.
+    static func make(for type: Any.Type, options: [Schema.Attribute.Option]) -> AttributeCodec? {
+        var stored = type
+        var optional = false
+        if let opt = type as? any _OptionalProtocol.Type {
+            stored = opt._wrappedType
+            optional = true
+        }
+        for option in options {
+            if case .transformable(let name) = option.kind {
+                return transformable(type, stored, optional, name)
+            }
+        }
+        if options.contains(.codable), let c = stored as? any Codable.Type {
+            return json(c, valueType: type, optional: optional)
+        }
+        if let s = stored as? any StorableValue.Type {
+            return native(s, valueType: type, optional: optional)
+        }
+        if let r = stored as? any RawRepresentable.Type, let raw = rawValue(r, valueType: type, optional: optional) {
+            return raw
+        }
+        if stored is any PersistentModel.Type { return nil }
+        if let seq = stored as? any _ArrayProtocol.Type, seq._elementType is any PersistentModel.Type { return nil }
+        if let c = stored as? any Codable.Type {
+            return json(c, valueType: type, optional: optional)
+        }
+        return nil
+    }
+
+    private static func native<T: StorableValue>(_ t: T.Type, valueType: Any.Type, optional: Bool) -> AttributeCodec {
+        let readOne: (SQLiteStatement, Int32) throws -> Any
+        if optional {
+            readOne = { s, i in s.isNull(at: i) ? (T?.none as Any) : (Optional(T.read(s, i)) as Any) }
+        } else {
+            readOne = { s, i in
+                if s.isNull(at: i) { throw nullInNonOptional(T.self) }
+                return T.read(s, i) as Any
+            }
+        }
+        return AttributeCodec(
+            kind: .native, columnType: T.columnType, valueType: valueType, storedType: T.self,
+            isOptional: optional, read: readOne,
+            encode: { any in
+                if let v = any as? T { return try v.sqlValue() }
+                guard let v = _flattenOptional(any) as? T else { return .null }
+                return try v.sqlValue()
+            },
+            decode: { sql in
+                if sql == .null { return optional ? (T?.none as Any) : nil }
+                guard let v = T(sqlValue: sql) else { return nil }
+                return optional ? (Optional(v) as Any) : v
+            })
+    }
+
+    private static func rawValue<E: RawRepresentable>(_ e: E.Type, valueType: Any.Type, optional: Bool) -> AttributeCodec? {
+        guard let rawType = E.RawValue.self as? any StorableValue.Type else { return nil }
+        func wrap(_ v: E?) -> Any { optional ? (v as Any) : (v! as Any) }
+        return AttributeCodec(
+            kind: .rawValue, columnType: rawType.columnType, valueType: valueType, storedType: E.self,
+            isOptional: optional,
+            read: { s, i in
+                if s.isNull(at: i) {
+                    if optional { return E?.none as Any }
+                    throw nullInNonOptional(E.self)
+                }
+                let raw = rawType.read(s, i)
+                guard let v = E(rawValue: raw as! E.RawValue) else {
+                    throw SwiftDataError(SwiftDataError.corruptStore.code,
+                                         "stored raw value does not match any case of \(E.self)")
+                }
+                return wrap(v)
+            },
+            encode: { any in
+                guard let v = _flattenOptional(any) as? E else { return .null }
+                return try (v.rawValue as! any StorableValue).sqlValue()
+            },
+            decode: { sql in
+                if sql == .null { return optional ? (E?.none as Any) : nil }
+                guard let raw = rawType.init(sqlValue: sql), let v = E(rawValue: raw as! E.RawValue) else { return nil }
+                return wrap(v)
+            })
+    }
+
+    private static func json<C: Codable>(_ c: C.Type, valueType: Any.Type, optional: Bool) -> AttributeCodec {
+        func decodeText(_ text: String) throws -> C {
+            do { return try JSONDecoder().decode(C.self, from: Data(text.utf8)) } catch {
+                throw SwiftDataError(SwiftDataError.corruptStore.code,
+                                     "stored JSON does not decode as \(C.self)", underlying: error)
+            }
+        }
+        return AttributeCodec(
+            kind: .json, columnType: "TEXT", valueType: valueType, storedType: C.self, isOptional: optional,
+            read: { s, i in
+                if s.isNull(at: i) {
+                    if optional { return C?.none as Any }
+                    throw nullInNonOptional(C.self)
+                }
+                let v = try decodeText(s.text(at: i))
+                return optional ? (Optional(v) as Any) : v
+            },
+            encode: { any in
+                guard let v = _flattenOptional(any) as? C else { return .null }
+                return .text(try jsonText(v))
+            },
+            decode: { sql in
+                if sql == .null { return optional ? (C?.none as Any) : nil }
+                guard case .text(let t) = sql, let v = try? decodeText(t) else { return nil }
+                return optional ? (Optional(v) as Any) : v
+            })
+    }
+
+    private static func transformable(_ type: Any.Type, _ stored: Any.Type, _ optional: Bool, _ name: String) -> AttributeCodec? {
+        let none: Any = (type as? any _OptionalProtocol.Type)?._none ?? ()
+        return AttributeCodec(
+            kind: .transformable, columnType: "BLOB", valueType: type, storedType: stored, isOptional: optional,
+            read: { s, i in
+                if s.isNull(at: i) { return none }
+                guard let t = _transformer(named: name) else {
+                    throw SwiftDataError(SwiftDataError.unknownSchema.code,
+                                         "no value transformer named \(name) is registered")
+                }
+                return try t.decode(s.data(at: i))
+            },
+            encode: { any in
+                guard let v = _flattenOptional(any) else { return .null }
+                guard let t = _transformer(named: name) else {
+                    throw SwiftDataError(SwiftDataError.unknownSchema.code,
+                                         "no value transformer named \(name) is registered")
+                }
+                return .blob(try t.encode(v))
+            },
+            decode: { sql in
+                if sql == .null { return none }
+                guard case .blob(let d) = sql, let t = _transformer(named: name) else { return nil }
+                return try? t.decode(d)
+            })
+    }
+}
+
+/// JSON text with sorted keys, so equal values always store equal text.
+func jsonText<C: Encodable>(_ value: C) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    encoder.nonConformingFloatEncodingStrategy = .throw
+    do {
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    } catch {
+        throw SwiftDataError(SwiftDataError.invalidValue.code,
+                             "\(C.self) value cannot be encoded as JSON (NaN or infinity inside?)", underlying: error)
+    }
+}
+
+private func nullInNonOptional(_ type: Any.Type) -> SwiftDataError {
+    SwiftDataError(SwiftDataError.corruptStore.code,
+                   "the store holds NULL for a non-optional \(type) attribute")
+}
+
+/// Lets code find an `Array`'s element type at run time.
+protocol _ArrayProtocol {
+    static var _elementType: Any.Type { get }
+    var _elements: [Any] { get }
+    static func _make(from elements: [Any]) -> Any
+}
+
+extension Array: _ArrayProtocol {
+    static var _elementType: Any.Type { Element.self }
+    var _elements: [Any] { map { $0 as Any } }
+    static func _make(from elements: [Any]) -> Any { elements.map { $0 as! Element } as Any }
+}

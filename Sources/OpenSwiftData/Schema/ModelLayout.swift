@@ -1,0 +1,231 @@
+import Foundation
+
+/// Everything the runtime knows about one model class, computed once from the metadata the
+/// ``Model()`` macro generated: its slots (inherited ones first), their codecs, and its place in
+/// an inheritance hierarchy. Shared process-wide; independent of any container.
+final class ModelLayout: @unchecked Sendable {
+    /// One property slot.
+    final class Slot: @unchecked Sendable {
+        enum Kind {
+            case attribute(AttributeCodec)
+            case toOne(target: any PersistentModel.Type, optional: Bool)
+            case toMany(target: any PersistentModel.Type)
+        }
+        let index: Int
+        let name: String
+        let keyPath: AnyKeyPath
+        let kind: Kind
+        let isConstant: Bool
+        let defaultValue: Any?
+        let attribute: Schema.Attribute?
+        let relationship: Schema.Relationship?
+        /// The class that declares the property.
+        let declaringType: any PersistentModel.Type
+
+        init(index: Int, name: String, keyPath: AnyKeyPath, kind: Kind, isConstant: Bool, defaultValue: Any?,
+             attribute: Schema.Attribute?, relationship: Schema.Relationship?, declaringType: any PersistentModel.Type) {
+            self.index = index; self.name = name; self.keyPath = keyPath; self.kind = kind
+            self.isConstant = isConstant; self.defaultValue = defaultValue
+            self.attribute = attribute; self.relationship = relationship; self.declaringType = declaringType
+        }
+
+        var isRelationship: Bool { relationship != nil }
+        var isToMany: Bool { if case .toMany = kind { true } else { false } }
+        var isEphemeral: Bool { attribute?.isTransient ?? false }
+        var codec: AttributeCodec? { if case .attribute(let c) = kind { c } else { nil } }
+        var target: (any PersistentModel.Type)? {
+            switch kind {
+            case .attribute: nil
+            case .toOne(let t, _), .toMany(let t): t
+            }
+        }
+    }
+
+    let type: any PersistentModel.Type
+    let name: String
+    let superLayout: ModelLayout?
+    let slots: [Slot]
+    let ownSlots: Range<Int>
+    /// Uniqueness groups (property names) declared on this class or a superclass.
+    let uniquenessConstraints: [[String]]
+    /// Indexes (property names) declared on this class or a superclass.
+    let indices: [[String]]
+    let slotByName: [String: Int]
+    let slotByKeyPath: [AnyKeyPath: Int]
+    /// Relationship slots, for quick iteration.
+    let relationshipSlots: [Int]
+
+    var root: ModelLayout { superLayout?.root ?? self }
+    var isRelationshipSlot: [Bool]
+
+    private init(type: any PersistentModel.Type, superLayout: ModelLayout?) throws {
+        self.type = type
+        self.name = String(describing: type)
+        self.superLayout = superLayout
+        var slots = superLayout?.slots ?? []
+        let start = slots.count
+        for meta in type.schemaMetadata {
+            let index = slots.count
+            let valueType = Swift.type(of: meta.keypath).valueType
+            var attribute = meta.metadata as? Schema.Attribute
+            let relationship = meta.metadata as? Schema.Relationship
+            let kind: Slot.Kind
+            if let target = ModelLayout.modelTarget(valueType) {
+                let rel = relationship ?? Schema.Relationship()
+                rel.name = meta.name
+                rel.keypath = meta.keypath
+                rel.destination = String(describing: target.type)
+                rel.isToOneRelationship = !target.toMany
+                rel.isOptional = target.optional
+                kind = target.toMany ? .toMany(target: target.type) : .toOne(target: target.type, optional: target.optional)
+                slots.append(Slot(index: index, name: meta.name, keyPath: meta.keypath, kind: kind,
+                                  isConstant: meta.isConstant, defaultValue: meta.defaultValue,
+                                  attribute: nil, relationship: rel, declaringType: type))
+                continue
+            }
+            if relationship != nil {
+                throw SwiftDataError(SwiftDataError.unknownSchema.code,
+                                     "@Relationship on '\(meta.name)' needs a model type, an optional model or an array of models, not \(valueType)",
+                                     entityName: String(describing: type), propertyName: meta.name)
+            }
+            let attr = attribute ?? Schema.Attribute()
+            attribute = attr
+            attr.name = meta.name
+            attr.keypath = meta.keypath
+            attr.valueType = valueType
+            attr.isOptional = valueType is any _OptionalProtocol.Type
+            attr.defaultValue = meta.defaultValue
+            guard let codec = AttributeCodec.make(for: valueType, options: attr.options) else {
+                throw SwiftDataError(SwiftDataError.unknownSchema.code,
+                                     "'\(meta.name)' has type \(valueType), which cannot be stored: use a number, Bool, String, Date, UUID, URL, Data, Decimal, a raw-value enum, a Codable type, a model or an array of models; or mark it @Transient",
+                                     entityName: String(describing: type), propertyName: meta.name)
+            }
+            slots.append(Slot(index: index, name: meta.name, keyPath: meta.keypath, kind: .attribute(codec),
+                              isConstant: meta.isConstant, defaultValue: meta.defaultValue,
+                              attribute: attr, relationship: nil, declaringType: type))
+        }
+        self.slots = slots
+        self.ownSlots = start..<slots.count
+        let own = type._$entityConstraints
+        self.uniquenessConstraints = (superLayout?.uniquenessConstraints ?? []) + own.unique
+            + slots[start...].filter { $0.attribute?.isUnique == true || $0.relationship?.isUnique == true }.map { [$0.name] }
+        self.indices = (superLayout?.indices ?? []) + own.indices
+        self.slotByName = Dictionary(slots.map { ($0.name, $0.index) }, uniquingKeysWith: { a, _ in a })
+        self.slotByKeyPath = Dictionary(slots.map { ($0.keyPath, $0.index) }, uniquingKeysWith: { a, _ in a })
+        self.relationshipSlots = slots.filter(\.isRelationship).map(\.index)
+        self.isRelationshipSlot = slots.map(\.isRelationship)
+        for group in own.unique + own.indices {
+            for name in group where slotByName[name] == nil {
+                throw SwiftDataError(SwiftDataError.unknownSchema.code,
+                                     "#Unique/#Index names '\(name)', which is not a stored property",
+                                     entityName: self.name, propertyName: name)
+            }
+        }
+        for group in own.unique {
+            for name in group where slots[slotByName[name]!].isToMany {
+                throw SwiftDataError(SwiftDataError.unknownSchema.code,
+                                     "a uniqueness constraint cannot include the to-many relationship '\(name)'",
+                                     entityName: self.name, propertyName: name)
+            }
+        }
+    }
+
+    /// Whether `type` is a model, an optional model or an array of models.
+    static func modelTarget(_ type: Any.Type) -> (type: any PersistentModel.Type, optional: Bool, toMany: Bool)? {
+        if let m = type as? any PersistentModel.Type { return (m, false, false) }
+        if let o = type as? any _OptionalProtocol.Type, let m = o._wrappedType as? any PersistentModel.Type {
+            return (m, true, false)
+        }
+        if let a = type as? any _ArrayProtocol.Type, let m = a._elementType as? any PersistentModel.Type {
+            return (m, false, true)
+        }
+        return nil
+    }
+
+    /// Whether `self` is `other` or one of its subclasses.
+    func isKind(of other: ModelLayout) -> Bool {
+        var l: ModelLayout? = self
+        while let c = l { if c === other { return true }; l = c.superLayout }
+        return false
+    }
+
+    // MARK: Inverses
+
+    private var inverseCache: [Int: (ModelLayout, Int)?] = [:]
+
+    /// The layout and slot of the inverse of relationship `slot`, declared or inferred, or `nil`
+    /// for a one-way relationship.
+    func inverse(of slot: Int) -> (layout: ModelLayout, slot: Int)? {
+        ModelLayout.lock.lock()
+        if let cached = inverseCache[slot] { ModelLayout.lock.unlock(); return cached.map { ($0.0, $0.1) } }
+        ModelLayout.lock.unlock()
+        let resolved = try? resolveInverse(slot)
+        ModelLayout.lock.lock()
+        inverseCache[slot] = .some(resolved.flatMap { $0 })
+        ModelLayout.lock.unlock()
+        return resolved.flatMap { $0 }
+    }
+
+    private func resolveInverse(_ slot: Int) throws -> (ModelLayout, Int)? {
+        let s = slots[slot]
+        guard let rel = s.relationship, let targetType = s.target else { return nil }
+        let target = try ModelLayout.of(targetType)
+        if let kp = rel.inverseKeyPath {
+            if let i = target.slotByKeyPath[kp] { return (target, i) }
+            // The inverse may be declared on a subclass of the target.
+            return nil
+        }
+        // A property on the target that names this relationship as its inverse.
+        for t in target.slots where t.isRelationship {
+            if let kp = t.relationship?.inverseKeyPath, kp == s.keyPath { return (target, t.index) }
+        }
+        // Inferred: the only relationship each way between the two classes, neither naming another inverse.
+        func candidates(_ l: ModelLayout, to other: ModelLayout) -> [Slot] {
+            l.slots.filter { c in
+                guard c.isRelationship, c.relationship?.inverseKeyPath == nil, let t = c.target else { return false }
+                return ObjectIdentifier(t) == ObjectIdentifier(other.type)
+            }
+        }
+        let mine = candidates(self.declaringLayout(of: s), to: target)
+        let theirs = candidates(target, to: self.declaringLayout(of: s))
+        if mine.count == 1, theirs.count == 1, mine[0].index == slot,
+           !(target === self.declaringLayout(of: s) && theirs[0].index == slot) {
+            return (target, theirs[0].index)
+        }
+        return nil
+    }
+
+    private func declaringLayout(of slot: Slot) -> ModelLayout {
+        (try? ModelLayout.of(slot.declaringType)) ?? self
+    }
+
+    // MARK: Registry
+
+    nonisolated(unsafe) private static var registry: [ObjectIdentifier: ModelLayout] = [:]
+    static let lock = NSRecursiveLock()
+
+    /// The layout of `type`, built on first use.
+    static func of(_ type: any PersistentModel.Type) throws -> ModelLayout {
+        lock.lock(); defer { lock.unlock() }
+        if let l = registry[ObjectIdentifier(type)] { return l }
+        var superLayout: ModelLayout?
+        if let sup = _getSuperclass(type), let superModel = sup as? any PersistentModel.Type {
+            superLayout = try of(superModel)
+        }
+        let layout = try ModelLayout(type: type, superLayout: superLayout)
+        registry[ObjectIdentifier(type)] = layout
+        return layout
+    }
+}
+
+/// The first slot index of `type`'s own properties: the number of properties its model
+/// superclasses declare. Called by code the ``Model()`` macro generates for subclasses.
+public func _slotBase(of type: AnyClass) -> Int {
+    var count = 0
+    var current: AnyClass? = _getSuperclass(type)
+    while let c = current, let m = c as? any PersistentModel.Type {
+        count += m.schemaMetadata.count
+        current = _getSuperclass(c)
+    }
+    return count
+}

@@ -1,0 +1,180 @@
+import CSQLite
+import Foundation
+
+/// A Swift value type with a native SQLite column representation (DESIGN §5):
+/// integers and `Bool` → INTEGER; `Double`/`Float` → REAL; `String` → TEXT (NFC);
+/// `Date` → REAL seconds since the reference date; `UUID` → 16-byte BLOB; `URL` → TEXT;
+/// `Data` → BLOB; `Decimal` → TEXT.
+protocol StorableValue {
+    /// The declared column type.
+    static var columnType: String { get }
+    /// Reads the value from column `index` of the current row (never called for `NULL`).
+    static func read(_ stmt: SQLiteStatement, _ index: Int32) -> Self
+    /// Converts the value to what is bound; throws for values SQLite cannot hold faithfully.
+    func sqlValue() throws -> SQLValue
+    /// Converts a stored value back; `nil` when the storage class does not fit.
+    init?(sqlValue: SQLValue)
+}
+
+private func outOfRange(_ value: Any) -> SwiftDataError {
+    SwiftDataError(SwiftDataError.invalidValue.code,
+                   "\(type(of: value)) value \(value) does not fit SQLite's 64-bit signed INTEGER")
+}
+
+extension StorableValue where Self: FixedWidthInteger {
+    static var columnType: String { "INTEGER" }
+    static func read(_ stmt: SQLiteStatement, _ index: Int32) -> Self { Self(truncatingIfNeeded: stmt.int64(at: index)) }
+    func sqlValue() throws -> SQLValue {
+        guard let v = Int64(exactly: self) else { throw outOfRange(self) }
+        return .integer(v)
+    }
+    init?(sqlValue: SQLValue) {
+        switch sqlValue {
+        case .integer(let v): self.init(exactly: v)
+        case .real(let d): self.init(exactly: d)
+        default: return nil
+        }
+    }
+}
+extension Int: StorableValue {}
+extension Int8: StorableValue {}
+extension Int16: StorableValue {}
+extension Int32: StorableValue {}
+extension Int64: StorableValue {}
+extension UInt: StorableValue {}
+extension UInt8: StorableValue {}
+extension UInt16: StorableValue {}
+extension UInt32: StorableValue {}
+extension UInt64: StorableValue {}
+
+extension Bool: StorableValue {
+    static var columnType: String { "INTEGER" }
+    static func read(_ stmt: SQLiteStatement, _ index: Int32) -> Bool { stmt.int64(at: index) != 0 }
+    func sqlValue() throws -> SQLValue { .integer(self ? 1 : 0) }
+    init?(sqlValue: SQLValue) {
+        guard case .integer(let v) = sqlValue else { return nil }
+        self = v != 0
+    }
+}
+
+func nanError(_ type: Any.Type) -> SwiftDataError {
+    SwiftDataError(SwiftDataError.invalidValue.code,
+                   "\(type) NaN cannot be stored: SQLite would turn it into NULL. Store nil or a number instead")
+}
+
+extension Double: StorableValue {
+    static var columnType: String { "REAL" }
+    static func read(_ stmt: SQLiteStatement, _ index: Int32) -> Double { stmt.double(at: index) }
+    func sqlValue() throws -> SQLValue {
+        if isNaN { throw nanError(Double.self) }
+        return .real(self)
+    }
+    init?(sqlValue: SQLValue) {
+        switch sqlValue {
+        case .real(let d): self = d
+        case .integer(let i): self = Double(i)
+        default: return nil
+        }
+    }
+}
+
+extension Float: StorableValue {
+    static var columnType: String { "REAL" }
+    static func read(_ stmt: SQLiteStatement, _ index: Int32) -> Float { Float(stmt.double(at: index)) }
+    func sqlValue() throws -> SQLValue {
+        if isNaN { throw nanError(Float.self) }
+        return .real(Double(self))
+    }
+    init?(sqlValue: SQLValue) {
+        guard let d = Double(sqlValue: sqlValue) else { return nil }
+        self = Float(d)
+    }
+}
+
+extension String: StorableValue {
+    static var columnType: String { "TEXT" }
+    static func read(_ stmt: SQLiteStatement, _ index: Int32) -> String { stmt.text(at: index) }
+    func sqlValue() throws -> SQLValue { .text(nfcNormalized(self)) }
+    init?(sqlValue: SQLValue) {
+        guard case .text(let s) = sqlValue else { return nil }
+        self = s
+    }
+}
+
+/// Returns `s` in Unicode Normalization Form C, so SQLite's byte comparisons agree with Swift's
+/// `==` and `<` (which compare canonical equivalents as equal). ASCII text is returned as is.
+func nfcNormalized(_ s: String) -> String {
+    var ascii = true
+    for b in s.utf8 where b >= 0x80 { ascii = false; break }
+    if ascii { return s }
+    return s.precomposedStringWithCanonicalMapping
+}
+
+extension Date: StorableValue {
+    static var columnType: String { "REAL" }
+    static func read(_ stmt: SQLiteStatement, _ index: Int32) -> Date {
+        Date(timeIntervalSinceReferenceDate: stmt.double(at: index))
+    }
+    func sqlValue() throws -> SQLValue {
+        if timeIntervalSinceReferenceDate.isNaN { throw nanError(Date.self) }
+        return .real(timeIntervalSinceReferenceDate)
+    }
+    init?(sqlValue: SQLValue) {
+        guard let d = Double(sqlValue: sqlValue) else { return nil }
+        self = Date(timeIntervalSinceReferenceDate: d)
+    }
+}
+
+extension UUID: StorableValue {
+    static var columnType: String { "BLOB" }
+    static func read(_ stmt: SQLiteStatement, _ index: Int32) -> UUID {
+        UUID(sqlValue: .blob(stmt.data(at: index))) ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    }
+    func sqlValue() throws -> SQLValue {
+        withUnsafeBytes(of: uuid) { .blob(Data($0)) }
+    }
+    init?(sqlValue: SQLValue) {
+        guard case .blob(let d) = sqlValue, d.count == 16 else { return nil }
+        var raw: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &raw) { $0.copyBytes(from: d) }
+        self.init(uuid: raw)
+    }
+}
+
+extension URL: StorableValue {
+    static var columnType: String { "TEXT" }
+    static func read(_ stmt: SQLiteStatement, _ index: Int32) -> URL {
+        URL(string: stmt.text(at: index)) ?? URL(fileURLWithPath: "/")
+    }
+    func sqlValue() throws -> SQLValue { .text(absoluteString) }
+    init?(sqlValue: SQLValue) {
+        guard case .text(let s) = sqlValue, let url = URL(string: s) else { return nil }
+        self = url
+    }
+}
+
+extension Data: StorableValue {
+    static var columnType: String { "BLOB" }
+    static func read(_ stmt: SQLiteStatement, _ index: Int32) -> Data { stmt.data(at: index) }
+    func sqlValue() throws -> SQLValue { .blob(self) }
+    init?(sqlValue: SQLValue) {
+        guard case .blob(let d) = sqlValue else { return nil }
+        self = d
+    }
+}
+
+extension Decimal: StorableValue {
+    static var columnType: String { "TEXT" }
+    static func read(_ stmt: SQLiteStatement, _ index: Int32) -> Decimal {
+        Decimal(string: stmt.text(at: index), locale: Locale(identifier: "en_US_POSIX")) ?? .nan
+    }
+    func sqlValue() throws -> SQLValue {
+        if isNaN { throw nanError(Decimal.self) }
+        return .text(NSDecimalNumber(decimal: self).description(withLocale: Locale(identifier: "en_US_POSIX")))
+    }
+    init?(sqlValue: SQLValue) {
+        guard case .text(let s) = sqlValue,
+              let d = Decimal(string: s, locale: Locale(identifier: "en_US_POSIX")) else { return nil }
+        self = d
+    }
+}

@@ -1,0 +1,229 @@
+import Foundation
+
+/// Quotes an SQL identifier: `"name"` with embedded quotes doubled.
+func quoteIdentifier(_ name: String) -> String {
+    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}
+
+/// How a schema maps to SQLite tables (DESIGN §5): one table per inheritance root with an
+/// integer primary key `Z_PK` and an entity column `Z_ENT`; subclass columns are NULL for other
+/// classes; to-one relationships are foreign-key columns; to-many relationships with a to-one
+/// inverse use the other side's column; many-to-many and one-way to-many use a join table.
+final class StoreMapping: @unchecked Sendable {
+    /// How one relationship slot is stored.
+    enum RelationshipStorage {
+        /// A foreign-key column in this entity's table.
+        case foreignKey(column: String)
+        /// A foreign-key column in the target's table, pointing back at this row.
+        case inverseForeignKey(table: Table, column: String)
+        /// Rows of a join table: this side's key in `ownColumn`, the target's in `otherColumn`.
+        case joinTable(name: String, ownColumn: String, otherColumn: String)
+    }
+
+    /// One root table.
+    final class Table: @unchecked Sendable {
+        let root: ModelLayout
+        let name: String
+        /// Entities stored in this table (root first), with their `Z_ENT` values.
+        var entities: [ModelLayout] = []
+        var entityIDs: [ObjectIdentifier: Int64] = [:]
+        /// Attribute and foreign-key columns in table order.
+        var columns: [String] = []
+        var columnTypes: [String] = []
+        /// For each entity: its slot → column name, for slots that have a column.
+        var slotColumns: [ObjectIdentifier: [Int: String]] = [:]
+        var ddl: [String] = []
+
+        init(root: ModelLayout) {
+            self.root = root
+            self.name = root.name
+        }
+
+        func entityID(_ layout: ModelLayout) -> Int64? { entityIDs[ObjectIdentifier(layout.type)] }
+        func layout(forEntityID id: Int64) -> ModelLayout? { entities.first { entityID($0) == id } }
+        func column(_ layout: ModelLayout, _ slot: Int) -> String? { slotColumns[ObjectIdentifier(layout.type)]?[slot] }
+        /// `Z_ENT` values of `layout` and every listed subclass.
+        func entityIDs(kindOf layout: ModelLayout) -> [Int64] {
+            entities.filter { $0.isKind(of: layout) }.compactMap { entityID($0) }
+        }
+    }
+
+    let tables: [Table]
+    private var tableByRoot: [ObjectIdentifier: Table] = [:]
+    private var relationshipStorage: [String: RelationshipStorage] = [:]
+    /// Every statement that creates the store, in order; also the schema fingerprint.
+    private(set) var ddl: [String] = []
+
+    init(schema: Schema) throws {
+        var tables: [Table] = []
+        var byRoot: [ObjectIdentifier: Table] = [:]
+        for layout in schema.layouts {
+            let root = layout.root
+            let table: Table
+            if let t = byRoot[ObjectIdentifier(root.type)] { table = t } else {
+                table = Table(root: root)
+                byRoot[ObjectIdentifier(root.type)] = table
+                tables.append(table)
+            }
+            table.entities.append(layout)
+        }
+        for table in tables {
+            // Root first, then the rest by name, so entity ids are stable.
+            table.entities.sort { a, b in
+                if a === table.root { return true }
+                if b === table.root { return false }
+                return a.name < b.name
+            }
+            for (i, e) in table.entities.enumerated() { table.entityIDs[ObjectIdentifier(e.type)] = Int64(i + 1) }
+        }
+        self.tables = tables
+        self.tableByRoot = byRoot
+        try assignColumns(schema)
+        buildDDL()
+    }
+
+    func table(for layout: ModelLayout) -> Table? { tableByRoot[ObjectIdentifier(layout.root.type)] }
+
+    func storage(of layout: ModelLayout, slot: Int) -> RelationshipStorage? {
+        relationshipStorage[key(layout.slots[slot])]
+    }
+
+    private func key(_ slot: ModelLayout.Slot) -> String { "\(String(reflecting: slot.declaringType)).\(slot.name)" }
+
+    private func assignColumns(_ schema: Schema) throws {
+        for table in tables {
+            // Column names: the property name, or Entity_name when two classes of one tree
+            // declare different properties under one name.
+            var declared: [String: [ModelLayout.Slot]] = [:]
+            var order: [ModelLayout.Slot] = []
+            for e in table.entities {
+                for s in e.slots where ObjectIdentifier(s.declaringType) == ObjectIdentifier(e.type) {
+                    if declared[s.name] == nil { order.append(s) } else { order.append(s) }
+                    declared[s.name, default: []].append(s)
+                }
+            }
+            var slotColumn: [String: String] = [:]
+            for s in order {
+                guard needsColumn(s) else { continue }
+                var column = s.name
+                if (declared[s.name]?.count ?? 0) > 1 {
+                    column = "\(String(describing: s.declaringType))_\(s.name)"
+                }
+                if column.uppercased() == "Z_PK" || column.uppercased() == "Z_ENT" { column = "_" + column }
+                slotColumn[key(s)] = column
+                table.columns.append(column)
+                table.columnTypes.append(columnType(s))
+            }
+            for e in table.entities {
+                var map: [Int: String] = [:]
+                for s in e.slots { if let c = slotColumn[key(s)] { map[s.index] = c } }
+                table.slotColumns[ObjectIdentifier(e.type)] = map
+                for s in e.slots where s.isRelationship {
+                    relationshipStorage[key(s)] = try relationshipStorageFor(e, s, slotColumn)
+                }
+            }
+        }
+    }
+
+    private func needsColumn(_ s: ModelLayout.Slot) -> Bool {
+        switch s.kind {
+        case .attribute: return !s.isEphemeral
+        case .toMany: return false
+        case .toOne: return ownsForeignKey(s)
+        }
+    }
+
+    private func columnType(_ s: ModelLayout.Slot) -> String {
+        if let c = s.codec { return c.columnType }
+        return "INTEGER"
+    }
+
+    /// A to-one side owns the column unless its inverse is also to-one and sorts first.
+    private func ownsForeignKey(_ s: ModelLayout.Slot) -> Bool {
+        guard case .toOne = s.kind else { return false }
+        guard let owner = try? ModelLayout.of(s.declaringType), let (il, islot) = owner.inverse(of: s.index) else { return true }
+        let inv = il.slots[islot]
+        if inv.isToMany { return true }
+        return (owner.name, s.name) <= (String(describing: inv.declaringType), inv.name)
+    }
+
+    private func relationshipStorageFor(_ e: ModelLayout, _ s: ModelLayout.Slot,
+                                        _ slotColumn: [String: String]) throws -> RelationshipStorage {
+        guard let target = s.target, let targetLayout = try? ModelLayout.of(target),
+              let targetTable = table(for: targetLayout) else {
+            throw SwiftDataError(SwiftDataError.unknownSchema.code,
+                                 "relationship '\(s.name)' targets \(s.target.map { String(describing: $0) } ?? "?"), which is not in the schema",
+                                 entityName: e.name, propertyName: s.name)
+        }
+        let owner = (try? ModelLayout.of(s.declaringType)) ?? e
+        let inverse = owner.inverse(of: s.index)
+        if case .toOne = s.kind {
+            if let c = slotColumn[key(s)] { return .foreignKey(column: c) }
+            // The to-one inverse owns the column.
+            let inv = inverse!.layout.slots[inverse!.slot]
+            return .inverseForeignKey(table: targetTable, column: columnName(inv, in: targetTable))
+        }
+        if let (il, islot) = inverse, !il.slots[islot].isToMany {
+            let inv = il.slots[islot]
+            return .inverseForeignKey(table: targetTable, column: columnName(inv, in: targetTable))
+        }
+        // Join table, named after the side that sorts first so both sides agree.
+        var a = (owner.name, s.name)
+        if let (il, islot) = inverse {
+            let b = (String(describing: il.slots[islot].declaringType), il.slots[islot].name)
+            if b < a {
+                a = b
+                return .joinTable(name: "Z_\(a.0)_\(a.1)", ownColumn: "target_pk", otherColumn: "source_pk")
+            }
+        }
+        return .joinTable(name: "Z_\(a.0)_\(a.1)", ownColumn: "source_pk", otherColumn: "target_pk")
+    }
+
+    private func columnName(_ slot: ModelLayout.Slot, in table: Table) -> String {
+        for e in table.entities { if let c = table.column(e, slot.index), ObjectIdentifier(e.slots[slot.index].declaringType) == ObjectIdentifier(slot.declaringType) { return c } }
+        return slot.name
+    }
+
+    private func buildDDL() {
+        var statements: [String] = []
+        var joinTables = Set<String>()
+        for table in tables {
+            let q = quoteIdentifier(table.name)
+            var cols = ["\"Z_PK\" INTEGER PRIMARY KEY", "\"Z_ENT\" INTEGER NOT NULL"]
+            for (c, t) in zip(table.columns, table.columnTypes) { cols.append("\(quoteIdentifier(c)) \(t)") }
+            statements.append("CREATE TABLE \(q) (\(cols.joined(separator: ", ")))")
+            if table.entities.count > 1 {
+                statements.append("CREATE INDEX \(quoteIdentifier(table.name + "_Z_ENT")) ON \(q) (\"Z_ENT\")")
+            }
+            var seenGroups = Set<[String]>()
+            for e in table.entities {
+                for (i, group) in e.uniquenessConstraints.enumerated() {
+                    let cols = group.compactMap { n in e.slotByName[n].flatMap { table.column(e, $0) } }
+                    guard cols.count == group.count, seenGroups.insert(["u"] + cols).inserted else { continue }
+                    statements.append("CREATE UNIQUE INDEX \(quoteIdentifier("\(table.name)_unique_\(cols.joined(separator: "_"))_\(i)")) ON \(q) (\(cols.map(quoteIdentifier).joined(separator: ", ")))")
+                }
+                for group in e.indices {
+                    let cols = group.compactMap { n in e.slotByName[n].flatMap { table.column(e, $0) } }
+                    guard !cols.isEmpty, seenGroups.insert(["i"] + cols).inserted else { continue }
+                    statements.append("CREATE INDEX \(quoteIdentifier("\(table.name)_index_\(cols.joined(separator: "_"))")) ON \(q) (\(cols.map(quoteIdentifier).joined(separator: ", ")))")
+                }
+                for s in e.slots where s.isRelationship {
+                    if case .foreignKey(let c)? = storage(of: e, slot: s.index), seenGroups.insert(["f", c]).inserted {
+                        statements.append("CREATE INDEX \(quoteIdentifier("\(table.name)_fk_\(c)")) ON \(q) (\(quoteIdentifier(c)))")
+                    }
+                    if case .joinTable(let name, _, _)? = storage(of: e, slot: s.index), joinTables.insert(name).inserted {
+                        statements.append("CREATE TABLE \(quoteIdentifier(name)) (\"source_pk\" INTEGER NOT NULL, \"target_pk\" INTEGER NOT NULL, PRIMARY KEY (\"source_pk\", \"target_pk\")) WITHOUT ROWID")
+                        statements.append("CREATE INDEX \(quoteIdentifier(name + "_target")) ON \(quoteIdentifier(name)) (\"target_pk\")")
+                    }
+                }
+            }
+        }
+        // Entity ids are part of the layout a store depends on.
+        for table in tables {
+            for e in table.entities {
+                statements.append("-- entity \(e.name) = \(table.entityID(e)!) in \(table.name)")
+            }
+        }
+        ddl = statements
+    }
+}
