@@ -1,6 +1,7 @@
 // swift-tools-version: 6.0
 // OpenSwiftData — SwiftData's API and semantics on SQLite, for Linux.
 import PackageDescription
+import CompilerPluginSupport
 import Foundation
 
 /// The toolchain's own swift-syntax libraries (`<toolchain>/usr/lib/swift/host`), found by

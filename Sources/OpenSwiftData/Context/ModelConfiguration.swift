@@ -73,6 +73,7 @@ public struct ModelConfiguration: Hashable, Sendable, Identifiable {
     }
 
     /// A configuration for the given model types.
+    @_disfavoredOverload
     public init(for forTypes: any PersistentModel.Type..., isStoredInMemoryOnly: Bool = false) {
         self.init(nil, schema: Schema(forTypes), isStoredInMemoryOnly: isStoredInMemoryOnly)
     }

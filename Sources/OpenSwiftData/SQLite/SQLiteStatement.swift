@@ -65,8 +65,10 @@ public final class SQLiteStatement {
     public func bindText(_ value: String, at index: Int32) -> Int32 {
         var s = value
         return s.withUTF8 { buf in
-            sqlite3_bind_text64(handle, index, buf.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) } ?? "",
-                                sqlite3_uint64(buf.count), openswiftdata_sqlite_transient(), UInt8(SQLITE_UTF8))
+            buf.withMemoryRebound(to: CChar.self) { chars in
+                sqlite3_bind_text64(handle, index, chars.baseAddress ?? UnsafePointer<CChar>(bitPattern: 1),
+                                    sqlite3_uint64(chars.count), openswiftdata_sqlite_transient(), UInt8(SQLITE_UTF8))
+            }
         }
     }
     /// Binds `NULL`.

@@ -76,8 +76,8 @@ public final class Schema: @unchecked Sendable, CustomStringConvertible {
                 }
             } catch let e as SwiftDataError {
                 error = error ?? e
-            } catch {
-                error = error ?? SwiftDataError(SwiftDataError.unknownSchema.code, "\(error)")
+            } catch let other {
+                error = error ?? SwiftDataError(SwiftDataError.unknownSchema.code, "\(other)")
             }
         }
         self.layouts = layouts

@@ -33,6 +33,18 @@ final class StoreMapping: @unchecked Sendable {
         /// For each entity: its slot → column name, for slots that have a column.
         var slotColumns: [ObjectIdentifier: [Int: String]] = [:]
         var ddl: [String] = []
+        /// For each entity: how to read a `SELECT Z_PK, Z_ENT, <columns>` row into slots.
+        var decodePlans: [ObjectIdentifier: [ColumnRead]] = [:]
+        /// `"Z_PK", "Z_ENT", "c1", …` with the table alias `t`.
+        var selectList: String = ""
+
+        struct ColumnRead {
+            let slot: Int
+            let column: Int32
+            let codec: AttributeCodec?
+        }
+
+        func plan(_ layout: ModelLayout) -> [ColumnRead] { decodePlans[ObjectIdentifier(layout.type)] ?? [] }
 
         init(root: ModelLayout) {
             self.root = root
@@ -79,6 +91,17 @@ final class StoreMapping: @unchecked Sendable {
         self.tables = tables
         self.tableByRoot = byRoot
         try assignColumns(schema)
+        for table in tables {
+            table.selectList = (["Z_PK", "Z_ENT"] + table.columns).map { "t." + quoteIdentifier($0) }.joined(separator: ", ")
+            for e in table.entities {
+                var reads: [Table.ColumnRead] = []
+                for s in e.slots {
+                    guard let c = table.column(e, s.index), let i = table.columns.firstIndex(of: c) else { continue }
+                    reads.append(Table.ColumnRead(slot: s.index, column: Int32(i + 2), codec: s.codec))
+                }
+                table.decodePlans[ObjectIdentifier(e.type)] = reads
+            }
+        }
         buildDDL()
     }
 
@@ -98,7 +121,7 @@ final class StoreMapping: @unchecked Sendable {
             var order: [ModelLayout.Slot] = []
             for e in table.entities {
                 for s in e.slots where ObjectIdentifier(s.declaringType) == ObjectIdentifier(e.type) {
-                    if declared[s.name] == nil { order.append(s) } else { order.append(s) }
+                    order.append(s)
                     declared[s.name, default: []].append(s)
                 }
             }

@@ -1,0 +1,289 @@
+import Foundation
+
+extension ModelContext {
+    // MARK: Public fetch API
+
+    /// The models matching `descriptor`, with pending changes merged when it asks (default).
+    ///
+    /// ```sql
+    /// SELECT t."Z_PK", t."Z_ENT", … FROM "Trip" t
+    /// WHERE t."Z_ENT" IN (1, 2) AND (<predicate>) ORDER BY …, t."Z_PK" LIMIT ? OFFSET ?
+    /// ```
+    /// - Throws: ``SwiftDataError/unsupportedPredicate`` and friends for what cannot be
+    ///   translated; ``SwiftDataError/storeError`` for SQLite failures.
+    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        let q = try query(descriptor)
+        let pending = descriptor.includePendingChanges ? pendingModels(kindOf: q.layout) : nil
+        let limit = descriptor.fetchLimit.flatMap { $0 > 0 ? $0 : nil }
+        let offset = max(descriptor.fetchOffset ?? 0, 0)
+        guard let pending, !pending.isEmpty else {
+            var sql = "SELECT \(q.table.selectList) FROM \(quoteIdentifier(q.table.name)) t WHERE \(q.whereSQL) ORDER BY \(q.orderBy)"
+            var args = q.arguments
+            if limit != nil || offset > 0 {
+                sql += " LIMIT ? OFFSET ?"
+                args += [.integer(Int64(limit ?? -1)), .integer(Int64(offset))]
+            }
+            return try materializeRows(sql, args, table: q.table).map { $0 as! T }
+        }
+        // Pending changes: evaluate the store part in SQL, the in-memory part with
+        // Predicate.evaluate, then sort and page the merged result (FET-07).
+        let sql = "SELECT \(q.table.selectList) FROM \(quoteIdentifier(q.table.name)) t WHERE \(q.whereSQL) ORDER BY t.\"Z_PK\""
+        var result: [T] = []
+        var seen = Set<ObjectIdentifier>()
+        for m in try materializeRows(sql, q.arguments, table: q.table) {
+            let id = ObjectIdentifier(m)
+            if pending.contains(id) { continue }
+            seen.insert(id)
+            result.append(m as! T)
+        }
+        for m in changedOrder.compactMap({ changed[$0] }) + inserted where pending.contains(ObjectIdentifier(m)) {
+            guard let model = m as? T, !model.isDeleted, !seen.contains(ObjectIdentifier(m)) else { continue }
+            if let p = descriptor.predicate, !(try p.evaluate(model)) { continue }
+            seen.insert(ObjectIdentifier(m))
+            result.append(model)
+        }
+        result.sort { a, b in
+            let ka = sortKey(a), kb = sortKey(b)
+            return ka < kb
+        }
+        if !descriptor.sortBy.isEmpty { result = result.sorted(using: descriptor.sortBy) }
+        let start = min(offset, result.count)
+        let end = limit.map { min(start + $0, result.count) } ?? result.count
+        return Array(result[start..<end])
+    }
+
+    /// How many models match, honouring pending changes, offset and limit (FET-03).
+    ///
+    /// ```sql
+    /// SELECT count(*) FROM "Trip" t WHERE t."Z_ENT" IN (…) AND (<predicate>)
+    /// ```
+    public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
+        let q = try query(descriptor)
+        var total: Int
+        if descriptor.includePendingChanges, let pending = pendingModels(kindOf: q.layout), !pending.isEmpty {
+            var unpaged = descriptor
+            unpaged.fetchLimit = nil
+            unpaged.fetchOffset = nil
+            total = try fetch(unpaged).count
+        } else {
+            let sql = "SELECT count(*) FROM \(quoteIdentifier(q.table.name)) t WHERE \(q.whereSQL)"
+            total = try store.withConnection { db in
+                if case .integer(let n)? = try db.scalar(sql, q.arguments) { return Int(n) }
+                return 0
+            }
+        }
+        total = max(total - max(descriptor.fetchOffset ?? 0, 0), 0)
+        if let limit = descriptor.fetchLimit, limit > 0 { total = min(total, limit) }
+        return total
+    }
+
+    /// The identifiers of the matching models, in fetch order (FET-09).
+    public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
+        try fetch(descriptor).map(\.persistentModelID)
+    }
+
+    /// Calls `block` for each matching model, fetching `batchSize` at a time (FET-10).
+    public func enumerate<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int = 5000,
+                                              allowEscapingMutations: Bool = false,
+                                              block: (T) throws -> Void) throws {
+        var page = descriptor
+        let size = max(batchSize, 1)
+        var offset = descriptor.fetchOffset ?? 0
+        var remaining = descriptor.fetchLimit.flatMap { $0 > 0 ? $0 : nil }
+        while true {
+            page.fetchOffset = offset
+            page.fetchLimit = remaining.map { min($0, size) } ?? size
+            let batch = try fetch(page)
+            let before = hasChanges
+            for model in batch {
+                try block(model)
+                if !allowEscapingMutations, !before, hasChanges {
+                    throw SwiftDataError(SwiftDataError.modelValidationFailure.code,
+                                         "enumerate's block changed a model while allowEscapingMutations is false",
+                                         entityName: String(describing: T.self))
+                }
+            }
+            offset += batch.count
+            if let r = remaining { remaining = r - batch.count; if remaining! <= 0 { break } }
+            if batch.count < (page.fetchLimit ?? size) { break }
+        }
+    }
+
+    // MARK: Query building
+
+    struct Query {
+        let layout: ModelLayout
+        let table: StoreMapping.Table
+        let whereSQL: String
+        let arguments: [SQLValue]
+        let orderBy: String
+    }
+
+    func query<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Query {
+        if let e = container.schema.buildError { throw e }
+        guard let layout = try? ModelLayout.of(T.self), let table = mapping.table(for: layout),
+              table.entityID(layout) != nil else {
+            throw SwiftDataError(SwiftDataError.unknownSchema.code,
+                                 "\(T.self) is not in the container's schema", entityName: String(describing: T.self))
+        }
+        let t = SQLTranslation(layout: layout, table: table, tableAlias: "t")
+        var conditions: [String] = []
+        var args: [SQLValue] = []
+        if table.entities.count > 1 {
+            let ids = table.entityIDs(kindOf: layout)
+            if ids.count < table.entities.count {
+                conditions.append("t.\"Z_ENT\" IN (\(ids.map(String.init).joined(separator: ", ")))")
+            }
+        }
+        if let p = descriptor.predicate {
+            let f = try translatePredicate(p, t)
+            conditions.append(f.sql)
+            args += f.arguments
+        }
+        return Query(layout: layout, table: table,
+                     whereSQL: conditions.isEmpty ? "1" : conditions.joined(separator: " AND "),
+                     arguments: args, orderBy: try orderByClause(descriptor.sortBy, t))
+    }
+
+    /// Identities of pending models of `layout`'s kind, or `nil` when there are none.
+    func pendingModels(kindOf layout: ModelLayout) -> Set<ObjectIdentifier>? {
+        var ids = Set<ObjectIdentifier>()
+        func add(_ m: any PersistentModel) {
+            if m.persistentBackingData.layout?.isKind(of: layout) == true { ids.insert(ObjectIdentifier(m)) }
+        }
+        for m in inserted { add(m) }
+        for id in changedOrder { if let m = changed[id] { add(m) } }
+        for id in deletedOrder { if let m = deleted[id] { add(m) } }
+        return ids.isEmpty ? nil : ids
+    }
+
+    private func sortKey(_ m: any PersistentModel) -> (Int64, UInt64) {
+        let d = m.persistentBackingData
+        return d.pk != 0 ? (d.pk, 0) : (Int64.max, d.tempKey)
+    }
+
+    // MARK: Materialising rows
+
+    /// Runs a `SELECT <table.selectList>` query and returns one model per row, reusing
+    /// registered instances (one object per row per context).
+    func materializeRows(_ sql: String, _ args: [SQLValue], table: StoreMapping.Table) throws -> [any PersistentModel] {
+        try store.withConnection { db in
+            let stmt: SQLiteStatement
+            do { stmt = try db.cachedStatement(sql) } catch { throw storeError(error, sql: sql) }
+            defer { stmt.reset() }
+            try stmt.bind(args)
+            var out: [any PersistentModel] = []
+            let tableKey = ObjectIdentifier(table.root)
+            do {
+                while try stmt.step() {
+                    let pk = stmt.int64(at: 0)
+                    if let existing = registered[RowKey(table: tableKey, pk: pk)] {
+                        let d = existing.persistentBackingData
+                        if d.isFault || (d.committed == nil && d.status == .persisted) {
+                            try decode(stmt, into: d, model: existing, table: table)
+                        }
+                        out.append(existing)
+                        continue
+                    }
+                    guard let layout = table.layout(forEntityID: stmt.int64(at: 1)) else { continue }
+                    let d = BackingData(layout: layout)
+                    try decode(stmt, into: d, model: nil, table: table)
+                    d.pk = pk
+                    d.status = .persisted
+                    d.storeIdentifier = store.identifier
+                    d.context = self
+                    let model = layout.type.init(backingData: d)
+                    registered[RowKey(table: tableKey, pk: pk)] = model
+                    out.append(model)
+                }
+            } catch let e as SwiftDataError {
+                throw e
+            } catch {
+                throw storeError(error, sql: sql)
+            }
+            return out
+        }
+    }
+
+    /// Reads the current row's columns into `data`'s slots; a refresh of a registered model
+    /// notifies observers of the values that changed.
+    func decode(_ stmt: SQLiteStatement, into data: BackingData, model: (any PersistentModel)?,
+                table: StoreMapping.Table) throws {
+        guard let layout = data.layout else { return }
+        for read in table.plan(layout) {
+            if let codec = read.codec {
+                let value = try codec.read(stmt, read.column)
+                if let model {
+                    data.setSlot(read.slot, value, of: model, recordChange: false)
+                } else {
+                    data.values[read.slot] = value
+                }
+            } else {
+                let fk = stmt.isNull(at: read.column) ? 0 : stmt.int64(at: read.column)
+                if model != nil, data.foreignKeys[read.slot] != fk {
+                    data.values[read.slot] = nil
+                }
+                data.foreignKeys[read.slot] = fk
+            }
+        }
+        // To-many relationships reload lazily on next access.
+        if model != nil {
+            for slot in layout.relationshipSlots where layout.slots[slot].isToMany { data.values[slot] = nil }
+        }
+        data.isFault = false
+    }
+
+    /// The model for row `pk` of `table`, registered or freshly read; `nil` if the row is gone.
+    func materialize(table: StoreMapping.Table, pk: Int64) throws -> (any PersistentModel)? {
+        if let m = registered[RowKey(table: ObjectIdentifier(table.root), pk: pk)] { return m }
+        let sql = "SELECT \(table.selectList) FROM \(quoteIdentifier(table.name)) t WHERE t.\"Z_PK\" = ?"
+        return try materializeRows(sql, [.integer(pk)], table: table).first
+    }
+
+    /// Loads the attributes of a faulted model from its row.
+    func fulfillFault(_ data: BackingData) {
+        guard data.pk != 0, let layout = data.layout, let table = mapping.table(for: layout) else { return }
+        let sql = "SELECT \(table.selectList) FROM \(quoteIdentifier(table.name)) t WHERE t.\"Z_PK\" = ?"
+        try? store.withConnection { db in
+            let stmt = try db.cachedStatement(sql)
+            defer { stmt.reset() }
+            try stmt.bind(.integer(data.pk), at: 1)
+            if try stmt.step() { try decode(stmt, into: data, model: nil, table: table) }
+        }
+    }
+
+    /// Loads a relationship of a registered model from the store.
+    func resolveRelationship(_ data: BackingData, slot: ModelLayout.Slot) -> Any? {
+        guard let layout = data.layout, let storage = mapping.storage(of: layout, slot: slot.index),
+              let targetType = slot.target, let targetLayout = try? ModelLayout.of(targetType),
+              let targetTable = mapping.table(for: targetLayout) else { return BackingData.emptyValue(for: slot) }
+        var models: [any PersistentModel] = []
+        if data.pk != 0 {
+            do {
+                switch storage {
+                case .foreignKey:
+                    if data.foreignKeys[slot.index] == nil, data.isFault { fulfillFault(data) }
+                    if let fk = data.foreignKeys[slot.index], fk != 0, let m = try materialize(table: targetTable, pk: fk) {
+                        models = [m]
+                    }
+                case .inverseForeignKey(let table, let column):
+                    let sql = "SELECT \(table.selectList) FROM \(quoteIdentifier(table.name)) t WHERE t.\(quoteIdentifier(column)) = ? ORDER BY t.\"Z_PK\""
+                    models = try materializeRows(sql, [.integer(data.pk)], table: table)
+                case .joinTable(let name, let own, let other):
+                    let sql = "SELECT \(targetTable.selectList) FROM \(quoteIdentifier(targetTable.name)) t JOIN \(quoteIdentifier(name)) j ON j.\(quoteIdentifier(other)) = t.\"Z_PK\" WHERE j.\(quoteIdentifier(own)) = ? ORDER BY t.\"Z_PK\""
+                    models = try materializeRows(sql, [.integer(data.pk)], table: targetTable)
+                }
+            } catch {
+                models = []
+            }
+        }
+        models = models.filter { !$0.persistentBackingData.isDeleted && ($0.persistentBackingData.layout?.isKind(of: targetLayout) ?? false) }
+        if slot.isToMany { return RelationshipGraph.makeArray(slot, models) }
+        return models.first
+    }
+
+    func storeError(_ error: any Error, sql: String?) -> SwiftDataError {
+        if let e = error as? SwiftDataError { return e }
+        return SwiftDataError(SwiftDataError.storeError.code, "the store reported an error", sql: sql, underlying: error)
+    }
+}

@@ -1,0 +1,247 @@
+import Foundation
+
+/// Tracks models, their pending inserts, changes and deletes, and saves them to the container's
+/// store in one transaction. Holds one object per row (an identity map).
+///
+/// ```swift
+/// let context = ModelContext(container)
+/// context.insert(Trip(name: "Lisbon"))
+/// try context.save()
+/// let trips = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]))
+/// ```
+/// Not thread-safe (like SwiftData's): use one context per thread or actor and pass
+/// ``PersistentIdentifier``s between them.
+public final class ModelContext {
+    /// Posted before a save writes, with no user info.
+    public static let willSave = Notification.Name("OpenSwiftData.ModelContext.willSave")
+    /// Posted after a save commits; user info holds the ``NotificationKey`` sets of identifiers.
+    public static let didSave = Notification.Name("OpenSwiftData.ModelContext.didSave")
+
+    /// Keys of the `didSave` notification's user info.
+    public enum NotificationKey: String, Sendable {
+        /// `[PersistentIdentifier]` of inserted models (permanent identifiers).
+        case insertedIdentifiers
+        /// `[PersistentIdentifier]` of updated models.
+        case updatedIdentifiers
+        /// `[PersistentIdentifier]` of deleted models.
+        case deletedIdentifiers
+        /// Present when every identifier was invalidated.
+        case invalidatedAllIdentifiers
+        /// The query generation token (unused on Linux).
+        case queryGeneration
+    }
+
+    /// The container whose store this context reads and writes.
+    public let container: ModelContainer
+    /// Whether the context saves by itself after changes; `false` for contexts you create,
+    /// `true` for ``ModelContainer/mainContext``. Autosave runs at ``processPendingChanges()``.
+    public var autosaveEnabled: Bool = false
+    /// The author recorded with saved changes (history).
+    public var author: String?
+
+    struct RowKey: Hashable {
+        let table: ObjectIdentifier
+        let pk: Int64
+    }
+
+    var registered: [RowKey: any PersistentModel] = [:]
+    var inserted: [any PersistentModel] = []
+    var insertedIDs: Set<ObjectIdentifier> = []
+    var changed: [ObjectIdentifier: any PersistentModel] = [:]
+    var changedOrder: [ObjectIdentifier] = []
+    var deleted: [ObjectIdentifier: any PersistentModel] = [:]
+    var deletedOrder: [ObjectIdentifier] = []
+    /// Problems found at insert time that `save()` must report (insert cannot throw).
+    var deferredErrors: [SwiftDataError] = []
+
+    /// A context on `container`'s store.
+    public init(_ container: ModelContainer) {
+        self.container = container
+    }
+
+    var store: SQLiteStore { container.store }
+    var mapping: StoreMapping { container.mapping }
+
+    // MARK: Pending changes
+
+    /// Whether there are unsaved inserts, changes or deletes.
+    public var hasChanges: Bool { !inserted.isEmpty || !deleted.isEmpty || !changedOrder.isEmpty }
+    /// Models inserted since the last save.
+    public var insertedModelsArray: [any PersistentModel] { inserted }
+    /// Registered models changed since the last save (not counting inserted or deleted ones).
+    public var changedModelsArray: [any PersistentModel] { changedOrder.compactMap { changed[$0] } }
+    /// Models deleted since the last save.
+    public var deletedModelsArray: [any PersistentModel] { deletedOrder.compactMap { deleted[$0] } }
+
+    func noteChanged(_ data: BackingData) {
+        guard data.status == .persisted, let model = registered[rowKey(data)] else { return }
+        let id = ObjectIdentifier(model)
+        if changed[id] == nil {
+            changed[id] = model
+            changedOrder.append(id)
+        }
+    }
+
+    func rowKey(_ data: BackingData) -> RowKey {
+        RowKey(table: ObjectIdentifier(data.layout!.root), pk: data.pk)
+    }
+
+    // MARK: Insert
+
+    /// Registers a new model (and the new models its relationships reach) for insertion at the
+    /// next save. Inserting a model twice is a no-op; inserting a deleted model un-deletes it.
+    public func insert<T: PersistentModel>(_ model: T) {
+        insertAny(model)
+    }
+
+    func insertAny(_ model: any PersistentModel) {
+        let data = model.persistentBackingData
+        if let ctx = data.context, ctx !== self { return }
+        switch data.status {
+        case .inserted, .persisted: return
+        case .deleted:
+            let id = ObjectIdentifier(model)
+            deleted[id] = nil
+            deletedOrder.removeAll { $0 == id }
+            data.status = .persisted
+            return
+        case .unmanaged, .removed: break
+        }
+        guard let layout = data.layout, let table = mapping.table(for: layout), table.entityID(layout) != nil else {
+            deferredErrors.append(SwiftDataError(
+                SwiftDataError.unknownSchema.code,
+                "\(type(of: model)) is not in the container's schema; add it to Schema([...]) or ModelContainer(for:)",
+                entityName: String(describing: type(of: model))))
+            return
+        }
+        data.context = self
+        data.status = .inserted
+        data.pk = 0
+        inserted.append(model)
+        insertedIDs.insert(ObjectIdentifier(model))
+        insertRelated(of: model, data)
+    }
+
+    /// Inserts unmanaged models reachable through loaded relationships (REL-01).
+    func insertRelated(of model: any PersistentModel, _ data: BackingData) {
+        guard let layout = data.layout else { return }
+        for slot in layout.relationshipSlots where slot < data.values.count {
+            for target in RelationshipGraph.models(in: data.values[slot]) {
+                let td = target.persistentBackingData
+                if td.status == .unmanaged || (td.status == .removed && td.pk == 0) { insertAny(target) }
+            }
+        }
+    }
+
+    // MARK: Delete
+
+    /// Marks a model for deletion at the next save; an unsaved inserted model is simply dropped.
+    /// Delete rules run at ``processPendingChanges()`` and at save.
+    public func delete<T: PersistentModel>(_ model: T) {
+        deleteAny(model)
+    }
+
+    func deleteAny(_ model: any PersistentModel) {
+        let data = model.persistentBackingData
+        guard data.context === self else { return }
+        let id = ObjectIdentifier(model)
+        switch data.status {
+        case .inserted:
+            inserted.removeAll { $0 === model }
+            insertedIDs.remove(id)
+            data.status = .removed
+            data.context = nil
+        case .persisted:
+            data.status = .deleted
+            deleted[id] = model
+            deletedOrder.append(id)
+        default: break
+        }
+    }
+
+    // MARK: Rollback
+
+    /// Discards every pending insert, change and delete; changed models get their saved values back.
+    public func rollback() {
+        for model in inserted {
+            let d = model.persistentBackingData
+            d.status = .unmanaged
+            d.context = nil
+        }
+        inserted.removeAll()
+        insertedIDs.removeAll()
+        for id in deletedOrder { deleted[id]?.persistentBackingData.status = .persisted }
+        deleted.removeAll()
+        deletedOrder.removeAll()
+        for id in changedOrder { if let m = changed[id] { restoreCommitted(m) } }
+        changed.removeAll()
+        changedOrder.removeAll()
+        deferredErrors.removeAll()
+    }
+
+    func restoreCommitted(_ model: any PersistentModel) {
+        let d = model.persistentBackingData
+        guard let committed = d.committed else { return }
+        for (slot, was) in d.changed.enumerated() where was && slot < committed.count {
+            d.setSlot(slot, committed[slot], of: model, recordChange: false)
+        }
+        d.committed = nil
+        d.changed = []
+    }
+
+    // MARK: Lookup
+
+    /// The model with this identifier if this context has it registered; never reads the store.
+    public func registeredModel<T: PersistentModel>(for id: PersistentIdentifier) -> T? {
+        registeredAny(for: id) as? T
+    }
+
+    func registeredAny(for id: PersistentIdentifier) -> (any PersistentModel)? {
+        if id.isTemporary {
+            return inserted.first { $0.persistentModelID == id }
+        }
+        guard let (table, _) = tableAndLayout(for: id), let pk = id.primaryKey else { return nil }
+        return registered[RowKey(table: ObjectIdentifier(table.root), pk: pk)]
+    }
+
+    /// The model with this identifier: the registered instance, or one whose attributes load from
+    /// the store on first access. A row that no longer exists gives a deleted-looking model whose
+    /// attributes read their defaults instead of crashing (CTX-09).
+    public func model(for id: PersistentIdentifier) -> any PersistentModel {
+        if let m = registeredAny(for: id) { return m }
+        if let (table, layout) = tableAndLayout(for: id), let pk = id.primaryKey,
+           let m = try? materialize(table: table, pk: pk) {
+            return m
+        } else if let (_, layout) = tableAndLayout(for: id) {
+            let data = BackingData(layout: layout)
+            data.status = .removed
+            data.pk = id.primaryKey ?? 0
+            data.storeIdentifier = id.storeIdentifier
+            for s in layout.slots { data.values[s.index] = BackingData.emptyValue(for: s) ?? s.defaultValue }
+            return layout.type.init(backingData: data)
+        }
+        preconditionFailure("OpenSwiftData: \(id) names an entity that is not in this container's schema")
+    }
+
+    func tableAndLayout(for id: PersistentIdentifier) -> (StoreMapping.Table, ModelLayout)? {
+        guard let entity = container.schema.entitiesByName[id.entityName],
+              let table = mapping.table(for: entity.layout) else { return nil }
+        return (table, entity.layout)
+    }
+
+    // MARK: Transactions and pending-change processing
+
+    /// Runs `block`, then saves. If `block` throws, nothing is saved, the error is rethrown and
+    /// the changes made in the block stay pending (CTX-07).
+    public func transaction(block: () throws -> Void) throws {
+        try block()
+        try save()
+    }
+
+    /// Propagates pending deletes through delete rules (cascade, nullify), and autosaves when
+    /// ``autosaveEnabled`` is on.
+    public func processPendingChanges() {
+        try? propagateDeletes()
+        if autosaveEnabled, hasChanges { try? save() }
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+
+/// What to fetch: a predicate, sort order, paging, and loading hints.
+///
+/// ```swift
+/// var d = FetchDescriptor<Trip>(predicate: #Predicate { $0.price < 500 },
+///                               sortBy: [SortDescriptor(\.start, order: .reverse)])
+/// d.fetchLimit = 20
+/// ```
+public struct FetchDescriptor<T: PersistentModel> {
+    /// Which models match; `nil` matches all.
+    public var predicate: Predicate<T>?
+    /// Sort order, first descriptor first; the primary key breaks remaining ties.
+    public var sortBy: [SortDescriptor<T>]
+    /// At most this many models; `nil` (or 0) means no limit.
+    public var fetchLimit: Int?
+    /// Skip this many models first; `nil` means 0.
+    public var fetchOffset: Int?
+    /// Merge unsaved inserts, changes and deletes into the result (before sort and paging).
+    public var includePendingChanges: Bool = true
+    /// Attributes to load now; others load on first access. Empty means all.
+    public var propertiesToFetch: [PartialKeyPath<T>] = []
+    /// Relationships to load with the models (a performance hint; results are the same).
+    public var relationshipKeyPathsForPrefetching: [PartialKeyPath<T>] = []
+
+    /// Creates a descriptor.
+    public init(predicate: Predicate<T>? = nil, sortBy: [SortDescriptor<T>] = []) {
+        self.predicate = predicate
+        self.sortBy = sortBy
+    }
+}

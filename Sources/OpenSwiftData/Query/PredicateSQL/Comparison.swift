@@ -1,0 +1,38 @@
+import Foundation
+
+/// `a == b` → `a IS b` (Swift's `nil == nil` is true; `IS` treats two NULLs as equal).
+extension PredicateExpressions.Equal: SQLPredicateExpression {
+    func sql(_ t: SQLTranslation) throws -> SQLFragment {
+        try binary(lhs, rhs, "IS", t)
+    }
+}
+
+/// `a != b` → `a IS NOT b`.
+extension PredicateExpressions.NotEqual: SQLPredicateExpression {
+    func sql(_ t: SQLTranslation) throws -> SQLFragment {
+        try binary(lhs, rhs, "IS NOT", t)
+    }
+}
+
+/// `a < b`, `<=`, `>`, `>=` → the same SQL operator. Strings compare as Swift's `<` does,
+/// because text is stored NFC-normalised and compared byte-wise (BINARY collation).
+extension PredicateExpressions.Comparison: SQLPredicateExpression {
+    func sql(_ t: SQLTranslation) throws -> SQLFragment {
+        let op: String
+        switch self.op {
+        case .lessThan: op = "<"
+        case .lessThanOrEqual: op = "<="
+        case .greaterThan: op = ">"
+        case .greaterThanOrEqual: op = ">="
+        @unknown default: throw t.unsupported("an unknown comparison operator")
+        }
+        return try binary(lhs, rhs, op, t)
+    }
+}
+
+/// Translates both sides and joins them with `op`.
+func binary(_ lhs: Any, _ rhs: Any, _ op: String, _ t: SQLTranslation) throws -> SQLFragment {
+    let l = try translate(lhs, t)
+    let r = try translate(rhs, t)
+    return SQLFragment(sql: "(\(l.sql) \(op) \(r.sql))", arguments: l.arguments + r.arguments, isCondition: true)
+}
