@@ -96,6 +96,7 @@ public final class ModelContext {
 
     func insertAny(_ model: any PersistentModel) {
         let data = model.persistentBackingData
+        model._$absorbPendingValues()
         if let ctx = data.context, ctx !== self { return }
         switch data.status {
         case .inserted, .persisted: return
@@ -124,6 +125,7 @@ public final class ModelContext {
 
     /// Inserts unmanaged models reachable through loaded relationships (REL-01).
     func insertRelated(of model: any PersistentModel, _ data: BackingData) {
+        model._$absorbPendingValues()
         guard let layout = data.layout else { return }
         for slot in layout.relationshipSlots where slot < data.values.count {
             for target in RelationshipGraph.models(in: data.values[slot]) {

@@ -105,7 +105,9 @@ public final class BackingData {
         let dynamicType = Swift.type(of: model)
         layout = try? ModelLayout.of(dynamicType)
         if let layout { grow(to: layout.slots.count) }
-        model._$absorbPendingValues()
+        // Subclass values set before `super.init` are absorbed lazily by the subclass's own
+        // accessors and by the context (insert, save); doing it here would re-enter the
+        // storage property while it is being accessed.
     }
 
     func grow(to count: Int) {

@@ -85,6 +85,7 @@ enum RelationshipGraph {
     }
 
     static func currentValue(_ model: any PersistentModel, _ data: BackingData, _ slot: ModelLayout.Slot) -> Any? {
+        model._$absorbPendingValues()
         if slot.index < data.values.count, let v = data.values[slot.index] { return v }
         return data.load(model, slot.index)
     }

@@ -142,7 +142,8 @@ final class StoreMapping: @unchecked Sendable {
                 for s in e.slots { if let c = slotColumn[key(s)] { map[s.index] = c } }
                 table.slotColumns[ObjectIdentifier(e.type)] = map
                 for s in e.slots where s.isRelationship {
-                    relationshipStorage[key(s)] = try relationshipStorageFor(e, s, slotColumn)
+                    let storage = try relationshipStorageFor(e, s, slotColumn)
+                    relationshipStorage[key(s)] = storage
                 }
             }
         }
