@@ -46,6 +46,7 @@ var targets: [Target] = [
         name: "OpenSwiftDataTests",
         dependencies: ["OpenSwiftData"]
     ),
+    .executableTarget(name: "perfcheck", dependencies: ["OpenSwiftData", "CSQLite"]),
     .executableTarget(
         name: "demo",
         dependencies: ["OpenSwiftData"]

@@ -120,17 +120,28 @@ extension ModelContext {
             return foreignKeyValue(d, read.slot)
         }
 
-        // Inserts: one cached statement per entity.
+        // Inserts: one prepared statement per entity, reused for every row of it.
+        var byEntity: [ObjectIdentifier: [any PersistentModel]] = [:]
+        var entityOrder: [ModelLayout] = []
         for m in inserted {
-            let d = m.persistentBackingData
-            guard let layout = d.layout, let table = mapping.table(for: layout), let ent = table.entityID(layout) else { continue }
+            guard let layout = m.persistentBackingData.layout else { continue }
+            let key = ObjectIdentifier(layout)
+            if byEntity[key] == nil { entityOrder.append(layout) }
+            byEntity[key, default: []].append(m)
+        }
+        for layout in entityOrder {
+            guard let table = mapping.table(for: layout), let ent = table.entityID(layout) else { continue }
             let reads = table.plan(layout)
             let cols = (["Z_PK", "Z_ENT"] + reads.map { table.columns[Int($0.column) - 2] }).map(quoteIdentifier)
             let sql = "INSERT INTO \(quoteIdentifier(table.name)) (\(cols.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: cols.count).joined(separator: ", ")))"
-            try runWrite(db, sql, layout) { stmt in
+            let stmt = try db.cachedStatement(sql)
+            defer { stmt.reset() }
+            for m in byEntity[ObjectIdentifier(layout)] ?? [] {
+                let d = m.persistentBackingData
                 stmt.bind(plan.assigned[ObjectIdentifier(m)]!, at: 1)
                 stmt.bind(ent, at: 2)
                 for (i, read) in reads.enumerated() { try stmt.bind(try encode(d, read, model: m), at: Int32(i + 3)) }
+                try step(stmt, layout)
             }
         }
         // Updates: only the changed columns.
@@ -191,12 +202,17 @@ extension ModelContext {
         let stmt = try db.cachedStatement(sql)
         defer { stmt.reset() }
         try bind(stmt)
+        try step(stmt, layout)
+    }
+
+    /// Executes a bound write statement, naming the model in a constraint failure.
+    private func step(_ stmt: SQLiteStatement, _ layout: ModelLayout) throws {
         do {
             try stmt.execute()
         } catch let e as SQLiteError where e.code == .constraint {
             throw SwiftDataError(SwiftDataError.uniqueConstraintViolation.code,
                                  "a \(layout.name) collides with a stored one on a unique attribute (\(e.message)); nothing was saved",
-                                 entityName: layout.name, sql: sql, underlying: e)
+                                 entityName: layout.name, sql: stmt.sql, underlying: e)
         }
     }
 

@@ -211,7 +211,7 @@ public final class ModelContext {
     /// attributes read their defaults instead of crashing (CTX-09).
     public func model(for id: PersistentIdentifier) -> any PersistentModel {
         if let m = registeredAny(for: id) { return m }
-        if let (table, layout) = tableAndLayout(for: id), let pk = id.primaryKey,
+        if let (table, _) = tableAndLayout(for: id), let pk = id.primaryKey,
            let m = try? materialize(table: table, pk: pk) {
             return m
         } else if let (_, layout) = tableAndLayout(for: id) {
