@@ -185,13 +185,15 @@ extension ModelContext {
                         out.append(existing)
                         continue
                     }
-                    guard let layout = table.layout(forEntityID: stmt.int64(at: 1)) else { continue }
+                    let ent = Int(stmt.int64(at: 1))
+                    guard ent > 0, ent < table.entitiesByID.count, let layout = table.entitiesByID[ent] else { continue }
                     let d = BackingData(layout: layout)
-                    try decode(stmt, into: d, model: nil, table: table)
+                    let values = try readValues(stmt, table.plansByID[ent], count: layout.slots.count, into: d)
+                    d.values = values
+                    d.contextHandle = handle
                     d.pk = pk
                     d.status = .persisted
                     d.storeIdentifier = store.identifier
-                    d.context = self
                     let model = layout.type.init(backingData: d)
                     registered[RowKey(table: tableKey, pk: pk)] = model
                     out.append(model)
@@ -203,6 +205,21 @@ extension ModelContext {
             }
             return out
         }
+    }
+
+    /// Reads a new row's columns into a fresh slot array (foreign keys go to `data`).
+    @inline(__always)
+    private func readValues(_ stmt: SQLiteStatement, _ plan: [StoreMapping.Table.ColumnRead], count: Int,
+                            into data: BackingData) throws -> ContiguousArray<Any?> {
+        var values = ContiguousArray<Any?>(repeating: nil, count: count)
+        for read in plan {
+            if let codec = read.codec {
+                values[read.slot] = try codec.read(stmt, read.column)
+            } else {
+                data.foreignKeys[read.slot] = stmt.isNull(at: read.column) ? 0 : stmt.int64(at: read.column)
+            }
+        }
+        return values
     }
 
     /// Reads the current row's columns into `data`'s slots; a refresh of a registered model

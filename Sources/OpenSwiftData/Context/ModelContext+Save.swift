@@ -25,8 +25,13 @@ extension ModelContext {
         for m in inserted + changedOrder.compactMap({ changed[$0] }) { insertRelated(of: m, m.persistentBackingData) }
         NotificationCenter.default.post(name: ModelContext.willSave, object: self)
 
-        let plan = try store.withConnection { db in
-            try db.immediateTransactionMapped { try self.write(db) }
+        do {
+            try store.withConnection { db in
+                try db.immediateTransactionMapped { try self.write(db) }
+            }
+        } catch {
+            for m in inserted { m.persistentBackingData.pendingPK = 0 }
+            throw error
         }
 
         // Committed: apply the new identities and clear pending state.
@@ -35,7 +40,8 @@ extension ModelContext {
         var deletedIDs: [PersistentIdentifier] = []
         for m in inserted {
             let d = m.persistentBackingData
-            d.pk = plan.assigned[ObjectIdentifier(m)] ?? 0
+            d.pk = d.pendingPK
+            d.pendingPK = 0
             d.status = .persisted
             d.storeIdentifier = store.identifier
             d.committed = nil
@@ -59,7 +65,6 @@ extension ModelContext {
             d.context = nil
         }
         inserted.removeAll()
-        self.insertedIDs.removeAll()
         changed.removeAll()
         changedOrder.removeAll()
         deleted.removeAll()
@@ -71,14 +76,10 @@ extension ModelContext {
         ])
     }
 
-    struct WritePlan {
-        var assigned: [ObjectIdentifier: Int64] = [:]
-    }
-
-    /// Writes the pending changes inside an open transaction. Touches no in-memory state, so a
-    /// failure leaves the context exactly as it was.
-    private func write(_ db: SQLiteConnection) throws -> WritePlan {
-        var plan = WritePlan()
+    /// Writes the pending changes inside an open transaction. Touches no in-memory state but the
+    /// new rows' `pendingPK`, which `save()` clears on failure, so a failure leaves the context
+    /// exactly as it was.
+    private func write(_ db: SQLiteConnection) throws {
         // Primary keys for new rows, allocated under the write lock.
         var next: [ObjectIdentifier: Int64] = [:]
         for m in inserted {
@@ -90,12 +91,12 @@ extension ModelContext {
                 if case .integer(let n)? = max { next[key] = n } else { next[key] = 0 }
             }
             next[key]! += 1
-            plan.assigned[ObjectIdentifier(m)] = next[key]!
+            d.pendingPK = next[key]!
         }
         func pk(of model: any PersistentModel) -> Int64? {
             let d = model.persistentBackingData
             if d.pk != 0 { return d.pk }
-            return plan.assigned[ObjectIdentifier(model)]
+            return d.pendingPK != 0 ? d.pendingPK : nil
         }
         func foreignKeyValue(_ d: BackingData, _ slot: Int) -> SQLValue {
             if slot < d.values.count, let v = d.values[slot] {
@@ -138,7 +139,7 @@ extension ModelContext {
             defer { stmt.reset() }
             for m in byEntity[ObjectIdentifier(layout)] ?? [] {
                 let d = m.persistentBackingData
-                stmt.bind(plan.assigned[ObjectIdentifier(m)]!, at: 1)
+                stmt.bind(d.pendingPK, at: 1)
                 stmt.bind(ent, at: 2)
                 for (i, read) in reads.enumerated() { try stmt.bind(try encode(d, read, model: m), at: Int32(i + 3)) }
                 try step(stmt, layout)
@@ -194,7 +195,6 @@ extension ModelContext {
                 try db.run("DELETE FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(column)) = ?", [.integer(d.pk)])
             }
         }
-        return plan
     }
 
     private func runWrite(_ db: SQLiteConnection, _ sql: String, _ layout: ModelLayout,

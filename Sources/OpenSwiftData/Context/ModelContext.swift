@@ -46,7 +46,6 @@ public final class ModelContext {
 
     var registered: [RowKey: any PersistentModel] = [:]
     var inserted: [any PersistentModel] = []
-    var insertedIDs: Set<ObjectIdentifier> = []
     var changed: [ObjectIdentifier: any PersistentModel] = [:]
     var changedOrder: [ObjectIdentifier] = []
     var deleted: [ObjectIdentifier: any PersistentModel] = [:]
@@ -57,7 +56,11 @@ public final class ModelContext {
     /// A context on `container`'s store.
     public init(_ container: ModelContainer) {
         self.container = container
+        handle.context = self
     }
+
+    /// The weak reference every registered model holds to this context.
+    let handle = ContextHandle()
 
     var store: SQLiteStore { container.store }
     var mapping: StoreMapping { container.mapping }
@@ -119,7 +122,6 @@ public final class ModelContext {
         data.status = .inserted
         data.pk = 0
         inserted.append(model)
-        insertedIDs.insert(ObjectIdentifier(model))
         insertRelated(of: model, data)
     }
 
@@ -150,7 +152,6 @@ public final class ModelContext {
         switch data.status {
         case .inserted:
             inserted.removeAll { $0 === model }
-            insertedIDs.remove(id)
             data.status = .removed
             data.context = nil
         case .persisted:
@@ -171,7 +172,6 @@ public final class ModelContext {
             d.context = nil
         }
         inserted.removeAll()
-        insertedIDs.removeAll()
         for id in deletedOrder { deleted[id]?.persistentBackingData.status = .persisted }
         deleted.removeAll()
         deletedOrder.removeAll()

@@ -13,10 +13,17 @@ public final class BackingData {
     var values: ContiguousArray<Any?>
     /// The model class's layout; set on first use.
     var layout: ModelLayout?
-    /// The context the model is registered in.
-    weak var context: ModelContext?
+    /// The context the model is registered in (held through the context's shared weak handle,
+    /// so registering a model costs a retain, not a weak-reference setup).
+    var context: ModelContext? {
+        get { contextHandle?.context }
+        set { contextHandle = newValue?.handle }
+    }
+    var contextHandle: ContextHandle?
     /// The row's primary key; 0 while the model has never been saved.
     var pk: Int64 = 0
+    /// The key a save in progress assigned to a new row; made permanent only if the save commits.
+    var pendingPK: Int64 = 0
     var tempKey: UInt64 = 0
     var storeIdentifier: String?
     var status: Status = .unmanaged

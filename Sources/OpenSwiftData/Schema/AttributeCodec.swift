@@ -27,7 +27,7 @@ func _flattenOptional(_ value: Any) -> Any? {
 /// Built once per property from the declared type: native values read and bind directly;
 /// raw-value enums store their raw value; other `Codable` values store JSON text (sorted keys);
 /// `.transformable(by:)` values store the transformer's bytes.
-struct AttributeCodec: @unchecked Sendable {
+final class AttributeCodec: @unchecked Sendable {
     enum Kind: Equatable { case native, rawValue, json, transformable }
     let kind: Kind
     /// `INTEGER`, `REAL`, `TEXT` or `BLOB`.
@@ -43,6 +43,13 @@ struct AttributeCodec: @unchecked Sendable {
     let encode: (Any) throws -> SQLValue
     /// Converts a stored value to a box holding `valueType`; `nil` when it does not fit.
     let decode: (SQLValue) -> Any?
+
+    init(kind: Kind, columnType: String, valueType: Any.Type, storedType: Any.Type, isOptional: Bool,
+         read: @escaping (SQLiteStatement, Int32) throws -> Any, encode: @escaping (Any) throws -> SQLValue,
+         decode: @escaping (SQLValue) -> Any?) {
+        self.kind = kind; self.columnType = columnType; self.valueType = valueType; self.storedType = storedType
+        self.isOptional = isOptional; self.read = read; self.encode = encode; self.decode = decode
+    }
 
     /// Whether predicates may compare this column with SQL operators (JSON and transformed
     /// columns are opaque).

@@ -45,6 +45,9 @@ final class StoreMapping: @unchecked Sendable {
         }
 
         func plan(_ layout: ModelLayout) -> [ColumnRead] { decodePlans[ObjectIdentifier(layout.type)] ?? [] }
+        /// Entities and their read plans indexed by `Z_ENT`, for the row-decoding loop.
+        var entitiesByID: [ModelLayout?] = []
+        var plansByID: [[ColumnRead]] = []
 
         init(root: ModelLayout) {
             self.root = root
@@ -52,7 +55,9 @@ final class StoreMapping: @unchecked Sendable {
         }
 
         func entityID(_ layout: ModelLayout) -> Int64? { entityIDs[ObjectIdentifier(layout.type)] }
-        func layout(forEntityID id: Int64) -> ModelLayout? { entities.first { entityID($0) == id } }
+        func layout(forEntityID id: Int64) -> ModelLayout? {
+            id >= 0 && id < entitiesByID.count ? entitiesByID[Int(id)] : nil
+        }
         func column(_ layout: ModelLayout, _ slot: Int) -> String? { slotColumns[ObjectIdentifier(layout.type)]?[slot] }
         /// `Z_ENT` values of `layout` and every listed subclass.
         func entityIDs(kindOf layout: ModelLayout) -> [Int64] {
@@ -101,6 +106,8 @@ final class StoreMapping: @unchecked Sendable {
                 }
                 table.decodePlans[ObjectIdentifier(e.type)] = reads
             }
+            table.entitiesByID = [nil] + table.entities
+            table.plansByID = [[]] + table.entities.map { table.plan($0) }
         }
         buildDDL()
     }
