@@ -57,7 +57,10 @@ var targets: [Target] = [
 // `import SwiftData` works on Linux as written; on Apple platforms the real framework wins.
 products.append(.library(name: "SwiftData", targets: ["SwiftData"]))
 targets.append(.target(name: "SwiftData", dependencies: ["OpenSwiftData"]))
-targets.append(.testTarget(name: "SwiftDataCompatibilityTests", dependencies: ["SwiftData"]))
+// Model code as users write it, compiled in Swift 5 mode with warnings as errors: the macros'
+// expansions must be warning-free there as well as in Swift 6 mode (the other test target).
+targets.append(.testTarget(name: "SwiftDataCompatibilityTests", dependencies: ["SwiftData"],
+                           swiftSettings: [.swiftLanguageMode(.v5), .unsafeFlags(["-warnings-as-errors"])]))
 #endif
 
 let package = Package(
