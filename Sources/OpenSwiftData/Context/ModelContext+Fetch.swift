@@ -194,7 +194,7 @@ extension ModelContext {
                     d.pk = pk
                     d.status = .persisted
                     d.storeIdentifier = store.identifier
-                    let model = layout.type.init(backingData: d)
+                    let model = MaterializationScope.run { layout.type.init(backingData: d) }
                     registered[RowKey(table: tableKey, pk: pk)] = model
                     out.append(model)
                 }

@@ -220,7 +220,7 @@ public final class ModelContext {
             data.pk = id.primaryKey ?? 0
             data.storeIdentifier = id.storeIdentifier
             for s in layout.slots { data.values[s.index] = BackingData.emptyValue(for: s) ?? s.defaultValue }
-            return layout.type.init(backingData: data)
+            return MaterializationScope.run { layout.type.init(backingData: data) }
         }
         preconditionFailure("OpenSwiftData: \(id) names an entity that is not in this container's schema")
     }

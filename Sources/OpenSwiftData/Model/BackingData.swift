@@ -63,6 +63,9 @@ public final class BackingData {
 
     /// Stores a property's initial value (from an `init` accessor, before the model exists).
     public static func _initialize<V>(_ storage: inout BackingData?, slot: Int, value: V) {
+        // While the store materialises a row, `init(backingData:)` runs the properties' default
+        // values through here too; they would only be thrown away, so skip the allocation.
+        if storage == nil, MaterializationScope.isActive { return }
         let s: BackingData
         if let existing = storage { s = existing } else { s = BackingData(); storage = s }
         s.grow(to: slot + 1)
@@ -190,6 +193,24 @@ public final class BackingData {
         case .persisted: hasChangedSlots
         case .unmanaged, .removed: false
         }
+    }
+}
+
+/// Marks the current thread as materialising rows (see ``BackingData/_initialize(_:slot:value:)``).
+enum MaterializationScope {
+    private static let key: pthread_key_t = {
+        var k = pthread_key_t()
+        pthread_key_create(&k, nil)
+        return k
+    }()
+
+    static var isActive: Bool { pthread_getspecific(key) != nil }
+
+    static func run<T>(_ body: () throws -> T) rethrows -> T {
+        let outer = pthread_getspecific(key)
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
+        defer { pthread_setspecific(key, outer) }
+        return try body()
     }
 }
 
