@@ -46,6 +46,8 @@ var targets: [Target] = [
         name: "OpenSwiftDataTests",
         dependencies: ["OpenSwiftData"]
     ),
+    .target(name: "BenchmarkKit", dependencies: ["CJemalloc", "CSQLite", "OpenSwiftData"]),
+    .testTarget(name: "BenchmarkKitTests", dependencies: ["BenchmarkKit"]),
     .executableTarget(name: "perfcheck", dependencies: ["OpenSwiftData", "CSQLite"]),
     .executableTarget(
         name: "demo",

@@ -56,11 +56,12 @@ public final class ModelContext {
     /// A context on `container`'s store.
     public init(_ container: ModelContainer) {
         self.container = container
+        handle = ContextHandle(container: container)
         handle.context = self
     }
 
     /// The weak reference every registered model holds to this context.
-    let handle = ContextHandle()
+    let handle: ContextHandle
 
     var store: SQLiteStore { container.store }
     var mapping: StoreMapping { container.mapping }
@@ -202,6 +203,7 @@ public final class ModelContext {
         if id.isTemporary {
             return inserted.first { $0.persistentModelID == id }
         }
+        if let sid = id.storeIdentifier, sid != store.identifier { return nil }
         guard let (table, _) = tableAndLayout(for: id), let pk = id.primaryKey else { return nil }
         return registered[RowKey(table: ObjectIdentifier(table.root), pk: pk)]
     }
@@ -212,6 +214,7 @@ public final class ModelContext {
     public func model(for id: PersistentIdentifier) -> any PersistentModel {
         if let m = registeredAny(for: id) { return m }
         if let (table, _) = tableAndLayout(for: id), let pk = id.primaryKey,
+           id.storeIdentifier == nil || id.storeIdentifier == store.identifier,
            let m = try? materialize(table: table, pk: pk) {
             return m
         } else if let (_, layout) = tableAndLayout(for: id) {
@@ -219,7 +222,7 @@ public final class ModelContext {
             data.status = .removed
             data.pk = id.primaryKey ?? 0
             data.storeIdentifier = id.storeIdentifier
-            for s in layout.slots { data.values[s.index] = BackingData.emptyValue(for: s) ?? s.defaultValue }
+            for s in layout.slots { data.values[s.index] = BackingData.emptyValue(for: s) ?? data.placeholder(s.index) }
             return MaterializationScope.run { layout.type.init(backingData: data) }
         }
         preconditionFailure("OpenSwiftData: \(id) names an entity that is not in this container's schema")

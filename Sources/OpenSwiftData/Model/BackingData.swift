@@ -81,9 +81,9 @@ public final class BackingData {
     /// A `let` property's loaded value, for `init(backingData:)`.
     public func _constantValue<V>(_ slot: Int) -> V {
         if slot < values.count, let v = values[slot] { return v as! V }
-        if let ctx = context { ctx.fulfillFault(self) }
+        if let ctx = contextHandle?.loadingContext { ctx.fulfillFault(self) }
         if slot < values.count, let v = values[slot] { return v as! V }
-        return BackingData.coerce(nil, to: V.self)
+        return BackingData.coerce(placeholder(slot), to: V.self)
     }
 
     /// Reads slot `slot`, loading it from the store when needed, and records the access.
@@ -143,16 +143,25 @@ public final class BackingData {
         guard let layout, slot < layout.slots.count else { return nil }
         let s = layout.slots[slot]
         if s.isRelationship {
-            let value = context?.resolveRelationship(self, slot: s) ?? BackingData.emptyValue(for: s)
+            let value = contextHandle?.loadingContext.resolveRelationship(self, slot: s) ?? BackingData.emptyValue(for: s)
             grow(to: slot + 1)
             values[slot] = value
             return value
         }
-        if let ctx = context, status == .persisted || status == .deleted {
+        if let ctx = contextHandle?.loadingContext, status == .persisted || status == .deleted {
             ctx.fulfillFault(self)
             if slot < values.count, let v = values[slot] { return v }
         }
-        return s.defaultValue
+        return placeholder(slot)
+    }
+
+    /// What an attribute reads when no value can be loaded (the row is gone): the declared
+    /// default, else the type's zero value (0, "", empty data, the first enum case …).
+    func placeholder(_ slot: Int) -> Any? {
+        guard let layout, slot < layout.slots.count else { return nil }
+        let s = layout.slots[slot]
+        if let d = s.defaultValue { return d }
+        return s.codec?.placeholder()
     }
 
     static func emptyValue(for slot: ModelLayout.Slot) -> Any? {

@@ -43,12 +43,16 @@ final class AttributeCodec: @unchecked Sendable {
     let encode: (Any) throws -> SQLValue
     /// Converts a stored value to a box holding `valueType`; `nil` when it does not fit.
     let decode: (SQLValue) -> Any?
+    /// A stand-in value of `valueType` for a row that no longer exists: `nil` for optionals,
+    /// else the type's zero value; `nil` when the type has none.
+    let placeholder: () -> Any?
 
     init(kind: Kind, columnType: String, valueType: Any.Type, storedType: Any.Type, isOptional: Bool,
          read: @escaping (SQLiteStatement, Int32) throws -> Any, encode: @escaping (Any) throws -> SQLValue,
-         decode: @escaping (SQLValue) -> Any?) {
+         decode: @escaping (SQLValue) -> Any?, placeholder: @escaping () -> Any?) {
         self.kind = kind; self.columnType = columnType; self.valueType = valueType; self.storedType = storedType
         self.isOptional = isOptional; self.read = read; self.encode = encode; self.decode = decode
+        self.placeholder = placeholder
     }
 
     /// Whether predicates may compare this column with SQL operators (JSON and transformed
@@ -107,7 +111,8 @@ final class AttributeCodec: @unchecked Sendable {
                 if sql == .null { return optional ? (T?.none as Any) : nil }
                 guard let v = T(sqlValue: sql) else { return nil }
                 return optional ? (Optional(v) as Any) : v
-            })
+            },
+            placeholder: { optional ? (T?.none as Any) : (T.zeroValue as Any) })
     }
 
     private static func rawValue<E: RawRepresentable>(_ e: E.Type, valueType: Any.Type, optional: Bool) -> AttributeCodec? {
@@ -136,6 +141,13 @@ final class AttributeCodec: @unchecked Sendable {
                 if sql == .null { return optional ? (E?.none as Any) : nil }
                 guard let raw = rawType.init(sqlValue: sql), let v = E(rawValue: raw as! E.RawValue) else { return nil }
                 return wrap(v)
+            },
+            placeholder: {
+                if optional { return E?.none as Any }
+                if let all = E.self as? any CaseIterable.Type, let first = all.allCases.first(where: { _ in true }) {
+                    return first
+                }
+                return E(rawValue: rawType.zeroValue as! E.RawValue)
             })
     }
 
@@ -164,6 +176,13 @@ final class AttributeCodec: @unchecked Sendable {
                 if sql == .null { return optional ? (C?.none as Any) : nil }
                 guard case .text(let t) = sql, let v = try? decodeText(t) else { return nil }
                 return optional ? (Optional(v) as Any) : v
+            },
+            placeholder: {
+                if optional { return C?.none as Any }
+                for empty in ["{}", "[]", "\"\"", "0", "false"] {
+                    if let v = try? JSONDecoder().decode(C.self, from: Data(empty.utf8)) { return v }
+                }
+                return nil
             })
     }
 
@@ -191,7 +210,8 @@ final class AttributeCodec: @unchecked Sendable {
                 if sql == .null { return none }
                 guard case .blob(let d) = sql, let t = _transformer(named: name) else { return nil }
                 return try? t.decode(d)
-            })
+            },
+            placeholder: { optional ? none : nil })
     }
 }
 

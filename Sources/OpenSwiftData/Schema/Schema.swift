@@ -81,6 +81,13 @@ public final class Schema: @unchecked Sendable, CustomStringConvertible {
             }
         }
         self.layouts = layouts
+        for l in layouts {
+            for slot in l.relationshipSlots where l.ownSlots.contains(slot) {
+                if let (il, islot) = l.inverse(of: slot) {
+                    l.slots[slot].relationship?.inverseName = il.slots[islot].name
+                }
+            }
+        }
         var byType: [ObjectIdentifier: Entity] = [:]
         var entities: [Entity] = []
         for l in layouts {

@@ -14,6 +14,12 @@ protocol StorableValue {
     func sqlValue() throws -> SQLValue
     /// Converts a stored value back; `nil` when the storage class does not fit.
     init?(sqlValue: SQLValue)
+    /// The value a vanished row's attribute reads (0, "", empty data …).
+    static var zeroValue: Self { get }
+}
+
+extension StorableValue where Self: FixedWidthInteger {
+    static var zeroValue: Self { 0 }
 }
 
 private func outOfRange(_ value: Any) -> SwiftDataError {
@@ -48,6 +54,7 @@ extension UInt32: StorableValue {}
 extension UInt64: StorableValue {}
 
 extension Bool: StorableValue {
+    static var zeroValue: Bool { false }
     static var columnType: String { "INTEGER" }
     static func read(_ stmt: SQLiteStatement, _ index: Int32) -> Bool { stmt.int64(at: index) != 0 }
     func sqlValue() throws -> SQLValue { .integer(self ? 1 : 0) }
@@ -63,6 +70,7 @@ func nanError(_ type: Any.Type) -> SwiftDataError {
 }
 
 extension Double: StorableValue {
+    static var zeroValue: Double { 0 }
     static var columnType: String { "REAL" }
     static func read(_ stmt: SQLiteStatement, _ index: Int32) -> Double { stmt.double(at: index) }
     func sqlValue() throws -> SQLValue {
@@ -79,6 +87,7 @@ extension Double: StorableValue {
 }
 
 extension Float: StorableValue {
+    static var zeroValue: Float { 0 }
     static var columnType: String { "REAL" }
     static func read(_ stmt: SQLiteStatement, _ index: Int32) -> Float { Float(stmt.double(at: index)) }
     func sqlValue() throws -> SQLValue {
@@ -92,6 +101,7 @@ extension Float: StorableValue {
 }
 
 extension String: StorableValue {
+    static var zeroValue: String { "" }
     static var columnType: String { "TEXT" }
     static func read(_ stmt: SQLiteStatement, _ index: Int32) -> String { stmt.text(at: index) }
     func sqlValue() throws -> SQLValue { .text(nfcNormalized(self)) }
@@ -111,6 +121,7 @@ func nfcNormalized(_ s: String) -> String {
 }
 
 extension Date: StorableValue {
+    static var zeroValue: Date { Date(timeIntervalSinceReferenceDate: 0) }
     static var columnType: String { "REAL" }
     static func read(_ stmt: SQLiteStatement, _ index: Int32) -> Date {
         Date(timeIntervalSinceReferenceDate: stmt.double(at: index))
@@ -126,6 +137,7 @@ extension Date: StorableValue {
 }
 
 extension UUID: StorableValue {
+    static var zeroValue: UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
     static var columnType: String { "BLOB" }
     static func read(_ stmt: SQLiteStatement, _ index: Int32) -> UUID {
         UUID(sqlValue: .blob(stmt.data(at: index))) ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
@@ -142,6 +154,7 @@ extension UUID: StorableValue {
 }
 
 extension URL: StorableValue {
+    static var zeroValue: URL { URL(string: "about:blank")! }
     static var columnType: String { "TEXT" }
     static func read(_ stmt: SQLiteStatement, _ index: Int32) -> URL {
         URL(string: stmt.text(at: index)) ?? URL(fileURLWithPath: "/")
@@ -154,6 +167,7 @@ extension URL: StorableValue {
 }
 
 extension Data: StorableValue {
+    static var zeroValue: Data { Data() }
     static var columnType: String { "BLOB" }
     static func read(_ stmt: SQLiteStatement, _ index: Int32) -> Data { stmt.data(at: index) }
     func sqlValue() throws -> SQLValue { .blob(self) }
@@ -164,6 +178,7 @@ extension Data: StorableValue {
 }
 
 extension Decimal: StorableValue {
+    static var zeroValue: Decimal { 0 }
     static var columnType: String { "TEXT" }
     static func read(_ stmt: SQLiteStatement, _ index: Int32) -> Decimal {
         Decimal(string: stmt.text(at: index), locale: Locale(identifier: "en_US_POSIX")) ?? .nan

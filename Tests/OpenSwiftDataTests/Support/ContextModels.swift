@@ -49,7 +49,7 @@ import OpenSwiftData
 }
 
 /// Every model the context suites use, with the models they reach.
-let contextSuiteModels: [any PersistentModel.Type] = [CtxItem.self, CtxPerson.self, Category.self, Word.self]
+var contextSuiteModels: [any PersistentModel.Type] { [CtxItem.self, CtxPerson.self, Category.self, Word.self] }
 
 /// Deterministic dates: `day(n)` is `n` days after the reference date.
 func day(_ n: Int) -> Date { Date(timeIntervalSinceReferenceDate: Double(n) * 86_400) }
