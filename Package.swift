@@ -48,7 +48,6 @@ var targets: [Target] = [
     ),
     .target(name: "BenchmarkKit", dependencies: ["CJemalloc", "CSQLite", "OpenSwiftData"]),
     .testTarget(name: "BenchmarkKitTests", dependencies: ["BenchmarkKit"]),
-    .executableTarget(name: "perfcheck", dependencies: ["OpenSwiftData", "CSQLite"]),
     .executableTarget(
         name: "demo",
         dependencies: ["OpenSwiftData"]

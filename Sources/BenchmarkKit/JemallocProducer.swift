@@ -62,40 +62,62 @@ public struct JemallocStatus: Sendable, Equatable {
     }
 }
 
-/// Thin readers of jemalloc's `mallctl` counters.
+/// Thin readers of jemalloc's `mallctl` counters, through MIBs translated once.
+///
+/// Calls by name would pass Swift strings as C strings, which may itself allocate and pollute
+/// the counts; MIB arrays are built once, up front.
 enum Jemalloc {
-    /// `stats.arenas.<MALLCTL_ARENAS_ALL>.small.nrequests` and `.large.nrequests`, as MIBs.
-    static let requestMIBs: [[Int]] = ["small", "large"].compactMap { size in
-        let name = "stats.arenas.\(MALLCTL_ARENAS_ALL).\(size).nrequests"
+    /// Translates a `mallctl` name to its MIB.
+    static func mib(_ name: String) -> [Int]? {
         var mib = [Int](repeating: 0, count: 8)
         var count = mib.count
         guard mallctlnametomib(name, &mib, &count) == 0 else { return nil }
         return Array(mib.prefix(count))
     }
 
-    /// Bytes this thread has allocated since it started (`thread.allocated`).
-    static func threadAllocatedBytes() -> UInt64? {
-        var value: UInt64 = 0
-        var length = MemoryLayout<UInt64>.size
-        return mallctl("thread.allocated", &value, &length, nil, 0) == 0 ? value : nil
+    /// `stats.arenas.<MALLCTL_ARENAS_ALL>.small.nrequests` and `.large.nrequests`.
+    static let requestMIBs: [[Int]] = ["small", "large"].compactMap { size in
+        mib("stats.arenas.\(MALLCTL_ARENAS_ALL).\(size).nrequests")
     }
+    static let flushMIB: [Int]? = mib("thread.tcache.flush")
+    static let epochMIB: [Int]? = mib("epoch")
+    static let allocatedPointerMIB: [Int]? = mib("thread.allocatedp")
+
+    /// Reads a value by MIB; `nil` on failure.
+    static func read<T: BitwiseCopyable>(_ mib: [Int]?, as type: T.Type, default value: T) -> T? {
+        guard let mib else { return nil }
+        var result = value
+        var length = MemoryLayout<T>.size
+        let rc = mib.withUnsafeBufferPointer { m in
+            withUnsafeMutableBytes(of: &result) { mallctlbymib(m.baseAddress, m.count, $0.baseAddress, &length, nil, 0) }
+        }
+        return rc == 0 ? result : nil
+    }
+
+    /// The calling thread's `thread.allocatedp`: a pointer to its running count of allocated bytes.
+    static func threadAllocatedPointer() -> UnsafeMutablePointer<UInt64>? {
+        read(allocatedPointerMIB, as: UnsafeMutablePointer<UInt64>?.self, default: nil) ?? nil
+    }
+
+    /// Bytes the calling thread has allocated since it started.
+    static func threadAllocatedBytes() -> UInt64? { threadAllocatedPointer()?.pointee }
 
     /// Flushes this thread's cache, refreshes the statistics epoch and returns the total number of
     /// allocation requests served by all arenas (small + large).
     static func totalRequests() -> UInt64? {
-        _ = mallctl("thread.tcache.flush", nil, nil, nil, 0)
-        var epoch: UInt64 = 1
-        var epochLength = MemoryLayout<UInt64>.size
-        _ = mallctl("epoch", &epoch, &epochLength, &epoch, epochLength)
+        if let flushMIB {
+            _ = flushMIB.withUnsafeBufferPointer { mallctlbymib($0.baseAddress, $0.count, nil, nil, nil, 0) }
+        }
+        if let epochMIB {
+            var epoch: UInt64 = 1
+            _ = epochMIB.withUnsafeBufferPointer {
+                mallctlbymib($0.baseAddress, $0.count, nil, nil, &epoch, MemoryLayout<UInt64>.size)
+            }
+        }
         guard requestMIBs.count == 2 else { return nil }
         var total: UInt64 = 0
         for mib in requestMIBs {
-            var value: UInt64 = 0
-            var length = MemoryLayout<UInt64>.size
-            let rc = mib.withUnsafeBufferPointer {
-                mallctlbymib($0.baseAddress, $0.count, &value, &length, nil, 0)
-            }
-            guard rc == 0 else { return nil }
+            guard let value = read(mib, as: UInt64.self, default: 0) else { return nil }
             total &+= value
         }
         return total
@@ -108,7 +130,7 @@ enum Jemalloc {
 /// .large.nrequests` after `thread.tcache.flush` and an `epoch` write: it covers every arena, so
 /// allocations by *other* threads whose caches flush during the run are counted too (none in a
 /// single-threaded benchmark executable). The cost of measuring itself, calibrated on empty runs,
-/// is subtracted. `allocatedBytes` is the change of this thread's `thread.allocated`.
+/// is subtracted. `allocatedBytes` is the change of this thread's counter (`thread.allocatedp`).
 /// Both are reported as `<name>PerRun` medians; both are unsupported unless
 /// ``JemallocStatus/isUsable``.
 public final class JemallocProducer: MetricProducer {
@@ -123,6 +145,9 @@ public final class JemallocProducer: MetricProducer {
     private let requestsOverhead: UInt64
     private var startRequests: UInt64 = 0
     private var startBytes: UInt64 = 0
+    private var endRequests: UInt64?
+    private var endBytes: UInt64?
+    private var allocatedPointer: UnsafeMutablePointer<UInt64>?
 
     /// Creates the producer; `status` is the probed ``JemallocStatus/current`` unless a test overrides it.
     public init(status: JemallocStatus = .current) {
@@ -147,20 +172,26 @@ public final class JemallocProducer: MetricProducer {
     /// Snapshots the request and byte counters.
     public func startRun() {
         guard status.isUsable else { return }
-        startBytes = Jemalloc.threadAllocatedBytes() ?? 0
         startRequests = Jemalloc.totalRequests() ?? 0
+        allocatedPointer = Jemalloc.threadAllocatedPointer()
+        startBytes = allocatedPointer?.pointee ?? 0   // innermost: excludes the request reads
     }
 
-    /// Returns the run's request and byte deltas; empty when unsupported.
-    public func stopRun() -> [String: Double] {
+    /// Snapshots the byte and request counters again.
+    public func stopRun() {
+        guard status.isUsable else { return }
+        endBytes = allocatedPointer?.pointee   // same thread as startRun: the runner is synchronous
+        endRequests = Jemalloc.totalRequests()
+    }
+
+    /// The last run's request and byte deltas; empty when unsupported.
+    public func samples() -> [String: Double] {
         guard status.isUsable else { return [:] }
         var out: [String: Double] = [:]
-        if let end = Jemalloc.totalRequests(), isSupported(Self.mallocCount) {
+        if let end = endBytes { out[Self.allocatedBytes.name] = Double(end &- startBytes) }
+        if let end = endRequests, isSupported(Self.mallocCount) {
             let delta = end &- startRequests
             out[Self.mallocCount.name] = Double(delta > requestsOverhead ? delta - requestsOverhead : 0)
-        }
-        if let end = Jemalloc.threadAllocatedBytes() {
-            out[Self.allocatedBytes.name] = Double(end &- startBytes)
         }
         return out
     }

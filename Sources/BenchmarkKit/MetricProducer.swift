@@ -29,14 +29,17 @@ public struct MetricDescriptor: Sendable, Equatable, Hashable {
 /// Modeled on package-benchmark's `OperatingSystemStatsProducer` (`metricSupported(_:)`): an
 /// unsupported metric is left out of the results, never reported as 0.
 ///
-/// The runner calls ``startRun()`` for every producer (in array order), runs the body, then
-/// ``stopRun()`` in reverse order, so the first producer's window encloses the others' work.
+/// The runner calls ``startRun()`` for every producer (in array order), runs the body, calls
+/// ``stopRun()`` in reverse order, so the first producer's window encloses the others', and only
+/// then asks each for its ``samples()``. `startRun` and `stopRun` must not allocate (they run
+/// inside the allocation counter's window): they store plain numbers; `samples` builds the dictionary.
 /// ```swift
 /// final class CountingProducer: MetricProducer {
 ///     let metrics = [MetricDescriptor("widgets", aggregation: .medianPerRun)]
 ///     func isSupported(_ metric: MetricDescriptor) -> Bool { true }
 ///     func startRun() { … }
-///     func stopRun() -> [String: Double] { ["widgets": 3] }
+///     func stopRun() { … }
+///     func samples() -> [String: Double] { ["widgets": 3] }
 /// }
 /// ```
 public protocol MetricProducer: AnyObject {
@@ -46,8 +49,10 @@ public protocol MetricProducer: AnyObject {
     func isSupported(_ metric: MetricDescriptor) -> Bool
     /// Captures the state at the start of a timed run.
     func startRun()
-    /// Returns the run's samples keyed by ``MetricDescriptor/name``, only for supported metrics.
-    func stopRun() -> [String: Double]
+    /// Captures the state at the end of a timed run, without allocating.
+    func stopRun()
+    /// The last run's samples keyed by ``MetricDescriptor/name``, only for supported metrics.
+    func samples() -> [String: Double]
 }
 
 extension MetricProducer {

@@ -36,6 +36,7 @@ public final class WallClockProducer: MetricProducer {
     /// `[wallNanoseconds]`.
     public let metrics: [MetricDescriptor] = [WallClockProducer.wallNanoseconds]
     private var start: UInt64 = 0
+    private var end: UInt64 = 0
 
     /// Creates the producer.
     public init() {}
@@ -46,11 +47,11 @@ public final class WallClockProducer: MetricProducer {
     /// Reads the clock.
     public func startRun() { start = MonotonicClock.wallNanoseconds() }
 
-    /// Returns the elapsed nanoseconds.
-    public func stopRun() -> [String: Double] {
-        let end = MonotonicClock.wallNanoseconds()
-        return [Self.wallNanoseconds.name: Double(end &- start)]
-    }
+    /// Reads the clock again.
+    public func stopRun() { end = MonotonicClock.wallNanoseconds() }
+
+    /// The elapsed nanoseconds of the last run.
+    public func samples() -> [String: Double] { [Self.wallNanoseconds.name: Double(end &- start)] }
 }
 
 /// CPU time of the calling thread during each run, `cpuNanoseconds` (`CLOCK_THREAD_CPUTIME_ID`).
@@ -63,6 +64,7 @@ public final class CPUTimeProducer: MetricProducer {
     public let metrics: [MetricDescriptor] = [CPUTimeProducer.cpuNanoseconds]
     private let supported: Bool = MonotonicClock.threadCPUNanoseconds() != nil
     private var start: UInt64 = 0
+    private var end: UInt64?
 
     /// Creates the producer.
     public init() {}
@@ -75,9 +77,12 @@ public final class CPUTimeProducer: MetricProducer {
     /// Reads the thread's CPU clock.
     public func startRun() { start = MonotonicClock.threadCPUNanoseconds() ?? 0 }
 
-    /// Returns the CPU nanoseconds used since ``startRun()``; empty when unsupported.
-    public func stopRun() -> [String: Double] {
-        guard supported, let end = MonotonicClock.threadCPUNanoseconds() else { return [:] }
+    /// Reads the thread's CPU clock again.
+    public func stopRun() { end = MonotonicClock.threadCPUNanoseconds() }
+
+    /// The CPU nanoseconds the last run used; empty when unsupported.
+    public func samples() -> [String: Double] {
+        guard supported, let end else { return [:] }
         return [Self.cpuNanoseconds.name: Double(end &- start)]
     }
 }

@@ -16,7 +16,12 @@ public enum ProcessMemory {
     /// run so far: run the scale of interest first, or in its own process, to compare peaks.
     public static func peakResidentKiB() -> Int? {
         var usage = rusage()
-        guard getrusage(RUSAGE_SELF, &usage) == 0, usage.ru_maxrss > 0 else { return nil }
+        #if os(Linux)
+        let who = __rusage_who_t(RUSAGE_SELF.rawValue)
+        #else
+        let who = RUSAGE_SELF
+        #endif
+        guard getrusage(who, &usage) == 0, usage.ru_maxrss > 0 else { return nil }
         #if os(Linux)
         return Int(usage.ru_maxrss)
         #else

@@ -1,0 +1,152 @@
+import Foundation
+
+/// How much a gated metric may grow over the baseline before the comparison fails.
+///
+/// ```swift
+/// let strict = ComparisonThresholds(ratioToRawIncrease: 0.10, mallocCountIncrease: 0)
+/// ```
+public struct ComparisonThresholds: Sendable, Equatable {
+    /// Allowed relative growth of `ratioToRaw` (0.25 = +25 %).
+    public var ratioToRawIncrease: Double
+    /// Allowed relative growth of `mallocCountPerRun` (0.10 = +10 %).
+    public var mallocCountIncrease: Double
+
+    /// Creates thresholds; the defaults are +25 % for ratios and +10 % for malloc counts.
+    public init(ratioToRawIncrease: Double = 0.25, mallocCountIncrease: Double = 0.10) {
+        self.ratioToRawIncrease = ratioToRawIncrease
+        self.mallocCountIncrease = mallocCountIncrease
+    }
+
+    /// +25 % ratio, +10 % mallocs.
+    public static let `default` = ComparisonThresholds()
+}
+
+/// One metric of one result, baseline against current.
+public struct ComparisonRow: Sendable, Equatable {
+    /// The result's identity (name, store, rows, strategy).
+    public var key: ResultKey
+    /// The metric's name (`ratioToRaw`, `mallocCountPerRun`, `wallNanosecondsMedian`, …).
+    public var metric: String
+    /// The baseline value.
+    public var baseline: Double
+    /// The current value.
+    public var current: Double
+    /// `(current - baseline) / baseline × 100`; `+∞` when the baseline is 0 and current is not.
+    public var deltaPercent: Double
+    /// Whether this metric can fail the comparison (only `ratioToRaw` and `mallocCountPerRun`).
+    public var isGated: Bool
+    /// Whether a gated metric grew past its threshold.
+    public var isRegression: Bool
+}
+
+/// The outcome of comparing a run against a baseline: rows, unmatched results, verdict, table.
+public struct ComparisonOutcome: Sendable, Equatable {
+    /// Pass or fail.
+    public enum Verdict: String, Sendable, Equatable {
+        /// No gated metric regressed.
+        case pass
+        /// At least one gated metric regressed past its threshold.
+        case fail
+    }
+
+    /// Every compared metric, ordered by key then metric.
+    public var rows: [ComparisonRow]
+    /// Results present in the baseline but not in this run (not a failure: runs may be filtered).
+    public var missingFromCurrent: [ResultKey]
+    /// Results of this run absent from the baseline.
+    public var newInCurrent: [ResultKey]
+    /// The thresholds applied.
+    public var thresholds: ComparisonThresholds
+
+    /// The rows that fail the comparison.
+    public var regressions: [ComparisonRow] { rows.filter(\.isRegression) }
+    /// `.fail` when any gated metric regressed, else `.pass`. Wall time never fails.
+    public var verdict: Verdict { regressions.isEmpty ? .pass : .fail }
+
+    /// A fixed-width, printable table ending with the verdict line.
+    /// ```text
+    /// result                               metric             baseline     current    delta  gate
+    /// fetch all [disk, 100000 rows, none]  ratioToRaw             1.50        2.10   +40.0%  FAIL
+    /// ```
+    public func table() -> String {
+        let header = ["result", "metric", "baseline", "current", "delta", "gate"]
+        var cells = [header]
+        for row in rows {
+            let gate = row.isRegression ? "FAIL" : (row.isGated ? "ok" : "")
+            cells.append([row.key.description, row.metric, Self.number(row.baseline), Self.number(row.current),
+                          Self.percent(row.deltaPercent), gate])
+        }
+        let widths = (0..<header.count).map { column in cells.map { $0[column].count }.max() ?? 0 }
+        var lines = cells.map { line in
+            line.enumerated().map { index, text in
+                let pad = String(repeating: " ", count: widths[index] - text.count)
+                return (2...4).contains(index) ? pad + text : text + pad
+            }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+        }
+        for key in missingFromCurrent { lines.append("missing from this run: \(key)") }
+        for key in newInCurrent { lines.append("not in baseline: \(key)") }
+        let limits = String(format: "ratioToRaw +%.0f%%, mallocCountPerRun +%.0f%%",
+                            thresholds.ratioToRawIncrease * 100, thresholds.mallocCountIncrease * 100)
+        lines.append(verdict == .pass
+                     ? "PASS: no gated metric regressed (\(limits))"
+                     : "FAIL: \(regressions.count) gated metric(s) regressed past \(limits)")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func number(_ value: Double) -> String {
+        abs(value) >= 1000 ? String(format: "%.0f", value) : String(format: "%.3g", value)
+    }
+
+    static func percent(_ value: Double) -> String {
+        value.isFinite ? String(format: "%+.1f%%", value) : (value > 0 ? "+inf" : "n/a")
+    }
+}
+
+/// Compares a run against a committed baseline; only ratios to raw SQLite and malloc counts gate.
+///
+/// ```swift
+/// let outcome = BaselineComparison.compare(current: report, baseline: try JSONReportCoder.read(from: url))
+/// print(outcome.table())
+/// exit(outcome.verdict == .pass ? 0 : 1)
+/// ```
+public enum BaselineComparison {
+    /// The metrics shown, in order; a metric missing on either side (unsupported) is skipped.
+    public static let comparedMetrics: [String] = [
+        MetricName.ratioToRaw, MetricName.mallocCountPerRun, MetricName.allocatedBytesPerRun,
+        MetricName.vmSteps, MetricName.wallNanosecondsMedian,
+    ]
+
+    /// Matches results by ``ResultKey`` and compares ``comparedMetrics``.
+    ///
+    /// Fails only when `ratioToRaw` grows by more than `thresholds.ratioToRawIncrease` or
+    /// `mallocCountPerRun` by more than `thresholds.mallocCountIncrease` (relative to the baseline).
+    public static func compare(current: BenchmarkReport, baseline: BenchmarkReport,
+                               thresholds: ComparisonThresholds = .default) -> ComparisonOutcome {
+        let base = Dictionary(baseline.results.map { ($0.key, $0) }, uniquingKeysWith: { _, last in last })
+        let now = Dictionary(current.results.map { ($0.key, $0) }, uniquingKeysWith: { _, last in last })
+        var rows: [ComparisonRow] = []
+        for key in now.keys.sorted() {
+            guard let c = now[key], let b = base[key] else { continue }
+            for metric in comparedMetrics {
+                guard let bv = value(metric, of: b), let cv = value(metric, of: c) else { continue }
+                let delta = bv == 0 ? (cv == 0 ? 0 : .infinity) : (cv - bv) / abs(bv) * 100
+                let limit: Double? = switch metric {
+                case MetricName.ratioToRaw: thresholds.ratioToRawIncrease
+                case MetricName.mallocCountPerRun: thresholds.mallocCountIncrease
+                default: nil
+                }
+                rows.append(ComparisonRow(key: key, metric: metric, baseline: bv, current: cv, deltaPercent: delta,
+                                          isGated: limit != nil,
+                                          isRegression: limit.map { delta > $0 * 100 + 1e-9 } ?? false))
+            }
+        }
+        return ComparisonOutcome(rows: rows,
+                                 missingFromCurrent: base.keys.filter { now[$0] == nil }.sorted(),
+                                 newInCurrent: now.keys.filter { base[$0] == nil }.sorted(),
+                                 thresholds: thresholds)
+    }
+
+    private static func value(_ metric: String, of result: BenchmarkResult) -> Double? {
+        metric == MetricName.ratioToRaw ? result.ratioToRaw : result.metrics[metric]
+    }
+}

@@ -1,0 +1,119 @@
+/// One `--option` of a subcommand: a flag, or an option taking a value (optionally repeatable).
+///
+/// ```swift
+/// let options: [CommandOption] = [
+///     .flag("quick", help: "Run the quick set."),
+///     .option("scale", placeholder: "rows", repeatable: true, help: "Scales to run."),
+/// ]
+/// ```
+public struct CommandOption: Sendable, Equatable {
+    /// Whether the option takes a value.
+    public enum Kind: Sendable, Equatable {
+        /// `--name`, no value.
+        case flag
+        /// `--name value` or `--name=value`; the placeholder names the value in help text.
+        case value(placeholder: String)
+    }
+
+    /// The name without dashes (`"scale"` for `--scale`).
+    public var name: String
+    /// Flag or value.
+    public var kind: Kind
+    /// Whether the option may be given more than once (values accumulate).
+    public var isRepeatable: Bool
+    /// One line of help.
+    public var help: String
+
+    /// Creates an option.
+    public init(name: String, kind: Kind, isRepeatable: Bool = false, help: String) {
+        self.name = name
+        self.kind = kind
+        self.isRepeatable = isRepeatable
+        self.help = help
+    }
+
+    /// A flag, `--name`.
+    public static func flag(_ name: String, help: String) -> CommandOption {
+        CommandOption(name: name, kind: .flag, help: help)
+    }
+
+    /// An option with a value, `--name <placeholder>`.
+    public static func option(_ name: String, placeholder: String = "value", repeatable: Bool = false,
+                              help: String) -> CommandOption {
+        CommandOption(name: name, kind: .value(placeholder: placeholder), isRepeatable: repeatable, help: help)
+    }
+
+    /// `--name` or `--name <placeholder>`, as help shows it.
+    var synopsis: String {
+        switch kind {
+        case .flag: return "--\(name)"
+        case .value(let placeholder): return "--\(name) <\(placeholder)>"
+        }
+    }
+}
+
+/// A subcommand of the CLI (`harness bench …`) with its options.
+///
+/// ```swift
+/// let bench = Subcommand("bench", abstract: "Run the persistence benchmarks.",
+///                        options: [.flag("quick", help: "Run the quick set.")])
+/// ```
+public struct Subcommand: Sendable, Equatable {
+    /// The word that selects it.
+    public var name: String
+    /// One line of help.
+    public var abstract: String
+    /// Its options (`--help` is implicit).
+    public var options: [CommandOption]
+    /// The placeholder for positional arguments in help, or `nil` when none are accepted.
+    public var positionalPlaceholder: String?
+
+    /// Creates a subcommand.
+    public init(_ name: String, abstract: String, options: [CommandOption] = [],
+                positionalPlaceholder: String? = nil) {
+        self.name = name
+        self.abstract = abstract
+        self.options = options
+        self.positionalPlaceholder = positionalPlaceholder
+    }
+}
+
+/// The result of parsing: the subcommand, its flags and option values, positionals, or a help request.
+///
+/// ```swift
+/// let parsed = try parser.parse(Array(CommandLine.arguments.dropFirst()))
+/// if parsed.isHelpRequested { print(parser.helpText(for: parsed.subcommand)); return }
+/// let scales = parsed.list("scale").compactMap { Int($0) }   // "--scale 1000,10000 --scale 100000"
+/// ```
+public struct ParsedArguments: Sendable, Equatable {
+    /// The chosen subcommand; `nil` when only `--help` was given.
+    public var subcommand: String?
+    /// `true` when `--help` or `-h` appeared; the caller prints ``ArgumentParser/helpText(for:)``.
+    public var isHelpRequested: Bool = false
+    /// The flags given.
+    public var flags: Set<String> = []
+    /// Values per option name, in command-line order.
+    public var options: [String: [String]] = [:]
+    /// Arguments that are not options (after `--`, everything is positional).
+    public var positionals: [String] = []
+
+    /// Whether the flag `--name` was given.
+    public func flag(_ name: String) -> Bool { flags.contains(name) }
+    /// The last value of `--name`, or `nil`.
+    public func value(_ name: String) -> String? { options[name]?.last }
+    /// Every value of `--name`, in order.
+    public func values(_ name: String) -> [String] { options[name] ?? [] }
+    /// Every value of `--name`, each split on commas, empty pieces dropped.
+    public func list(_ name: String) -> [String] {
+        values(name).flatMap { $0.split(separator: ",").map { String($0).trimmingSpaces } }.filter { !$0.isEmpty }
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while s.first == " " { s = s.dropFirst() }
+        while s.last == " " { s = s.dropLast() }
+        return String(s)
+    }
+}
