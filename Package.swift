@@ -48,6 +48,12 @@ var targets: [Target] = [
     ),
     .target(name: "BenchmarkKit", dependencies: ["CJemalloc", "CSQLite", "OpenSwiftData"]),
     .testTarget(name: "BenchmarkKitTests", dependencies: ["BenchmarkKit"]),
+    .target(name: "PersistenceWorkloads", dependencies: ["OpenSwiftData", "BenchmarkKit"],
+            path: "Benchmarks/PersistenceWorkloads"),
+    .executableTarget(name: "PersistenceBenchmarks", dependencies: ["PersistenceWorkloads", "BenchmarkKit"],
+                      path: "Benchmarks/PersistenceBenchmarks"),
+    .executableTarget(name: "harness", dependencies: ["PersistenceWorkloads", "BenchmarkKit", "OpenSwiftData"]),
+    .testTarget(name: "PersistenceWorkloadsTests", dependencies: ["PersistenceWorkloads", "BenchmarkKit", "OpenSwiftData"]),
     .executableTarget(
         name: "demo",
         dependencies: ["OpenSwiftData"]

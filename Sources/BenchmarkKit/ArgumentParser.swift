@@ -35,6 +35,14 @@ public struct ArgumentError: Error, Equatable, CustomStringConvertible {
     /// A close valid spelling (`"--scale"`), when one exists.
     public var suggestion: String?
 
+    /// Creates an error; commands built on the parser use it to reject option values.
+    public init(code: Code, argument: String, message: String, suggestion: String? = nil) {
+        self.code = code
+        self.argument = argument
+        self.message = message
+        self.suggestion = suggestion
+    }
+
     /// The message, followed by `; did you mean '<suggestion>'?` when there is a suggestion.
     public var description: String {
         suggestion.map { "\(message); did you mean '\($0)'?" } ?? message

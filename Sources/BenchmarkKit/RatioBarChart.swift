@@ -10,7 +10,7 @@ import Foundation
 /// ```
 public struct RatioBarChart {
     /// One bar.
-    public struct Bar {
+    public struct Bar: Sendable {
         /// The label left of the bar.
         public var label: String
         /// The ratio (1.0 = as fast as raw SQLite).
@@ -23,7 +23,7 @@ public struct RatioBarChart {
     }
 
     /// A vertical target line.
-    public struct Target {
+    public struct Target: Sendable {
         /// The caption above the line.
         public var label: String
         /// The ratio it marks.

@@ -95,6 +95,19 @@ public final class SQLiteConnection {
         return stmt
     }
 
+    /// SQLite's counters summed over every cached statement; `reset` zeroes them afterwards.
+    public func cachedStatementCounters(reset: Bool = false) -> SQLiteStatement.Counters {
+        var total = SQLiteStatement.Counters(vmSteps: 0, fullScanSteps: 0, sorts: 0, autoIndexRows: 0)
+        for stmt in cache.values {
+            let c = stmt.counters(reset: reset)
+            total.vmSteps += c.vmSteps
+            total.fullScanSteps += c.fullScanSteps
+            total.sorts += c.sorts
+            total.autoIndexRows += c.autoIndexRows
+        }
+        return total
+    }
+
     /// The number of statements in the cache.
     public var cachedStatementCount: Int { cache.count }
 

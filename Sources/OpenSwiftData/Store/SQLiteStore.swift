@@ -146,7 +146,7 @@ final class SQLiteStore: @unchecked Sendable {
         if url != nil { try configureOnDisk() }
         identifier = UUID().uuidString
         try connection.immediateTransaction {
-            for statement in mapping.ddl where !statement.hasPrefix("--") {
+            for statement in mapping.ddl + mapping.declaredIndexDDL where !statement.hasPrefix("--") {
                 try connection.execute(statement)
             }
             try connection.execute("CREATE TABLE \"Z_METADATA\" (\"key\" TEXT PRIMARY KEY, \"value\" TEXT NOT NULL)")

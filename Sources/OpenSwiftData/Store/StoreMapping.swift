@@ -68,8 +68,12 @@ final class StoreMapping: @unchecked Sendable {
     let tables: [Table]
     private var tableByRoot: [ObjectIdentifier: Table] = [:]
     private var relationshipStorage: [String: RelationshipStorage] = [:]
-    /// Every statement that creates the store, in order; also the schema fingerprint.
+    /// The statements that create the store's tables, unique indexes and relationship indexes,
+    /// in order; also the schema fingerprint kept in `Z_METADATA` (data compatibility).
     private(set) var ddl: [String] = []
+    /// The `#Index` declarations as `CREATE INDEX` statements. They are a performance choice,
+    /// not part of the fingerprint: an index strategy may replace them (``IndexStrategy``).
+    private(set) var declaredIndexDDL: [String] = []
 
     init(schema: Schema) throws {
         var tables: [Table] = []
@@ -210,6 +214,29 @@ final class StoreMapping: @unchecked Sendable {
         return .joinTable(name: "Z_\(a.0)_\(a.1)", ownColumn: "source_pk", otherColumn: "target_pk")
     }
 
+    /// `CREATE INDEX IF NOT EXISTS "<table>_<kind>_<c1>_<c2>" ON "<table>" ("c1", "c2")`.
+    static func indexStatement(table: String, columns: [String], kind: String) -> String {
+        "CREATE INDEX IF NOT EXISTS \(quoteIdentifier("\(table)_\(kind)_\(columns.joined(separator: "_"))")) ON \(quoteIdentifier(table)) (\(columns.map(quoteIdentifier).joined(separator: ", ")))"
+    }
+
+    /// The column names of `properties` of entity `entity`, or an error naming what is unknown.
+    func indexColumns(entity: String, properties: [String]) throws -> (Table, [String]) {
+        guard let table = tables.first(where: { $0.entities.contains { $0.name == entity } }),
+              let layout = table.entities.first(where: { $0.name == entity }) else {
+            throw SwiftDataError(SwiftDataError.unknownSchema.code, "no entity named \(entity) in the schema", entityName: entity)
+        }
+        var cols: [String] = []
+        for p in properties {
+            guard let slot = layout.slotByName[p], let c = table.column(layout, slot) else {
+                throw SwiftDataError(SwiftDataError.unknownSchema.code,
+                                     "\(entity).\(p) is not a stored attribute or to-one relationship; it cannot be indexed",
+                                     entityName: entity, propertyName: p)
+            }
+            cols.append(c)
+        }
+        return (table, cols)
+    }
+
     private func columnName(_ slot: ModelLayout.Slot, in table: Table) -> String {
         for e in table.entities { if let c = table.column(e, slot.index), ObjectIdentifier(e.slots[slot.index].declaringType) == ObjectIdentifier(slot.declaringType) { return c } }
         return slot.name
@@ -236,7 +263,7 @@ final class StoreMapping: @unchecked Sendable {
                 for group in e.indices {
                     let cols = group.compactMap { n in e.slotByName[n].flatMap { table.column(e, $0) } }
                     guard !cols.isEmpty, seenGroups.insert(["i"] + cols).inserted else { continue }
-                    statements.append("CREATE INDEX \(quoteIdentifier("\(table.name)_index_\(cols.joined(separator: "_"))")) ON \(q) (\(cols.map(quoteIdentifier).joined(separator: ", ")))")
+                    declaredIndexDDL.append(StoreMapping.indexStatement(table: table.name, columns: cols, kind: "index"))
                 }
                 for s in e.slots where s.isRelationship {
                     if case .foreignKey(let c)? = storage(of: e, slot: s.index), seenGroups.insert(["f", c]).inserted {

@@ -1,0 +1,109 @@
+import Foundation
+import OpenSwiftData
+
+/// Which store a workload runs on.
+public enum BenchStore: String, CaseIterable, Sendable {
+    /// The on-disk store (WAL, synchronous=NORMAL).
+    case disk
+    /// The in-memory store.
+    case memory
+}
+
+/// Creates and caches the databases the workloads read: one populated container and one
+/// populated raw database per (store, rows), built once and reused across iterations.
+public final class FixtureCache {
+    let directory: URL
+    private var ours: [String: ModelContainer] = [:]
+    private var raw: [String: RawStore] = [:]
+    private var counter = 0
+
+    /// Fixtures live under `directory` (a fresh temporary folder by default) until `removeAll()`.
+    public init(directory: URL? = nil) {
+        self.directory = directory ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("openswiftdata-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try? FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
+    }
+
+    /// Deletes every fixture file.
+    public func removeAll() {
+        ours.removeAll()
+        raw.removeAll()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func freshURL(_ label: String) -> URL {
+        counter += 1
+        return directory.appendingPathComponent("\(label)-\(counter).sqlite")
+    }
+
+    /// A new, empty container of the benchmark schema.
+    func emptyContainer(_ store: BenchStore) throws -> ModelContainer {
+        let schema = Schema([BenchItem.self, BenchGroup.self])
+        switch store {
+        case .memory:
+            return try ModelContainer(for: schema, configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
+        case .disk:
+            let url = freshURL("ours")
+            removeStoreFiles(url)
+            return try ModelContainer(for: schema, configurations: [ModelConfiguration(url: url)])
+        }
+    }
+
+    /// A new, empty raw database.
+    func emptyRaw(_ store: BenchStore, strategy: IndexStrategy = .declared) throws -> RawStore {
+        try RawStore(url: store == .disk ? freshURL("raw") : nil, strategy: strategy)
+    }
+
+    /// The shared container holding `rows` items, with `strategy`'s indexes.
+    func populated(_ store: BenchStore, rows: Int, strategy: IndexStrategy) throws -> ModelContainer {
+        let key = "\(store)-\(rows)"
+        let container: ModelContainer
+        if let c = ours[key] { container = c } else {
+            container = try emptyContainer(store)
+            let context = ModelContext(container)
+            for start in stride(from: 0, to: rows, by: 10_000) {
+                for i in start..<min(start + 10_000, rows) { context.insert(BenchItem(row: i)) }
+                try context.save()
+            }
+            ours[key] = container
+        }
+        try container.applyIndexStrategy(strategy)
+        return container
+    }
+
+    /// The shared raw database holding `rows` items, with `strategy`'s indexes.
+    func populatedRaw(_ store: BenchStore, rows: Int, strategy: IndexStrategy) throws -> RawStore {
+        let key = "\(store)-\(rows)"
+        let db: RawStore
+        if let r = raw[key] { db = r } else {
+            db = try emptyRaw(store)
+            try db.insertRows(rows)
+            raw[key] = db
+        }
+        try db.apply(strategy)
+        return db
+    }
+
+    /// A new container holding `rows` items in groups of `groupSize`.
+    func grouped(_ store: BenchStore, rows: Int, groupSize: Int) throws -> ModelContainer {
+        let container = try emptyContainer(store)
+        let context = ModelContext(container)
+        var group: BenchGroup?
+        for i in 0..<rows {
+            if i % groupSize == 0 {
+                group = BenchGroup(name: "group-\(i / groupSize)")
+                context.insert(group!)
+            }
+            let item = BenchItem(row: i)
+            item.group = group
+        }
+        try context.save()
+        return container
+    }
+
+    private func removeStoreFiles(_ url: URL) {
+        for suffix in ["", "-wal", "-shm"] {
+            try? FileManager.default.removeItem(atPath: url.path + suffix)
+        }
+    }
+}

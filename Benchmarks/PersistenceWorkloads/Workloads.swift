@@ -1,0 +1,244 @@
+import BenchmarkKit
+import Foundation
+import OpenSwiftData
+
+/// One workload: what we do through OpenSwiftData and the same work through raw SQLite. Both
+/// bodies return a result (a row count or checksum) so the smoke test can check they agree.
+public struct Workload {
+    /// The workload's name, e.g. `"equality fetch (indexed)"`.
+    public let name: String
+    /// The report group: `insert`, `fetch`, `count`, `delete`.
+    public let group: String
+    /// Whether the workload is a query measured under every index strategy.
+    public let isQuery: Bool
+    /// Operations per run at a scale (queries or rows).
+    public let operations: (Int) -> Int
+    /// Our set-up (untimed) and body (timed).
+    let oursSetUp: (FixtureCache, BenchStore, Int, IndexStrategy) throws -> OursRun
+    /// Raw set-up (untimed) and body (timed).
+    let rawSetUp: (FixtureCache, BenchStore, Int, IndexStrategy) throws -> RawRun
+    /// The query whose plan the report shows, if any.
+    let plan: ((ModelContainer, Int) throws -> [String])?
+}
+
+/// A prepared run through OpenSwiftData.
+final class OursRun {
+    let container: ModelContainer
+    let body: () throws -> Int
+    init(_ container: ModelContainer, _ body: @escaping () throws -> Int) {
+        self.container = container
+        self.body = body
+    }
+}
+
+/// A prepared run through raw SQLite.
+final class RawRun {
+    let store: RawStore
+    let body: () throws -> Int
+    init(_ store: RawStore, _ body: @escaping () throws -> Int) {
+        self.store = store
+        self.body = body
+    }
+}
+
+/// The persistence workloads of issue #3, each with its raw-SQLite twin.
+public enum PersistenceWorkloads {
+    static let equalityQueries = 100
+    static let scanQueries = 3
+    static let sortedQueries = 20
+
+    /// Rows whose `code` the equality workloads look up: spread evenly over the table.
+    static func probeRows(_ rows: Int, _ count: Int) -> [Int] {
+        (0..<min(count, rows)).map { $0 * rows / min(count, rows) }
+    }
+
+    /// Every workload.
+    public static var all: [Workload] {
+        [batchInsert, fetchAll,
+         equality(indexed: true), equality(indexed: false),
+         range(indexed: true), range(indexed: false),
+         sortedLimit(indexed: true), sortedLimit(indexed: false),
+         countAll, count(indexed: true), count(indexed: false),
+         cascadeDelete]
+    }
+
+    static var batchInsert: Workload { Workload(
+        name: "batch insert", group: "insert", isQuery: false, operations: { $0 },
+        oursSetUp: { cache, store, rows, _ in
+            let container = try cache.emptyContainer(store)
+            return OursRun(container) {
+                let context = ModelContext(container)
+                for i in 0..<rows { context.insert(BenchItem(row: i)) }
+                try context.save()
+                return rows
+            }
+        },
+        rawSetUp: { cache, store, rows, _ in
+            let db = try cache.emptyRaw(store)
+            return RawRun(db) { try db.insertRows(rows); return rows }
+        },
+        plan: nil) }
+
+    static var fetchAll: Workload { Workload(
+        name: "fetch all", group: "fetch", isQuery: false, operations: { $0 },
+        oursSetUp: { cache, store, rows, strategy in
+            let container = try cache.populated(store, rows: rows, strategy: strategy)
+            let context = ModelContext(container)
+            return OursRun(container) { try context.fetch(FetchDescriptor<BenchItem>()).count }
+        },
+        rawSetUp: { cache, store, rows, strategy in
+            let db = try cache.populatedRaw(store, rows: rows, strategy: strategy)
+            return RawRun(db) { try db.rows(RawStore.select + " ORDER BY \"Z_PK\"").count }
+        },
+        plan: { container, _ in try container.queryPlan(for: FetchDescriptor<BenchItem>()) }) }
+
+    static func equality(indexed: Bool) -> Workload {
+        let column = indexed ? "code" : "codeUnindexed"
+        let queries = indexed ? equalityQueries : scanQueries
+        func descriptor(_ code: Int) -> FetchDescriptor<BenchItem> {
+            indexed ? FetchDescriptor(predicate: #Predicate { $0.code == code })
+                : FetchDescriptor(predicate: #Predicate { $0.codeUnindexed == code })
+        }
+        return Workload(
+            name: "equality fetch (\(indexed ? "indexed" : "unindexed"))", group: "fetch", isQuery: true,
+            operations: { min(queries, $0) },
+            oursSetUp: { cache, store, rows, strategy in
+                let container = try cache.populated(store, rows: rows, strategy: strategy)
+                let context = ModelContext(container)
+                let codes = probeRows(rows, queries).map { BenchData.values(row: $0).code }
+                return OursRun(container) {
+                    var found = 0
+                    for code in codes { found += try context.fetch(descriptor(code)).count }
+                    return found
+                }
+            },
+            rawSetUp: { cache, store, rows, strategy in
+                let db = try cache.populatedRaw(store, rows: rows, strategy: strategy)
+                let codes = probeRows(rows, queries).map { BenchData.values(row: $0).code }
+                let sql = RawStore.select + " WHERE \"\(column)\" = ? ORDER BY \"Z_PK\""
+                return RawRun(db) {
+                    var found = 0
+                    for code in codes { found += try db.rows(sql, [.integer(Int64(code))]).count }
+                    return found
+                }
+            },
+            plan: { container, rows in try container.queryPlan(for: descriptor(BenchData.values(row: rows / 2).code)) })
+    }
+
+    static func range(indexed: Bool) -> Workload {
+        let column = indexed ? "price" : "priceUnindexed"
+        let (lo, hi) = BenchData.priceRange(percent: 1)
+        let descriptor: FetchDescriptor<BenchItem> = indexed
+            ? FetchDescriptor(predicate: #Predicate { $0.price >= lo && $0.price < hi })
+            : FetchDescriptor(predicate: #Predicate { $0.priceUnindexed >= lo && $0.priceUnindexed < hi })
+        return Workload(
+            name: "1% range fetch (\(indexed ? "indexed" : "unindexed"))", group: "fetch", isQuery: true,
+            operations: { _ in 1 },
+            oursSetUp: { cache, store, rows, strategy in
+                let container = try cache.populated(store, rows: rows, strategy: strategy)
+                let context = ModelContext(container)
+                return OursRun(container) { try context.fetch(descriptor).count }
+            },
+            rawSetUp: { cache, store, rows, strategy in
+                let db = try cache.populatedRaw(store, rows: rows, strategy: strategy)
+                let sql = RawStore.select + " WHERE (\"\(column)\" >= ? AND \"\(column)\" < ?) ORDER BY \"Z_PK\""
+                return RawRun(db) { try db.rows(sql, [.real(lo), .real(hi)]).count }
+            },
+            plan: { container, _ in try container.queryPlan(for: descriptor) })
+    }
+
+    static func sortedLimit(indexed: Bool) -> Workload {
+        let column = indexed ? "price" : "priceUnindexed"
+        var descriptor: FetchDescriptor<BenchItem> = indexed
+            ? FetchDescriptor(sortBy: [SortDescriptor(\.price, order: .reverse)])
+            : FetchDescriptor(sortBy: [SortDescriptor(\.priceUnindexed, order: .reverse)])
+        descriptor.fetchLimit = 20
+        let queries = indexed ? sortedQueries : scanQueries
+        return Workload(
+            name: "sorted fetch, limit 20 (\(indexed ? "indexed" : "unindexed"))", group: "fetch", isQuery: true,
+            operations: { _ in queries },
+            oursSetUp: { cache, store, rows, strategy in
+                let container = try cache.populated(store, rows: rows, strategy: strategy)
+                let context = ModelContext(container)
+                return OursRun(container) {
+                    var n = 0
+                    for _ in 0..<queries { n += try context.fetch(descriptor).count }
+                    return n
+                }
+            },
+            rawSetUp: { cache, store, rows, strategy in
+                let db = try cache.populatedRaw(store, rows: rows, strategy: strategy)
+                let sql = RawStore.select + " ORDER BY \"\(column)\" DESC, \"Z_PK\" ASC LIMIT 20"
+                return RawRun(db) {
+                    var n = 0
+                    for _ in 0..<queries { n += try db.rows(sql).count }
+                    return n
+                }
+            },
+            plan: { container, _ in try container.queryPlan(for: descriptor) })
+    }
+
+    static var countAll: Workload { Workload(
+        name: "fetchCount (all)", group: "count", isQuery: true, operations: { _ in 1 },
+        oursSetUp: { cache, store, rows, strategy in
+            let container = try cache.populated(store, rows: rows, strategy: strategy)
+            let context = ModelContext(container)
+            return OursRun(container) { try context.fetchCount(FetchDescriptor<BenchItem>()) }
+        },
+        rawSetUp: { cache, store, rows, strategy in
+            let db = try cache.populatedRaw(store, rows: rows, strategy: strategy)
+            return RawRun(db) { try db.count("SELECT count(*) FROM \"BenchItem\"") }
+        },
+        plan: nil) }
+
+    static func count(indexed: Bool) -> Workload {
+        let column = indexed ? "code" : "codeUnindexed"
+        let half = 1 << 30
+        let descriptor: FetchDescriptor<BenchItem> = indexed
+            ? FetchDescriptor(predicate: #Predicate { $0.code < half })
+            : FetchDescriptor(predicate: #Predicate { $0.codeUnindexed < half })
+        return Workload(
+            name: "fetchCount (\(indexed ? "indexed" : "unindexed") predicate)", group: "count", isQuery: true,
+            operations: { _ in 1 },
+            oursSetUp: { cache, store, rows, strategy in
+                let container = try cache.populated(store, rows: rows, strategy: strategy)
+                let context = ModelContext(container)
+                return OursRun(container) { try context.fetchCount(descriptor) }
+            },
+            rawSetUp: { cache, store, rows, strategy in
+                let db = try cache.populatedRaw(store, rows: rows, strategy: strategy)
+                return RawRun(db) { try db.count("SELECT count(*) FROM \"BenchItem\" WHERE (\"\(column)\" < ?)", [.integer(Int64(half))]) }
+            },
+            plan: { container, _ in try container.queryPlan(for: descriptor) })
+    }
+
+    static let cascadeGroupSize = 10
+
+    static var cascadeDelete: Workload { Workload(
+        name: "delete with cascade", group: "delete", isQuery: false, operations: { $0 },
+        oursSetUp: { cache, store, rows, _ in
+            let container = try cache.grouped(store, rows: rows, groupSize: cascadeGroupSize)
+            return OursRun(container) {
+                let context = ModelContext(container)
+                let groups = try context.fetch(FetchDescriptor<BenchGroup>())
+                for g in groups { context.delete(g) }
+                try context.save()
+                return try context.fetchCount(FetchDescriptor<BenchItem>()) + groups.count * cascadeGroupSize
+            }
+        },
+        rawSetUp: { cache, store, rows, _ in
+            let db = try cache.emptyRaw(store)
+            try db.insertRows(rows, groupSize: cascadeGroupSize)
+            return RawRun(db) {
+                let groups = try db.db.rows("SELECT \"Z_PK\" FROM \"BenchGroup\"")
+                try db.db.immediateTransaction {
+                    for g in groups {
+                        try db.db.run("DELETE FROM \"BenchItem\" WHERE \"group\" = ?", g)
+                        try db.db.run("DELETE FROM \"BenchGroup\" WHERE \"Z_PK\" = ?", g)
+                    }
+                }
+                return try db.count("SELECT count(*) FROM \"BenchItem\"") + groups.count * cascadeGroupSize
+            }
+        },
+        plan: nil) }
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+/// Which secondary indexes a store has: none, the ones `#Index` declares, or a custom set.
+/// Unique indexes (`.unique`, `#Unique`) and the relationship indexes are semantics, not a
+/// strategy, and are never dropped. Benchmarks compare strategies on one schema with this.
+///
+/// ```swift
+/// try container.applyIndexStrategy(.none)
+/// try container.applyIndexStrategy(.custom(["Product": [["name"], ["price", "name"]]]))
+/// ```
+public enum IndexStrategy: Sendable, Equatable, CustomStringConvertible {
+    /// No secondary indexes.
+    case none
+    /// The indexes `#Index` declares (what a new store gets).
+    case declared
+    /// Exactly these indexes: entity name → index groups of property names.
+    case custom([String: [[String]]])
+
+    /// `none`, `declared`, or `custom(Entity(a,b);…)`.
+    public var description: String {
+        switch self {
+        case .none: "none"
+        case .declared: "declared"
+        case .custom(let sets):
+            "custom(" + sets.keys.sorted().flatMap { e in sets[e]!.map { "\(e)(\($0.joined(separator: ",")))" } }
+                .joined(separator: ";") + ")"
+        }
+    }
+}
+
+extension ModelContainer {
+    /// Replaces the store's secondary indexes with `strategy`'s, in one transaction.
+    ///
+    /// ```sql
+    /// DROP INDEX "Product_index_name"; CREATE INDEX IF NOT EXISTS "Product_custom_price" ON "Product" ("price")
+    /// ```
+    /// - Throws: ``SwiftDataError/unknownSchema`` naming an unknown entity or property.
+    public func applyIndexStrategy(_ strategy: IndexStrategy) throws {
+        var create: [String] = []
+        switch strategy {
+        case .none: break
+        case .declared: create = mapping.declaredIndexDDL
+        case .custom(let sets):
+            for entity in sets.keys.sorted() {
+                for group in sets[entity]! {
+                    let (table, cols) = try mapping.indexColumns(entity: entity, properties: group)
+                    create.append(StoreMapping.indexStatement(table: table.name, columns: cols, kind: "custom"))
+                }
+            }
+        }
+        try store.withConnection { db in
+            try db.immediateTransactionMapped {
+                let existing = try db.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND (name LIKE '%\\_index\\_%' ESCAPE '\\' OR name LIKE '%\\_custom\\_%' ESCAPE '\\')")
+                for row in existing {
+                    if case .text(let name) = row[0] { try db.execute("DROP INDEX \(quoteIdentifier(name))") }
+                }
+                for statement in create { try db.execute(statement) }
+            }
+        }
+    }
+
+    /// SQLite's statement counters (VM steps, full-scan steps, sorts, auto-index rows) summed
+    /// over the store's prepared statements since the last reset; for benchmarks.
+    public func statementCounters(reset: Bool = false) -> SQLiteStatement.Counters {
+        store.withConnection { $0.cachedStatementCounters(reset: reset) }
+    }
+
+    /// The `EXPLAIN QUERY PLAN` rows SQLite would use for `descriptor`'s fetch.
+    public func queryPlan<T: PersistentModel>(for descriptor: FetchDescriptor<T>) throws -> [String] {
+        let context = ModelContext(self)
+        let q = try context.query(descriptor)
+        let sql = "SELECT \(q.table.selectList) FROM \(quoteIdentifier(q.table.name)) t WHERE \(q.whereSQL) ORDER BY \(q.orderBy)"
+            + (descriptor.fetchLimit.map { $0 > 0 ? " LIMIT \($0)" : "" } ?? "")
+        return try store.withConnection { db in try db.queryPlan(sql, q.arguments) }
+    }
+}

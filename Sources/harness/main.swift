@@ -1,0 +1,44 @@
+// `harness`: the project's command-line tool. `harness bench` measures the core against raw
+// SQLite; later subcommands add conformance, differential checks and fixtures.
+import BenchmarkKit
+import Foundation
+import PersistenceWorkloads
+
+let parser = ArgumentParser(
+    program: "harness",
+    abstract: "OpenSwiftData's test-fixture and benchmarking harness.",
+    subcommands: [BenchCommand.subcommand])
+
+/// `swift --version`'s first line, for the report; `nil` when swift is not on PATH.
+func toolchainVersion() -> String? {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = ["swift", "--version"]
+    let pipe = Pipe()
+    p.standardOutput = pipe
+    p.standardError = FileHandle.nullDevice
+    guard (try? p.run()) != nil else { return nil }
+    let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    p.waitUntilExit()
+    return text.split(separator: "\n").first.map(String.init)
+}
+
+do {
+    let args = try parser.parse(Array(CommandLine.arguments.dropFirst()))
+    if args.isHelpRequested {
+        print(parser.helpText(for: args.subcommand))
+        exit(0)
+    }
+    switch args.subcommand {
+    case "bench": exit(try BenchCommand.run(args, toolchain: toolchainVersion()))
+    default:
+        print(parser.helpText())
+        exit(2)
+    }
+} catch let error as ArgumentError {
+    FileHandle.standardError.write(Data("harness: \(error)\n\n\(parser.helpText())\n".utf8))
+    exit(2)
+} catch {
+    FileHandle.standardError.write(Data("harness: \(error)\n".utf8))
+    exit(1)
+}
