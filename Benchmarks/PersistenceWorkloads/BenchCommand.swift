@@ -36,8 +36,11 @@ public enum BenchCommand {
             print(try rssProbe(rows: rows))
             return 0
         }
-        var config = args.flag("quick") ? RunnerConfiguration.quick
-            : RunnerConfiguration(warmUpIterations: 1, mode: .timeBudget(seconds: 2, minIterations: 5, maxIterations: 200))
+        // Quick: one warm-up, then about a quarter second per result (at least 3 runs), so cheap
+        // operations still get enough runs for a stable median.
+        var config = args.flag("quick")
+            ? RunnerConfiguration(warmUpIterations: 1, mode: .timeBudget(seconds: 0.25, minIterations: 3, maxIterations: 200))
+            : RunnerConfiguration(warmUpIterations: 1, mode: .timeBudget(seconds: 2, minIterations: 5, maxIterations: 500))
         config.allowDebug = args.flag("allow-debug")
         var scales = args.list("scale").compactMap { Int($0.replacingOccurrences(of: "_", with: "")) }
         if scales.isEmpty { scales = [1_000, 10_000, 100_000] }

@@ -15,6 +15,9 @@ public final class FixtureCache {
     let directory: URL
     private var ours: [String: ModelContainer] = [:]
     private var raw: [String: RawStore] = [:]
+    /// The strategy each cached database has now: changing indexes changes the schema, which
+    /// makes SQLite re-prepare every statement, so it happens only when the strategy changes.
+    private var applied: [String: IndexStrategy] = [:]
     private var counter = 0
 
     /// Fixtures live under `directory` (a fresh temporary folder by default) until `removeAll()`.
@@ -66,8 +69,12 @@ public final class FixtureCache {
                 try context.save()
             }
             ours[key] = container
+            applied["ours-" + key] = .declared
         }
-        try container.applyIndexStrategy(strategy)
+        if applied["ours-" + key] != strategy {
+            try container.applyIndexStrategy(strategy)
+            applied["ours-" + key] = strategy
+        }
         return container
     }
 
@@ -79,8 +86,12 @@ public final class FixtureCache {
             db = try emptyRaw(store)
             try db.insertRows(rows)
             raw[key] = db
+            applied["raw-" + key] = .declared
         }
-        try db.apply(strategy)
+        if applied["raw-" + key] != strategy {
+            try db.apply(strategy)
+            applied["raw-" + key] = strategy
+        }
         return db
     }
 

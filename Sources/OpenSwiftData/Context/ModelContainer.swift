@@ -15,6 +15,8 @@ public final class ModelContainer: @unchecked Sendable {
     public let migrationPlan: (any SchemaMigrationPlan.Type)?
     let store: SQLiteStore
     let mapping: StoreMapping
+    /// Translated fetches by query shape, shared by every context (see ``QueryCache``).
+    let queryCache = QueryCache()
     var allowsSave: Bool { configurations.first?.allowsSave ?? true }
 
     private var _mainContext: ModelContext?

@@ -17,20 +17,18 @@ extension ModelContext {
         let limit = descriptor.fetchLimit.flatMap { $0 > 0 ? $0 : nil }
         let offset = max(descriptor.fetchOffset ?? 0, 0)
         guard let pending, !pending.isEmpty else {
-            var sql = "SELECT \(q.table.selectList) FROM \(quoteIdentifier(q.table.name)) t WHERE \(q.whereSQL) ORDER BY \(q.orderBy)"
-            var args = q.arguments
             if limit != nil || offset > 0 {
-                sql += " LIMIT ? OFFSET ?"
-                args += [.integer(Int64(limit ?? -1)), .integer(Int64(offset))]
+                return try materializeRows(q.compiled.pagedSQL,
+                                           q.arguments + [.integer(Int64(limit ?? -1)), .integer(Int64(offset))],
+                                           table: q.table, as: T.self)
             }
-            return try materializeRows(sql, args, table: q.table).map { $0 as! T }
+            return try materializeRows(q.compiled.selectSQL, q.arguments, table: q.table, as: T.self)
         }
         // Pending changes: evaluate the store part in SQL, the in-memory part with
         // Predicate.evaluate, then sort and page the merged result (FET-07).
-        let sql = "SELECT \(q.table.selectList) FROM \(quoteIdentifier(q.table.name)) t WHERE \(q.whereSQL) ORDER BY t.\"Z_PK\""
         var result: [T] = []
         var seen = Set<ObjectIdentifier>()
-        for m in try materializeRows(sql, q.arguments, table: q.table) {
+        for m in try materializeRows(q.compiled.storeOrderSQL, q.arguments, table: q.table) {
             let id = ObjectIdentifier(m)
             if pending.contains(id) { continue }
             seen.insert(id)
@@ -66,7 +64,7 @@ extension ModelContext {
             unpaged.fetchOffset = nil
             total = try fetch(unpaged).count
         } else {
-            let sql = "SELECT count(*) FROM \(quoteIdentifier(q.table.name)) t WHERE \(q.whereSQL)"
+            let sql = q.compiled.countSQL
             total = try store.withConnection { db in
                 if case .integer(let n)? = try db.scalar(sql, q.arguments) { return Int(n) }
                 return 0
@@ -111,15 +109,24 @@ extension ModelContext {
 
     // MARK: Query building
 
-    struct Query {
-        let layout: ModelLayout
-        let table: StoreMapping.Table
-        let whereSQL: String
+    /// A compiled query with this fetch's captured values.
+    struct BoundQuery {
+        let compiled: CompiledQuery
         let arguments: [SQLValue]
-        let orderBy: String
+        var layout: ModelLayout { compiled.layout }
+        var table: StoreMapping.Table { compiled.table }
     }
 
-    func query<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Query {
+    /// The query for `descriptor`, from the container's cache when its shape was seen before.
+    func query<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> BoundQuery {
+        let key = QueryCache.Key(entity: ObjectIdentifier(T.self),
+                                 predicateType: descriptor.predicate.map { ObjectIdentifier(type(of: $0.expression)) },
+                                 sorts: AnyHashable(descriptor.sortBy))
+        var leaves = PredicateLeaves()
+        if let p = descriptor.predicate { collectLeaves(p.expression, &leaves) }
+        if leaves.isCacheable, let compiled = container.queryCache.lookup(key, structure: leaves.structure) {
+            return BoundQuery(compiled: compiled, arguments: try leaves.values.map(sqlArgument))
+        }
         if let e = container.schema.buildError { throw e }
         guard let layout = try? ModelLayout.of(T.self), let table = mapping.table(for: layout),
               table.entityID(layout) != nil else {
@@ -140,9 +147,13 @@ extension ModelContext {
             conditions.append(f.sql)
             args += f.arguments
         }
-        return Query(layout: layout, table: table,
-                     whereSQL: conditions.isEmpty ? "1" : conditions.joined(separator: " AND "),
-                     arguments: args, orderBy: try orderByClause(descriptor.sortBy, t))
+        let compiled = CompiledQuery(layout: layout, table: table,
+                                     whereSQL: conditions.isEmpty ? "1" : conditions.joined(separator: " AND "),
+                                     orderBy: try orderByClause(descriptor.sortBy, t))
+        if leaves.isCacheable, leaves.values.count == args.count {
+            container.queryCache.insert(key, structure: leaves.structure, compiled)
+        }
+        return BoundQuery(compiled: compiled, arguments: args)
     }
 
     /// Identities of pending models of `layout`'s kind, or `nil` when there are none.
@@ -167,12 +178,17 @@ extension ModelContext {
     /// Runs a `SELECT <table.selectList>` query and returns one model per row, reusing
     /// registered instances (one object per row per context).
     func materializeRows(_ sql: String, _ args: [SQLValue], table: StoreMapping.Table) throws -> [any PersistentModel] {
+        try materializeRows(sql, args, table: table, as: (any PersistentModel).self)
+    }
+
+    /// ``materializeRows(_:_:table:)`` returning `T`s directly (no second array).
+    func materializeRows<T>(_ sql: String, _ args: [SQLValue], table: StoreMapping.Table, as: T.Type) throws -> [T] {
         try store.withConnection { db in
             let stmt: SQLiteStatement
             do { stmt = try db.cachedStatement(sql) } catch { throw storeError(error, sql: sql) }
             defer { stmt.reset() }
             try stmt.bind(args)
-            var out: [any PersistentModel] = []
+            var out: [T] = []
             let tableKey = ObjectIdentifier(table.root)
             do {
                 while try stmt.step() {
@@ -182,21 +198,20 @@ extension ModelContext {
                         if d.isFault || (d.committed == nil && d.status == .persisted) {
                             try decode(stmt, into: d, model: existing, table: table)
                         }
-                        out.append(existing)
+                        out.append(existing as! T)
                         continue
                     }
                     let ent = Int(stmt.int64(at: 1))
                     guard ent > 0, ent < table.entitiesByID.count, let layout = table.entitiesByID[ent] else { continue }
-                    let d = BackingData(layout: layout)
-                    let values = try readValues(stmt, table.plansByID[ent], count: layout.slots.count, into: d)
-                    d.values = values
+                    let d = BackingData(layout: layout,
+                                        values: try readValues(stmt, table.plansByID[ent], count: layout.slots.count))
                     d.contextHandle = handle
                     d.pk = pk
                     d.status = .persisted
                     d.storeIdentifier = store.identifier
                     let model = MaterializationScope.run { layout.type.init(backingData: d) }
                     registered[RowKey(table: tableKey, pk: pk)] = model
-                    out.append(model)
+                    out.append(model as! T)
                 }
             } catch let e as SwiftDataError {
                 throw e
@@ -209,14 +224,14 @@ extension ModelContext {
 
     /// Reads a new row's columns into a fresh slot array (foreign keys go to `data`).
     @inline(__always)
-    private func readValues(_ stmt: SQLiteStatement, _ plan: [StoreMapping.Table.ColumnRead], count: Int,
-                            into data: BackingData) throws -> ContiguousArray<Any?> {
+    private func readValues(_ stmt: SQLiteStatement, _ plan: [StoreMapping.Table.ColumnRead],
+                            count: Int) throws -> ContiguousArray<Any?> {
         var values = ContiguousArray<Any?>(repeating: nil, count: count)
         for read in plan {
             if let codec = read.codec {
                 values[read.slot] = try codec.read(stmt, read.column)
             } else {
-                data.foreignKeys[read.slot] = stmt.isNull(at: read.column) ? 0 : stmt.int64(at: read.column)
+                values[read.slot] = ForeignKey(pk: stmt.isNull(at: read.column) ? 0 : stmt.int64(at: read.column))
             }
         }
         return values
@@ -237,10 +252,12 @@ extension ModelContext {
                 }
             } else {
                 let fk = stmt.isNull(at: read.column) ? 0 : stmt.int64(at: read.column)
-                if model != nil, data.foreignKeys[read.slot] != fk {
-                    data.values[read.slot] = nil
-                }
-                data.foreignKeys[read.slot] = fk
+                let current = read.slot < data.values.count ? data.values[read.slot] : nil
+                let loaded = current.flatMap { RelationshipGraph.models(in: $0).first }
+                let same = current.map { $0 is ForeignKey ? (($0 as! ForeignKey).pk == fk) : false } ?? false
+                    || (loaded.map { $0.persistentBackingData.pk == fk } ?? false)
+                    || (fk == 0 && current != nil && loaded == nil && !(current! is ForeignKey))
+                if !same { data.values[read.slot] = ForeignKey(pk: fk) }
             }
         }
         // To-many relationships reload lazily on next access.
@@ -279,8 +296,8 @@ extension ModelContext {
             do {
                 switch storage {
                 case .foreignKey:
-                    if data.foreignKeys[slot.index] == nil, data.isFault { fulfillFault(data) }
-                    if let fk = data.foreignKeys[slot.index], fk != 0, let m = try materialize(table: targetTable, pk: fk) {
+                    if data.unresolvedForeignKey(slot.index) == nil, data.isFault { fulfillFault(data) }
+                    if let fk = data.unresolvedForeignKey(slot.index), fk != 0, let m = try materialize(table: targetTable, pk: fk) {
                         models = [m]
                     }
                 case .inverseForeignKey(let table, let column):

@@ -99,11 +99,11 @@ extension ModelContext {
             return d.pendingPK != 0 ? d.pendingPK : nil
         }
         func foreignKeyValue(_ d: BackingData, _ slot: Int) -> SQLValue {
+            if let fk = d.unresolvedForeignKey(slot) { return fk != 0 ? .integer(fk) : .null }
             if slot < d.values.count, let v = d.values[slot] {
                 guard let target = RelationshipGraph.models(in: v).first, !target.isDeleted else { return .null }
                 return pk(of: target).map { .integer($0) } ?? .null
             }
-            if let fk = d.foreignKeys[slot], fk != 0 { return .integer(fk) }
             return .null
         }
         func encode(_ d: BackingData, _ read: StoreMapping.Table.ColumnRead, model: any PersistentModel) throws -> SQLValue {
@@ -111,7 +111,7 @@ extension ModelContext {
                 var value = read.slot < d.values.count ? d.values[read.slot] : nil
                 if value == nil, let s = d.layout?.slots[read.slot], s.isConstant { value = model[keyPath: s.keyPath] }
                 do {
-                    return try codec.encode(value as Any)
+                    return try codec.encode(value)
                 } catch var e as SwiftDataError {
                     e.entityName = d.layout?.name
                     e.propertyName = d.layout?.slots[read.slot].name

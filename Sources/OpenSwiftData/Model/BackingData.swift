@@ -33,10 +33,9 @@ public final class BackingData {
     var committed: ContiguousArray<Any?>?
     /// Slots changed since the last save.
     var changed: [Bool] = []
-    /// Unresolved to-one targets: slot → primary key (0 = nil).
-    var foreignKeys: [Int: Int64] = [:]
-    /// Posts change notifications for `Observable`.
-    let registrar = ObservationRegistrar()
+    /// Posts change notifications for `Observable`; created on first property access, so
+    /// models that are fetched but never read cost no registrar.
+    lazy var registrar = ObservationRegistrar()
 
     init(slotCount: Int = 0) {
         values = ContiguousArray(repeating: nil, count: slotCount)
@@ -47,6 +46,18 @@ public final class BackingData {
         values = ContiguousArray(repeating: nil, count: layout.slots.count)
     }
 
+    init(layout: ModelLayout, values: ContiguousArray<Any?>) {
+        self.layout = layout
+        self.values = values
+    }
+
+    /// The primary key held by a to-one slot that has not been resolved to a model yet
+    /// (0 = nil), or `nil` when the slot holds something else.
+    func unresolvedForeignKey(_ slot: Int) -> Int64? {
+        guard slot < values.count, let v = values[slot], let fk = v as? ForeignKey else { return nil }
+        return fk.pk
+    }
+
     // MARK: Generated-code entry points
 
     /// Returns `storage`, creating it (and attaching `model`'s layout) on first use.
@@ -55,7 +66,7 @@ public final class BackingData {
             if s.layout == nil { s.attachLayout(M.self, model: model) }
             return s
         }
-        let s = BackingData()
+        let s = BackingData(slotCount: 0)
         storage = s
         s.attachLayout(M.self, model: model)
         return s
@@ -67,7 +78,11 @@ public final class BackingData {
         // values through here too; they would only be thrown away, so skip the allocation.
         if storage == nil, MaterializationScope.isActive { return }
         let s: BackingData
-        if let existing = storage { s = existing } else { s = BackingData(); storage = s }
+        if let existing = storage { s = existing } else {
+            s = BackingData(slotCount: 0)
+            s.values.reserveCapacity(16)
+            storage = s
+        }
         s.grow(to: slot + 1)
         s.values[slot] = value
     }
@@ -90,7 +105,7 @@ public final class BackingData {
     @inline(__always)
     public func _getValue<M: PersistentModel, V>(_ model: M, _ slot: Int, _ keyPath: KeyPath<M, V>) -> V {
         registrar.access(model, keyPath: keyPath)
-        if slot < values.count, let v = values[slot] { return v as! V }
+        if slot < values.count, let v = values[slot], let typed = v as? V { return typed }
         return BackingData.coerce(load(model, slot), to: V.self)
     }
 
@@ -221,6 +236,11 @@ enum MaterializationScope {
         defer { pthread_setspecific(key, outer) }
         return try body()
     }
+}
+
+/// A to-one slot's target as the row stores it, before it is resolved to a model (0 = nil).
+struct ForeignKey {
+    let pk: Int64
 }
 
 extension PersistentModel {

@@ -10,7 +10,7 @@ enum RelationshipGraph {
         let s = layout.slots[slot]
         let oldValue: Any? = data.values.count > slot ? data.values[slot] : nil
         let old: [any PersistentModel]
-        if oldValue == nil, data.status == .persisted || data.status == .deleted {
+        if oldValue == nil || oldValue is ForeignKey, data.status == .persisted || data.status == .deleted {
             // Not loaded yet: the current targets are needed to unlink them.
             old = models(in: data.load(owner, slot))
         } else {
@@ -86,7 +86,7 @@ enum RelationshipGraph {
 
     static func currentValue(_ model: any PersistentModel, _ data: BackingData, _ slot: ModelLayout.Slot) -> Any? {
         model._$absorbPendingValues()
-        if slot.index < data.values.count, let v = data.values[slot.index] { return v }
+        if slot.index < data.values.count, let v = data.values[slot.index], !(v is ForeignKey) { return v }
         return data.load(model, slot.index)
     }
 

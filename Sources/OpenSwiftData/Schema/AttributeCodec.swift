@@ -40,7 +40,7 @@ final class AttributeCodec: @unchecked Sendable {
     /// Reads column `index` into a box holding exactly `valueType`.
     let read: (SQLiteStatement, Int32) throws -> Any
     /// Converts a box holding `valueType` (or its wrapped type) to the bound value.
-    let encode: (Any) throws -> SQLValue
+    let encode: (Any?) throws -> SQLValue
     /// Converts a stored value to a box holding `valueType`; `nil` when it does not fit.
     let decode: (SQLValue) -> Any?
     /// A stand-in value of `valueType` for a row that no longer exists: `nil` for optionals,
@@ -48,7 +48,7 @@ final class AttributeCodec: @unchecked Sendable {
     let placeholder: () -> Any?
 
     init(kind: Kind, columnType: String, valueType: Any.Type, storedType: Any.Type, isOptional: Bool,
-         read: @escaping (SQLiteStatement, Int32) throws -> Any, encode: @escaping (Any) throws -> SQLValue,
+         read: @escaping (SQLiteStatement, Int32) throws -> Any, encode: @escaping (Any?) throws -> SQLValue,
          decode: @escaping (SQLValue) -> Any?, placeholder: @escaping () -> Any?) {
         self.kind = kind; self.columnType = columnType; self.valueType = valueType; self.storedType = storedType
         self.isOptional = isOptional; self.read = read; self.encode = encode; self.decode = decode
@@ -103,6 +103,7 @@ final class AttributeCodec: @unchecked Sendable {
             kind: .native, columnType: T.columnType, valueType: valueType, storedType: T.self,
             isOptional: optional, read: readOne,
             encode: { any in
+                guard let any else { return .null }
                 if let v = any as? T { return try v.sqlValue() }
                 guard let v = _flattenOptional(any) as? T else { return .null }
                 return try v.sqlValue()
@@ -134,7 +135,7 @@ final class AttributeCodec: @unchecked Sendable {
                 return wrap(v)
             },
             encode: { any in
-                guard let v = _flattenOptional(any) as? E else { return .null }
+                guard let any, let v = _flattenOptional(any) as? E else { return .null }
                 return try (v.rawValue as! any StorableValue).sqlValue()
             },
             decode: { sql in
@@ -169,7 +170,7 @@ final class AttributeCodec: @unchecked Sendable {
                 return optional ? (Optional(v) as Any) : v
             },
             encode: { any in
-                guard let v = _flattenOptional(any) as? C else { return .null }
+                guard let any, let v = _flattenOptional(any) as? C else { return .null }
                 return .text(try jsonText(v))
             },
             decode: { sql in
@@ -199,7 +200,7 @@ final class AttributeCodec: @unchecked Sendable {
                 return try t.decode(s.data(at: i))
             },
             encode: { any in
-                guard let v = _flattenOptional(any) else { return .null }
+                guard let any, let v = _flattenOptional(any) else { return .null }
                 guard let t = _transformer(named: name) else {
                     throw SwiftDataError(SwiftDataError.unknownSchema.code,
                                          "no value transformer named \(name) is registered")

@@ -69,8 +69,7 @@ extension ModelContainer {
     public func queryPlan<T: PersistentModel>(for descriptor: FetchDescriptor<T>) throws -> [String] {
         let context = ModelContext(self)
         let q = try context.query(descriptor)
-        let sql = "SELECT \(q.table.selectList) FROM \(quoteIdentifier(q.table.name)) t WHERE \(q.whereSQL) ORDER BY \(q.orderBy)"
-            + (descriptor.fetchLimit.map { $0 > 0 ? " LIMIT \($0)" : "" } ?? "")
+        let sql = q.compiled.selectSQL + (descriptor.fetchLimit.map { $0 > 0 ? " LIMIT \($0)" : "" } ?? "")
         return try store.withConnection { db in try db.queryPlan(sql, q.arguments) }
     }
 }

@@ -5,6 +5,7 @@ extension PredicateExpressions.Equal: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
         try binary(lhs, rhs, "IS", t)
     }
+    func collect(_ leaves: inout PredicateLeaves) { collectLeaves(lhs, &leaves); collectLeaves(rhs, &leaves) }
 }
 
 /// `a != b` → `a IS NOT b`.
@@ -12,6 +13,7 @@ extension PredicateExpressions.NotEqual: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
         try binary(lhs, rhs, "IS NOT", t)
     }
+    func collect(_ leaves: inout PredicateLeaves) { collectLeaves(lhs, &leaves); collectLeaves(rhs, &leaves) }
 }
 
 /// `a < b`, `<=`, `>`, `>=` → the same SQL operator. Strings compare as Swift's `<` does,
@@ -27,6 +29,11 @@ extension PredicateExpressions.Comparison: SQLPredicateExpression {
         @unknown default: throw t.unsupported("an unknown comparison operator")
         }
         return try binary(lhs, rhs, op, t)
+    }
+    func collect(_ leaves: inout PredicateLeaves) {
+        leaves.structure.append(AnyHashable(op))
+        collectLeaves(lhs, &leaves)
+        collectLeaves(rhs, &leaves)
     }
 }
 

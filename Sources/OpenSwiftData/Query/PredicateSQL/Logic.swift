@@ -15,6 +15,7 @@ extension PredicateExpressions.Conjunction: SQLPredicateExpression {
         let l = condition(try translate(lhs, t)), r = condition(try translate(rhs, t))
         return SQLFragment(sql: "(\(l.sql) AND \(r.sql))", arguments: l.arguments + r.arguments, isCondition: true)
     }
+    func collect(_ leaves: inout PredicateLeaves) { collectLeaves(lhs, &leaves); collectLeaves(rhs, &leaves) }
 }
 
 /// `a || b` → `(a OR b)`.
@@ -23,6 +24,7 @@ extension PredicateExpressions.Disjunction: SQLPredicateExpression {
         let l = condition(try translate(lhs, t)), r = condition(try translate(rhs, t))
         return SQLFragment(sql: "(\(l.sql) OR \(r.sql))", arguments: l.arguments + r.arguments, isCondition: true)
     }
+    func collect(_ leaves: inout PredicateLeaves) { collectLeaves(lhs, &leaves); collectLeaves(rhs, &leaves) }
 }
 
 /// `!a` → `(NOT a)`. Every condition we emit is TRUE or FALSE, never NULL, so `NOT` partitions.
@@ -31,4 +33,5 @@ extension PredicateExpressions.Negation: SQLPredicateExpression {
         let w = condition(try translate(wrapped, t))
         return SQLFragment(sql: "(NOT \(w.sql))", arguments: w.arguments, isCondition: true)
     }
+    func collect(_ leaves: inout PredicateLeaves) { collectLeaves(wrapped, &leaves) }
 }

@@ -6,4 +6,5 @@ extension PredicateExpressions.NilLiteral: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
         SQLFragment(sql: "NULL")
     }
+    func collect(_ leaves: inout PredicateLeaves) {}
 }

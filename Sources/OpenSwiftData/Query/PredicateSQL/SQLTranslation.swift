@@ -29,8 +29,30 @@ struct SQLTranslation {
 
 /// A `PredicateExpressions` node that can be written as SQL. Each expression family conforms
 /// in its own file, with the SQL it emits in the doc comment.
+///
+/// `collect` lists the node's key paths and captured values in the order `sql` binds them:
+/// the statement cache (``QueryCache``) reuses the SQL of an earlier predicate of the same
+/// expression type and key paths, and only re-reads the values.
 protocol SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment
+    func collect(_ leaves: inout PredicateLeaves)
+}
+
+/// The shape and captured values of a predicate, in binding order. `structure` holds what
+/// the expression's type does not spell out: key paths, and operators stored as values
+/// (`Comparison.op`); two predicates of one type with equal structure translate alike.
+struct PredicateLeaves {
+    var structure: [AnyHashable] = []
+    var values: [Any] = []
+    /// False when some node cannot be cached (its SQL depends on a captured value).
+    var isCacheable = true
+}
+
+/// Collects an arbitrary node's leaves; an untranslatable node makes the predicate uncacheable
+/// (its translation will throw anyway).
+func collectLeaves(_ expression: Any, _ leaves: inout PredicateLeaves) {
+    guard let e = expression as? any SQLPredicateExpression else { leaves.isCacheable = false; return }
+    e.collect(&leaves)
 }
 
 /// Translates an arbitrary expression, or throws naming its type.

@@ -5,6 +5,7 @@ extension PredicateExpressions.Variable: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
         SQLFragment(sql: "\(t.tableAlias).\"Z_PK\"", isRow: true)
     }
+    func collect(_ leaves: inout PredicateLeaves) {}
 }
 
 /// `$0.name` → `t."name"`; a to-one relationship → its foreign-key column.
@@ -33,6 +34,10 @@ extension PredicateExpressions.KeyPath: SQLPredicateExpression {
         if s.codec?.storedType == Bool.self { f.isCondition = false }
         return f
     }
+    func collect(_ leaves: inout PredicateLeaves) {
+        collectLeaves(root, &leaves)
+        leaves.structure.append(AnyHashable(keyPath))
+    }
 }
 
 /// A captured value → a bound parameter `?`.
@@ -40,6 +45,7 @@ extension PredicateExpressions.Value: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
         SQLFragment(sql: "?", arguments: [try sqlArgument(value)])
     }
+    func collect(_ leaves: inout PredicateLeaves) { leaves.values.append(value) }
 }
 
 /// Converts a captured Swift value to a bound argument: native values as stored, raw-value
