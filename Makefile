@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SYSTEM_PACKAGES := libsqlite3-dev libjemalloc-dev
 
-.PHONY: run test bench fixtures deps clean
+.PHONY: run test bench bench-compare fixtures deps clean
 
 ## Checks for SQLite and jemalloc (pkg-config); installs them with apt-get when missing and
 ## running as root, or prints the exact command to run.
@@ -24,8 +24,15 @@ run: deps
 test: deps
 	$(SWIFT) test
 
+## The quick benchmark set (under 5 minutes): every workload at 1k/10k/100k rows on both stores
+## against raw SQLite; reports under Reports/.
 bench: deps
-	@echo "The benchmarks arrive with the benchmarks work (Benchmarks/PersistenceBenchmarks)."; exit 1
+	$(SWIFT) run -c release harness bench --quick
+
+## The quick set compared with the committed baseline: exits 1 when a ratio to raw SQLite or a
+## malloc count regresses past its threshold (wall time alone never fails).
+bench-compare: deps
+	$(SWIFT) run -c release harness bench --quick --compare Reports/baseline.json --out /tmp/openswiftdata-bench
 
 fixtures: deps
 	@echo "Fixture generation arrives with the seeded-data work."; exit 1

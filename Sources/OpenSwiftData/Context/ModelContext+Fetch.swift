@@ -190,10 +190,13 @@ extension ModelContext {
             try stmt.bind(args)
             var out: [T] = []
             let tableKey = ObjectIdentifier(table.root)
+            let identities = registered.table(tableKey, create: true)!
+            let entities = table.entitiesByID, readersByID = table.slotReadersByID
+            let storeID = store.identifier, handle = self.handle
             do {
                 while try stmt.step() {
                     let pk = stmt.int64(at: 0)
-                    if let existing = registered[RowKey(table: tableKey, pk: pk)] {
+                    if let existing = identities.find(pk) {
                         let d = existing.persistentBackingData
                         if d.isFault || (d.committed == nil && d.status == .persisted) {
                             try decode(stmt, into: d, model: existing, table: table)
@@ -202,15 +205,14 @@ extension ModelContext {
                         continue
                     }
                     let ent = Int(stmt.int64(at: 1))
-                    guard ent > 0, ent < table.entitiesByID.count, let layout = table.entitiesByID[ent] else { continue }
-                    let d = BackingData(layout: layout,
-                                        values: try readValues(stmt, table.plansByID[ent], count: layout.slots.count))
+                    guard ent > 0, ent < entities.count, let layout = entities[ent] else { continue }
+                    let d = BackingData(layout: layout, values: try readValues(stmt, readersByID[ent]))
                     d.contextHandle = handle
                     d.pk = pk
                     d.status = .persisted
-                    d.storeIdentifier = store.identifier
+                    d.storeIdentifier = storeID
                     let model = MaterializationScope.run { layout.type.init(backingData: d) }
-                    registered[RowKey(table: tableKey, pk: pk)] = model
+                    identities.insert(pk, model)
                     out.append(model as! T)
                 }
             } catch let e as SwiftDataError {
@@ -224,17 +226,23 @@ extension ModelContext {
 
     /// Reads a new row's columns into a fresh slot array (foreign keys go to `data`).
     @inline(__always)
-    private func readValues(_ stmt: SQLiteStatement, _ plan: [StoreMapping.Table.ColumnRead],
-                            count: Int) throws -> ContiguousArray<Any?> {
-        var values = ContiguousArray<Any?>(repeating: nil, count: count)
-        for read in plan {
-            if let codec = read.codec {
-                values[read.slot] = try codec.read(stmt, read.column)
-            } else {
-                values[read.slot] = ForeignKey(pk: stmt.isNull(at: read.column) ? 0 : stmt.int64(at: read.column))
+    private func readValues(_ stmt: SQLiteStatement,
+                            _ readers: [StoreMapping.Table.SlotReader]) throws -> ContiguousArray<Any?> {
+        // Each slot is written exactly once, straight into uninitialised storage.
+        try ContiguousArray<Any?>(unsafeUninitializedCapacity: readers.count) { buffer, initialized in
+            for (i, reader) in readers.enumerated() {
+                let value: Any?
+                if reader.column < 0 {
+                    value = nil
+                } else if let codec = reader.codec {
+                    value = try codec.read(stmt, reader.column)
+                } else {
+                    value = ForeignKey(pk: stmt.isNull(at: reader.column) ? 0 : stmt.int64(at: reader.column))
+                }
+                (buffer.baseAddress! + i).initialize(to: value)
+                initialized = i + 1
             }
         }
-        return values
     }
 
     /// Reads the current row's columns into `data`'s slots; a refresh of a registered model

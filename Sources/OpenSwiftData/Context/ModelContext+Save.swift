@@ -101,7 +101,7 @@ extension ModelContext {
         func foreignKeyValue(_ d: BackingData, _ slot: Int) -> SQLValue {
             if let fk = d.unresolvedForeignKey(slot) { return fk != 0 ? .integer(fk) : .null }
             if slot < d.values.count, let v = d.values[slot] {
-                guard let target = RelationshipGraph.models(in: v).first, !target.isDeleted else { return .null }
+                guard let target = d.layout?.slots[slot].toOneModel(v), !target.isDeleted else { return .null }
                 return pk(of: target).map { .integer($0) } ?? .null
             }
             return .null
@@ -188,10 +188,10 @@ extension ModelContext {
             let d = m.persistentBackingData
             guard let layout = d.layout, let table = mapping.table(for: layout) else { continue }
             try db.run("DELETE FROM \(quoteIdentifier(table.name)) WHERE \"Z_PK\" = ?", [.integer(d.pk)])
-            for (other, column) in inboundForeignKeys(to: table) {
+            for (other, column) in mapping.inboundForeignKeys(to: table) {
                 try db.run("UPDATE \(quoteIdentifier(other.name)) SET \(quoteIdentifier(column)) = NULL WHERE \(quoteIdentifier(column)) = ?", [.integer(d.pk)])
             }
-            for (name, column) in joinTables(touching: table) {
+            for (name, column) in mapping.joinTables(touching: table) {
                 try db.run("DELETE FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(column)) = ?", [.integer(d.pk)])
             }
         }
@@ -214,37 +214,6 @@ extension ModelContext {
                                  "a \(layout.name) collides with a stored one on a unique attribute (\(e.message)); nothing was saved",
                                  entityName: layout.name, sql: stmt.sql, underlying: e)
         }
-    }
-
-    /// Foreign-key columns (in any table) that point at rows of `table`.
-    func inboundForeignKeys(to table: StoreMapping.Table) -> [(StoreMapping.Table, String)] {
-        var result: [(StoreMapping.Table, String)] = []
-        var seen = Set<String>()
-        for t in mapping.tables {
-            for e in t.entities {
-                for slot in e.relationshipSlots {
-                    guard case .foreignKey(let column)? = mapping.storage(of: e, slot: slot),
-                          let target = e.slots[slot].target, let tl = try? ModelLayout.of(target),
-                          mapping.table(for: tl) === table, seen.insert(t.name + "." + column).inserted else { continue }
-                    result.append((t, column))
-                }
-            }
-        }
-        return result
-    }
-
-    /// Join tables with a column holding keys of `table`'s rows.
-    func joinTables(touching table: StoreMapping.Table) -> [(String, String)] {
-        var result: [(String, String)] = []
-        var seen = Set<String>()
-        for e in table.entities {
-            for slot in e.relationshipSlots {
-                guard case .joinTable(let name, let own, _)? = mapping.storage(of: e, slot: slot),
-                      seen.insert(name + own).inserted else { continue }
-                result.append((name, own))
-            }
-        }
-        return result
     }
 
     /// Applies delete rules to pending deletes, repeatedly, until nothing new is deleted:

@@ -44,7 +44,7 @@ public final class ModelContext {
         let pk: Int64
     }
 
-    var registered: [RowKey: any PersistentModel] = [:]
+    var registered = IdentityMap()
     var inserted: [any PersistentModel] = []
     var changed: [ObjectIdentifier: any PersistentModel] = [:]
     var changedOrder: [ObjectIdentifier] = []
@@ -131,7 +131,10 @@ public final class ModelContext {
         model._$absorbPendingValues()
         guard let layout = data.layout else { return }
         for slot in layout.relationshipSlots where slot < data.values.count {
-            for target in RelationshipGraph.models(in: data.values[slot]) {
+            guard let value = data.values[slot], !(value is ForeignKey) else { continue }
+            let s = layout.slots[slot]
+            let targets = s.isToMany ? RelationshipGraph.models(in: value) : s.toOneModel(value).map { [$0] } ?? []
+            for target in targets {
                 let td = target.persistentBackingData
                 if td.status == .unmanaged || (td.status == .removed && td.pk == 0) { insertAny(target) }
             }

@@ -21,12 +21,28 @@ final class ModelLayout: @unchecked Sendable {
         let relationship: Schema.Relationship?
         /// The class that declares the property.
         let declaringType: any PersistentModel.Type
+        /// Reads the model out of a to-one slot's value with a concrete cast (no protocol
+        /// conformance lookup); `nil` for other slots or an empty value.
+        let toOneModel: (Any) -> (any PersistentModel)?
 
         init(index: Int, name: String, keyPath: AnyKeyPath, kind: Kind, isConstant: Bool, defaultValue: Any?,
              attribute: Schema.Attribute?, relationship: Schema.Relationship?, declaringType: any PersistentModel.Type) {
             self.index = index; self.name = name; self.keyPath = keyPath; self.kind = kind
             self.isConstant = isConstant; self.defaultValue = defaultValue
             self.attribute = attribute; self.relationship = relationship; self.declaringType = declaringType
+            if case .toOne(let target, _) = kind {
+                toOneModel = Slot.toOneExtractor(target)
+            } else {
+                toOneModel = { _ in nil }
+            }
+        }
+
+        private static func toOneExtractor<M: PersistentModel>(_ type: M.Type) -> (Any) -> (any PersistentModel)? {
+            { value in
+                if let optional = value as? M? { return optional }
+                if let model = value as? M { return model }
+                return _flattenOptional(value) as? any PersistentModel
+            }
         }
 
         var isRelationship: Bool { relationship != nil }

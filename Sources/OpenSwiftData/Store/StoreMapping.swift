@@ -45,9 +45,16 @@ final class StoreMapping: @unchecked Sendable {
         }
 
         func plan(_ layout: ModelLayout) -> [ColumnRead] { decodePlans[ObjectIdentifier(layout.type)] ?? [] }
-        /// Entities and their read plans indexed by `Z_ENT`, for the row-decoding loop.
+        /// Entities and their per-slot readers indexed by `Z_ENT`, for the row-decoding loop.
         var entitiesByID: [ModelLayout?] = []
-        var plansByID: [[ColumnRead]] = []
+        var slotReadersByID: [[SlotReader]] = []
+
+        /// How to fill one slot from a row: a column through a codec, a foreign-key column, or
+        /// nothing (`column < 0`: to-many relationships and ephemeral attributes).
+        struct SlotReader {
+            let column: Int32
+            let codec: AttributeCodec?
+        }
 
         init(root: ModelLayout) {
             self.root = root
@@ -111,9 +118,14 @@ final class StoreMapping: @unchecked Sendable {
                 table.decodePlans[ObjectIdentifier(e.type)] = reads
             }
             table.entitiesByID = [nil] + table.entities
-            table.plansByID = [[]] + table.entities.map { table.plan($0) }
+            table.slotReadersByID = [[]] + table.entities.map { e in
+                var readers = Array(repeating: Table.SlotReader(column: -1, codec: nil), count: e.slots.count)
+                for read in table.plan(e) { readers[read.slot] = Table.SlotReader(column: read.column, codec: read.codec) }
+                return readers
+            }
         }
         buildDDL()
+        buildReferenceCaches()
     }
 
     func table(for layout: ModelLayout) -> Table? { tableByRoot[ObjectIdentifier(layout.root.type)] }
@@ -212,6 +224,48 @@ final class StoreMapping: @unchecked Sendable {
             }
         }
         return .joinTable(name: "Z_\(a.0)_\(a.1)", ownColumn: "source_pk", otherColumn: "target_pk")
+    }
+
+    private var inboundCache: [ObjectIdentifier: [(Table, String)]] = [:]
+    private var joinCache: [ObjectIdentifier: [(String, String)]] = [:]
+
+    /// Foreign-key columns (in any table) that point at rows of `table`; a deleted row's
+    /// references are cleared through them (`UPDATE … SET fk = NULL WHERE fk = ?`).
+    func inboundForeignKeys(to table: Table) -> [(Table, String)] {
+        inboundCache[ObjectIdentifier(table)] ?? []
+    }
+
+    /// Join tables with a column holding keys of `table`'s rows.
+    func joinTables(touching table: Table) -> [(String, String)] {
+        joinCache[ObjectIdentifier(table)] ?? []
+    }
+
+    private func buildReferenceCaches() {
+        for table in tables {
+            var inbound: [(Table, String)] = []
+            var seen = Set<String>()
+            for t in tables {
+                for e in t.entities {
+                    for slot in e.relationshipSlots {
+                        guard case .foreignKey(let column)? = storage(of: e, slot: slot),
+                              let target = e.slots[slot].target, let tl = try? ModelLayout.of(target),
+                              self.table(for: tl) === table, seen.insert(t.name + "." + column).inserted else { continue }
+                        inbound.append((t, column))
+                    }
+                }
+            }
+            inboundCache[ObjectIdentifier(table)] = inbound
+            var joins: [(String, String)] = []
+            var seenJoins = Set<String>()
+            for e in table.entities {
+                for slot in e.relationshipSlots {
+                    guard case .joinTable(let name, let own, _)? = storage(of: e, slot: slot),
+                          seenJoins.insert(name + own).inserted else { continue }
+                    joins.append((name, own))
+                }
+            }
+            joinCache[ObjectIdentifier(table)] = joins
+        }
     }
 
     /// `CREATE INDEX IF NOT EXISTS "<table>_<kind>_<c1>_<c2>" ON "<table>" ("c1", "c2")`.

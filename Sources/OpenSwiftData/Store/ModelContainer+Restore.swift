@@ -1,0 +1,59 @@
+import CSQLite
+import Foundation
+
+extension ModelContainer {
+    /// Replaces the store's content with a copy of a store file's, through SQLite's backup API.
+    ///
+    /// The file must have been written by this library with the same schema (its `Z_METADATA`
+    /// `schema` text must equal this container's); it is opened read-only and never modified.
+    /// Works for in-memory and on-disk containers. Call it before creating contexts: models
+    /// already registered in a context are not refreshed. The store keeps its own identifier.
+    /// ```swift
+    /// let container = try ModelContainer(for: Word.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+    /// try container.restore(from: URL(fileURLWithPath: "Fixtures/dictionary.sqlite"))
+    /// // sqlite3_backup_init(dest, "main", source, "main"); sqlite3_backup_step(-1); sqlite3_backup_finish
+    /// ```
+    /// - Throws: `SwiftDataError.incompatibleSchema` for another schema or a database this
+    ///   library did not write; `.notADatabase` / `.corruptStore` for a bad file;
+    ///   `.storeError` when the copy fails (the store is then unchanged or rolled back by SQLite).
+    public func restore(from url: URL) throws {
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code, "no store file to restore from", url: url)
+        }
+        try SQLiteStore.checkFileHeader(url)
+        let source: SQLiteConnection
+        do {
+            source = try SQLiteConnection(path: url.path, mode: .readOnly)
+        } catch {
+            throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code, "the store file cannot be opened",
+                                 url: url, underlying: error)
+        }
+        defer { source.close() }
+        let stored: SQLValue?
+        do {
+            stored = try source.scalar("SELECT value FROM \"Z_METADATA\" WHERE key = 'schema'")
+        } catch {
+            throw SwiftDataError(SwiftDataError.incompatibleSchema.code,
+                                 "the file was not written by OpenSwiftData (no Z_METADATA schema); nothing was restored",
+                                 url: url, underlying: error)
+        }
+        guard case .text(let schemaText)? = stored, schemaText == mapping.ddl.joined(separator: ";\n") else {
+            throw SwiftDataError(SwiftDataError.incompatibleSchema.code,
+                                 "the file was written with a different schema than this container's; nothing was restored",
+                                 url: url)
+        }
+        try store.withConnection { db in
+            guard let backup = sqlite3_backup_init(db.handle, "main", source.handle, "main") else {
+                throw SwiftDataError(SwiftDataError.storeError.code,
+                                     "SQLite cannot start the backup: \(db.lastErrorMessage)", url: url)
+            }
+            let step = sqlite3_backup_step(backup, -1)
+            let finish = sqlite3_backup_finish(backup)
+            guard step == SQLITE_DONE, finish == SQLITE_OK else {
+                throw SwiftDataError(SwiftDataError.storeError.code,
+                                     "SQLite's backup failed (step \(step), finish \(finish)): \(db.lastErrorMessage)", url: url)
+            }
+            try db.run("UPDATE \"Z_METADATA\" SET value = ? WHERE key = 'storeIdentifier'", [.text(store.identifier)])
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+
+/// The identity map's hash table against a plain Dictionary under random inserts and removals.
+@Suite("IdentityMap")
+struct IdentityMapTests {
+    @Test("primary-key table agrees with Dictionary through growth and backward-shift deletes")
+    func randomOperations() throws {
+        let table = PrimaryKeyTable(capacity: 4)
+        var reference: [Int64: ObjectIdentifier] = [:]
+        var models: [Int64: Word] = [:]
+        var state: UInt64 = 0x1234_5678
+        func next() -> UInt64 { state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407; return state >> 33 }
+        for step in 0..<20_000 {
+            let pk = Int64(next() % 3_000) - 5          // includes keys ≤ 0
+            if next() % 3 == 0 {
+                table.remove(pk)
+                reference[pk] = nil
+            } else {
+                let w = models[pk] ?? Word(text: "w\(pk)")
+                models[pk] = w
+                table.insert(pk, w)
+                reference[pk] = ObjectIdentifier(w)
+            }
+            if step % 997 == 0 {
+                for probe in Int64(-5)..<3_000 {
+                    #expect(table.find(probe).map { ObjectIdentifier($0) } == reference[probe])
+                }
+            }
+        }
+        #expect(table.count == reference.count)
+    }
+}
