@@ -59,7 +59,7 @@ public enum PersistenceWorkloads {
          range(indexed: true), range(indexed: false),
          sortedLimit(indexed: true), sortedLimit(indexed: false),
          countAll, count(indexed: true), count(indexed: false),
-         cascadeDelete]
+         upsert, cascadeDelete]
     }
 
     static var batchInsert: Workload { Workload(
@@ -211,6 +211,52 @@ public enum PersistenceWorkloads {
             },
             plan: { container, _ in try container.queryPlan(for: descriptor) })
     }
+
+    /// One save of `rows` new items whose unique keys are 0..<rows, into a store that already
+    /// holds keys 0..<rows/2: half the items update a stored row, half insert.
+    static var upsert: Workload { Workload(
+        name: "upsert (half colliding)", group: "upsert", isQuery: false, operations: { $0 },
+        oursSetUp: { cache, store, rows, _ in
+            let container = try cache.emptyContainer(store)
+            let seed = ModelContext(container)
+            for i in 0..<rows / 2 { seed.insert(BenchItem(row: i)) }
+            try seed.save()
+            return OursRun(container) {
+                let context = ModelContext(container)
+                for i in 0..<rows {
+                    let item = BenchItem(row: i)
+                    item.name = "updated-\(i)"
+                    context.insert(item)
+                }
+                try context.save()
+                return try context.fetchCount(FetchDescriptor<BenchItem>())
+            }
+        },
+        rawSetUp: { cache, store, rows, _ in
+            let db = try cache.emptyRaw(store)
+            try db.insertRows(rows / 2)
+            return RawRun(db) {
+                try db.db.immediateTransaction {
+                    let stmt = try db.db.cachedStatement("""
+                        INSERT INTO "BenchItem" (\(RawStore.columns)) VALUES (NULL, 1, ?, ?, ?, ?, ?, ?, NULL)
+                        ON CONFLICT ("key") DO UPDATE SET "code" = excluded."code", "codeUnindexed" = excluded."codeUnindexed",
+                        "price" = excluded."price", "priceUnindexed" = excluded."priceUnindexed", "name" = excluded."name", "group" = excluded."group"
+                        """)
+                    for i in 0..<rows {
+                        let v = BenchData.values(row: i)
+                        stmt.bind(Int64(i), at: 1)
+                        stmt.bind(Int64(v.code), at: 2)
+                        stmt.bind(Int64(v.code), at: 3)
+                        stmt.bind(v.price, at: 4)
+                        stmt.bind(v.price, at: 5)
+                        stmt.bindText("updated-\(i)", at: 6)
+                        try stmt.execute()
+                    }
+                }
+                return try db.count("SELECT count(*) FROM \"BenchItem\"")
+            }
+        },
+        plan: nil) }
 
     static let cascadeGroupSize = 10
 

@@ -13,7 +13,7 @@ struct WorkloadSmokeTests {
     /// What each workload must return at `rows` rows.
     static func expected(_ w: Workload, rows: Int) -> Int? {
         switch w.name {
-        case "batch insert", "fetch all", "delete with cascade": rows
+        case "batch insert", "fetch all", "delete with cascade", "upsert (half colliding)": rows
         case "equality fetch (indexed)": min(PersistenceWorkloads.equalityQueries, rows)
         case "equality fetch (unindexed)": min(PersistenceWorkloads.scanQueries, rows)
         case "fetchCount (all)": rows

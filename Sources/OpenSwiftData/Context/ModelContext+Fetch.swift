@@ -206,11 +206,8 @@ extension ModelContext {
                     }
                     let ent = Int(stmt.int64(at: 1))
                     guard ent > 0, ent < entities.count, let layout = entities[ent] else { continue }
-                    let d = BackingData(layout: layout, values: try readValues(stmt, readersByID[ent]))
-                    d.contextHandle = handle
-                    d.pk = pk
-                    d.status = .persisted
-                    d.storeIdentifier = storeID
+                    let d = BackingData(layout: layout, values: try readValues(stmt, readersByID[ent]),
+                                        pk: pk, storeIdentifier: storeID, contextHandle: handle)
                     let model = MaterializationScope.run { layout.type.init(backingData: d) }
                     identities.insert(pk, model)
                     out.append(model as! T)

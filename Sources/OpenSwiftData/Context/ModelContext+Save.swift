@@ -25,8 +25,9 @@ extension ModelContext {
         for m in inserted + changedOrder.compactMap({ changed[$0] }) { insertRelated(of: m, m.persistentBackingData) }
         NotificationCenter.default.post(name: ModelContext.willSave, object: self)
 
+        let plan: UpsertPlan
         do {
-            try store.withConnection { db in
+            plan = try store.withConnection { db in
                 try db.immediateTransactionMapped { try self.write(db) }
             }
         } catch {
@@ -38,16 +39,13 @@ extension ModelContext {
         var insertedIDs: [PersistentIdentifier] = []
         var updatedIDs: [PersistentIdentifier] = []
         var deletedIDs: [PersistentIdentifier] = []
-        for m in inserted {
+        for id in deletedOrder {
+            guard let m = deleted[id] else { continue }
             let d = m.persistentBackingData
-            d.pk = d.pendingPK
-            d.pendingPK = 0
-            d.status = .persisted
-            d.storeIdentifier = store.identifier
-            d.committed = nil
-            d.changed = []
-            registered[rowKey(d)] = m
-            insertedIDs.append(m.persistentModelID)
+            deletedIDs.append(m.persistentModelID)
+            registered[rowKey(d)] = nil
+            d.status = .removed
+            d.context = nil
         }
         for id in changedOrder {
             guard let m = changed[id] else { continue }
@@ -56,13 +54,28 @@ extension ModelContext {
             d.changed = []
             updatedIDs.append(m.persistentModelID)
         }
-        for id in deletedOrder {
-            guard let m = deleted[id] else { continue }
+        for m in inserted where plan.collapsed[ObjectIdentifier(m)] == nil {
             let d = m.persistentBackingData
-            deletedIDs.append(m.persistentModelID)
-            registered[rowKey(d)] = nil
-            d.status = .removed
-            d.context = nil
+            d.pk = d.pendingPK
+            d.pendingPK = 0
+            d.status = .persisted
+            d.storeIdentifier = store.identifier
+            d.committed = nil
+            d.changed = []
+            if plan.adopted[ObjectIdentifier(m)] != nil, let existing = registered[rowKey(d)], existing !== m {
+                adoptStorage(of: existing, into: m)
+                updatedIDs.append(m.persistentModelID)
+            } else {
+                registered[rowKey(d)] = m
+                if plan.adopted[ObjectIdentifier(m)] != nil { updatedIDs.append(m.persistentModelID) }
+                else { insertedIDs.append(m.persistentModelID) }
+            }
+        }
+        for (earlier, later) in plan.collapsed {
+            guard let m = inserted.first(where: { ObjectIdentifier($0) == earlier }) else { continue }
+            let target = registered[rowKey(later.persistentBackingData)] ?? later
+            m.persistentBackingData.pendingPK = 0
+            m.persistentBackingData = target.persistentBackingData
         }
         inserted.removeAll()
         changed.removeAll()
@@ -76,55 +89,54 @@ extension ModelContext {
         ])
     }
 
-    /// Writes the pending changes inside an open transaction. Touches no in-memory state but the
-    /// new rows' `pendingPK`, which `save()` clears on failure, so a failure leaves the context
-    /// exactly as it was.
-    private func write(_ db: SQLiteConnection) throws {
-        // Primary keys for new rows, allocated under the write lock.
-        var next: [ObjectIdentifier: Int64] = [:]
-        for m in inserted {
+    /// Writes the pending changes inside an open transaction, in this order: deletes; then the
+    /// uniqueness resolution (`ModelContext+Upsert.swift`) and primary keys for new rows; rows
+    /// that upsert into stored ones; inserts; updates; join-table pairs. Touches no in-memory
+    /// state but the new rows' `pendingPK`, which `save()` clears on failure, so a failure leaves
+    /// the context exactly as it was.
+    private func write(_ db: SQLiteConnection) throws -> UpsertPlan {
+        // Deletes first, so a new model may take the unique values of one deleted in this save.
+        for id in deletedOrder {
+            guard let m = deleted[id] else { continue }
             let d = m.persistentBackingData
             guard let layout = d.layout, let table = mapping.table(for: layout) else { continue }
-            let key = ObjectIdentifier(table)
-            if next[key] == nil {
-                let max = try db.scalar("SELECT coalesce(max(\"Z_PK\"), 0) FROM \(quoteIdentifier(table.name))")
-                if case .integer(let n)? = max { next[key] = n } else { next[key] = 0 }
+            try db.run("DELETE FROM \(quoteIdentifier(table.name)) WHERE \"Z_PK\" = ?", [.integer(d.pk)])
+            for (other, column) in mapping.inboundForeignKeys(to: table) {
+                try db.run("UPDATE \(quoteIdentifier(other.name)) SET \(quoteIdentifier(column)) = NULL WHERE \(quoteIdentifier(column)) = ?", [.integer(d.pk)])
             }
-            next[key]! += 1
-            d.pendingPK = next[key]!
-        }
-        func pk(of model: any PersistentModel) -> Int64? {
-            let d = model.persistentBackingData
-            if d.pk != 0 { return d.pk }
-            return d.pendingPK != 0 ? d.pendingPK : nil
-        }
-        func foreignKeyValue(_ d: BackingData, _ slot: Int) -> SQLValue {
-            if let fk = d.unresolvedForeignKey(slot) { return fk != 0 ? .integer(fk) : .null }
-            if slot < d.values.count, let v = d.values[slot] {
-                guard let target = d.layout?.slots[slot].toOneModel(v), !target.isDeleted else { return .null }
-                return pk(of: target).map { .integer($0) } ?? .null
+            for (name, column) in mapping.joinTables(touching: table) {
+                try db.run("DELETE FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(column)) = ?", [.integer(d.pk)])
             }
-            return .null
-        }
-        func encode(_ d: BackingData, _ read: StoreMapping.Table.ColumnRead, model: any PersistentModel) throws -> SQLValue {
-            if let codec = read.codec {
-                var value = read.slot < d.values.count ? d.values[read.slot] : nil
-                if value == nil, let s = d.layout?.slots[read.slot], s.isConstant { value = model[keyPath: s.keyPath] }
-                do {
-                    return try codec.encode(value)
-                } catch var e as SwiftDataError {
-                    e.entityName = d.layout?.name
-                    e.propertyName = d.layout?.slots[read.slot].name
-                    throw e
-                }
-            }
-            return foreignKeyValue(d, read.slot)
         }
 
+        let plan = try resolveUniqueness(db)
+        try allocatePrimaryKeys(db, plan)
+
+        // Rows that collide with stored ones replace those rows' values (upsert).
+        var replaceSQL: [ObjectIdentifier: String] = [:]
+        for m in inserted where plan.adopted[ObjectIdentifier(m)] != nil {
+            let d = m.persistentBackingData
+            guard let layout = d.layout, let table = mapping.table(for: layout) else { continue }
+            let reads = table.plan(layout)
+            if !reads.isEmpty {
+                let sql = replaceSQL[ObjectIdentifier(layout)] ?? {
+                    let sets = reads.map { "\(quoteIdentifier(table.columns[Int($0.column) - 2])) = ?" }
+                    return "UPDATE \(quoteIdentifier(table.name)) SET \(sets.joined(separator: ", ")) WHERE \"Z_PK\" = ?"
+                }()
+                replaceSQL[ObjectIdentifier(layout)] = sql
+                try runWrite(db, sql, layout) { stmt in
+                    for (i, read) in reads.enumerated() { try stmt.bind(try encodeColumn(d, read, model: m), at: Int32(i + 1)) }
+                    stmt.bind(d.pendingPK, at: Int32(reads.count + 1))
+                }
+            }
+            if layout.relationshipSlots.contains(where: { layout.slots[$0].isToMany }) {
+                try detachStoredToMany(db, of: layout, pk: d.pendingPK)
+            }
+        }
         // Inserts: one prepared statement per entity, reused for every row of it.
         var byEntity: [ObjectIdentifier: [any PersistentModel]] = [:]
         var entityOrder: [ModelLayout] = []
-        for m in inserted {
+        for m in inserted where plan.writesNewRow(m) {
             guard let layout = m.persistentBackingData.layout else { continue }
             let key = ObjectIdentifier(layout)
             if byEntity[key] == nil { entityOrder.append(layout) }
@@ -141,28 +153,30 @@ extension ModelContext {
                 let d = m.persistentBackingData
                 stmt.bind(d.pendingPK, at: 1)
                 stmt.bind(ent, at: 2)
-                for (i, read) in reads.enumerated() { try stmt.bind(try encode(d, read, model: m), at: Int32(i + 3)) }
+                for (i, read) in reads.enumerated() { try stmt.bind(try encodeColumn(d, read, model: m), at: Int32(i + 3)) }
                 try step(stmt, layout)
             }
         }
-        // Updates: only the changed columns.
+        // Updates: only the changed columns (a row an upsert replaced takes the new model's values).
+        let upserted = Set(plan.adopted.values)
         for id in changedOrder {
             guard let m = changed[id] else { continue }
             let d = m.persistentBackingData
-            guard d.status == .persisted, let layout = d.layout, let table = mapping.table(for: layout) else { continue }
+            guard d.status == .persisted, !upserted.contains(d.pk),
+                  let layout = d.layout, let table = mapping.table(for: layout) else { continue }
             let reads = table.plan(layout).filter { $0.slot < d.changed.count && d.changed[$0.slot] }
             guard !reads.isEmpty else { continue }
             let sets = reads.map { "\(quoteIdentifier(table.columns[Int($0.column) - 2])) = ?" }
             let sql = "UPDATE \(quoteIdentifier(table.name)) SET \(sets.joined(separator: ", ")) WHERE \"Z_PK\" = ?"
             try runWrite(db, sql, layout) { stmt in
-                for (i, read) in reads.enumerated() { try stmt.bind(try encode(d, read, model: m), at: Int32(i + 1)) }
+                for (i, read) in reads.enumerated() { try stmt.bind(try encodeColumn(d, read, model: m), at: Int32(i + 1)) }
                 stmt.bind(d.pk, at: Int32(reads.count + 1))
             }
         }
         // Join tables: pairs of new models, and the difference for changed ones.
-        for m in inserted + changedOrder.compactMap({ changed[$0] }) {
+        for m in inserted.filter({ plan.collapsed[ObjectIdentifier($0)] == nil }) + changedOrder.compactMap({ changed[$0] }) {
             let d = m.persistentBackingData
-            guard let layout = d.layout, let own = pk(of: m) else { continue }
+            guard let layout = d.layout, let own = pendingOrStoredPK(m) else { continue }
             for slot in layout.relationshipSlots where layout.slots[slot].isToMany {
                 guard case .joinTable(let name, let ownCol, let otherCol)? = mapping.storage(of: layout, slot: slot),
                       slot < d.values.count, let current = d.values[slot] else { continue }
@@ -173,28 +187,74 @@ extension ModelContext {
                 let nowIDs = Set(now.map { ObjectIdentifier($0) }), beforeIDs = Set(before.map { ObjectIdentifier($0) })
                 let q = quoteIdentifier(name), oc = quoteIdentifier(ownCol), tc = quoteIdentifier(otherCol)
                 for gone in before where !nowIDs.contains(ObjectIdentifier(gone)) {
-                    guard let other = pk(of: gone) else { continue }
+                    guard let other = pendingOrStoredPK(gone) else { continue }
                     try db.run("DELETE FROM \(q) WHERE \(oc) = ? AND \(tc) = ?", [.integer(own), .integer(other)])
                 }
                 for added in now where !beforeIDs.contains(ObjectIdentifier(added)) {
-                    guard let other = pk(of: added) else { continue }
+                    guard let other = pendingOrStoredPK(added) else { continue }
                     try db.run("INSERT OR IGNORE INTO \(q) (\(oc), \(tc)) VALUES (?, ?)", [.integer(own), .integer(other)])
                 }
             }
         }
-        // Deletes: the row, its join-table pairs, and references to it from rows not in memory.
-        for id in deletedOrder {
-            guard let m = deleted[id] else { continue }
+        return plan
+    }
+
+    /// New rows get keys above both the table's largest key and the largest ever handed out
+    /// (kept in `Z_METADATA`), so a deleted row's identifier is never reused.
+    private func allocatePrimaryKeys(_ db: SQLiteConnection, _ plan: UpsertPlan) throws {
+        var next: [ObjectIdentifier: (table: StoreMapping.Table, pk: Int64)] = [:]
+        var order: [ObjectIdentifier] = []
+        for m in inserted where plan.writesNewRow(m) {
             let d = m.persistentBackingData
             guard let layout = d.layout, let table = mapping.table(for: layout) else { continue }
-            try db.run("DELETE FROM \(quoteIdentifier(table.name)) WHERE \"Z_PK\" = ?", [.integer(d.pk)])
-            for (other, column) in mapping.inboundForeignKeys(to: table) {
-                try db.run("UPDATE \(quoteIdentifier(other.name)) SET \(quoteIdentifier(column)) = NULL WHERE \(quoteIdentifier(column)) = ?", [.integer(d.pk)])
+            let key = ObjectIdentifier(table)
+            if next[key] == nil {
+                var start: Int64 = 0
+                if case .integer(let n)? = try db.scalar("SELECT coalesce(max(\"Z_PK\"), 0) FROM \(quoteIdentifier(table.name))") { start = n }
+                if case .text(let t)? = try db.scalar("SELECT value FROM \"Z_METADATA\" WHERE key = ?", [.text("maxpk." + table.name)]),
+                   let n = Int64(t) { start = max(start, n) }
+                next[key] = (table, start)
+                order.append(key)
             }
-            for (name, column) in mapping.joinTables(touching: table) {
-                try db.run("DELETE FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(column)) = ?", [.integer(d.pk)])
+            next[key]!.pk += 1
+            d.pendingPK = next[key]!.pk
+        }
+        for key in order {
+            let (table, pk) = next[key]!
+            try db.run("INSERT OR REPLACE INTO \"Z_METADATA\" (key, value) VALUES (?, ?)", [.text("maxpk." + table.name), .text(String(pk))])
+        }
+        for (earlier, later) in plan.collapsed {
+            guard let m = inserted.first(where: { ObjectIdentifier($0) == earlier }) else { continue }
+            m.persistentBackingData.pendingPK = later.persistentBackingData.pendingPK
+        }
+    }
+
+    func pendingOrStoredPK(_ model: any PersistentModel) -> Int64? {
+        let d = model.persistentBackingData
+        if d.pk != 0 { return d.pk }
+        return d.pendingPK != 0 ? d.pendingPK : nil
+    }
+
+    /// The value bound for one column: an attribute through its codec, or a foreign key.
+    func encodeColumn(_ d: BackingData, _ read: StoreMapping.Table.ColumnRead, model: any PersistentModel) throws -> SQLValue {
+        if let codec = read.codec {
+            var value = read.slot < d.values.count ? d.values[read.slot] : nil
+            if value == nil, let s = d.layout?.slots[read.slot], s.isConstant { value = model[keyPath: s.keyPath] }
+            do {
+                return try codec.encode(value)
+            } catch var e as SwiftDataError {
+                e.entityName = d.layout?.name
+                e.propertyName = d.layout?.slots[read.slot].name
+                throw e
             }
         }
+        let slot = read.slot
+        if let fk = d.unresolvedForeignKey(slot) { return fk != 0 ? .integer(fk) : .null }
+        if slot < d.values.count, let v = d.values[slot] {
+            guard let target = d.layout?.slots[slot].toOneModel(v), !target.isDeleted else { return .null }
+            return pendingOrStoredPK(target).map { .integer($0) } ?? .null
+        }
+        return .null
     }
 
     private func runWrite(_ db: SQLiteConnection, _ sql: String, _ layout: ModelLayout,

@@ -46,9 +46,15 @@ public final class BackingData {
         values = ContiguousArray(repeating: nil, count: layout.slots.count)
     }
 
-    init(layout: ModelLayout, values: ContiguousArray<Any?>) {
+    /// A stored row's storage, complete in one initialiser (the row-decoding loop's path).
+    init(layout: ModelLayout, values: ContiguousArray<Any?>, pk: Int64, storeIdentifier: String,
+         contextHandle: ContextHandle) {
         self.layout = layout
         self.values = values
+        self.pk = pk
+        self.status = .persisted
+        self.storeIdentifier = storeIdentifier
+        self.contextHandle = contextHandle
     }
 
     /// The primary key held by a to-one slot that has not been resolved to a model yet

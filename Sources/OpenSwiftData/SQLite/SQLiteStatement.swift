@@ -113,6 +113,13 @@ public final class SQLiteStatement {
         let n = Int(sqlite3_column_bytes(handle, index))
         return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
     }
+    /// Column `index` as text, or `nil` for `NULL` (one SQLite call).
+    @inline(__always) public func textIfPresent(at index: Int32) -> String? {
+        guard let p = sqlite3_column_text(handle, index) else { return nil }
+        let n = Int(sqlite3_column_bytes(handle, index))
+        return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
+    }
+
     /// Column `index` as bytes (empty for `NULL`).
     public func data(at index: Int32) -> Data {
         guard let p = sqlite3_column_blob(handle, index) else { return Data() }

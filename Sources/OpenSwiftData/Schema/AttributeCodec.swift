@@ -92,11 +92,11 @@ final class AttributeCodec: @unchecked Sendable {
     private static func native<T: StorableValue>(_ t: T.Type, valueType: Any.Type, optional: Bool) -> AttributeCodec {
         let readOne: (SQLiteStatement, Int32) throws -> Any
         if optional {
-            readOne = { s, i in s.isNull(at: i) ? (T?.none as Any) : (Optional(T.read(s, i)) as Any) }
+            readOne = { s, i in T.readIfPresent(s, i) as Any }
         } else {
             readOne = { s, i in
-                if s.isNull(at: i) { throw nullInNonOptional(T.self) }
-                return T.read(s, i) as Any
+                guard let v = T.readIfPresent(s, i) else { throw nullInNonOptional(T.self) }
+                return v as Any
             }
         }
         return AttributeCodec(

@@ -158,6 +158,23 @@ final class ModelLayout: @unchecked Sendable {
         return nil
     }
 
+    /// Uniqueness groups with the class that declares each: a group declared on a base class
+    /// spans the hierarchy below it; one declared on a subclass spans that subclass's subtree.
+    var uniquenessGroupsWithOwner: [(names: [String], owner: ModelLayout)] {
+        var out: [(names: [String], owner: ModelLayout)] = []
+        var chain: [ModelLayout] = []
+        var l: ModelLayout? = self
+        while let c = l { chain.insert(c, at: 0); l = c.superLayout }
+        for level in chain {
+            for group in level.type._$entityConstraints.unique { out.append((group, level)) }
+            for slot in level.slots[level.ownSlots]
+            where slot.attribute?.isUnique == true || slot.relationship?.isUnique == true {
+                out.append(([slot.name], level))
+            }
+        }
+        return out
+    }
+
     /// Whether `self` is `other` or one of its subclasses.
     func isKind(of other: ModelLayout) -> Bool {
         var l: ModelLayout? = self

@@ -10,6 +10,8 @@ protocol StorableValue {
     static var columnType: String { get }
     /// Reads the value from column `index` of the current row (never called for `NULL`).
     static func read(_ stmt: SQLiteStatement, _ index: Int32) -> Self
+    /// Reads column `index`, or `nil` for `NULL`, with as few SQLite calls as the type allows.
+    static func readIfPresent(_ stmt: SQLiteStatement, _ index: Int32) -> Self?
     /// Converts the value to what is bound; throws for values SQLite cannot hold faithfully.
     func sqlValue() throws -> SQLValue
     /// Converts a stored value back; `nil` when the storage class does not fit.
@@ -20,6 +22,12 @@ protocol StorableValue {
 
 extension StorableValue where Self: FixedWidthInteger {
     static var zeroValue: Self { 0 }
+}
+
+extension StorableValue {
+    static func readIfPresent(_ stmt: SQLiteStatement, _ index: Int32) -> Self? {
+        stmt.isNull(at: index) ? nil : read(stmt, index)
+    }
 }
 
 private func outOfRange(_ value: Any) -> SwiftDataError {
@@ -42,7 +50,13 @@ extension StorableValue where Self: FixedWidthInteger {
         }
     }
 }
-extension Int: StorableValue {}
+extension Int: StorableValue {
+    /// `sqlite3_column_int64` gives 0 for NULL, so only a 0 needs the type check.
+    static func readIfPresent(_ stmt: SQLiteStatement, _ index: Int32) -> Int? {
+        let v = stmt.int64(at: index)
+        return v == 0 && stmt.isNull(at: index) ? nil : Int(v)
+    }
+}
 extension Int8: StorableValue {}
 extension Int16: StorableValue {}
 extension Int32: StorableValue {}
@@ -70,6 +84,11 @@ func nanError(_ type: Any.Type) -> SwiftDataError {
 }
 
 extension Double: StorableValue {
+    /// `sqlite3_column_double` gives 0 for NULL, so only a 0 needs the type check.
+    static func readIfPresent(_ stmt: SQLiteStatement, _ index: Int32) -> Double? {
+        let v = stmt.double(at: index)
+        return v == 0 && stmt.isNull(at: index) ? nil : v
+    }
     static var zeroValue: Double { 0 }
     static var columnType: String { "REAL" }
     static func read(_ stmt: SQLiteStatement, _ index: Int32) -> Double { stmt.double(at: index) }
@@ -101,6 +120,10 @@ extension Float: StorableValue {
 }
 
 extension String: StorableValue {
+    /// `sqlite3_column_text` gives a null pointer exactly for NULL.
+    static func readIfPresent(_ stmt: SQLiteStatement, _ index: Int32) -> String? {
+        stmt.textIfPresent(at: index)
+    }
     static var zeroValue: String { "" }
     static var columnType: String { "TEXT" }
     static func read(_ stmt: SQLiteStatement, _ index: Int32) -> String { stmt.text(at: index) }

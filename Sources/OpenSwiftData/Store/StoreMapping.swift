@@ -45,6 +45,18 @@ final class StoreMapping: @unchecked Sendable {
         }
 
         func plan(_ layout: ModelLayout) -> [ColumnRead] { decodePlans[ObjectIdentifier(layout.type)] ?? [] }
+
+        /// One uniqueness group as the store checks it at save (`ModelContext+Upsert.swift`).
+        struct UniqueGroup {
+            /// A stable name for the group: its column names.
+            let key: String
+            /// How to read the group's values from a model.
+            let reads: [ColumnRead]
+            /// `SELECT "Z_PK", "Z_ENT" FROM <table> WHERE c1 = ? AND … [AND "Z_ENT" IN (…)]`.
+            let lookupSQL: String
+        }
+        /// Uniqueness groups per entity.
+        var uniqueGroups: [ObjectIdentifier: [UniqueGroup]] = [:]
         /// Entities and their per-slot readers indexed by `Z_ENT`, for the row-decoding loop.
         var entitiesByID: [ModelLayout?] = []
         var slotReadersByID: [[SlotReader]] = []
@@ -116,6 +128,23 @@ final class StoreMapping: @unchecked Sendable {
                     reads.append(Table.ColumnRead(slot: s.index, column: Int32(i + 2), codec: s.codec))
                 }
                 table.decodePlans[ObjectIdentifier(e.type)] = reads
+            }
+            for e in table.entities {
+                var groups: [Table.UniqueGroup] = []
+                let reads = table.plan(e)
+                for (names, owner) in e.uniquenessGroupsWithOwner {
+                    let groupReads = names.compactMap { n in e.slotByName[n].flatMap { s in reads.first { $0.slot == s } } }
+                    guard groupReads.count == names.count else { continue }
+                    let cols = groupReads.map { table.columns[Int($0.column) - 2] }
+                    var sql = "SELECT \"Z_PK\", \"Z_ENT\" FROM \(quoteIdentifier(table.name)) WHERE "
+                        + cols.map { "\(quoteIdentifier($0)) = ?" }.joined(separator: " AND ")
+                    let kinds = table.entityIDs(kindOf: owner)
+                    if kinds.count < table.entities.count {
+                        sql += " AND \"Z_ENT\" IN (\(kinds.map(String.init).joined(separator: ", ")))"
+                    }
+                    groups.append(Table.UniqueGroup(key: cols.joined(separator: ","), reads: groupReads, lookupSQL: sql))
+                }
+                table.uniqueGroups[ObjectIdentifier(e.type)] = groups
             }
             table.entitiesByID = [nil] + table.entities
             table.slotReadersByID = [[]] + table.entities.map { e in

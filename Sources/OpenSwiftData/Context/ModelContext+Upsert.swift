@@ -1,0 +1,132 @@
+import Foundation
+
+/// How a save resolves uniqueness (behaviour reference §2, UNQ-*): which new models upsert into
+/// stored rows and which collapse into a later new model.
+struct UpsertPlan {
+    /// New models whose unique values match a stored row: they update that row and take its key.
+    var adopted: [ObjectIdentifier: Int64] = [:]
+    /// New models that collide with a later new model in the same save: the later one wins and
+    /// both end up on one row.
+    var collapsed: [ObjectIdentifier: any PersistentModel] = [:]
+
+    /// Whether `model` needs an `INSERT` of its own.
+    func writesNewRow(_ model: any PersistentModel) -> Bool {
+        let id = ObjectIdentifier(model)
+        return adopted[id] == nil && collapsed[id] == nil
+    }
+}
+
+extension ModelContext {
+    private struct ClaimKey: Hashable {
+        let table: ObjectIdentifier
+        let group: String
+        let values: [SQLValue]
+    }
+
+    /// Resolves every new model's uniqueness groups against the store and against each other.
+    ///
+    /// ```sql
+    /// SELECT "Z_PK", "Z_ENT" FROM "User" WHERE "id" = ?      -- one lookup per group with no NULL
+    /// ```
+    /// Rules (UNQ-10…41): a group holding a nil never collides; a collision with one stored row
+    /// makes the new model update that row (its values win; the row keeps its key); a
+    /// collision with two different rows, or with a row of another class, throws
+    /// ``SwiftDataError/uniqueConstraintViolation`` and writes nothing; colliding new models
+    /// collapse into the later one. A registered row that this save moves off the value does not
+    /// count as a collision.
+    func resolveUniqueness(_ db: SQLiteConnection) throws -> UpsertPlan {
+        var plan = UpsertPlan()
+        var claims: [ClaimKey: any PersistentModel] = [:]
+        var adoptedBy: [Int64: any PersistentModel] = [:]
+        func collapse(_ earlier: any PersistentModel, into later: any PersistentModel) {
+            let e = ObjectIdentifier(earlier)
+            plan.collapsed[e] = later
+            if let pk = plan.adopted.removeValue(forKey: e), adoptedBy[pk] === earlier { adoptedBy[pk] = later }
+            for (k, v) in plan.collapsed where v === earlier { plan.collapsed[k] = later }
+        }
+        for m in inserted {
+            let d = m.persistentBackingData
+            guard let layout = d.layout, let table = mapping.table(for: layout),
+                  let groups = table.uniqueGroups[ObjectIdentifier(layout.type)], !groups.isEmpty else { continue }
+            var storedPK: Int64 = 0, storedEnt: Int64 = 0, storedCount = 0
+            var collidingGroups: [String] = []
+            for group in groups {
+                let values = try group.reads.map { try encodeColumn(d, $0, model: m) }
+                if values.contains(.null) { continue }
+                let claim = ClaimKey(table: ObjectIdentifier(table), group: group.key, values: values)
+                if let earlier = claims[claim], earlier !== m, plan.collapsed[ObjectIdentifier(earlier)] == nil {
+                    collapse(earlier, into: m)
+                }
+                claims[claim] = m
+                let lookup = try db.cachedStatement(group.lookupSQL)
+                defer { lookup.reset() }
+                try lookup.bind(values)
+                while try lookup.step() {
+                    let pk = lookup.int64(at: 0), ent = lookup.int64(at: 1)
+                    if movesAway(pk: pk, table: table, group: group, values: values) { continue }
+                    if storedCount == 0 || pk != storedPK { storedCount += 1 }
+                    storedPK = pk
+                    storedEnt = ent
+                    collidingGroups.append(group.key)
+                }
+            }
+            if storedCount > 1 {
+                throw SwiftDataError(SwiftDataError.uniqueConstraintViolation.code,
+                                     "a new \(layout.name) matches \(storedCount) different stored rows on its unique values (\(collidingGroups.joined(separator: "; "))); an upsert can replace only one row, so nothing was saved",
+                                     entityName: layout.name)
+            }
+            guard storedCount == 1 else { continue }
+            let pk = storedPK, ent = storedEnt
+            if ent != table.entityID(layout) {
+                let other = table.layout(forEntityID: ent)?.name ?? "another class"
+                throw SwiftDataError(SwiftDataError.uniqueConstraintViolation.code,
+                                     "a new \(layout.name) has the unique values of a stored \(other); an upsert cannot change a row's class, so nothing was saved",
+                                     entityName: layout.name)
+            }
+            if let previous = adoptedBy[pk], previous !== m { collapse(previous, into: m) }
+            plan.adopted[ObjectIdentifier(m)] = pk
+            adoptedBy[pk] = m
+            d.pendingPK = pk
+        }
+        return plan
+    }
+
+    /// Whether the stored row `pk` is registered here with a pending change that moves its
+    /// group values away from `values` (so it will not collide once this save is written).
+    private func movesAway(pk: Int64, table: StoreMapping.Table, group: StoreMapping.Table.UniqueGroup,
+                           values: [SQLValue]) -> Bool {
+        guard let model = registered[RowKey(table: ObjectIdentifier(table.root), pk: pk)],
+              changed[ObjectIdentifier(model)] != nil else { return false }
+        let d = model.persistentBackingData
+        let now = group.reads.map { (try? encodeColumn(d, $0, model: model)) ?? .null }
+        return now != values
+    }
+
+    /// Clears the stored to-many relationships of row `pk` before an upsert writes the new
+    /// model's: children are detached (never deleted), join-table pairs removed (UNQ-14).
+    func detachStoredToMany(_ db: SQLiteConnection, of layout: ModelLayout, pk: Int64) throws {
+        for slot in layout.relationshipSlots where layout.slots[slot].isToMany {
+            switch mapping.storage(of: layout, slot: slot) {
+            case .inverseForeignKey(let table, let column)?:
+                try db.run("UPDATE \(quoteIdentifier(table.name)) SET \(quoteIdentifier(column)) = NULL WHERE \(quoteIdentifier(column)) = ?", [.integer(pk)])
+            case .joinTable(let name, let own, _)?:
+                try db.run("DELETE FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(own)) = ?", [.integer(pk)])
+            default:
+                break
+            }
+        }
+    }
+
+    /// After an upsert into a row that `existing` already represents here: `existing` shows the
+    /// new model's values (UNQ-12) and both objects share one storage from now on, so they stay
+    /// the same row (one identifier, one set of values, changes through either are saved).
+    func adoptStorage(of existing: any PersistentModel, into model: any PersistentModel) {
+        let from = model.persistentBackingData, to = existing.persistentBackingData
+        for slot in 0..<min(from.values.count, to.values.count) {
+            to.setSlot(slot, from.values[slot], of: existing, recordChange: false)
+        }
+        to.committed = nil
+        to.changed = []
+        model.persistentBackingData = to
+    }
+}
