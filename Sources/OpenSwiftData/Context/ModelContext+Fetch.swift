@@ -193,13 +193,20 @@ extension ModelContext {
             let identities = registered.table(tableKey, create: true)!
             let entities = table.entitiesByID, readersByID = table.slotReadersByID
             let storeID = store.identifier, handle = self.handle
+            var generation: StoreGeneration?
             do {
                 while try stmt.step() {
                     let pk = stmt.int64(at: 0)
                     if let existing = identities.find(pk) {
                         let d = existing.persistentBackingData
                         if d.isFault || (d.committed == nil && d.status == .persisted) {
-                            try decode(stmt, into: d, model: existing, table: table)
+                            // Refresh only when the store changed since the values were read (CTX-11).
+                            let now = generation ?? store.generation(db)
+                            generation = now
+                            if d.isFault || d.loadedGeneration != now {
+                                try decode(stmt, into: d, model: existing, table: table)
+                                d.loadedGeneration = now
+                            }
                         }
                         out.append(existing as! T)
                         continue
@@ -249,11 +256,13 @@ extension ModelContext {
         guard let layout = data.layout else { return }
         for read in table.plan(layout) {
             if let codec = read.codec {
-                let value = try codec.read(stmt, read.column)
                 if let model {
-                    data.setSlot(read.slot, value, of: model, recordChange: false)
+                    // Only values that differ are written, so observers hear of real changes only.
+                    let current = read.slot < data.values.count ? data.values[read.slot] : nil
+                    if current != nil, let old = try? codec.encode(current), old == stmt.value(at: read.column) { continue }
+                    data.setSlot(read.slot, try codec.read(stmt, read.column), of: model, recordChange: false)
                 } else {
-                    data.values[read.slot] = value
+                    data.values[read.slot] = try codec.read(stmt, read.column)
                 }
             } else {
                 let fk = stmt.isNull(at: read.column) ? 0 : stmt.int64(at: read.column)
@@ -265,7 +274,7 @@ extension ModelContext {
                 if !same { data.values[read.slot] = ForeignKey(pk: fk) }
             }
         }
-        // To-many relationships reload lazily on next access.
+        // To-many relationships reload lazily on next access (the store changed).
         if model != nil {
             for slot in layout.relationshipSlots where layout.slots[slot].isToMany { data.values[slot] = nil }
         }

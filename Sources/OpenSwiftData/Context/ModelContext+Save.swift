@@ -28,7 +28,9 @@ extension ModelContext {
         let plan: UpsertPlan
         do {
             plan = try store.withConnection { db in
-                try db.immediateTransactionMapped { try self.write(db) }
+                let plan = try db.immediateTransactionMapped { try self.write(db) }
+                store.noteCommit()
+                return plan
             }
         } catch {
             for m in inserted { m.persistentBackingData.pendingPK = 0 }

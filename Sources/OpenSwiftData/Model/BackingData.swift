@@ -29,6 +29,9 @@ public final class BackingData {
     var status: Status = .unmanaged
     /// Attributes have not been read from the row yet (``ModelContext/model(for:)`` faults).
     var isFault = false
+    /// The store generation the values were read at; a fetch refreshes them only when the
+    /// store has changed since.
+    var loadedGeneration = StoreGeneration.unknown
     /// Values as last saved, kept from the first change after a save, for rollback and updates.
     var committed: ContiguousArray<Any?>?
     /// Slots changed since the last save.

@@ -39,6 +39,21 @@ final class SQLiteStore: @unchecked Sendable {
         try open(readOnly: readOnly)
     }
 
+    /// Saves committed through this store's connection (every context of the container).
+    private var localCommits: UInt64 = 0
+
+    /// Counts a committed save (called with the connection held).
+    func noteCommit() { localCommits &+= 1 }
+
+    /// A value that changes whenever the store's content may have changed: a save through this
+    /// connection, or a commit by another connection or process (`PRAGMA data_version`). Rows
+    /// loaded under an unchanged generation need no refresh. Call with the connection held.
+    func generation(_ db: SQLiteConnection) -> StoreGeneration {
+        var external: Int64 = 0
+        if case .integer(let v)? = try? db.scalar("PRAGMA data_version") { external = v }
+        return StoreGeneration(local: localCommits, external: external)
+    }
+
     /// Runs `body` with exclusive use of the connection.
     func withConnection<T>(_ body: (SQLiteConnection) throws -> T) rethrows -> T {
         lock.lock(); defer { lock.unlock() }
