@@ -34,8 +34,13 @@ bench: deps
 bench-compare: deps
 	$(SWIFT) run -c release harness bench --quick --compare Reports/baseline.json --out /tmp/openswiftdata-bench
 
+## Regenerates the committed sample fixtures (same seed → byte-identical files) and verifies them.
 fixtures: deps
-	@echo "Fixture generation arrives with the seeded-data work."; exit 1
+	$(SWIFT) run -c release harness fixtures --schema catalogue --seed 1 --scale 1000 --out Fixtures/catalogue.sqlite
+	$(SWIFT) run -c release harness fixtures --schema dictionary --seed 1 --scale 2000 --out Fixtures/dictionary.sqlite
+	$(SWIFT) run -c release harness fixtures --schema trips --seed 1 --scale 500 --out Fixtures/trips.sqlite
+	$(SWIFT) run -c release harness fixtures --schema users --seed 1 --scale 1000 --traits unicode-heavy,hostile --out Fixtures/users.sqlite
+	for f in Fixtures/*.sqlite; do $(SWIFT) run -c release harness fixtures verify $$f || exit 1; done
 
 clean:
 	$(SWIFT) package clean

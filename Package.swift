@@ -23,6 +23,7 @@ let hostLibraries: String = {
 
 var products: [Product] = [
     .library(name: "OpenSwiftData", targets: ["OpenSwiftData"]),
+    .library(name: "OpenSwiftDataTesting", targets: ["OpenSwiftDataTesting"]),
 ]
 var targets: [Target] = [
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
@@ -46,13 +47,15 @@ var targets: [Target] = [
         name: "OpenSwiftDataTests",
         dependencies: ["OpenSwiftData"]
     ),
+    .target(name: "OpenSwiftDataTesting", dependencies: ["OpenSwiftData"]),
+    .testTarget(name: "OpenSwiftDataTestingTests", dependencies: ["OpenSwiftDataTesting", "OpenSwiftData"]),
     .target(name: "BenchmarkKit", dependencies: ["CJemalloc", "CSQLite", "OpenSwiftData"]),
     .testTarget(name: "BenchmarkKitTests", dependencies: ["BenchmarkKit"]),
     .target(name: "PersistenceWorkloads", dependencies: ["OpenSwiftData", "BenchmarkKit"],
             path: "Benchmarks/PersistenceWorkloads"),
     .executableTarget(name: "PersistenceBenchmarks", dependencies: ["PersistenceWorkloads", "BenchmarkKit"],
                       path: "Benchmarks/PersistenceBenchmarks"),
-    .executableTarget(name: "harness", dependencies: ["PersistenceWorkloads", "BenchmarkKit", "OpenSwiftData"]),
+    .executableTarget(name: "harness", dependencies: ["PersistenceWorkloads", "BenchmarkKit", "OpenSwiftData", "OpenSwiftDataTesting"]),
     .testTarget(name: "PersistenceWorkloadsTests", dependencies: ["PersistenceWorkloads", "BenchmarkKit", "OpenSwiftData"]),
     .executableTarget(
         name: "demo",

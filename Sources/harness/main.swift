@@ -7,7 +7,7 @@ import PersistenceWorkloads
 let parser = ArgumentParser(
     program: "harness",
     abstract: "OpenSwiftData's test-fixture and benchmarking harness.",
-    subcommands: [BenchCommand.subcommand])
+    subcommands: [BenchCommand.subcommand, FixturesCommand.subcommand])
 
 /// `swift --version`'s first line, for the report; `nil` when swift is not on PATH.
 func toolchainVersion() -> String? {
@@ -31,6 +31,7 @@ do {
     }
     switch args.subcommand {
     case "bench": exit(try BenchCommand.run(args, toolchain: toolchainVersion()))
+    case "fixtures": exit(try FixturesCommand.run(args))
     default:
         print(parser.helpText())
         exit(2)

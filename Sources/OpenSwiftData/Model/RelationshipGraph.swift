@@ -57,12 +57,21 @@ enum RelationshipGraph {
     static func link(_ target: any PersistentModel, inverse: ModelLayout.Slot, to owner: any PersistentModel) {
         let td = target.persistentBackingData
         guard let tl = td.layout, inverse.index < tl.slots.count else { return }
-        let current = currentValue(target, td, inverse)
         if inverse.isToMany {
-            var list = models(in: current)
-            if !list.contains(where: { $0 === owner }) { list.append(owner) }
-            td.setSlot(inverse.index, makeArray(inverse, list), of: target, recordChange: true)
+            // `owner` just started pointing at `target`, so it is not in `target`'s list yet:
+            // append in place (amortised O(1), so attaching n children to a parent is O(n)).
+            let kp = inverse.keyPath as? any _ObservationNotifying
+            kp?._willSet(td.registrar, target)
+            td.recordChange(inverse.index)
+            var box: Any? = currentValue(target, td, inverse) ?? BackingData.emptyValue(for: inverse)
+            td.values[inverse.index] = nil
+            if let arrayType = Swift.type(of: inverse.keyPath).valueType as? any _ArrayProtocol.Type {
+                arrayType._append(owner, into: &box)
+            }
+            td.values[inverse.index] = box
+            kp?._didSet(td.registrar, target)
         } else {
+            let current = currentValue(target, td, inverse)
             if let previous = models(in: current).first {
                 if previous === owner { return }
                 // target moves from `previous` to `owner`: drop it from previous's side.

@@ -239,10 +239,19 @@ protocol _ArrayProtocol {
     static var _elementType: Any.Type { get }
     var _elements: [Any] { get }
     static func _make(from elements: [Any]) -> Any
+    static func _append(_ element: Any, into box: inout Any?)
 }
 
 extension Array: _ArrayProtocol {
     static var _elementType: Any.Type { Element.self }
     var _elements: [Any] { map { $0 as Any } }
     static func _make(from elements: [Any]) -> Any { elements.map { $0 as! Element } as Any }
+    /// Appends to the array held by `box` without copying it (the box gives up its reference
+    /// before the append, so the array's storage is uniquely referenced).
+    static func _append(_ element: Any, into box: inout Any?) {
+        guard var array = box as? [Element], let e = element as? Element else { return }
+        box = nil
+        array.append(e)
+        box = array
+    }
 }

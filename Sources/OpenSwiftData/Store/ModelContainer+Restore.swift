@@ -54,6 +54,7 @@ extension ModelContainer {
                                      "SQLite's backup failed (step \(step), finish \(finish)): \(db.lastErrorMessage)", url: url)
             }
             try db.run("UPDATE \"Z_METADATA\" SET value = ? WHERE key = 'storeIdentifier'", [.text(store.identifier)])
+            store.noteCommit()   // registered rows of existing contexts refresh on their next fetch
         }
     }
 }

@@ -1,0 +1,132 @@
+import Foundation
+import OpenSwiftData
+
+/// The canonical text dump of a store's content, and its SHA-256: how fixtures prove they are
+/// the same data, independent of file bytes, page layout or SQLite version.
+///
+/// The dump is a UTF-8 byte stream, defined exactly as follows:
+///
+/// 1. The header line `OpenSwiftData canonical dump 1` and a line feed (`\n`, 0x0A).
+/// 2. Every table of `sqlite_master` with `type = 'table'` whose name does not start with
+///    `sqlite_`, in ascending byte order of the UTF-8 name. For each table:
+///    - `table <name>\n`
+///    - `columns <c1>,<c2>,…\n`: the column names in declaration order (`PRAGMA table_info`).
+///    - one line per row, rows ordered by every column in declaration order, ascending, in
+///      SQLite's order (NULL, then numbers, then text by bytes, then blobs) — for the model
+///      tables, whose first column is the `Z_PK` primary key, that is primary-key order. A
+///      row is its values, each followed by a single space, then `\n`, where a value is:
+///      - NULL → `N`
+///      - INTEGER → `I` and the decimal value (`I-42`)
+///      - REAL → `R` and the 16 lowercase hex digits of its IEEE-754 bit pattern (`R3ff0000000000000`)
+///      - TEXT → `T`, the UTF-8 byte length in decimal, `:`, then the bytes (`T3:abc`)
+///      - BLOB → `B`, the byte length in decimal, `:`, then the bytes in lowercase hex (`B2:00ff`)
+///    - `end <name> <row count>\n`
+/// 3. Of `Z_METADATA`, only the `schema` row is dumped: the rest is store bookkeeping (the store
+///    instance's identifier, key counters), not data.
+///
+/// ```swift
+/// let db = try SQLiteConnection(path: "Fixtures/catalogue.sqlite", mode: .readOnly)
+/// let content = try CanonicalDump.content(of: db)
+/// content.digest      // 64 hex digits
+/// content.rowCounts   // ["CatalogueProduct": 200, …]
+/// ```
+public enum CanonicalDump {
+    /// What the dump of one store says: its digest, schema hash and row counts.
+    ///
+    /// ```swift
+    /// let content = try CanonicalDump.content(of: db)
+    /// ```
+    public struct Content: Sendable, Equatable {
+        /// SHA-256 of the canonical dump, lowercase hex.
+        public var digest: String
+        /// SHA-256 of `Z_METADATA`'s `schema` text (empty when the store has none).
+        public var schemaHash: String
+        /// Rows per table, `Z_METADATA` excluded.
+        public var rowCounts: [String: Int]
+    }
+
+    /// Digests the content of the database behind `connection`.
+    ///
+    /// ```swift
+    /// let digest = try CanonicalDump.content(of: db).digest
+    /// ```
+    public static func content(of connection: SQLiteConnection) throws -> Content {
+        var hash = SHA256()
+        var counts: [String: Int] = [:]
+        try write(connection) { chunk in hash.update(chunk) } rowCount: { table, n in
+            if table != "Z_METADATA" { counts[table] = n }
+        }
+        var schemaHash = ""
+        if try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'Z_METADATA'") == .integer(1),
+           case .text(let schema)? = try connection.scalar("SELECT value FROM Z_METADATA WHERE key = 'schema'") {
+            schemaHash = SHA256.hex(of: schema)
+        }
+        return Content(digest: hash.finalize(), schemaHash: schemaHash, rowCounts: counts)
+    }
+
+    /// The dump as text (for reading a difference; digests stream it instead).
+    ///
+    /// ```swift
+    /// print(try CanonicalDump.text(of: db))
+    /// ```
+    public static func text(of connection: SQLiteConnection) throws -> String {
+        var bytes: [UInt8] = []
+        try write(connection) { bytes.append(contentsOf: $0) } rowCount: { _, _ in }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Streams the dump's bytes to `sink`, and each table's row count to `rowCount`.
+    static func write(_ db: SQLiteConnection, _ sink: ([UInt8]) -> Void,
+                      rowCount: (String, Int) -> Void) throws {
+        sink(Array("OpenSwiftData canonical dump 1\n".utf8))
+        let names = try db.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, 7) <> 'sqlite_' ORDER BY name COLLATE BINARY")
+            .compactMap { row -> String? in if case .text(let s) = row[0] { s } else { nil } }
+        for name in names {
+            let quoted = "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            let columns = try db.rows("PRAGMA table_info(\(quoted))").compactMap { row -> String? in
+                if case .text(let s) = row[1] { s } else { nil }
+            }
+            sink(Array("table \(name)\ncolumns \(columns.joined(separator: ","))\n".utf8))
+            let filter = name == "Z_METADATA" ? " WHERE \"key\" = 'schema'" : ""
+            let order = (1...max(1, columns.count)).map(String.init).joined(separator: ", ")
+            let statement = try db.prepare("SELECT * FROM \(quoted)\(filter) ORDER BY \(order)")
+            var n = 0
+            var line: [UInt8] = []
+            while try statement.step() {
+                line.removeAll(keepingCapacity: true)
+                for i in 0..<statement.columnCount {
+                    append(statement.value(at: i), to: &line)
+                    line.append(0x20)
+                }
+                line.append(0x0A)
+                sink(line)
+                n += 1
+            }
+            sink(Array("end \(name) \(n)\n".utf8))
+            rowCount(name, n)
+        }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// Appends one type-tagged value.
+    static func append(_ value: SQLValue, to line: inout [UInt8]) {
+        switch value {
+        case .null:
+            line.append(UInt8(ascii: "N"))
+        case .integer(let v):
+            line.append(UInt8(ascii: "I")); line.append(contentsOf: String(v).utf8)
+        case .real(let v):
+            line.append(UInt8(ascii: "R"))
+            let bits = v.bitPattern
+            for shift in stride(from: 60, through: 0, by: -4) { line.append(hexDigits[Int((bits >> UInt64(shift)) & 0xF)]) }
+        case .text(let s):
+            line.append(UInt8(ascii: "T")); line.append(contentsOf: String(s.utf8.count).utf8)
+            line.append(UInt8(ascii: ":")); line.append(contentsOf: s.utf8)
+        case .blob(let d):
+            line.append(UInt8(ascii: "B")); line.append(contentsOf: String(d.count).utf8)
+            line.append(UInt8(ascii: ":"))
+            for byte in d { line.append(hexDigits[Int(byte >> 4)]); line.append(hexDigits[Int(byte & 0xF)]) }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import OpenSwiftData
+
+/// Which store a fixture opens in.
+///
+/// ```swift
+/// @Test(arguments: FixtureStoreKind.allCases) func counts(store: FixtureStoreKind) throws { … }
+/// ```
+public enum FixtureStoreKind: String, CaseIterable, Codable, Sendable {
+    /// An in-memory store filled from the file with SQLite's backup API.
+    case memory
+    /// An on-disk store on a temporary copy of the file.
+    case disk
+}
+
+/// A fixture file opened as a container, on a private copy: the fixture file is never modified.
+///
+/// The copy (a temporary file, or an in-memory database) is removed when this object goes away;
+/// keep it alive as long as you use the container.
+/// ```swift
+/// let fixture = try FixtureDatabase(contentsOf: URL(fileURLWithPath: "Fixtures/dictionary.sqlite"),
+///                                   sample: .dictionary, store: .memory)
+/// let context = ModelContext(fixture.container)
+/// let words = try context.fetchCount(FetchDescriptor<DictionaryWord>())
+/// ```
+public final class FixtureDatabase {
+    /// The container over the copy.
+    public let container: ModelContainer
+    /// The store kind.
+    public let store: FixtureStoreKind
+    /// The temporary on-disk copy (`nil` for the in-memory store).
+    public let copyURL: URL?
+    private let directory: URL?
+
+    /// Opens `url` for `schema` (the schema it was written with) in the chosen store.
+    ///
+    /// - Throws: `SwiftDataError.incompatibleSchema` when the file holds another schema.
+    /// ```swift
+    /// let db = try FixtureDatabase(contentsOf: url, schema: Schema([Category.self, Word.self]), store: .disk)
+    /// ```
+    public init(contentsOf url: URL, schema: Schema, store: FixtureStoreKind) throws {
+        self.store = store
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code, "no fixture file at \(url.path)", url: url)
+        }
+        switch store {
+        case .memory:
+            directory = nil
+            copyURL = nil
+            container = try ModelContainer(for: schema, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+            try container.restore(from: url)
+        case .disk:
+            let dir = try FixtureFile.temporaryDirectory("open")
+            let copy = dir.appendingPathComponent(url.lastPathComponent)
+            do {
+                try FileManager.default.copyItem(at: url, to: copy)
+                // Each copy is its own store: a fresh identifier, so identifiers never cross copies.
+                let db = try SQLiteConnection(path: copy.path, mode: .readWrite)
+                try db.run("UPDATE \"Z_METADATA\" SET value = ? WHERE key = 'storeIdentifier'", [.text(UUID().uuidString)])
+                db.close()
+                container = try ModelContainer(for: schema, configurations: ModelConfiguration(url: copy))
+            } catch {
+                try? FileManager.default.removeItem(at: dir)
+                throw error
+            }
+            directory = dir
+            copyURL = copy
+        }
+    }
+
+    /// Opens a sample schema's fixture file.
+    ///
+    /// ```swift
+    /// let db = try FixtureDatabase(contentsOf: url, sample: .catalogue, store: .disk)
+    /// ```
+    public convenience init(contentsOf url: URL, sample: SampleSchema, store: FixtureStoreKind) throws {
+        try self.init(contentsOf: url, schema: sample.schema, store: store)
+    }
+
+    deinit {
+        if let directory { try? FileManager.default.removeItem(at: directory) }
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import OpenSwiftData
+
+/// Writes and verifies fixture files: an SQLite store plus `<file>.manifest.json`.
+///
+/// Writing generates into a temporary on-disk store, then copies it with
+/// `VACUUM INTO` at a fixed 4096-byte page size and in rollback-journal mode, so both
+/// `ModelContainer(… url:)` and the `sqlite3` shell open it without side files.
+/// ```swift
+/// let out = URL(fileURLWithPath: "Fixtures/catalogue.sqlite")
+/// let manifest = try FixtureFile.write(.catalogue, seed: 1, scale: 200, to: out)
+/// let check = try FixtureFile.verify(out)   // check.isValid
+/// ```
+public enum FixtureFile {
+    /// The page size of every fixture file.
+    public static let pageSize = 4096
+
+    /// Writes a sample schema's fixture to `url` (replacing it) and its manifest beside it.
+    ///
+    /// ```swift
+    /// try FixtureFile.write(.users, seed: 7, scale: 1_000, traits: [.hostile], to: out)
+    /// ```
+    @discardableResult
+    public static func write(_ sample: SampleSchema, seed: UInt64, scale: Int, traits: Traits = [], to url: URL,
+                             progress: ((FixtureProgress) -> Void)? = nil) throws -> FixtureManifest {
+        try write(sample.fixture(seed: seed, scale: scale, traits: traits), schema: sample.schema,
+                  name: sample.name, scale: scale, to: url, progress: progress)
+    }
+
+    /// Writes a fixture of your own models to `url` and its manifest beside it.
+    ///
+    /// ```swift
+    /// try FixtureFile.write(myFixture, schema: Schema([Category.self, Word.self]), name: "words", scale: 10_000, to: out)
+    /// ```
+    @discardableResult
+    public static func write(_ fixture: Fixture, schema: Schema, name: String, scale: Int, to url: URL,
+                             progress: ((FixtureProgress) -> Void)? = nil) throws -> FixtureManifest {
+        let work = try temporaryDirectory("write")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let store = work.appendingPathComponent("generate.store")
+        try generate(fixture, schema: schema, into: store, progress: progress)
+
+        let fm = FileManager.default
+        try fm.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        for suffix in ["", "-wal", "-shm", "-journal"] where fm.fileExists(atPath: url.path + suffix) {
+            try fm.removeItem(atPath: url.path + suffix)
+        }
+        do {
+            let source = try SQLiteConnection(path: store.path, mode: .readWrite)
+            // The identifier names a store instance; a fixture's is fixed so its bytes repeat.
+            try source.run("UPDATE \"Z_METADATA\" SET value = ? WHERE key = 'storeIdentifier'",
+                           [.text("fixture:\(name):\(fixture.seed):\(scale)")])
+            try source.execute("PRAGMA page_size = \(pageSize)")
+            try source.run("VACUUM INTO ?", [.text(url.path)])
+            source.close()
+        }
+        let output = try SQLiteConnection(path: url.path, mode: .readWrite)
+        _ = try output.scalar("PRAGMA journal_mode = DELETE")
+        let size = try output.scalar("PRAGMA page_size")
+        guard size == .integer(Int64(pageSize)) else {
+            throw SwiftDataError(SwiftDataError.storeError.code,
+                                 "VACUUM INTO wrote page size \(size.map { "\($0)" } ?? "?"), not \(pageSize)", url: url)
+        }
+        let manifest = FixtureManifest(schema: name, seed: fixture.seed, scale: scale, traits: fixture.traits.names,
+                                       pageSize: pageSize, content: try CanonicalDump.content(of: output))
+        output.close()
+        try manifest.write(for: url)
+        return manifest
+    }
+
+    /// Generates `fixture` into a new on-disk store at `url` and closes it.
+    static func generate(_ fixture: Fixture, schema: Schema, into url: URL,
+                         progress: ((FixtureProgress) -> Void)?) throws {
+        let container = try ModelContainer(for: schema, configurations: ModelConfiguration(url: url))
+        _ = try fixture.populate(container, progress: progress)
+    }
+
+    /// The content of a fixture file (digest, schema hash, row counts), read-only.
+    ///
+    /// ```swift
+    /// let digest = try FixtureFile.content(of: out).digest
+    /// ```
+    public static func content(of url: URL) throws -> CanonicalDump.Content {
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code, "no fixture file at \(url.path)", url: url)
+        }
+        let db = try SQLiteConnection(path: url.path, mode: .readOnly)
+        defer { db.close() }
+        return try CanonicalDump.content(of: db)
+    }
+
+    /// The result of ``verify(_:regenerate:)``: what differs between file and manifest.
+    ///
+    /// ```swift
+    /// let v = try FixtureFile.verify(out)
+    /// if !v.isValid { print(v.mismatches.joined(separator: "\n")) }
+    /// ```
+    public struct Verification: Sendable {
+        /// The manifest read beside the file.
+        public var manifest: FixtureManifest
+        /// What the file holds now.
+        public var content: CanonicalDump.Content
+        /// One line per difference; empty when the fixture is intact.
+        public var mismatches: [String]
+        /// `true` when nothing differs.
+        public var isValid: Bool { mismatches.isEmpty }
+    }
+
+    /// Recomputes the file's digest, schema hash and row counts and compares them with its
+    /// manifest; with `regenerate`, also regenerates the sample schema from the manifest's seed,
+    /// scale and traits and compares that digest too.
+    ///
+    /// ```swift
+    /// let v = try FixtureFile.verify(URL(fileURLWithPath: "Fixtures/users.sqlite"), regenerate: true)
+    /// ```
+    public static func verify(_ url: URL, regenerate: Bool = false) throws -> Verification {
+        let manifest = try FixtureManifest.read(for: url)
+        let content = try content(of: url)
+        var mismatches: [String] = []
+        if content.digest != manifest.digest {
+            mismatches.append("digest: manifest \(manifest.digest), file \(content.digest)")
+        }
+        if content.schemaHash != manifest.schemaHash {
+            mismatches.append("schemaHash: manifest \(manifest.schemaHash), file \(content.schemaHash)")
+        }
+        for table in Set(content.rowCounts.keys).union(manifest.rowCounts.keys).sorted()
+            where content.rowCounts[table] != manifest.rowCounts[table] {
+            mismatches.append("rows in \(table): manifest \(manifest.rowCounts[table].map(String.init) ?? "none"), file \(content.rowCounts[table].map(String.init) ?? "none")")
+        }
+        if regenerate {
+            guard let sample = SampleSchema.named(manifest.schema), let traits = Traits(names: manifest.traits) else {
+                throw SwiftDataError(SwiftDataError.unknownSchema.code,
+                                     "the manifest names schema '\(manifest.schema)' with traits \(manifest.traits), which this harness cannot regenerate")
+            }
+            let work = try temporaryDirectory("verify")
+            defer { try? FileManager.default.removeItem(at: work) }
+            let again = try write(sample, seed: manifest.seed, scale: manifest.scale, traits: traits,
+                                  to: work.appendingPathComponent("regenerated.sqlite"))
+            if again.digest != manifest.digest {
+                mismatches.append("regenerated digest \(again.digest) differs from the manifest's (generator version \(manifest.generatorVersion), now \(FixtureManifest.currentGeneratorVersion))")
+            }
+        }
+        return Verification(manifest: manifest, content: content, mismatches: mismatches)
+    }
+
+    /// A new private directory under the system's temporary directory.
+    static func temporaryDirectory(_ purpose: String) throws -> URL {
+        let dir = FileManager.default.temporaryDirectory
+            .appendingPathComponent("openswiftdata-fixture-\(purpose)-\(ProcessInfo.processInfo.globallyUniqueString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// The JSON manifest written beside a fixture file as `<file>.manifest.json`.
+///
+/// ```swift
+/// let manifest = try FixtureManifest.read(for: URL(fileURLWithPath: "Fixtures/catalogue.sqlite"))
+/// manifest.digest   // SHA-256 of the canonical dump (see ``CanonicalDump``)
+/// ```
+public struct FixtureManifest: Codable, Sendable, Equatable {
+    /// The version of the generators and word lists; any change to generated data bumps it.
+    public static let currentGeneratorVersion = 1
+
+    /// ``currentGeneratorVersion`` when the fixture was written.
+    public var generatorVersion: Int
+    /// The sample schema's name (or the name given for a custom fixture).
+    public var schema: String
+    /// The fixture seed.
+    public var seed: UInt64
+    /// The scale (the main entity's row count).
+    public var scale: Int
+    /// The traits' command-line names.
+    public var traits: [String]
+    /// The file's SQLite page size.
+    public var pageSize: Int
+    /// SHA-256 of `Z_METADATA`'s `schema` text.
+    public var schemaHash: String
+    /// Rows per table.
+    public var rowCounts: [String: Int]
+    /// SHA-256 of the canonical dump.
+    public var digest: String
+
+    /// Creates a manifest.
+    ///
+    /// ```swift
+    /// let m = FixtureManifest(schema: "users", seed: 1, scale: 10, traits: [], pageSize: 4096, content: content)
+    /// ```
+    public init(generatorVersion: Int = FixtureManifest.currentGeneratorVersion, schema: String, seed: UInt64,
+                scale: Int, traits: [String], pageSize: Int, content: CanonicalDump.Content) {
+        self.generatorVersion = generatorVersion
+        self.schema = schema
+        self.seed = seed
+        self.scale = scale
+        self.traits = traits
+        self.pageSize = pageSize
+        self.schemaHash = content.schemaHash
+        self.rowCounts = content.rowCounts
+        self.digest = content.digest
+    }
+
+    /// `<fixture>.manifest.json`.
+    ///
+    /// ```swift
+    /// FixtureManifest.url(for: URL(fileURLWithPath: "a.sqlite")).lastPathComponent   // "a.sqlite.manifest.json"
+    /// ```
+    public static func url(for fixture: URL) -> URL {
+        fixture.deletingLastPathComponent().appendingPathComponent(fixture.lastPathComponent + ".manifest.json")
+    }
+
+    /// Reads the manifest beside `fixture`.
+    ///
+    /// ```swift
+    /// let m = try FixtureManifest.read(for: fixtureURL)
+    /// ```
+    public static func read(for fixture: URL) throws -> FixtureManifest {
+        try JSONDecoder().decode(FixtureManifest.self, from: Data(contentsOf: url(for: fixture)))
+    }
+
+    /// Writes the manifest beside `fixture`: pretty-printed JSON with sorted keys and a final
+    /// line feed, so the same content always gives the same bytes.
+    ///
+    /// ```swift
+    /// try manifest.write(for: fixtureURL)
+    /// ```
+    public func write(for fixture: URL) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        var data = try encoder.encode(self)
+        data.append(0x0A)
+        try data.write(to: FixtureManifest.url(for: fixture), options: .atomic)
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import OpenSwiftData
+
+/// A seeded, declarative description of a model graph, generated into any container.
+///
+/// Steps run in order (parents before children); each saves in batches of ``batchSize`` with a
+/// fresh `ModelContext` per batch, so a million rows generate in bounded memory. The same seed
+/// and traits give the same rows on every machine.
+/// ```swift
+/// let fixture = Fixture(seed: 42) {
+///     Generate(Category.self, count: 100) { row in Category(name: "\(row.word("name")) \(row.index)") }
+///     Generate(Word.self, count: 10_000, parent: \.category, fanOut: .zipf(0.99)) { row in
+///         Word(text: row.word("text"))
+///     }
+/// }
+/// let container = try ModelContainer(for: Schema(fixture.modelTypes), configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+/// let counts = try fixture.populate(container)   // ["Category": 100, "Word": 10000]
+/// ```
+public struct Fixture {
+    /// The seed every stream derives from.
+    public let seed: UInt64
+    /// The data traits (unicode-heavy, long strings, hostile).
+    public let traits: Traits
+    /// Rows per save (and per context).
+    public var batchSize: Int = 10_000
+    /// The steps, in order, with unique labels.
+    public let steps: [FixtureStep]
+
+    /// A fixture from its steps.
+    ///
+    /// Two steps of one type get labels `Type` and `Type#2`, unless labelled explicitly.
+    /// ```swift
+    /// let f = Fixture(seed: 7, traits: [.hostile]) { Generate(Tag.self, count: 5) { Tag(label: $0.word("label")) } }
+    /// ```
+    public init(seed: UInt64, traits: Traits = [], @FixtureBuilder _ steps: () -> [FixtureStep]) {
+        self.seed = seed
+        self.traits = traits
+        var seen: [String: Int] = [:]
+        self.steps = steps().map { step in
+            var s = step
+            let n = (seen[s.label] ?? 0) + 1
+            seen[s.label] = n
+            if n > 1 { s.label += "#\(n)" }
+            return s
+        }
+    }
+
+    /// The distinct model types the steps generate, in step order (pass subclasses to the
+    /// schema yourself when a step returns them).
+    ///
+    /// ```swift
+    /// let schema = Schema(fixture.modelTypes)
+    /// ```
+    public var modelTypes: [any PersistentModel.Type] {
+        var seen = Set<ObjectIdentifier>()
+        return steps.compactMap { seen.insert(ObjectIdentifier($0.modelType)).inserted ? $0.modelType : nil }
+    }
+
+    /// The total number of models the steps generate (links not counted).
+    ///
+    /// ```swift
+    /// fixture.rowCount   // 10_100
+    /// ```
+    public var rowCount: Int { steps.reduce(0) { $0 + $1.count } }
+
+    /// Generates every step into `container` and returns the number of models per step label.
+    ///
+    /// `progress` is called after every save; by default, fixtures of 100,000 rows or more
+    /// report to standard error.
+    /// ```swift
+    /// let counts = try fixture.populate(container)
+    /// ```
+    public func populate(_ container: ModelContainer,
+                         progress: ((FixtureProgress) -> Void)? = nil) throws -> [String: Int] {
+        let report = progress ?? (rowCount >= 100_000 ? FixtureProgress.printToStandardError : { _ in })
+        let runner = FixtureRunner(container: container, seed: seed, traits: traits, batchSize: max(1, batchSize),
+                                   totalRows: rowCount, progress: report)
+        var needed = Set<ObjectIdentifier>()
+        for step in steps { needed.formUnion(step.needs) }
+        runner.neededTypes = needed
+        for step in steps {
+            for (type, name) in zip(step.needs, step.needNames) where runner.registry[type] == nil {
+                throw SwiftDataError(SwiftDataError.modelNotFound.code,
+                                     "the fixture step \(step.label) links to \(name), but no earlier step generated any; put the \(name) step first",
+                                     entityName: name)
+            }
+            try step.execute(runner, step.label)
+            runner.counts[step.label] = step.count
+        }
+        return runner.counts
+    }
+}
+
+/// Where generation stands: reported after every save.
+///
+/// ```swift
+/// try fixture.populate(container) { p in print("\(p.step): \(p.rowsDone)/\(p.totalRows)") }
+/// ```
+public struct FixtureProgress: Sendable {
+    /// The label of the running step.
+    public let step: String
+    /// Rows saved so far, over all steps.
+    public let rowsDone: Int
+    /// Rows of the whole fixture.
+    public let totalRows: Int
+
+    /// Writes `fixture: <step> <done>/<total> rows (<percent>%)` to standard error.
+    ///
+    /// ```swift
+    /// try fixture.populate(container, progress: FixtureProgress.printToStandardError)
+    /// ```
+    public static func printToStandardError(_ p: FixtureProgress) {
+        let percent = p.totalRows == 0 ? 100 : p.rowsDone * 100 / p.totalRows
+        FileHandle.standardError.write(Data("fixture: \(p.step) \(p.rowsDone)/\(p.totalRows) rows (\(percent)%)\n".utf8))
+    }
+}
