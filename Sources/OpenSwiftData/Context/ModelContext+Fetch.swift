@@ -326,8 +326,36 @@ extension ModelContext {
             }
         }
         models = models.filter { !$0.persistentBackingData.isDeleted && ($0.persistentBackingData.layout?.isKind(of: targetLayout) ?? false) }
+        if case .foreignKey = storage {} else if let owner = registered[rowKey(data)] ?? inserted.first(where: { $0.persistentBackingData === data }),
+                                                 let (_, inverseSlot) = layout.inverse(of: slot.index) {
+            models = mergePending(models, owner: owner, inverseSlot: inverseSlot, targetLayout: targetLayout)
+        }
         if slot.isToMany { return RelationshipGraph.makeArray(slot, models) }
         return models.first
+    }
+
+    /// The store's side of a relationship overlaid with unsaved changes: pending models whose
+    /// (loaded) inverse now points at `owner` join; changed ones that point elsewhere leave.
+    /// This lets a relationship stay unloaded while models are linked to it (see
+    /// ``RelationshipGraph/link(_:inverse:to:)``) and still read correctly before the save.
+    private func mergePending(_ stored: [any PersistentModel], owner: any PersistentModel, inverseSlot: Int,
+                              targetLayout: ModelLayout) -> [any PersistentModel] {
+        guard !inserted.isEmpty || !changedOrder.isEmpty else { return stored }
+        func pointsAtOwner(_ m: any PersistentModel) -> Bool? {
+            let d = m.persistentBackingData
+            guard inverseSlot < d.values.count, let v = d.values[inverseSlot], !(v is ForeignKey) else { return nil }
+            return RelationshipGraph.models(in: v).contains { $0 === owner }
+        }
+        var result = stored.filter { m in
+            changed[ObjectIdentifier(m)] == nil || pointsAtOwner(m) != false
+        }
+        var present = Set(result.map { ObjectIdentifier($0) })
+        for m in inserted + changedOrder.compactMap({ changed[$0] }) where !present.contains(ObjectIdentifier(m)) {
+            guard m.persistentBackingData.layout?.isKind(of: targetLayout) == true, pointsAtOwner(m) == true else { continue }
+            result.append(m)
+            present.insert(ObjectIdentifier(m))
+        }
+        return result
     }
 
     func storeError(_ error: any Error, sql: String?) -> SwiftDataError {

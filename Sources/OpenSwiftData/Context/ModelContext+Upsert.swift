@@ -44,12 +44,19 @@ extension ModelContext {
             if let pk = plan.adopted.removeValue(forKey: e), adoptedBy[pk] === earlier { adoptedBy[pk] = later }
             for (k, v) in plan.collapsed where v === earlier { plan.collapsed[k] = later }
         }
+        // 1. Each new model's group values, and collisions between new models (last wins).
+        struct Candidate {
+            let model: any PersistentModel
+            let layout: ModelLayout
+            let table: StoreMapping.Table
+            var groups: [(group: StoreMapping.Table.UniqueGroup, values: [SQLValue])]
+        }
+        var candidates: [Candidate] = []
         for m in inserted {
             let d = m.persistentBackingData
             guard let layout = d.layout, let table = mapping.table(for: layout),
                   let groups = table.uniqueGroups[ObjectIdentifier(layout.type)], !groups.isEmpty else { continue }
-            var storedPK: Int64 = 0, storedEnt: Int64 = 0, storedCount = 0
-            var collidingGroups: [String] = []
+            var c = Candidate(model: m, layout: layout, table: table, groups: [])
             for group in groups {
                 let values = try group.reads.map { try encodeColumn(d, $0, model: m) }
                 if values.contains(.null) { continue }
@@ -58,11 +65,49 @@ extension ModelContext {
                     collapse(earlier, into: m)
                 }
                 claims[claim] = m
-                let lookup = try db.cachedStatement(group.lookupSQL)
-                defer { lookup.reset() }
-                try lookup.bind(values)
-                while try lookup.step() {
-                    let pk = lookup.int64(at: 0), ent = lookup.int64(at: 1)
+                c.groups.append((group, values))
+            }
+            if !c.groups.isEmpty { candidates.append(c) }
+        }
+        // 2. Stored rows with those values: one-column groups in batches of `batchSize`.
+        var found: [ClaimKey: [(pk: Int64, ent: Int64)]] = [:]
+        var batches: [ClaimKey: (group: StoreMapping.Table.UniqueGroup, table: StoreMapping.Table, values: [SQLValue])] = [:]
+        for c in candidates {
+            for (group, values) in c.groups where group.batchLookupSQL != nil {
+                let k = ClaimKey(table: ObjectIdentifier(c.table), group: group.key, values: [])
+                batches[k, default: (group, c.table, [])].values.append(values[0])
+            }
+        }
+        for (k, batch) in batches {
+            let stmt = try db.cachedStatement(batch.group.batchLookupSQL!)
+            defer { stmt.reset() }
+            let size = StoreMapping.Table.UniqueGroup.batchSize
+            for start in stride(from: 0, to: batch.values.count, by: size) {
+                let chunk = batch.values[start..<min(start + size, batch.values.count)]
+                for i in 0..<size { try stmt.bind(chunk[chunk.startIndex + min(i, chunk.count - 1)], at: Int32(i + 1)) }
+                while try stmt.step() {
+                    let key = ClaimKey(table: k.table, group: k.group, values: [stmt.value(at: 0)])
+                    found[key, default: []].append((stmt.int64(at: 1), stmt.int64(at: 2)))
+                }
+                stmt.reset()
+            }
+        }
+        // 3. Per new model, in insertion order: adopt the one stored row it matches.
+        for c in candidates where plan.collapsed[ObjectIdentifier(c.model)] == nil {
+            let m = c.model, layout = c.layout, table = c.table
+            var storedPK: Int64 = 0, storedEnt: Int64 = 0, storedCount = 0
+            var collidingGroups: [String] = []
+            for (group, values) in c.groups {
+                var rows: [(pk: Int64, ent: Int64)] = []
+                if group.batchLookupSQL != nil {
+                    rows = found[ClaimKey(table: ObjectIdentifier(table), group: group.key, values: values)] ?? []
+                } else {
+                    let lookup = try db.cachedStatement(group.lookupSQL)
+                    defer { lookup.reset() }
+                    try lookup.bind(values)
+                    while try lookup.step() { rows.append((lookup.int64(at: 0), lookup.int64(at: 1))) }
+                }
+                for (pk, ent) in rows {
                     if movesAway(pk: pk, table: table, group: group, values: values) { continue }
                     if storedCount == 0 || pk != storedPK { storedCount += 1 }
                     storedPK = pk
@@ -86,7 +131,7 @@ extension ModelContext {
             if let previous = adoptedBy[pk], previous !== m { collapse(previous, into: m) }
             plan.adopted[ObjectIdentifier(m)] = pk
             adoptedBy[pk] = m
-            d.pendingPK = pk
+            m.persistentBackingData.pendingPK = pk
         }
         return plan
     }

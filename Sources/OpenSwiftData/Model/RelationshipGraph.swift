@@ -43,6 +43,8 @@ enum RelationshipGraph {
     static func unlink(_ target: any PersistentModel, inverse: ModelLayout.Slot, from owner: any PersistentModel) {
         let td = target.persistentBackingData
         guard td.layout != nil, inverse.index < (td.layout?.slots.count ?? 0) else { return }
+        if inverse.isToMany, inverse.index >= td.values.count || td.values[inverse.index] == nil,
+           td.status == .persisted, td.context != nil { return }   // unloaded: see link(_:inverse:to:)
         let current = currentValue(target, td, inverse)
         if inverse.isToMany {
             let kept = models(in: current).filter { $0 !== owner }
@@ -58,6 +60,14 @@ enum RelationshipGraph {
         let td = target.persistentBackingData
         guard let tl = td.layout, inverse.index < tl.slots.count else { return }
         if inverse.isToMany {
+            // A stored target whose list is not loaded stays unloaded: the store plus the
+            // context's pending changes give the list when it is read (ModelContext.mergePending).
+            if inverse.index >= td.values.count || td.values[inverse.index] == nil,
+               td.status == .persisted, let context = td.context {
+                // A new model linked to a stored one joins its context (it is saved with it).
+                if owner.persistentBackingData.status == .unmanaged { context.insertAny(owner) }
+                return
+            }
             // `owner` just started pointing at `target`, so it is not in `target`'s list yet:
             // append in place (amortised O(1), so attaching n children to a parent is O(n)).
             let kp = inverse.keyPath as? any _ObservationNotifying

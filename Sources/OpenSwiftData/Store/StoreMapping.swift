@@ -54,6 +54,11 @@ final class StoreMapping: @unchecked Sendable {
             let reads: [ColumnRead]
             /// `SELECT "Z_PK", "Z_ENT" FROM <table> WHERE c1 = ? AND … [AND "Z_ENT" IN (…)]`.
             let lookupSQL: String
+            /// For a one-column group: `SELECT c, "Z_PK", "Z_ENT" FROM <table> WHERE c IN (?, …)`
+            /// with ``batchSize`` parameters, so a save looks up many new models at once.
+            let batchLookupSQL: String?
+            /// Parameters in ``batchLookupSQL``.
+            static let batchSize = 256
         }
         /// Uniqueness groups per entity.
         var uniqueGroups: [ObjectIdentifier: [UniqueGroup]] = [:]
@@ -142,7 +147,16 @@ final class StoreMapping: @unchecked Sendable {
                     if kinds.count < table.entities.count {
                         sql += " AND \"Z_ENT\" IN (\(kinds.map(String.init).joined(separator: ", ")))"
                     }
-                    groups.append(Table.UniqueGroup(key: cols.joined(separator: ","), reads: groupReads, lookupSQL: sql))
+                    var batch: String?
+                    if cols.count == 1 {
+                        batch = "SELECT \(quoteIdentifier(cols[0])), \"Z_PK\", \"Z_ENT\" FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(cols[0])) IN ("
+                            + Array(repeating: "?", count: Table.UniqueGroup.batchSize).joined(separator: ", ") + ")"
+                        if kinds.count < table.entities.count {
+                            batch! += " AND \"Z_ENT\" IN (\(kinds.map(String.init).joined(separator: ", ")))"
+                        }
+                    }
+                    groups.append(Table.UniqueGroup(key: cols.joined(separator: ","), reads: groupReads, lookupSQL: sql,
+                                                    batchLookupSQL: batch))
                 }
                 table.uniqueGroups[ObjectIdentifier(e.type)] = groups
             }
