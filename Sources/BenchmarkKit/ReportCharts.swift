@@ -11,7 +11,8 @@ import Foundation
 public enum ReportCharts {
     /// Median wall time vs rows for one group: a solid line per (name, store, strategy) and a dashed
     /// line for its raw baseline. `nil` when the group has no plottable points.
-    public static func costVsRows(_ report: BenchmarkReport, group: String,
+    ///   - name: only this workload (one chart per workload keeps the legend readable).
+    public static func costVsRows(_ report: BenchmarkReport, group: String, name: String? = nil,
                                   metric: String = MetricName.wallNanosecondsMedian) -> LogLogChart? {
         var order: [String] = []
         var points: [String: [(x: Double, y: Double)]] = [:]
@@ -25,8 +26,8 @@ public enum ReportCharts {
                 points[series, default: []].append((x: Double(x), y: y))
             }
         }
-        for r in report.results where r.group == group {
-            let series = [r.name, r.store, r.strategy].filter { !$0.isEmpty }.joined(separator: " · ")
+        for r in report.results where r.group == group && (name == nil || r.name == name) {
+            let series = [name == nil ? r.name : "", r.store, r.strategy].filter { !$0.isEmpty }.joined(separator: " · ")
             add(series, r.rows, r.metrics[metric], raw: false)
             add("\(series) · raw", r.rows, r.metrics[MetricName.raw(metric)], raw: true)
         }
@@ -38,7 +39,7 @@ public enum ReportCharts {
         let yTickLabel: (Double) -> String = { value in
             isTime ? LogLogChart.durationLabel(value) : LogLogChart.countLabel(value)
         }
-        return LogLogChart(title: "\(group): \(metric) vs rows", xLabel: "rows", yLabel: metric, series: series,
+        return LogLogChart(title: "\(name ?? group): \(metric) vs rows", xLabel: "rows", yLabel: metric, series: series,
                            yTickLabel: yTickLabel)
     }
 
@@ -59,7 +60,8 @@ public enum ReportCharts {
 
 /// Writes a report's files into a directory: JSON, Markdown and SVG charts.
 ///
-/// Files: `bench-<yyyyMMdd-HHmmss>.json`, `latest.md`, `<group>-wall.svg` per group,
+/// Files: `bench-<yyyyMMdd-HHmmss>.json`, `latest.md`, `<workload>-wall.svg` per workload
+/// (median wall time vs rows, ours solid, raw SQLite dashed, per store and index strategy),
 /// `ratio-to-raw.svg`. The directory is created if needed.
 /// ```swift
 /// let written = try ReportDirectoryWriter.write(report, to: URL(fileURLWithPath: "Reports"))
@@ -82,10 +84,14 @@ public enum ReportDirectoryWriter {
         try MarkdownReportWriter.render(report).write(to: markdown, atomically: true, encoding: .utf8)
         written.append(markdown)
         for group in report.groups {
-            guard let chart = ReportCharts.costVsRows(report, group: group) else { continue }
-            let url = directory.appendingPathComponent("\(fileName(group))-wall.svg")
-            try chart.render().write(to: url, atomically: true, encoding: .utf8)
-            written.append(url)
+            var names: [String] = []
+            for r in report.results where r.group == group && !names.contains(r.name) { names.append(r.name) }
+            for name in names {
+                guard let chart = ReportCharts.costVsRows(report, group: group, name: name) else { continue }
+                let url = directory.appendingPathComponent("\(fileName(name))-wall.svg")
+                try chart.render().write(to: url, atomically: true, encoding: .utf8)
+                written.append(url)
+            }
         }
         if let bars = ReportCharts.ratioToRaw(report, targets: targets) {
             let url = directory.appendingPathComponent("ratio-to-raw.svg")

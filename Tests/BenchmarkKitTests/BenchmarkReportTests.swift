@@ -45,7 +45,7 @@ struct BenchmarkReportTests {
         let written = try ReportDirectoryWriter.write(Fixtures.scaledReport(), to: dir,
                                                       targets: [.init(label: "fetch ≤ 3×", ratio: 3)])
         #expect(written.map(\.lastPathComponent) == ["bench-20251009-085320.json", "latest.md",
-                                                     "insert-wall.svg", "fetch-wall.svg", "ratio-to-raw.svg"])
+                                                     "batch-insert-wall.svg", "equality-fetch-wall.svg", "ratio-to-raw.svg"])
         #expect(ReportDirectoryWriter.fileName("Fetch / Count") == "fetch-count")
     }
 }
