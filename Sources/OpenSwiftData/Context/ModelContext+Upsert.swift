@@ -17,12 +17,6 @@ struct UpsertPlan {
 }
 
 extension ModelContext {
-    private struct ClaimKey: Hashable {
-        let table: ObjectIdentifier
-        let group: String
-        let values: [SQLValue]
-    }
-
     /// Resolves every new model's uniqueness groups against the store and against each other.
     ///
     /// ```sql
@@ -36,7 +30,6 @@ extension ModelContext {
     /// count as a collision.
     func resolveUniqueness(_ db: SQLiteConnection) throws -> UpsertPlan {
         var plan = UpsertPlan()
-        var claims: [ClaimKey: any PersistentModel] = [:]
         var adoptedBy: [Int64: any PersistentModel] = [:]
         func collapse(_ earlier: any PersistentModel, into later: any PersistentModel) {
             let e = ObjectIdentifier(earlier)
@@ -45,49 +38,63 @@ extension ModelContext {
             for (k, v) in plan.collapsed where v === earlier { plan.collapsed[k] = later }
         }
         // 1. Each new model's group values, and collisions between new models (last wins).
+        //    Per group: claimed values → the latest model (one-column groups key by the value
+        //    itself, so the common case hashes one SQLValue and allocates nothing per model).
         struct Candidate {
             let model: any PersistentModel
             let layout: ModelLayout
             let table: StoreMapping.Table
             var groups: [(group: StoreMapping.Table.UniqueGroup, values: [SQLValue])]
         }
+        final class GroupState {
+            var single: [SQLValue: any PersistentModel] = [:]
+            var multi: [[SQLValue]: any PersistentModel] = [:]
+            var pending: [SQLValue] = []
+            var found: [SQLValue: [(pk: Int64, ent: Int64)]] = [:]
+            var group: StoreMapping.Table.UniqueGroup?
+        }
+        let states = (0..<mapping.uniqueGroupCount).map { _ in GroupState() }
         var candidates: [Candidate] = []
         for m in inserted {
             let d = m.persistentBackingData
             guard let layout = d.layout, let table = mapping.table(for: layout),
                   let groups = table.uniqueGroups[ObjectIdentifier(layout.type)], !groups.isEmpty else { continue }
             var c = Candidate(model: m, layout: layout, table: table, groups: [])
+            c.groups.reserveCapacity(groups.count)
             for group in groups {
-                let values = try group.reads.map { try encodeColumn(d, $0, model: m) }
-                if values.contains(.null) { continue }
-                let claim = ClaimKey(table: ObjectIdentifier(table), group: group.key, values: values)
-                if let earlier = claims[claim], earlier !== m, plan.collapsed[ObjectIdentifier(earlier)] == nil {
+                let state = states[group.id]
+                state.group = group
+                let earlier: (any PersistentModel)?
+                let values: [SQLValue]
+                if group.reads.count == 1 {
+                    let v = try encodeColumn(d, group.reads[0], model: m)
+                    if v == .null { continue }
+                    values = [v]
+                    earlier = state.single.updateValue(m, forKey: v)
+                    if earlier == nil, group.batchLookupSQL != nil { state.pending.append(v) }
+                } else {
+                    values = try group.reads.map { try encodeColumn(d, $0, model: m) }
+                    if values.contains(.null) { continue }
+                    earlier = state.multi.updateValue(m, forKey: values)
+                }
+                if let earlier, earlier !== m, plan.collapsed[ObjectIdentifier(earlier)] == nil {
                     collapse(earlier, into: m)
                 }
-                claims[claim] = m
                 c.groups.append((group, values))
             }
             if !c.groups.isEmpty { candidates.append(c) }
         }
         // 2. Stored rows with those values: one-column groups in batches of `batchSize`.
-        var found: [ClaimKey: [(pk: Int64, ent: Int64)]] = [:]
-        var batches: [ClaimKey: (group: StoreMapping.Table.UniqueGroup, table: StoreMapping.Table, values: [SQLValue])] = [:]
-        for c in candidates {
-            for (group, values) in c.groups where group.batchLookupSQL != nil {
-                let k = ClaimKey(table: ObjectIdentifier(c.table), group: group.key, values: [])
-                batches[k, default: (group, c.table, [])].values.append(values[0])
-            }
-        }
-        for (k, batch) in batches {
-            let stmt = try db.cachedStatement(batch.group.batchLookupSQL!)
+        for state in states where !state.pending.isEmpty {
+            guard let group = state.group, let sql = group.batchLookupSQL else { continue }
+            let stmt = try db.cachedStatement(sql)
             defer { stmt.reset() }
             let size = StoreMapping.Table.UniqueGroup.batchSize
-            for start in stride(from: 0, to: batch.values.count, by: size) {
-                let chunk = batch.values[start..<min(start + size, batch.values.count)]
-                for i in 0..<size { try stmt.bind(chunk[chunk.startIndex + min(i, chunk.count - 1)], at: Int32(i + 1)) }
+            for start in stride(from: 0, to: state.pending.count, by: size) {
+                let end = min(start + size, state.pending.count)
+                for i in 0..<size { try stmt.bind(state.pending[min(start + i, end - 1)], at: Int32(i + 1)) }
                 while try stmt.step() {
-                    let key = ClaimKey(table: k.table, group: k.group, values: [stmt.value(at: 0)])
-                    found[key, default: []].append((stmt.int64(at: 1), stmt.int64(at: 2)))
+                    state.found[stmt.value(at: 0), default: []].append((stmt.int64(at: 1), stmt.int64(at: 2)))
                 }
                 stmt.reset()
             }
@@ -100,7 +107,7 @@ extension ModelContext {
             for (group, values) in c.groups {
                 var rows: [(pk: Int64, ent: Int64)] = []
                 if group.batchLookupSQL != nil {
-                    rows = found[ClaimKey(table: ObjectIdentifier(table), group: group.key, values: values)] ?? []
+                    rows = states[group.id].found[values[0]] ?? []
                 } else {
                     let lookup = try db.cachedStatement(group.lookupSQL)
                     defer { lookup.reset() }

@@ -26,6 +26,8 @@ final class StoreMapping: @unchecked Sendable {
         let name: String
         /// Entities stored in this table (root first), with their `Z_ENT` values.
         var entities: [ModelLayout] = []
+        /// The mapping holding this table (relationship storage for predicate subqueries).
+        weak var mapping: StoreMapping?
         var entityIDs: [ObjectIdentifier: Int64] = [:]
         /// Attribute and foreign-key columns in table order.
         var columns: [String] = []
@@ -50,6 +52,8 @@ final class StoreMapping: @unchecked Sendable {
         struct UniqueGroup {
             /// A stable name for the group: its column names.
             let key: String
+            /// A number unique to this (table, columns) group across the mapping.
+            let id: Int
             /// How to read the group's values from a model.
             let reads: [ColumnRead]
             /// `SELECT "Z_PK", "Z_ENT" FROM <table> WHERE c1 = ? AND … [AND "Z_ENT" IN (…)]`.
@@ -90,6 +94,8 @@ final class StoreMapping: @unchecked Sendable {
     }
 
     let tables: [Table]
+    /// How many distinct uniqueness groups the schema has (``Table/UniqueGroup/id`` < this).
+    private(set) var uniqueGroupCount = 0
     private var tableByRoot: [ObjectIdentifier: Table] = [:]
     private var relationshipStorage: [String: RelationshipStorage] = [:]
     /// The statements that create the store's tables, unique indexes and relationship indexes,
@@ -123,7 +129,9 @@ final class StoreMapping: @unchecked Sendable {
         }
         self.tables = tables
         self.tableByRoot = byRoot
+        for table in tables { table.mapping = self }
         try assignColumns(schema)
+        var groupIDs: [String: Int] = [:]
         for table in tables {
             table.selectList = (["Z_PK", "Z_ENT"] + table.columns).map { "t." + quoteIdentifier($0) }.joined(separator: ", ")
             for e in table.entities {
@@ -155,7 +163,10 @@ final class StoreMapping: @unchecked Sendable {
                             batch! += " AND \"Z_ENT\" IN (\(kinds.map(String.init).joined(separator: ", ")))"
                         }
                     }
-                    groups.append(Table.UniqueGroup(key: cols.joined(separator: ","), reads: groupReads, lookupSQL: sql,
+                    let groupKey = table.name + "|" + cols.joined(separator: ",")
+                    let id = groupIDs[groupKey] ?? groupIDs.count
+                    groupIDs[groupKey] = id
+                    groups.append(Table.UniqueGroup(key: cols.joined(separator: ","), id: id, reads: groupReads, lookupSQL: sql,
                                                     batchLookupSQL: batch))
                 }
                 table.uniqueGroups[ObjectIdentifier(e.type)] = groups
@@ -167,6 +178,7 @@ final class StoreMapping: @unchecked Sendable {
                 return readers
             }
         }
+        uniqueGroupCount = groupIDs.count
         buildDDL()
         buildReferenceCaches()
     }
