@@ -89,12 +89,15 @@ final class FixtureRunner {
 
         for i in order {
             let p = parentOf.isEmpty ? -1 : Int(parentOf[i])
+            // Every batch gets a fresh context, even in the middle of one parent's children, so
+            // memory stays bounded by the batch size; the parent is looked up again in the new
+            // context and linked through the children's to-one side, which leaves its (unloaded)
+            // to-many unloaded.
             let full = (batch?.made.count ?? 0) >= batchSize
-            if batch == nil || (full && (p < 0 || p != currentParent)) {
+            if batch == nil || full {
                 try flush()
                 batch = Batch(container)
-            } else if full {
-                try flush()   // a parent larger than a batch: save, but keep its context
+                currentParent = -1
             }
             let b = batch!
             if p != currentParent { attachPending() }
@@ -103,12 +106,9 @@ final class FixtureRunner {
             b.context.insert(model)
             if let link = g.parent {
                 let parent = b.model(link.parentType, p, parents[p])
-                if link.appendChildren != nil {
-                    pendingParent = parent
-                    pendingChildren.append(model)
-                } else {
-                    link.assign(model, parent)
-                }
+                // Parents are stored rows (an earlier step saved them): linking through the child's
+                // to-one side never loads the parent's children, so this is O(1) per child.
+                link.assign(model, parent)
             }
             for (l, many) in g.links.enumerated() {
                 let targets = registry[many.targetType] ?? []
