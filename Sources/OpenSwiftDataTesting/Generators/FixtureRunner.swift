@@ -60,20 +60,8 @@ final class FixtureRunner {
         var linkSamplers = g.links.map { $0.count.sampler() }
 
         var batch: Batch? = nil
-        var currentParent = -1
-        var pendingChildren: [M] = []
-        var pendingParent: (any PersistentModel)? = nil
-        /// Attaches the current parent's collected children in one assignment.
-        func attachPending() {
-            if let parent = pendingParent, !pendingChildren.isEmpty, let append = g.parent?.appendChildren {
-                append(parent, pendingChildren)
-            }
-            pendingChildren.removeAll(keepingCapacity: true)
-            pendingParent = nil
-        }
         func flush() throws {
             guard let b = batch else { return }
-            attachPending()
             try b.context.save()
             for (i, m) in b.made {
                 if record { recordedIDs[i] = m.persistentModelID }
@@ -97,11 +85,8 @@ final class FixtureRunner {
             if batch == nil || full {
                 try flush()
                 batch = Batch(container)
-                currentParent = -1
             }
             let b = batch!
-            if p != currentParent { attachPending() }
-            currentParent = p
             let model = g.make(Row(index: i, entity: label, seed: seed, traits: traits))
             b.context.insert(model)
             if let link = g.parent {

@@ -20,8 +20,6 @@ public struct Generate<M: PersistentModel> {
         let parentName: String
         let fanOut: FanOut
         let assign: (M, any PersistentModel) -> Void
-        /// Appends a group of children through the parent's to-many side in one assignment.
-        let appendChildren: ((any PersistentModel, [M]) -> Void)?
     }
 
     /// A many-to-many link to models of an earlier step.
@@ -62,9 +60,9 @@ public struct Generate<M: PersistentModel> {
     /// }
     /// ```
     ///
-    /// Pass the parent's inverse to-many key path as `children` to attach each parent's children
-    /// in one assignment: the same rows, but linear time for parents with many children
-    /// (assigning the to-one side one child at a time rebuilds the parent's array each time).
+    /// `children` (the parent's inverse to-many key path) is accepted for clarity and
+    /// compatibility; linking through the child's to-one side is already linear and never loads
+    /// a stored parent's children, so it does not change the result or the cost.
     /// ```swift
     /// Generate(Word.self, count: 1_000_000, parent: \.category, children: \Category.words, fanOut: .zipf(0.99)) { … }
     /// ```
@@ -74,8 +72,8 @@ public struct Generate<M: PersistentModel> {
                                     _ make: @escaping (Row) -> M) {
         self.init(type, count: count, label: label, make)
         self.parent = ParentLink(parentType: ObjectIdentifier(P.self), parentName: String(describing: P.self),
-                                 fanOut: fanOut, assign: { child, p in child[keyPath: parent] = (p as! P) },
-                                 appendChildren: children.map { kp in { p, kids in (p as! P)[keyPath: kp].append(contentsOf: kids) } })
+                                 fanOut: fanOut, assign: { child, p in child[keyPath: parent] = (p as! P) })
+        _ = children
     }
 
     /// Also links each model to a number (drawn from `count`) of distinct models of an earlier
