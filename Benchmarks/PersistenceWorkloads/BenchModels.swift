@@ -6,12 +6,19 @@ import OpenSwiftData
 /// cascade-delete workload.
 @Model public final class BenchItem {
     #Index<BenchItem>([\.code], [\.price])
+    /// The unique key (row number).
     @Attribute(.unique) public var key: Int
+    /// A unique-ish integer, indexed under the declared strategy.
     public var code: Int
+    /// The same integer, never indexed.
     public var codeUnindexed: Int
+    /// A price in 0…999.99, indexed under the declared strategy.
     public var price: Double
+    /// The same price, never indexed.
     public var priceUnindexed: Double
+    /// `item-<row>`.
     public var name: String
+    /// The group (cascade-delete workload), if any.
     public var group: BenchGroup?
 
     /// Creates row `i` of the deterministic data set.
@@ -28,6 +35,7 @@ import OpenSwiftData
 
 /// A group of items; deleting it cascades to its items.
 @Model public final class BenchGroup {
+    /// `group-<n>`.
     public var name: String
     @Relationship(deleteRule: .cascade, inverse: \BenchItem.group) public var items: [BenchItem] = []
     /// Creates a named group.

@@ -6,10 +6,17 @@ import OpenSwiftData
 public final class RawStore {
     /// A row as a hand-written app would read it.
     public struct Row {
-        public var pk: Int64, key: Int, code: Int, codeUnindexed: Int
-        public var price: Double, priceUnindexed: Double, name: String, group: Int64?
+        /// The row's primary key and unique key.
+        public var pk: Int64, key: Int
+        /// The same integer twice: one copy indexed (declared strategy), one never indexed.
+        public var code: Int, codeUnindexed: Int
+        /// The same price twice: one copy indexed (declared strategy), one never indexed.
+        public var price: Double, priceUnindexed: Double
+        /// The name, and the group's primary key (cascade workload).
+        public var name: String, group: Int64?
     }
 
+    /// The raw connection the baseline drives.
     public let db: SQLiteConnection
     let url: URL?
 

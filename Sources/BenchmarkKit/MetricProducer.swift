@@ -21,6 +21,7 @@ public struct MetricDescriptor: Sendable, Equatable, Hashable {
         self.aggregation = aggregation
     }
 
+    /// Hashes the metric's name.
     public func hash(into hasher: inout Hasher) { hasher.combine(name) }
 }
 
