@@ -10,7 +10,8 @@ extension ModelContext {
     /// UPDATE "Trip" SET "name" = ? WHERE "Z_PK" = ?                         -- changed columns only
     /// DELETE FROM "Trip" WHERE "Z_PK" = ?
     /// ```
-    /// - Throws: ``SwiftDataError`` — `.saveNotAllowed`, `.deleteRuleDenied`, `.invalidValue`
+    /// - Throws: ``SwiftDataError`` — `.saveNotAllowed`, `.deleteRuleDenied`,
+    ///   `.modelValidationFailure` (minimum/maximumModelCount), `.invalidValue`
     ///   (NaN …), `.uniqueConstraintViolation`, `.unknownSchema`, `.storeError`.
     public func save() throws {
         if let e = deferredErrors.first { throw e }
@@ -23,6 +24,7 @@ extension ModelContext {
         try propagateDeletes()
         // New models reached through relationships of inserted or changed models are inserted too.
         for m in inserted + changedOrder.compactMap({ changed[$0] }) { insertRelated(of: m, m.persistentBackingData) }
+        try validateRelationshipCounts()
         NotificationCenter.default.post(name: ModelContext.willSave, object: self)
 
         let plan: UpsertPlan
@@ -280,7 +282,8 @@ extension ModelContext {
 
     /// Applies delete rules to pending deletes, repeatedly, until nothing new is deleted:
     /// `.cascade` deletes the related models, `.nullify` and `.noAction` unlink them, `.deny`
-    /// throws ``SwiftDataError/deleteRuleDenied`` while related models remain.
+    /// throws ``SwiftDataError/deleteRuleDenied`` while related models remain. References held
+    /// through one-way relationships are cleared too (`ModelContext+Delete.swift`).
     func propagateDeletes() throws {
         var index = 0
         while index < deletedOrder.count {
@@ -288,6 +291,7 @@ extension ModelContext {
             index += 1
             let d = m.persistentBackingData
             guard let layout = d.layout else { continue }
+            try nullifyOneWayReferences(to: m)
             for slot in layout.relationshipSlots {
                 let s = layout.slots[slot]
                 let related = RelationshipGraph.models(in: RelationshipGraph.currentValue(m, d, s))
@@ -302,6 +306,11 @@ extension ModelContext {
                     for r in related { deleteAny(r) }
                 case .nullify, .noAction:
                     if let (il, islot) = layout.inverse(of: slot) {
+                        if case .toOne(_, optional: false) = il.slots[islot].kind {
+                            throw SwiftDataError(SwiftDataError.modelValidationFailure.code,
+                                                 "deleting a \(layout.name) would leave \(il.name).\(il.slots[islot].name) empty, but it is not optional; delete or re-point the \(related.count) \(il.name)(s) first; nothing was saved",
+                                                 entityName: il.name, propertyName: il.slots[islot].name)
+                        }
                         for r in related { RelationshipGraph.unlink(r, inverse: il.slots[islot], from: m) }
                     }
                 }

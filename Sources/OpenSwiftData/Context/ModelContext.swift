@@ -52,6 +52,8 @@ public final class ModelContext {
     var deletedOrder: [ObjectIdentifier] = []
     /// Problems found at insert time that `save()` must report (insert cannot throw).
     var deferredErrors: [SwiftDataError] = []
+    /// One-way relationships pointing at each entity (`ModelContext+Delete.swift`), by layout.
+    var oneWaySlotCache: [ObjectIdentifier: [OneWaySlot]] = [:]
 
     /// A context on `container`'s store.
     public init(_ container: ModelContainer) {
@@ -223,6 +225,7 @@ public final class ModelContext {
         } else if let (_, layout) = tableAndLayout(for: id) {
             let data = BackingData(layout: layout)
             data.status = .removed
+            data.vanished = true
             data.pk = id.primaryKey ?? 0
             data.storeIdentifier = id.storeIdentifier
             for s in layout.slots { data.values[s.index] = BackingData.emptyValue(for: s) ?? data.placeholder(s.index) }

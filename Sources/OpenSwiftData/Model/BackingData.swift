@@ -219,7 +219,13 @@ public final class BackingData {
         return PersistentIdentifier(entityName: name, storeIdentifier: nil, key: .temporary(tempKey))
     }
 
+    /// Deleted, pending or saved: such a model is never written as a relationship target.
     var isDeleted: Bool { status == .deleted || status == .removed }
+    /// The stand-in ``ModelContext/model(for:)`` returns for a row that no longer exists.
+    var vanished = false
+    /// What `PersistentModel.isDeleted` reports (behaviour reference §3.3, DEL-10): true while a
+    /// delete is pending, false again once the save removed the row; true for a vanished row.
+    var reportsDeleted: Bool { status == .deleted || vanished }
     var hasChanges: Bool {
         switch status {
         case .inserted, .deleted: true

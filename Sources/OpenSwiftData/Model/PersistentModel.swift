@@ -30,8 +30,10 @@ extension PersistentModel {
     public var id: PersistentIdentifier { persistentModelID }
     /// The context the model is registered in, or `nil`.
     public var modelContext: ModelContext? { persistentBackingData.context }
-    /// Whether the model has been deleted (pending or saved).
-    public var isDeleted: Bool { persistentBackingData.isDeleted }
+    /// Whether the model is marked for deletion: true between `delete` and the save, false after
+    /// the save removed it (as SwiftData reports; `modelContext` is then `nil`), and true for
+    /// the stand-in ``ModelContext/model(for:)`` returns for a row that no longer exists.
+    public var isDeleted: Bool { persistentBackingData.reportsDeleted }
     /// Whether the model has unsaved changes (including being newly inserted).
     public var hasChanges: Bool { persistentBackingData.hasChanges }
 
