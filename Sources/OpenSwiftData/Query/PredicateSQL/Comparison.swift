@@ -41,5 +41,8 @@ extension PredicateExpressions.Comparison: SQLPredicateExpression {
 func binary(_ lhs: Any, _ rhs: Any, _ op: String, _ t: SQLTranslation) throws -> SQLFragment {
     let l = try translate(lhs, t)
     let r = try translate(rhs, t)
+    if l.toMany != nil || r.toMany != nil {
+        throw t.unsupported("a to-many relationship compared as a value (use contains(where:), count or isEmpty)")
+    }
     return SQLFragment(sql: "(\(l.sql) \(op) \(r.sql))", arguments: l.arguments + r.arguments, isCondition: true)
 }

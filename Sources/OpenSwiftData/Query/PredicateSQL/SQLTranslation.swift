@@ -12,6 +12,38 @@ struct SQLFragment {
     var isRow = false
     /// For a relationship column: the target layout.
     var relationshipTarget: ModelLayout?
+    /// When the fragment is a model row (its SQL is the row's `Z_PK`, possibly NULL): the row's
+    /// entity and table, and the table alias when the row is in scope (`alias."Z_PK"`).
+    var row: RowScope?
+    /// When the fragment is a to-many relationship (or a `filter` of one): its rows as a subquery.
+    var toMany: ToManyScope?
+}
+
+/// A model row reachable from the predicate: `$0`, a to-one relationship, a `contains(where:)` element.
+struct RowScope {
+    let layout: ModelLayout
+    let table: StoreMapping.Table
+    /// Set when the row is a `FROM` item in scope, so its columns read as `alias."col"`.
+    let alias: String?
+}
+
+/// The rows of a to-many relationship, as `FROM <from> WHERE <condition>` with `alias` naming a row.
+struct ToManyScope {
+    let layout: ModelLayout
+    let table: StoreMapping.Table
+    let alias: String
+    let from: String
+    var condition: String
+    var arguments: [SQLValue]
+    /// The translation depth inside the subquery.
+    let depth: Int
+
+    /// `alias."Z_PK"` as a row fragment, for the element variable of `contains(where:)` etc.
+    var element: SQLFragment {
+        var f = SQLFragment(sql: "\(alias).\"Z_PK\"", isRow: true)
+        f.row = RowScope(layout: layout, table: table, alias: alias)
+        return f
+    }
 }
 
 /// State for translating one predicate: the entity queried and its table mapping.
@@ -19,6 +51,24 @@ struct SQLTranslation {
     let layout: ModelLayout
     let table: StoreMapping.Table
     let tableAlias: String
+    /// Closure parameters in scope (`flatMap`, `contains(where:)` …) and what they stand for.
+    var variables: [PredicateExpressions.VariableID: SQLFragment] = [:]
+    /// Nesting depth, for unique subquery aliases.
+    var depth = 0
+
+    /// The store mapping (relationship storage), reached through the table.
+    var mapping: StoreMapping? { table.mapping }
+
+    /// A fresh alias for a subquery one level deeper, and the translation to use inside it.
+    func nested(_ prefix: String) -> (alias: String, t: SQLTranslation) {
+        var inner = self
+        inner.depth += 1
+        return ("\(prefix)\(inner.depth)", inner)
+    }
+
+    func unsupportedKeyPath(_ what: String, entity: String? = nil) -> SwiftDataError {
+        SwiftDataError(SwiftDataError.unsupportedKeyPath.code, what, entityName: entity ?? layout.name)
+    }
 
     func unsupported(_ what: String) -> SwiftDataError {
         SwiftDataError(SwiftDataError.unsupportedPredicate.code,
@@ -53,6 +103,24 @@ struct PredicateLeaves {
 func collectLeaves(_ expression: Any, _ leaves: inout PredicateLeaves) {
     guard let e = expression as? any SQLPredicateExpression else { leaves.isCacheable = false; return }
     e.collect(&leaves)
+}
+
+/// Collects a sub-expression whose SQL is repeated `times` times in the emitted text (a CASE
+/// test and branch, both range bounds …): its captured values would be bound more than once,
+/// so a sub-expression with captured values makes the predicate uncacheable.
+func collectRepeated(_ expression: Any, times: Int, _ leaves: inout PredicateLeaves) {
+    var inner = PredicateLeaves()
+    collectLeaves(expression, &inner)
+    leaves.structure.append(contentsOf: inner.structure)
+    leaves.values.append(contentsOf: inner.values)
+    if !inner.isCacheable || (times != 1 && !inner.values.isEmpty) { leaves.isCacheable = false }
+}
+
+/// Wraps a condition that may be NULL so it is TRUE or FALSE (`NOT` must partition).
+func nonNull(_ f: SQLFragment) -> SQLFragment {
+    var c = condition(f)
+    c.sql = "coalesce(\(c.sql), 0)"
+    return c
 }
 
 /// Translates an arbitrary expression, or throws naming its type.

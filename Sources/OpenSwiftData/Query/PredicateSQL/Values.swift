@@ -1,35 +1,82 @@
 import Foundation
 
-/// `$0` — the row being tested.
+/// `$0` — the row being tested (`t."Z_PK"`); a closure parameter of `flatMap` or
+/// `contains(where:)` — whatever the enclosing expression bound it to.
 extension PredicateExpressions.Variable: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
-        SQLFragment(sql: "\(t.tableAlias).\"Z_PK\"", isRow: true)
+        if let bound = t.variables[key] { return bound }
+        var f = SQLFragment(sql: "\(t.tableAlias).\"Z_PK\"", isRow: true)
+        f.row = RowScope(layout: t.layout, table: t.table, alias: t.tableAlias)
+        return f
     }
     func collect(_ leaves: inout PredicateLeaves) {}
 }
 
-/// `$0.name` → `t."name"`; a to-one relationship → its foreign-key column.
+/// `$0.name` → `t."name"`; a to-one relationship → its foreign-key column (a row); a to-many
+/// relationship → a subquery scope for `count`, `isEmpty`, `contains(where:)` (ToManyCollection.swift).
+/// On a row that is not in scope (reached through a to-one relationship):
+/// ```sql
+/// (SELECT r1."name" FROM "Author" r1 WHERE r1."Z_PK" = t."author")
+/// ```
 extension PredicateExpressions.KeyPath: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
         let base = try translate(root, t)
-        guard base.isRow else { throw t.unsupported("a key path on a computed value (\(keyPath))") }
-        guard let slot = t.layout.slotByKeyPath[keyPath] else {
-            throw SwiftDataError(SwiftDataError.unsupportedKeyPath.code,
-                                 "\(keyPath) is not a stored attribute of \(t.layout.name) (transient or computed properties cannot be queried)",
-                                 entityName: t.layout.name)
+        if let many = base.toMany { return try toManyMember(many, member, "\(keyPath)", t) }
+        guard let row = base.row else {
+            if let f = valueMember(base, member) { return f }
+            throw t.unsupportedKeyPath("\(keyPath) reads a property of a value (only stored attributes and relationships of models can be queried; sub-properties such as uuidString, String.count or first/last of a value cannot)")
         }
-        let s = t.layout.slots[slot]
-        guard let column = t.table.column(t.layout, slot) else {
-            throw SwiftDataError(SwiftDataError.unsupportedKeyPath.code,
-                                 "\(t.layout.name).\(s.name) has no column (to-many relationships need contains/count, ephemeral attributes are not stored)",
-                                 entityName: t.layout.name, propertyName: s.name)
+        let layout = row.layout
+        guard let slot = layout.slotByKeyPath[keyPath] else {
+            if Output.self == PersistentIdentifier.self {
+                // `$0.persistentModelID` → the row's primary key (captured identifiers bind theirs).
+                var f = base
+                f.row = nil
+                f.isRow = false
+                f.relationshipTarget = nil
+                return f
+            }
+            throw t.unsupportedKeyPath("\(keyPath) is not a stored attribute of \(layout.name) (transient or computed properties cannot be queried)", entity: layout.name)
         }
-        var f = SQLFragment(sql: "\(t.tableAlias).\(quoteIdentifier(column))", codec: s.codec)
-        if let target = s.target { f.relationshipTarget = try? ModelLayout.of(target) }
+        let s = layout.slots[slot]
+        if s.isToMany { return try toManyScope(row, base, s, t) }
+        if case .toOne = s.kind, let storage = t.mapping?.storage(of: layout, slot: slot),
+           case .inverseForeignKey(let table, let column) = storage {
+            // The target holds the key: (SELECT r."Z_PK" FROM "Target" r WHERE r."fk" = <row>)
+            let (alias, _) = t.nested("r")
+            var f = SQLFragment(sql: "(SELECT \(alias).\"Z_PK\" FROM \(quoteIdentifier(table.name)) \(alias) WHERE \(alias).\(quoteIdentifier(column)) = \(base.sql))",
+                                arguments: base.arguments)
+            if let target = s.target, let tl = try? ModelLayout.of(target) {
+                f.relationshipTarget = tl
+                f.row = RowScope(layout: tl, table: table, alias: nil)
+                f.isRow = true
+            }
+            return f
+        }
+        guard let column = row.table.column(layout, slot) else {
+            throw SwiftDataError(SwiftDataError.unsupportedKeyPath.code,
+                                 "\(layout.name).\(s.name) has no column (ephemeral attributes are not stored)",
+                                 entityName: layout.name, propertyName: s.name)
+        }
         if let codec = s.codec, !codec.isComparableInSQL {
             throw SwiftDataError(SwiftDataError.unsupportedKeyPath.code,
-                                 "\(t.layout.name).\(s.name) is stored as \(codec.kind == .json ? "JSON" : "transformed bytes") and cannot be compared in a predicate",
-                                 entityName: t.layout.name, propertyName: s.name)
+                                 "\(layout.name).\(s.name) is stored as \(codec.kind == .json ? "JSON" : "transformed bytes") and cannot be compared in a predicate",
+                                 entityName: layout.name, propertyName: s.name)
+        }
+        var f: SQLFragment
+        if let alias = row.alias {
+            f = SQLFragment(sql: "\(alias).\(quoteIdentifier(column))", codec: s.codec)
+        } else {
+            let (alias, _) = t.nested("r")
+            f = SQLFragment(sql: "(SELECT \(alias).\(quoteIdentifier(column)) FROM \(quoteIdentifier(row.table.name)) \(alias) WHERE \(alias).\"Z_PK\" = \(base.sql))",
+                            arguments: base.arguments, codec: s.codec)
+        }
+        if let target = s.target, let tl = try? ModelLayout.of(target) {
+            f.relationshipTarget = tl
+            if let table = t.mapping?.table(for: tl) {
+                f.row = RowScope(layout: tl, table: table, alias: nil)
+                f.isRow = true
+            }
         }
         if s.codec?.storedType == Bool.self { f.isCondition = false }
         return f
@@ -38,6 +85,24 @@ extension PredicateExpressions.KeyPath: SQLPredicateExpression {
         collectLeaves(root, &leaves)
         leaves.structure.append(AnyHashable(keyPath))
     }
+
+    /// `count`, `isEmpty`, `first`, `last` of a collection.
+    var member: CollectionMember? {
+        switch kind {
+        case .collectionCount?: .count
+        case .collectionIsEmpty?: .isEmpty
+        case .collectionFirst?: .first
+        case .bidirectionalCollectionLast?: .last
+        default: nil
+        }
+    }
+}
+
+/// `.isEmpty` of a String value → `(s = '')`; other members of values cannot be translated
+/// (`String.count` counts grapheme clusters, SQLite `length` code points).
+func valueMember(_ base: SQLFragment, _ member: CollectionMember?) -> SQLFragment? {
+    guard base.codec?.storedType == String.self, member == .isEmpty else { return nil }
+    return SQLFragment(sql: "(\(base.sql) = '')", arguments: base.arguments, isCondition: true)
 }
 
 /// A captured value → a bound parameter `?`.
@@ -49,11 +114,13 @@ extension PredicateExpressions.Value: SQLPredicateExpression {
 }
 
 /// Converts a captured Swift value to a bound argument: native values as stored, raw-value
-/// enums by raw value, models by primary key, `nil` as NULL.
+/// enums by raw value, models and `PersistentIdentifier`s by primary key (`-1`, matching
+/// nothing, while unsaved), `nil` as NULL.
 func sqlArgument(_ value: Any) throws -> SQLValue {
     guard let v = _flattenOptional(value) else { return .null }
     if let s = v as? any StorableValue { return try s.sqlValue() }
     if let r = v as? any RawRepresentable, let raw = r.rawValue as? any StorableValue { return try raw.sqlValue() }
+    if let id = v as? PersistentIdentifier { return .integer(id.primaryKey ?? -1) }
     if let m = v as? any PersistentModel {
         let pk = m.persistentBackingData.pk
         return pk == 0 ? .integer(-1) : .integer(pk)

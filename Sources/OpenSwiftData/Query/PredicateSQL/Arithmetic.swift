@@ -1,0 +1,101 @@
+import Foundation
+
+/// Whether SQLite computes `T`'s arithmetic as Swift does: 64-bit integers and `Double`.
+func sqlArithmeticMatches(_ type: Any.Type) -> Bool {
+    type == Int.self || type == Int64.self || type == Double.self
+}
+
+/// Reads a captured divisor: `nil` when `expression` is not a captured value.
+func capturedNumber(_ expression: Any) -> Any? {
+    (expression as? CapturedPredicateValue).map(\.capturedValue)
+}
+
+/// `a + b`, `a - b`, `a * b` on `Int` / `Int64` / `Double`:
+/// ```sql
+/// (t."price" * ?)
+/// ```
+/// Limitation: where Swift's `Int` arithmetic overflows (a trap), SQLite continues in floating
+/// point. Other numeric types (`Float`, `Int32`, `UInt8` …) throw: their rounding and overflow
+/// differ from SQLite's.
+extension PredicateExpressions.Arithmetic: SQLPredicateExpression {
+    func sql(_ t: SQLTranslation) throws -> SQLFragment {
+        guard sqlArithmeticMatches(LHS.Output.self) else {
+            throw t.unsupported("arithmetic on \(LHS.Output.self) (only Int, Int64 and Double compute as in Swift)")
+        }
+        let symbol: String
+        switch op {
+        case .add: symbol = "+"
+        case .subtract: symbol = "-"
+        case .multiply: symbol = "*"
+        @unknown default: throw t.unsupported("an unknown arithmetic operator")
+        }
+        let l = try translate(lhs, t), r = try translate(rhs, t)
+        return SQLFragment(sql: "(\(l.sql) \(symbol) \(r.sql))", arguments: l.arguments + r.arguments, codec: l.codec ?? r.codec)
+    }
+    func collect(_ leaves: inout PredicateLeaves) {
+        leaves.structure.append(AnyHashable(op))
+        collectLeaves(lhs, &leaves)
+        collectLeaves(rhs, &leaves)
+    }
+}
+
+/// `-a` → `(- a)` on `Int` / `Int64` / `Double`.
+extension PredicateExpressions.UnaryMinus: SQLPredicateExpression {
+    func sql(_ t: SQLTranslation) throws -> SQLFragment {
+        guard sqlArithmeticMatches(Wrapped.Output.self) else {
+            throw t.unsupported("negation of \(Wrapped.Output.self)")
+        }
+        let w = try translate(wrapped, t)
+        return SQLFragment(sql: "(- \(w.sql))", arguments: w.arguments, codec: w.codec)
+    }
+    func collect(_ leaves: inout PredicateLeaves) { collectLeaves(wrapped, &leaves) }
+}
+
+/// Whether a captured divisor is one SQL divides by as Swift does: nonzero, and not `-1`
+/// for integers (`Int.min / -1` traps in Swift). Its answer is part of the cached shape.
+func divisorIsSafe(_ divisor: Any?) -> Bool {
+    switch divisor {
+    case let i as Int: i != 0 && i != -1
+    case let i as Int64: i != 0 && i != -1
+    case let d as Double: d != 0 && d.isFinite
+    default: false
+    }
+}
+
+/// Translates `lhs <op> rhs` for a division whose divisor must be a safe captured value.
+func division(_ lhs: Any, _ rhs: Any, _ op: String, _ outputType: Any.Type, _ t: SQLTranslation) throws -> SQLFragment {
+    guard sqlArithmeticMatches(outputType) else { throw t.unsupported("\(op) on \(outputType)") }
+    guard divisorIsSafe(capturedNumber(rhs)) else {
+        throw t.unsupported("\(op == "%" ? "%" : "/") by a column, zero or -1 (Swift traps or yields infinity where SQLite yields NULL); divide by a captured nonzero constant")
+    }
+    let l = try translate(lhs, t), r = try translate(rhs, t)
+    return SQLFragment(sql: "(\(l.sql) \(op) \(r.sql))", arguments: l.arguments + r.arguments, codec: l.codec)
+}
+
+/// Collects a division: the divisor's safety decides whether the SQL exists, so it is shape.
+func collectDivision(_ lhs: Any, _ rhs: Any, _ leaves: inout PredicateLeaves) {
+    leaves.structure.append(AnyHashable(divisorIsSafe(capturedNumber(rhs))))
+    collectLeaves(lhs, &leaves)
+    collectLeaves(rhs, &leaves)
+}
+
+/// `a / 3` on integers → `(a / ?)`; SQLite truncates toward zero like Swift. The divisor must be
+/// a captured constant other than 0 and -1, else the fetch throws.
+extension PredicateExpressions.IntDivision: SQLPredicateExpression {
+    func sql(_ t: SQLTranslation) throws -> SQLFragment { try division(lhs, rhs, "/", LHS.Output.self, t) }
+    func collect(_ leaves: inout PredicateLeaves) { collectDivision(lhs, rhs, &leaves) }
+}
+
+/// `a % 3` → `(a % ?)`; the sign follows the dividend in both Swift and SQLite. Same divisor
+/// rule as `/`.
+extension PredicateExpressions.IntRemainder: SQLPredicateExpression {
+    func sql(_ t: SQLTranslation) throws -> SQLFragment { try division(lhs, rhs, "%", LHS.Output.self, t) }
+    func collect(_ leaves: inout PredicateLeaves) { collectDivision(lhs, rhs, &leaves) }
+}
+
+/// `a / 2.5` on `Double` → `(a / ?)`; the divisor must be a captured finite nonzero constant
+/// (Swift's `x / 0` is ±infinity or NaN, SQLite's NULL).
+extension PredicateExpressions.FloatDivision: SQLPredicateExpression {
+    func sql(_ t: SQLTranslation) throws -> SQLFragment { try division(lhs, rhs, "/", LHS.Output.self, t) }
+    func collect(_ leaves: inout PredicateLeaves) { collectDivision(lhs, rhs, &leaves) }
+}

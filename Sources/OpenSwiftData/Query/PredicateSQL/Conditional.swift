@@ -1,0 +1,25 @@
+import Foundation
+
+/// `$0.isPriority ? $0.score > 1 : $0.score > 10` and `if`/`else` expressions:
+/// ```sql
+/// CASE WHEN (t."isPriority" != 0) THEN (t."score" > ?) ELSE (t."score" > ?) END
+/// ```
+/// The test is coalesced to FALSE as Swift's non-optional Bool never is NULL; Bool branches
+/// make a condition.
+extension PredicateExpressions.Conditional: SQLPredicateExpression {
+    func sql(_ t: SQLTranslation) throws -> SQLFragment {
+        let c = nonNull(try translate(test, t))
+        var a = try translate(trueBranch, t), b = try translate(falseBranch, t)
+        if a.toMany != nil || b.toMany != nil || a.row != nil || b.row != nil {
+            throw t.unsupported("a conditional choosing between relationships")
+        }
+        let isBool = If.Output.self == Bool.self
+        if isBool { a = condition(a); b = condition(b) }
+        return SQLFragment(sql: "CASE WHEN \(c.sql) THEN \(a.sql) ELSE \(b.sql) END",
+                           arguments: c.arguments + a.arguments + b.arguments,
+                           codec: a.codec ?? b.codec, isCondition: isBool)
+    }
+    func collect(_ leaves: inout PredicateLeaves) {
+        collectLeaves(test, &leaves); collectLeaves(trueBranch, &leaves); collectLeaves(falseBranch, &leaves)
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+
+/// The bounds of a captured range (`a...b`, `a..<b`, `a...`, `...b`, `..<b`).
+protocol CapturedRangeBounds {
+    var lowerBoundValue: Any? { get }
+    var upperBoundValue: Any? { get }
+    var upperIsClosed: Bool { get }
+}
+extension ClosedRange: CapturedRangeBounds {
+    var lowerBoundValue: Any? { lowerBound }
+    var upperBoundValue: Any? { upperBound }
+    var upperIsClosed: Bool { true }
+}
+extension Range: CapturedRangeBounds {
+    var lowerBoundValue: Any? { lowerBound }
+    var upperBoundValue: Any? { upperBound }
+    var upperIsClosed: Bool { false }
+}
+extension PartialRangeFrom: CapturedRangeBounds {
+    var lowerBoundValue: Any? { lowerBound }
+    var upperBoundValue: Any? { nil }
+    var upperIsClosed: Bool { false }
+}
+extension PartialRangeThrough: CapturedRangeBounds {
+    var lowerBoundValue: Any? { nil }
+    var upperBoundValue: Any? { upperBound }
+    var upperIsClosed: Bool { true }
+}
+extension PartialRangeUpTo: CapturedRangeBounds {
+    var lowerBoundValue: Any? { nil }
+    var upperBoundValue: Any? { upperBound }
+    var upperIsClosed: Bool { false }
+}
+
+/// A range written in the predicate (`lower...upper`, `lower..<upper`): its bound expressions.
+protocol RangeBoundExpressions {
+    var lowerExpression: Any { get }
+    var upperExpression: Any { get }
+    var upperIsClosed: Bool { get }
+}
+extension PredicateExpressions.ClosedRange: RangeBoundExpressions {
+    var lowerExpression: Any { lower }
+    var upperExpression: Any { upper }
+    var upperIsClosed: Bool { true }
+}
+extension PredicateExpressions.Range: RangeBoundExpressions {
+    var lowerExpression: Any { lower }
+    var upperExpression: Any { upper }
+    var upperIsClosed: Bool { false }
+}
+
+/// `(10...20).contains($0.age)` (closed) / `(10..<20).contains($0.age)` (half-open):
+/// ```sql
+/// (t."age" >= ? AND t."age" <= ?)
+/// (t."age" >= ? AND t."age" < ?)
+/// ```
+/// Captured partial ranges emit only their bound. Limitation: a range built in the predicate
+/// from columns with `lower > upper` traps in Swift; SQL returns FALSE for that row.
+extension PredicateExpressions.RangeExpressionContains: SQLPredicateExpression {
+    func sql(_ t: SQLTranslation) throws -> SQLFragment {
+        let e = try translate(element, t)
+        var terms: [String] = [], args: [SQLValue] = []
+        if let v = range as? CapturedPredicateValue, let r = v.capturedValue as? CapturedRangeBounds {
+            if let lo = r.lowerBoundValue { terms.append("\(e.sql) >= ?"); args += e.arguments + [try sqlArgument(lo)] }
+            if let hi = r.upperBoundValue {
+                terms.append("\(e.sql) \(r.upperIsClosed ? "<=" : "<") ?"); args += e.arguments + [try sqlArgument(hi)]
+            }
+        } else if let r = range as? RangeBoundExpressions {
+            let lo = try translate(r.lowerExpression, t), hi = try translate(r.upperExpression, t)
+            terms = ["\(e.sql) >= \(lo.sql)", "\(e.sql) \(r.upperIsClosed ? "<=" : "<") \(hi.sql)"]
+            args = e.arguments + lo.arguments + e.arguments + hi.arguments
+        } else {
+            throw t.unsupported("contains(_:) on a range that is neither captured nor written with ... or ..<")
+        }
+        if terms.isEmpty { return SQLFragment(sql: "1", isCondition: true) }
+        return nonNull(SQLFragment(sql: "(" + terms.joined(separator: " AND ") + ")", arguments: args, isCondition: true))
+    }
+    func collect(_ leaves: inout PredicateLeaves) {
+        var e = PredicateLeaves()
+        collectLeaves(element, &e)
+        leaves.structure += e.structure
+        if !e.isCacheable || !e.values.isEmpty { leaves.isCacheable = false; return }
+        if let v = range as? CapturedPredicateValue, let r = v.capturedValue as? CapturedRangeBounds {
+            leaves.structure.append(AnyHashable("\(type(of: r))"))
+            if let lo = r.lowerBoundValue { leaves.values.append(lo) }
+            if let hi = r.upperBoundValue { leaves.values.append(hi) }
+        } else if let r = range as? RangeBoundExpressions {
+            collectLeaves(r.lowerExpression, &leaves)
+            collectLeaves(r.upperExpression, &leaves)
+        } else {
+            leaves.isCacheable = false
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// A captured value, readable without knowing its type (for captured arrays and ranges).
+protocol CapturedPredicateValue { var capturedValue: Any { get } }
+
+/// `PredicateExpressions.Value` exposes its value to the array and range translations.
+extension PredicateExpressions.Value: CapturedPredicateValue {
+    var capturedValue: Any { value }
+}
+
+/// The elements of a captured sequence, if `expression` is a captured value that is one.
+func capturedElements(_ expression: Any) -> [Any]? {
+    guard let v = expression as? CapturedPredicateValue, let seq = v.capturedValue as? any Sequence else { return nil }
+    if v.capturedValue is String { return nil }
+    return Array(seq)
+}
+
+/// `ids.contains($0.id)` with a captured array → `IN`, one parameter per element (the element
+/// count is part of the cached shape); an empty array is FALSE, as in Swift:
+/// ```sql
+/// (t."id" IS NOT NULL AND t."id" IN (?, ?, ?))   -- no nil among the elements
+/// (t."id" IS ? OR t."id" IS ?)                   -- some element is nil (nil == nil is true)
+/// 0                                              -- []
+/// ```
+/// `$0.tags.contains(tag)` on a to-many relationship → `EXISTS (SELECT 1 FROM … AND m1."Z_PK" IS ?)`.
+extension PredicateExpressions.SequenceContains: SQLPredicateExpression {
+    func sql(_ t: SQLTranslation) throws -> SQLFragment {
+        if let elements = capturedElements(sequence) {
+            let e = try translate(element, t)
+            if e.toMany != nil { throw t.unsupported("a to-many relationship inside a captured array") }
+            let args = try elements.map(sqlArgument)
+            if args.isEmpty { return SQLFragment(sql: "0", isCondition: true) }
+            if args.contains(where: { if case .null = $0 { true } else { false } }) {
+                let terms = args.map { _ in "\(e.sql) IS ?" }
+                return SQLFragment(sql: "(" + terms.joined(separator: " OR ") + ")",
+                                   arguments: args.flatMap { e.arguments + [$0] }, isCondition: true)
+            }
+            let list = args.map { _ in "?" }.joined(separator: ", ")
+            return SQLFragment(sql: "(\(e.sql) IS NOT NULL AND \(e.sql) IN (\(list)))",
+                               arguments: e.arguments + e.arguments + args, isCondition: true)
+        }
+        let seq = try translate(sequence, t)
+        guard let many = seq.toMany else {
+            throw t.unsupported("contains(_:) on a sequence that is neither a captured array nor a to-many relationship")
+        }
+        let e = try translate(element, t)
+        return SQLFragment(sql: "EXISTS (SELECT 1 FROM \(many.from) WHERE \(many.condition) AND \(many.alias).\"Z_PK\" IS \(e.sql))",
+                           arguments: many.arguments + e.arguments, isCondition: true)
+    }
+    func collect(_ leaves: inout PredicateLeaves) {
+        guard let elements = capturedElements(sequence) else {
+            collectLeaves(sequence, &leaves)
+            collectLeaves(element, &leaves)
+            return
+        }
+        let hasNil = elements.contains { _flattenOptional($0) == nil }
+        leaves.structure.append(AnyHashable(elements.count))
+        leaves.structure.append(AnyHashable(hasNil))
+        var inner = PredicateLeaves()
+        collectLeaves(element, &inner)
+        leaves.structure += inner.structure
+        if !inner.isCacheable || !inner.values.isEmpty {
+            leaves.isCacheable = false   // the element's SQL is repeated
+            return
+        }
+        leaves.values += elements
+    }
+}

@@ -1,0 +1,355 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+
+/// `!p` built from `p`'s expression, for the partition check `fetch(p) + fetch(!p) == all`.
+/// Only its SQL translation is used (Swift cannot evaluate it: its variable is `p`'s).
+func pqNegated<T>(_ p: Predicate<T>) -> Predicate<T> {
+    func negate<E: StandardPredicateExpression<Bool>>(_ e: E) -> any StandardPredicateExpression<Bool> {
+        PredicateExpressions.Negation(e)
+    }
+    let e = negate(p.expression)
+    return Predicate<T> { _ in e }
+}
+
+/// A seeded store for the predicate suite, and Swift's truth over the same objects.
+struct PqFixture {
+    let container: ModelContainer
+    let context: ModelContext
+    let dir: TemporaryDirectory
+
+    static let day = 86_400.0
+    static let names = ["Alice", "alice", "Álice", "100% pure", "under_score", "back\\slash",
+                        "e\u{301}cole", "🇺🇸🇫🇷", "'; DROP TABLE PqBook; --", "", "Ωmega", "li\u{0}nul"]
+
+    init(_ kind: StoreKind) throws {
+        dir = TemporaryDirectory("prd")
+        container = try makeContainer(kind, predicateSuiteModels, in: dir)
+        let w = ModelContext(container)
+        let ann = PqAuthor(name: "Ann", born: 1970), bob = PqAuthor(name: "Bob"), cyd = PqAuthor(name: "Cyd", born: 1990)
+        let pub = PqLabel(name: "x", isPublic: true), priv = PqLabel(name: "y", isPublic: false), other = PqLabel(name: "z%", isPublic: true)
+        for a in [ann, bob, cyd] { w.insert(a) }
+        for l in [pub, priv, other] { w.insert(l) }
+        for (i, name) in Self.names.enumerated() {
+            let b = PqBook(title: name,
+                           subtitle: i % 3 == 0 ? nil : "sub\(i)\(i % 2 == 0 ? "%" : "_")",
+                           pages: 5 + i * 3, price: Double(i) * 1.5 - 2,
+                           rating: i % 4 == 1 ? nil : Double(i % 5),
+                           stock: i % 3 == 2 ? nil : i - 4,
+                           published: i % 5 == 3 ? nil : Date(timeIntervalSinceReferenceDate: Double(i) * Self.day),
+                           isFeatured: i % 2 == 0, status: PqStatus.allCases[i % 3])
+            w.insert(b)
+            b.author = [ann, bob, nil, cyd][i % 4]
+            switch i % 4 {
+            case 0: b.labels = [pub, priv]
+            case 1: b.labels = [pub]
+            case 2: b.labels = []
+            default: b.labels = [other, priv, pub]
+            }
+            for c in 0..<(i % 3) {
+                let ch = PqChapter(title: "\(name)-\(c)", pages: c * 10 + i)
+                w.insert(ch)
+                ch.book = b
+            }
+        }
+        w.insert(PqPet(name: "generic", age: 3))
+        w.insert(PqDog(name: "rex", age: 5, barks: 10))
+        w.insert(PqPuppy(name: "bit", age: 1, barks: 99, toy: "ball"))
+        w.insert(PqCat(name: "tom", age: 7, lives: 9))
+        try w.save()
+        context = ModelContext(container)
+    }
+
+    /// Checks `p` against Swift and the partition property; returns the matched keys.
+    @discardableResult
+    func check<T: PersistentModel>(_ p: Predicate<T>, key: (T) -> String, _ label: String,
+                                   sourceLocation: SourceLocation = #_sourceLocation) throws -> Set<String> {
+        let all = try context.fetch(FetchDescriptor<T>())
+        let truth = Set(try all.filter { try p.evaluate($0) }.map(key))
+        let got = Set(try context.fetch(FetchDescriptor(predicate: p)).map(key))
+        #expect(got == truth, "\(label): store differs from Predicate.evaluate", sourceLocation: sourceLocation)
+        #expect(try context.fetchCount(FetchDescriptor(predicate: p)) == truth.count, "\(label): count", sourceLocation: sourceLocation)
+        let negated = Set(try context.fetch(FetchDescriptor(predicate: pqNegated(p))).map(key))
+        #expect(negated == Set(all.map(key)).subtracting(truth), "\(label): !p is not the complement", sourceLocation: sourceLocation)
+        return got
+    }
+
+    @discardableResult
+    func books(_ p: Predicate<PqBook>, _ label: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Set<String> {
+        try check(p, key: { $0.title }, label, sourceLocation: sourceLocation)
+    }
+
+    /// Expects the fetch to throw an unsupported-predicate or key-path error (never a trap).
+    func expectUnsupported<T: PersistentModel>(_ p: Predicate<T>, _ label: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        do {
+            _ = try context.fetch(FetchDescriptor(predicate: p))
+            Issue.record("\(label): expected an unsupported-predicate error", sourceLocation: sourceLocation)
+        } catch let e as SwiftDataError {
+            #expect(e == SwiftDataError.unsupportedPredicate || e == SwiftDataError.unsupportedKeyPath,
+                    "\(label): \(e)", sourceLocation: sourceLocation)
+        } catch {
+            Issue.record("\(label): unexpected \(error)", sourceLocation: sourceLocation)
+        }
+    }
+}
+
+@Suite("Predicate translation")
+struct PredicateTranslationTests {
+    // MARK: Strings
+
+    @Test("PRD-01/02/03/05/06 String contains and starts(with:), case-sensitive, % _ literal", arguments: StoreKind.allCases)
+    func strings(_ kind: StoreKind) throws {
+        let f = try PqFixture(kind)
+        for needle in ["li", "LI", "%", "_", "\\", "'", "", "é", "e\u{301}", "Ω", "🇺🇸", "\u{0}"] {
+            let got = try f.books(#Predicate<PqBook> { $0.title.contains(needle) }, "contains \(needle.debugDescription)")
+            if needle == "li" { #expect(got.contains("Alice") && got.contains("alice")) }
+            if needle == "LI" { #expect(got.isEmpty) }
+            if needle == "%" { #expect(got == ["100% pure"]) }
+            try f.books(#Predicate<PqBook> { $0.title.starts(with: needle) }, "starts \(needle.debugDescription)")
+        }
+        let al = try f.books(#Predicate<PqBook> { $0.title.starts(with: "Al") }, "starts Al")
+        #expect(al == ["Alice"])
+        let eq = try f.books(#Predicate<PqBook> { $0.title == "Alice" }, "== Alice")
+        #expect(eq == ["Alice"])
+        let nfc = try f.books(#Predicate<PqBook> { $0.title == "\u{e9}cole" }, "NFC ==")
+        #expect(nfc.count == 1)
+        try f.books(#Predicate<PqBook> { $0.title.isEmpty }, "isEmpty")
+        try f.books(#Predicate<PqBook> { $0.title.contains($0.title) }, "contains itself")
+    }
+
+    // MARK: Optionals
+
+    @Test("PRD-07/08/09 optional equality, flatMap, ??, to-one chains", arguments: StoreKind.allCases)
+    func optionals(_ kind: StoreKind) throws {
+        let f = try PqFixture(kind)
+        try f.books(#Predicate<PqBook> { $0.subtitle == nil }, "subtitle == nil")
+        try f.books(#Predicate<PqBook> { $0.subtitle != nil }, "subtitle != nil")
+        let cutoff = Date(timeIntervalSinceReferenceDate: 4 * PqFixture.day)
+        try f.books(#Predicate<PqBook> { $0.published.flatMap { $0 > cutoff } == true }, "date flatMap")
+        try f.books(#Predicate<PqBook> { $0.published.flatMap { $0 > cutoff } == false }, "date flatMap false")
+        for v in [0, 3, -1] {
+            try f.books(#Predicate<PqBook> { ($0.stock ?? 0) > v }, "?? \(v)")
+        }
+        try f.books(#Predicate<PqBook> { ($0.rating ?? 2.5) >= 2.5 }, "?? double")
+        try f.books(#Predicate<PqBook> { ($0.subtitle ?? "").contains("%") }, "?? contains")
+        try f.books(#Predicate<PqBook> { $0.subtitle?.contains("_") == true }, "optional chain contains")
+        for name in ["Ann", "Bob", "Zed"] {
+            try f.books(#Predicate<PqBook> { $0.author?.name == name }, "author?.name == \(name)")
+        }
+        let ann = try f.books(#Predicate<PqBook> { $0.author?.name == "Ann" }, "PRD-09")
+        #expect(!ann.isEmpty)
+        try f.books(#Predicate<PqBook> { $0.author?.name != "Ann" }, "author?.name != Ann")
+        try f.books(#Predicate<PqBook> { $0.author == nil }, "author == nil")
+        try f.books(#Predicate<PqBook> { ($0.author?.born ?? 0) > 1980 }, "author?.born ?? 0")
+        try f.books(#Predicate<PqBook> { $0.author.flatMap { $0.born.flatMap { $0 < 1980 } } == true }, "nested flatMap")
+        try f.books(#Predicate<PqBook> { $0.author?.name.starts(with: "A") == true }, "chain starts")
+        try f.check(#Predicate<PqChapter> { $0.book?.author?.name == "Cyd" }, key: { $0.title }, "two-hop chain")
+        try f.check(#Predicate<PqAuthor> { $0.born == nil }, key: { $0.name }, "born == nil")
+    }
+
+    // MARK: Captured arrays and ranges
+
+    @Test("PRD-13/14/19 captured arrays (empty → false), ranges, raw-value enums", arguments: StoreKind.allCases)
+    func arraysAndRanges(_ kind: StoreKind) throws {
+        let f = try PqFixture(kind)
+        let all = try f.context.fetch(FetchDescriptor<PqBook>())
+        for ids in [[UUID](), [all[0].code], all.prefix(3).map(\.code), [UUID()]] {
+            let got = try f.books(#Predicate<PqBook> { ids.contains($0.code) }, "ids.contains \(ids.count)")
+            #expect(got.count == ids.filter { id in all.contains { $0.code == id } }.count)
+        }
+        for stocks in [[Int?](), [nil], [nil, 2], [0, 4]] {
+            try f.books(#Predicate<PqBook> { stocks.contains($0.stock) }, "optional array \(stocks)")
+        }
+        let titles = ["Alice", "Ωmega", "nope"]
+        try f.books(#Predicate<PqBook> { titles.contains($0.title) }, "titles")
+        for (lo, hi) in [(10, 20), (5, 5), (14, 14)] {
+            try f.books(#Predicate<PqBook> { (lo...hi).contains($0.pages) }, "closed \(lo)...\(hi)")
+        }
+        for (lo, hi) in [(10, 20), (5, 5)] {
+            try f.books(#Predicate<PqBook> { (lo..<hi).contains($0.pages) }, "half-open \(lo)..<\(hi)")
+            let r = lo..<hi
+            try f.books(#Predicate<PqBook> { r.contains($0.pages) }, "captured half-open")
+        }
+        let closed = 11...20
+        let inclusive = try f.books(#Predicate<PqBook> { closed.contains($0.pages) }, "PRD-14 closed")
+        let open = 11..<20
+        let exclusive = try f.books(#Predicate<PqBook> { open.contains($0.pages) }, "PRD-14 half-open")
+        #expect(inclusive.count == exclusive.count + 1)   // pages 20 is a row (5 + 5 * 3)
+        let from = 20...
+        try f.books(#Predicate<PqBook> { from.contains($0.pages) }, "partial from")
+        let d0 = Date(timeIntervalSinceReferenceDate: 2 * PqFixture.day), d1 = Date(timeIntervalSinceReferenceDate: 7 * PqFixture.day)
+        try f.books(#Predicate<PqBook> { $0.published.flatMap { (d0...d1).contains($0) } ?? false }, "date range")
+        let ids = Array(all.prefix(4).map(\.persistentModelID))
+        let first = ids[0]
+        let one = try f.books(#Predicate<PqBook> { $0.persistentModelID == first }, "persistentModelID ==")
+        #expect(one == [all[0].title])
+        try f.books(#Predicate<PqBook> { ids.contains($0.persistentModelID) }, "persistentModelID in")
+        let published = PqStatus.published
+        try f.books(#Predicate<PqBook> { $0.status == published }, "PRD-19 enum")
+        let statuses = [PqStatus.draft, .retired]
+        try f.books(#Predicate<PqBook> { statuses.contains($0.status) }, "enum array")
+    }
+
+    // MARK: To-many
+
+    @Test("PRD-10/11/12 to-many contains(where:), allSatisfy, count, isEmpty, filter", arguments: StoreKind.allCases)
+    func toMany(_ kind: StoreKind) throws {
+        let f = try PqFixture(kind)
+        for name in ["x", "y", "z%", "none"] {
+            try f.books(#Predicate<PqBook> { $0.labels.contains { $0.name == name } }, "PRD-10 labels contains \(name)")
+        }
+        let vacuous = try f.books(#Predicate<PqBook> { $0.labels.allSatisfy { $0.isPublic } }, "PRD-11 allSatisfy")
+        let empty = try f.books(#Predicate<PqBook> { $0.labels.isEmpty }, "PRD-12 isEmpty")
+        #expect(!empty.isEmpty && empty.isSubset(of: vacuous))
+        try f.books(#Predicate<PqBook> { !$0.labels.isEmpty }, "PRD-12 !isEmpty")
+        try f.books(#Predicate<PqBook> { $0.labels.isEmpty == false }, "PRD-12 isEmpty == false")
+        for n in [0, 1, 2, 3] {
+            try f.books(#Predicate<PqBook> { $0.labels.count >= n }, "labels.count >= \(n)")
+            try f.books(#Predicate<PqBook> { $0.chapters.count == n }, "chapters.count == \(n)")
+        }
+        try f.books(#Predicate<PqBook> { $0.chapters.contains { $0.pages > 15 } }, "chapters contains")
+        try f.books(#Predicate<PqBook> { $0.chapters.allSatisfy { $0.pages > 5 } }, "chapters allSatisfy")
+        try f.books(#Predicate<PqBook> { $0.labels.filter { $0.isPublic }.count == 1 }, "filter count")
+        try f.books(#Predicate<PqBook> { $0.chapters.contains { $0.book.flatMap { $0.pages > 20 } == true } }, "to-one inside element")
+        try f.books(#Predicate<PqBook> { $0.author?.books.contains { $0.pages > 30 } == true }, "to-many through to-one")
+        try f.books(#Predicate<PqBook> { $0.author?.books.count == 0 }, "nil author's count is nil, not 0")
+        try f.books(#Predicate<PqBook> { ($0.author?.books.count ?? -1) >= 3 }, "optional count ??")
+        try f.books(#Predicate<PqBook> { $0.author?.books.isEmpty == false }, "optional isEmpty")
+        try f.check(#Predicate<PqAuthor> { $0.books.contains { $0.labels.contains { $0.name == "z%" } } }, key: { $0.name }, "nested EXISTS")
+        try f.check(#Predicate<PqLabel> { $0.books.count > 4 }, key: { $0.name }, "join-table inverse count")
+    }
+
+    // MARK: Conditional, arithmetic, Bool, dates
+
+    @Test("PRD-15/16/20 ternary, arithmetic, Bool and Date", arguments: StoreKind.allCases)
+    func conditionalAndArithmetic(_ kind: StoreKind) throws {
+        let f = try PqFixture(kind)
+        try f.books(#Predicate<PqBook> { $0.isFeatured ? $0.pages > 10 : $0.pages > 25 }, "PRD-16 ternary")
+        try f.books(#Predicate<PqBook> { ($0.isFeatured ? $0.pages : $0.pages * 2) > 30 }, "ternary value")
+        try f.books(#Predicate<PqBook> {
+            if $0.subtitle == nil { $0.price > 0 } else { $0.isFeatured }
+        }, "if/else")
+        let now = Date(timeIntervalSinceReferenceDate: 6 * PqFixture.day)
+        try f.books(#Predicate<PqBook> { $0.isFeatured == false && ($0.published.flatMap { $0 < now } ?? false) }, "PRD-15")
+        for k in [2.0, 0.5] {
+            try f.books(#Predicate<PqBook> { $0.price * k > 5 }, "PRD-20 multiply \(k)")
+            try f.books(#Predicate<PqBook> { $0.price / k > 3 }, "float divide \(k)")
+        }
+        try f.books(#Predicate<PqBook> { $0.pages + $0.pages - 10 > 30 }, "int + -")
+        try f.books(#Predicate<PqBook> { -$0.price < -3 }, "unary minus")
+        for d in [2, 3, 7] {
+            try f.books(#Predicate<PqBook> { $0.pages % d == 1 }, "remainder \(d)")
+            try f.books(#Predicate<PqBook> { $0.pages / d == 3 }, "int divide \(d)")
+        }
+        try f.books(#Predicate<PqBook> { ($0.stock ?? 0) % 2 == -1 }, "negative remainder")
+        let zero = 0
+        f.expectUnsupported(#Predicate<PqBook> { $0.pages / zero == 1 }, "int divide by zero")
+        f.expectUnsupported(#Predicate<PqBook> { $0.pages % $0.pages == 0 }, "remainder by column")
+        try f.books(PqFixture.truePredicate, "Predicate.true")
+        try f.books(PqFixture.falsePredicate, "Predicate.false")
+    }
+
+    // MARK: Inheritance
+
+    @Test("is / as? across inheritance → Z_ENT IN (…)", arguments: StoreKind.allCases)
+    func inheritance(_ kind: StoreKind) throws {
+        let f = try PqFixture(kind)
+        let dogs = try f.check(#Predicate<PqPet> { $0 is PqDog }, key: { $0.name }, "is PqDog")
+        #expect(dogs == ["rex", "bit"])
+        try f.check(#Predicate<PqPet> { $0 is PqCat }, key: { $0.name }, "is PqCat")
+        try f.check(#Predicate<PqPet> { ($0 as? PqDog)?.barks == 99 }, key: { $0.name }, "as? PqDog barks")
+        try f.check(#Predicate<PqPet> { ($0 as? PqDog) != nil && $0.age > 2 }, key: { $0.name }, "as? != nil")
+        try f.check(#Predicate<PqPet> { ($0 as? PqPuppy)?.toy == "ball" }, key: { $0.name }, "as? PqPuppy")
+    }
+
+    // MARK: Errors
+
+    @Test("PRD-17/18 untranslatable predicates throw, never trap", arguments: StoreKind.allCases)
+    func unsupported(_ kind: StoreKind) throws {
+        let f = try PqFixture(kind)
+        f.expectUnsupported(#Predicate<PqBook> { $0.stock! == 1 }, "PRD-17 force unwrap")
+        f.expectUnsupported(#Predicate<PqBook> { $0.scratch == 1 }, "PRD-18 transient")
+        f.expectUnsupported(#Predicate<PqBook> { $0.computedTitle == "A" }, "PRD-18 computed")
+        f.expectUnsupported(#Predicate<PqBook> { $0.code.uuidString == "A" }, "PRD-18 uuidString")
+        f.expectUnsupported(#Predicate<PqBook> { $0.title.count == 5 }, "String.count")
+        f.expectUnsupported(#Predicate<PqBook> { $0.labels.first?.name == "x" }, "to-many first")
+        f.expectUnsupported(#Predicate<PqPet> { ($0 as! PqDog).barks == 1 }, "as!")
+    }
+
+    // MARK: Apple-only string functions
+
+    @Test("PRD-04 localizedStandardContains, caseInsensitiveCompare, localizedCompare shims", arguments: StoreKind.allCases)
+    func appleStringFunctions(_ kind: StoreKind) throws {
+        let f = try PqFixture(kind)
+        let ali = try f.books(#Predicate<PqBook> { $0.title.localizedStandardContains("ALI") }, "PRD-04 ALI")
+        #expect(ali == ["Alice", "alice", "Álice"])
+        for needle in ["ECOLE", "é", "Ω", "%", "", "lí"] {
+            try f.books(#Predicate<PqBook> { $0.title.localizedStandardContains(needle) }, "standard \(needle)")
+        }
+        let same = ComparisonResult.orderedSame, asc = ComparisonResult.orderedAscending, desc = ComparisonResult.orderedDescending
+        for other in ["alice", "B", "école", ""] {
+            try f.books(#Predicate<PqBook> { $0.title.caseInsensitiveCompare(other) == same }, "ci == \(other)")
+            try f.books(#Predicate<PqBook> { $0.title.caseInsensitiveCompare(other) == asc }, "ci < \(other)")
+            try f.books(#Predicate<PqBook> { $0.title.localizedCompare(other) == desc }, "lc > \(other)")
+        }
+    }
+
+    // MARK: SQL shape and cache
+
+    @Test("captured-array IN and starts(with:) on an indexed column: the plan", arguments: StoreKind.allCases)
+    func queryPlans(_ kind: StoreKind) throws {
+        let dir = TemporaryDirectory("prd-plan")
+        let container = try makeContainer(kind, [Product.self, Tag.self], in: dir)
+        let ctx = ModelContext(container)
+        for i in 0..<50 { ctx.insert(Product(name: "p\(i)", price: Double(i))) }
+        try ctx.save()
+        let names = ["p1", "p7", "zz"]
+        let d = FetchDescriptor<Product>(predicate: #Predicate { names.contains($0.name) })
+        #expect(try ModelContext(container).fetch(d).map(\.name).sorted() == ["p1", "p7"])
+        let plan = try container.queryPlan(for: d).joined(separator: "\n")
+        #expect(plan.contains("USING INDEX") || plan.contains("USING COVERING INDEX"), "\(plan)")
+    }
+
+    @Test("SQL shapes: instr not LIKE, EXISTS, IN, Z_ENT, CASE")
+    func sqlShapes() throws {
+        let f = try PqFixture(.memory)
+        func whereSQL<T: PersistentModel>(_ p: Predicate<T>) throws -> String {
+            try f.context.query(FetchDescriptor(predicate: p)).compiled.whereSQL
+        }
+        let needle = "%"
+        let contains = try whereSQL(#Predicate<PqBook> { $0.title.contains(needle) })
+        #expect(contains == "coalesce(instr(t.\"title\", ?) > 0, 0)")
+        #expect(!contains.contains("LIKE"))
+        #expect(try whereSQL(#Predicate<PqBook> { $0.title.starts(with: needle) }) == "coalesce(instr(t.\"title\", ?) = 1, 0)")
+        let exists = try whereSQL(#Predicate<PqBook> { $0.chapters.contains { $0.pages > 3 } })
+        #expect(exists.hasPrefix("EXISTS (SELECT 1 FROM \"PqChapter\" m1 WHERE m1.\"book\" = t.\"Z_PK\""))
+        let none: [Int] = []
+        #expect(try whereSQL(#Predicate<PqBook> { none.contains($0.pages) }) == "0")
+        let some = [1, 2]
+        #expect(try whereSQL(#Predicate<PqBook> { some.contains($0.pages) }) == "(t.\"pages\" IS NOT NULL AND t.\"pages\" IN (?, ?))")
+        let isDog = try whereSQL(#Predicate<PqPet> { $0 is PqDog })
+        #expect(isDog.contains("t.\"Z_ENT\" IN ("))
+        let chain = try whereSQL(#Predicate<PqBook> { $0.author?.name == "Ann" })
+        #expect(chain.contains("(SELECT r1.\"name\" FROM \"PqAuthor\" r1 WHERE r1.\"Z_PK\" = t.\"author\")"))
+        let ternary = try whereSQL(#Predicate<PqBook> { $0.isFeatured ? $0.pages > 1 : $0.pages > 10 })
+        #expect(ternary.hasPrefix("CASE WHEN"))
+    }
+
+    @Test("statement cache: new captured values reuse the SQL and stay correct", arguments: StoreKind.allCases)
+    func cache(_ kind: StoreKind) throws {
+        let f = try PqFixture(kind)
+        for needle in ["A", "li", "%", "ce"] {
+            try f.books(#Predicate<PqBook> { $0.title.starts(with: needle) || $0.title.contains(needle) }, "cached \(needle)")
+        }
+        let before = f.container.queryCache.count
+        for needle in ["B", "Ω"] {
+            try f.books(#Predicate<PqBook> { $0.title.starts(with: needle) || $0.title.contains(needle) }, "cached \(needle)")
+        }
+        #expect(f.container.queryCache.count == before)
+    }
+}
+
+extension PqFixture {
+    static let truePredicate: Predicate<PqBook> = .true
+    static let falsePredicate: Predicate<PqBook> = .false
+}
