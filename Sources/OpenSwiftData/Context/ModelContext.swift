@@ -125,7 +125,25 @@ public final class ModelContext {
         data.status = .inserted
         data.pk = 0
         inserted.append(model)
+        syncInitializerRelationships(of: model, data)
         insertRelated(of: model, data)
+    }
+
+    /// Relationships an initialiser assigned (`self.category = category`) went through `init`
+    /// accessors, which cannot update the other side; do it now, as a setter would have (REL-02).
+    func syncInitializerRelationships(of model: any PersistentModel, _ data: BackingData) {
+        guard data.initSlotMask != 0, let layout = data.layout else { return }
+        let mask = data.initSlotMask
+        data.initSlotMask = 0
+        for slot in layout.relationshipSlots where slot < 64 && mask & (1 << UInt64(slot)) != 0 {
+            guard slot < data.values.count, let value = data.values[slot], !(value is ForeignKey),
+                  let (inverseLayout, inverseSlot) = layout.inverse(of: slot) else { continue }
+            let s = layout.slots[slot]
+            let targets = s.isToMany ? RelationshipGraph.models(in: value) : s.toOneModel(value).map { [$0] } ?? []
+            for target in targets {
+                RelationshipGraph.link(target, inverse: inverseLayout.slots[inverseSlot], to: model)
+            }
+        }
     }
 
     /// Inserts unmanaged models reachable through loaded relationships (REL-01).

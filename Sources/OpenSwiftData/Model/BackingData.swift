@@ -29,6 +29,9 @@ public final class BackingData {
     var status: Status = .unmanaged
     /// Attributes have not been read from the row yet (``ModelContext/model(for:)`` faults).
     var isFault = false
+    /// Slots (< 64) an initialiser assigned through its `init` accessors: their relationships'
+    /// inverses are synced when the model is inserted (an `init` accessor cannot reach `self`).
+    var initSlotMask: UInt64 = 0
     /// The store generation the values were read at; a fetch refreshes them only when the
     /// store has changed since.
     var loadedGeneration = StoreGeneration.unknown
@@ -94,10 +97,12 @@ public final class BackingData {
         }
         s.grow(to: slot + 1)
         s.values[slot] = value
+        if slot < 64 { s.initSlotMask |= 1 << UInt64(slot) }
     }
 
     /// Moves the slots a subclass initialiser filled into this storage.
     public func _absorb(_ other: BackingData) {
+        initSlotMask |= other.initSlotMask
         grow(to: other.values.count)
         for (i, v) in other.values.enumerated() where v != nil { values[i] = v }
     }
@@ -126,6 +131,7 @@ public final class BackingData {
         registrar.withMutation(of: model, keyPath: keyPath) {
             if let layout, layout.isRelationshipSlot[slot] {
                 RelationshipGraph.willSet(model, self, slot: slot, to: newValue)
+                if slot < 64 { initSlotMask &= ~(1 << UInt64(slot)) }
             }
             recordChange(slot)
             grow(to: slot + 1)
@@ -286,6 +292,7 @@ extension BackingData {
         if record { recordChange(slot) }
         grow(to: slot + 1)
         values[slot] = value
+        if slot < 64 { initSlotMask &= ~(1 << UInt64(slot)) }
         kp?._didSet(registrar, model)
     }
 }

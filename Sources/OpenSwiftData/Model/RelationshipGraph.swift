@@ -83,7 +83,11 @@ enum RelationshipGraph {
         } else {
             let current = currentValue(target, td, inverse)
             if let previous = models(in: current).first {
-                if previous === owner { return }
+                if previous === owner {
+                    // Already linked (e.g. set in the initialiser): the pair is now in sync.
+                    if inverse.index < 64 { td.initSlotMask &= ~(1 << UInt64(inverse.index)) }
+                    return
+                }
                 // target moves from `previous` to `owner`: drop it from previous's side.
                 if let (pl, ps) = tl.inverse(of: inverse.index) {
                     _ = pl
