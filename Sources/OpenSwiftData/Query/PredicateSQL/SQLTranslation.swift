@@ -126,9 +126,24 @@ func nonNull(_ f: SQLFragment) -> SQLFragment {
 /// Translates an arbitrary expression, or throws naming its type.
 func translate(_ expression: Any, _ t: SQLTranslation) throws -> SQLFragment {
     guard let e = expression as? any SQLPredicateExpression else {
+        // A sub-expression that does not read the row (e.g. `limits.max()` over a captured
+        // array) is evaluated once in Swift and bound as a value: exactly Swift's result.
+        if let constant = constantValue(of: expression) {
+            return SQLFragment(sql: "?", arguments: [try sqlArgument(constant)])
+        }
         throw t.unsupported("\(shortTypeName(type(of: expression)))")
     }
     return try e.sql(t)
+}
+
+/// The value of an expression that references no variable, or `nil` (evaluation needs a
+/// variable binding, fails, or the expression is not a standard predicate expression).
+func constantValue(of expression: Any) -> Any? {
+    guard let e = expression as? any StandardPredicateExpression else { return nil }
+    func evaluate<E: StandardPredicateExpression>(_ e: E) -> Any? {
+        (try? e.evaluate(PredicateBindings())).map { $0 as Any }
+    }
+    return evaluate(e)
 }
 
 /// `PredicateExpressions.StringContains<…>` → `StringContains`.

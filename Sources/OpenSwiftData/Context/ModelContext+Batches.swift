@@ -1,0 +1,81 @@
+import Foundation
+
+/// The result of ``ModelContext/fetch(_:batchSize:)``: the matching models in fetch order,
+/// loaded `batchSize` at a time as they are accessed (FET-11).
+///
+/// ```swift
+/// let all = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.start)]), batchSize: 500)
+/// for trip in all { … }   // 500 rows are read per batch
+/// ```
+/// Only the keys are read up front (`SELECT t."Z_PK" … ORDER BY …`); each batch is one
+/// `SELECT … WHERE t."Z_PK" IN (…)`. Models stay registered in the context.
+public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessCollection {
+    final class Loader {
+        let context: ModelContext
+        let table: StoreMapping.Table
+        let keys: [Int64]
+        let batchSize: Int
+        var batches: [Int: [Element]] = [:]
+        init(context: ModelContext, table: StoreMapping.Table, keys: [Int64], batchSize: Int) {
+            self.context = context
+            self.table = table
+            self.keys = keys
+            self.batchSize = batchSize
+        }
+
+        func element(at index: Int) -> Element {
+            let b = index / batchSize
+            if batches[b] == nil {
+                let slice = Array(keys[(b * batchSize)..<Swift.min((b + 1) * batchSize, keys.count)])
+                let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ", ")
+                let sql = "SELECT \(table.selectList) FROM \(quoteIdentifier(table.name)) t WHERE t.\"Z_PK\" IN (\(placeholders))"
+                let rows = (try? context.materializeRows(sql, slice.map { SQLValue.integer($0) }, table: table, as: Element.self)) ?? []
+                var byKey: [Int64: Element] = [:]
+                for m in rows { byKey[m.persistentBackingData.pk] = m }
+                batches[b] = slice.compactMap { byKey[$0] }
+            }
+            let batch = batches[b]!
+            let offset = index - b * batchSize
+            if offset < batch.count, batch[offset].persistentBackingData.pk == keys[index] { return batch[offset] }
+            // A row deleted since the keys were read: a stand-in that reads as deleted.
+            return context.model(for: PersistentIdentifier(entityName: table.root.name, storeIdentifier: context.store.identifier,
+                                                          key: .permanent(keys[index]))) as! Element
+        }
+    }
+
+    let loader: Loader
+
+    /// The first position, 0.
+    public var startIndex: Int { 0 }
+    /// One past the last position: the number of matching models.
+    public var endIndex: Int { loader.keys.count }
+    /// The model at `position`, loading its batch on first access.
+    public subscript(position: Int) -> Element { loader.element(at: position) }
+}
+
+extension ModelContext {
+    /// The matching models, read `batchSize` at a time as the collection is accessed (FET-11).
+    ///
+    /// - Throws: ``SwiftDataError/includePendingChangesWithBatchSize`` when the descriptor
+    ///   includes pending changes and the context has unsaved changes of this model type
+    ///   (batches come from the store); the translation errors of ``fetch(_:)``.
+    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> FetchResultsCollection<T> {
+        let q = try query(descriptor)
+        if descriptor.includePendingChanges, pendingModels(kindOf: q.layout) != nil {
+            throw SwiftDataError(SwiftDataError.includePendingChangesWithBatchSize.code,
+                                 "a batched fetch reads from the store and cannot include the context's unsaved \(q.layout.name) changes: save first, or set includePendingChanges = false",
+                                 entityName: q.layout.name)
+        }
+        let limit = descriptor.fetchLimit.flatMap { $0 > 0 ? $0 : nil } ?? -1
+        let offset = max(descriptor.fetchOffset ?? 0, 0)
+        let keys: [Int64] = try store.withConnection { db in
+            let stmt = try db.cachedStatement(q.compiled.keysSQL)
+            defer { stmt.reset() }
+            try stmt.bind(q.arguments + [.integer(Int64(limit)), .integer(Int64(offset))])
+            var out: [Int64] = []
+            while try stmt.step() { out.append(stmt.int64(at: 0)) }
+            return out
+        }
+        return FetchResultsCollection(loader: .init(context: self, table: q.table, keys: keys, batchSize: max(batchSize, 1)))
+    }
+}
