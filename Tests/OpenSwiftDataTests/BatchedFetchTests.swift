@@ -52,3 +52,32 @@ struct ConstantSubexpressionTests {
         #expect(try ctx.fetchCount(FetchDescriptor(predicate: q)) == 0)
     }
 }
+
+/// Sorting through a to-one relationship (`\Word.category?.name`) orders as `sorted(using:)`:
+/// rows without a category first ascending, last descending (FET sort semantics).
+@Suite("ToOneSort")
+struct ToOneSortTests {
+    @Test("FET sort through a to-one key path matches sorted(using:)", arguments: StoreKind.allCases)
+    func toOneSort(_ kind: StoreKind) throws {
+        let dir = TemporaryDirectory("toonesort")
+        let container = try makeContainer(kind, [Word.self, Category.self], in: dir)
+        let ctx = ModelContext(container)
+        let b = Category(name: "b"), a = Category(name: "a")
+        let words = [("w1", b), ("w2", a), ("w3", nil), ("w4", b), ("w5", a)].map { (text, cat) -> Word in
+            let w = Word(text: text)
+            w.category = cat
+            ctx.insert(w)
+            return w
+        }
+        try ctx.save()
+        for order in [SortOrder.forward, .reverse] {
+            let sort = [SortDescriptor(\Word.category?.name, order: order), SortDescriptor(\Word.text)]
+            let expected = words.sorted(using: sort).map(\.text)
+            #expect(try ModelContext(container).fetch(FetchDescriptor(sortBy: sort)).map(\.text) == expected)
+            #expect(try ctx.fetch(FetchDescriptor(sortBy: sort)).map(\.text) == expected)
+        }
+        #expect(throws: SwiftDataError.self) {
+            try ctx.fetch(FetchDescriptor<Category>(sortBy: [SortDescriptor(\Category.words.count)]))
+        }
+    }
+}

@@ -54,7 +54,7 @@ public final class BackingData {
 
     /// A stored row's storage, complete in one initialiser (the row-decoding loop's path).
     init(layout: ModelLayout, values: ContiguousArray<Any?>, pk: Int64, storeIdentifier: String,
-         contextHandle: ContextHandle) {
+         contextHandle: ContextHandle?) {
         self.layout = layout
         self.values = values
         self.pk = pk
