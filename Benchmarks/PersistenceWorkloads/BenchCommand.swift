@@ -36,10 +36,10 @@ public enum BenchCommand {
             print(try rssProbe(rows: rows))
             return 0
         }
-        // Quick: one warm-up, then about a quarter second per result (at least 3 runs), so cheap
-        // operations still get enough runs for a stable median.
+        // Quick: one warm-up, then about a quarter second per result (at least 5 runs), so cheap
+        // operations still get enough runs for a stable median (at least 5, so a 25 % gate is not tripped by noise).
         var config = args.flag("quick")
-            ? RunnerConfiguration(warmUpIterations: 1, mode: .timeBudget(seconds: 0.25, minIterations: 3, maxIterations: 200))
+            ? RunnerConfiguration(warmUpIterations: 1, mode: .timeBudget(seconds: 0.25, minIterations: 5, maxIterations: 200))
             : RunnerConfiguration(warmUpIterations: 1, mode: .timeBudget(seconds: 2, minIterations: 5, maxIterations: 500))
         config.allowDebug = args.flag("allow-debug")
         var scales = args.list("scale").compactMap { Int($0.replacingOccurrences(of: "_", with: "")) }

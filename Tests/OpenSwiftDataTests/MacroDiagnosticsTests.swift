@@ -19,7 +19,7 @@ struct MacroDiagnosticsTests {
     }
     """
 
-    @Test("misuse gets clear macro diagnostics")
+    @Test("UNQ-02 and other misuse get clear macro diagnostics")
     func diagnostics() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         // The test binary sits in the build directory beside the plugin and the modules.

@@ -78,7 +78,7 @@ struct UniquenessTests {
         #expect(cards.first?.persistentModelID == idA)
     }
 
-    @Test("UNQ-15/17 a collision on any unique attribute replaces that row", arguments: StoreKind.allCases)
+    @Test("UNQ-15 UNQ-17 a collision on any unique attribute replaces that row", arguments: StoreKind.allCases)
     func secondConstraint(_ kind: StoreKind) throws {
         let dir = TemporaryDirectory("unq")
         let container = try makeContainer(kind, Self.models, in: dir)

@@ -27,7 +27,11 @@ extension PredicateExpressions.KeyPath: SQLPredicateExpression {
             throw t.unsupportedKeyPath("\(keyPath) reads a property of a value (only stored attributes and relationships of models can be queried; sub-properties such as uuidString, String.count or first/last of a value cannot)")
         }
         let layout = row.layout
-        guard let slot = layout.slotByKeyPath[keyPath] else {
+        // A key path through a protocol requirement (`\T.name`, `T: Keyed`) is identified by probing.
+        var probedSlot: Int?
+        if layout.slotByKeyPath[keyPath] == nil, Output.self != PersistentIdentifier.self,
+           case .attribute(let s)? = layout.probe(keyPath) { probedSlot = s }
+        guard let slot = layout.slotByKeyPath[keyPath] ?? probedSlot else {
             if Output.self == PersistentIdentifier.self {
                 // `$0.persistentModelID` → the row's primary key (captured identifiers bind theirs).
                 var f = base
