@@ -7,7 +7,6 @@ enum RelationshipGraph {
     /// Called by a relationship setter before `slot` of `owner` takes `newValue`.
     static func willSet(_ owner: any PersistentModel, _ data: BackingData, slot: Int, to newValue: Any) {
         guard let layout = data.layout, let (invLayout, invSlot) = layout.inverse(of: slot) else { return }
-        let s = layout.slots[slot]
         let oldValue: Any? = data.values.count > slot ? data.values[slot] : nil
         let old: [any PersistentModel]
         if oldValue == nil || oldValue is ForeignKey, data.status == .persisted || data.status == .deleted {
@@ -20,7 +19,6 @@ enum RelationshipGraph {
         let oldIDs = Set(old.map { ObjectIdentifier($0) })
         let newIDs = Set(new.map { ObjectIdentifier($0) })
         let inverse = invLayout.slots[invSlot]
-        _ = s
         for removed in old where !newIDs.contains(ObjectIdentifier(removed)) {
             unlink(removed, inverse: inverse, from: owner)
         }

@@ -72,7 +72,7 @@ struct SQLTranslation {
 
     func unsupported(_ what: String) -> SwiftDataError {
         SwiftDataError(SwiftDataError.unsupportedPredicate.code,
-                       "the predicate uses \(what), which cannot be translated to SQL yet; rewrite it with comparisons, &&, || and ! on stored attributes",
+                       "the predicate uses \(what), which cannot be translated to SQL with Swift's exact semantics; rewrite that part with stored attributes, relationships and the supported operators (see the README)",
                        entityName: layout.name)
     }
 }
