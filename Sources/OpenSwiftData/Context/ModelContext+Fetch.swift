@@ -76,8 +76,29 @@ extension ModelContext {
     }
 
     /// The identifiers of the matching models, in fetch order (FET-09).
+    ///
+    /// Without pending changes of this model type only keys are read (no models are created):
+    /// `SELECT t."Z_PK", t."Z_ENT" … ORDER BY … LIMIT ? OFFSET ?`. With pending changes the
+    /// merged fetch gives the identifiers, so they always equal `fetch(d).map(\.persistentModelID)`.
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
-        try fetch(descriptor).map(\.persistentModelID)
+        let q = try query(descriptor)
+        if descriptor.includePendingChanges, pendingModels(kindOf: q.layout) != nil {
+            return try fetch(descriptor).map(\.persistentModelID)
+        }
+        let limit = descriptor.fetchLimit.flatMap { $0 > 0 ? $0 : nil } ?? -1
+        let offset = max(descriptor.fetchOffset ?? 0, 0)
+        let storeID = store.identifier
+        return try store.withConnection { db in
+            let stmt = try db.cachedStatement(q.compiled.keysSQL)
+            defer { stmt.reset() }
+            try stmt.bind(q.arguments + [.integer(Int64(limit)), .integer(Int64(offset))])
+            var ids: [PersistentIdentifier] = []
+            while try stmt.step() {
+                let name = q.table.layout(forEntityID: stmt.int64(at: 1))?.name ?? q.layout.name
+                ids.append(PersistentIdentifier(entityName: name, storeIdentifier: storeID, key: .permanent(stmt.int64(at: 0))))
+            }
+            return ids
+        }
     }
 
     /// Calls `block` for each matching model, fetching `batchSize` at a time (FET-10).

@@ -19,7 +19,8 @@ struct CompiledQuery: @unchecked Sendable {
     let storeOrderSQL: String
     /// `SELECT count(*) …` (no `WHERE` when nothing filters, so SQLite counts the b-tree).
     let countSQL: String
-    /// `SELECT t."Z_PK" … ORDER BY … LIMIT ? OFFSET ?`: the keys of a page, for batched fetches.
+    /// `SELECT t."Z_PK", t."Z_ENT" … ORDER BY … LIMIT ? OFFSET ?`: the keys of a page, for
+    /// batched fetches and identifier fetches.
     let keysSQL: String
     /// The `ORDER BY` terms.
     let orderBy: String
@@ -33,7 +34,7 @@ struct CompiledQuery: @unchecked Sendable {
         selectSQL = from + " ORDER BY \(orderBy)"
         pagedSQL = selectSQL + " LIMIT ? OFFSET ?"
         storeOrderSQL = from + " ORDER BY t.\"Z_PK\""
-        keysSQL = "SELECT t.\"Z_PK\" FROM \(quoteIdentifier(table.name)) t WHERE \(whereSQL) ORDER BY \(orderBy) LIMIT ? OFFSET ?"
+        keysSQL = "SELECT t.\"Z_PK\", t.\"Z_ENT\" FROM \(quoteIdentifier(table.name)) t WHERE \(whereSQL) ORDER BY \(orderBy) LIMIT ? OFFSET ?"
         countSQL = "SELECT count(*) FROM \(quoteIdentifier(table.name)) t" + (whereSQL == "1" ? "" : " WHERE \(whereSQL)")
     }
 }
