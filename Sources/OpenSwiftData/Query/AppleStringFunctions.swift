@@ -87,10 +87,15 @@ extension PredicateExpressions {
     /// ```
     public struct StringLocalizedStandardContains<Root: PredicateExpression, Other: PredicateExpression>: PredicateExpression
     where Root.Output: StringProtocol, Other.Output: StringProtocol {
+        /// The expression's result type.
         public typealias Output = Bool
+        /// The string the function is called on.
         public let root: Root
+        /// The argument string.
         public let other: Other
+        /// Creates the expression (the `#Predicate` macro calls the `build_` function).
         public init(root: Root, other: Other) { self.root = root; self.other = other }
+        /// Evaluates in Swift with the same meaning as the SQL translation.
         public func evaluate(_ bindings: PredicateBindings) throws -> Bool {
             StandardFolding.contains(StandardFolding.fold(String(try root.evaluate(bindings))),
                                      StandardFolding.fold(String(try other.evaluate(bindings))))
@@ -104,10 +109,15 @@ extension PredicateExpressions {
     /// ```
     public struct StringCaseInsensitiveCompare<Root: PredicateExpression, Other: PredicateExpression>: PredicateExpression
     where Root.Output: StringProtocol, Other.Output: StringProtocol {
+        /// The expression's result type.
         public typealias Output = ComparisonResult
+        /// The string the function is called on.
         public let root: Root
+        /// The argument string.
         public let other: Other
+        /// Creates the expression (the `#Predicate` macro calls the `build_` function).
         public init(root: Root, other: Other) { self.root = root; self.other = other }
+        /// Evaluates in Swift with the same meaning as the SQL translation.
         public func evaluate(_ bindings: PredicateBindings) throws -> ComparisonResult {
             StandardFolding.compare(StandardFolding.asciiLower(String(try root.evaluate(bindings))),
                                     StandardFolding.asciiLower(String(try other.evaluate(bindings))))
@@ -121,20 +131,28 @@ extension PredicateExpressions {
     /// ```
     public struct StringLocalizedCompare<Root: PredicateExpression, Other: PredicateExpression>: PredicateExpression
     where Root.Output: StringProtocol, Other.Output: StringProtocol {
+        /// The expression's result type.
         public typealias Output = ComparisonResult
+        /// The string the function is called on.
         public let root: Root
+        /// The argument string.
         public let other: Other
+        /// Creates the expression (the `#Predicate` macro calls the `build_` function).
         public init(root: Root, other: Other) { self.root = root; self.other = other }
+        /// Evaluates in Swift with the same meaning as the SQL translation.
         public func evaluate(_ bindings: PredicateBindings) throws -> ComparisonResult {
             StandardFolding.compare(nfcNormalized(String(try root.evaluate(bindings))),
                                     nfcNormalized(String(try other.evaluate(bindings))))
         }
     }
 
+    /// What `#Predicate` expands `s.localizedStandardContains(t)` to.
     public static func build_localizedStandardContains<Root, Other>(_ root: Root, _ other: Other)
         -> StringLocalizedStandardContains<Root, Other> { StringLocalizedStandardContains(root: root, other: other) }
+    /// What `#Predicate` expands `s.caseInsensitiveCompare(t)` to.
     public static func build_caseInsensitiveCompare<Root, Other>(_ root: Root, _ other: Other)
         -> StringCaseInsensitiveCompare<Root, Other> { StringCaseInsensitiveCompare(root: root, other: other) }
+    /// What `#Predicate` expands `s.localizedCompare(t)` to.
     public static func build_localizedCompare<Root, Other>(_ root: Root, _ other: Other)
         -> StringLocalizedCompare<Root, Other> { StringLocalizedCompare(root: root, other: other) }
 }

@@ -34,7 +34,6 @@ final class StoreMapping: @unchecked Sendable {
         var columnTypes: [String] = []
         /// For each entity: its slot → column name, for slots that have a column.
         var slotColumns: [ObjectIdentifier: [Int: String]] = [:]
-        var ddl: [String] = []
         /// For each entity: how to read a `SELECT Z_PK, Z_ENT, <columns>` row into slots.
         var decodePlans: [ObjectIdentifier: [ColumnRead]] = [:]
         /// `"Z_PK", "Z_ENT", "c1", …` with the table alias `t`.
