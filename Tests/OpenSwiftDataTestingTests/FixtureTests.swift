@@ -80,8 +80,8 @@ struct FixturesTests {
         #expect(try FixtureManifest.read(for: dir.appendingPathComponent("a.sqlite")) == a)
     }
 
-    @Test("committed fixtures reopen with the right counts", arguments: FixtureStoreKind.allCases)
-    func reopen(store: FixtureStoreKind) throws {
+    @Test("committed fixtures reopen with the right counts", arguments: StoreKind.allCases)
+    func reopen(store: StoreKind) throws {
         for sample in SampleSchema.all {
             let url = committedFixtures.appendingPathComponent("\(sample.name).sqlite")
             let before = try Data(contentsOf: url)
@@ -160,7 +160,7 @@ struct FixturesTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let url = dir.appendingPathComponent("library.sqlite")
         let manifest = try FixtureFile.write(library(seed: 8), schema: librarySchema, name: "library", scale: 300, to: url)
-        for store in FixtureStoreKind.allCases {
+        for store in StoreKind.allCases {
             let db = try FixtureDatabase(contentsOf: url, schema: librarySchema, store: store)
             let context = ModelContext(db.container)
             #expect(try context.fetchCount(FetchDescriptor<Book>()) == 300)

@@ -1,18 +1,6 @@
 import Foundation
 import OpenSwiftData
 
-/// Which store a fixture opens in.
-///
-/// ```swift
-/// @Test(arguments: FixtureStoreKind.allCases) func counts(store: FixtureStoreKind) throws { … }
-/// ```
-public enum FixtureStoreKind: String, CaseIterable, Codable, Sendable {
-    /// An in-memory store filled from the file with SQLite's backup API.
-    case memory
-    /// An on-disk store on a temporary copy of the file.
-    case disk
-}
-
 /// A fixture file opened as a container, on a private copy: the fixture file is never modified.
 ///
 /// The copy (a temporary file, or an in-memory database) is removed when this object goes away;
@@ -27,7 +15,7 @@ public final class FixtureDatabase {
     /// The container over the copy.
     public let container: ModelContainer
     /// The store kind.
-    public let store: FixtureStoreKind
+    public let store: StoreKind
     /// The temporary on-disk copy (`nil` for the in-memory store).
     public let copyURL: URL?
     private let directory: URL?
@@ -38,7 +26,7 @@ public final class FixtureDatabase {
     /// ```swift
     /// let db = try FixtureDatabase(contentsOf: url, schema: Schema([Category.self, Word.self]), store: .disk)
     /// ```
-    public init(contentsOf url: URL, schema: Schema, store: FixtureStoreKind) throws {
+    public init(contentsOf url: URL, schema: Schema, store: StoreKind) throws {
         self.store = store
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code, "no fixture file at \(url.path)", url: url)
@@ -73,7 +61,7 @@ public final class FixtureDatabase {
     /// ```swift
     /// let db = try FixtureDatabase(contentsOf: url, sample: .catalogue, store: .disk)
     /// ```
-    public convenience init(contentsOf url: URL, sample: SampleSchema, store: FixtureStoreKind) throws {
+    public convenience init(contentsOf url: URL, sample: SampleSchema, store: StoreKind) throws {
         try self.init(contentsOf: url, schema: sample.schema, store: store)
     }
 
