@@ -155,3 +155,400 @@ import OpenSwiftData
         self.date = date
     }
 }
+
+// MARK: Uniqueness
+
+/// A contact with two independent uniqueness groups: `code`, and (`givenName`, `familyName`) (UNQ-01, 15, 17, 18).
+@Model public final class ConformanceContact {
+    #Unique<ConformanceContact>([\.code], [\.givenName, \.familyName])
+    /// The first key.
+    public var code: Int
+    /// Half of the second key.
+    public var givenName: String
+    /// The other half of the second key.
+    public var familyName: String
+    /// A value an upsert overwrites.
+    public var phone: String
+    /// A contact.
+    public init(code: Int, givenName: String, familyName: String, phone: String = "") {
+        self.code = code
+        self.givenName = givenName
+        self.familyName = familyName
+        self.phone = phone
+    }
+}
+
+/// A badge whose unique code is optional: nil codes never collide (UNQ-19).
+@Model public final class ConformanceBadge {
+    /// The optional unique key.
+    @Attribute(.unique) public var code: String?
+    /// Who holds the badge.
+    public var holder: String
+    /// A badge.
+    public init(code: String?, holder: String) {
+        self.code = code
+        self.holder = holder
+    }
+}
+
+/// A folder with a unique key and a to-many relationship an upsert replaces (UNQ-14).
+@Model public final class ConformanceFolder {
+    /// The unique key.
+    @Attribute(.unique) public var key: String
+    /// The folder's files (default delete rule, nullify).
+    @Relationship(inverse: \ConformanceFile.folder) public var files: [ConformanceFile] = []
+    /// A folder.
+    public init(key: String) { self.key = key }
+}
+
+/// A file in a ``ConformanceFolder``.
+@Model public final class ConformanceFile {
+    /// The file's name.
+    public var name: String
+    /// The containing folder.
+    public var folder: ConformanceFolder?
+    /// A file.
+    public init(name: String) { self.name = name }
+}
+
+/// A passport unique on its to-one `holder` through `#Unique` (UNQ-21).
+@Model public final class ConformancePassport {
+    #Unique<ConformancePassport>([\.holder])
+    /// The passport number (not unique).
+    public var number: String
+    /// The holder; one passport per holder, nil never collides.
+    public var holder: ConformanceCitizen?
+    /// A passport.
+    public init(number: String, holder: ConformanceCitizen?) {
+        self.number = number
+        self.holder = holder
+    }
+}
+
+/// The holder of a ``ConformancePassport``.
+@Model public final class ConformanceCitizen {
+    /// The citizen's name.
+    public var name: String
+    /// A citizen.
+    public init(name: String) { self.name = name }
+}
+
+/// The base of a hierarchy whose unique `name` is declared on the base (UNQ-40, UNQ-41).
+@Model public class ConformanceTour {
+    /// Unique across the whole hierarchy.
+    @Attribute(.unique) public var name: String
+    /// A value an upsert overwrites.
+    public var price: Int
+    /// A tour.
+    public init(name: String, price: Int) {
+        self.name = name
+        self.price = price
+    }
+}
+
+/// A subclass of ``ConformanceTour``.
+@Model public final class ConformanceCityTour: ConformanceTour {
+    /// The city visited.
+    public var city: String
+    /// A city tour.
+    public init(name: String, price: Int, city: String) {
+        self.city = city
+        super.init(name: name, price: price)
+    }
+}
+
+/// Another subclass of ``ConformanceTour``.
+@Model public final class ConformanceBoatTour: ConformanceTour {
+    /// The boat's name.
+    public var boat: String
+    /// A boat tour.
+    public init(name: String, price: Int, boat: String) {
+        self.boat = boat
+        super.init(name: name, price: price)
+    }
+}
+
+// MARK: Delete rules and relationships
+
+/// A parent whose to-many uses the default delete rule (nullify) (DEL-01, REL-01…03).
+@Model public final class ConformanceParent {
+    /// The parent's name.
+    public var name: String
+    /// Children, with the default delete rule.
+    @Relationship(inverse: \ConformanceChild.parent) public var children: [ConformanceChild] = []
+    /// A parent.
+    public init(name: String) { self.name = name }
+}
+
+/// A child of a ``ConformanceParent``.
+@Model public final class ConformanceChild {
+    /// The child's name.
+    public var name: String
+    /// The parent, nil once removed or nullified.
+    public var parent: ConformanceParent?
+    /// A child.
+    public init(name: String) { self.name = name }
+}
+
+/// A voyage owning its lodging through a cascading to-one (DEL-03, one-to-one inverses).
+@Model public final class ConformanceVoyage {
+    /// The voyage's name.
+    public var name: String
+    /// Deleted with the voyage.
+    @Relationship(deleteRule: .cascade, inverse: \ConformanceLodging.voyage) public var lodging: ConformanceLodging?
+    /// A voyage.
+    public init(name: String) { self.name = name }
+}
+
+/// The to-one target of ``ConformanceVoyage/lodging``.
+@Model public final class ConformanceLodging {
+    /// Where.
+    public var place: String
+    /// The inverse to-one.
+    public var voyage: ConformanceVoyage?
+    /// A lodging.
+    public init(place: String) { self.place = place }
+}
+
+/// The top of a three-level cascade: house → floors → rooms (DEL-04, DEL-05).
+@Model public final class ConformanceHouse {
+    /// The house's name.
+    public var name: String
+    /// Floors, deleted with the house.
+    @Relationship(deleteRule: .cascade, inverse: \ConformanceFloor.house) public var floors: [ConformanceFloor] = []
+    /// A house.
+    public init(name: String) { self.name = name }
+}
+
+/// The middle level: cascades to rooms, nullifies furniture.
+@Model public final class ConformanceFloor {
+    /// The floor's name.
+    public var name: String
+    /// The owning house.
+    public var house: ConformanceHouse?
+    /// Rooms, deleted with the floor.
+    @Relationship(deleteRule: .cascade, inverse: \ConformanceRoom.floor) public var rooms: [ConformanceRoom] = []
+    /// Furniture, left behind with a nil floor.
+    @Relationship(deleteRule: .nullify, inverse: \ConformanceFurniture.floor) public var furniture: [ConformanceFurniture] = []
+    /// A floor.
+    public init(name: String) { self.name = name }
+}
+
+/// The bottom level of the cascade.
+@Model public final class ConformanceRoom {
+    /// The room's name.
+    public var name: String
+    /// The owning floor.
+    public var floor: ConformanceFloor?
+    /// A room.
+    public init(name: String) { self.name = name }
+}
+
+/// Furniture that survives its floor (a cascade stops at nullify).
+@Model public final class ConformanceFurniture {
+    /// The piece's name.
+    public var name: String
+    /// The floor, nil after the floor is deleted.
+    public var floor: ConformanceFloor?
+    /// A piece of furniture.
+    public init(name: String) { self.name = name }
+}
+
+/// One side of a many-to-many relationship (DEL-06, REL many-to-many).
+@Model public final class ConformanceItem {
+    /// The item's name.
+    public var name: String
+    /// Tags, nullified on either side's deletion.
+    @Relationship(inverse: \ConformanceTag.items) public var tags: [ConformanceTag] = []
+    /// An item.
+    public init(name: String) { self.name = name }
+}
+
+/// The other side of the many-to-many with ``ConformanceItem``.
+@Model public final class ConformanceTag {
+    /// The tag's label.
+    public var label: String
+    /// The tagged items.
+    public var items: [ConformanceItem] = []
+    /// A tag.
+    public init(label: String) { self.label = label }
+}
+
+/// An owner of a gadget through a `.noAction` to-one (DEL-07).
+@Model public final class ConformanceGadgetOwner {
+    /// The owner's name.
+    public var name: String
+    /// Left alone when the owner is deleted.
+    @Relationship(deleteRule: .noAction, inverse: \ConformanceGadget.owner) public var gadget: ConformanceGadget?
+    /// A gadget owner.
+    public init(name: String) { self.name = name }
+}
+
+/// The target of a `.noAction` rule.
+@Model public final class ConformanceGadget {
+    /// The gadget's name.
+    public var name: String
+    /// The inverse of ``ConformanceGadgetOwner/gadget``.
+    public var owner: ConformanceGadgetOwner?
+    /// A gadget.
+    public init(name: String) { self.name = name }
+}
+
+/// A memo with one-way relationships: the marker declares nothing back (DEL-14).
+@Model public final class ConformanceMemo {
+    /// The memo's text.
+    public var text: String
+    /// A one-way to-one.
+    public var label: ConformanceMarker?
+    /// A one-way to-many.
+    public var markers: [ConformanceMarker] = []
+    /// A memo.
+    public init(text: String) { self.text = text }
+}
+
+/// The target of ``ConformanceMemo``'s one-way relationships.
+@Model public final class ConformanceMarker {
+    /// The marker's name.
+    public var name: String
+    /// A marker.
+    public init(name: String) { self.name = name }
+}
+
+/// A machine whose parts hold a non-optional to-one back to it (DEL-13: nullifying is impossible).
+@Model public final class ConformanceMachine {
+    /// The machine's name.
+    public var name: String
+    /// The parts (default rule, nullify).
+    @Relationship(inverse: \ConformancePart.machine) public var parts: [ConformancePart] = []
+    /// A machine.
+    public init(name: String) { self.name = name }
+}
+
+/// A part that must always belong to a machine.
+@Model public final class ConformancePart {
+    /// The part's name.
+    public var name: String
+    /// The non-optional owner.
+    public var machine: ConformanceMachine
+    /// A part of `machine`.
+    public init(name: String, machine: ConformanceMachine) {
+        self.name = name
+        self.machine = machine
+    }
+}
+
+/// A team that must have one to three members (REL-04).
+@Model public final class ConformanceTeam {
+    /// The team's name.
+    public var name: String
+    /// Between one and three members, validated at save.
+    @Relationship(minimumModelCount: 1, maximumModelCount: 3, inverse: \ConformanceTeamMember.team)
+    public var members: [ConformanceTeamMember] = []
+    /// A team.
+    public init(name: String) { self.name = name }
+}
+
+/// A member of a ``ConformanceTeam``.
+@Model public final class ConformanceTeamMember {
+    /// The member's name.
+    public var name: String
+    /// The team.
+    public var team: ConformanceTeam?
+    /// A member.
+    public init(name: String) { self.name = name }
+}
+
+/// A garage whose vehicles are typed as the hierarchy's base (INH-07).
+@Model public final class ConformanceGarage {
+    /// The garage's name.
+    public var name: String
+    /// Vehicles of any subclass, deleted with the garage (one-way: vehicles declare nothing back).
+    @Relationship(deleteRule: .cascade) public var vehicles: [ConformanceVehicle] = []
+    /// A garage.
+    public init(name: String) { self.name = name }
+}
+
+// MARK: Predicates
+
+/// A raw-value enum stored as its raw value (PRD-19).
+public enum ConformanceStatus: String, Codable, CaseIterable, Sendable {
+    /// Not yet published.
+    case draft
+    /// Published.
+    case published
+    /// Withdrawn.
+    case retired
+}
+
+/// An author with an optional birth year and a to-many of books (PRD-09, PRD-10).
+@Model public final class ConformanceAuthor {
+    /// The author's name.
+    public var name: String
+    /// The birth year, nil for some authors.
+    public var born: Int?
+    /// The author's books.
+    @Relationship(inverse: \ConformanceBook.author) public var books: [ConformanceBook] = []
+    /// An author.
+    public init(name: String, born: Int? = nil) {
+        self.name = name
+        self.born = born
+    }
+}
+
+/// A label attached to books through a many-to-many (PRD-10…12).
+@Model public final class ConformanceLabel {
+    /// The label's name.
+    public var name: String
+    /// Whether the label is public (for `allSatisfy`).
+    public var isPublic: Bool
+    /// The labelled books.
+    public var books: [ConformanceBook] = []
+    /// A label.
+    public init(name: String, isPublic: Bool) {
+        self.name = name
+        self.isPublic = isPublic
+    }
+}
+
+/// A book: optionals, a UUID, an enum, a to-one and a to-many, a transient and a computed property (PRD-*).
+@Model public final class ConformanceBook {
+    /// A UUID key (captured-array `contains`).
+    public var code: UUID
+    /// The title.
+    public var title: String
+    /// An optional subtitle.
+    public var subtitle: String?
+    /// Page count.
+    public var pages: Int
+    /// Price.
+    public var price: Double
+    /// Optional stock.
+    public var stock: Int?
+    /// Optional publication date.
+    public var published: Date?
+    /// A flag.
+    public var isFeatured: Bool
+    /// A raw-value enum.
+    public var status: ConformanceStatus
+    /// The optional author.
+    public var author: ConformanceAuthor?
+    /// Labels (many-to-many).
+    @Relationship(inverse: \ConformanceLabel.books) public var labels: [ConformanceLabel] = []
+    /// Not stored: predicates on it are unsupported.
+    @Transient public var scratch: Int = 0
+    /// Computed, not stored: predicates on it are unsupported.
+    public var shoutedTitle: String { title.uppercased() }
+    /// A book.
+    public init(code: UUID, title: String, subtitle: String? = nil, pages: Int, price: Double, stock: Int? = nil,
+                published: Date? = nil, isFeatured: Bool = false, status: ConformanceStatus = .draft) {
+        self.code = code
+        self.title = title
+        self.subtitle = subtitle
+        self.pages = pages
+        self.price = price
+        self.stock = stock
+        self.published = published
+        self.isFeatured = isFeatured
+        self.status = status
+    }
+}
