@@ -15,6 +15,199 @@ extension ConformanceSuite {
                 let fresh = ModelContext(try check.reopen(container))
                 try check.expectEqual(try fresh.fetchCount(FetchDescriptor<ConformanceNullified>()), 2, "children saved with the parent")
             },
+            ConformanceCase(suite: "relationships", id: "REL-01", title: "a three-level graph of new models is inserted and linked from its root") { check in
+                let container = try check.container(for: ConformanceHouse.self)
+                let context = ModelContext(container)
+                let house = ConformanceHouse(name: "h")
+                let floor = ConformanceFloor(name: "f")
+                floor.rooms = [ConformanceRoom(name: "r1"), ConformanceRoom(name: "r2")]
+                floor.furniture = [ConformanceFurniture(name: "sofa")]
+                house.floors = [floor]
+                context.insert(house)
+                try check.expect(floor.rooms.allSatisfy { $0.modelContext === context }, "the whole graph is registered on insert", actual: "a room is not")
+                try context.save()
+                try check.expect(floor.rooms.allSatisfy { !$0.persistentModelID.isTemporary }, "permanent identifiers after save", actual: "a temporary id")
+                let rooms = try ModelContext(try check.reopen(container)).fetch(FetchDescriptor<ConformanceRoom>(sortBy: [SortDescriptor(\.name)]))
+                try check.expectEqual(rooms.map { "\($0.name)@\($0.floor?.name ?? "-")/\($0.floor?.house?.name ?? "-")" },
+                                      ["r1@f/h", "r2@f/h"], "stored rooms with their floor and house")
+                try check.expectEqual(try check.storedCount(ConformanceFurniture.self, in: container), 1, "furniture stored")
+            },
+            ConformanceCase(suite: "relationships", id: "REL-01", title: "a new parent can adopt children that are already stored") { check in
+                let container = try check.container(for: ConformanceParent.self, ConformanceChild.self)
+                let writer = ModelContext(container)
+                for name in ["a", "b", "c"] { writer.insert(ConformanceChild(name: name)) }
+                try writer.save()
+                let context = ModelContext(try check.reopen(container))
+                let stored = try context.fetch(FetchDescriptor<ConformanceChild>(predicate: #Predicate { $0.name != "c" }))
+                let parent = ConformanceParent(name: "p")
+                parent.children = stored
+                context.insert(parent)
+                try context.save()
+                let children = try ModelContext(try check.reopen(container)).fetch(FetchDescriptor<ConformanceChild>(sortBy: [SortDescriptor(\.name)]))
+                try check.expectEqual(children.map { "\($0.name):\($0.parent?.name ?? "-")" }, ["a:p", "b:p", "c:-"], "children and their parent")
+                try check.expectEqual(try check.storedCount(ConformanceChild.self, in: container), 3, "no child duplicated")
+            },
+            ConformanceCase(suite: "relationships", id: "REL-02", title: "setting child.parent adds the child to parent.children before save") { check in
+                let container = try check.container(for: ConformanceParent.self, ConformanceChild.self)
+                let context = ModelContext(container)
+                let parent = ConformanceParent(name: "p")
+                context.insert(parent)
+                try context.save()
+                let saved = ConformanceChild(name: "saved")
+                context.insert(saved)
+                try context.save()
+                saved.parent = parent
+                try check.expect(parent.children.contains { $0 === saved }, "a saved child appears in children", actual: "\(parent.children.map(\.name))")
+                let pending = ConformanceChild(name: "pending")
+                context.insert(pending)
+                pending.parent = parent
+                try check.expectEqual(parent.children.map(\.name).sorted(), ["pending", "saved"], "children before save")
+                try context.save()
+                let stored = try ModelContext(try check.reopen(container)).fetch(FetchDescriptor<ConformanceParent>())
+                try check.expectEqual(stored.first?.children.map(\.name).sorted(), ["pending", "saved"], "stored children")
+            },
+            ConformanceCase(suite: "relationships", id: "REL-02", title: "moving a child to another parent removes it from the old parent") { check in
+                let container = try check.container(for: ConformanceParent.self, ConformanceChild.self)
+                let context = ModelContext(container)
+                let one = ConformanceParent(name: "one"), two = ConformanceParent(name: "two")
+                let a = ConformanceChild(name: "a"), b = ConformanceChild(name: "b")
+                one.children = [a, b]
+                context.insert(one)
+                context.insert(two)
+                try context.save()
+                a.parent = two
+                try check.expectEqual(one.children.map(\.name), ["b"], "old parent's children")
+                try check.expectEqual(two.children.map(\.name), ["a"], "new parent's children")
+                two.children.append(b)
+                try check.expect(b.parent === two, "appending to the new parent's list sets the child's parent", actual: "\(b.parent?.name ?? "nil")")
+                try check.expectEqual(one.children.count, 0, "old parent's children after append")
+                try context.save()
+                let parents = try ModelContext(try check.reopen(container)).fetch(FetchDescriptor<ConformanceParent>(sortBy: [SortDescriptor(\.name)]))
+                try check.expectEqual(parents.map { "\($0.name):\($0.children.map(\.name).sorted())" }, ["one:[]", "two:[\"a\", \"b\"]"], "stored parents")
+            },
+            ConformanceCase(suite: "relationships", id: "REL-02", title: "many-to-many: appending on one side updates the other, both directions persist") { check in
+                let container = try check.container(for: ConformanceItem.self, ConformanceTag.self)
+                let context = ModelContext(container)
+                let red = ConformanceTag(label: "red"), blue = ConformanceTag(label: "blue")
+                let x = ConformanceItem(name: "x"), y = ConformanceItem(name: "y")
+                context.insert(x)
+                context.insert(y)
+                context.insert(red)
+                context.insert(blue)
+                x.tags.append(red)
+                x.tags.append(blue)
+                blue.items.append(y)
+                try check.expectEqual(red.items.map(\.name), ["x"], "red's items after x.tags.append")
+                try check.expectEqual(y.tags.map(\.label), ["blue"], "y's tags after blue.items.append")
+                try context.save()
+                let fresh = ModelContext(try check.reopen(container))
+                let items = try fresh.fetch(FetchDescriptor<ConformanceItem>(sortBy: [SortDescriptor(\.name)]))
+                try check.expectEqual(items.map { "\($0.name):\($0.tags.map(\.label).sorted())" }, ["x:[\"blue\", \"red\"]", "y:[\"blue\"]"], "stored items")
+                let tags = try fresh.fetch(FetchDescriptor<ConformanceTag>(sortBy: [SortDescriptor(\.label)]))
+                try check.expectEqual(tags.map { "\($0.label):\($0.items.map(\.name).sorted())" }, ["blue:[\"x\", \"y\"]", "red:[\"x\"]"], "stored tags")
+            },
+            ConformanceCase(suite: "relationships", id: "REL-03", title: "many-to-many: removing on one side removes on the other; nothing deleted") { check in
+                let container = try check.container(for: ConformanceItem.self, ConformanceTag.self)
+                let context = ModelContext(container)
+                let tag = ConformanceTag(label: "t")
+                let x = ConformanceItem(name: "x"), y = ConformanceItem(name: "y")
+                x.tags = [tag]
+                y.tags = [tag]
+                context.insert(x)
+                context.insert(y)
+                try context.save()
+                let other = ModelContext(try check.reopen(container))
+                let storedTag = try other.fetch(FetchDescriptor<ConformanceTag>())[0]
+                storedTag.items.removeAll { $0.name == "x" }
+                try other.save()
+                let items = try ModelContext(try check.reopen(container)).fetch(FetchDescriptor<ConformanceItem>(sortBy: [SortDescriptor(\.name)]))
+                try check.expectEqual(items.map { "\($0.name):\($0.tags.count)" }, ["x:0", "y:1"], "stored items and tag counts")
+            },
+            ConformanceCase(suite: "relationships", id: "REL-03", title: "removing a child from the list clears its parent and never deletes it") { check in
+                let container = try check.container(for: ConformanceParent.self, ConformanceChild.self)
+                let context = ModelContext(container)
+                let parent = ConformanceParent(name: "p")
+                let a = ConformanceChild(name: "a"), b = ConformanceChild(name: "b")
+                parent.children = [a, b]
+                context.insert(parent)
+                try context.save()
+                parent.children.removeAll { $0 === a }
+                try check.expect(a.parent == nil, "removed child's parent", expected: "nil", actual: "still set")
+                try check.expectEqual(a.isDeleted, false, "removed child isDeleted")
+                try check.expect(b.parent === parent, "the other child keeps its parent", actual: "changed")
+                try context.save()
+                let children = try ModelContext(try check.reopen(container)).fetch(FetchDescriptor<ConformanceChild>(sortBy: [SortDescriptor(\.name)]))
+                try check.expectEqual(children.map { "\($0.name):\($0.parent?.name ?? "-")" }, ["a:-", "b:p"], "stored children")
+            },
+            ConformanceCase(suite: "relationships", id: "REL-03", title: "setting a to-one to nil removes the child from the stored list") { check in
+                let container = try check.container(for: ConformanceParent.self, ConformanceChild.self)
+                let context = ModelContext(container)
+                let parent = ConformanceParent(name: "p")
+                parent.children = [ConformanceChild(name: "a"), ConformanceChild(name: "b")]
+                context.insert(parent)
+                try context.save()
+                let other = ModelContext(try check.reopen(container))
+                let a = try other.fetch(FetchDescriptor<ConformanceChild>(predicate: #Predicate { $0.name == "a" }))[0]
+                a.parent = nil
+                try other.save()
+                let stored = try ModelContext(try check.reopen(container)).fetch(FetchDescriptor<ConformanceParent>())
+                try check.expectEqual(stored.first?.children.map(\.name), ["b"], "stored children")
+                try check.expectEqual(try check.storedCount(ConformanceChild.self, in: container), 2, "children stored")
+            },
+            ConformanceCase(suite: "relationships", id: "REL-02", title: "one-to-one: setting either side sets the other; reassigning clears the old partner") { check in
+                let container = try check.container(for: ConformanceVoyage.self, ConformanceLodging.self)
+                let context = ModelContext(container)
+                let v1 = ConformanceVoyage(name: "v1"), v2 = ConformanceVoyage(name: "v2")
+                let inn = ConformanceLodging(place: "inn"), tent = ConformanceLodging(place: "tent")
+                for v in [v1, v2] { context.insert(v) }
+                for l in [inn, tent] { context.insert(l) }
+                v1.lodging = inn
+                try check.expect(inn.voyage === v1, "inn.voyage after v1.lodging = inn", actual: "\(inn.voyage?.name ?? "nil")")
+                tent.voyage = v2
+                try check.expect(v2.lodging === tent, "v2.lodging after tent.voyage = v2", actual: "\(v2.lodging?.place ?? "nil")")
+                v2.lodging = inn
+                try check.expect(v1.lodging == nil, "v1 loses the inn", expected: "nil", actual: "\(v1.lodging?.place ?? "nil")")
+                try check.expect(tent.voyage == nil, "the tent loses v2", expected: "nil", actual: "\(tent.voyage?.name ?? "nil")")
+                try context.save()
+                let voyages = try ModelContext(try check.reopen(container)).fetch(FetchDescriptor<ConformanceVoyage>(sortBy: [SortDescriptor(\.name)]))
+                try check.expectEqual(voyages.map { "\($0.name):\($0.lodging?.place ?? "-")" }, ["v1:-", "v2:inn"], "stored voyages")
+                let lodgings = try ModelContext(try check.reopen(container)).fetch(FetchDescriptor<ConformanceLodging>(sortBy: [SortDescriptor(\.place)]))
+                try check.expectEqual(lodgings.map { "\($0.place):\($0.voyage?.name ?? "-")" }, ["inn:v2", "tent:-"], "stored lodgings")
+            },
+            ConformanceCase(suite: "relationships", id: "REL-04", title: "minimumModelCount: an empty team fails to save, nothing written; fixed, it saves") { check in
+                let container = try check.container(for: ConformanceTeam.self, ConformanceTeamMember.self, ConformanceParent.self)
+                let context = ModelContext(container)
+                let team = ConformanceTeam(name: "t")
+                context.insert(team)
+                context.insert(ConformanceParent(name: "bystander"))
+                let error = try check.expectError(SwiftDataError.modelValidationFailure, "save of a team with no members") { try context.save() }
+                try check.expectEqual(error.relationshipName, "members", "relationship named by the error")
+                try check.expectEqual(try check.storedCount(ConformanceTeam.self, in: container), 0, "teams stored")
+                try check.expectEqual(try check.storedCount(ConformanceParent.self, in: container), 0, "nothing else from the failed save stored")
+                try check.expectEqual(context.hasChanges, true, "changes kept for a retry")
+                team.members = [ConformanceTeamMember(name: "m1")]
+                try check.expectNoError("save after adding a member") { try context.save() }
+                try check.expectEqual(try check.storedCount(ConformanceTeam.self, in: container), 1, "teams stored after the retry")
+            },
+            ConformanceCase(suite: "relationships", id: "REL-04", title: "maximumModelCount and removing the last member are refused at save") { check in
+                let container = try check.container(for: ConformanceTeam.self, ConformanceTeamMember.self)
+                let context = ModelContext(container)
+                let team = ConformanceTeam(name: "t")
+                team.members = [ConformanceTeamMember(name: "m1")]
+                context.insert(team)
+                try context.save()
+                team.members.append(contentsOf: (2...4).map { ConformanceTeamMember(name: "m\($0)") })
+                try check.expectError(SwiftDataError.modelValidationFailure, "save of a team with four members") { try context.save() }
+                try check.expectEqual(try check.storedCount(ConformanceTeamMember.self, in: container), 1, "members stored")
+                context.rollback()
+                team.members.append(contentsOf: (2...3).map { ConformanceTeamMember(name: "m\($0)") })
+                try check.expectNoError("save of a team with three members") { try context.save() }
+                team.members = []
+                try check.expectError(SwiftDataError.modelValidationFailure, "save of a team with its members removed") { try context.save() }
+                context.rollback()
+                let stored = try ModelContext(try check.reopen(container)).fetch(FetchDescriptor<ConformanceTeam>())
+                try check.expectEqual(stored.first?.members.map(\.name).sorted(), ["m1", "m2", "m3"], "stored members")
+            },
         ])
     }
 }
