@@ -130,3 +130,19 @@ public enum CanonicalDump {
         }
     }
 }
+
+extension CanonicalDump {
+    /// The digest and row counts of what `container`'s store holds (either store kind).
+    ///
+    /// ```swift
+    /// let same = try CanonicalDump.content(of: memory) == CanonicalDump.content(of: disk)
+    /// ```
+    public static func content(of container: ModelContainer) throws -> Content {
+        try container.withStoreConnection { try content(of: $0) }
+    }
+
+    /// The dump text of `container`'s store, one line per row; for printing small differences.
+    public static func text(of container: ModelContainer) throws -> String {
+        try container.withStoreConnection { try text(of: $0) }
+    }
+}
