@@ -41,6 +41,20 @@ extension ConformanceCheck {
         return got
     }
 
+    /// Throws unless `predicate` and its negation partition the rows of `T`: every row matches
+    /// exactly one of them (catches SQL NULL handling that differs from Swift's `!`).
+    ///
+    /// ```swift
+    /// try check.expectPartition(#Predicate<ConformanceRecord> { $0.note == "x" }, in: context, key: \.name, "note == x")
+    /// ```
+    public func expectPartition<T: PersistentModel, K: Comparable>(_ predicate: Predicate<T>, in context: ModelContext,
+                                                                   key: (T) -> K, _ check: String) throws {
+        let all = try expectNoError("\(check): fetch every row") { try context.fetch(FetchDescriptor<T>()).map(key).sorted() }
+        let yes = try expectNoError("\(check): fetch p") { try context.fetch(FetchDescriptor(predicate: predicate)).map(key) }
+        let no = try expectNoError("\(check): fetch !p") { try context.fetch(FetchDescriptor(predicate: negation(of: predicate))).map(key) }
+        try expectEqual((yes + no).sorted(), all, "\(check): fetch(p) + fetch(!p) vs every row")
+    }
+
     /// Runs `body`, which must throw a ``SwiftDataError`` with one of `codes`; returns that error.
     ///
     /// ```swift
@@ -104,4 +118,13 @@ final class SaveRecorder: @unchecked Sendable {
     var events: [Event] { lock.withLock { recorded } }
 
     deinit { for token in tokens { NotificationCenter.default.removeObserver(token) } }
+}
+
+/// `!p` built from `p`'s expression; only its SQL translation is used (its variable is `p`'s).
+func negation<T>(of predicate: Predicate<T>) -> Predicate<T> {
+    func negate<E: StandardPredicateExpression<Bool>>(_ e: E) -> any StandardPredicateExpression<Bool> {
+        PredicateExpressions.Negation(e)
+    }
+    let expression = negate(predicate.expression)
+    return Predicate<T> { _ in expression }
 }
