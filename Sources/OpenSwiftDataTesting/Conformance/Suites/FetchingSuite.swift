@@ -94,6 +94,28 @@ extension ConformanceSuite {
                     try context.fetch(FetchDescriptor<ConformanceBook>(sortBy: [SortDescriptor(\.scratch)]))
                 }
             },
+            ConformanceCase(suite: "fetching", id: "FET-04", title: "sorting through an optional to-one key path orders as sorted(using:), nil first") { check in
+                let container = try check.container(for: ConformanceParent.self, ConformanceChild.self)
+                let writer = ModelContext(container)
+                let b = ConformanceParent(name: "b"), a = ConformanceParent(name: "a")
+                for (name, parent) in [("c1", b), ("c2", a), ("c3", nil), ("c4", b), ("c5", a)] as [(String, ConformanceParent?)] {
+                    let child = ConformanceChild(name: name)
+                    writer.insert(child)
+                    child.parent = parent
+                }
+                try writer.save()
+                let context = ModelContext(try check.reopen(container))
+                let all = try context.fetch(FetchDescriptor<ConformanceChild>())
+                for order in [SortOrder.forward, .reverse] {
+                    try check.within("order=\(order == .forward ? "forward" : "reverse")") {
+                        let sort = [SortDescriptor(\ConformanceChild.parent?.name, order: order), SortDescriptor(\ConformanceChild.name)]
+                        try check.expectEqual(try context.fetch(FetchDescriptor(sortBy: sort)).map(\.name), all.sorted(using: sort).map(\.name),
+                                              "fetch vs sorted(using:)")
+                    }
+                }
+                let forward = try context.fetch(FetchDescriptor(sortBy: [SortDescriptor(\ConformanceChild.parent?.name), SortDescriptor(\ConformanceChild.name)]))
+                try check.expectEqual(forward.map(\.name), ["c3", "c2", "c5", "c1", "c4"], "children by parent name, then name")
+            },
             ConformanceCase(suite: "fetching", id: "FET-05", title: "nil sorts first ascending and last descending, like sorted(using:)") { check in
                 let container = try check.container(for: ConformanceRecord.self)
                 let writer = ModelContext(container)

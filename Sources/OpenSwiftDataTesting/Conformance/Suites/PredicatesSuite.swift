@@ -47,6 +47,17 @@ extension ConformanceSuite {
                     }
                 }
             },
+            ConformanceCase(suite: "predicates", id: "PRD-04", title: "localizedStandardContains ignores case and diacritics (Linux shim, Swift 6.3)") { check in
+                let context = try library(check)
+                let ali = try check.expectSwiftAgrees(#Predicate<ConformanceBook> { $0.title.localizedStandardContains("ALI") }, in: context, key: \.title, "ALI")
+                try check.expectEqual(ali, ["ALICE", "Alice", "alice", "Álice"].sorted(), "titles containing ali in any case or accent")
+                for needle in ["ECOLE", "é", "ω", "%", "li"] {
+                    _ = try check.within("needle=\(needle.debugDescription)") {
+                        try check.expectSwiftAgrees(#Predicate<ConformanceBook> { $0.title.localizedStandardContains(needle) }, in: context, key: \.title,
+                                                    "localizedStandardContains")
+                    }
+                }
+            },
             ConformanceCase(suite: "predicates", id: "PRD-05", title: "canonically equivalent strings are equal (NFC and NFD)") { check in
                 let context = try library(check)
                 let composed = try check.expectSwiftAgrees(#Predicate<ConformanceBook> { $0.title == "\u{e9}cole" }, in: context, key: \.title, "== composed")
