@@ -7,7 +7,7 @@ import PersistenceWorkloads
 let parser = ArgumentParser(
     program: "harness",
     abstract: "OpenSwiftData's test-fixture and benchmarking harness.",
-    subcommands: [BenchCommand.subcommand, FixturesCommand.subcommand])
+    subcommands: [ConformCommand.subcommand, BenchCommand.subcommand, FixturesCommand.subcommand])
 
 /// `swift --version`'s first line, for the report; `nil` when swift is not on PATH.
 func toolchainVersion() -> String? {
@@ -32,6 +32,7 @@ do {
     switch args.subcommand {
     case "bench": exit(try BenchCommand.run(args, toolchain: toolchainVersion()))
     case "fixtures": exit(try FixturesCommand.run(args))
+    case "conform": exit(try ConformCommand.run(args))
     default:
         print(parser.helpText())
         exit(2)

@@ -2,7 +2,7 @@ import OpenSwiftData
 import OpenSwiftDataTesting
 import Testing
 
-extension ConformanceCase: @retroactive CustomTestStringConvertible {
+extension ConformanceCase: CustomTestStringConvertible {
     public var testDescription: String { "\(suite) \(id) \(title)" }
 }
 

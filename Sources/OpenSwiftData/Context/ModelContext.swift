@@ -196,7 +196,11 @@ public final class ModelContext {
             d.context = nil
         }
         inserted.removeAll()
-        for id in deletedOrder { deleted[id]?.persistentBackingData.status = .persisted }
+        for id in deletedOrder {
+            guard let m = deleted[id] else { continue }
+            m.persistentBackingData.status = .persisted
+            restoreCommitted(m)
+        }
         deleted.removeAll()
         deletedOrder.removeAll()
         for id in changedOrder { if let m = changed[id] { restoreCommitted(m) } }

@@ -154,16 +154,18 @@ public final class BackingData {
         if values.count < count { values.append(contentsOf: repeatElement(nil, count: count - values.count)) }
     }
 
-    /// Marks `slot` changed (persisted models only) and tells the context.
+    /// Marks `slot` changed and tells the context (persisted models), or only keeps the saved
+    /// values (models pending deletion: a relationship synced through an inverse changes them,
+    /// and `rollback()` must give them back).
     func recordChange(_ slot: Int) {
-        guard status == .persisted else { return }
+        guard status == .persisted || status == .deleted else { return }
         if committed == nil {
             if isFault, let ctx = context { ctx.fulfillFault(self) }
             committed = values
         }
         if changed.count <= slot { changed.append(contentsOf: repeatElement(false, count: slot + 1 - changed.count)) }
         changed[slot] = true
-        context?.noteChanged(self)
+        if status == .persisted { context?.noteChanged(self) }
     }
 
     var hasChangedSlots: Bool { changed.contains(true) }

@@ -51,6 +51,7 @@ public final class SQLiteConnection {
         handle = db
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
+        SwiftStringFunctions.register(on: db)
     }
 
     deinit { close() }

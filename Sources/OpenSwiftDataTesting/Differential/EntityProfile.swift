@@ -188,7 +188,9 @@ extension LeafMaker {
             case 2:
                 lhs = arithmetic(x, "*", .multiply, k); shifted = v0 * k
             case 3 where V.self == Int.self:
-                let xi = x as! PredicateTerm<Root, Int>, ki = k as! Int, vi = v0 as! Int
+                // SQLite cannot mirror Swift's trap for Int.min / -1, so the library refuses -1
+                // (and zero) as a divisor; the generator uses the divisors it accepts.
+                let xi = x as! PredicateTerm<Root, Int>, ki = [2, 3, 4, 5, -2, -3][random.below(6)], vi = v0 as! Int
                 let div = random.chance(0.5)
                 lhs = PredicateTerm<Root, Int>(source: { "\(xi.source($0)) \(div ? "/" : "%") \(ki)" }, build: { v in
                     div ? ExpressionBuilder.divide(xi.build(v), PredicateExpressions.build_Arg(ki))

@@ -1,0 +1,57 @@
+import Foundation
+import OpenSwiftData
+
+/// A sample schema's seeded data in a ``StorePair``, plus its rows as Swift objects (the
+/// reference the predicates are evaluated on in Swift).
+///
+/// The reference rows are read once with a plain fetch of everything (no predicate, no sort)
+/// through a context of their own; predicates, sorting and paging are then evaluated in Swift
+/// with `Predicate.evaluate`, `SortDescriptor.compare` and array slicing.
+final class DifferentialDataset {
+    let sample: SampleSchema
+    let pair: StorePair
+    let reference = ReferenceRows()
+    private let referenceContext: ModelContext
+
+    init(sample: SampleSchema, seed: UInt64, scale: Int, traits: Traits) throws {
+        self.sample = sample
+        pair = try StorePair(sample: sample, seed: seed, scale: scale, traits: traits)
+        try pair.expectSameContents("dataset \(sample.name), seed \(seed)")
+        referenceContext = ModelContext(pair.memory)
+    }
+
+    /// Reads every row of `type` into the reference.
+    func load<T: PersistentModel>(_ type: T.Type) throws {
+        reference.set(type, try referenceContext.fetch(FetchDescriptor<T>()))
+    }
+
+    /// The stored row behind `key` of `entity`'s table, as `column=value` pairs, for reports.
+    func describeRow(_ id: PersistentIdentifier, store: StoreKind) -> String {
+        let container = pair.container(store)
+        var entity = container.schema.entitiesByName[id.entityName]
+        while let parent = entity?.superentity { entity = parent }
+        guard let table = entity?.name, let pk = id.primaryKey else { return id.description }
+        let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        let text = try? container.withStoreConnection { db -> String in
+            let names = try db.rows("PRAGMA table_info(\(quoted))").map { row -> String in
+                if case .text(let s) = row[1] { return s } else { return "?" }
+            }
+            guard let row = try db.rows("SELECT * FROM \(quoted) WHERE Z_PK = ?", [.integer(pk)]).first else { return "missing" }
+            return zip(names, row).map { "\($0)=\(String(describing: $1))" }.joined(separator: " ")
+        }
+        return "\(id.entityName) \(pk): \(text ?? "unreadable")"
+    }
+}
+
+/// One entity of one dataset that differential cases query.
+struct DifferentialTarget {
+    let dataset: String
+    let entity: String
+    let run: (DifferentialHarness, Int, inout SeededGenerator) throws -> Int
+
+    static func of<Root: PersistentModel>(_ dataset: String, _ profile: @escaping @autoclosure () -> EntityProfile<Root>) -> DifferentialTarget {
+        DifferentialTarget(dataset: dataset, entity: String(describing: Root.self)) { harness, index, random in
+            try PredicateCase(profile(), harness.dataset(dataset), harness: harness, index: index, random: &random).run()
+        }
+    }
+}

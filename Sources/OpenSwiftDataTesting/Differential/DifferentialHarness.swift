@@ -1,0 +1,192 @@
+import Foundation
+import OpenSwiftData
+
+/// The differential checks: random predicates and random change scripts over seeded data of
+/// the sample schemas, run on the in-memory and on-disk stores and compared with plain Swift.
+///
+/// Case `i` of seed `s` is always the same case, so a failure is replayed with
+/// `harness conform --suite differential --seed s --case i`, or from a test:
+/// ```swift
+/// let harness = try DifferentialHarness(seed: 1)
+/// let report = harness.run(cases: 0..<1_000)
+/// #expect(report.mismatches.isEmpty, "\(report.mismatches.map(\.description))")
+/// try harness.verifyCase(417)   // throws the (shrunk) ConformanceFailure of one case
+/// ```
+/// One case in ``scriptInterval`` is a change script (inserts, updates, deletes, saves,
+/// rollbacks on both stores in lockstep); the others are predicate cases over one of nine
+/// entities of the catalogue, trips, users and dictionary schemas.
+public final class DifferentialHarness {
+    /// The seed every dataset and case derives from.
+    public let seed: UInt64
+    /// The stores checked.
+    public let stores: [StoreKind]
+    /// Whether a mismatching predicate is shrunk before it is reported.
+    public var shrinks: Bool = true
+    /// One case in this many is a change script.
+    public static let scriptInterval = 20
+
+    private var datasets: [String: DifferentialDataset] = [:]
+    let targets: [DifferentialTarget]
+
+    /// A harness for `seed` over `stores`; datasets are generated when a case first needs them.
+    public init(seed: UInt64, stores: [StoreKind] = StoreKind.allCases) {
+        self.seed = seed
+        self.stores = stores
+        targets = [
+            .of("catalogue", .catalogueProduct), .of("catalogue", .catalogueCategory), .of("catalogue", .catalogueTag),
+            .of("trips", .travelTrip), .of("trips", .travelAccommodation), .of("trips", .travelMeal),
+            .of("users", .accountUser), .of("dictionary", .dictionaryWord), .of("dictionary", .dictionaryCategory),
+        ]
+    }
+
+    /// Sizes and traits of the datasets: small enough for thousands of cases, varied enough
+    /// (hostile strings, several scripts, nils, empty and full relationships) to find bugs.
+    static let datasetPlans: [String: (scale: Int, traits: Traits)] = [
+        "catalogue": (150, [.hostile]), "trips": (60, []), "users": (120, [.unicodeHeavy, .hostile]), "dictionary": (300, [.unicodeHeavy]),
+    ]
+
+    func dataset(_ name: String) throws -> DifferentialDataset {
+        if let d = datasets[name] { return d }
+        guard let sample = SampleSchema.named(name), let plan = DifferentialHarness.datasetPlans[name] else {
+            preconditionFailure("no differential dataset named \(name)")
+        }
+        let d = try DifferentialDataset(sample: sample, seed: SeededGenerator.derive(seed, labels: ["dataset", name]),
+                                        scale: plan.scale, traits: plan.traits)
+        datasets[name] = d
+        return d
+    }
+
+    /// What case `index` is: `script` or `Entity (dataset)`.
+    public func kind(ofCase index: Int) -> String {
+        if index % DifferentialHarness.scriptInterval == DifferentialHarness.scriptInterval - 1 {
+            return "script \(MutationScript.kinds[(index / DifferentialHarness.scriptInterval) % MutationScript.kinds.count])"
+        }
+        let t = targets[index % targets.count]
+        return "\(t.entity) (\(t.dataset))"
+    }
+
+    /// Runs case `index`; returns the number of checks made, or throws its ``ConformanceFailure``.
+    @discardableResult
+    public func verifyCase(_ index: Int) throws -> Int {
+        var random = SeededGenerator(seed: SeededGenerator.derive(seed, labels: ["case"], index: UInt64(index)))
+        do {
+            if index % DifferentialHarness.scriptInterval == DifferentialHarness.scriptInterval - 1 {
+                var script = MutationScript(harness: self, index: index, random: &random)
+                return try script.run()
+            }
+            return try targets[index % targets.count].run(self, index, &random)
+        } catch let f as ConformanceFailure {
+            throw f
+        } catch {
+            throw ConformanceFailure(suite: "differential", caseID: "setup #\(index)", store: nil, seed: seed,
+                                     check: "setting up \(kind(ofCase: index))", expected: "no error", actual: "\(error)",
+                                     trace: ["seed=\(seed)", "case=\(index)"])
+        }
+    }
+
+    /// Runs the cases in `range`, collecting mismatches (at most `maxFailures`, then it stops).
+    ///
+    /// `progress` is called after every case with the number done.
+    public func run(cases range: Range<Int>, maxFailures: Int = 10,
+                    progress: ((Int) -> Void)? = nil) -> DifferentialReport {
+        let start = DispatchTime.now().uptimeNanoseconds
+        var report = DifferentialReport(seed: seed, cases: 0, checks: 0, scripts: 0, mismatches: [], seconds: 0)
+        for index in range {
+            do {
+                report.checks += try verifyCase(index)
+            } catch let f as ConformanceFailure {
+                report.mismatches.append(f)
+            } catch {
+                report.mismatches.append(ConformanceFailure(suite: "differential", caseID: "#\(index)", store: nil, seed: seed,
+                                                            check: kind(ofCase: index), expected: "no error", actual: "\(error)"))
+            }
+            report.cases += 1
+            if kind(ofCase: index).hasPrefix("script") { report.scripts += 1 }
+            progress?(report.cases)
+            if report.mismatches.count >= maxFailures { break }
+        }
+        report.seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return report
+    }
+}
+
+extension DifferentialHarness {
+    /// Runs `cases` split into `jobs` shards in parallel, each shard with its own harness
+    /// (its own datasets and stores); a shard stops after 10 mismatches.
+    ///
+    /// `progress` is called (from any thread) with the number of cases done so far.
+    /// ```swift
+    /// let report = DifferentialHarness.run(seed: 1, cases: Array(0..<10_000), jobs: 2)
+    /// ```
+    public static func run(seed: UInt64, stores: [StoreKind] = StoreKind.allCases, cases: [Int], jobs: Int,
+                           shrink: Bool = true, progress: (@Sendable (Int) -> Void)? = nil) -> DifferentialReport {
+        let jobs = max(1, min(jobs, cases.count / 100))
+        let shards = (0..<jobs).map { j in stride(from: j, to: cases.count, by: jobs).map { cases[$0] } }
+        let lock = NSLock()
+        nonisolated(unsafe) var merged = DifferentialReport(seed: seed)
+        nonisolated(unsafe) var done = 0
+        let start = DispatchTime.now().uptimeNanoseconds
+        DispatchQueue.concurrentPerform(iterations: jobs) { j in
+            let harness = DifferentialHarness(seed: seed, stores: stores)
+            harness.shrinks = shrink
+            var part = DifferentialReport(seed: seed)
+            for index in shards[j] {
+                part.merge(harness.run(cases: index..<(index + 1)))
+                lock.lock()
+                done += 1
+                let n = done
+                lock.unlock()
+                progress?(n)
+                if part.mismatches.count >= 10 { break }
+            }
+            lock.lock()
+            merged.merge(part)
+            lock.unlock()
+        }
+        merged.seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        merged.mismatches.sort { ($0.caseID, $0.check) < ($1.caseID, $1.check) }
+        return merged
+    }
+}
+
+/// The outcome of a differential run.
+public struct DifferentialReport: Sendable {
+    /// The seed of the run.
+    public var seed: UInt64
+    /// Cases run.
+    public var cases: Int
+    /// Individual checks made (per store and kind).
+    public var checks: Int
+    /// Cases that were change scripts.
+    public var scripts: Int
+    /// Every mismatch found, shrunk, with the seed and case that replay it.
+    public var mismatches: [ConformanceFailure]
+    /// Wall time of the run (reported, never gated).
+    public var seconds: Double
+
+    /// An empty report for `seed`.
+    public init(seed: UInt64) {
+        self.init(seed: seed, cases: 0, checks: 0, scripts: 0, mismatches: [], seconds: 0)
+    }
+
+    init(seed: UInt64, cases: Int, checks: Int, scripts: Int, mismatches: [ConformanceFailure], seconds: Double) {
+        self.seed = seed
+        self.cases = cases
+        self.checks = checks
+        self.scripts = scripts
+        self.mismatches = mismatches
+        self.seconds = seconds
+    }
+
+    /// Whether no case mismatched.
+    public var passed: Bool { mismatches.isEmpty }
+
+    /// Adds another part of the same run (parallel shards).
+    public mutating func merge(_ other: DifferentialReport) {
+        cases += other.cases
+        checks += other.checks
+        scripts += other.scripts
+        mismatches += other.mismatches
+        seconds = max(seconds, other.seconds)
+    }
+}

@@ -1,0 +1,227 @@
+import Foundation
+import OpenSwiftData
+
+/// A random change script run on both stores in lockstep: inserts (colliding unique values
+/// included), updates, deletes, relationship changes, saves and rollbacks.
+///
+/// After every step the two contexts must show the same rows; after every save both stores must
+/// hold the same rows (canonical dumps equal), and a failed save must fail on both with the same
+/// error and change nothing; after every rollback both contexts must show what was last saved;
+/// at the end the disk store is reopened and must still hold what the memory store holds.
+struct MutationScript {
+    /// The script kinds, taken in turn: unique upserts on users, relationships on the catalogue.
+    static let kinds = ["users", "catalogue"]
+
+    let harness: DifferentialHarness
+    let index: Int
+    let kind: String
+    var random: SeededGenerator
+    private var log: [String] = []
+    private var counter = 0
+
+    init(harness: DifferentialHarness, index: Int, random: inout SeededGenerator) {
+        self.harness = harness
+        self.index = index
+        self.kind = MutationScript.kinds[(index / DifferentialHarness.scriptInterval) % MutationScript.kinds.count]
+        self.random = random
+    }
+
+    mutating func run() throws -> Int {
+        let schema = kind == "users" ? SampleSchema.users.schema : SampleSchema.catalogue.schema
+        let pair = try StorePair(schema: schema, seed: harness.seed)
+        var contexts = [ModelContext(pair.memory), ModelContext(pair.disk)]
+        var checks = 0
+        var saved = try view(contexts[0])
+        for _ in 0..<(10 + random.below(25)) {
+            let roll = random.below(100)
+            if roll < 20 {
+                // save on both; same outcome; same stored rows
+                let outcomes = contexts.map { c -> String in
+                    do { try c.save(); return "saved" } catch let e as SwiftDataError { return "error \(e.code)" } catch { return "error \(error)" }
+                }
+                log.append("save → \(outcomes[0])")
+                checks += 1
+                if outcomes[0] != outcomes[1] {
+                    throw failure("save outcome", expected: "memory: \(outcomes[0])", actual: "disk: \(outcomes[1])")
+                }
+                try expectStores(pair, "after save")
+                if outcomes[0] == "saved" {
+                    saved = try view(contexts[0])
+                } else {
+                    // nothing was written (the dumps above still equal the last save), changes are kept
+                    for c in contexts where !c.hasChanges {
+                        throw failure("failed save keeps pending changes", expected: "hasChanges == true", actual: "false")
+                    }
+                    contexts.forEach { $0.rollback() }
+                    log.append("rollback after failed save")
+                }
+            } else if roll < 28 {
+                contexts.forEach { $0.rollback() }
+                log.append("rollback")
+                checks += 1
+                let now = try contexts.map(view)
+                if now[0] != saved || now[1] != saved {
+                    let bad = now[0] != saved ? 0 : 1
+                    throw failure("rollback restores the last saved state", expected: saved.joined(separator: "; "),
+                                  actual: now[bad].joined(separator: "; "), store: bad == 0 ? .memory : .disk)
+                }
+            } else {
+                let step = kind == "users" ? try userStep(contexts, roll) : try catalogueStep(contexts, roll)
+                log.append(step)
+            }
+            checks += 1
+            let (m, d) = (try view(contexts[0]), try view(contexts[1]))
+            if m != d { throw failure("both contexts show the same rows", expected: m.joined(separator: "; "), actual: d.joined(separator: "; ")) }
+        }
+        // Final save (a failed one must fail on both, then is rolled back), then reopen the
+        // disk store: what was written must still be there.
+        let outcomes = contexts.map { c -> String in
+            do { try c.save(); return "saved" } catch let e as SwiftDataError { c.rollback(); return "error \(e.code)" } catch { return "error \(error)" }
+        }
+        log.append("save → \(outcomes[0]); reopen disk store")
+        if outcomes[0] != outcomes[1] {
+            throw failure("save outcome", expected: "memory: \(outcomes[0])", actual: "disk: \(outcomes[1])")
+        }
+        try expectStores(pair, "after the final save")
+        contexts = []
+        try pair.reopenDisk()
+        try expectStores(pair, "after reopening the disk store")
+        let (m, d) = (try view(ModelContext(pair.memory)), try view(ModelContext(pair.disk)))
+        if m != d { throw failure("reopened disk store shows the same rows", expected: m.joined(separator: "; "), actual: d.joined(separator: "; ")) }
+        return checks + 3
+    }
+
+    func expectStores(_ pair: StorePair, _ label: String) throws {
+        do { try pair.expectSameContents(label) } catch var f as ConformanceFailure {
+            f.suite = "differential"
+            f.caseID = "script #\(index)"
+            f.trace = ["seed=\(harness.seed)", "case=\(index)", "script=\(kind)"]
+            f.details += ["replay: harness conform --suite differential --seed \(harness.seed) --case \(index)", "steps:"] + log.map { "  " + $0 }
+            throw f
+        }
+    }
+
+    func failure(_ check: String, expected: String, actual: String, store: StoreKind? = nil) -> ConformanceFailure {
+        ConformanceFailure(suite: "differential", caseID: "script #\(index)", store: store, seed: harness.seed, check: check,
+                           expected: expected, actual: actual,
+                           trace: ["seed=\(harness.seed)", "case=\(index)", "script=\(kind)"],
+                           details: ["replay: harness conform --suite differential --seed \(harness.seed) --case \(index)", "steps:"] + log.map { "  " + $0 })
+    }
+
+    // MARK: views
+
+    func view(_ c: ModelContext) throws -> [String] {
+        if kind == "users" {
+            return try c.fetch(FetchDescriptor<AccountUser>(sortBy: [SortDescriptor(\.username)])).map {
+                "\($0.username)|\($0.id)|\($0.name)|\($0.email)|\($0.score)|\($0.bio ?? "nil")"
+            }
+        }
+        let categories = try c.fetch(FetchDescriptor<CatalogueCategory>(sortBy: [SortDescriptor(\.name)])).map {
+            "\($0.name):[\($0.products.map(\.sku).sorted().joined(separator: ","))]"
+        }
+        let products = try c.fetch(FetchDescriptor<CatalogueProduct>(sortBy: [SortDescriptor(\.sku)])).map {
+            "\($0.sku)|\($0.name)|\($0.price)|\($0.stock)|\($0.category?.name ?? "nil")|\($0.tags.map(\.label).sorted())"
+        }
+        let tags = try c.fetch(FetchDescriptor<CatalogueTag>(sortBy: [SortDescriptor(\.label)])).map {
+            "\($0.label):[\($0.products.map(\.sku).sorted().joined(separator: ","))]"
+        }
+        return categories + products + tags
+    }
+
+    // MARK: users: unique upserts
+
+    static let names = ["Ada", "Émile", "Zoë", "李雷", "O'Brien", "100%_sure", "Ñandú", "Ørsted"]
+
+    /// A UUID that is a pure function of `k`, so a username and its id collide together.
+    func userID(_ k: Int) -> UUID {
+        var g = SeededGenerator(seed: SeededGenerator.derive(harness.seed, labels: ["uid"], index: UInt64(k)))
+        let (a, b) = (g.next(), g.next())
+        return UUID(uuid: withUnsafeBytes(of: (a, b)) { p in
+            (p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11], p[12], p[13], p[14], p[15])
+        })
+    }
+
+    mutating func userStep(_ contexts: [ModelContext], _ roll: Int) throws -> String {
+        let all = try contexts.map { try $0.fetch(FetchDescriptor<AccountUser>(sortBy: [SortDescriptor(\.username)])) }
+        if roll < 65 || all[0].isEmpty {
+            let k = random.below(16)
+            // One insert in twenty takes another user's id: a collision with two rows at once.
+            let idKey = random.chance(0.05) ? random.below(16) : k
+            let name = MutationScript.names[random.below(MutationScript.names.count)]
+            let score = random.below(1_000)
+            let bio: String? = random.chance(0.4) ? nil : "bio \(random.below(50))"
+            for c in contexts {
+                c.insert(AccountUser(id: userID(idKey), username: "user\(k)", name: name, email: "u\(k)@example.com",
+                                     joined: Date(timeIntervalSinceReferenceDate: Double(k * 86_400)), score: score, bio: bio))
+            }
+            return "insert user\(k) id#\(idKey) name=\(name) score=\(score) bio=\(bio ?? "nil")"
+        }
+        let i = random.below(all[0].count)
+        guard all[1].count == all[0].count else { return "skip (views differ)" }
+        if roll < 85 {
+            let score = random.below(1_000)
+            let bio: String? = random.chance(0.5) ? nil : "edited \(random.below(9))"
+            for users in all {
+                users[i].score = score
+                users[i].bio = bio
+            }
+            return "update \(all[0][i].username) score=\(score) bio=\(bio ?? "nil")"
+        }
+        for (c, users) in zip(contexts, all) { c.delete(users[i]) }
+        return "delete \(all[0][i].username)"
+    }
+
+    // MARK: catalogue: relationships and cascades
+
+    mutating func catalogueStep(_ contexts: [ModelContext], _ roll: Int) throws -> String {
+        let categories = try contexts.map { try $0.fetch(FetchDescriptor<CatalogueCategory>(sortBy: [SortDescriptor(\.name)])) }
+        let products = try contexts.map { try $0.fetch(FetchDescriptor<CatalogueProduct>(sortBy: [SortDescriptor(\.sku)])) }
+        let tags = try contexts.map { try $0.fetch(FetchDescriptor<CatalogueTag>(sortBy: [SortDescriptor(\.label)])) }
+        guard categories[0].count == categories[1].count, products[0].count == products[1].count,
+              tags[0].count == tags[1].count else { return "skip (views differ)" }
+        counter += 1
+        let n = counter
+        switch roll {
+        case ..<38 where categories[0].count < 4 || roll < 32:
+            if random.chance(0.5) || tags[0].count > 5 {
+                for c in contexts { c.insert(CatalogueCategory(name: "c\(n)")) }
+                return "insert category c\(n)"
+            }
+            for c in contexts { c.insert(CatalogueTag(label: "t\(n)")) }
+            return "insert tag t\(n)"
+        case ..<60:
+            let ci = categories[0].isEmpty || random.chance(0.2) ? nil : random.below(categories[0].count)
+            let picks = tags[0].isEmpty ? [] : random.distinct(random.below(min(3, tags[0].count) + 1), from: tags[0].count)
+            let price = Double(random.below(10_000)) / 100
+            for k in 0..<2 {
+                let p = CatalogueProduct(name: "p\(n)", sku: "S-\(1000 + n)", price: price, stock: n % 7,
+                                         addedAt: Date(timeIntervalSinceReferenceDate: Double(n)))
+                contexts[k].insert(p)
+                if let ci { p.category = categories[k][ci] }
+                p.tags = picks.map { tags[k][$0] }
+            }
+            return "insert product S-\(1000 + n) in \(ci.map { categories[0][$0].name } ?? "no category") tags \(picks.map { tags[0][$0].label })"
+        case ..<72 where !products[0].isEmpty:
+            let pi = random.below(products[0].count)
+            let ci = categories[0].isEmpty || random.chance(0.25) ? nil : random.below(categories[0].count)
+            for k in 0..<2 { products[k][pi].category = ci.map { categories[k][$0] } }
+            return "move \(products[0][pi].sku) to \(ci.map { categories[0][$0].name } ?? "nil")"
+        case ..<80 where !products[0].isEmpty && !tags[0].isEmpty:
+            let pi = random.below(products[0].count), ti = random.below(tags[0].count)
+            let had = products[0][pi].tags.contains { $0 === tags[0][ti] }
+            for k in 0..<2 {
+                if had { products[k][pi].tags.removeAll { $0 === tags[k][ti] } } else { products[k][pi].tags.append(tags[k][ti]) }
+            }
+            return "\(had ? "untag" : "tag") \(products[0][pi].sku) \(tags[0][ti].label)"
+        case ..<88 where !products[0].isEmpty:
+            let pi = random.below(products[0].count)
+            for k in 0..<2 { contexts[k].delete(products[k][pi]) }
+            return "delete product \(products[0][pi].sku)"
+        default:
+            guard !categories[0].isEmpty else { return "nothing to delete" }
+            let ci = random.below(categories[0].count)
+            for k in 0..<2 { contexts[k].delete(categories[k][ci]) }
+            return "delete category \(categories[0][ci].name) (cascades to its products)"
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import BenchmarkKit
+import Foundation
+import OpenSwiftData
+import OpenSwiftDataTesting
+
+/// `harness conform`: the conformance suites on each store, then the differential checks.
+enum ConformCommand {
+    static let subcommand = Subcommand(
+        "conform",
+        abstract: "Run the conformance suites on each store and the differential checks; print a suite × store table.",
+        options: [
+            .option("store", placeholder: "memory|disk|all", help: "Which stores to check; default all."),
+            .option("suite", placeholder: "name", repeatable: true,
+                    help: "Only these suites (comma-separated or repeated): \(ConformanceSuite.all.map(\.name).joined(separator: ", ")), differential."),
+            .option("seed", placeholder: "S", help: "Seed for generated data and random cases; default 1."),
+            .option("differential", placeholder: "N", help: "Number of differential cases; default 10000 (0 skips them)."),
+            .option("case", placeholder: "I", repeatable: true, help: "Replay only these differential case numbers (from a failure's replay line)."),
+            .option("jobs", placeholder: "N", help: "Parallel differential shards; default the number of CPUs."),
+            .option("junit", placeholder: "FILE", help: "Write JUnit XML here."),
+            .option("markdown", placeholder: "FILE", help: "Write a Markdown report here."),
+            .option("regressions", placeholder: "FILE", help: "Append the seed and case of every differential mismatch to this file (the tests replay it)."),
+            .flag("no-shrink", help: "Report differential mismatches as found, without shrinking the predicate."),
+        ],
+        positionalPlaceholder: nil)
+
+    struct Options {
+        var stores: [StoreKind] = StoreKind.allCases
+        var suites: [ConformanceSuite] = ConformanceSuite.all
+        var differential = true
+        var seed: UInt64 = 1
+        var cases = 10_000
+        var only: [Int] = []
+        var jobs = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        var junit: String?
+        var markdown: String?
+        var regressions: String?
+        var shrink = true
+    }
+
+    static func options(_ args: ParsedArguments) throws -> Options {
+        var o = Options()
+        switch args.value("store") ?? "all" {
+        case "memory": o.stores = [.memory]
+        case "disk": o.stores = [.disk]
+        case "all": o.stores = StoreKind.allCases
+        case let other: throw ArgumentError(code: .unexpectedValue, argument: other, message: "--store takes memory, disk or all, not '\(other)'")
+        }
+        let names = args.list("suite")
+        if !names.isEmpty {
+            o.suites = try names.filter { $0 != "differential" }.map { name in
+                guard let s = ConformanceSuite.named(name) else {
+                    throw ArgumentError(code: .unexpectedValue, argument: name, message: "no suite named '\(name)'",
+                                        suggestion: "suites: \(ConformanceSuite.all.map(\.name).joined(separator: ", ")), differential")
+                }
+                return s
+            }
+            o.differential = names.contains("differential")
+        }
+        func number<T: FixedWidthInteger>(_ name: String, _ type: T.Type) throws -> T? {
+            guard let text = args.value(name) else { return nil }
+            guard let n = T(text.replacingOccurrences(of: "_", with: "")), n >= 0 else {
+                throw ArgumentError(code: .unexpectedValue, argument: text, message: "--\(name) takes a non-negative integer, not '\(text)'")
+            }
+            return n
+        }
+        o.seed = try number("seed", UInt64.self) ?? 1
+        o.cases = try number("differential", Int.self) ?? 10_000
+        if o.cases == 0 { o.differential = false }
+        o.jobs = max(1, try number("jobs", Int.self) ?? o.jobs)
+        o.only = try args.list("case").map { text in
+            guard let n = Int(text), n >= 0 else {
+                throw ArgumentError(code: .unexpectedValue, argument: text, message: "--case takes a case number, not '\(text)'")
+            }
+            return n
+        }
+        if !o.only.isEmpty {
+            o.differential = true
+            if names.isEmpty { o.suites = [] }
+        }
+        o.junit = args.value("junit")
+        o.markdown = args.value("markdown")
+        o.regressions = args.value("regressions")
+        o.shrink = !args.flag("no-shrink")
+        return o
+    }
+
+    static func run(_ args: ParsedArguments) throws -> Int32 {
+        let o = try options(args)
+        let report = try conform(o)
+        return report.passed ? 0 : 1
+    }
+
+    /// Runs the suites and the differential cases, prints the table and failures, writes the reports.
+    static func conform(_ o: Options) throws -> ConformanceReport {
+        var report = ConformanceReport(seed: o.seed, stores: o.stores)
+        for suite in o.suites {
+            for store in o.stores {
+                progress("\(suite.name) on \(store): \(suite.cases.count) cases")
+                report.results += suite.run(on: store, seed: o.seed)
+            }
+        }
+        if o.differential {
+            report.differential = differential(o)
+        }
+        print(report.table())
+        for failure in report.failures {
+            print("\n" + failure.description)
+        }
+        if let path = o.junit { try write(report.junitXML(), to: path) }
+        if let path = o.markdown { try write(report.markdown(), to: path) }
+        if let path = o.regressions, let d = report.differential, !d.mismatches.isEmpty {
+            try RegressionFile.append(d.mismatches, to: URL(fileURLWithPath: path))
+            print("\nadded \(d.mismatches.count) case(s) to \(path)")
+        }
+        print(report.passed ? "\nPASS" : "\nFAIL: \(report.failures.count) failure(s)")
+        return report
+    }
+
+    /// The differential cases, split into `jobs` shards that run in parallel.
+    static func differential(_ o: Options) -> DifferentialReport {
+        let indices = o.only.isEmpty ? Array(0..<o.cases) : o.only
+        let total = indices.count
+        progress("differential: \(total) cases on \(o.stores.map(\.rawValue).joined(separator: " and ")), \(o.jobs) job(s)")
+        return DifferentialHarness.run(seed: o.seed, stores: o.stores, cases: indices, jobs: o.jobs, shrink: o.shrink) { done in
+            if done % 1_000 == 0 { progress("differential: \(done)/\(total) cases") }
+        }
+    }
+
+    static func write(_ text: String, to path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+    }
+
+    static func progress(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}

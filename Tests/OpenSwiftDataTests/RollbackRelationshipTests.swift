@@ -1,0 +1,58 @@
+import Foundation
+import OpenSwiftData
+import Testing
+
+/// Rollback restores both sides of relationships changed through their inverses (CTX-04),
+/// including on models that are also pending deletion. Found by the differential change
+/// scripts (`harness conform --suite differential --seed 1 --case 7359`).
+@Suite("Rollback of relationship changes")
+struct RollbackRelationshipTests {
+    func seeded(_ kind: StoreKind, _ dir: TemporaryDirectory) throws -> (ModelContext, Category, Word) {
+        let context = ModelContext(try makeContainer(kind, [Category.self, Word.self], in: dir))
+        let c = Category(name: "c1")
+        let w = Word(text: "w")
+        context.insert(c)
+        context.insert(w)
+        w.category = c
+        try context.save()
+        return (context, c, w)
+    }
+
+    @Test("CTX-04 moving a child out and rolling back restores the parent's list", arguments: StoreKind.allCases)
+    func moveOut(kind: StoreKind) throws {
+        let dir = try TemporaryDirectory()
+        let (context, c, w) = try seeded(kind, dir)
+        #expect(c.words.count == 1)
+        w.category = nil
+        #expect(c.words.isEmpty)
+        context.rollback()
+        #expect(w.category === c)
+        #expect(c.words.map(\.text) == ["w"])
+    }
+
+    @Test("CTX-04 deleting the parent, moving the child out, deleting the child, then rollback", arguments: StoreKind.allCases)
+    func deleteMoveDelete(kind: StoreKind) throws {
+        let dir = try TemporaryDirectory()
+        let (context, c, w) = try seeded(kind, dir)
+        _ = c.words.count
+        context.delete(c)
+        w.category = nil
+        context.delete(w)
+        context.rollback()
+        #expect(w.category === c)
+        #expect(c.words.map(\.text) == ["w"])
+        #expect(!c.isDeleted && !w.isDeleted)
+        #expect(try context.fetchCount(FetchDescriptor<Word>()) == 1)
+    }
+
+    @Test("CTX-04 deleting the parent (cascade pending) then rollback keeps both lists", arguments: StoreKind.allCases)
+    func deleteParent(kind: StoreKind) throws {
+        let dir = try TemporaryDirectory()
+        let (context, c, w) = try seeded(kind, dir)
+        _ = c.words.count
+        context.delete(c)
+        context.rollback()
+        #expect(w.category === c)
+        #expect(c.words.map(\.text) == ["w"])
+    }
+}
