@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SYSTEM_PACKAGES := libsqlite3-dev libjemalloc-dev
 
-.PHONY: run test bench bench-compare fixtures deps clean
+.PHONY: run test conform bench bench-compare fixtures deps clean
 
 ## Checks for SQLite and jemalloc (pkg-config); installs them with apt-get when missing and
 ## running as root, or prints the exact command to run.
@@ -16,9 +16,14 @@ deps:
 		exit 1; \
 	fi
 
-## The main job (for now a demo: create an on-disk store, write, reopen, print).
+## The main job: conformance suites on both stores, 10,000 differential cases, the quick
+## benchmarks; every report under Reports/.
 run: deps
-	$(SWIFT) run -c release demo
+	$(SWIFT) run -c release harness
+
+## Conformance suites and 10,000 differential cases only (about a minute), with reports.
+conform: deps
+	$(SWIFT) run -c release harness conform --junit Reports/conformance-junit.xml --markdown Reports/conformance.md
 
 ## The test suite.
 test: deps

@@ -57,10 +57,6 @@ var targets: [Target] = [
                       path: "Benchmarks/PersistenceBenchmarks"),
     .executableTarget(name: "harness", dependencies: ["PersistenceWorkloads", "BenchmarkKit", "OpenSwiftData", "OpenSwiftDataTesting"]),
     .testTarget(name: "PersistenceWorkloadsTests", dependencies: ["PersistenceWorkloads", "BenchmarkKit", "OpenSwiftData"]),
-    .executableTarget(
-        name: "demo",
-        dependencies: ["OpenSwiftData"]
-    ),
 ]
 
 #if os(Linux)

@@ -1,12 +1,12 @@
-// `harness`: the project's command-line tool. `harness bench` measures the core against raw
-// SQLite; later subcommands add conformance, differential checks and fixtures.
+// `harness`: the project's command-line tool. With no arguments it runs the main job (conformance,
+// differential checks, quick benchmarks, reports); `conform`, `bench` and `fixtures` run one part.
 import BenchmarkKit
 import Foundation
 import PersistenceWorkloads
 
 let parser = ArgumentParser(
     program: "harness",
-    abstract: "OpenSwiftData's test-fixture and benchmarking harness.",
+    abstract: "OpenSwiftData's test-fixture and benchmarking harness. With no arguments: conformance on both stores, 10,000 differential cases, quick benchmarks, reports in Reports/.",
     subcommands: [ConformCommand.subcommand, BenchCommand.subcommand, FixturesCommand.subcommand])
 
 /// `swift --version`'s first line, for the report; `nil` when swift is not on PATH.
@@ -24,6 +24,9 @@ func toolchainVersion() -> String? {
 }
 
 do {
+    if CommandLine.arguments.count == 1 {
+        exit(try MainJob.run(parser: parser, toolchain: toolchainVersion()))
+    }
     let args = try parser.parse(Array(CommandLine.arguments.dropFirst()))
     if args.isHelpRequested {
         print(parser.helpText(for: args.subcommand))
