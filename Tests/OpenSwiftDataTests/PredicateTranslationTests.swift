@@ -318,9 +318,10 @@ struct PredicateTranslationTests {
         }
         let needle = "%"
         let contains = try whereSQL(#Predicate<PqBook> { $0.title.contains(needle) })
-        #expect(contains == "coalesce(instr(t.\"title\", ?) > 0, 0)")
+        #expect(contains == "CASE WHEN instr(t.\"title\", ?) > 0 THEN osd_contains(t.\"title\", ?) ELSE 0 END")
         #expect(!contains.contains("LIKE"))
-        #expect(try whereSQL(#Predicate<PqBook> { $0.title.starts(with: needle) }) == "coalesce(instr(t.\"title\", ?) = 1, 0)")
+        #expect(try whereSQL(#Predicate<PqBook> { $0.title.starts(with: needle) })
+                == "CASE WHEN instr(t.\"title\", ?) = 1 THEN osd_starts_with(t.\"title\", ?) ELSE 0 END")
         let exists = try whereSQL(#Predicate<PqBook> { $0.chapters.contains { $0.pages > 3 } })
         #expect(exists.hasPrefix("EXISTS (SELECT 1 FROM \"PqChapter\" m1 WHERE m1.\"book\" = t.\"Z_PK\""))
         let none: [Int] = []
