@@ -133,6 +133,7 @@ enum ConformCommand {
     }
 
     static func progress(_ line: String) {
+        fflush(nil)   // what was printed to stdout first stays first when both are piped
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 }

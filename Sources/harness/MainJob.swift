@@ -15,6 +15,7 @@ enum MainJob {
         let report = try ConformCommand.conform(options)
 
         print("\nBenchmarks (quick set, ratios to raw SQLite measured in the same run):\n")
+        fflush(nil)
         let bench = try BenchCommand.run(try parser.parse(["bench", "--quick", "--out", out]), toolchain: toolchain)
 
         print("\nSummary")

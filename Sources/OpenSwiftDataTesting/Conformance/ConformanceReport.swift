@@ -65,7 +65,8 @@ public struct ConformanceReport: Sendable {
         if let d = differential {
             lines.append(pad("differential", width) + "  " + pad("\(d.cases)", 6) + stores.map { "  " + pad(differentialCell($0), 10) }.joined())
             lines.append("")
-            lines.append("differential: \(d.cases) cases (\(d.scripts) change scripts), \(d.checks) checks, \(d.mismatches.count) mismatches, seed \(d.seed), \(String(format: "%.1f", d.seconds)) s")
+            let stopped = d.requested > d.cases ? " of \(d.requested) (stopped early: too many mismatches)" : ""
+            lines.append("differential: \(d.cases) cases\(stopped) (\(d.scripts) change scripts), \(d.checks) checks, \(d.mismatches.count) mismatches, seed \(d.seed), \(String(format: "%.1f", d.seconds)) s")
         }
         return lines.joined(separator: "\n")
     }

@@ -37,9 +37,25 @@ final class DifferentialDataset {
                 if case .text(let s) = row[1] { return s } else { return "?" }
             }
             guard let row = try db.rows("SELECT * FROM \(quoted) WHERE Z_PK = ?", [.integer(pk)]).first else { return "missing" }
-            return zip(names, row).map { "\($0)=\(String(describing: $1))" }.joined(separator: " ")
+            return zip(names, row).map { "\($0)=\(DifferentialDataset.literal($1))" }.joined(separator: " ")
         }
         return "\(id.entityName) \(pk): \(text ?? "unreadable")"
+    }
+}
+
+extension DifferentialDataset {
+    /// A stored value as a report shows it: generated test data, so text is printed (quoted,
+    /// escaped, cut at 80 characters), unlike `SQLValue.description`, which hides values.
+    static func literal(_ value: SQLValue) -> String {
+        switch value {
+        case .null: return "NULL"
+        case .integer(let i): return String(i)
+        case .real(let d): return String(d)
+        case .text(let t):
+            let quoted = String(reflecting: t)
+            return quoted.count > 80 ? String(quoted.prefix(78)) + "…\"" : quoted
+        case .blob(let b): return "x'" + b.prefix(16).map { String(format: "%02x", $0) }.joined() + (b.count > 16 ? "…" : "") + "'"
+        }
     }
 }
 

@@ -68,6 +68,16 @@ public final class DifferentialHarness {
     /// Runs case `index`; returns the number of checks made, or throws its ``ConformanceFailure``.
     @discardableResult
     public func verifyCase(_ index: Int) throws -> Int {
+        do {
+            return try checkCase(index)
+        } catch let all as DifferentialFailures {
+            throw all.failures[0]
+        }
+    }
+
+    /// Runs case `index`; a mismatch throws ``DifferentialFailures`` (one per store) or a
+    /// ``ConformanceFailure``.
+    func checkCase(_ index: Int) throws -> Int {
         var random = SeededGenerator(seed: SeededGenerator.derive(seed, labels: ["case"], index: UInt64(index)))
         do {
             if index % DifferentialHarness.scriptInterval == DifferentialHarness.scriptInterval - 1 {
@@ -77,6 +87,8 @@ public final class DifferentialHarness {
             return try targets[index % targets.count].run(self, index, &random)
         } catch let f as ConformanceFailure {
             throw f
+        } catch let all as DifferentialFailures {
+            throw all
         } catch {
             throw ConformanceFailure(suite: "differential", caseID: "setup #\(index)", store: nil, seed: seed,
                                      check: "setting up \(kind(ofCase: index))", expected: "no error", actual: "\(error)",
@@ -91,9 +103,12 @@ public final class DifferentialHarness {
                     progress: ((Int) -> Void)? = nil) -> DifferentialReport {
         let start = DispatchTime.now().uptimeNanoseconds
         var report = DifferentialReport(seed: seed, cases: 0, checks: 0, scripts: 0, mismatches: [], seconds: 0)
+        report.requested = range.count
         for index in range {
             do {
-                report.checks += try verifyCase(index)
+                report.checks += try checkCase(index)
+            } catch let all as DifferentialFailures {
+                report.mismatches += all.failures
             } catch let f as ConformanceFailure {
                 report.mismatches.append(f)
             } catch {
@@ -144,6 +159,7 @@ extension DifferentialHarness {
             lock.unlock()
         }
         merged.seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        merged.requested = cases.count
         merged.mismatches.sort { ($0.caseID, $0.check) < ($1.caseID, $1.check) }
         return merged
     }
@@ -153,6 +169,8 @@ extension DifferentialHarness {
 public struct DifferentialReport: Sendable {
     /// The seed of the run.
     public var seed: UInt64
+    /// Cases asked for (more than ``cases`` when the run stopped early at too many mismatches).
+    public var requested: Int = 0
     /// Cases run.
     public var cases: Int
     /// Individual checks made (per store and kind).
@@ -184,6 +202,7 @@ public struct DifferentialReport: Sendable {
     /// Adds another part of the same run (parallel shards).
     public mutating func merge(_ other: DifferentialReport) {
         cases += other.cases
+        requested += other.requested
         checks += other.checks
         scripts += other.scripts
         mismatches += other.mismatches

@@ -10,6 +10,11 @@ struct DifferentialMismatch: Error {
     var details: [String] = []
 }
 
+/// Every store's failure of one case (the first is what ``DifferentialHarness/verifyCase(_:)`` throws).
+struct DifferentialFailures: Error {
+    let failures: [ConformanceFailure]
+}
+
 /// One random-predicate case: a predicate, sort and pivot over one entity, checked on every store.
 ///
 /// Checks, per store: `reference` (rows and order equal the Swift evaluation), `fetchCount`
@@ -83,8 +88,19 @@ struct PredicateCase<Root: PersistentModel> {
         } catch let m as DifferentialMismatch {
             // A pivot failure is about the pivot predicate; the others about the case's predicate.
             let shown = m.check == "pivot" ? pivot ?? predicate : predicate
-            let shrunk = m.check == "pivot" ? (shown, m) : shrink(m)
-            throw harness.failure(original: shown, index: index, dataset: dataset, shrunk: shrunk, sortText: sortText)
+            let shrunk = shrink(m)
+            var failures = [harness.failure(original: shown, index: index, dataset: dataset, shrunk: shrunk, sortText: sortText)]
+            // The first store that failed stopped the case: run the same check on the others,
+            // so the report says which stores misbehave.
+            for other in harness.stores where other != m.store {
+                let isPivot = m.check == "pivot"
+                do {
+                    _ = try verify(isPivot ? predicate : shrunk.0, pivot: isPivot ? shrunk.0 : nil, only: (m.check, other))
+                } catch let again as DifferentialMismatch {
+                    failures.append(harness.failure(original: shown, index: index, dataset: dataset, shrunk: (shrunk.0, again), sortText: sortText))
+                }
+            }
+            throw DifferentialFailures(failures: failures)
         }
     }
 
@@ -107,7 +123,9 @@ struct PredicateCase<Root: PersistentModel> {
     func keys(_ rows: [Root]) -> [Int64] { rows.map(key) }
 
     /// Checks `p` on every store (or only the check and store of `only`); throws the first mismatch.
-    func verify(_ p: RandomPredicate<Root>, only: (check: String, store: StoreKind)?) throws -> Int {
+    func verify(_ p: RandomPredicate<Root>, pivot: RandomPredicate<Root>? = nil,
+                only: (check: String, store: StoreKind)?) throws -> Int {
+        let pivot = pivot ?? self.pivot
         let foundation = p.predicate
         let expectedRows: [Root]
         do {
@@ -210,18 +228,28 @@ struct PredicateCase<Root: PersistentModel> {
     }
 
     /// The smallest predicate (by repeatedly taking sub-predicates) that still fails the same
-    /// check on the same store.
+    /// check on the same store; for the pivot check, the smallest pivot predicate that still
+    /// holds for the pivot row and still fails.
     func shrink(_ m: DifferentialMismatch) -> (RandomPredicate<Root>, DifferentialMismatch) {
-        guard harness.shrinks, m.check != "pivot" else { return (predicate, m) }
-        var best = (predicate, m)
+        let isPivot = m.check == "pivot"
+        let start = isPivot ? pivot ?? predicate : predicate
+        guard harness.shrinks else { return (start, m) }
+        var best = (start, m)
         var attempts = 0
         var progress = true
         while progress && attempts < 400 {
             progress = false
             for candidate in best.0.shrinkCandidates where candidate.size < best.0.size {
+                if isPivot {
+                    guard let row = pivotRow, (try? candidate.predicate.evaluate(row)) == true else { continue }
+                }
                 attempts += 1
                 do {
-                    _ = try verify(candidate, only: (m.check, m.store))
+                    if isPivot {
+                        _ = try verify(predicate, pivot: candidate, only: (m.check, m.store))
+                    } else {
+                        _ = try verify(candidate, only: (m.check, m.store))
+                    }
                 } catch let again as DifferentialMismatch where again.check == m.check {
                     best = (candidate, again)
                     progress = true
