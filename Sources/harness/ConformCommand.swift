@@ -9,7 +9,7 @@ enum ConformCommand {
         "conform",
         abstract: "Run the conformance suites on each store and the differential checks; print a suite × store table.",
         options: [
-            .option("store", placeholder: "memory|disk|all", help: "Which stores to check; default all."),
+            .option("store", placeholder: "memory|disk|all", help: "Which stores to check against the reference; default all (change scripts always compare both)."),
             .option("suite", placeholder: "name", repeatable: true,
                     help: "Only these suites (comma-separated or repeated): \(ConformanceSuite.all.map(\.name).joined(separator: ", ")), differential."),
             .option("seed", placeholder: "S", help: "Seed for generated data and random cases; default 1."),
