@@ -35,3 +35,30 @@ struct GraphemeStringTests {
         #expect(try context.fetch(FetchDescriptor(predicate: #Predicate<Word> { $0.text.contains(cr) })).map(\.text) == ["cr\rlf"])
     }
 }
+
+/// `localizedStandardContains` inside nested to-many closures prepares and agrees with Swift.
+/// Found by the differential checks (seed 1, case 4564): the folding used to be written as common
+/// table expressions, which SQLite could not prepare two correlated subqueries deep.
+@Suite("Folding in nested closures")
+struct NestedFoldingTests {
+    @Test("PRD-04 localizedStandardContains two to-many levels deep", arguments: StoreKind.allCases)
+    func nested(_ kind: StoreKind) throws {
+        let dir = try TemporaryDirectory()
+        let context = ModelContext(try makeContainer(kind, [Product.self, Tag.self], in: dir))
+        let tags = ["Élan", "plants", "ÉLAN vital", "nts"].map { Tag(label: $0) }
+        for t in tags { context.insert(t) }
+        for (i, name) in ["a", "b", "c"].enumerated() {
+            let p = Product(name: name, price: Double(i))
+            context.insert(p)
+            p.tags = Array(tags[i...(i + 1)])
+        }
+        try context.save()
+        let all = try context.fetch(FetchDescriptor<Tag>())
+        for needle in ["elan", "NTS", "é", "x"] {
+            let p = #Predicate<Tag> { $0.products.allSatisfy { $0.tags.contains { $0.label.localizedStandardContains(needle) } } }
+            let sql = Set(try context.fetch(FetchDescriptor(predicate: p)).map(\.label))
+            let swift = Set(try all.filter { try p.evaluate($0) }.map(\.label))
+            #expect(sql == swift, "\(needle) on \(kind)")
+        }
+    }
+}

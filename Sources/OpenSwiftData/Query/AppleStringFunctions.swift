@@ -38,21 +38,12 @@ enum StandardFolding {
         return out
     }
 
-    /// SQL's side: `lower(x)` (SQLite's `lower` folds ASCII only), then the table as `replace`
-    /// calls, 15 per common table expression so SQLite's parser stack (depth 100) suffices:
-    /// `(WITH f0 AS (SELECT lower(x) AS v), f1 AS (SELECT replace(…replace(v, 'À', 'a')…) AS v FROM f0), … SELECT v FROM fN)`.
+    /// SQL's side: `osd_fold(x)`, an SQL function that runs ``fold(_:)`` itself (registered on
+    /// every connection by ``SwiftStringFunctions``), so both sides fold identically. (An earlier
+    /// pure-SQL form, `lower` and `replace` calls in common table expressions, failed to prepare
+    /// inside nested to-many closures; the differential checks found it.)
     static func sql(_ x: String) -> String {
-        var ctes = ["f0 AS (SELECT lower(\(x)) AS v)"]
-        var i = 0
-        while i < table.count {
-            var e = "v"
-            for (c, f) in table[i..<min(i + 15, table.count)] {
-                e = "replace(\(e), '\(String(c))', '\(f.replacingOccurrences(of: "'", with: "''"))')"
-            }
-            ctes.append("f\(ctes.count) AS (SELECT \(e) AS v FROM f\(ctes.count - 1))")
-            i += 15
-        }
-        return "(WITH \(ctes.joined(separator: ", ")) SELECT v FROM f\(ctes.count - 1))"
+        "osd_fold(\(x))"
     }
 
     /// UTF-8 substring test (what `instr` does).
@@ -83,7 +74,7 @@ extension PredicateExpressions {
     /// `s.localizedStandardContains(t)`: a substring test after ``StandardFolding`` (case- and
     /// diacritic-insensitive for ASCII and Latin letters; exact elsewhere; not locale-aware).
     /// ```sql
-    /// coalesce(instr(<fold>(t."name"), <fold>(?)) > 0, 0)
+    /// coalesce(instr(osd_fold(t."name"), osd_fold(?)) > 0, 0)
     /// ```
     public struct StringLocalizedStandardContains<Root: PredicateExpression, Other: PredicateExpression>: PredicateExpression
     where Root.Output: StringProtocol, Other.Output: StringProtocol {

@@ -10,9 +10,10 @@ import CSQLite
 /// CASE WHEN instr(t."name", ?) > 0 THEN osd_contains(t."name", ?) ELSE 0 END
 /// CASE WHEN instr(t."name", ?) = 1 THEN osd_starts_with(t."name", ?) ELSE 0 END
 /// ```
-/// Both return NULL for a NULL argument, 1 or 0 otherwise.
+/// Both return NULL for a NULL argument, 1 or 0 otherwise. `osd_fold(text)` is the folding of
+/// `localizedStandardContains` (``StandardFolding``), NULL for NULL.
 enum SwiftStringFunctions {
-    /// Registers `osd_contains(haystack, needle)` and `osd_starts_with(text, prefix)`.
+    /// Registers `osd_contains(haystack, needle)`, `osd_starts_with(text, prefix)` and `osd_fold(text)`.
     static func register(on db: OpaquePointer) {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
         sqlite3_create_function_v2(db, "osd_contains", 2, flags, nil, { context, _, argv in
@@ -20,6 +21,21 @@ enum SwiftStringFunctions {
         }, nil, nil, nil)
         sqlite3_create_function_v2(db, "osd_starts_with", 2, flags, nil, { context, _, argv in
             SwiftStringFunctions.evaluate(context, argv) { sequenceStarts($0, with: $1) }
+        }, nil, nil, nil)
+        sqlite3_create_function_v2(db, "osd_fold", 1, flags, nil, { context, _, argv in
+            guard let argv, let a = argv[0], sqlite3_value_type(a) != SQLITE_NULL else {
+                sqlite3_result_null(context)
+                return
+            }
+            let (t, n) = (sqlite3_value_text(a), Int(sqlite3_value_bytes(a)))
+            let folded = StandardFolding.fold(String(decoding: UnsafeBufferPointer(start: t, count: t == nil ? 0 : n), as: UTF8.self))
+            var bytes = Array(folded.utf8)
+            let count = Int32(bytes.count)
+            bytes.withUnsafeMutableBufferPointer { buffer in
+                // SQLITE_TRANSIENT: SQLite copies the bytes before this returns.
+                sqlite3_result_text(context, buffer.baseAddress.map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: CChar.self) } ?? nil,
+                                    count, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+            }
         }, nil, nil, nil)
     }
 

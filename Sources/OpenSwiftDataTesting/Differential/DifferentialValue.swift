@@ -10,7 +10,7 @@ public protocol DifferentialValue: Comparable, Codable, Sendable {
 }
 
 /// A ``DifferentialValue`` the generator also does arithmetic on (`+ - *`).
-public protocol DifferentialNumber: DifferentialValue, Numeric {
+public protocol DifferentialNumber: DifferentialValue, SignedNumeric {
     /// A small non-zero operand for arithmetic.
     static func smallOperand(using random: inout SeededGenerator) -> Self
 }

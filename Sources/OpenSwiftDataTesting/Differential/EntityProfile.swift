@@ -187,6 +187,16 @@ extension LeafMaker {
                 lhs = arithmetic(x, "-", .subtract, k); shifted = v0 - k
             case 2:
                 lhs = arithmetic(x, "*", .multiply, k); shifted = v0 * k
+            case 3 where V.self == Double.self && random.chance(0.5):
+                // Double division by a non-zero constant (FloatDivision)
+                let xd = x as! PredicateTerm<Root, Double>, kd = k as! Double, vd = v0 as! Double
+                lhs = PredicateTerm<Root, Double>(source: { "\(xd.source($0)) / \(kd)" }, build: { v in
+                    ExpressionBuilder.divideDouble(xd.build(v), PredicateExpressions.build_Arg(kd))
+                }) as! PredicateTerm<Root, V>
+                shifted = (vd / kd) as! V
+            case 3 where random.chance(0.3):
+                lhs = PredicateTerm(source: { "-\(x.source($0))" }, build: { v in ExpressionBuilder.negate(x.build(v)) })
+                shifted = -v0
             case 3 where V.self == Int.self:
                 // SQLite cannot mirror Swift's trap for Int.min / -1, so the library refuses -1
                 // (and zero) as a divisor; the generator uses the divisors it accepts.
@@ -238,8 +248,42 @@ extension LeafMaker {
             return PredicateTerm(source: { "\(s.source($0)).starts(with: \(swiftLiteral(c)))" }, build: { v in
                 ExpressionBuilder.starts(s.build(v), constant.build(v))
             })
+        case 4 where random.chance(0.3):
+            return PredicateTerm(source: { "\(s.source($0)).localizedStandardContains(\(swiftLiteral(c)))" }, build: { v in
+                ExpressionBuilder.localizedStandardContains(s.build(v), constant.build(v))
+            })
         default:
             return compare(s, random.below(6), constant)
+        }
+    }
+
+    /// `==`, `!=` and captured-array membership on an equatable-only attribute (UUIDs).
+    static func equatable<V: Equatable & Codable & Sendable>(_ name: String, _ keyPath: KeyPath<Root, V> & Sendable,
+                                                             other: V, weight: Int = 1) -> LeafMaker {
+        LeafMaker(weight: weight) { random, inputs in
+            let x = PredicateTerm<Root, V>.keyPath(name, keyPath)
+            let c = random.chance(0.8) ? sample(inputs.rows, &random, { $0[keyPath: keyPath] }) ?? other : other
+            if random.chance(0.7) { return equality(x, random.chance(0.7), .constant(c)) }
+            var values: [V] = [other]
+            for _ in 0..<random.below(3) { if let v = sample(inputs.rows, &random, { $0[keyPath: keyPath] }) { values.append(v) } }
+            let captured = values
+            return PredicateTerm(source: { "\(captured).contains(\(x.source($0)))" }, build: { v in
+                ExpressionBuilder.arrayContains(PredicateExpressions.build_Arg(captured), x.build(v))
+            })
+        }
+    }
+
+    /// `($0 as? Sub)?.a == c` for an equatable-only attribute of a subclass (a raw-value enum).
+    static func castEquality<Sub: PersistentModel, V: Equatable & Codable & Sendable>(
+        _ subName: String, _ sub: Sub.Type, _ attribute: String, _ keyPath: KeyPath<Sub, V> & Sendable, values: [V],
+        weight: Int = 1) -> LeafMaker {
+        LeafMaker(weight: weight) { random, _ in
+            let chained = PredicateTerm<Root, V?>(source: { "(\($0) as? \(subName))?.\(attribute)" }, build: { v in
+                ExpressionBuilder.flatMap(ExpressionBuilder.cast(v, sub), probe: ExpressionBuilder.keyPath(PredicateExpressions.Variable<Sub>(), keyPath),
+                                          { s in ExpressionBuilder.keyPath(s, keyPath) })
+            })
+            let c: V? = random.chance(0.1) ? nil : values[random.below(values.count)]
+            return equality(chained, random.chance(0.7), .constant(c))
         }
     }
 

@@ -176,6 +176,18 @@ enum ExpressionBuilder {
         PredicateExpressions.build_Arithmetic(lhs: l, rhs: r, op: op)
     }
 
+    static func divideDouble<L: StandardPredicateExpression<Double>, R: StandardPredicateExpression<Double>>(_ l: L, _ r: R) -> E<Double> {
+        PredicateExpressions.build_Division(lhs: l, rhs: r)
+    }
+
+    static func negate<T: StandardPredicateExpression<V>, V: SignedNumeric>(_ t: T) -> E<V> {
+        PredicateExpressions.build_UnaryMinus(t)
+    }
+
+    static func localizedStandardContains<S: StandardPredicateExpression<String>, T: StandardPredicateExpression<String>>(_ s: S, _ t: T) -> E<Bool> {
+        PredicateExpressions.build_localizedStandardContains(s, t)
+    }
+
     static func divide<L: StandardPredicateExpression<Int>, R: StandardPredicateExpression<Int>>(_ l: L, _ r: R) -> E<Int> {
         PredicateExpressions.build_Division(lhs: l, rhs: r)
     }

@@ -54,6 +54,7 @@ extension EntityProfile where Root == TravelTrip {
             .toMany("accommodations", \.accommodations, { .travelAccommodation }),
             .isType("TravelBusinessTrip", TravelBusinessTrip.self), .isType("TravelPersonalTrip", TravelPersonalTrip.self),
             .castAttribute("TravelBusinessTrip", TravelBusinessTrip.self, "perdiem", \.perdiem, weight: 2),
+            .castEquality("TravelPersonalTrip", TravelPersonalTrip.self, "reason", \.reason, values: TravelReason.allCases),
         ])
     }
 }
@@ -99,6 +100,7 @@ extension EntityProfile where Root == AccountUser {
             .string("username", \.username), .string("name", \.name), .comparable("name", \.name, weight: 1),
             .string("email", \.email), .comparable("score", \.score), .numeric("score", \.score),
             .comparable("joined", \.joined), .optional("bio", \.bio), .optionalStringChain("bio", \.bio),
+            .equatable("id", \.id, other: UUID(uuid: (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))),
         ])
     }
 }
