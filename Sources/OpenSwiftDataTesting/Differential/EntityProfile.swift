@@ -273,6 +273,20 @@ extension LeafMaker {
         }
     }
 
+    /// `$0.persistentModelID == id` (or `!=`) for the identifier of some row.
+    static func identity(weight: Int = 1) -> LeafMaker {
+        LeafMaker(weight: weight) { random, inputs in
+            guard let id = sample(inputs.rows, &random, { $0.persistentModelID }) else { return nil }
+            let x = PredicateTerm<Root, PersistentIdentifier>(source: { "\($0).persistentModelID" }, build: { v in
+                ExpressionBuilder.keyPath(v, \Root.persistentModelID)
+            })
+            let constant = PredicateTerm<Root, PersistentIdentifier>(source: { _ in "<id \(id.primaryKey ?? -1)>" }, build: { _ in
+                PredicateExpressions.build_Arg(id)
+            })
+            return equality(x, random.chance(0.7), constant)
+        }
+    }
+
     /// `($0 as? Sub)?.a == c` for an equatable-only attribute of a subclass (a raw-value enum).
     static func castEquality<Sub: PersistentModel, V: Equatable & Codable & Sendable>(
         _ subName: String, _ sub: Sub.Type, _ attribute: String, _ keyPath: KeyPath<Sub, V> & Sendable, values: [V],

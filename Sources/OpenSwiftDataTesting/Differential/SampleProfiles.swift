@@ -17,7 +17,7 @@ extension EntityProfile where Root == CatalogueProduct {
             .string("name", \.name), .comparable("name", \.name, weight: 1), .string("sku", \.sku, weight: 1),
             .comparable("price", \.price), .numeric("price", \.price), .comparable("stock", \.stock), .numeric("stock", \.stock),
             .comparable("addedAt", \.addedAt, weight: 2), .optional("summary", \.summary), .optionalStringChain("summary", \.summary),
-            .toOne("category", \.category, "name", \.name), .toMany("tags", \.tags, { .catalogueTag }),
+            .toOne("category", \.category, "name", \.name), .toMany("tags", \.tags, { .catalogueTag }), .identity(),
         ])
     }
 }
@@ -55,6 +55,7 @@ extension EntityProfile where Root == TravelTrip {
             .isType("TravelBusinessTrip", TravelBusinessTrip.self), .isType("TravelPersonalTrip", TravelPersonalTrip.self),
             .castAttribute("TravelBusinessTrip", TravelBusinessTrip.self, "perdiem", \.perdiem, weight: 2),
             .castEquality("TravelPersonalTrip", TravelPersonalTrip.self, "reason", \.reason, values: TravelReason.allCases),
+            .identity(),
         ])
     }
 }
