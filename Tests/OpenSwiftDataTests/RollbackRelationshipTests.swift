@@ -20,7 +20,7 @@ struct RollbackRelationshipTests {
 
     @Test("CTX-04 moving a child out and rolling back restores the parent's list", arguments: StoreKind.allCases)
     func moveOut(kind: StoreKind) throws {
-        let dir = try TemporaryDirectory()
+        let dir = TemporaryDirectory()
         let (context, c, w) = try seeded(kind, dir)
         #expect(c.words.count == 1)
         w.category = nil
@@ -32,7 +32,7 @@ struct RollbackRelationshipTests {
 
     @Test("CTX-04 deleting the parent, moving the child out, deleting the child, then rollback", arguments: StoreKind.allCases)
     func deleteMoveDelete(kind: StoreKind) throws {
-        let dir = try TemporaryDirectory()
+        let dir = TemporaryDirectory()
         let (context, c, w) = try seeded(kind, dir)
         _ = c.words.count
         context.delete(c)
@@ -47,7 +47,7 @@ struct RollbackRelationshipTests {
 
     @Test("CTX-04 deleting the parent (cascade pending) then rollback keeps both lists", arguments: StoreKind.allCases)
     func deleteParent(kind: StoreKind) throws {
-        let dir = try TemporaryDirectory()
+        let dir = TemporaryDirectory()
         let (context, c, w) = try seeded(kind, dir)
         _ = c.words.count
         context.delete(c)

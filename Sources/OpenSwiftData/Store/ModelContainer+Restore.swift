@@ -57,4 +57,47 @@ extension ModelContainer {
             store.noteCommit()   // registered rows of existing contexts refresh on their next fetch
         }
     }
+
+    /// Writes a copy of the store's saved content to a new SQLite file at `url`, for either store
+    /// kind, with SQLite's backup API; ``restore(from:)`` and `ModelContainer(url:)` open it.
+    ///
+    /// An in-memory store cannot be copied with `VACUUM INTO` (its connection would write the
+    /// copy in memory too); this works for both. Pending changes of contexts are not included.
+    /// ```swift
+    /// try memoryContainer.backup(to: URL(fileURLWithPath: "/tmp/snapshot.sqlite"))
+    /// // sqlite3_backup_init(file, "main", store, "main"); sqlite3_backup_step(-1); sqlite3_backup_finish
+    /// ```
+    /// - Throws: `SwiftDataError.storeError` when `url` already exists or cannot be created, or
+    ///   when the copy fails (a partial file is removed).
+    public func backup(to url: URL) throws {
+        guard !FileManager.default.fileExists(atPath: url.path) else {
+            throw SwiftDataError(SwiftDataError.storeError.code, "the backup file already exists; choose a new path", url: url)
+        }
+        let target: SQLiteConnection
+        do {
+            target = try SQLiteConnection(path: url.path, mode: .readWriteCreate)
+        } catch {
+            throw SwiftDataError(SwiftDataError.storeError.code, "the backup file cannot be created", url: url, underlying: error)
+        }
+        defer { target.close() }
+        do {
+            try store.withConnection { db in
+                guard let backup = sqlite3_backup_init(target.handle, "main", db.handle, "main") else {
+                    throw SwiftDataError(SwiftDataError.storeError.code,
+                                         "SQLite cannot start the backup: \(target.lastErrorMessage)", url: url)
+                }
+                let step = sqlite3_backup_step(backup, -1)
+                let finish = sqlite3_backup_finish(backup)
+                guard step == SQLITE_DONE, finish == SQLITE_OK else {
+                    throw SwiftDataError(SwiftDataError.storeError.code,
+                                         "SQLite's backup failed (step \(step), finish \(finish)): \(target.lastErrorMessage)", url: url)
+                }
+            }
+            _ = try target.scalar("PRAGMA journal_mode = DELETE")
+        } catch {
+            target.close()
+            for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+            throw error
+        }
+    }
 }

@@ -26,8 +26,7 @@ final class DifferentialDataset {
     }
 
     /// The stored row behind `key` of `entity`'s table, as `column=value` pairs, for reports.
-    func describeRow(_ id: PersistentIdentifier, store: StoreKind) -> String {
-        let container = pair.container(store)
+    static func describeRow(_ id: PersistentIdentifier, in container: ModelContainer) -> String {
         var entity = container.schema.entitiesByName[id.entityName]
         while let parent = entity?.superentity { entity = parent }
         guard let table = entity?.name, let pk = id.primaryKey else { return id.description }

@@ -10,6 +10,12 @@ struct DifferentialMismatch: Error {
     var details: [String] = []
 }
 
+/// Where a check runs: the containers and the reference rows (the dataset's, or a shrunk copy's).
+struct CheckEnvironment<Root: PersistentModel> {
+    let rows: [Root]
+    let container: (StoreKind) -> ModelContainer
+}
+
 /// Every store's failure of one case (the first is what ``DifferentialHarness/verifyCase(_:)`` throws).
 struct DifferentialFailures: Error {
     let failures: [ConformanceFailure]
@@ -88,8 +94,11 @@ struct PredicateCase<Root: PersistentModel> {
         } catch let m as DifferentialMismatch {
             // A pivot failure is about the pivot predicate; the others about the case's predicate.
             let shown = m.check == "pivot" ? pivot ?? predicate : predicate
-            let shrunk = shrink(m)
-            var failures = [harness.failure(original: shown, index: index, dataset: dataset, shrunk: shrunk, sortText: sortText)]
+            var shrunk = shrink(m)
+            let fewerRows = shrinkRows(shrunk)
+            if let last = fewerRows?.mismatch { shrunk.1 = last }
+            var failures = [harness.failure(original: shown, index: index, dataset: dataset, shrunk: shrunk, sortText: sortText,
+                                            rows: fewerRows?.lines ?? [])]
             // The first store that failed stopped the case: run the same check on the others,
             // so the report says which stores misbehave.
             for other in harness.stores where other != m.store {
@@ -124,8 +133,10 @@ struct PredicateCase<Root: PersistentModel> {
 
     /// Checks `p` on every store (or only the check and store of `only`); throws the first mismatch.
     func verify(_ p: RandomPredicate<Root>, pivot: RandomPredicate<Root>? = nil,
-                only: (check: String, store: StoreKind)?) throws -> Int {
+                only: (check: String, store: StoreKind)?, in environment: CheckEnvironment<Root>? = nil) throws -> Int {
         let pivot = pivot ?? self.pivot
+        let env = environment ?? CheckEnvironment(rows: rows, container: dataset.pair.container)
+        let rows = env.rows
         let foundation = p.predicate
         let expectedRows: [Root]
         do {
@@ -140,7 +151,7 @@ struct PredicateCase<Root: PersistentModel> {
         var checks = 0
         for store in harness.stores where only == nil || only!.store == store {
             func wants(_ check: String) -> Bool { only == nil || only!.check == check }
-            let context = ModelContext(dataset.pair.container(store))
+            let context = ModelContext(env.container(store))
             func fail(_ check: String, _ expected: String, _ actual: String, _ details: [String] = []) -> DifferentialMismatch {
                 DifferentialMismatch(check: check, store: store, expected: expected, actual: actual, details: details)
             }
@@ -154,7 +165,7 @@ struct PredicateCase<Root: PersistentModel> {
                 checks += 1
                 let same = sorts.isEmpty ? Set(fetched) == expectedSet && fetched.count == expectedSet.count : fetched == expectedOrdered
                 if !same { throw fail("reference", describe(expectedOrdered, sorted: !sorts.isEmpty), describe(fetched, sorted: !sorts.isEmpty),
-                                      rowDifference(expected: expectedSet, actual: Set(fetched), store: store)) }
+                                      rowDifference(expected: expectedSet, actual: Set(fetched), rows: rows, container: env.container(store))) }
             }
             if wants("fetchCount") {
                 checks += 1
@@ -175,7 +186,7 @@ struct PredicateCase<Root: PersistentModel> {
                 if !overlap.isEmpty || !missing.isEmpty || negative.count + fetched.count != allKeys.count {
                     throw fail("partition", "fetch(p) and fetch(!p) split all \(allKeys.count) rows",
                                "\(fetched.count) + \(negative.count) rows; in both: \(describe(Array(overlap), sorted: false)); in neither: \(describe(Array(missing), sorted: false))",
-                               rowDifference(expected: [], actual: overlap.union(missing), store: store))
+                               rowDifference(expected: [], actual: overlap.union(missing), rows: rows, container: env.container(store)))
                 }
             }
             if wants("paging") {
@@ -205,7 +216,7 @@ struct PredicateCase<Root: PersistentModel> {
                 let want = try Set(rows.filter { try q.evaluate($0) }.map(key))
                 if !got.contains(key(pivotRow)) || Set(got) != want {
                     throw fail("pivot", "row \(key(pivotRow)) among \(describe(Array(want), sorted: false)) for \(pivot.source)",
-                               describe(got, sorted: false), rowDifference(expected: want, actual: Set(got), store: store))
+                               describe(got, sorted: false), rowDifference(expected: want, actual: Set(got), rows: rows, container: env.container(store)))
                 }
             }
         }
@@ -219,12 +230,12 @@ struct PredicateCase<Root: PersistentModel> {
     }
 
     /// The rows only one side has, with their stored values.
-    func rowDifference(expected: Set<Int64>, actual: Set<Int64>, store: StoreKind) -> [String] {
+    func rowDifference(expected: Set<Int64>, actual: Set<Int64>, rows: [Root], container: ModelContainer) -> [String] {
         let byKey = Dictionary(rows.map { (key($0), $0) }, uniquingKeysWith: { a, _ in a })
         let missing = expected.subtracting(actual).sorted().prefix(5)
         let extra = actual.subtracting(expected).sorted().prefix(5)
-        return missing.compactMap { byKey[$0] }.map { "missing: " + dataset.describeRow($0.persistentModelID, store: store) }
-            + extra.compactMap { byKey[$0] }.map { "extra:   " + dataset.describeRow($0.persistentModelID, store: store) }
+        return missing.compactMap { byKey[$0] }.map { "missing: " + DifferentialDataset.describeRow($0.persistentModelID, in: container) }
+            + extra.compactMap { byKey[$0] }.map { "extra:   " + DifferentialDataset.describeRow($0.persistentModelID, in: container) }
     }
 
     /// The smallest predicate (by repeatedly taking sub-predicates) that still fails the same
@@ -265,7 +276,8 @@ struct PredicateCase<Root: PersistentModel> {
 extension DifferentialHarness {
     /// The report of a mismatch: seed, case, dataset, the (shrunk) predicate and its SQL.
     func failure<Root: PersistentModel>(original: RandomPredicate<Root>, index: Int, dataset: DifferentialDataset,
-                                        shrunk: (RandomPredicate<Root>, DifferentialMismatch), sortText: String) -> ConformanceFailure {
+                                        shrunk: (RandomPredicate<Root>, DifferentialMismatch), sortText: String,
+                                        rows: [String] = []) -> ConformanceFailure {
         let (p, m) = shrunk
         let descriptor = FetchDescriptor(predicate: p.predicate)
         let sql = (try? dataset.pair.container(m.store).sql(for: descriptor)) ?? "(not translatable)"
@@ -275,7 +287,7 @@ extension DifferentialHarness {
                        "sort:      \(sortText)",
                        "SQL:       \(sql)"]
         if p.size < original.size { details.append("shrunk from \(original.size) nodes: { \(original.source) }") }
-        details += m.details
+        details += rows + m.details
         return ConformanceFailure(suite: "differential", caseID: "\(m.check) #\(index)", store: m.store, seed: seed,
                                   check: "\(m.check) of \(Root.self) predicate", expected: m.expected, actual: m.actual,
                                   trace: ["seed=\(seed)", "case=\(index)", "dataset=\(dataset.sample.name)", "store=\(m.store)"],
