@@ -156,7 +156,11 @@ public struct ArgumentParser: Sendable {
     private static func isHelp(_ argument: String) -> Bool { argument == "--help" || argument == "-h" }
 
     /// The candidate nearest to `word` by edit distance, if within max(2, a third of its length).
-    static func closest(to word: String, in candidates: [String]) -> String? {
+    ///
+    /// ```swift
+    /// ArgumentParser.closest(to: "uniquness", in: ["uniqueness", "lifecycle"])   // "uniqueness"
+    /// ```
+    public static func closest(to word: String, in candidates: [String]) -> String? {
         let limit = max(2, word.count / 3)
         let scored = candidates.map { ($0, editDistance(word, $0)) }.filter { $0.1 <= limit }
         return scored.min { $0.1 < $1.1 }?.0

@@ -49,8 +49,10 @@ enum ConformCommand {
         if !names.isEmpty {
             o.suites = try names.filter { $0 != "differential" }.map { name in
                 guard let s = ConformanceSuite.named(name) else {
-                    throw ArgumentError(code: .unexpectedValue, argument: name, message: "no suite named '\(name)'",
-                                        suggestion: "suites: \(ConformanceSuite.all.map(\.name).joined(separator: ", ")), differential")
+                    let names = ConformanceSuite.all.map(\.name) + ["differential"]
+                    throw ArgumentError(code: .unexpectedValue, argument: name,
+                                        message: "no suite named '\(name)' (suites: \(names.joined(separator: ", ")))",
+                                        suggestion: ArgumentParser.closest(to: name, in: names))
                 }
                 return s
             }

@@ -23,11 +23,15 @@ func toolchainVersion() -> String? {
     return text.split(separator: "\n").first.map(String.init)
 }
 
+/// The subcommand being run, for the help shown with an argument error.
+nonisolated(unsafe) var currentSubcommand: String? = nil
+
 do {
     if CommandLine.arguments.count == 1 {
         exit(try MainJob.run(parser: parser, toolchain: toolchainVersion()))
     }
     let args = try parser.parse(Array(CommandLine.arguments.dropFirst()))
+    currentSubcommand = args.subcommand
     if args.isHelpRequested {
         print(parser.helpText(for: args.subcommand))
         exit(0)
@@ -41,7 +45,7 @@ do {
         exit(2)
     }
 } catch let error as ArgumentError {
-    FileHandle.standardError.write(Data("harness: \(error)\n\n\(parser.helpText())\n".utf8))
+    FileHandle.standardError.write(Data("harness: \(error)\n\n\(parser.helpText(for: currentSubcommand))\n".utf8))
     exit(2)
 } catch {
     FileHandle.standardError.write(Data("harness: \(error)\n".utf8))
