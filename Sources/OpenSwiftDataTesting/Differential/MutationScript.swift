@@ -26,14 +26,66 @@ struct MutationScript {
         self.random = random
     }
 
+    /// One step: what kind (`roll`: save, rollback, or a change), the seed its parameters are
+    /// drawn from when it runs, and its number (names of inserted rows), so a step means the
+    /// same when other steps are removed by shrinking.
+    struct Step {
+        let roll: Int
+        let seed: UInt64
+        let number: Int
+    }
+
+    /// Generates the steps, runs them, and on a failure shrinks the steps (dropping chunks of
+    /// them while the same check still fails) before throwing the failure.
     mutating func run() throws -> Int {
+        let steps = (0..<(10 + random.below(25))).map { n in Step(roll: random.below(100), seed: random.next(), number: n + 1) }
+        do {
+            return try execute(steps)
+        } catch let first as ConformanceFailure {
+            guard harness.shrinks else { throw first }
+            var best = steps
+            var failure = first
+            var chunk = max(1, best.count / 2)
+            var attempts = 0
+            while attempts < 120 {
+                var i = 0
+                while i < best.count && attempts < 120 {
+                    attempts += 1
+                    var candidate = best
+                    candidate.removeSubrange(i..<min(i + chunk, best.count))
+                    do {
+                        _ = try execute(candidate)
+                        i += chunk
+                    } catch let again as ConformanceFailure where again.check == first.check {
+                        best = candidate
+                        failure = again
+                    } catch {
+                        i += chunk
+                    }
+                }
+                if chunk == 1 { break }
+                chunk = max(1, chunk / 2)
+            }
+            if best.count < steps.count {
+                failure.details = failure.details.map { $0 == "steps:" ? "steps (shrunk from \(steps.count) to \(best.count); the failure is at the last one):" : $0 }
+            }
+            throw failure
+        }
+    }
+
+    /// Runs `steps` on a fresh store pair; throws the first failure.
+    mutating func execute(_ steps: [Step]) throws -> Int {
+        log = []
         let schema = kind == "users" ? SampleSchema.users.schema : SampleSchema.catalogue.schema
         let pair = try StorePair(schema: schema, seed: harness.seed)
         var contexts = [ModelContext(pair.memory), ModelContext(pair.disk)]
+        try seedRows(contexts)
         var checks = 0
         var saved = try view(contexts[0])
-        for _ in 0..<(10 + random.below(25)) {
-            let roll = random.below(100)
+        for step in steps {
+            random = SeededGenerator(seed: step.seed)
+            counter = step.number
+            let roll = step.roll
             if roll < 20 {
                 // save on both; same outcome; same stored rows
                 let outcomes = contexts.map { c -> String in
@@ -108,6 +160,33 @@ struct MutationScript {
                            details: ["replay: harness conform --suite differential --seed \(harness.seed) --case \(index)", "steps:"] + log.map { "  " + $0 })
     }
 
+    /// The saved rows every script starts from (the same on both stores), so the first steps
+    /// already have rows to update, move, link and delete.
+    func seedRows(_ contexts: [ModelContext]) throws {
+        for c in contexts {
+            if kind == "users" {
+                for k in 0..<6 {
+                    c.insert(AccountUser(id: userID(k), username: "user\(k)", name: MutationScript.names[k], email: "u\(k)@example.com",
+                                         joined: Date(timeIntervalSinceReferenceDate: Double(k * 86_400)), score: k * 100,
+                                         bio: k % 2 == 0 ? nil : "bio \(k)"))
+                }
+            } else {
+                let categories = (0..<3).map { CatalogueCategory(name: "c0\($0)") }
+                let tags = (0..<3).map { CatalogueTag(label: "t0\($0)") }
+                categories.forEach(c.insert)
+                tags.forEach(c.insert)
+                for k in 0..<8 {
+                    let p = CatalogueProduct(name: "p0\(k)", sku: "S-0\(k)", price: Double(k) * 1.25, stock: k,
+                                             addedAt: Date(timeIntervalSinceReferenceDate: Double(k)))
+                    c.insert(p)
+                    p.category = k == 7 ? nil : categories[k % 3]
+                    p.tags = k % 4 == 0 ? [] : [tags[k % 3]] + (k % 2 == 0 ? [tags[(k + 1) % 3]] : [])
+                }
+            }
+            try c.save()
+        }
+    }
+
     // MARK: views
 
     func view(_ c: ModelContext) throws -> [String] {
@@ -179,7 +258,6 @@ struct MutationScript {
         let tags = try contexts.map { try $0.fetch(FetchDescriptor<CatalogueTag>(sortBy: [SortDescriptor(\.label)])) }
         guard categories[0].count == categories[1].count, products[0].count == products[1].count,
               tags[0].count == tags[1].count else { return "skip (views differ)" }
-        counter += 1
         let n = counter
         switch roll {
         case ..<38 where categories[0].count < 4 || roll < 32:
