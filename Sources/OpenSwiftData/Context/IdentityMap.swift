@@ -34,6 +34,11 @@ struct IdentityMap {
 
     /// Every registered model.
     var count: Int { tables.values.reduce(0) { $0 + $1.count } }
+
+    /// Calls `body` with every registered model (in no particular order).
+    func forEach(_ body: (any PersistentModel) -> Void) {
+        for t in tables.values { t.forEach(body) }
+    }
 }
 
 /// An open-addressing hash table from primary key to model (keys ≤ 0, which this library never
@@ -53,6 +58,12 @@ final class PrimaryKeyTable {
     private var tombstones = 0
     /// The number of registered models.
     var count: Int { stored + others.count }
+
+    /// Calls `body` with every model in the table.
+    func forEach(_ body: (any PersistentModel) -> Void) {
+        for case let m? in values { body(m) }
+        for m in others.values { body(m) }
+    }
 
     init(capacity: Int = 64) {
         keys = Array(repeating: PrimaryKeyTable.empty, count: capacity)

@@ -346,7 +346,9 @@ extension ModelContext {
                 models = []
             }
         }
-        models = models.filter { !$0.persistentBackingData.isDeleted && ($0.persistentBackingData.layout?.isKind(of: targetLayout) ?? false) }
+        // Pending deletes stay in the list until the delete is processed (save or
+        // processPendingChanges()), as in a list that was loaded before the delete.
+        models = models.filter { $0.persistentBackingData.status != .removed && ($0.persistentBackingData.layout?.isKind(of: targetLayout) ?? false) }
         if case .foreignKey = storage {} else if let owner = registered[rowKey(data)] ?? inserted.first(where: { $0.persistentBackingData === data }),
                                                  let (_, inverseSlot) = layout.inverse(of: slot.index) {
             models = mergePending(models, owner: owner, inverseSlot: inverseSlot, targetLayout: targetLayout)

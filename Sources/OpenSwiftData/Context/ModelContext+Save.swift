@@ -180,13 +180,15 @@ extension ModelContext {
         // Join tables: pairs of new models, and the difference for changed ones.
         for m in inserted.filter({ plan.collapsed[ObjectIdentifier($0)] == nil }) + changedOrder.compactMap({ changed[$0] }) {
             let d = m.persistentBackingData
-            guard let layout = d.layout, let own = pendingOrStoredPK(m) else { continue }
+            // A model deleted in this save (a cascade may reach a changed one) had its pairs
+            // removed with its row above; writing its list again would leave dangling pairs.
+            guard !d.isDeleted, let layout = d.layout, let own = pendingOrStoredPK(m) else { continue }
             for slot in layout.relationshipSlots where layout.slots[slot].isToMany {
                 guard case .joinTable(let name, let ownCol, let otherCol)? = mapping.storage(of: layout, slot: slot),
                       slot < d.values.count, let current = d.values[slot] else { continue }
                 let isNew = d.status == .inserted
                 guard isNew || (slot < d.changed.count && d.changed[slot]) else { continue }
-                let now = RelationshipGraph.models(in: current).filter { !$0.isDeleted }
+                let now = RelationshipGraph.models(in: current).filter { !$0.persistentBackingData.isDeleted }
                 let before = isNew ? [] : RelationshipGraph.models(in: d.committed?[slot] ?? nil)
                 let nowIDs = Set(now.map { ObjectIdentifier($0) }), beforeIDs = Set(before.map { ObjectIdentifier($0) })
                 let q = quoteIdentifier(name), oc = quoteIdentifier(ownCol), tc = quoteIdentifier(otherCol)

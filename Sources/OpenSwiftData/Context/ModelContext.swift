@@ -176,6 +176,18 @@ public final class ModelContext {
         switch data.status {
         case .inserted:
             inserted.removeAll { $0 === model }
+            // The dropped model leaves the lists and references of the models it was linked to
+            // (DEL-09): otherwise a loaded list still holding it would insert it again at the
+            // save, while an unloaded one would not. Found by the differential change scripts.
+            if let layout = data.layout {
+                for slot in layout.relationshipSlots where slot < data.values.count {
+                    guard let value = data.values[slot], !(value is ForeignKey),
+                          let (invLayout, invSlot) = layout.inverse(of: slot) else { continue }
+                    for target in RelationshipGraph.models(in: value) {
+                        RelationshipGraph.unlink(target, inverse: invLayout.slots[invSlot], from: model)
+                    }
+                }
+            }
             data.status = .removed
             data.context = nil
         case .persisted:
@@ -207,6 +219,14 @@ public final class ModelContext {
         changed.removeAll()
         changedOrder.removeAll()
         deferredErrors.removeAll()
+        // A to-many list loaded while changes were pending holds them (pending links are merged
+        // in when a list loads, and an unchanged owner keeps no saved copy): every loaded list
+        // reloads from the store on its next read. Found by the differential change scripts.
+        registered.forEach { model in
+            let d = model.persistentBackingData
+            guard let layout = d.layout else { return }
+            for slot in layout.slots where slot.isToMany && slot.index < d.values.count { d.values[slot.index] = nil }
+        }
     }
 
     func restoreCommitted(_ model: any PersistentModel) {

@@ -1,0 +1,113 @@
+import Foundation
+import OpenSwiftData
+import Testing
+
+/// Context behaviour the differential change scripts found to depend on whether a to-many list
+/// had been read before a change (`harness conform --suite differential`, seed 1). Each test runs
+/// the same steps with the list loaded first and not, on both stores, and expects one answer.
+@Suite("Loaded and unloaded lists agree")
+struct ScriptFindingsTests {
+    /// A category with words a and b, and two tags on products — saved through `context`.
+    func seeded(_ kind: StoreKind, _ dir: TemporaryDirectory) throws -> (ModelContext, ModelContainer) {
+        let container = try makeContainer(kind, [Category.self, Word.self, Product.self, Tag.self], in: dir)
+        let context = ModelContext(container)
+        let c = Category(name: "c")
+        context.insert(c)
+        for t in ["a", "b"] {
+            let w = Word(text: t)
+            context.insert(w)
+            w.category = c
+        }
+        let t1 = Tag(label: "t1"), t2 = Tag(label: "t2")
+        context.insert(t1)
+        context.insert(t2)
+        let p = Product(name: "p", price: 1)
+        context.insert(p)
+        p.tags = [t1]
+        try context.save()
+        return (context, container)
+    }
+
+    func category(_ context: ModelContext) throws -> Category { try context.fetch(FetchDescriptor<Category>()).first! }
+    func word(_ context: ModelContext, _ text: String) throws -> Word {
+        try context.fetch(FetchDescriptor<Word>(predicate: #Predicate { $0.text == text })).first!
+    }
+
+    @Test("DEL-06 DEL-10 a pending-deleted child stays in its parent's list until the save, loaded or not",
+          arguments: StoreKind.allCases, [false, true])
+    func pendingDelete(_ kind: StoreKind, loadFirst: Bool) throws {
+        let dir = TemporaryDirectory()
+        let (context, _) = try seeded(kind, dir)
+        if loadFirst { _ = try category(context).words.count }
+        context.delete(try word(context, "b"))
+        #expect(try category(context).words.map(\.text).sorted() == ["a", "b"])
+        try context.save()
+        #expect(try category(context).words.map(\.text) == ["a"])
+    }
+
+    @Test("CTX-03 rollback of a child inserted into a saved parent, whose list was read after the insert",
+          arguments: StoreKind.allCases, [false, true])
+    func rollbackInsert(_ kind: StoreKind, loadFirst: Bool) throws {
+        let dir = TemporaryDirectory()
+        let (context, _) = try seeded(kind, dir)
+        let c = try category(context)
+        if loadFirst { _ = c.words.count }
+        let w = Word(text: "new")
+        context.insert(w)
+        w.category = c
+        #expect(c.words.map(\.text).sorted() == ["a", "b", "new"])
+        context.rollback()
+        #expect(c.words.map(\.text).sorted() == ["a", "b"])
+        #expect(try context.fetchCount(FetchDescriptor<Word>()) == 2)
+    }
+
+    @Test("DEL-02 DEL-06 a cascade-deleted model that changed a many-to-many list in the same save leaves no join rows",
+          arguments: StoreKind.allCases, [false, true])
+    func noDanglingPairs(_ kind: StoreKind, loadFirst: Bool) throws {
+        let dir = TemporaryDirectory()
+        let (context, container) = try seeded(kind, dir)
+        let t2 = try context.fetch(FetchDescriptor<Tag>(predicate: #Predicate { $0.label == "t2" })).first!
+        if loadFirst { _ = t2.products.count }
+        let p = try context.fetch(FetchDescriptor<Product>()).first!
+        p.tags.append(t2)            // a new pair, written at the next save…
+        context.delete(p)            // …but the product goes in the same save
+        try context.save()
+        let pairs = try container.withStoreConnection { db -> Int64 in
+            let tables = try db.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'Z_%tags%'")
+            guard case .text(let name)? = tables.first?.first else { return -1 }
+            guard case .integer(let n)? = try db.scalar("SELECT count(*) FROM \"\(name)\"") else { return -1 }
+            return n
+        }
+        #expect(pairs == 0)
+        #expect(t2.products.isEmpty)
+    }
+}
+
+extension ScriptFindingsTests {
+    @Test("DEL-09 an unsaved insert linked to a saved parent, then deleted, is never written",
+          arguments: StoreKind.allCases, [false, true])
+    func deleteUnsavedInsert(_ kind: StoreKind, loadFirst: Bool) throws {
+        let dir = TemporaryDirectory()
+        let (context, container) = try seeded(kind, dir)
+        let c = try category(context)
+        let tags = try context.fetch(FetchDescriptor<Tag>())
+        if loadFirst {
+            _ = c.words.count
+            _ = tags.map(\.products.count)
+        }
+        let w = Word(text: "new")
+        context.insert(w)
+        w.category = c
+        let p = Product(name: "new", price: 2)
+        context.insert(p)
+        p.tags = tags
+        context.delete(w)
+        context.delete(p)
+        #expect(c.words.map(\.text).sorted() == ["a", "b"])
+        #expect(tags.allSatisfy { !$0.products.contains { $0 === p } })
+        try context.save()
+        let fresh = ModelContext(container)
+        #expect(try fresh.fetchCount(FetchDescriptor<Word>()) == 2)
+        #expect(try fresh.fetchCount(FetchDescriptor<Product>()) == 1)
+    }
+}
