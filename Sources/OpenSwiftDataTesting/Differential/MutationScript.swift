@@ -9,8 +9,9 @@ import OpenSwiftData
 /// error and change nothing; after every rollback both contexts must show what was last saved;
 /// at the end the disk store is reopened and must still hold what the memory store holds.
 struct MutationScript {
-    /// The script kinds, taken in turn: unique upserts on users, relationships on the catalogue.
-    static let kinds = ["users", "catalogue"]
+    /// The script kinds, taken in turn: unique upserts on users, relationships on the catalogue,
+    /// upserts of parents that own cascading children on the dictionary.
+    static let kinds = ["users", "catalogue", "dictionary"]
 
     let harness: DifferentialHarness
     let index: Int
@@ -76,7 +77,7 @@ struct MutationScript {
     /// Runs `steps` on a fresh store pair; throws the first failure.
     mutating func execute(_ steps: [Step]) throws -> Int {
         log = []
-        let schema = kind == "users" ? SampleSchema.users.schema : SampleSchema.catalogue.schema
+        let schema = SampleSchema.named(kind)!.schema
         let pair = try StorePair(schema: schema, seed: harness.seed)
         var contexts = [ModelContext(pair.memory), ModelContext(pair.disk)]
         try seedRows(contexts)
@@ -118,7 +119,11 @@ struct MutationScript {
                                   actual: now[bad].joined(separator: "; "), store: bad == 0 ? .memory : .disk)
                 }
             } else {
-                let step = kind == "users" ? try userStep(contexts, roll) : try catalogueStep(contexts, roll)
+                let step = switch kind {
+                case "users": try userStep(contexts, roll)
+                case "catalogue": try catalogueStep(contexts, roll)
+                default: try dictionaryStep(contexts, roll)
+                }
                 log.append(step)
             }
             checks += 1
@@ -164,7 +169,17 @@ struct MutationScript {
     /// already have rows to update, move, link and delete.
     func seedRows(_ contexts: [ModelContext]) throws {
         for c in contexts {
-            if kind == "users" {
+            if kind == "dictionary" {
+                for k in 0..<3 {
+                    let category = DictionaryCategory(name: "d\(k)")
+                    c.insert(category)
+                    for j in 0..<(k + 1) {
+                        let w = DictionaryWord(text: "w\(k)\(j)")
+                        c.insert(w)
+                        w.category = category
+                    }
+                }
+            } else if kind == "users" {
                 for k in 0..<6 {
                     c.insert(AccountUser(id: userID(k), username: "user\(k)", name: MutationScript.names[k], email: "u\(k)@example.com",
                                          joined: Date(timeIntervalSinceReferenceDate: Double(k * 86_400)), score: k * 100,
@@ -190,6 +205,15 @@ struct MutationScript {
     // MARK: views
 
     func view(_ c: ModelContext) throws -> [String] {
+        if kind == "dictionary" {
+            let categories = try c.fetch(FetchDescriptor<DictionaryCategory>(sortBy: [SortDescriptor(\.name)])).map {
+                "\($0.name):[\($0.words.map(\.text).sorted().joined(separator: ","))]"
+            }
+            let words = try c.fetch(FetchDescriptor<DictionaryWord>(sortBy: [SortDescriptor(\.text), SortDescriptor(\.length)])).map {
+                "\($0.text)|\($0.length)|\($0.category?.name ?? "nil")"
+            }
+            return categories + words
+        }
         if kind == "users" {
             return try c.fetch(FetchDescriptor<AccountUser>(sortBy: [SortDescriptor(\.username)])).map {
                 "\($0.username)|\($0.id)|\($0.name)|\($0.email)|\($0.score)|\($0.bio ?? "nil")"
@@ -248,6 +272,61 @@ struct MutationScript {
         }
         for (c, users) in zip(contexts, all) { c.delete(users[i]) }
         return "delete \(all[0][i].username)"
+    }
+
+    // MARK: dictionary: upserts of parents with cascading children
+
+    /// Categories are unique by name and cascade to their words: inserting a category whose
+    /// name exists upserts it (its new word list replaces the stored one, UNQ-14); renames may
+    /// collide (a typed error on both stores); words move, change and go.
+    mutating func dictionaryStep(_ contexts: [ModelContext], _ roll: Int) throws -> String {
+        let categories = try contexts.map { try $0.fetch(FetchDescriptor<DictionaryCategory>(sortBy: [SortDescriptor(\.name)])) }
+        let words = try contexts.map { try $0.fetch(FetchDescriptor<DictionaryWord>(sortBy: [SortDescriptor(\.text), SortDescriptor(\.length)])) }
+        guard categories[0].count == categories[1].count, words[0].count == words[1].count else { return "skip (views differ)" }
+        let n = counter
+        switch roll {
+        case ..<42:
+            // a category named d0…d4: an upsert when the name is taken
+            let name = "d\(random.below(5))"
+            let count = random.below(3)
+            for c in contexts {
+                let category = DictionaryCategory(name: name)
+                c.insert(category)
+                for j in 0..<count {
+                    let w = DictionaryWord(text: "n\(n)\(j)")
+                    c.insert(w)
+                    w.category = category
+                }
+            }
+            return "insert category \(name) with \(count) new words"
+        case ..<56 where !categories[0].isEmpty:
+            let ci = random.below(categories[0].count)
+            for k in 0..<2 {
+                let w = DictionaryWord(text: "n\(n)")
+                contexts[k].insert(w)
+                w.category = categories[k][ci]
+            }
+            return "insert word n\(n) in \(categories[0][ci].name)"
+        case ..<66 where !words[0].isEmpty:
+            let wi = random.below(words[0].count)
+            let ci = categories[0].isEmpty || random.chance(0.2) ? nil : random.below(categories[0].count)
+            for k in 0..<2 { words[k][wi].category = ci.map { categories[k][$0] } }
+            return "move \(words[0][wi].text) to \(ci.map { categories[0][$0].name } ?? "nil")"
+        case ..<72 where !categories[0].isEmpty:
+            let ci = random.below(categories[0].count)
+            let (old, name) = (categories[0][ci].name, "d\(random.below(6))")
+            for k in 0..<2 { categories[k][ci].name = name }
+            return "rename \(old) to \(name)"
+        case ..<86 where !words[0].isEmpty:
+            let wi = random.below(words[0].count)
+            for k in 0..<2 { contexts[k].delete(words[k][wi]) }
+            return "delete word \(words[0][wi].text)"
+        default:
+            guard !categories[0].isEmpty else { return "nothing to delete" }
+            let ci = random.below(categories[0].count)
+            for k in 0..<2 { contexts[k].delete(categories[k][ci]) }
+            return "delete category \(categories[0][ci].name) (cascades to its words)"
+        }
     }
 
     // MARK: catalogue: relationships and cascades
