@@ -2,17 +2,15 @@ import Foundation
 import OpenSwiftData
 
 /// A random change script run on both stores in lockstep: inserts (colliding unique values
-/// included), updates, deletes, relationship changes, saves and rollbacks.
+/// included), updates, deletes, relationship changes, saves and rollbacks. Kinds: `users`
+/// (unique upserts), `catalogue` (to-one, many-to-many, cascades), `dictionary` (upserts of
+/// unique parents that own cascading children).
 ///
 /// After every step the two contexts must show the same rows; after every save both stores must
 /// hold the same rows (canonical dumps equal), and a failed save must fail on both with the same
 /// error and change nothing; after every rollback both contexts must show what was last saved;
 /// at the end the disk store is reopened and must still hold what the memory store holds.
 struct MutationScript {
-    /// The script kinds, taken in turn: unique upserts on users, relationships on the catalogue,
-    /// upserts of parents that own cascading children on the dictionary.
-    static let kinds = ["users", "catalogue", "dictionary"]
-
     let harness: DifferentialHarness
     let index: Int
     let kind: String
@@ -20,10 +18,10 @@ struct MutationScript {
     private var log: [String] = []
     private var counter = 0
 
-    init(harness: DifferentialHarness, index: Int, random: inout SeededGenerator) {
+    init(harness: DifferentialHarness, index: Int, kind: String, random: inout SeededGenerator) {
         self.harness = harness
         self.index = index
-        self.kind = MutationScript.kinds[(index / DifferentialHarness.scriptInterval) % MutationScript.kinds.count]
+        self.kind = kind
         self.random = random
     }
 
