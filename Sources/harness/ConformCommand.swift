@@ -19,7 +19,7 @@ enum ConformCommand {
             .option("junit", placeholder: "FILE", help: "Write JUnit XML here."),
             .option("markdown", placeholder: "FILE", help: "Write a Markdown report here."),
             .option("regressions", placeholder: "FILE", help: "Append the seed and case of every differential mismatch to this file (the tests replay it)."),
-            .flag("no-shrink", help: "Report differential mismatches as found, without shrinking the predicate."),
+            .flag("no-shrink", help: "Report differential mismatches as found, without shrinking the predicate, the rows or the script steps."),
         ],
         positionalPlaceholder: nil)
 
