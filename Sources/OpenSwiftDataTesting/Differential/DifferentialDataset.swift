@@ -4,20 +4,30 @@ import OpenSwiftData
 /// A sample schema's seeded data in a ``StorePair``, plus its rows as Swift objects (the
 /// reference the predicates are evaluated on in Swift).
 ///
-/// The reference rows are read once with a plain fetch of everything (no predicate, no sort)
-/// through a context of their own; predicates, sorting and paging are then evaluated in Swift
-/// with `Predicate.evaluate`, `SortDescriptor.compare` and array slicing.
+/// The reference rows live in a third, private in-memory container generated from the same
+/// seed (its canonical dump must equal both stores', so primary keys agree): the stores under
+/// test are never read by the reference. Its rows are read once with a plain fetch of
+/// everything (no predicate, no sort); predicates, sorting and paging are then evaluated in
+/// Swift with `Predicate.evaluate`, `SortDescriptor.compare` and array slicing.
 final class DifferentialDataset {
     let sample: SampleSchema
     let pair: StorePair
     let reference = ReferenceRows()
+    private let referenceContainer: ModelContainer
     private let referenceContext: ModelContext
 
     init(sample: SampleSchema, seed: UInt64, scale: Int, traits: Traits) throws {
         self.sample = sample
         pair = try StorePair(sample: sample, seed: seed, scale: scale, traits: traits)
         try pair.expectSameContents("dataset \(sample.name), seed \(seed)")
-        referenceContext = ModelContext(pair.memory)
+        referenceContainer = try ModelContainer(for: sample.schema, configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
+        _ = try sample.fixture(seed: seed, scale: scale, traits: traits).populate(referenceContainer, progress: { _ in })
+        guard try CanonicalDump.content(of: referenceContainer) == CanonicalDump.content(of: pair.memory) else {
+            throw ConformanceFailure(suite: "differential", caseID: "dataset \(sample.name)", store: nil, seed: seed,
+                                     check: "the reference data equals the stores' data", expected: "equal canonical dumps",
+                                     actual: "different dumps: generation is not deterministic")
+        }
+        referenceContext = ModelContext(referenceContainer)
     }
 
     /// Reads every row of `type` into the reference.
