@@ -45,7 +45,7 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "OpenSwiftDataTests",
-        dependencies: ["OpenSwiftData"]
+        dependencies: ["OpenSwiftData", "OpenSwiftDataTesting"]
     ),
     .target(name: "OpenSwiftDataTesting", dependencies: ["OpenSwiftData"]),
     .testTarget(name: "OpenSwiftDataTestingTests", dependencies: ["OpenSwiftDataTesting", "OpenSwiftData"]),

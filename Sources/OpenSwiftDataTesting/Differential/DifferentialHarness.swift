@@ -8,7 +8,7 @@ import OpenSwiftData
 /// `harness conform --suite differential --seed s --case i`, or from a test:
 /// ```swift
 /// let harness = try DifferentialHarness(seed: 1)
-/// let report = harness.run(cases: 0..<1_000)
+/// let report = harness.run(cases: 0..<1_000)   // or any collection of case numbers
 /// #expect(report.mismatches.isEmpty, "\(report.mismatches.map(\.description))")
 /// try harness.verifyCase(417)   // throws the (shrunk) ConformanceFailure of one case
 /// ```
@@ -105,15 +105,15 @@ public final class DifferentialHarness {
         }
     }
 
-    /// Runs the cases in `range`, collecting mismatches (at most `maxFailures`, then it stops).
+    /// Runs `cases` in order, collecting mismatches (it stops once there are `maxFailures`).
     ///
     /// `progress` is called after every case with the number done.
-    public func run(cases range: Range<Int>, maxFailures: Int = 10,
-                    progress: ((Int) -> Void)? = nil) -> DifferentialReport {
+    public func run<Cases: Collection<Int>>(cases: Cases, maxFailures: Int = 10,
+                                            progress: ((Int) -> Void)? = nil) -> DifferentialReport {
         let start = DispatchTime.now().uptimeNanoseconds
-        var report = DifferentialReport(seed: seed, cases: 0, checks: 0, scripts: 0, mismatches: [], seconds: 0)
-        report.requested = range.count
-        for index in range {
+        var report = DifferentialReport(seed: seed)
+        report.requested = cases.count
+        for index in cases {
             do {
                 report.checks += try checkCase(index)
             } catch let all as DifferentialFailures {
@@ -153,15 +153,12 @@ extension DifferentialHarness {
         DispatchQueue.concurrentPerform(iterations: jobs) { j in
             let harness = DifferentialHarness(seed: seed, stores: stores)
             harness.shrinks = shrink
-            var part = DifferentialReport(seed: seed)
-            for index in shards[j] {
-                part.merge(harness.run(cases: index..<(index + 1)))
+            let part = harness.run(cases: shards[j]) { _ in
                 lock.lock()
                 done += 1
                 let n = done
                 lock.unlock()
                 progress?(n)
-                if part.mismatches.count >= 10 { break }
             }
             lock.lock()
             merged.merge(part)

@@ -12,6 +12,9 @@ public final class ReferenceRows {
     /// Records `rows` as every row of `type`.
     public func set<T: PersistentModel>(_ type: T.Type, _ rows: [T]) { rowsByType[ObjectIdentifier(type)] = rows }
 
+    /// Whether the rows of `type` have been recorded (possibly none).
+    public func contains<T: PersistentModel>(_ type: T.Type) -> Bool { rowsByType[ObjectIdentifier(type)] != nil }
+
     /// Every row of `type` (subclasses included when `type` is a base class).
     public func rows<T: PersistentModel>(_ type: T.Type) -> [T] {
         (rowsByType[ObjectIdentifier(type)] ?? []).compactMap { $0 as? T }

@@ -46,7 +46,7 @@ struct PredicateCase<Root: PersistentModel> {
         self.dataset = dataset
         self.harness = harness
         self.index = index
-        if dataset.reference.rows(Root.self).isEmpty { try dataset.load(Root.self) }
+        if !dataset.reference.contains(Root.self) { try dataset.load(Root.self) }
         rows = dataset.reference.rows(Root.self)
         predicate = profile.randomPredicate(depth: 1 + random.below(4), rows: rows, universe: dataset.reference, using: &random)
         var sorts: [SortDescriptor<Root>] = []

@@ -1,11 +1,10 @@
 import Foundation
 import OpenSwiftData
+import OpenSwiftDataTesting
 
-/// The two stores every behaviour is checked on.
-enum StoreKind: String, CaseIterable, Codable, Sendable, CustomStringConvertible {
-    case memory, disk
-    var description: String { rawValue }
-}
+/// The two stores every behaviour is checked on: the harness's own `StoreKind`, so these tests
+/// and the conformance suites name stores the same way.
+typealias StoreKind = OpenSwiftDataTesting.StoreKind
 
 /// A temporary directory per test case, removed when the value is released.
 final class TemporaryDirectory: @unchecked Sendable {
