@@ -44,6 +44,33 @@ public struct ModelConfiguration: Hashable, Sendable, Identifiable {
     public let url: URL
     /// The CloudKit database setting (ignored on Linux).
     public let cloudKitDatabase: CloudKitDatabase
+    /// What a save does with a model that another context or process changed since this
+    /// context read it (an OpenSwiftData addition; see ``MergePolicy``). Default:
+    /// ``MergePolicy/mergeByPropertyObjectTrump``, SwiftData's behaviour.
+    ///
+    /// ```swift
+    /// var strict = ModelConfiguration(url: storeURL)
+    /// strict.mergePolicy = .error   // a save based on a stale read throws .mergeConflict
+    /// ```
+    public var mergePolicy: MergePolicy = .mergeByPropertyObjectTrump
+
+    /// How a save resolves a conflict with a newer version of a row in the store.
+    ///
+    /// Every row carries a version (`Z_OPT`: 1 when inserted, +1 on every update). A context
+    /// remembers the version it read; at save, a changed or deleted model whose row has a
+    /// different version in the store was changed by someone else in the meantime.
+    public enum MergePolicy: String, Hashable, Sendable, CaseIterable {
+        /// Core Data's `NSMergeByPropertyObjectTrumpMergePolicy`, which SwiftData uses: the
+        /// properties this context changed overwrite the store's, the other properties keep the
+        /// store's newer values (the in-memory model is refreshed with them), and a delete
+        /// wins. A read-modify-write of the same property by two writers keeps the last one.
+        case mergeByPropertyObjectTrump
+        /// Core Data's `NSErrorMergePolicy`: a save that would overwrite or delete a row changed
+        /// since it was read throws ``SwiftDataError/mergeConflict`` naming the models, writes
+        /// nothing, and keeps the context's pending changes. Fetch again (or `rollback()`),
+        /// re-apply the change and save.
+        case error
+    }
     /// A unique identifier of this configuration.
     public var id: String { name + "|" + url.path + (isStoredInMemoryOnly ? "|memory" : "") }
 
@@ -92,7 +119,7 @@ public struct ModelConfiguration: Hashable, Sendable, Identifiable {
 
     /// Configurations are equal when name, location and options are.
     public static func == (a: ModelConfiguration, b: ModelConfiguration) -> Bool {
-        a.id == b.id && a.allowsSave == b.allowsSave
+        a.id == b.id && a.allowsSave == b.allowsSave && a.mergePolicy == b.mergePolicy
     }
     /// Hashes the identifier.
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }

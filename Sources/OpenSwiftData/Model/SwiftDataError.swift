@@ -112,6 +112,10 @@ public struct SwiftDataError: Error, Equatable, CustomStringConvertible, @unchec
     public static let deleteRuleDenied = SwiftDataError(code: "deleteRuleDenied")
     /// A uniqueness constraint could not be satisfied by an upsert.
     public static let uniqueConstraintViolation = SwiftDataError(code: "uniqueConstraintViolation")
+    /// A save would overwrite or delete rows that another context or process changed since they
+    /// were read, and the configuration's merge policy is ``ModelConfiguration/MergePolicy/error``.
+    /// Nothing was written; the context keeps its pending changes.
+    public static let mergeConflict = SwiftDataError(code: "mergeConflict")
     /// A model was used without a context where one is required.
     public static let missingModelContext = SwiftDataError(code: "missingModelContext")
     /// The model's row no longer exists in the store.
