@@ -18,6 +18,8 @@ public final class ModelContainer: @unchecked Sendable {
     /// Translated fetches by query shape, shared by every context (see ``QueryCache``).
     let queryCache = QueryCache()
     var allowsSave: Bool { configurations.first?.allowsSave ?? true }
+    /// How saves resolve conflicts with other writers (the configuration's merge policy).
+    var mergePolicy: ModelConfiguration.MergePolicy { configurations.first?.mergePolicy ?? .mergeByPropertyObjectTrump }
 
     private var _mainContext: ModelContext?
     private let contextLock = NSLock()
@@ -26,7 +28,8 @@ public final class ModelContainer: @unchecked Sendable {
     ///
     /// - Throws: ``SwiftDataError`` when the schema is invalid or the store cannot be opened:
     ///   `.notADatabase`, `.corruptStore`, `.incompatibleSchema`, `.unknownSchema`,
-    ///   `.loadIssueModelContainer`. The store file is never modified by a failed open.
+    ///   `.loadIssueModelContainer`, `.storeError`. The store file is never modified by a failed
+    ///   open. With `allowsSave: false` the file is opened read-only and must exist.
     public init(for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
                 configurations: [ModelConfiguration]) throws {
         if let error = schema.buildError { throw error }
@@ -48,8 +51,9 @@ public final class ModelContainer: @unchecked Sendable {
         self.migrationPlan = migrationPlan
         try ModelContainer.checkSubclassesListed(schema)
         mapping = try StoreMapping(schema: schema)
+        // A configuration that never saves opens its file read-only, so it cannot change it.
         store = try SQLiteStore(url: config.isStoredInMemoryOnly ? nil : config.url, mapping: mapping,
-                                readOnly: false)
+                                readOnly: !config.allowsSave)
     }
 
     /// A container for the given schema and configurations.

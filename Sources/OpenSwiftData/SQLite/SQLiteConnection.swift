@@ -63,6 +63,14 @@ public final class SQLiteConnection {
         handle = nil
     }
 
+    /// Makes closing this connection skip the checkpoint SQLite runs when the last connection to
+    /// a WAL database closes, so a connection that only looked at a file leaves it byte for byte
+    /// as it was (`SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE`).
+    public func disableCheckpointOnClose() {
+        var applied: Int32 = 0
+        _ = openswiftdata_db_config_int(handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, &applied)
+    }
+
     /// Runs one or more `;`-separated statements that take no parameters.
     public func execute(_ sql: String) throws {
         var errmsg: UnsafeMutablePointer<CChar>?

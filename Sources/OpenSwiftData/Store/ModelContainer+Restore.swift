@@ -20,16 +20,14 @@ extension ModelContainer {
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code, "no store file to restore from", url: url)
         }
-        try SQLiteStore.checkFileHeader(url)
-        let source: SQLiteConnection
-        do {
-            source = try SQLiteConnection(path: url.path, mode: .readOnly)
-        } catch {
-            throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code, "the store file cannot be opened",
-                                 url: url, underlying: error)
-        }
+        let source = try SQLiteStore.openConnection(url, mode: .readOnly)
         defer { source.close() }
         let stored: SQLValue?
+        do {
+            _ = try source.scalar("SELECT count(*) FROM sqlite_master")
+        } catch let e as SQLiteError {
+            throw SQLiteStore.openError(e, url: url, modified: false)
+        }
         do {
             stored = try source.scalar("SELECT value FROM \"Z_METADATA\" WHERE key = 'schema'")
         } catch {

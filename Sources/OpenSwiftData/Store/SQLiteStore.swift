@@ -16,27 +16,200 @@ final class SQLiteStore: @unchecked Sendable {
 
     /// Opens (or creates) the store. A file that is not a database, is truncated or corrupt, or
     /// holds a different schema throws a typed error and is left exactly as it was.
+    ///
+    /// The file is only ever touched through SQLite: closing any other descriptor on it would
+    /// drop the POSIX locks SQLite holds for this process's other connections, and another
+    /// process could then checkpoint and delete a WAL this process still uses (lost writes).
+    /// An existing file is first checked through a read-only connection (readable, `quick_check`,
+    /// schema), which can neither write the main file nor checkpoint its WAL; only then is the
+    /// read-write connection opened. Creating the schema of a new store happens inside
+    /// `BEGIN IMMEDIATE`, re-checking under the lock, so processes opening one new file at the
+    /// same moment agree on one schema.
     init(url: URL?, mapping: StoreMapping, readOnly: Bool) throws {
         self.url = url
         self.mapping = mapping
-        if let url {
-            try SQLiteStore.checkFileHeader(url)
-            let exists = FileManager.default.fileExists(atPath: url.path)
-            if !exists {
-                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(),
-                                                        withIntermediateDirectories: true)
+        guard let url else {
+            connection = try SQLiteConnection(path: ":memory:", mode: .inMemory)
+            try connection.immediateTransaction { try createOrValidate(connection) }
+            return
+        }
+        let kind = try SQLiteStore.checkPath(url)
+        if kind == .missing {
+            if readOnly {
+                throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
+                                     "there is no store file to open read-only (allowsSave: false); create it with a configuration that allows saving first",
+                                     url: url)
             }
             do {
-                connection = try SQLiteConnection(path: url.path,
-                                                  mode: readOnly ? .readOnly : (exists ? .readWrite : .readWriteCreate))
+                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(),
+                                                        withIntermediateDirectories: true)
             } catch {
                 throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
-                                     "the store file cannot be opened", url: url, underlying: error)
+                                     "the store's directory cannot be created", url: url, underlying: error)
             }
-        } else {
-            connection = try SQLiteConnection(path: ":memory:", mode: .inMemory)
         }
-        try open(readOnly: readOnly)
+        if kind == .nonEmpty || readOnly {
+            // Validate without any possibility of writing the file.
+            let probe = try SQLiteStore.openConnection(url, mode: .readOnly)
+            do {
+                let identifier = try SQLiteStore.validate(probe, mapping: mapping, url: url,
+                                                          checkIntegrity: true, emptyIsError: readOnly)
+                if readOnly {
+                    connection = probe
+                    self.identifier = identifier ?? ""
+                    return
+                }
+                probe.close()
+            } catch {
+                probe.close()
+                throw error
+            }
+        }
+        connection = try SQLiteStore.openConnection(url, mode: kind == .missing ? .readWriteCreate : .readWrite)
+        do {
+            try configureOnDisk()
+            try withStoreErrors(url) {
+                try connection.immediateTransaction { try createOrValidate(connection) }
+            }
+        } catch {
+            // Nothing of ours was committed; do not let closing checkpoint someone's WAL.
+            connection.disableCheckpointOnClose()
+            connection.close()
+            throw error
+        }
+    }
+
+    /// What is at a store's path before it is opened.
+    enum PathKind { case missing, empty, nonEmpty }
+
+    /// Classifies the store path with `stat` only (no descriptor is opened on the file), and
+    /// rejects paths that can never hold a store: a directory, or a path below a regular file.
+    static func checkPath(_ url: URL) throws -> PathKind {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
+            if isDirectory.boolValue {
+                throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
+                                     "the store path is a directory, not a file; point the configuration at a file inside it",
+                                     url: url)
+            }
+            let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)??.intValue ?? 0
+            return size == 0 ? .empty : .nonEmpty
+        }
+        var parent = url.deletingLastPathComponent()
+        while parent.path != "/" && !parent.path.isEmpty {
+            if FileManager.default.fileExists(atPath: parent.path, isDirectory: &isDirectory) {
+                if !isDirectory.boolValue {
+                    throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
+                                         "the store cannot be created: \(parent.path) is a file, not a directory",
+                                         url: url)
+                }
+                break
+            }
+            parent = parent.deletingLastPathComponent()
+        }
+        return .missing
+    }
+
+    /// Opens a connection, turning SQLite's refusal into a typed error.
+    static func openConnection(_ url: URL, mode: SQLiteConnection.OpenMode) throws -> SQLiteConnection {
+        do {
+            return try SQLiteConnection(path: url.path, mode: mode)
+        } catch let e as SQLiteError {
+            throw openError(e, url: url, modified: false)
+        }
+    }
+
+    /// Runs `body`, turning an escaping ``SQLiteError`` into a typed ``SwiftDataError``.
+    private func withStoreErrors<T>(_ url: URL?, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let e as SQLiteError {
+            throw SQLiteStore.openError(e, url: url, modified: false)
+        }
+    }
+
+    /// Reads the store's tables and metadata through `db` and checks them against `mapping`.
+    /// Returns the stored identifier, or `nil` when the database has no tables yet.
+    ///
+    /// - Throws: `.notADatabase`, `.corruptStore` (only when SQLite itself says so),
+    ///   `.incompatibleSchema`, `.loadIssueModelContainer`; every message says the file was
+    ///   not modified, which holds because callers validate before writing anything.
+    static func validate(_ db: SQLiteConnection, mapping: StoreMapping, url: URL?, checkIntegrity: Bool,
+                         emptyIsError: Bool) throws -> String? {
+        let names: Set<String>
+        do {
+            names = try tableNames(db)
+        } catch let e as SQLiteError {
+            throw openError(e, url: url, modified: false)
+        }
+        if names.isEmpty {
+            if emptyIsError {
+                throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
+                                     "the store is empty and cannot be created read-only (allowsSave: false); it was not modified",
+                                     url: url)
+            }
+            return nil
+        }
+        guard names.contains("Z_METADATA") else {
+            throw SwiftDataError(SwiftDataError.incompatibleSchema.code,
+                                 "the database was not written by OpenSwiftData (no Z_METADATA table); it was not modified",
+                                 url: url)
+        }
+        do {
+            if checkIntegrity, let url,
+               let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue,
+               size <= 64 << 20 {
+                let check = try db.rows("PRAGMA quick_check(5)").compactMap { row -> String? in
+                    if case .text(let t)? = row.first { t } else { nil }
+                }
+                if check != ["ok"] {
+                    throw SwiftDataError(SwiftDataError.corruptStore.code,
+                                         "SQLite's integrity check failed (\(check.joined(separator: "; "))); the file was not modified. Restore it from a backup",
+                                         url: url)
+                }
+            }
+            let meta = Dictionary(try db.rows("SELECT key, value FROM Z_METADATA").compactMap { row -> (String, String)? in
+                guard case .text(let k) = row[0], case .text(let v) = row[1] else { return nil }
+                return (k, v)
+            }, uniquingKeysWith: { a, _ in a })
+            let stored = meta["schema"] ?? ""
+            let expected = mapping.ddl.joined(separator: ";\n")
+            if stored != expected {
+                let have = Set(stored.components(separatedBy: ";\n")), want = Set(mapping.ddl)
+                let missing = want.subtracting(have).sorted().prefix(5).joined(separator: "\n  ")
+                let extra = have.subtracting(want).sorted().prefix(5).joined(separator: "\n  ")
+                throw SwiftDataError(SwiftDataError.incompatibleSchema.code,
+                                     "the store was written with a different schema and no migration plan covers it; the file was not modified.\n the models need:\n  \(missing)\n the store has:\n  \(extra)",
+                                     url: url)
+            }
+            return meta["storeIdentifier"] ?? ""
+        } catch let e as SQLiteError {
+            throw openError(e, url: url, modified: false)
+        }
+    }
+
+    private static func tableNames(_ db: SQLiteConnection) throws -> Set<String> {
+        let rows = try db.rows("SELECT name FROM sqlite_master WHERE type = 'table'")
+        return Set(rows.compactMap { if case .text(let s) = $0.first { s } else { nil } })
+    }
+
+    /// Under the write lock: creates the schema when the database has no tables (another
+    /// process may have created it since the file was checked), else validates it.
+    private func createOrValidate(_ db: SQLiteConnection) throws {
+        if let existing = try SQLiteStore.validate(db, mapping: mapping, url: url, checkIntegrity: false,
+                                                   emptyIsError: false) {
+            identifier = existing
+            return
+        }
+        identifier = UUID().uuidString
+        for statement in mapping.ddl + mapping.declaredIndexDDL where !statement.hasPrefix("--") {
+            try db.execute(statement)
+        }
+        try db.execute("CREATE TABLE \"Z_METADATA\" (\"key\" TEXT PRIMARY KEY, \"value\" TEXT NOT NULL)")
+        let insert = "INSERT INTO \"Z_METADATA\" (key, value) VALUES (?, ?)"
+        try db.run(insert, [.text("schema"), .text(mapping.ddl.joined(separator: ";\n"))])
+        try db.run(insert, [.text("storeIdentifier"), .text(identifier)])
+        try db.run(insert, [.text("formatVersion"), .text(SQLiteStore.formatVersion)])
     }
 
     /// Saves committed through this store's connection (every context of the container).
@@ -62,114 +235,55 @@ final class SQLiteStore: @unchecked Sendable {
 
     // MARK: Opening
 
-    /// Rejects files that are not SQLite databases or are shorter than their header says,
-    /// without opening them through SQLite (which could write to them).
-    static func checkFileHeader(_ url: URL) throws {
-        guard let handle = try? FileHandle(forReadingFrom: url) else { return }
-        defer { try? handle.close() }
-        let header = (try? handle.read(upToCount: 100)) ?? Data()
-        if header.isEmpty { return }
-        let magic = Data("SQLite format 3\u{0}".utf8)
-        guard header.count >= 100, header.prefix(16) == magic else {
-            throw SwiftDataError(SwiftDataError.notADatabase.code,
-                                 "the file is not an SQLite database; it was not modified. Point the configuration at a new file or at a store this library wrote",
-                                 url: url)
-        }
-        func be(_ offset: Int, _ count: Int) -> UInt64 {
-            header[offset..<(offset + count)].reduce(0) { $0 << 8 | UInt64($1) }
-        }
-        var pageSize = be(16, 2)
-        if pageSize == 1 { pageSize = 65536 }
-        let pageCount = be(28, 4)
-        let changeCounter = be(24, 4), validFor = be(92, 4)
-        let fileSize = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)??.uint64Value ?? 0
-        if pageSize < 512 || pageSize & (pageSize - 1) != 0 || fileSize % pageSize != 0
-            || (changeCounter == validFor && pageCount > 0 && pageCount * pageSize > fileSize) {
-            throw SwiftDataError(SwiftDataError.corruptStore.code,
-                                 "the store file is truncated or corrupt (\(fileSize) bytes; its header promises \(pageCount) pages of \(pageSize)); it was not modified. Restore it from a backup or delete it",
-                                 url: url)
-        }
-    }
-
-    private func open(readOnly: Bool) throws {
-        let tables: [[SQLValue]]
-        do {
-            tables = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table'")
-        } catch let e as SQLiteError {
-            throw openError(e)
-        }
-        let names = Set(tables.compactMap { if case .text(let s) = $0.first { s } else { nil } })
-        if names.isEmpty {
-            if readOnly {
-                throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
-                                     "the read-only store is empty", url: url)
-            }
-            try create()
-            return
-        }
-        guard names.contains("Z_METADATA") else {
-            throw SwiftDataError(SwiftDataError.incompatibleSchema.code,
-                                 "the database was not written by OpenSwiftData (no Z_METADATA table); it was not modified",
-                                 url: url)
-        }
-        let meta = Dictionary(try connection.rows("SELECT key, value FROM Z_METADATA").compactMap { row -> (String, String)? in
-            guard case .text(let k) = row[0], case .text(let v) = row[1] else { return nil }
-            return (k, v)
-        }, uniquingKeysWith: { a, _ in a })
-        if let size = try? FileManager.default.attributesOfItem(atPath: url?.path ?? "")[.size] as? NSNumber,
-           size.intValue <= 64 << 20 {
-            let check = try connection.scalar("PRAGMA quick_check(1)")
-            if check != .text("ok") {
-                throw SwiftDataError(SwiftDataError.corruptStore.code,
-                                     "SQLite's integrity check failed (\(check.map { "\($0)" } ?? "no answer")); the file was not modified",
-                                     url: url)
-            }
-        }
-        let stored = meta["schema"] ?? ""
-        let expected = mapping.ddl.joined(separator: ";\n")
-        if stored != expected {
-            let have = Set(stored.components(separatedBy: ";\n")), want = Set(mapping.ddl)
-            let missing = want.subtracting(have).sorted().prefix(5).joined(separator: "\n  ")
-            let extra = have.subtracting(want).sorted().prefix(5).joined(separator: "\n  ")
-            throw SwiftDataError(SwiftDataError.incompatibleSchema.code,
-                                 "the store was written with a different schema and no migration plan covers it; the file was not modified.\n the models need:\n  \(missing)\n the store has:\n  \(extra)",
-                                 url: url)
-        }
-        identifier = meta["storeIdentifier"] ?? ""
-        if !readOnly, url != nil { try configureOnDisk() }
-    }
-
-    private func openError(_ e: SQLiteError) -> SwiftDataError {
-        if e.code == .notADatabase {
+    /// A typed error for an SQLite failure while opening; `modified` says whether the file may
+    /// have been written (only then may the message not promise it was left alone).
+    static func openError(_ e: SQLiteError, url: URL?, modified: Bool) -> SwiftDataError {
+        let untouched = modified ? "" : "; it was not modified"
+        switch e.code {
+        case .notADatabase:
             return SwiftDataError(SwiftDataError.notADatabase.code,
-                                  "the file is not an SQLite database; it was not modified", url: url, underlying: e)
-        }
-        if e.code == .corrupt {
+                                  "the file is not an SQLite database\(untouched). Point the configuration at a new file or at a store this library wrote",
+                                  url: url, underlying: e)
+        case .corrupt:
             return SwiftDataError(SwiftDataError.corruptStore.code,
-                                  "the store file is corrupt; it was not modified", url: url, underlying: e)
+                                  "SQLite reports the store file as corrupt\(untouched). Restore it from a backup",
+                                  url: url, underlying: e)
+        case .full:
+            return SwiftDataError(SwiftDataError.storeError.code,
+                                  "the disk is full\(untouched). Free some space and try again", url: url, underlying: e)
+        case .cantOpen:
+            return SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
+                                  "the store file cannot be opened (a missing directory, no permission, or not a regular file)\(untouched)",
+                                  url: url, underlying: e)
+        case .busy, .locked:
+            return SwiftDataError(SwiftDataError.storeError.code,
+                                  "another connection held the store locked past the busy timeout\(untouched). Try again",
+                                  url: url, underlying: e)
+        default:
+            return SwiftDataError(SwiftDataError.loadIssueModelContainer.code, "the store cannot be read\(untouched)",
+                                  url: url, underlying: e)
         }
-        return SwiftDataError(SwiftDataError.loadIssueModelContainer.code, "the store cannot be read",
-                              url: url, underlying: e)
     }
 
+    /// WAL and `synchronous = NORMAL`. Switching a new file to WAL needs a moment of exclusive
+    /// access; when another process holds the file (it is creating the same store) that
+    /// attempt can report busy without waiting, so it is retried within the busy timeout.
     private func configureOnDisk() throws {
-        _ = try connection.scalar("PRAGMA journal_mode = WAL")
-        try connection.execute("PRAGMA synchronous = NORMAL")
-    }
-
-    private func create() throws {
-        if url != nil { try configureOnDisk() }
-        identifier = UUID().uuidString
-        try connection.immediateTransaction {
-            for statement in mapping.ddl + mapping.declaredIndexDDL where !statement.hasPrefix("--") {
-                try connection.execute(statement)
+        let deadline = Date().addingTimeInterval(5)
+        while true {
+            do {
+                let mode = try connection.scalar("PRAGMA journal_mode = WAL")
+                if mode == .text("wal") { break }
+                throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
+                                     "SQLite would not switch the store to WAL mode (journal mode \(mode.map { "\($0)" } ?? "none"))",
+                                     url: url)
+            } catch let e as SQLiteError where (e.code == .busy || e.code == .locked) && Date() < deadline {
+                usleep(2_000)
+            } catch let e as SQLiteError {
+                throw SQLiteStore.openError(e, url: url, modified: false)
             }
-            try connection.execute("CREATE TABLE \"Z_METADATA\" (\"key\" TEXT PRIMARY KEY, \"value\" TEXT NOT NULL)")
-            let insert = "INSERT INTO \"Z_METADATA\" (key, value) VALUES (?, ?)"
-            try connection.run(insert, [.text("schema"), .text(mapping.ddl.joined(separator: ";\n"))])
-            try connection.run(insert, [.text("storeIdentifier"), .text(identifier)])
-            try connection.run(insert, [.text("formatVersion"), .text(SQLiteStore.formatVersion)])
         }
+        try withStoreErrors(url) { try connection.execute("PRAGMA synchronous = NORMAL") }
     }
 
     /// Deletes every row of every table, keeping the schema.

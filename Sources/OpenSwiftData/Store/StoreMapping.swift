@@ -36,8 +36,10 @@ final class StoreMapping: @unchecked Sendable {
         var slotColumns: [ObjectIdentifier: [Int: String]] = [:]
         /// For each entity: how to read a `SELECT Z_PK, Z_ENT, <columns>` row into slots.
         var decodePlans: [ObjectIdentifier: [ColumnRead]] = [:]
-        /// `"Z_PK", "Z_ENT", "c1", …` with the table alias `t`.
+        /// `"Z_PK", "Z_ENT", "c1", …, "Z_OPT"` with the table alias `t`.
         var selectList: String = ""
+        /// The index of `Z_OPT` (the row's version) in ``selectList``: after every column.
+        var versionColumn: Int32 { Int32(columns.count + 2) }
 
         struct ColumnRead {
             let slot: Int
@@ -132,7 +134,7 @@ final class StoreMapping: @unchecked Sendable {
         try assignColumns(schema)
         var groupIDs: [String: Int] = [:]
         for table in tables {
-            table.selectList = (["Z_PK", "Z_ENT"] + table.columns).map { "t." + quoteIdentifier($0) }.joined(separator: ", ")
+            table.selectList = (["Z_PK", "Z_ENT"] + table.columns + ["Z_OPT"]).map { "t." + quoteIdentifier($0) }.joined(separator: ", ")
             for e in table.entities {
                 var reads: [Table.ColumnRead] = []
                 for s in e.slots {
@@ -209,7 +211,7 @@ final class StoreMapping: @unchecked Sendable {
                 if (declared[s.name]?.count ?? 0) > 1 {
                     column = "\(String(describing: s.declaringType))_\(s.name)"
                 }
-                if column.uppercased() == "Z_PK" || column.uppercased() == "Z_ENT" { column = "_" + column }
+                if ["Z_PK", "Z_ENT", "Z_OPT"].contains(column.uppercased()) { column = "_" + column }
                 slotColumn[key(s)] = column
                 table.columns.append(column)
                 table.columnTypes.append(columnType(s))
@@ -357,6 +359,9 @@ final class StoreMapping: @unchecked Sendable {
             let q = quoteIdentifier(table.name)
             var cols = ["\"Z_PK\" INTEGER PRIMARY KEY", "\"Z_ENT\" INTEGER NOT NULL"]
             for (c, t) in zip(table.columns, table.columnTypes) { cols.append("\(quoteIdentifier(c)) \(t)") }
+            // The row's version (Core Data's optimistic-locking column): 1 when inserted, +1 on
+            // every update; a save compares it with the version its context read.
+            cols.append("\"Z_OPT\" INTEGER NOT NULL DEFAULT 1")
             statements.append("CREATE TABLE \(q) (\(cols.joined(separator: ", ")))")
             if table.entities.count > 1 {
                 statements.append("CREATE INDEX \(quoteIdentifier(table.name + "_Z_ENT")) ON \(q) (\"Z_ENT\")")
