@@ -65,6 +65,30 @@ public final class ModelContext {
     /// The weak reference every registered model holds to this context.
     let handle: ContextHandle
 
+    /// Saved models point at each other through loaded relationships (a category's words, each
+    /// word's category): strong references both ways, and every model holds the container
+    /// through its handle, so without this a released container would keep its connection and
+    /// file open for ever. When the context goes, the loaded relationships of its unchanged
+    /// saved models turn back into keys; a model still in use reloads them from the store on
+    /// its next read (through a private context, as any model that outlives its context does).
+    /// Models with unsaved changes keep their references: their graph cannot be reloaded.
+    deinit {
+        registered.forEach { model in
+            let d = model.persistentBackingData
+            guard d.status == .persisted, d.committed == nil, let layout = d.layout else { return }
+            for slot in layout.relationshipSlots where slot < d.values.count {
+                guard let value = d.values[slot] else { continue }
+                let s = layout.slots[slot]
+                if s.isToMany {
+                    d.values[slot] = nil
+                } else if !(value is ForeignKey), let target = s.toOneModel(value) {
+                    let pk = target.persistentBackingData.pk
+                    if pk != 0 { d.values[slot] = ForeignKey(pk: pk) }
+                }
+            }
+        }
+    }
+
     var store: SQLiteStore { container.store }
     var mapping: StoreMapping { container.mapping }
 
