@@ -75,7 +75,7 @@ struct StorageTests {
         #expect(Array(names.prefix(2)) == ["Z_PK", "Z_ENT"])
         #expect(cols.first { $0.name == "Z_PK" }?.pk == 1)
         #expect(cols.first { $0.name == "Z_PK" }?.type == "INTEGER")
-        #expect(Set(names) == ["Z_PK", "Z_ENT", "name", "days", "traveler", "perdiem", "lounge", "reason"])
+        #expect(Set(names) == ["Z_PK", "Z_ENT", "Z_OPT", "name", "days", "traveler", "perdiem", "lounge", "reason"])
         #expect(cols.first { $0.name == "perdiem" }?.type == "REAL")
         #expect(cols.first { $0.name == "name" }?.type == "TEXT")
         for t in ["Category", "Word", "Product", "Tag", "User", "Traveler"] {

@@ -235,7 +235,7 @@ extension ModelContext {
                     let ent = Int(stmt.int64(at: 1))
                     guard ent > 0, ent < entities.count, let layout = entities[ent] else { continue }
                     let d = BackingData(layout: layout, values: try readValues(stmt, readersByID[ent]),
-                                        pk: pk, storeIdentifier: storeID, contextHandle: handle)
+                                        pk: pk, version: stmt.int64(at: table.versionColumn), storeIdentifier: storeID, contextHandle: handle)
                     let model = MaterializationScope.run { layout.type.init(backingData: d) }
                     identities.insert(pk, model)
                     out.append(model as! T)
@@ -275,6 +275,7 @@ extension ModelContext {
     func decode(_ stmt: SQLiteStatement, into data: BackingData, model: (any PersistentModel)?,
                 table: StoreMapping.Table) throws {
         guard let layout = data.layout else { return }
+        data.version = stmt.int64(at: table.versionColumn)
         for read in table.plan(layout) {
             if let codec = read.codec {
                 if let model {

@@ -6,13 +6,20 @@ extension ModelContext {
     /// unchanged, the pending changes stay in the context and a retry can succeed.
     ///
     /// ```sql
-    /// INSERT INTO "Trip" ("Z_PK", "Z_ENT", "name", …) VALUES (?, ?, ?, …)   -- one statement per entity
-    /// UPDATE "Trip" SET "name" = ? WHERE "Z_PK" = ?                         -- changed columns only
+    /// INSERT INTO "Trip" ("Z_PK", "Z_ENT", "name", …) VALUES (?, ?, ?, …)   -- one statement per entity; Z_OPT = 1
+    /// UPDATE "Trip" SET "name" = ?, "Z_OPT" = "Z_OPT" + 1 WHERE "Z_PK" = ? RETURNING "Z_OPT"  -- changed columns only
     /// DELETE FROM "Trip" WHERE "Z_PK" = ?
     /// ```
+    /// Conflicts with other writers follow the configuration's
+    /// ``ModelConfiguration/mergePolicy``: by default (SwiftData's
+    /// `NSMergeByPropertyObjectTrumpMergePolicy`) the changed properties overwrite the store and
+    /// a model whose row another writer changed meanwhile is refreshed with the store's values
+    /// for the properties this context did not change; with `.error`, the `UPDATE` and `DELETE`
+    /// also require `"Z_OPT" = ?` (the version this context read), and any row changed or
+    /// deleted since makes the save throw ``SwiftDataError/mergeConflict`` with nothing written.
     /// - Throws: ``SwiftDataError`` — `.saveNotAllowed`, `.deleteRuleDenied`,
     ///   `.modelValidationFailure` (minimum/maximumModelCount), `.invalidValue`
-    ///   (NaN …), `.uniqueConstraintViolation`, `.unknownSchema`, `.storeError`.
+    ///   (NaN …), `.uniqueConstraintViolation`, `.mergeConflict`, `.unknownSchema`, `.storeError`.
     public func save() throws {
         if let e = deferredErrors.first { throw e }
         guard hasChanges else { return }
@@ -27,19 +34,24 @@ extension ModelContext {
         try validateRelationshipCounts()
         NotificationCenter.default.post(name: ModelContext.willSave, object: self)
 
-        let plan: UpsertPlan
+        let outcome: WriteOutcome
         do {
-            plan = try store.withConnection { db in
-                let plan = try db.immediateTransactionMapped { try self.write(db) }
+            outcome = try store.withConnection { db in
+                let outcome = try db.immediateTransactionMapped { try self.write(db) }
                 store.noteCommit()
-                return plan
+                return outcome
             }
         } catch {
             for m in inserted { m.persistentBackingData.pendingPK = 0 }
             throw error
         }
 
-        // Committed: apply the new identities and clear pending state.
+        // Committed: apply the new identities and versions and clear pending state.
+        let plan = outcome.plan
+        for (id, version) in outcome.versions { changed[id]?.persistentBackingData.version = version }
+        for m in inserted {
+            m.persistentBackingData.version = outcome.versions[ObjectIdentifier(m)] ?? 1
+        }
         var insertedIDs: [PersistentIdentifier] = []
         var updatedIDs: [PersistentIdentifier] = []
         var deletedIDs: [PersistentIdentifier] = []
@@ -86,6 +98,9 @@ extension ModelContext {
         changedOrder.removeAll()
         deleted.removeAll()
         deletedOrder.removeAll()
+        // Another writer changed these rows since they were read: the store now holds this
+        // context's changed properties and their other, newer properties; show those.
+        for m in outcome.stale where !m.persistentBackingData.isDeleted { refreshFromStore(m) }
         NotificationCenter.default.post(name: ModelContext.didSave, object: self, userInfo: [
             NotificationKey.insertedIdentifiers.rawValue: insertedIDs,
             NotificationKey.updatedIdentifiers.rawValue: updatedIDs,
@@ -98,13 +113,21 @@ extension ModelContext {
     /// that upsert into stored ones; inserts; updates; join-table pairs. Touches no in-memory
     /// state but the new rows' `pendingPK`, which `save()` clears on failure, so a failure leaves
     /// the context exactly as it was.
-    private func write(_ db: SQLiteConnection) throws -> UpsertPlan {
+    private func write(_ db: SQLiteConnection) throws -> WriteOutcome {
+        let strict = container.mergePolicy == .error
+        var conflicts: [any PersistentModel] = []
         // Deletes first, so a new model may take the unique values of one deleted in this save.
         for id in deletedOrder {
             guard let m = deleted[id] else { continue }
             let d = m.persistentBackingData
             guard let layout = d.layout, let table = mapping.table(for: layout) else { continue }
-            try db.run("DELETE FROM \(quoteIdentifier(table.name)) WHERE \"Z_PK\" = ?", [.integer(d.pk)])
+            if strict && d.version != 0 {
+                try db.run("DELETE FROM \(quoteIdentifier(table.name)) WHERE \"Z_PK\" = ? AND \"Z_OPT\" = ?",
+                           [.integer(d.pk), .integer(d.version)])
+                if db.changes == 0 { conflicts.append(m) }
+            } else {
+                try db.run("DELETE FROM \(quoteIdentifier(table.name)) WHERE \"Z_PK\" = ?", [.integer(d.pk)])
+            }
             for (other, column) in mapping.inboundForeignKeys(to: table) {
                 try db.run("UPDATE \(quoteIdentifier(other.name)) SET \(quoteIdentifier(column)) = NULL WHERE \(quoteIdentifier(column)) = ?", [.integer(d.pk)])
             }
@@ -115,6 +138,7 @@ extension ModelContext {
 
         let plan = try resolveUniqueness(db)
         try allocatePrimaryKeys(db, plan)
+        var outcome = WriteOutcome(plan: plan)
 
         // Rows that collide with stored ones replace those rows' values (upsert).
         var replaceSQL: [ObjectIdentifier: String] = [:]
@@ -124,11 +148,11 @@ extension ModelContext {
             let reads = table.plan(layout)
             if !reads.isEmpty {
                 let sql = replaceSQL[ObjectIdentifier(layout)] ?? {
-                    let sets = reads.map { "\(quoteIdentifier(table.columns[Int($0.column) - 2])) = ?" }
-                    return "UPDATE \(quoteIdentifier(table.name)) SET \(sets.joined(separator: ", ")) WHERE \"Z_PK\" = ?"
+                    let sets = reads.map { "\(quoteIdentifier(table.columns[Int($0.column) - 2])) = ?" } + [ModelContext.bumpVersion]
+                    return "UPDATE \(quoteIdentifier(table.name)) SET \(sets.joined(separator: ", ")) WHERE \"Z_PK\" = ? RETURNING \"Z_OPT\""
                 }()
                 replaceSQL[ObjectIdentifier(layout)] = sql
-                try runWrite(db, sql, layout) { stmt in
+                outcome.versions[ObjectIdentifier(m)] = try runVersionedWrite(db, sql, layout) { stmt in
                     for (i, read) in reads.enumerated() { try stmt.bind(try encodeColumn(d, read, model: m), at: Int32(i + 1)) }
                     stmt.bind(d.pendingPK, at: Int32(reads.count + 1))
                 }
@@ -168,15 +192,29 @@ extension ModelContext {
             let d = m.persistentBackingData
             guard d.status == .persisted, !upserted.contains(d.pk),
                   let layout = d.layout, let table = mapping.table(for: layout) else { continue }
+            // Only a row whose columns change gets a new version: a to-many change lives in the
+            // other rows' keys or a join table (set-like, nothing to lose), so it bumps nothing.
             let reads = table.plan(layout).filter { $0.slot < d.changed.count && d.changed[$0.slot] }
             guard !reads.isEmpty else { continue }
-            let sets = reads.map { "\(quoteIdentifier(table.columns[Int($0.column) - 2])) = ?" }
+            let sets = reads.map { "\(quoteIdentifier(table.columns[Int($0.column) - 2])) = ?" } + [ModelContext.bumpVersion]
+            let checked = strict && d.version != 0
             let sql = "UPDATE \(quoteIdentifier(table.name)) SET \(sets.joined(separator: ", ")) WHERE \"Z_PK\" = ?"
-            try runWrite(db, sql, layout) { stmt in
+                + (checked ? " AND \"Z_OPT\" = ?" : "") + " RETURNING \"Z_OPT\""
+            let version = try runVersionedWrite(db, sql, layout) { stmt in
                 for (i, read) in reads.enumerated() { try stmt.bind(try encodeColumn(d, read, model: m), at: Int32(i + 1)) }
                 stmt.bind(d.pk, at: Int32(reads.count + 1))
+                if checked { stmt.bind(d.version, at: Int32(reads.count + 2)) }
             }
+            guard let version else {
+                // Strict: the row changed since it was read, or is gone. Default: it is gone
+                // (deleted by another writer); the change has nothing left to update.
+                if strict { conflicts.append(m) }
+                continue
+            }
+            outcome.versions[id] = version
+            if d.version != 0 && version != d.version + 1 { outcome.stale.append(m) }
         }
+        if !conflicts.isEmpty { throw mergeConflictError(conflicts) }
         // Join tables: pairs of new models, and the difference for changed ones.
         for m in inserted.filter({ plan.collapsed[ObjectIdentifier($0)] == nil }) + changedOrder.compactMap({ changed[$0] }) {
             let d = m.persistentBackingData
@@ -202,7 +240,51 @@ extension ModelContext {
                 }
             }
         }
-        return plan
+        return outcome
+    }
+
+    /// `SET` term that makes a new version of a row.
+    static let bumpVersion = "\"Z_OPT\" = \"Z_OPT\" + 1"
+
+    /// What a save's write wrote besides rows: the uniqueness plan, the new version of every
+    /// updated row (by model), and the models another writer had changed since they were read.
+    struct WriteOutcome {
+        var plan: UpsertPlan
+        var versions: [ObjectIdentifier: Int64] = [:]
+        var stale: [any PersistentModel] = []
+    }
+
+    /// ``SwiftDataError/mergeConflict`` naming the models whose rows changed since they were read.
+    private func mergeConflictError(_ models: [any PersistentModel]) -> SwiftDataError {
+        let names = models.prefix(5).map { m -> String in
+            let d = m.persistentBackingData
+            return "\(d.layout?.name ?? "?") \(d.pk) (read at version \(d.version))"
+        }.joined(separator: ", ") + (models.count > 5 ? " and \(models.count - 5) more" : "")
+        return SwiftDataError(SwiftDataError.mergeConflict.code,
+                              "\(models.count) model(s) were changed or deleted by another context or process since this context read them: \(names); nothing was saved and the pending changes are kept. Fetch them again (or rollback()), re-apply the change and save",
+                              entityName: models.first?.persistentBackingData.layout?.name)
+    }
+
+    /// Reads `model`'s row again after a save and shows the stored values of the properties the
+    /// context has not changed (every property, right after a save).
+    private func refreshFromStore(_ model: any PersistentModel) {
+        let d = model.persistentBackingData
+        guard let layout = d.layout, let table = mapping.table(for: layout) else { return }
+        let sql = "SELECT \(table.selectList) FROM \(quoteIdentifier(table.name)) t WHERE t.\"Z_PK\" = ?"
+        do {
+            try store.withConnection { db in
+                let stmt = try db.cachedStatement(sql)
+                defer { stmt.reset() }
+                try stmt.bind(.integer(d.pk), at: 1)
+                if try stmt.step() {
+                    try decode(stmt, into: d, model: model, table: table)
+                    d.loadedGeneration = store.generation(db)
+                }
+            }
+        } catch {
+            // The save itself committed; a failed re-read only means the next fetch refreshes.
+            d.loadedGeneration = .unknown
+        }
     }
 
     /// New rows get keys above both the table's largest key and the largest ever handed out
@@ -263,12 +345,23 @@ extension ModelContext {
         return .null
     }
 
-    private func runWrite(_ db: SQLiteConnection, _ sql: String, _ layout: ModelLayout,
-                          bind: (SQLiteStatement) throws -> Void) throws {
+    /// Runs a bound `UPDATE … RETURNING "Z_OPT"`; returns the row's new version, or `nil` when
+    /// no row matched.
+    private func runVersionedWrite(_ db: SQLiteConnection, _ sql: String, _ layout: ModelLayout,
+                                   bind: (SQLiteStatement) throws -> Void) throws -> Int64? {
         let stmt = try db.cachedStatement(sql)
         defer { stmt.reset() }
         try bind(stmt)
-        try step(stmt, layout)
+        do {
+            guard try stmt.step() else { return nil }
+            let version = stmt.int64(at: 0)
+            while try stmt.step() {}
+            return version
+        } catch let e as SQLiteError where e.code == .constraint {
+            throw SwiftDataError(SwiftDataError.uniqueConstraintViolation.code,
+                                 "a \(layout.name) collides with a stored one on a unique attribute (\(e.message)); nothing was saved",
+                                 entityName: layout.name, sql: stmt.sql, underlying: e)
+        }
     }
 
     /// Executes a bound write statement, naming the model in a constraint failure.

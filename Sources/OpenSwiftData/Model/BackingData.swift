@@ -22,6 +22,9 @@ public final class BackingData {
     var contextHandle: ContextHandle?
     /// The row's primary key; 0 while the model has never been saved.
     var pk: Int64 = 0
+    /// The row's version (`Z_OPT`) when its values were read or last saved; 0 = unknown. A save
+    /// compares it with the store's to detect a change made by someone else in between.
+    var version: Int64 = 0
     /// The key a save in progress assigned to a new row; made permanent only if the save commits.
     var pendingPK: Int64 = 0
     var tempKey: UInt64 = 0
@@ -53,11 +56,12 @@ public final class BackingData {
     }
 
     /// A stored row's storage, complete in one initialiser (the row-decoding loop's path).
-    init(layout: ModelLayout, values: ContiguousArray<Any?>, pk: Int64, storeIdentifier: String,
+    init(layout: ModelLayout, values: ContiguousArray<Any?>, pk: Int64, version: Int64 = 0, storeIdentifier: String,
          contextHandle: ContextHandle?) {
         self.layout = layout
         self.values = values
         self.pk = pk
+        self.version = version
         self.status = .persisted
         self.storeIdentifier = storeIdentifier
         self.contextHandle = contextHandle
