@@ -192,14 +192,29 @@ extension ParsedArguments {
     ///   lies under one, or no file can be created there.
     public func writableDirectory(_ name: String) throws -> URL? {
         guard let text = try path(name) else { return nil }
+        return try Self.writableDirectory(text, option: name)
+    }
+
+    /// The value of `--name`, or `defaultPath` when the option was not given, checked as
+    /// ``writableDirectory(_:)`` checks it: a default that cannot be written fails up front too.
+    ///
+    /// ```swift
+    /// let out = try parsed.writableDirectory("out", default: "Reports")
+    /// ```
+    /// - Throws: ``ArgumentError`` `.invalidValue` naming the option (and the default path).
+    public func writableDirectory(_ name: String, default defaultPath: String) throws -> URL {
+        try Self.writableDirectory(try path(name) ?? defaultPath, option: name)
+    }
+
+    private static func writableDirectory(_ text: String, option name: String) throws -> URL {
         let url = URL(fileURLWithPath: text, isDirectory: true)
         switch PathProbe.kind(url.path) {
         case .directory:
-            try Self.checkCanCreateFiles(in: url.path, for: name, text)
+            try checkCanCreateFiles(in: url.path, for: name, text)
         case .regularFile, .other:
-            throw Self.invalid(name, text, "--\(name): '\(text)' is a file, not a directory")
+            throw invalid(name, text, "--\(name): '\(text)' is a file, not a directory")
         case .missing:
-            try Self.checkCanCreate(url, for: name, text)
+            try checkCanCreate(url, for: name, text)
         }
         return url
     }
