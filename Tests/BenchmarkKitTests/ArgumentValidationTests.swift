@@ -151,6 +151,17 @@ struct ArgumentValidationTests {
         _ = invalid("out") { _ = try parse("--out", file.appendingPathComponent("deeper/still").path).writableDirectory("out") }
     }
 
+    @Test("a default directory is checked like a given one, and the error names the option")
+    func writableDirectoryDefault() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        #expect(try parse().writableDirectory("out", default: dir.path).path == dir.path)
+        let given = dir.appendingPathComponent("given")
+        #expect(try parse("--out", given.path).writableDirectory("out", default: "/dev/null/x").path == given.path)
+        let error = invalid("out") { _ = try parse().writableDirectory("out", default: "/dev/null/Reports") }
+        #expect(error?.message == "--out: '/dev/null/Reports' is under '/dev/null', which is not a directory")
+    }
+
     @Test("a file to write may be new or a regular file, never a directory, a device, or under a file")
     func writableFiles() throws {
         let dir = try temporaryDirectory()
