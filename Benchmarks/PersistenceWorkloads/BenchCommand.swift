@@ -15,7 +15,7 @@ public enum BenchCommand {
             .option("filter", placeholder: "text", repeatable: true, help: "Only workloads whose name or group contains this text."),
             .option("store", placeholder: "memory|disk|all", help: "Which stores to run on; default all."),
             .option("strategy", placeholder: "strategies", repeatable: true,
-                    help: "Index strategies for the query workloads: none, declared, custom:Entity(a,b);Entity(c). Default none,declared."),
+                    help: "Index strategies for the query workloads: none, declared, custom:BenchItem(a,b);BenchItem(c). Default none,declared."),
             .option("compare", placeholder: "FILE", help: "Compare with a baseline report; exit 1 when a ratio to raw or malloc count regresses."),
             .option("out", placeholder: "DIR", help: "Where the report files go; default Reports."),
             .flag("allow-debug", help: "Run even in a debug build (numbers are then meaningless)."),
@@ -30,54 +30,133 @@ public enum BenchCommand {
         .init(label: "fetchCount, unindexed scans ≤ 1.2×", ratio: 1.2),
     ]
 
-    /// Runs the command; returns the process exit code.
+    /// The `bench` options, parsed and validated; ``options(_:)`` builds them without running anything.
+    ///
+    /// ```swift
+    /// let options = try BenchCommand.options(parser.parse(["bench", "--quick", "--scale", "1000"]))
+    /// options.scales   // [1000]
+    /// ```
+    public struct Options: Equatable, Sendable {
+        /// `--quick`: a quarter-second budget per result instead of two seconds.
+        public var quick: Bool = false
+        /// The row counts to run at (`--scale`, then 1,000,000 with `--million`).
+        public var scales: [Int] = [1_000, 10_000, 100_000]
+        /// The stores to run on (`--store`).
+        public var stores: [BenchStore] = [.disk, .memory]
+        /// The index strategies for the query workloads (`--strategy`).
+        public var strategies: [IndexStrategy] = [.none, .declared]
+        /// Lowercased texts a workload's name or group must contain (`--filter`); empty runs all.
+        public var filters: [String] = []
+        /// The baseline report to compare with (`--compare`), read before the run.
+        public var baseline: BenchmarkReport?
+        /// The directory the report files go to (`--out`).
+        public var out: URL = URL(fileURLWithPath: "Reports", isDirectory: true)
+        /// `--allow-debug`: run even in a debug build.
+        public var allowDebug: Bool = false
+        /// `--memory-check`: also compare peak RSS of two child processes.
+        public var memoryCheck: Bool = false
+        /// `--rss-probe`: only insert this many rows and print the peak RSS.
+        public var rssProbe: Int?
+
+        /// How the runner measures: a quarter second (quick) or two seconds per result, at least 5 runs.
+        public var configuration: RunnerConfiguration {
+            // Quick: one warm-up, then about a quarter second per result (at least 5 runs), so cheap
+            // operations still get enough runs for a stable median (at least 5, so a 25 % gate is not tripped by noise).
+            var config = quick
+                ? RunnerConfiguration(warmUpIterations: 1, mode: .timeBudget(seconds: 0.25, minIterations: 5, maxIterations: 200))
+                : RunnerConfiguration(warmUpIterations: 1, mode: .timeBudget(seconds: 2, minIterations: 5, maxIterations: 500))
+            config.allowDebug = allowDebug
+            return config
+        }
+    }
+
+    /// Parses and validates every option, reading the `--compare` baseline and probing `--out`;
+    /// runs nothing, so a bad value fails at once.
+    ///
+    /// ```swift
+    /// try BenchCommand.options(parser.parse(["bench", "--scale", "-5"]))
+    /// // throws ArgumentError.invalidValue: --scale takes an integer ≥ 1, not '-5'
+    /// ```
+    /// - Throws: ``ArgumentError`` `.invalidValue` whose message names the option.
+    public static func options(_ args: ParsedArguments) throws -> Options {
+        var o = Options()
+        o.quick = args.flag("quick")
+        o.allowDebug = args.flag("allow-debug")
+        o.memoryCheck = args.flag("memory-check")
+        o.rssProbe = try args.integer("rss-probe", in: 1...)
+        let scales = try args.integers("scale", in: 1...)
+        if !scales.isEmpty { o.scales = scales }
+        if args.flag("million"), !o.scales.contains(1_000_000) { o.scales.append(1_000_000) }
+        switch try args.choice("store", from: ["memory", "disk", "all"]) ?? "all" {
+        case "memory": o.stores = [.memory]
+        case "disk": o.stores = [.disk]
+        default: o.stores = [.disk, .memory]
+        }
+        let strategies = try args.values("strategy").flatMap(splitStrategies).map(parseStrategy)
+        if !strategies.isEmpty { o.strategies = strategies }
+        o.filters = args.list("filter").map { $0.lowercased() }
+        let workloads = PersistenceWorkloads.all
+        for filter in o.filters where !workloads.contains(where: { matches($0, [filter]) }) {
+            let groups = Array(Set(workloads.map(\.group))).sorted()
+            throw ArgumentError(code: .invalidValue, argument: filter,
+                                message: "--filter '\(filter)' matches no workload's name or group (groups: \(groups.joined(separator: ", ")))",
+                                suggestion: ArgumentParser.closest(to: filter, in: groups))
+        }
+        o.baseline = try args.existingFile("compare", holding: "a benchmark report") { try JSONReportCoder.read(from: $0) }
+        o.out = try args.writableDirectory("out", default: "Reports")
+        return o
+    }
+
+    /// Refuses what would stop the run later: a debug build without `--allow-debug`.
+    ///
+    /// ```swift
+    /// try BenchCommand.checkRunnable(options)   // before any long work
+    /// ```
+    /// - Throws: ``BenchmarkError`` `.debugBuild` or `.invalidConfiguration`.
+    public static func checkRunnable(_ options: Options) throws {
+        try BenchmarkRunner(configuration: options.configuration).validate()
+    }
+
+    /// Parses, validates and runs the command; returns the process exit code.
+    ///
+    /// ```swift
+    /// exit(try BenchCommand.run(parser.parse(["bench", "--quick"]), toolchain: nil))
+    /// ```
     public static func run(_ args: ParsedArguments, toolchain: String?) throws -> Int32 {
-        if let probe = args.value("rss-probe"), let rows = Int(probe) {
+        try run(options(args), toolchain: toolchain)
+    }
+
+    /// Runs validated options; returns the process exit code (1 when `--compare` finds a regression).
+    ///
+    /// ```swift
+    /// exit(try BenchCommand.run(options, toolchain: nil))
+    /// ```
+    public static func run(_ o: Options, toolchain: String?) throws -> Int32 {
+        if let rows = o.rssProbe {
             print(try rssProbe(rows: rows))
             return 0
         }
-        // Quick: one warm-up, then about a quarter second per result (at least 5 runs), so cheap
-        // operations still get enough runs for a stable median (at least 5, so a 25 % gate is not tripped by noise).
-        var config = args.flag("quick")
-            ? RunnerConfiguration(warmUpIterations: 1, mode: .timeBudget(seconds: 0.25, minIterations: 5, maxIterations: 200))
-            : RunnerConfiguration(warmUpIterations: 1, mode: .timeBudget(seconds: 2, minIterations: 5, maxIterations: 500))
-        config.allowDebug = args.flag("allow-debug")
-        var scales = args.list("scale").compactMap { Int($0.replacingOccurrences(of: "_", with: "")) }
-        if scales.isEmpty { scales = [1_000, 10_000, 100_000] }
-        if args.flag("million") { scales.append(1_000_000) }
-        let stores: [BenchStore] = switch args.value("store") ?? "all" {
-        case "memory": [.memory]
-        case "disk": [.disk]
-        case "all": [.disk, .memory]
-        case let other: throw ArgumentError(code: .unexpectedValue, argument: other, message: "--store takes memory, disk or all, not '\(other)'")
-        }
-        let strategyArgs = args.values("strategy").flatMap { $0.split(separator: ",", omittingEmptySubsequences: true).map(String.init) }
-        let strategies = try (strategyArgs.isEmpty ? ["none", "declared"] : strategyArgs).map(parseStrategy)
-        let filters = args.list("filter").map { $0.lowercased() }
-
+        try checkRunnable(o)
         let cache = FixtureCache()
         defer { cache.removeAll() }
-        let benchmarks = makeBenchmarks(cache: cache, stores: stores, strategies: strategies, scales: scales, filters: filters)
+        let benchmarks = makeBenchmarks(cache: cache, stores: o.stores, strategies: o.strategies, scales: o.scales, filters: o.filters)
         guard !benchmarks.isEmpty else {
-            print("no workload matches the filter \(filters)")
+            print("no workload matches the filter \(o.filters)")
             return 1
         }
         var last = ""
-        let runner = BenchmarkRunner(configuration: config, progress: { p in
+        let runner = BenchmarkRunner(configuration: o.configuration, progress: { p in
             let line = "\(p.benchmark) [\(p.store)\(p.strategy.isEmpty ? "" : ", \(p.strategy)")] \(p.scale) rows: \(p.phase.rawValue)"
             if line != last { last = line; FileHandle.standardError.write(Data((line + "\n").utf8)) }
         })
-        try runner.validate()
         let results = try runner.run(benchmarks)
         let report = BenchmarkReport.current(toolchain: toolchain, results: results)
-        let out = URL(fileURLWithPath: args.value("out") ?? "Reports")
-        let written = try ReportDirectoryWriter.write(report, to: out, targets: targets)
+        let written = try ReportDirectoryWriter.write(report, to: o.out, targets: targets)
         print(summary(report))
-        if args.flag("memory-check") { print(try memoryCheck()) }
+        if o.memoryCheck { print(try memoryCheck()) }
         print("reports:")
         for url in written { print("  \(url.path)") }
-        if let baselinePath = args.value("compare") {
-            let baseline = try JSONReportCoder.read(from: URL(fileURLWithPath: baselinePath))
+        if let baseline = o.baseline {
             let outcome = BaselineComparison.compare(current: report, baseline: baseline)
             print(outcome.table())
             if outcome.verdict == .fail { return 1 }
@@ -85,28 +164,80 @@ public enum BenchCommand {
         return 0
     }
 
-    /// `none`, `declared` or `custom:Entity(a,b);Entity(c)`.
+    /// Splits one `--strategy` value at the commas outside parentheses:
+    /// `none,custom:BenchItem(code,price)` → `none`, `custom:BenchItem(code,price)`.
+    static func splitStrategies(_ text: String) -> [String] {
+        var parts: [String] = [], current = "", depth = 0
+        for character in text {
+            switch character {
+            case "(": depth += 1
+            case ")": depth -= 1
+            case "," where depth == 0:
+                parts.append(current)
+                current = ""
+                continue
+            default: break
+            }
+            current.append(character)
+        }
+        parts.append(current)
+        return parts.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// `none`, `declared` or `custom:Entity(a,b);Entity(c)`, where every entity is `BenchItem`
+    /// (the raw-SQLite twin indexes only that table) and every property one of its attributes.
+    ///
+    /// ```swift
+    /// let strategy = try BenchCommand.parseStrategy("custom:BenchItem(code,price)")
+    /// ```
+    /// - Throws: ``ArgumentError`` `.invalidValue` naming `--strategy`.
     public static func parseStrategy(_ text: String) throws -> IndexStrategy {
         switch text {
         case "none": return .none
         case "declared": return .declared
         default:
             guard text.hasPrefix("custom:") else {
-                throw ArgumentError(code: .unexpectedValue, argument: text,
-                                    message: "unknown index strategy '\(text)'; use none, declared or custom:Entity(a,b)")
+                throw ArgumentError(code: .invalidValue, argument: text,
+                                    message: "--strategy takes none, declared or custom:Entity(a,b), not '\(text)'",
+                                    suggestion: ArgumentParser.closest(to: text, in: ["none", "declared"]))
             }
             var sets: [String: [[String]]] = [:]
+            let attributes = Schema([BenchItem.self, BenchGroup.self]).entitiesByName["BenchItem"]?.attributes.map(\.name) ?? []
             for part in text.dropFirst("custom:".count).split(separator: ";") {
                 guard let open = part.firstIndex(of: "("), part.last == ")" else {
-                    throw ArgumentError(code: .unexpectedValue, argument: String(part),
-                                        message: "write a custom index as Entity(property,property)")
+                    throw ArgumentError(code: .invalidValue, argument: String(part),
+                                        message: "--strategy: write a custom index as Entity(property,property), not '\(part)'")
                 }
                 let entity = String(part[..<open])
-                let props = part[part.index(after: open)..<part.index(before: part.endIndex)].split(separator: ",").map(String.init)
+                guard entity == "BenchItem" else {
+                    throw ArgumentError(code: .invalidValue, argument: entity,
+                                        message: "--strategy: custom indexes go on BenchItem (the table both sides of the benchmark share), not '\(entity)'",
+                                        suggestion: ArgumentParser.closest(to: entity, in: ["BenchItem"]))
+                }
+                let props = part[part.index(after: open)..<part.index(before: part.endIndex)]
+                    .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                guard !props.isEmpty else {
+                    throw ArgumentError(code: .invalidValue, argument: String(part),
+                                        message: "--strategy: '\(part)' names no property; write BenchItem(property,property)")
+                }
+                for property in props where !attributes.contains(property) {
+                    throw ArgumentError(code: .invalidValue, argument: property,
+                                        message: "--strategy: BenchItem has no attribute '\(property)' (attributes: \(attributes.joined(separator: ", ")))",
+                                        suggestion: ArgumentParser.closest(to: property, in: attributes))
+                }
                 sets[entity, default: []].append(props)
+            }
+            guard !sets.isEmpty else {
+                throw ArgumentError(code: .invalidValue, argument: text,
+                                    message: "--strategy: '\(text)' names no index; write custom:BenchItem(property,property)")
             }
             return .custom(sets)
         }
+    }
+
+    /// Whether `filters` (lowercased) select workload `w`: none given, or one is in its name or group.
+    static func matches(_ w: Workload, _ filters: [String]) -> Bool {
+        filters.isEmpty || filters.contains { w.name.lowercased().contains($0) || w.group.lowercased().contains($0) }
     }
 
     /// Builds one benchmark per workload × store × strategy.
@@ -114,7 +245,7 @@ public enum BenchCommand {
                                       scales: [Int], filters: [String]) -> [Benchmark] {
         var out: [Benchmark] = []
         for w in PersistenceWorkloads.all {
-            if !filters.isEmpty, !filters.contains(where: { w.name.lowercased().contains($0) || w.group.lowercased().contains($0) }) { continue }
+            if !matches(w, filters) { continue }
             for store in stores {
                 for strategy in (w.isQuery ? strategies : [.declared]) {
                     let b = Benchmark(

@@ -20,6 +20,9 @@ public struct ArgumentError: Error, Equatable, CustomStringConvertible {
         public static let missingValue = Code(description: "missingValue")
         /// A flag was given `=value`.
         public static let unexpectedValue = Code(description: "unexpectedValue")
+        /// An option's value is malformed or out of range, names nothing known, or names a file
+        /// that cannot be read or a path that cannot be written (see ``ParsedArguments``' checks).
+        public static let invalidValue = Code(description: "invalidValue")
         /// A non-repeatable option was given twice.
         public static let duplicateOption = Code(description: "duplicateOption")
         /// A positional argument where none is accepted.

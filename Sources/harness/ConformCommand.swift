@@ -23,6 +23,7 @@ enum ConformCommand {
         ],
         positionalPlaceholder: nil)
 
+    /// The validated options; ``options(_:)`` builds them without running anything.
     struct Options {
         var stores: [StoreKind] = StoreKind.allCases
         var suites: [ConformanceSuite] = ConformanceSuite.all
@@ -37,50 +38,36 @@ enum ConformCommand {
         var shrink = true
     }
 
+    /// Parses and validates every option (numbers in range, known names, writable report files,
+    /// a `--regressions` file that parses when it exists); runs nothing.
+    ///
+    /// - Throws: ``ArgumentError`` `.invalidValue` naming the option.
     static func options(_ args: ParsedArguments) throws -> Options {
         var o = Options()
-        switch args.value("store") ?? "all" {
+        switch try args.choice("store", from: ["memory", "disk", "all"]) ?? "all" {
         case "memory": o.stores = [.memory]
         case "disk": o.stores = [.disk]
-        case "all": o.stores = StoreKind.allCases
-        case let other: throw ArgumentError(code: .unexpectedValue, argument: other, message: "--store takes memory, disk or all, not '\(other)'")
+        default: o.stores = StoreKind.allCases
         }
-        let names = args.list("suite")
+        let names = try args.choices("suite", from: ConformanceSuite.all.map(\.name) + ["differential"])
         if !names.isEmpty {
-            o.suites = try names.filter { $0 != "differential" }.map { name in
-                guard let s = ConformanceSuite.named(name) else {
-                    let names = ConformanceSuite.all.map(\.name) + ["differential"]
-                    throw ArgumentError(code: .unexpectedValue, argument: name,
-                                        message: "no suite named '\(name)' (suites: \(names.joined(separator: ", ")))",
-                                        suggestion: ArgumentParser.closest(to: name, in: names))
-                }
-                return s
-            }
+            o.suites = names.filter { $0 != "differential" }.compactMap(ConformanceSuite.named)   // names are checked
             o.differential = names.contains("differential")
         }
-        func number<T: FixedWidthInteger>(_ name: String, _ type: T.Type) throws -> T? {
-            guard let text = args.value(name) else { return nil }
-            guard let n = T(text.replacingOccurrences(of: "_", with: "")), n >= 0 else {
-                throw ArgumentError(code: .unexpectedValue, argument: text, message: "--\(name) takes a non-negative integer, not '\(text)'")
-            }
-            return n
-        }
-        o.seed = try number("seed", UInt64.self) ?? 1
-        o.cases = try number("differential", Int.self) ?? 10_000
+        o.seed = try args.integer("seed", as: UInt64.self) ?? 1
+        o.cases = try args.integer("differential", in: 0...) ?? 10_000
         if o.cases == 0 { o.differential = false }
-        o.jobs = max(1, try number("jobs", Int.self) ?? o.jobs)
-        o.only = try args.list("case").map { text in
-            guard let n = Int(text), n >= 0 else {
-                throw ArgumentError(code: .unexpectedValue, argument: text, message: "--case takes a case number, not '\(text)'")
-            }
-            return n
-        }
+        o.jobs = try args.integer("jobs", in: 1...) ?? o.jobs
+        o.only = try args.integers("case", in: 0...)
         if !o.only.isEmpty {
             o.differential = true
             if names.isEmpty { o.suites = [] }
         }
-        o.junit = args.value("junit")
-        o.markdown = args.value("markdown")
+        o.junit = try args.writableFile("junit")?.path
+        o.markdown = try args.writableFile("markdown")?.path
+        if let url = try args.writableFile("regressions"), FileManager.default.fileExists(atPath: url.path) {
+            _ = try args.existingFile("regressions", holding: "a regression file") { try RegressionFile.read($0) }
+        }
         o.regressions = args.value("regressions")
         o.shrink = !args.flag("no-shrink")
         return o

@@ -24,53 +24,72 @@ enum FixturesCommand {
         ],
         positionalPlaceholder: "verify FILE")
 
-    /// Runs the command; returns the process exit code.
-    static func run(_ args: ParsedArguments) throws -> Int32 {
+    /// What `fixtures` was asked to do, with every option validated.
+    enum Mode {
+        /// `fixtures --schema NAME [--seed S] [--scale N] [--traits a,b] --out FILE`.
+        case write(sample: SampleSchema, seed: UInt64, scale: Int, traits: Traits, out: URL)
+        /// `fixtures verify FILE [--regenerate]`; the file itself is checked by the library.
+        case verify(URL, regenerate: Bool)
+    }
+
+    /// The options of each mode; an option of the other mode is an error, not silently ignored.
+    static let writeOptions = ["schema", "seed", "scale", "out", "traits"]
+
+    /// Parses and validates every option and positional; writes nothing.
+    ///
+    /// - Throws: ``ArgumentError`` naming the option.
+    static func mode(_ args: ParsedArguments) throws -> Mode {
         if let first = args.positionals.first {
             guard first == "verify", args.positionals.count == 2 else {
                 throw ArgumentError(code: .unexpectedArgument, argument: first,
                                     message: "expected 'fixtures verify FILE' or 'fixtures --schema NAME … --out FILE'")
             }
-            return try verify(URL(fileURLWithPath: args.positionals[1]), regenerate: args.flag("regenerate"))
+            if let stray = writeOptions.first(where: { args.value($0) != nil }) {
+                throw ArgumentError(code: .unexpectedArgument, argument: "--\(stray)",
+                                    message: "--\(stray) writes a fixture; 'fixtures verify FILE' takes only --regenerate")
+            }
+            return .verify(URL(fileURLWithPath: args.positionals[1]), regenerate: args.flag("regenerate"))
         }
-        guard let name = args.value("schema") else {
+        if args.flag("regenerate") {
+            throw ArgumentError(code: .unexpectedArgument, argument: "--regenerate",
+                                message: "--regenerate goes with 'fixtures verify FILE'")
+        }
+        let names = SampleSchema.all.map(\.name)
+        guard let name = try args.choice("schema", from: names), let sample = SampleSchema.named(name) else {
             throw ArgumentError(code: .missingValue, argument: "--schema",
-                                message: "--schema is required; one of: \(SampleSchema.all.map(\.name).joined(separator: ", "))")
+                                message: "--schema is required; one of: \(names.joined(separator: ", "))")
         }
-        guard let sample = SampleSchema.named(name) else {
-            throw ArgumentError(code: .unexpectedValue, argument: name, message: "unknown schema '\(name)'",
-                                suggestion: SampleSchema.all.map(\.name).first { $0.hasPrefix(String(name.prefix(2))) })
-        }
-        guard let out = args.value("out") else {
+        let seed = try args.integer("seed", as: UInt64.self) ?? 1
+        let scale = try args.integer("scale", in: 1...) ?? 1000
+        let traitNames = try args.choices("traits", from: Traits.named.map(\.name))
+        let traits = Traits.named.filter { traitNames.contains($0.name) }.reduce(into: Traits()) { $0.insert($1.trait) }
+        guard let out = try args.writableFile("out") else {
             throw ArgumentError(code: .missingValue, argument: "--out", message: "--out FILE is required")
         }
-        let seedText = args.value("seed") ?? "1"
-        guard let seed = UInt64(seedText.replacingOccurrences(of: "_", with: "")) else {
-            throw ArgumentError(code: .unexpectedValue, argument: seedText, message: "--seed takes an unsigned 64-bit integer")
+        return .write(sample: sample, seed: seed, scale: scale, traits: traits, out: out)
+    }
+
+    /// Runs the command; returns the process exit code.
+    static func run(_ args: ParsedArguments) throws -> Int32 {
+        switch try mode(args) {
+        case .verify(let url, let regenerate):
+            return try verify(url, regenerate: regenerate)
+        case .write(let sample, let seed, let scale, let traits, let url):
+            let manifest = try FixtureFile.write(sample, seed: seed, scale: scale, traits: traits, to: url)
+            let size = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber
+            print("wrote \(url.path) (\(size.map { "\($0) bytes, " } ?? "")page size \(manifest.pageSize))")
+            print("manifest \(FixtureManifest.url(for: url).path)")
+            print("schema \(manifest.schema), seed \(manifest.seed), scale \(manifest.scale), traits [\(manifest.traits.joined(separator: ","))]")
+            for (table, rows) in manifest.rowCounts.sorted(by: { $0.key < $1.key }) { print("  \(table): \(rows) rows") }
+            print("digest \(manifest.digest)")
+            return 0
         }
-        let scaleText = args.value("scale") ?? "1000"
-        guard let scale = Int(scaleText.replacingOccurrences(of: "_", with: "")), scale >= 0 else {
-            throw ArgumentError(code: .unexpectedValue, argument: scaleText, message: "--scale takes a row count")
-        }
-        guard let traits = Traits(names: args.list("traits")) else {
-            throw ArgumentError(code: .unexpectedValue, argument: args.list("traits").joined(separator: ","),
-                                message: "--traits takes: \(Traits.named.map(\.name).joined(separator: ", "))")
-        }
-        let url = URL(fileURLWithPath: out)
-        let manifest = try FixtureFile.write(sample, seed: seed, scale: scale, traits: traits, to: url)
-        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue ?? 0
-        print("wrote \(url.path) (\(size) bytes, page size \(manifest.pageSize))")
-        print("manifest \(FixtureManifest.url(for: url).path)")
-        print("schema \(manifest.schema), seed \(manifest.seed), scale \(manifest.scale), traits [\(manifest.traits.joined(separator: ","))]")
-        for (table, rows) in manifest.rowCounts.sorted(by: { $0.key < $1.key }) { print("  \(table): \(rows) rows") }
-        print("digest \(manifest.digest)")
-        return 0
     }
 
     private static func verify(_ url: URL, regenerate: Bool) throws -> Int32 {
         let result = try FixtureFile.verify(url, regenerate: regenerate)
         if result.isValid {
-            print("ok \(url.path): digest \(result.content.digest)\(regenerate ? " (regenerated: same)" : "")")
+            print("ok \(url.path): integrity_check ok, digest \(result.content.digest)\(regenerate ? " (regenerated: same)" : "")")
             return 0
         }
         print("MISMATCH \(url.path):")

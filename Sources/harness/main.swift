@@ -2,6 +2,7 @@
 // differential checks, quick benchmarks, reports); `conform`, `bench` and `fixtures` run one part.
 import BenchmarkKit
 import Foundation
+import OpenSwiftData
 import PersistenceWorkloads
 
 let parser = ArgumentParser(
@@ -47,6 +48,11 @@ do {
 } catch let error as ArgumentError {
     FileHandle.standardError.write(Data("harness: \(error)\n\n\(parser.helpText(for: currentSubcommand))\n".utf8))
     exit(2)
+} catch let error as SwiftDataError {
+    // The message says what to do; the cause chain (decoder and SQLite dumps) stays out of the terminal.
+    let file = error.url.map(\.relativePath).flatMap { error.message.contains($0) ? nil : " (\($0))" } ?? ""
+    FileHandle.standardError.write(Data("harness: \(error.message)\(file)\n".utf8))
+    exit(1)
 } catch {
     FileHandle.standardError.write(Data("harness: \(error)\n".utf8))
     exit(1)

@@ -77,16 +77,15 @@ public enum FixtureFile {
 
     /// The content of a fixture file (digest, schema hash, row counts), read-only.
     ///
+    /// - Throws: ``SwiftDataError`` naming the file: `.loadIssueModelContainer` when it is
+    ///   missing, `.notADatabase` when it is no SQLite database, `.corruptStore` when it is malformed.
     /// ```swift
     /// let digest = try FixtureFile.content(of: out).digest
     /// ```
     public static func content(of url: URL) throws -> CanonicalDump.Content {
-        guard FileManager.default.fileExists(atPath: url.path) else {
-            throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code, "no fixture file at \(url.path)", url: url)
-        }
-        let db = try SQLiteConnection(path: url.path, mode: .readOnly)
+        let db = try openReadOnly(url)
         defer { db.close() }
-        return try CanonicalDump.content(of: db)
+        return try reading(url) { try CanonicalDump.content(of: db) }
     }
 
     /// The result of ``verify(_:regenerate:)``: what differs between file and manifest.
@@ -100,23 +99,40 @@ public enum FixtureFile {
         public var manifest: FixtureManifest
         /// What the file holds now.
         public var content: CanonicalDump.Content
-        /// One line per difference; empty when the fixture is intact.
+        /// What SQLite's `PRAGMA integrity_check` reports, one line per problem (an index that
+        /// misses rows, a malformed page …); empty when it answers `ok`.
+        public var integrityProblems: [String]
+        /// One line per difference or integrity problem; empty when the fixture is intact.
         public var mismatches: [String]
         /// `true` when nothing differs.
         public var isValid: Bool { mismatches.isEmpty }
     }
 
-    /// Recomputes the file's digest, schema hash and row counts and compares them with its
-    /// manifest; with `regenerate`, also regenerates the sample schema from the manifest's seed,
-    /// scale and traits and compares that digest too.
+    /// Runs SQLite's integrity check on the file (read-only), recomputes its digest, schema hash,
+    /// row counts and page size and compares them with its manifest; with `regenerate`, also
+    /// regenerates the sample schema from the manifest's seed, scale and traits and compares that
+    /// digest too.
     ///
+    /// A damaged file whose rows are intact (an index that misses rows) still fails: every line
+    /// `PRAGMA integrity_check` reports is a mismatch.
+    /// - Throws: ``SwiftDataError`` whose one-line message names the file, when the input is no
+    ///   fixture: `.loadIssueModelContainer` for a missing file or a missing or unreadable
+    ///   manifest, `.notADatabase` for a directory, an empty file or a non-SQLite file,
+    ///   `.corruptStore` when SQLite cannot read the file's content at all.
     /// ```swift
     /// let v = try FixtureFile.verify(URL(fileURLWithPath: "Fixtures/users.sqlite"), regenerate: true)
     /// ```
     public static func verify(_ url: URL, regenerate: Bool = false) throws -> Verification {
+        let db = try openReadOnly(url)
+        defer { db.close() }
         let manifest = try FixtureManifest.read(for: url)
-        let content = try content(of: url)
-        var mismatches: [String] = []
+        let integrityProblems = try integrityProblems(of: db, url: url)
+        let content = try reading(url) { try CanonicalDump.content(of: db) }
+        let pageSize = try reading(url) { try db.scalar("PRAGMA page_size") }
+        var mismatches = integrityProblems.map { "integrity_check: \($0)" }
+        if pageSize != .integer(Int64(manifest.pageSize)) {
+            mismatches.append("pageSize: manifest \(manifest.pageSize), file \(pageSize.map { "\($0)" } ?? "none")")
+        }
         if content.digest != manifest.digest {
             mismatches.append("digest: manifest \(manifest.digest), file \(content.digest)")
         }
@@ -130,7 +146,8 @@ public enum FixtureFile {
         if regenerate {
             guard let sample = SampleSchema.named(manifest.schema), let traits = Traits(names: manifest.traits) else {
                 throw SwiftDataError(SwiftDataError.unknownSchema.code,
-                                     "the manifest names schema '\(manifest.schema)' with traits \(manifest.traits), which this harness cannot regenerate")
+                                     "\(displayPath(FixtureManifest.url(for: url))): names schema '\(manifest.schema)' with traits \(manifest.traits), which this harness cannot regenerate; verify without --regenerate",
+                                     url: url)
             }
             let work = try temporaryDirectory("verify")
             defer { try? FileManager.default.removeItem(at: work) }
@@ -140,7 +157,8 @@ public enum FixtureFile {
                 mismatches.append("regenerated digest \(again.digest) differs from the manifest's (generator version \(manifest.generatorVersion), now \(FixtureManifest.currentGeneratorVersion))")
             }
         }
-        return Verification(manifest: manifest, content: content, mismatches: mismatches)
+        return Verification(manifest: manifest, content: content, integrityProblems: integrityProblems,
+                            mismatches: mismatches)
     }
 
     /// A new private directory under the system's temporary directory.

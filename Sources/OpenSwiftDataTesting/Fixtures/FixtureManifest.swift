@@ -1,4 +1,5 @@
 import Foundation
+import OpenSwiftData
 
 /// The JSON manifest written beside a fixture file as `<file>.manifest.json`.
 ///
@@ -58,11 +59,35 @@ public struct FixtureManifest: Codable, Sendable, Equatable {
 
     /// Reads the manifest beside `fixture`.
     ///
+    /// - Throws: ``SwiftDataError`` `.loadIssueModelContainer` whose one-line message names the
+    ///   manifest file, when it is missing, unreadable, not JSON, or lacks or mistypes a field.
     /// ```swift
     /// let m = try FixtureManifest.read(for: fixtureURL)
     /// ```
     public static func read(for fixture: URL) throws -> FixtureManifest {
-        try JSONDecoder().decode(FixtureManifest.self, from: Data(contentsOf: url(for: fixture)))
+        let manifestURL = url(for: fixture)
+        let path = manifestURL.relativePath
+        let rewrite = "write the fixture again with 'harness fixtures --schema NAME --out \(fixture.relativePath)'"
+        func failure(_ problem: String, _ underlying: (any Error)? = nil) -> SwiftDataError {
+            SwiftDataError(SwiftDataError.loadIssueModelContainer.code, "\(path): \(problem); \(rewrite)",
+                           url: manifestURL, underlying: underlying)
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: manifestURL.path, isDirectory: &isDirectory) else {
+            throw failure("no such manifest (a fixture's manifest is written beside it)")
+        }
+        if isDirectory.boolValue { throw failure("a directory, not a fixture manifest") }
+        let data: Data
+        do {
+            data = try Data(contentsOf: manifestURL)
+        } catch {
+            throw failure("cannot be read (\((error as NSError).localizedDescription))", error)
+        }
+        do {
+            return try JSONDecoder().decode(FixtureManifest.self, from: data)
+        } catch let error as DecodingError {
+            throw failure("not a fixture manifest: \(error.briefDescription)", error)
+        }
     }
 
     /// Writes the manifest beside `fixture`: pretty-printed JSON with sorted keys and a final
