@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import OpenSwiftData
+import OpenSwiftDataTesting
 
 /// DESIGN §9 when a store is opened: the file is touched only through SQLite (no lost POSIX
 /// locks), a killed writer's WAL is not "corruption", concurrent creation agrees on one schema,
@@ -128,6 +129,20 @@ struct ReliabilityOpeningTests {
         let ok = try ModelContainer(for: Category.self, configurations: ModelConfiguration(url: copy))
         #expect(try ModelContext(ok).fetch(FetchDescriptor<Category>()).map(\.name) == ["in the WAL"])
         _ = container
+    }
+
+    @Test("FixtureDatabase copies a store through SQLite: rows that are still only in its WAL come along", arguments: StoreKind.allCases)
+    func fixtureCopyIncludesWAL(_ kind: StoreKind) throws {
+        let dir = TemporaryDirectory("fixture-wal")
+        let url = dir.file("app.store")
+        let writer = try ModelContainer(for: Category.self, configurations: ModelConfiguration(url: url))
+        let ctx = ModelContext(writer)
+        ctx.insert(Category(name: "in the WAL only"))
+        try ctx.save()
+        let fixture = try FixtureDatabase(contentsOf: url, schema: Schema([Category.self]), store: kind)
+        #expect(try ModelContext(fixture.container).fetch(FetchDescriptor<Category>()).map(\.name) == ["in the WAL only"])
+        // The writer is undisturbed and still sees its row.
+        #expect(try ModelContext(writer).fetchCount(FetchDescriptor<Category>()) == 1)
     }
 
     // MARK: Item 3: concurrent creation

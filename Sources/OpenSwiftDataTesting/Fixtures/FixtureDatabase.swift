@@ -41,12 +41,12 @@ public final class FixtureDatabase {
             let dir = try FixtureFile.temporaryDirectory("open")
             let copy = dir.appendingPathComponent(url.lastPathComponent)
             do {
-                try FileManager.default.copyItem(at: url, to: copy)
-                // Each copy is its own store: a fresh identifier, so identifiers never cross copies.
-                let db = try SQLiteConnection(path: copy.path, mode: .readWrite)
-                try db.run("UPDATE \"Z_METADATA\" SET value = ? WHERE key = 'storeIdentifier'", [.text(UUID().uuidString)])
-                db.close()
+                // A new store, then the fixture's pages through SQLite's backup API: the file is
+                // read through SQLite (its WAL included, no descriptor of ours that could drop
+                // another connection's locks), and the copy keeps its own store identifier, so
+                // identifiers never cross copies.
                 container = try ModelContainer(for: schema, configurations: ModelConfiguration(url: copy))
+                try container.restore(from: url)
             } catch {
                 try? FileManager.default.removeItem(at: dir)
                 throw error
