@@ -56,11 +56,7 @@ extension ModelContext {
     /// relationship (DEL-14): the store's foreign keys and join rows are cleared by the save, and
     /// the in-memory side reads `nil` (or loses the element) from now on. Changes are recorded,
     /// so ``rollback()`` restores them.
-    ///
-    /// ```sql
-    /// SELECT "Z_PK" FROM "Memo" WHERE "label" = ?          -- to-one stored as a foreign key
-    /// SELECT "Z_1MEMO" FROM "Z_Memo_markers" WHERE "Z_2MARKER" = ?   -- to-many in a join table
-    /// ```
+    /// The stored holders are read with ``SQLiteStore/keys(holding:of:pointingAt:)``.
     func nullifyOneWayReferences(to deleted: any PersistentModel) throws {
         let d = deleted.persistentBackingData
         guard let layout = d.layout else { return }
@@ -72,30 +68,12 @@ extension ModelContext {
                 unlinkOneWay(m, ows.slot, from: deleted)
             }
             guard d.pk != 0, let table = mapping.table(for: ows.layout) else { continue }
-            let sources: [Int64]
-            switch mapping.storage(of: ows.layout, slot: ows.slot.index) {
-            case .foreignKey(let column)?:
-                sources = try pks("SELECT \"Z_PK\" FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(column)) = ?", d.pk)
-            case .joinTable(let name, let own, let other)?:
-                sources = try pks("SELECT \(quoteIdentifier(own)) FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(other)) = ?", d.pk)
-            case .inverseForeignKey(let targetTable, let column)?:
-                sources = try pks("SELECT \(quoteIdentifier(column)) FROM \(quoteIdentifier(targetTable.name)) WHERE \"Z_PK\" = ?", d.pk)
-            case nil:
-                sources = []
-            }
+            let sources = try mapping.storage(of: ows.layout, slot: ows.slot.index)
+                .map { try store.keys(holding: $0, of: table, pointingAt: d.pk) } ?? []
             for pk in sources {
                 guard let m = registered[RowKey(table: ObjectIdentifier(ows.layout.root), pk: pk)],
                       !m.isDeleted else { continue }
                 unlinkOneWay(m, ows.slot, from: deleted)
-            }
-        }
-    }
-
-    private func pks(_ sql: String, _ pk: Int64) throws -> [Int64] {
-        try store.withConnection { db in
-            try db.rows(sql, [.integer(pk)]).compactMap { row in
-                if case .integer(let n)? = row.first { return n }
-                return nil
             }
         }
     }

@@ -36,11 +36,7 @@ extension ModelContext {
 
         let outcome: WriteOutcome
         do {
-            outcome = try store.withConnection { db in
-                let outcome = try db.immediateTransactionMapped { try self.write(db) }
-                store.noteCommit()
-                return outcome
-            }
+            outcome = try store.write { try self.write($0) }
         } catch {
             for m in inserted { m.persistentBackingData.pendingPK = 0 }
             throw error
@@ -113,7 +109,7 @@ extension ModelContext {
     /// that upsert into stored ones; inserts; updates; join-table pairs. Touches no in-memory
     /// state but the new rows' `pendingPK`, which `save()` clears on failure, so a failure leaves
     /// the context exactly as it was.
-    private func write(_ db: SQLiteConnection) throws -> WriteOutcome {
+    private func write(_ w: StoreWriter) throws -> WriteOutcome {
         let strict = container.mergePolicy == .error
         var conflicts: [any PersistentModel] = []
         // Deletes first, so a new model may take the unique values of one deleted in this save.
@@ -121,44 +117,30 @@ extension ModelContext {
             guard let m = deleted[id] else { continue }
             let d = m.persistentBackingData
             guard let layout = d.layout, let table = mapping.table(for: layout) else { continue }
-            if strict && d.version != 0 {
-                try db.run("DELETE FROM \(quoteIdentifier(table.name)) WHERE \"Z_PK\" = ? AND \"Z_OPT\" = ?",
-                           [.integer(d.pk), .integer(d.version)])
-                if db.changes == 0 { conflicts.append(m) }
-            } else {
-                try db.run("DELETE FROM \(quoteIdentifier(table.name)) WHERE \"Z_PK\" = ?", [.integer(d.pk)])
+            let checked = strict && d.version != 0
+            if try !w.deleteRow(table, pk: d.pk, ifVersion: checked ? d.version : nil), checked {
+                conflicts.append(m)
             }
-            for (other, column) in mapping.inboundForeignKeys(to: table) {
-                try db.run("UPDATE \(quoteIdentifier(other.name)) SET \(quoteIdentifier(column)) = NULL WHERE \(quoteIdentifier(column)) = ?", [.integer(d.pk)])
-            }
-            for (name, column) in mapping.joinTables(touching: table) {
-                try db.run("DELETE FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(column)) = ?", [.integer(d.pk)])
-            }
+            try w.detachReferences(to: table, pk: d.pk)
         }
 
-        let plan = try resolveUniqueness(db)
-        try allocatePrimaryKeys(db, plan)
+        let plan = try resolveUniqueness(w)
+        try allocatePrimaryKeys(w, plan)
         var outcome = WriteOutcome(plan: plan)
 
         // Rows that collide with stored ones replace those rows' values (upsert).
-        var replaceSQL: [ObjectIdentifier: String] = [:]
         for m in inserted where plan.adopted[ObjectIdentifier(m)] != nil {
             let d = m.persistentBackingData
             guard let layout = d.layout, let table = mapping.table(for: layout) else { continue }
             let reads = table.plan(layout)
             if !reads.isEmpty {
-                let sql = replaceSQL[ObjectIdentifier(layout)] ?? {
-                    let sets = reads.map { "\(quoteIdentifier(table.columns[Int($0.column) - 2])) = ?" } + [ModelContext.bumpVersion]
-                    return "UPDATE \(quoteIdentifier(table.name)) SET \(sets.joined(separator: ", ")) WHERE \"Z_PK\" = ? RETURNING \"Z_OPT\""
-                }()
-                replaceSQL[ObjectIdentifier(layout)] = sql
-                outcome.versions[ObjectIdentifier(m)] = try runVersionedWrite(db, sql, layout) { stmt in
-                    for (i, read) in reads.enumerated() { try stmt.bind(try encodeColumn(d, read, model: m), at: Int32(i + 1)) }
-                    stmt.bind(d.pendingPK, at: Int32(reads.count + 1))
-                }
+                let update = try w.updateStatement(table, reads: reads, checkingVersion: false)
+                for (i, read) in reads.enumerated() { try update.bind(try encodeColumn(d, read, model: m), at: i) }
+                update.bindKey(d.pendingPK, at: Int32(reads.count + 1))
+                outcome.versions[ObjectIdentifier(m)] = try update.runReturningVersion(layout.name)
             }
             if layout.relationshipSlots.contains(where: { layout.slots[$0].isToMany }) {
-                try detachStoredToMany(db, of: layout, pk: d.pendingPK)
+                try w.detachStoredToMany(of: layout, pk: d.pendingPK)
             }
         }
         // Inserts: one prepared statement per entity, reused for every row of it.
@@ -173,16 +155,13 @@ extension ModelContext {
         for layout in entityOrder {
             guard let table = mapping.table(for: layout), let ent = table.entityID(layout) else { continue }
             let reads = table.plan(layout)
-            let cols = (["Z_PK", "Z_ENT"] + reads.map { table.columns[Int($0.column) - 2] }).map(quoteIdentifier)
-            let sql = "INSERT INTO \(quoteIdentifier(table.name)) (\(cols.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: cols.count).joined(separator: ", ")))"
-            let stmt = try db.cachedStatement(sql)
-            defer { stmt.reset() }
+            let insert = try w.insertStatement(table, reads: reads)
             for m in byEntity[ObjectIdentifier(layout)] ?? [] {
                 let d = m.persistentBackingData
-                stmt.bind(d.pendingPK, at: 1)
-                stmt.bind(ent, at: 2)
-                for (i, read) in reads.enumerated() { try stmt.bind(try encodeColumn(d, read, model: m), at: Int32(i + 3)) }
-                try step(stmt, layout)
+                insert.bindKey(d.pendingPK, at: 1)
+                insert.bindKey(ent, at: 2)
+                for (i, read) in reads.enumerated() { try insert.bind(try encodeColumn(d, read, model: m), at: i) }
+                try insert.run(layout.name)
             }
         }
         // Updates: only the changed columns (a row an upsert replaced takes the new model's values).
@@ -196,16 +175,12 @@ extension ModelContext {
             // other rows' keys or a join table (set-like, nothing to lose), so it bumps nothing.
             let reads = table.plan(layout).filter { $0.slot < d.changed.count && d.changed[$0.slot] }
             guard !reads.isEmpty else { continue }
-            let sets = reads.map { "\(quoteIdentifier(table.columns[Int($0.column) - 2])) = ?" } + [ModelContext.bumpVersion]
             let checked = strict && d.version != 0
-            let sql = "UPDATE \(quoteIdentifier(table.name)) SET \(sets.joined(separator: ", ")) WHERE \"Z_PK\" = ?"
-                + (checked ? " AND \"Z_OPT\" = ?" : "") + " RETURNING \"Z_OPT\""
-            let version = try runVersionedWrite(db, sql, layout) { stmt in
-                for (i, read) in reads.enumerated() { try stmt.bind(try encodeColumn(d, read, model: m), at: Int32(i + 1)) }
-                stmt.bind(d.pk, at: Int32(reads.count + 1))
-                if checked { stmt.bind(d.version, at: Int32(reads.count + 2)) }
-            }
-            guard let version else {
+            let update = try w.updateStatement(table, reads: reads, checkingVersion: checked)
+            for (i, read) in reads.enumerated() { try update.bind(try encodeColumn(d, read, model: m), at: i) }
+            update.bindKey(d.pk, at: Int32(reads.count + 1))
+            if checked { update.bindKey(d.version, at: Int32(reads.count + 2)) }
+            guard let version = try update.runReturningVersion(layout.name) else {
                 // Strict: the row changed since it was read, or is gone. Default: it is gone
                 // (deleted by another writer); the change has nothing left to update.
                 if strict { conflicts.append(m) }
@@ -229,22 +204,18 @@ extension ModelContext {
                 let now = RelationshipGraph.models(in: current).filter { !$0.persistentBackingData.isDeleted }
                 let before = isNew ? [] : RelationshipGraph.models(in: d.committed?[slot] ?? nil)
                 let nowIDs = Set(now.map { ObjectIdentifier($0) }), beforeIDs = Set(before.map { ObjectIdentifier($0) })
-                let q = quoteIdentifier(name), oc = quoteIdentifier(ownCol), tc = quoteIdentifier(otherCol)
                 for gone in before where !nowIDs.contains(ObjectIdentifier(gone)) {
                     guard let other = pendingOrStoredPK(gone) else { continue }
-                    try db.run("DELETE FROM \(q) WHERE \(oc) = ? AND \(tc) = ?", [.integer(own), .integer(other)])
+                    try w.unlink(name, own: ownCol, own, other: otherCol, other)
                 }
                 for added in now where !beforeIDs.contains(ObjectIdentifier(added)) {
                     guard let other = pendingOrStoredPK(added) else { continue }
-                    try db.run("INSERT OR IGNORE INTO \(q) (\(oc), \(tc)) VALUES (?, ?)", [.integer(own), .integer(other)])
+                    try w.link(name, own: ownCol, own, other: otherCol, other)
                 }
             }
         }
         return outcome
     }
-
-    /// `SET` term that makes a new version of a row.
-    static let bumpVersion = "\"Z_OPT\" = \"Z_OPT\" + 1"
 
     /// What a save's write wrote besides rows: the uniqueness plan, the new version of every
     /// updated row (by model), and the models another writer had changed since they were read.
@@ -270,16 +241,10 @@ extension ModelContext {
     private func refreshFromStore(_ model: any PersistentModel) {
         let d = model.persistentBackingData
         guard let layout = d.layout, let table = mapping.table(for: layout) else { return }
-        let sql = "SELECT \(table.selectList) FROM \(quoteIdentifier(table.name)) t WHERE t.\"Z_PK\" = ?"
         do {
-            try store.withConnection { db in
-                let stmt = try db.cachedStatement(sql)
-                defer { stmt.reset() }
-                try stmt.bind(.integer(d.pk), at: 1)
-                if try stmt.step() {
-                    try decode(stmt, into: d, model: model, table: table)
-                    d.loadedGeneration = store.generation(db)
-                }
+            try store.readRow(table, pk: d.pk) { row, generation in
+                try decode(row, into: d, model: model, table: table)
+                d.loadedGeneration = generation
             }
         } catch {
             // The save itself committed; a failed re-read only means the next fetch refreshes.
@@ -289,7 +254,7 @@ extension ModelContext {
 
     /// New rows get keys above both the table's largest key and the largest ever handed out
     /// (kept in `Z_METADATA`), so a deleted row's identifier is never reused.
-    private func allocatePrimaryKeys(_ db: SQLiteConnection, _ plan: UpsertPlan) throws {
+    private func allocatePrimaryKeys(_ w: StoreWriter, _ plan: UpsertPlan) throws {
         var next: [ObjectIdentifier: (table: StoreMapping.Table, pk: Int64)] = [:]
         var order: [ObjectIdentifier] = []
         for m in inserted where plan.writesNewRow(m) {
@@ -297,11 +262,7 @@ extension ModelContext {
             guard let layout = d.layout, let table = mapping.table(for: layout) else { continue }
             let key = ObjectIdentifier(table)
             if next[key] == nil {
-                var start: Int64 = 0
-                if case .integer(let n)? = try db.scalar("SELECT coalesce(max(\"Z_PK\"), 0) FROM \(quoteIdentifier(table.name))") { start = n }
-                if case .text(let t)? = try db.scalar("SELECT value FROM \"Z_METADATA\" WHERE key = ?", [.text("maxpk." + table.name)]),
-                   let n = Int64(t) { start = max(start, n) }
-                next[key] = (table, start)
+                next[key] = (table, try w.largestKey(of: table))
                 order.append(key)
             }
             next[key]!.pk += 1
@@ -309,7 +270,7 @@ extension ModelContext {
         }
         for key in order {
             let (table, pk) = next[key]!
-            try db.run("INSERT OR REPLACE INTO \"Z_METADATA\" (key, value) VALUES (?, ?)", [.text("maxpk." + table.name), .text(String(pk))])
+            try w.recordLargestKey(pk, of: table)
         }
         for (earlier, later) in plan.collapsed {
             guard let m = inserted.first(where: { ObjectIdentifier($0) == earlier }) else { continue }
@@ -343,36 +304,6 @@ extension ModelContext {
             return pendingOrStoredPK(target).map { .integer($0) } ?? .null
         }
         return .null
-    }
-
-    /// Runs a bound `UPDATE … RETURNING "Z_OPT"`; returns the row's new version, or `nil` when
-    /// no row matched.
-    private func runVersionedWrite(_ db: SQLiteConnection, _ sql: String, _ layout: ModelLayout,
-                                   bind: (SQLiteStatement) throws -> Void) throws -> Int64? {
-        let stmt = try db.cachedStatement(sql)
-        defer { stmt.reset() }
-        try bind(stmt)
-        do {
-            guard try stmt.step() else { return nil }
-            let version = stmt.int64(at: 0)
-            while try stmt.step() {}
-            return version
-        } catch let e as SQLiteError where e.code == .constraint {
-            throw SwiftDataError(SwiftDataError.uniqueConstraintViolation.code,
-                                 "a \(layout.name) collides with a stored one on a unique attribute (\(e.message)); nothing was saved",
-                                 entityName: layout.name, sql: stmt.sql, underlying: e)
-        }
-    }
-
-    /// Executes a bound write statement, naming the model in a constraint failure.
-    private func step(_ stmt: SQLiteStatement, _ layout: ModelLayout) throws {
-        do {
-            try stmt.execute()
-        } catch let e as SQLiteError where e.code == .constraint {
-            throw SwiftDataError(SwiftDataError.uniqueConstraintViolation.code,
-                                 "a \(layout.name) collides with a stored one on a unique attribute (\(e.message)); nothing was saved",
-                                 entityName: layout.name, sql: stmt.sql, underlying: e)
-        }
     }
 
     /// Applies delete rules to pending deletes, repeatedly, until nothing new is deleted:
@@ -410,20 +341,6 @@ extension ModelContext {
                     }
                 }
             }
-        }
-    }
-}
-
-extension SQLiteConnection {
-    /// `immediateTransaction`, with SQLite errors turned into ``SwiftDataError/storeError``.
-    func immediateTransactionMapped<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try immediateTransaction(body)
-        } catch let e as SwiftDataError {
-            throw e
-        } catch let e as SQLiteError {
-            throw SwiftDataError(SwiftDataError.storeError.code, "the save failed and was rolled back; nothing was written",
-                                 sql: e.sql, underlying: e)
         }
     }
 }

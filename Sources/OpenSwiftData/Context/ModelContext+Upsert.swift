@@ -19,16 +19,14 @@ struct UpsertPlan {
 extension ModelContext {
     /// Resolves every new model's uniqueness groups against the store and against each other.
     ///
-    /// ```sql
-    /// SELECT "Z_PK", "Z_ENT" FROM "User" WHERE "id" = ?      -- one lookup per group with no NULL
-    /// ```
+    /// Lookups go through ``StoreWriter/rows(matching:_:)`` (one-column groups in batches).
     /// Rules (UNQ-10…41): a group holding a nil never collides; a collision with one stored row
     /// makes the new model update that row (its values win; the row keeps its key); a
     /// collision with two different rows, or with a row of another class, throws
     /// ``SwiftDataError/uniqueConstraintViolation`` and writes nothing; colliding new models
     /// collapse into the later one. A registered row that this save moves off the value does not
     /// count as a collision.
-    func resolveUniqueness(_ db: SQLiteConnection) throws -> UpsertPlan {
+    func resolveUniqueness(_ w: StoreWriter) throws -> UpsertPlan {
         var plan = UpsertPlan()
         var adoptedBy: [Int64: any PersistentModel] = [:]
         func collapse(_ earlier: any PersistentModel, into later: any PersistentModel) {
@@ -86,17 +84,9 @@ extension ModelContext {
         }
         // 2. Stored rows with those values: one-column groups in batches of `batchSize`.
         for state in states where !state.pending.isEmpty {
-            guard let group = state.group, let sql = group.batchLookupSQL else { continue }
-            let stmt = try db.cachedStatement(sql)
-            defer { stmt.reset() }
-            let size = StoreMapping.Table.UniqueGroup.batchSize
-            for start in stride(from: 0, to: state.pending.count, by: size) {
-                let end = min(start + size, state.pending.count)
-                for i in 0..<size { try stmt.bind(state.pending[min(start + i, end - 1)], at: Int32(i + 1)) }
-                while try stmt.step() {
-                    state.found[stmt.value(at: 0), default: []].append((stmt.int64(at: 1), stmt.int64(at: 2)))
-                }
-                stmt.reset()
+            guard let group = state.group else { continue }
+            try w.rows(matching: group, anyOf: state.pending) { value, pk, ent in
+                state.found[value, default: []].append((pk, ent))
             }
         }
         // 3. Per new model, in insertion order: adopt the one stored row it matches.
@@ -105,15 +95,8 @@ extension ModelContext {
             var storedPK: Int64 = 0, storedEnt: Int64 = 0, storedCount = 0
             var collidingGroups: [String] = []
             for (group, values) in c.groups {
-                var rows: [(pk: Int64, ent: Int64)] = []
-                if group.batchLookupSQL != nil {
-                    rows = states[group.id].found[values[0]] ?? []
-                } else {
-                    let lookup = try db.cachedStatement(group.lookupSQL)
-                    defer { lookup.reset() }
-                    try lookup.bind(values)
-                    while try lookup.step() { rows.append((lookup.int64(at: 0), lookup.int64(at: 1))) }
-                }
+                let rows = group.batchLookupSQL != nil ? states[group.id].found[values[0]] ?? []
+                                                       : try w.rows(matching: group, values)
                 for (pk, ent) in rows {
                     if movesAway(pk: pk, table: table, group: group, values: values) { continue }
                     if storedCount == 0 || pk != storedPK { storedCount += 1 }
@@ -152,21 +135,6 @@ extension ModelContext {
         let d = model.persistentBackingData
         let now = group.reads.map { (try? encodeColumn(d, $0, model: model)) ?? .null }
         return now != values
-    }
-
-    /// Clears the stored to-many relationships of row `pk` before an upsert writes the new
-    /// model's: children are detached (never deleted), join-table pairs removed (UNQ-14).
-    func detachStoredToMany(_ db: SQLiteConnection, of layout: ModelLayout, pk: Int64) throws {
-        for slot in layout.relationshipSlots where layout.slots[slot].isToMany {
-            switch mapping.storage(of: layout, slot: slot) {
-            case .inverseForeignKey(let table, let column)?:
-                try db.run("UPDATE \(quoteIdentifier(table.name)) SET \(quoteIdentifier(column)) = NULL WHERE \(quoteIdentifier(column)) = ?", [.integer(pk)])
-            case .joinTable(let name, let own, _)?:
-                try db.run("DELETE FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(own)) = ?", [.integer(pk)])
-            default:
-                break
-            }
-        }
     }
 
     /// After an upsert into a row that `existing` already represents here: `existing` shows the

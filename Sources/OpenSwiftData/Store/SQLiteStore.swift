@@ -227,6 +227,72 @@ final class SQLiteStore: @unchecked Sendable {
         return StoreGeneration(local: localCommits, external: external)
     }
 
+    /// Runs a save: `body` writes through a ``StoreWriter`` inside one `BEGIN IMMEDIATE`
+    /// transaction, committed when it returns and rolled back when it throws (SQLite errors
+    /// become ``SwiftDataError/storeError``).
+    func write<T>(_ body: (StoreWriter) throws -> T) throws -> T {
+        try withConnection { db in
+            let result = try db.immediateTransactionMapped { try body(StoreWriter(db: db, mapping: mapping)) }
+            noteCommit()
+            return result
+        }
+    }
+
+    /// Reads row `pk` of `table` and calls `body` with the row (columns as in
+    /// ``StoreMapping/Table/selectList``) and the store's generation; returns whether the row exists.
+    ///
+    /// ```sql
+    /// SELECT t."Z_PK", t."Z_ENT", …, t."Z_OPT" FROM "Trip" t WHERE t."Z_PK" = ?
+    /// ```
+    @discardableResult
+    func readRow(_ table: StoreMapping.Table, pk: Int64,
+                 _ body: (SQLiteStatement, StoreGeneration) throws -> Void) throws -> Bool {
+        do {
+            return try withConnection { db in
+                let stmt = try db.cachedStatement(table.selectByKeySQL)
+                defer { stmt.reset() }
+                try stmt.bind(.integer(pk), at: 1)
+                guard try stmt.step() else { return false }
+                try body(stmt, generation(db))
+                return true
+            }
+        } catch let e as SQLiteError {
+            throw SwiftDataError(SwiftDataError.storeError.code, "the store could not be read",
+                                 sql: table.selectByKeySQL, underlying: e)
+        }
+    }
+
+    /// The keys of `table`'s rows whose relationship, stored as `storage`, points at row `pk` of
+    /// its target (to find who holds a model through a one-way relationship).
+    ///
+    /// ```sql
+    /// SELECT "Z_PK" FROM "Memo" WHERE "label" = ?                      -- a key column
+    /// SELECT "Z_1MEMO" FROM "Z_Memo_markers" WHERE "Z_2MARKER" = ?     -- a join table
+    /// SELECT "memo" FROM "Marker" WHERE "Z_PK" = ?                     -- the target holds the key
+    /// ```
+    func keys(holding storage: StoreMapping.RelationshipStorage, of table: StoreMapping.Table,
+              pointingAt pk: Int64) throws -> [Int64] {
+        let sql: String
+        switch storage {
+        case .foreignKey(let column):
+            sql = "SELECT \"Z_PK\" FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(column)) = ?"
+        case .joinTable(let name, let own, let other):
+            sql = "SELECT \(quoteIdentifier(own)) FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(other)) = ?"
+        case .inverseForeignKey(let targetTable, let column):
+            sql = "SELECT \(quoteIdentifier(column)) FROM \(quoteIdentifier(targetTable.name)) WHERE \"Z_PK\" = ?"
+        }
+        do {
+            return try withConnection { db in
+                try db.rows(sql, [.integer(pk)]).compactMap { row in
+                    if case .integer(let n)? = row.first { return n }
+                    return nil
+                }
+            }
+        } catch {
+            throw SwiftDataError(SwiftDataError.storeError.code, "the store could not be read", sql: sql, underlying: error)
+        }
+    }
+
     /// Runs `body` with exclusive use of the connection.
     func withConnection<T>(_ body: (SQLiteConnection) throws -> T) rethrows -> T {
         lock.lock(); defer { lock.unlock() }
@@ -296,6 +362,20 @@ final class SQLiteStore: @unchecked Sendable {
                     try db.execute("DELETE FROM \(name)")
                 }
             }
+        }
+    }
+}
+
+extension SQLiteConnection {
+    /// `immediateTransaction`, with SQLite errors turned into ``SwiftDataError/storeError``.
+    func immediateTransactionMapped<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try immediateTransaction(body)
+        } catch let e as SwiftDataError {
+            throw e
+        } catch let e as SQLiteError {
+            throw SwiftDataError(SwiftDataError.storeError.code, "the save failed and was rolled back; nothing was written",
+                                 sql: e.sql, underlying: e)
         }
     }
 }

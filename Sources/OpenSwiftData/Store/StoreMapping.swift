@@ -38,6 +38,12 @@ final class StoreMapping: @unchecked Sendable {
         var decodePlans: [ObjectIdentifier: [ColumnRead]] = [:]
         /// `"Z_PK", "Z_ENT", "c1", …, "Z_OPT"` with the table alias `t`.
         var selectList: String = ""
+        /// `SELECT <selectList> FROM <table> t WHERE t."Z_PK" = ?`: one row by key.
+        var selectByKeySQL: String { "SELECT \(selectList) FROM \(quoteIdentifier(name)) t WHERE t.\"Z_PK\" = ?" }
+        /// `SELECT <selectList> FROM <table> t WHERE t."Z_PK" IN (?, …)` with `count` placeholders.
+        func selectByKeysSQL(_ count: Int) -> String {
+            "SELECT \(selectList) FROM \(quoteIdentifier(name)) t WHERE t.\"Z_PK\" IN (\(Array(repeating: "?", count: count).joined(separator: ", ")))"
+        }
         /// The index of `Z_OPT` (the row's version) in ``selectList``: after every column.
         var versionColumn: Int32 { Int32(columns.count + 2) }
 
