@@ -2,7 +2,8 @@ import Foundation
 import Testing
 @testable import OpenSwiftData
 
-// Apple's store format (Store/Format).
+// Apple's store format (Store/Format): hashes, metadata, layout — checked against the six real
+// stores in Tests/Vectors/store-format/vectors.json.
 
 @Suite("StoreFormat SHA-2")
 struct StoreFormatSHA2Tests {
@@ -58,4 +59,156 @@ struct StoreFormatSHA2Tests {
             }
         }
     }
+}
+
+@Suite("StoreFormat version hashes")
+struct StoreFormatVersionHashTests {
+    @Test("every entity hash of every vector is reproduced from its model", arguments: StoreVector.names)
+    func entityHashes(vector name: String) throws {
+        let vector = try StoreVector.named(name)
+        let hashes = vector.storeModel.versionHashes
+        #expect(Set(hashes.keys) == Set(vector.entityHashes.keys))
+        for (entity, expected) in vector.entityHashes {
+            #expect(hashes[entity] == expected, "\(name): \(entity)")
+        }
+    }
+
+    @Test("the digest (SHA-512) and checksum (SHA-256) of every vector that records them", arguments: StoreVector.names)
+    func digestAndChecksum(vector name: String) throws {
+        let vector = try StoreVector.named(name)
+        let model = vector.storeModel
+        if let digest = vector.metadata.NSStoreModelVersionHashesDigest {
+            #expect(model.versionHashesDigest == digest)
+        }
+        if let checksum = vector.metadata.NSStoreModelVersionChecksumKey {
+            #expect(model.versionChecksum == checksum)
+        }
+    }
+
+    @Test("five vectors record a digest and four a checksum: the checks above are not vacuous")
+    func vectorsRecordDigests() throws {
+        let vectors = try StoreVector.names.map(StoreVector.named)
+        #expect(vectors.filter { $0.metadata.NSStoreModelVersionHashesDigest != nil }.count == 5)
+        #expect(vectors.filter { $0.metadata.NSStoreModelVersionChecksumKey != nil }.count == 4)
+    }
+
+    @Test("delete rules, indexes, class names and transient properties do not change an entity hash")
+    func hashIgnores() throws {
+        let model = try StoreVector.named("coredata-inheritance").storeModel
+        let before = model.versionHashes
+        var changed = model
+        for i in changed.entities.indices {
+            changed.entities[i].className = nil
+            changed.entities[i].indexes = [.swiftData(["whatever"])]
+            for r in changed.entities[i].relationships.indices { changed.entities[i].relationships[r].deleteRule = .deny }
+            changed.entities[i].attributes.append(.init(name: "scratch", type: .string, isTransient: true))
+        }
+        #expect(changed.versionHashes == before)
+    }
+
+    @Test("optionality, a hash modifier, a uniqueness constraint and a superentity's change do change hashes")
+    func hashIncludes() throws {
+        let model = try StoreVector.named("coredata-inheritance").storeModel
+        let before = model.versionHashes
+        func index(_ name: String, _ m: StoreModel) -> Int { m.entities.firstIndex { $0.name == name }! }
+
+        var optional = model
+        let person = index("Person", optional)
+        let firstName = optional.entities[person].attributes.firstIndex { $0.name == "firstName" }!
+        optional.entities[person].attributes[firstName].isOptional.toggle()
+        #expect(optional.versionHashes["Person"] != before["Person"])
+        #expect(optional.versionHashes["Car"] == before["Car"])
+
+        var modifier = model
+        modifier.entities[index("Person", modifier)].versionHashModifier = "2"
+        #expect(modifier.versionHashes["Person"] != before["Person"])
+
+        var unique = model
+        unique.entities[index("Person", unique)].uniquenessConstraints.append(["updatedAt"])
+        #expect(unique.versionHashes["Person"] != before["Person"])
+
+        // A new attribute on Car changes Car and, through the superentity hash, its sub-entities.
+        var parent = model
+        parent.entities[index("Car", parent)].attributes.append(.init(name: "vin", type: .string, isOptional: true))
+        for entity in ["Car", "SportCar", "ExpensiveSportCar"] {
+            #expect(parent.versionHashes[entity] != before[entity], "\(entity)")
+        }
+        #expect(parent.versionHashes["Person"] == before["Person"])
+    }
+}
+
+@Suite("StoreFormat schema mapping")
+struct StoreFormatSchemaMappingTests {
+    @Test("@Model classes like the resources app's give the store's hashes, digest and checksum")
+    func resources() throws {
+        try expectSameHashes(StoreModel(ResourcesVectorModels.schema), as: StoreVector.named("swiftdata-resources"))
+    }
+
+    @Test("@Model classes like the cart app's give the store's hashes, digest and checksum")
+    func cart() throws {
+        try expectSameHashes(StoreModel(CartVectorModels.schema), as: StoreVector.named("swiftdata-cart"))
+    }
+
+    @Test("Codable structs and a raw-value enum map to the cocktails store's composite attributes and hashes")
+    func cocktailComposites() throws {
+        let vector = try StoreVector.named("swiftdata-cocktails")
+        let model = StoreModel(CocktailsVectorModels.schema)
+        let expected = vector.storeModel
+        for name in ["Ingredient", "IngredientBase"] {
+            #expect(model.versionHashes[name] == vector.entityHashes[name], "\(name)")
+            let mine = try #require(model.entity(named: name)).attributes.sorted { $0.name < $1.name }
+            let theirs = try #require(expected.entity(named: name)).attributes.sorted { $0.name < $1.name }
+            for (a, b) in zip(mine, theirs) {
+                #expect(a.name == b.name && a.type == b.type && a.isOptional == b.isOptional, "\(name).\(a.name)")
+                #expect(a.elements.map(\.name) == b.elements.map(\.name), "\(name).\(a.name) elements")
+                #expect(a.elements.map(\.type) == b.elements.map(\.type), "\(name).\(a.name) element types")
+            }
+        }
+        let prep = try #require(model.entity(named: "IngredientBase")?.attributes.first { $0.name == "prep" })
+        #expect(prep.isComposite && prep.elements.allSatisfy(\.isOptional))
+        let unit = try #require(model.entity(named: "Ingredient")?.attributes.first { $0.name == "unit" })
+        #expect(unit.isEnumeration && unit.elements.map(\.name) == ["unit"] && unit.elements[0].type == .string)
+    }
+
+    @Test("#Unique, #Index, options and a hash modifier reach the model; ephemeral is transient; [String] is binary data")
+    func optionsAndConstraints() throws {
+        let model = StoreModel(Schema([StfIndexed.self]))
+        let e = try #require(model.entity(named: "StfIndexed"))
+        #expect(e.uniquenessConstraints == [["code", "day"]])
+        #expect(e.indexes == [.swiftData(["code"]), .swiftData(["day", "code"])])
+        func attribute(_ name: String) throws -> StoreModel.Attribute { try #require(e.attributes.first { $0.name == name }) }
+        #expect(try attribute("photo").allowsExternalStorage && attribute("photo").isOptional)
+        #expect(try attribute("note").preservesValueOnDeletion && attribute("note").versionHashModifier == "v2")
+        #expect(try attribute("scratch").isTransient)
+        #expect(try attribute("tags").type == .binaryData && !attribute("tags").isComposite)
+        #expect(try attribute("day").type == .integer64 && attribute("code").type == .string)
+        #expect(model.versionIdentifiers == ["1.0.0"])
+    }
+
+    @Test("composite elements come from a Codable struct's keys in declaration order; other Codable types are not composites")
+    func compositeProbe() {
+        let prep = CompositeProbe.elements(of: CocktailsVectorModels.Prep.self)
+        #expect(prep?.map(\.name) == ["id", "prepIngredientName", "prepRecipe"])
+        #expect(prep?.map(\.type) == [.uuid, .string, .binaryData])
+        struct Renamed: Codable {
+            var when: Date
+            var unit: CocktailsVectorModels.MeasurementUnit
+            var url: URL?
+            enum CodingKeys: String, CodingKey { case when = "timestamp", unit, url }
+        }
+        #expect(CompositeProbe.elements(of: Renamed.self)?.map(\.name) == ["timestamp", "unit", "url"])
+        #expect(CompositeProbe.elements(of: Renamed.self)?.map(\.type) == [.date, .string, .uri])
+        enum WithPayload: Codable { case a(String), b(Int) }
+        #expect(CompositeProbe.elements(of: WithPayload.self) == nil)
+        #expect(CompositeProbe.elements(of: Int.self) == nil)
+        #expect(CompositeProbe.elements(of: [String].self) == nil)
+    }
+}
+
+private func expectSameHashes(_ model: StoreModel, as vector: StoreVector,
+                              sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(model.versionHashes == vector.entityHashes, sourceLocation: sourceLocation)
+    #expect(model.versionHashesDigest == vector.metadata.NSStoreModelVersionHashesDigest, sourceLocation: sourceLocation)
+    #expect(model.versionChecksum == vector.metadata.NSStoreModelVersionChecksumKey, sourceLocation: sourceLocation)
+    #expect(model.versionIdentifiers == vector.metadata.NSStoreModelVersionIdentifiers, sourceLocation: sourceLocation)
 }
