@@ -170,6 +170,17 @@ struct StoreFormatSchemaMappingTests {
         #expect(unit.isEnumeration && unit.elements.map(\.name) == ["unit"] && unit.elements[0].type == .string)
     }
 
+    @Test("the layout of the Swift models is the store's: every statement of resources and cart, ZINGREDIENTBASE of cocktails")
+    func layoutFromSchema() throws {
+        for (schema, name) in [(ResourcesVectorModels.schema, "swiftdata-resources"), (CartVectorModels.schema, "swiftdata-cart")] {
+            let layout = try StoreLayout(StoreModel(schema))
+            #expect(Set(layout.statements) == Set(try StoreVector.named(name).ddl), "\(name)")
+        }
+        let cocktails = try StoreLayout(StoreModel(CocktailsVectorModels.schema))
+        let table = try #require(cocktails.statements.first { $0.hasPrefix("CREATE TABLE ZINGREDIENTBASE ") })
+        #expect(try StoreVector.named("swiftdata-cocktails").ddl.contains(table))
+    }
+
     @Test("#Unique, #Index, options and a hash modifier reach the model; ephemeral is transient; [String] is binary data")
     func optionsAndConstraints() throws {
         let model = StoreModel(Schema([StfIndexed.self]))
@@ -183,6 +194,15 @@ struct StoreFormatSchemaMappingTests {
         #expect(try attribute("tags").type == .binaryData && !attribute("tags").isComposite)
         #expect(try attribute("day").type == .integer64 && attribute("code").type == .string)
         #expect(model.versionIdentifiers == ["1.0.0"])
+
+        let layout = try StoreLayout(model)
+        #expect(layout.statements.contains(
+            "CREATE TABLE ZSTFINDEXED ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZDAY INTEGER, ZCODE VARCHAR, ZNOTE VARCHAR, ZPHOTO BLOB, ZTAGS BLOB )"))
+        #expect(layout.statements.contains(
+            "CREATE UNIQUE INDEX Z_StfIndexed_UNIQUE_code_day ON ZSTFINDEXED (ZCODE COLLATE BINARY ASC, ZDAY COLLATE BINARY ASC)"))
+        #expect(layout.statements.contains(
+            "CREATE INDEX Z_StfIndexed_SwiftDataIndexOnBinarydaycode ON ZSTFINDEXED (ZDAY COLLATE BINARY ASC, ZCODE COLLATE BINARY ASC)"))
+        #expect(layout.entity(named: "StfIndexed")?.properties["scratch"] == .notStored)
     }
 
     @Test("composite elements come from a Codable struct's keys in declaration order; other Codable types are not composites")
