@@ -8,35 +8,6 @@ let committedFixtures = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("Fixtures")
 
-@Suite("Fixtures SHA-256")
-struct FixturesSHA256Tests {
-    @Test("FIPS 180-4 / NIST test vectors")
-    func vectors() {
-        #expect(SHA256.hex(of: "") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
-        #expect(SHA256.hex(of: "abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        #expect(SHA256.hex(of: "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
-            == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
-        #expect(SHA256.hex(of: "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu")
-            == "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1")
-        var million = SHA256()
-        let chunk = [UInt8](repeating: 0x61, count: 1_000)
-        for _ in 0..<1_000 { million.update(chunk) }
-        #expect(million.finalize() == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
-    }
-
-    @Test("incremental updates equal one update, at every split")
-    func incremental() {
-        let text = Array("The quick brown fox jumps over the lazy dog, again and again and again!".utf8)
-        let whole = SHA256.hex(of: String(decoding: text, as: UTF8.self))
-        for split in 0...text.count {
-            var h = SHA256()
-            h.update(text[..<split])
-            h.update(text[split...])
-            #expect(h.finalize() == whole)
-        }
-    }
-}
-
 @Suite("Fixtures")
 struct FixturesTests {
     @Test("the canonical dump is the documented text")
