@@ -66,6 +66,8 @@ public enum ReliabilityWorker {
     static let roles: [String: @Sendable (WorkerArguments) throws -> Int32] = [
         "crash-writer": CrashLoopProbe.writer,
         "crash-checker": CrashLoopProbe.checker,
+        "batch-writer": ReadersDuringWritesProbe.writer,
+        "batch-reader": ReadersDuringWritesProbe.reader,
         "probe": runProbe,
     ]
 
