@@ -68,6 +68,7 @@ public enum ReliabilityWorker {
         "crash-checker": CrashLoopProbe.checker,
         "batch-writer": ReadersDuringWritesProbe.writer,
         "batch-reader": ReadersDuringWritesProbe.reader,
+        "incrementer": ConcurrentWritersProbe.incrementer,
         "probe": runProbe,
     ]
 
