@@ -69,6 +69,7 @@ public enum ReliabilityWorker {
         "batch-writer": ReadersDuringWritesProbe.writer,
         "batch-reader": ReadersDuringWritesProbe.reader,
         "incrementer": ConcurrentWritersProbe.incrementer,
+        "creator": ConcurrentCreationProbe.creator,
         "probe": runProbe,
     ]
 
