@@ -70,6 +70,7 @@ public enum ReliabilityWorker {
         "batch-reader": ReadersDuringWritesProbe.reader,
         "incrementer": ConcurrentWritersProbe.incrementer,
         "creator": ConcurrentCreationProbe.creator,
+        "wal-writer": BadFilesProbe.walWriter,
         "probe": runProbe,
     ]
 
