@@ -28,7 +28,7 @@ public struct ReliabilityProbe: Sendable, CustomStringConvertible {
 
     /// Every probe, in the order `harness reliability` runs them.
     public static var all: [ReliabilityProbe] {
-        [.crashLoop, .readersDuringWrites, .concurrentWriters, .concurrentCreation, .diskFull, .badFiles]
+        [.crashLoop, .readersDuringWrites, .concurrentWriters, .concurrentCreation, .diskFull, .badFiles, .hostileValues]
     }
 
     /// The probe named `name`, or `nil`.
