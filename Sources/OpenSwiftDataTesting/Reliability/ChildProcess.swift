@@ -140,6 +140,16 @@ final class ChildProcess: @unchecked Sendable {
         try? input.fileHandleForWriting.write(contentsOf: Data([0x67]))
     }
 
+    /// SIGSTOPs the child: it stays frozen exactly where it is until ``resume()`` or ``kill()``.
+    func stop() {
+        if process.isRunning { _ = Glibc.kill(process.processIdentifier, SIGSTOP) }
+    }
+
+    /// SIGCONTs a child frozen by ``stop()``.
+    func resume() {
+        if process.isRunning { _ = Glibc.kill(process.processIdentifier, SIGCONT) }
+    }
+
     /// SIGKILLs the child (no effect once it has exited).
     func kill() {
         if process.isRunning {

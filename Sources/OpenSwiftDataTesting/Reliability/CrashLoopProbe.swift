@@ -11,8 +11,9 @@ extension ReliabilityProbe {
     ///
     /// The moment of each kill is drawn from the seed, in one of four ways: while the writer is
     /// still opening the store (1 kill in 10); during SQLite's automatic checkpoint (1 in 10:
-    /// the coordinator watches the main file and kills once the checkpoint has written the new
-    /// header but not yet the last page, so the file is shorter than its header says); after
+    /// the coordinator watches the main file, and once the checkpoint has written the new header
+    /// but not yet the last page it freezes the writer with SIGSTOP, checks the file is still
+    /// shorter than its header says, and kills it there); after
     /// 0…``ReliabilityConfiguration/maxSavesBeforeKill`` reported saves plus
     /// 0…``ReliabilityConfiguration/maxKillDelayMicroseconds`` (inside the next save or its
     /// commit, 4 in 10); or at a moment uniform over the writer's life (4 in 10).
@@ -90,10 +91,16 @@ enum CrashLoopProbe {
             case .duringCheckpoint:
                 if ready && writer.line(startingWith: "opened") != nil {
                     // Watch the main file until a checkpoint has written its header but not yet
-                    // its last page; bounded by a quarter of the child timeout.
+                    // its last page, then freeze the writer (SIGSTOP) and look again: if the
+                    // checkpoint finished before the stop landed, let it go on and watch for the
+                    // next one. Bounded by a quarter of the child timeout.
                     let limit = Clock.now + UInt64(c.childTimeout / 4 * 1e9)
-                    while Clock.now < limit {
-                        if let promised = promisedSize(store), promised > FileBytes.size(store) { break }
+                    watch: while Clock.now < limit {
+                        if midCheckpoint(store) {
+                            writer.stop()
+                            if midCheckpoint(store) { break watch }
+                            writer.resume()
+                        }
                         usleep(20)
                     }
                 }
@@ -103,6 +110,7 @@ enum CrashLoopProbe {
             let lines = writer.allLines
             let reported = lines.compactMap { $0.hasPrefix("committed ") ? Int($0.dropFirst(10)) : nil }.max()
             committed = max(committed, reported ?? 0)
+            tally.set("saves committed", committed)
             if let error = lines.first(where: { $0.hasPrefix("error ") }) {
                 tally.add("writer errors")
                 tally.fail("\(at): the writer's save failed: \(error.dropFirst(6))")
@@ -116,7 +124,7 @@ enum CrashLoopProbe {
 
             let mainSize = FileBytes.size(store), walSize = FileBytes.size(FileBytes.wal(store))
             if walSize > mainSize { tally.add("kills with WAL > main file") }
-            if let promised = promisedSize(store), promised > mainSize {
+            if midCheckpoint(store) {
                 tally.add("kills mid-checkpoint (main file shorter than its header)")
             } else if case .duringCheckpoint = moment {
                 tally.add("checkpoint kills that missed the checkpoint")
@@ -157,7 +165,7 @@ enum CrashLoopProbe {
                 tally.fail("\(at): " + violations.joined(separator: "; "))
             }
             committed = max(committed, check.parents)
-            tally.set("saves committed", check.parents)
+            tally.set("saves committed", committed)
         }
         if tally.value("kills with WAL > main file") == 0 && tally.value("kills") > 0 {
             tally.fail("the WAL never grew past the main file, so no reopen had a grown WAL to recover (raise kills or maxSavesBeforeKill)")
@@ -174,7 +182,8 @@ enum CrashLoopProbe {
         /// `delay` µs after the store is open (uniform over the writer's life).
         case afterOpening(delay: Int)
         /// While SQLite's automatic checkpoint copies the WAL into the main file: the coordinator
-        /// watches the main file and kills once its header promises more pages than it has.
+        /// watches the main file, freezes the writer once its header promises more pages than it
+        /// has, and kills it there.
         case duringCheckpoint
 
         static func draw(_ rng: inout SeededGenerator, _ c: ReliabilityConfiguration) -> KillMoment {
@@ -194,6 +203,13 @@ enum CrashLoopProbe {
             case .duringCheckpoint: return "during a checkpoint"
             }
         }
+    }
+
+    /// Whether the main file is shorter than its header promises: a checkpoint has written page 1
+    /// but not yet the last page.
+    static func midCheckpoint(_ url: URL) -> Bool {
+        guard let promised = promisedSize(url) else { return false }
+        return promised > FileBytes.size(url)
     }
 
     /// The size the main file's header promises (page count × page size), or `nil` when the
