@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SYSTEM_PACKAGES := libsqlite3-dev libjemalloc-dev
 
-.PHONY: run test conform bench bench-compare fixtures deps clean
+.PHONY: run test conform bench bench-compare fixtures reliability deps clean
 
 ## Checks for SQLite and jemalloc (pkg-config); installs them with apt-get when missing and
 ## running as root, or prints the exact command to run.
@@ -38,6 +38,12 @@ bench: deps
 ## malloc count regresses past its threshold (wall time alone never fails).
 bench-compare: deps
 	$(SWIFT) run -c release harness bench --quick --compare Reports/baseline.json --out /tmp/openswiftdata-bench
+
+## The reliability probes, full configuration (SIGKILL loop, readers during writes, writers in
+## several processes, concurrent creation, disk full, bad files, hostile values), each in child
+## processes; Reports/reliability.md and Reports/reliability.json; exits 1 on a failure.
+reliability: deps
+	$(SWIFT) run -c release harness reliability
 
 ## Regenerates the committed sample fixtures (same seed → byte-identical files) and verifies them.
 fixtures: deps

@@ -1,14 +1,22 @@
 // `harness`: the project's command-line tool. With no arguments it runs the main job (conformance,
-// differential checks, quick benchmarks, reports); `conform`, `bench` and `fixtures` run one part.
+// differential checks, quick benchmarks, reports); `conform`, `bench`, `fixtures` and
+// `reliability` run one part. `reliability-worker` is hidden: the reliability probes start this
+// executable with it to run their child processes.
 import BenchmarkKit
 import Foundation
 import OpenSwiftData
+import OpenSwiftDataTesting
 import PersistenceWorkloads
+
+if CommandLine.arguments.dropFirst().first == ReliabilityWorker.subcommand {
+    exit(ReliabilityWorker.main(Array(CommandLine.arguments.dropFirst(2))))
+}
 
 let parser = ArgumentParser(
     program: "harness",
     abstract: "OpenSwiftData's test-fixture and benchmarking harness. With no arguments: conformance on both stores, 10,000 differential cases, quick benchmarks, reports in Reports/.",
-    subcommands: [ConformCommand.subcommand, BenchCommand.subcommand, FixturesCommand.subcommand])
+    subcommands: [ConformCommand.subcommand, BenchCommand.subcommand, FixturesCommand.subcommand,
+                  ReliabilityCommand.subcommand])
 
 /// `swift --version`'s first line, for the report; `nil` when swift is not on PATH.
 func toolchainVersion() -> String? {
@@ -41,6 +49,7 @@ do {
     case "bench": exit(try BenchCommand.run(args, toolchain: toolchainVersion()))
     case "fixtures": exit(try FixturesCommand.run(args))
     case "conform": exit(try ConformCommand.run(args))
+    case "reliability": exit(try ReliabilityCommand.run(args))
     default:
         print(parser.helpText())
         exit(2)

@@ -1,0 +1,93 @@
+import Foundation
+
+/// How big each reliability experiment is, and its seed: ``quick`` for the test suite,
+/// ``full`` for `harness reliability` (`make reliability`).
+///
+/// Every number bounds a loop; every child process also has ``childTimeout``, after which it
+/// is killed and the probe fails, so no probe can hang.
+/// ```swift
+/// var configuration = ReliabilityConfiguration.quick
+/// configuration.seed = 7
+/// configuration.kills = 50
+/// let result = ReliabilityProbe.crashLoop.run(configuration, executable: harnessURL)
+/// ```
+public struct ReliabilityConfiguration: Codable, Sendable, Equatable {
+    /// `quick` or `full` (or `custom` once a number was changed), for the report.
+    public var name: String
+    /// The seed of every random choice (kill moments, batch sizes, garbage bytes).
+    public var seed: UInt64
+    /// Crash loop: how many times a writer is SIGKILLed.
+    public var kills: Int
+    /// Crash loop: a writer is killed after 0…this many saves (then a random delay), drawn from the seed.
+    public var maxSavesBeforeKill: Int
+    /// Crash loop: the random delay before the kill is 0…this many microseconds.
+    public var maxKillDelayMicroseconds: Int
+    /// Readers during writes: saves of the writer process.
+    public var readerSaves: Int
+    /// Readers during writes: reader processes.
+    public var readers: Int
+    /// Concurrent writers: processes incrementing the counter.
+    public var writerProcesses: Int
+    /// Concurrent writers: increments per process (fetch, +1, save).
+    public var increments: Int
+    /// Concurrent creation: processes opening the same new store at once.
+    public var creationProcesses: Int
+    /// Concurrent creation: trials (one new store each).
+    public var creationTrials: Int
+    /// Seconds a child process may run before it is killed and the probe fails.
+    public var childTimeout: Double
+
+    /// Creates a configuration; prefer starting from ``quick`` or ``full``.
+    public init(name: String, seed: UInt64, kills: Int, maxSavesBeforeKill: Int, maxKillDelayMicroseconds: Int,
+                readerSaves: Int, readers: Int, writerProcesses: Int, increments: Int,
+                creationProcesses: Int, creationTrials: Int, childTimeout: Double) {
+        self.name = name
+        self.seed = seed
+        self.kills = kills
+        self.maxSavesBeforeKill = maxSavesBeforeKill
+        self.maxKillDelayMicroseconds = maxKillDelayMicroseconds
+        self.readerSaves = readerSaves
+        self.readers = readers
+        self.writerProcesses = writerProcesses
+        self.increments = increments
+        self.creationProcesses = creationProcesses
+        self.creationTrials = creationTrials
+        self.childTimeout = childTimeout
+    }
+
+    /// Small enough for `make test` (every probe together in well under a minute on 2 cores,
+    /// debug build): 20 kills, 200 saves with 4 readers, 2 × 100 increments per merge
+    /// policy, 4 processes × 5 creations.
+    ///
+    /// ```swift
+    /// let result = ReliabilityProbe.readersDuringWrites.run(.quick, executable: harnessURL)
+    /// ```
+    public static let quick = ReliabilityConfiguration(
+        name: "quick", seed: 1, kills: 20, maxSavesBeforeKill: 12, maxKillDelayMicroseconds: 4_000,
+        readerSaves: 200, readers: 4, writerProcesses: 2, increments: 100,
+        creationProcesses: 4, creationTrials: 5, childTimeout: 60)
+
+    /// What `harness reliability` runs: 200 kills, 2,000 saves with 4 readers, 4 × 1,000
+    /// increments per merge policy, 4 processes × 30 creations.
+    ///
+    /// ```swift
+    /// let report = ReliabilityReport(configuration: .full, results: ReliabilityProbe.all.map { $0.run(.full, executable: exe) })
+    /// ```
+    public static let full = ReliabilityConfiguration(
+        name: "full", seed: 1, kills: 200, maxSavesBeforeKill: 30, maxKillDelayMicroseconds: 4_000,
+        readerSaves: 2_000, readers: 4, writerProcesses: 4, increments: 1_000,
+        creationProcesses: 4, creationTrials: 30, childTimeout: 300)
+
+    /// The configuration as one command-line argument for a worker (base64 of its JSON).
+    var encoded: String {
+        (try? JSONEncoder().encode(self))?.base64EncodedString() ?? ""
+    }
+
+    /// Decodes ``encoded``.
+    static func decode(_ text: String) throws -> ReliabilityConfiguration {
+        guard let data = Data(base64Encoded: text) else {
+            throw ReliabilityWorkerError("the configuration argument is not base64")
+        }
+        return try JSONDecoder().decode(ReliabilityConfiguration.self, from: data)
+    }
+}

@@ -1,0 +1,126 @@
+import BenchmarkKit
+import Foundation
+import OpenSwiftDataTesting
+
+/// `harness reliability`: the reliability probes (crash loop, readers during writes, writers
+/// in several processes, concurrent creation, disk full, bad files, hostile values), each in
+/// child processes of this executable; a table, then `reliability.md` and `reliability.json`.
+///
+/// ```sh
+/// harness reliability                      # the full configuration (what `make reliability` runs)
+/// harness reliability --quick --probe crash-loop --seed 7
+/// ```
+enum ReliabilityCommand {
+    /// The subcommand's options, for the harness's argument parser.
+    static let subcommand = Subcommand(
+        "reliability",
+        abstract: "Run the reliability probes in child processes (SIGKILL loop, readers, multi-process writers, concurrent creation, disk full, bad files, hostile values); exit 1 on a failure.",
+        options: [
+            .flag("quick", help: "The quick configuration (what the tests run, well under a minute) instead of the full one."),
+            .option("probe", placeholder: "name", repeatable: true,
+                    help: "Only these probes (comma-separated or repeated): \(ReliabilityProbe.all.map(\.name).joined(separator: ", "))."),
+            .option("seed", placeholder: "S", help: "Seed of every random choice (kill moments, batch sizes, garbage bytes); default 1."),
+            .option("kills", placeholder: "N", help: "Crash loop: SIGKILLs of the writer (full 200, quick 20)."),
+            .option("saves", placeholder: "N", help: "Readers during writes: saves of the writer (full 2000, quick 200)."),
+            .option("writers", placeholder: "N", help: "Concurrent writers: processes (full 4, quick 2)."),
+            .option("increments", placeholder: "N", help: "Concurrent writers: increments per process (full 1000, quick 100)."),
+            .option("trials", placeholder: "N", help: "Concurrent creation: new stores opened at once by 4 processes (full 30, quick 5)."),
+            .option("timeout", placeholder: "seconds", help: "Seconds a child process may run before it is killed and its probe fails (full 300, quick 60)."),
+            .option("out", placeholder: "DIR", help: "Directory for reliability.md and reliability.json; default Reports."),
+            .flag("keep", help: "Keep each probe's scratch directory (stores, workers' standard error) and print where it is."),
+        ],
+        positionalPlaceholder: nil)
+
+    /// The validated options.
+    struct Options {
+        var configuration = ReliabilityConfiguration.full
+        var probes = ReliabilityProbe.all
+        var out = "Reports"
+        var keep = false
+    }
+
+    /// Validates every option before any work; a bad value is an ``ArgumentError`` (exit 2).
+    static func options(_ args: ParsedArguments) throws -> Options {
+        var o = Options()
+        o.configuration = args.flag("quick") ? .quick : .full
+        let names = args.list("probe")
+        if !names.isEmpty {
+            o.probes = try names.map { name in
+                guard let probe = ReliabilityProbe.named(name) else {
+                    let all = ReliabilityProbe.all.map(\.name)
+                    throw ArgumentError(code: .unexpectedValue, argument: name,
+                                        message: "no probe named '\(name)' (probes: \(all.joined(separator: ", ")))",
+                                        suggestion: ArgumentParser.closest(to: name, in: all))
+                }
+                return probe
+            }
+        }
+        func count(_ name: String, minimum: Int, maximum: Int) throws -> Int? {
+            guard let text = args.value(name) else { return nil }
+            guard let n = Int(text.replacingOccurrences(of: "_", with: "")), n >= minimum, n <= maximum else {
+                throw ArgumentError(code: .unexpectedValue, argument: text,
+                                    message: "--\(name) takes an integer from \(minimum) to \(maximum), not '\(text)'")
+            }
+            return n
+        }
+        var c = o.configuration
+        if let text = args.value("seed") {
+            guard let seed = UInt64(text.replacingOccurrences(of: "_", with: "")) else {
+                throw ArgumentError(code: .unexpectedValue, argument: text, message: "--seed takes an unsigned 64-bit integer, not '\(text)'")
+            }
+            c.seed = seed
+        }
+        if let n = try count("kills", minimum: 1, maximum: 100_000) { c.kills = n }
+        if let n = try count("saves", minimum: 1, maximum: 1_000_000) { c.readerSaves = n }
+        if let n = try count("writers", minimum: 1, maximum: 64) { c.writerProcesses = n }
+        if let n = try count("increments", minimum: 1, maximum: 1_000_000) { c.increments = n }
+        if let n = try count("trials", minimum: 1, maximum: 10_000) { c.creationTrials = n }
+        if let text = args.value("timeout") {
+            guard let seconds = Double(text), seconds.isFinite, seconds >= 1, seconds <= 86_400 else {
+                throw ArgumentError(code: .unexpectedValue, argument: text, message: "--timeout takes seconds from 1 to 86400, not '\(text)'")
+            }
+            c.childTimeout = seconds
+        }
+        if c != o.configuration { c.name = "\(o.configuration.name), customised" }
+        o.configuration = c
+        if let out = args.value("out") {
+            guard !out.isEmpty else { throw ArgumentError(code: .missingValue, argument: "--out", message: "--out needs a directory") }
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: out, isDirectory: &isDirectory), !isDirectory.boolValue {
+                throw ArgumentError(code: .unexpectedValue, argument: out, message: "--out '\(out)' is a file, not a directory")
+            }
+            o.out = out
+        }
+        o.keep = args.flag("keep")
+        return o
+    }
+
+    /// Runs the command; returns the process exit code (0 all passed, 1 a probe failed).
+    static func run(_ args: ParsedArguments) throws -> Int32 {
+        let o = try options(args)
+        let executable = ReliabilityWorker.currentExecutable
+        let c = o.configuration
+        print("Reliability probes (\(c.name), seed \(c.seed)), each in child processes of \(executable.lastPathComponent):\n")
+        var results: [ReliabilityResult] = []
+        for probe in o.probes {
+            ConformCommand.progress("\(probe.name): \(probe.title)")
+            let result = probe.run(c, executable: executable, keepFiles: o.keep)
+            ConformCommand.progress("\(probe.name): \(result.passed ? "PASS" : "FAIL") in \(String(format: "%.1f", result.seconds)) s — \(result.reason)")
+            results.append(result)
+        }
+        let report = ReliabilityReport(configuration: c, results: results)
+        print(report.table())
+        for r in results where !r.passed && r.failures.count > 1 {
+            print("\n\(r.probe) failures:")
+            for f in r.failures.prefix(8) { print("  - \(f.count > 300 ? f.prefix(300) + "…" : f)") }
+            if r.failures.count > 8 { print("  … \(r.failures.count - 8) more in reliability.md") }
+        }
+        let dir = URL(fileURLWithPath: o.out, isDirectory: true)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try report.markdown().write(to: dir.appendingPathComponent("reliability.md"), atomically: true, encoding: .utf8)
+        try report.json().write(to: dir.appendingPathComponent("reliability.json"), options: .atomic)
+        print("\nreports: \(dir.path)/reliability.md, \(dir.path)/reliability.json")
+        print(report.passed ? "\nPASS" : "\nFAIL: \(results.filter { !$0.passed }.count) of \(results.count) probes failed")
+        return report.passed ? 0 : 1
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import OpenSwiftDataTesting
+import Testing
+
+/// The reliability probes in their quick configuration, one test per probe: the same
+/// experiments `harness reliability` runs, with child processes started from the `harness`
+/// executable built beside this test bundle. A missing executable fails every test; it never skips.
+@Suite("ReliabilityProbes", .serialized)
+struct ReliabilityProbes {
+    /// `harness` next to the test bundle (`.build/<triple>/debug/harness`), or named by
+    /// `$OPENSWIFTDATA_HARNESS`; searched from the test executable's directory upward.
+    static func harness() -> URL? {
+        let fm = FileManager.default
+        if let path = ProcessInfo.processInfo.environment["OPENSWIFTDATA_HARNESS"], !path.isEmpty {
+            return URL(fileURLWithPath: path)
+        }
+        let starts = [Bundle.main.bundleURL, URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath()]
+        for start in starts {
+            var dir = start.hasDirectoryPath ? start : start.deletingLastPathComponent()
+            for _ in 0..<8 {
+                for candidate in ["harness", "debug/harness", ".build/debug/harness"] {
+                    let url = dir.appendingPathComponent(candidate)
+                    var isDirectory: ObjCBool = false
+                    if fm.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                       fm.isExecutableFile(atPath: url.path) {
+                        return url.resolvingSymlinksInPath()
+                    }
+                }
+                let parent = dir.deletingLastPathComponent()
+                if parent.path == dir.path { break }
+                dir = parent
+            }
+        }
+        return nil
+    }
+
+    /// Runs `probe` in the quick configuration and fails with its reason and every failure.
+    private func check(_ probe: ReliabilityProbe) throws {
+        let harness = try #require(Self.harness(), """
+            the harness executable was not found beside the test bundle (\(Bundle.main.bundleURL.path)) or above it; \
+            build it with `swift build` (or `swift build --build-tests`) or set OPENSWIFTDATA_HARNESS to its path
+            """)
+        let result = probe.run(.quick, executable: harness)
+        let passed = result.passed   // not the whole result: the comment says it better
+        #expect(passed, "\(probe.name): \(result.reason)\n\(result.failures.map { "  - \($0)" }.joined(separator: "\n"))\nfigures: \(result.figureSummary)")
+    }
+
+    @Test("crash loop: SIGKILLed writers leave only whole saves, every reopen succeeds")
+    func crashLoop() throws { try check(.crashLoop) }
+
+    @Test("readers during writes: no reader process sees half a save")
+    func readersDuringWrites() throws { try check(.readersDuringWrites) }
+
+    @Test("concurrent writers: no errors; mergePolicy .error loses no update")
+    func concurrentWriters() throws { try check(.concurrentWriters) }
+
+    @Test("concurrent creation: processes creating one new store all succeed")
+    func concurrentCreation() throws { try check(.concurrentCreation) }
+
+    @Test("disk full: typed error, nothing written, changes kept, saves after room is made")
+    func diskFull() throws { try check(.diskFull) }
+
+    @Test("bad files: typed errors and unchanged bytes, or a correct open")
+    func badFiles() throws { try check(.badFiles) }
+
+    @Test("hostile values: fetches agree with Predicate.evaluate on both stores")
+    func hostileValues() throws { try check(.hostileValues) }
+
+    @Test("the report renders a row per probe and round-trips through JSON")
+    func report() throws {
+        let results = [
+            ReliabilityResult(probe: "crash-loop", passed: true, reason: "ok", figures: [ReliabilityFigure("kills", 20)]),
+            ReliabilityResult(probe: "disk-full", passed: false, reason: "the full store threw SQLiteError",
+                              figures: [ReliabilityFigure("untyped errors", 1)], failures: ["the full store threw SQLiteError"]),
+        ]
+        let report = ReliabilityReport(configuration: .quick, results: results)
+        #expect(!report.passed)
+        let table = report.table()
+        #expect(table.contains("crash-loop") && table.contains("kills 20") && table.contains("PASS"))
+        #expect(table.contains("disk-full: FAIL: the full store threw SQLiteError"))
+        #expect(report.markdown().contains("| disk-full | untyped errors 1 | **FAIL** |"))
+        let decoded = try JSONDecoder().decode(ReliabilityReport.self, from: report.json())
+        #expect(decoded == report)
+    }
+
+    @Test("every probe has a unique name, and the quick configuration is smaller than the full one")
+    func catalogue() {
+        let names = ReliabilityProbe.all.map(\.name)
+        #expect(names == ["crash-loop", "readers-during-writes", "concurrent-writers", "concurrent-creation",
+                          "disk-full", "bad-files", "hostile-values"])
+        #expect(names.allSatisfy { ReliabilityProbe.named($0)?.name == $0 })
+        let quick = ReliabilityConfiguration.quick, full = ReliabilityConfiguration.full
+        #expect(quick.kills < full.kills && quick.readerSaves < full.readerSaves && quick.creationTrials < full.creationTrials)
+        #expect(full.kills >= 200 && full.readerSaves >= 2_000 && full.writerProcesses * full.increments >= 4_000 && full.creationTrials >= 30)
+        #expect(HostileValues.strings.count >= 50)
+    }
+}
