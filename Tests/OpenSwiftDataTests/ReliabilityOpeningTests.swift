@@ -261,6 +261,30 @@ struct ReliabilityOpeningTests {
         #expect(open.isEmpty, "descriptors still open: \(open.prefix(5))")
     }
 
+    @Test("A container used through its mainContext is freed with it and closes its file; a context that outlives its container still works")
+    func mainContextDoesNotKeepContainer() throws {
+        let dir = TemporaryDirectory("main-context")
+        weak var lastContainer: ModelContainer?
+        for i in 0..<10 {
+            let container = try ModelContainer(for: Category.self,
+                                               configurations: ModelConfiguration(url: dir.file("main-\(i).store")))
+            let c = Category(name: "c\(i)")
+            c.words = [Word(text: "a")]
+            container.mainContext.insert(c)
+            try container.mainContext.save()
+            #expect(try container.mainContext.fetch(FetchDescriptor<Word>()).first?.category?.name == "c\(i)")
+            lastContainer = container
+        }
+        #expect(lastContainer == nil, "the container was kept alive by its main context")
+        #expect(try openDescriptors(in: dir).isEmpty)
+        // A context created from a container keeps it; one that outlives it still reads and writes.
+        let context = ModelContext(try ModelContainer(for: Category.self,
+                                                      configurations: ModelConfiguration(url: dir.file("kept.store"))))
+        context.insert(Category(name: "kept"))
+        try context.save()
+        #expect(try ModelContext(context.container).fetchCount(FetchDescriptor<Category>()) == 1)
+    }
+
     @Test("A saved model kept after its context is gone still reads its relationships from the store")
     func modelOutlivesContext() throws {
         let dir = TemporaryDirectory("outlive")

@@ -6,16 +6,17 @@
 /// late read gives the stored value instead of a silent `nil` (`modelContext` stays `nil`).
 final class ContextHandle {
     weak var context: ModelContext?
-    let container: ModelContainer
+    /// The store the models load from (never the container: models must not keep it alive).
+    let stack: ContainerStack
     private var orphanContext: ModelContext?
 
-    init(container: ModelContainer) { self.container = container }
+    init(stack: ContainerStack) { self.stack = stack }
 
     /// The live context, or a private one on the same container when it is gone.
     var loadingContext: ModelContext {
         if let context { return context }
         if let orphanContext { return orphanContext }
-        let c = ModelContext(container)
+        let c = ModelContext(stack: stack)
         orphanContext = c
         return c
     }

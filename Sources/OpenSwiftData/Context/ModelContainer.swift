@@ -7,19 +7,19 @@ import Foundation
 /// let context = ModelContext(container)
 /// ```
 public final class ModelContainer: @unchecked Sendable {
+    /// Everything the container's contexts and models share. They hold this rather than the
+    /// container, so releasing the container frees it and its ``mainContext``, and the store's
+    /// connection closes once the last context and model using it are gone.
+    let stack: ContainerStack
     /// The container's schema.
-    public let schema: Schema
+    public var schema: Schema { stack.schema }
     /// The configurations the container was created with (one is synthesised if none given).
-    public let configurations: [ModelConfiguration]
+    public var configurations: [ModelConfiguration] { stack.configurations }
     /// The migration plan, if any.
-    public let migrationPlan: (any SchemaMigrationPlan.Type)?
-    let store: SQLiteStore
-    let mapping: StoreMapping
-    /// Translated fetches by query shape, shared by every context (see ``QueryCache``).
-    let queryCache = QueryCache()
-    var allowsSave: Bool { configurations.first?.allowsSave ?? true }
-    /// How saves resolve conflicts with other writers (the configuration's merge policy).
-    var mergePolicy: ModelConfiguration.MergePolicy { configurations.first?.mergePolicy ?? .mergeByPropertyObjectTrump }
+    public var migrationPlan: (any SchemaMigrationPlan.Type)? { stack.migrationPlan }
+    var store: SQLiteStore { stack.store }
+    var mapping: StoreMapping { stack.mapping }
+    var queryCache: QueryCache { stack.queryCache }
 
     private var _mainContext: ModelContext?
     private let contextLock = NSLock()
@@ -46,14 +46,19 @@ public final class ModelContainer: @unchecked Sendable {
                                      entityName: e.name)
             }
         }
-        self.schema = schema
-        self.configurations = configs
-        self.migrationPlan = migrationPlan
         try ModelContainer.checkSubclassesListed(schema)
-        mapping = try StoreMapping(schema: schema)
+        let mapping = try StoreMapping(schema: schema)
         // A configuration that never saves opens its file read-only, so it cannot change it.
-        store = try SQLiteStore(url: config.isStoredInMemoryOnly ? nil : config.url, mapping: mapping,
-                                readOnly: !config.allowsSave)
+        let store = try SQLiteStore(url: config.isStoredInMemoryOnly ? nil : config.url, mapping: mapping,
+                                    readOnly: !config.allowsSave)
+        stack = ContainerStack(schema: schema, configurations: configs, migrationPlan: migrationPlan,
+                               store: store, mapping: mapping)
+    }
+
+    /// A container over an existing stack: what ``ModelContext/container`` returns for a
+    /// context whose container was released while the context lives on.
+    init(stack: ContainerStack) {
+        self.stack = stack
     }
 
     /// A container for the given schema and configurations.
@@ -75,10 +80,13 @@ public final class ModelContainer: @unchecked Sendable {
     }
 
     /// The container's main context; it autosaves (SwiftData's default for `mainContext`).
+    ///
+    /// It lives as long as the container. It does not keep the container alive: keep the
+    /// container (as apps do) rather than only its main context.
     public var mainContext: ModelContext {
         contextLock.withLock {
             if let c = _mainContext { return c }
-            let c = ModelContext(self)
+            let c = ModelContext(mainOf: self)
             c.autosaveEnabled = true
             _mainContext = c
             return c
@@ -100,5 +108,33 @@ public final class ModelContainer: @unchecked Sendable {
                                      entityName: e.name)
             }
         }
+    }
+}
+
+/// What a container's contexts and models share: the schema, configurations, store, mapping and
+/// query cache. Contexts and models hold this, never the container itself, so nothing they hold
+/// keeps a released container (or its main context) alive.
+final class ContainerStack: @unchecked Sendable {
+    let schema: Schema
+    let configurations: [ModelConfiguration]
+    let migrationPlan: (any SchemaMigrationPlan.Type)?
+    let store: SQLiteStore
+    let mapping: StoreMapping
+    /// Translated fetches by query shape, shared by every context (see ``QueryCache``).
+    let queryCache = QueryCache()
+    /// Whether saves may write (the configuration's `allowsSave`).
+    let allowsSave: Bool
+    /// How saves resolve conflicts with other writers (the configuration's merge policy).
+    let mergePolicy: ModelConfiguration.MergePolicy
+
+    init(schema: Schema, configurations: [ModelConfiguration], migrationPlan: (any SchemaMigrationPlan.Type)?,
+         store: SQLiteStore, mapping: StoreMapping) {
+        self.schema = schema
+        self.configurations = configurations
+        self.migrationPlan = migrationPlan
+        self.store = store
+        self.mapping = mapping
+        allowsSave = configurations.first?.allowsSave ?? true
+        mergePolicy = configurations.first?.mergePolicy ?? .mergeByPropertyObjectTrump
     }
 }

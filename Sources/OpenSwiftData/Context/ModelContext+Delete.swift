@@ -40,7 +40,7 @@ extension ModelContext {
         if let cached = oneWaySlotCache[ObjectIdentifier(layout)] { return cached }
         var out: [OneWaySlot] = []
         defer { oneWaySlotCache[ObjectIdentifier(layout)] = out }
-        for entity in container.schema.entitiesByName.values {
+        for entity in stack.schema.entitiesByName.values {
             let source = entity.layout
             for index in source.relationshipSlots where source.ownSlots.contains(index) {
                 let s = source.slots[index]

@@ -145,10 +145,10 @@ extension ModelContext {
                                  sorts: AnyHashable(descriptor.sortBy))
         var leaves = PredicateLeaves()
         if let p = descriptor.predicate { collectLeaves(p.expression, &leaves) }
-        if leaves.isCacheable, let compiled = container.queryCache.lookup(key, structure: leaves.structure) {
+        if leaves.isCacheable, let compiled = stack.queryCache.lookup(key, structure: leaves.structure) {
             return BoundQuery(compiled: compiled, arguments: try leaves.values.map(sqlArgument))
         }
-        if let e = container.schema.buildError { throw e }
+        if let e = stack.schema.buildError { throw e }
         guard let layout = try? ModelLayout.of(T.self), let table = mapping.table(for: layout),
               table.entityID(layout) != nil else {
             throw SwiftDataError(SwiftDataError.unknownSchema.code,
@@ -172,7 +172,7 @@ extension ModelContext {
                                      whereSQL: conditions.isEmpty ? "1" : conditions.joined(separator: " AND "),
                                      orderBy: try orderByClause(descriptor.sortBy, t))
         if leaves.isCacheable, leaves.values.count == args.count {
-            container.queryCache.insert(key, structure: leaves.structure, compiled)
+            stack.queryCache.insert(key, structure: leaves.structure, compiled)
         }
         return BoundQuery(compiled: compiled, arguments: args)
     }

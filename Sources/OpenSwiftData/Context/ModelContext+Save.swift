@@ -23,7 +23,7 @@ extension ModelContext {
     public func save() throws {
         if let e = deferredErrors.first { throw e }
         guard hasChanges else { return }
-        guard container.allowsSave else {
+        guard stack.allowsSave else {
             throw SwiftDataError(SwiftDataError.saveNotAllowed.code,
                                  "the container's configuration was created with allowsSave: false")
         }
@@ -110,7 +110,7 @@ extension ModelContext {
     /// state but the new rows' `pendingPK`, which `save()` clears on failure, so a failure leaves
     /// the context exactly as it was.
     private func write(_ w: StoreWriter) throws -> WriteOutcome {
-        let strict = container.mergePolicy == .error
+        let strict = stack.mergePolicy == .error
         var conflicts: [any PersistentModel] = []
         // Deletes first, so a new model may take the unique values of one deleted in this save.
         for id in deletedOrder {

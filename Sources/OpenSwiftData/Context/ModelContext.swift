@@ -32,7 +32,19 @@ public final class ModelContext {
     }
 
     /// The container whose store this context reads and writes.
-    public let container: ModelContainer
+    public var container: ModelContainer {
+        if let c = retainedContainer ?? mainOf { return c }
+        // The container was released while this context lives on: a new one over the same store.
+        let revived = ModelContainer(stack: stack)
+        mainOf = revived
+        return revived
+    }
+    /// The container, for contexts created with ``init(_:)`` (they keep it alive).
+    private let retainedContainer: ModelContainer?
+    /// The container whose ``ModelContainer/mainContext`` this is (it holds this context).
+    private weak var mainOf: ModelContainer?
+    /// What the container's contexts share: the store, mapping, schema and query cache.
+    let stack: ContainerStack
     /// Whether the context saves by itself after changes; `false` for contexts you create,
     /// `true` for ``ModelContainer/mainContext``. Autosave runs at ``processPendingChanges()``.
     public var autosaveEnabled: Bool = false
@@ -57,8 +69,26 @@ public final class ModelContext {
 
     /// A context on `container`'s store.
     public init(_ container: ModelContainer) {
-        self.container = container
-        handle = ContextHandle(container: container)
+        retainedContainer = container
+        stack = container.stack
+        handle = ContextHandle(stack: stack)
+        handle.context = self
+    }
+
+    /// A container's main context: it does not keep its container alive (the container keeps it).
+    init(mainOf container: ModelContainer) {
+        retainedContainer = nil
+        mainOf = container
+        stack = container.stack
+        handle = ContextHandle(stack: stack)
+        handle.context = self
+    }
+
+    /// A private context on a stack (models that outlived their context load through one).
+    init(stack: ContainerStack) {
+        retainedContainer = nil
+        self.stack = stack
+        handle = ContextHandle(stack: stack)
         handle.context = self
     }
 
@@ -89,8 +119,8 @@ public final class ModelContext {
         }
     }
 
-    var store: SQLiteStore { container.store }
-    var mapping: StoreMapping { container.mapping }
+    var store: SQLiteStore { stack.store }
+    var mapping: StoreMapping { stack.mapping }
 
     // MARK: Pending changes
 
@@ -301,7 +331,7 @@ public final class ModelContext {
     }
 
     func tableAndLayout(for id: PersistentIdentifier) -> (StoreMapping.Table, ModelLayout)? {
-        guard let entity = container.schema.entitiesByName[id.entityName],
+        guard let entity = stack.schema.entitiesByName[id.entityName],
               let table = mapping.table(for: entity.layout) else { return nil }
         return (table, entity.layout)
     }
