@@ -45,8 +45,9 @@ extension ModelContext {
             return ka < kb
         }
         if !descriptor.sortBy.isEmpty { result = result.sorted(using: descriptor.sortBy) }
+        // `start + limit` would overflow for `fetchLimit = .max`; compare with what is left instead.
         let start = min(offset, result.count)
-        let end = limit.map { min(start + $0, result.count) } ?? result.count
+        let end = limit.map { start + min($0, result.count - start) } ?? result.count
         return Array(result[start..<end])
     }
 
