@@ -7,6 +7,90 @@ import Testing
 // Swift (`Predicate.evaluate` over the same objects) is the truth; where Swift traps, the
 // fetch must throw a typed error instead.
 
+/// Builds predicates over `CtxItem` from Foundation's `build_…` functions (what `#Predicate`
+/// expands to), opening existential operands so each node has concrete nested types.
+enum DeepPredicate {
+    typealias Condition = any StandardPredicateExpression<Bool>
+    typealias Row = PredicateExpressions.Variable<CtxItem>
+
+    static func and<L: StandardPredicateExpression<Bool>, R: StandardPredicateExpression<Bool>>(_ l: L, _ r: R) -> Condition {
+        PredicateExpressions.build_Conjunction(lhs: l, rhs: r)
+    }
+    static func or<L: StandardPredicateExpression<Bool>, R: StandardPredicateExpression<Bool>>(_ l: L, _ r: R) -> Condition {
+        PredicateExpressions.build_Disjunction(lhs: l, rhs: r)
+    }
+    static func not<P: StandardPredicateExpression<Bool>>(_ p: P) -> Condition {
+        PredicateExpressions.build_Negation(p)
+    }
+    /// `$0.n == k`.
+    static func nIs(_ v: Row, _ k: Int) -> Condition {
+        PredicateExpressions.build_Equal(lhs: PredicateExpressions.build_KeyPath(root: v, keyPath: \CtxItem.n),
+                                         rhs: PredicateExpressions.build_Arg(k))
+    }
+    /// `$0.n != k`.
+    static func nIsNot(_ v: Row, _ k: Int) -> Condition {
+        PredicateExpressions.build_NotEqual(lhs: PredicateExpressions.build_KeyPath(root: v, keyPath: \CtxItem.n),
+                                            rhs: PredicateExpressions.build_Arg(k))
+    }
+
+    /// `t0 <op> t1 <op> …`, grouped to the left as `#Predicate` writes `a && b && c`, or to the right.
+    static func chain(_ terms: Int, leftAssociative: Bool, _ op: Op,
+                      _ term: @escaping (Row, Int) -> Condition) -> Predicate<CtxItem> {
+        Predicate<CtxItem> { v in
+            let leaves = (0..<terms).map { term(v, $0) }
+            if leftAssociative { return leaves.dropFirst().reduce(leaves[0]) { op.apply($0, $1) } }
+            return leaves.dropLast().reversed().reduce(leaves[terms - 1]) { op.apply($1, $0) }
+        }
+    }
+
+    /// `&&` or `||`.
+    enum Op {
+        case and, or
+        func apply(_ l: Condition, _ r: Condition) -> Condition {
+            switch self {
+            case .and: DeepPredicate.and(l, r)
+            case .or: DeepPredicate.or(l, r)
+            }
+        }
+    }
+
+    /// `!` applied `depth` times to `$0.flag`.
+    static func negations(_ depth: Int) -> Predicate<CtxItem> {
+        Predicate<CtxItem> { v in
+            var e: Condition = PredicateExpressions.build_KeyPath(root: v, keyPath: \CtxItem.flag)
+            for _ in 0..<depth { e = not(e) }
+            return e
+        }
+    }
+
+    /// `$0.n == 0 && ($0.n == 1 || ($0.n == 2 && (…)))`: `depth` operators, alternating, which
+    /// no flattening can merge.
+    static func alternating(_ depth: Int) -> Predicate<CtxItem> {
+        Predicate<CtxItem> { v in
+            var e: Condition = nIs(v, depth)
+            for level in stride(from: depth - 1, through: 0, by: -1) {
+                e = level % 2 == 0 ? or(nIs(v, level), e) : and(nIsNot(v, level), e)
+            }
+            return e
+        }
+    }
+
+    /// `$0.n + 1 + 1 + …` (`depth` additions, grouped to the left) `> 0`.
+    static func additions(_ depth: Int) -> Predicate<CtxItem> {
+        func add<L: StandardPredicateExpression<Int>>(_ l: L) -> any StandardPredicateExpression<Int> {
+            PredicateExpressions.build_Arithmetic(lhs: l, rhs: PredicateExpressions.build_Arg(1), op: .add)
+        }
+        func positive<L: StandardPredicateExpression<Int>>(_ l: L) -> Condition {
+            PredicateExpressions.build_Comparison(lhs: l, rhs: PredicateExpressions.build_Arg(0), op: .greaterThan)
+        }
+        return Predicate<CtxItem> { v in
+            var e: any StandardPredicateExpression<Int> = PredicateExpressions.build_KeyPath(root: v, keyPath: \CtxItem.n)
+            for _ in 0..<depth { e = add(e) }
+            return positive(e)
+        }
+    }
+}
+
 /// A store of `CtxItem`s, a context without pending changes and one with pending inserts.
 struct LimitsFixture {
     static let savedValues = [-3, 0, 1, 2, 5, 17, 150, 199, 200, 250]
@@ -41,6 +125,23 @@ struct LimitsFixture {
     }
 }
 
+/// Runs `body` and returns the `SwiftDataError` it throws; records an issue when it returns or
+/// throws anything else (a raw `SQLiteError` included).
+@discardableResult
+func expectSwiftDataError(_ code: SwiftDataError, _ label: String, sourceLocation: SourceLocation = #_sourceLocation,
+                          _ body: () throws -> Void) -> SwiftDataError? {
+    do {
+        try body()
+        Issue.record("\(label): expected SwiftDataError.\(code.code), got a result", sourceLocation: sourceLocation)
+    } catch let e as SwiftDataError {
+        #expect(e == code, "\(label): \(e)", sourceLocation: sourceLocation)
+        return e
+    } catch {
+        Issue.record("\(label): expected SwiftDataError.\(code.code), got \(type(of: error)): \(error)", sourceLocation: sourceLocation)
+    }
+    return nil
+}
+
 @Suite("PredicateLimits")
 struct PredicateLimitsTests {
     // MARK: Paging
@@ -56,5 +157,87 @@ struct PredicateLimitsTests {
         #expect(try f.pending.fetchCount(all) == expected.count)
         #expect(try f.pending.fetchIdentifiers(all).count == expected.count)
         #expect(try f.saved.fetch(all).map(\.name) == f.saved.fetch(FetchDescriptor<CtxItem>(sortBy: [SortDescriptor(\.n)])).dropFirst().map(\.name))
+    }
+
+    // MARK: Deep boolean structure
+
+    @Test("! nested 49 deep gives Swift's answer", arguments: StoreKind.allCases)
+    func negationsNested49Deep(_ kind: StoreKind) throws {
+        let f = try LimitsFixture(kind)
+        try f.expectSwiftAnswer(DeepPredicate.negations(49), "!×49 flag")
+        try f.expectSwiftAnswer(DeepPredicate.negations(50), "!×50 flag")
+        try f.expectSwiftAnswer(DeepPredicate.negations(1), "!flag")
+    }
+
+    @Test("&& of 200 terms gives Swift's answer, grouped either way", arguments: StoreKind.allCases)
+    func conjunctionOf200Terms(_ kind: StoreKind) throws {
+        let f = try LimitsFixture(kind)
+        for left in [true, false] {
+            try f.expectSwiftAnswer(DeepPredicate.chain(200, leftAssociative: left, .and, DeepPredicate.nIsNot),
+                                    "200 × n != k, \(left ? "left" : "right")-grouped")
+        }
+    }
+
+    @Test("|| of 200 terms gives Swift's answer, grouped either way", arguments: StoreKind.allCases)
+    func disjunctionOf200Terms(_ kind: StoreKind) throws {
+        let f = try LimitsFixture(kind)
+        for left in [true, false] {
+            try f.expectSwiftAnswer(DeepPredicate.chain(200, leftAssociative: left, .or, DeepPredicate.nIs),
+                                    "200 × n == k, \(left ? "left" : "right")-grouped")
+        }
+    }
+
+    @Test("a chain of && is one flat AND list and !! disappears, in the SQL")
+    func flattenedSQLShape() throws {
+        let f = try LimitsFixture(.memory)
+        func whereSQL(_ p: Predicate<CtxItem>) throws -> String {
+            try f.saved.query(FetchDescriptor(predicate: p)).compiled.whereSQL
+        }
+        let term = "(t.\"n\" IS NOT ?)"
+        for left in [true, false] {
+            let sql = try whereSQL(DeepPredicate.chain(4, leftAssociative: left, .and, DeepPredicate.nIsNot))
+            #expect(sql == "(\(Array(repeating: term, count: 4).joined(separator: " AND ")))")
+        }
+        let or = try whereSQL(DeepPredicate.chain(3, leftAssociative: true, .or, DeepPredicate.nIs))
+        #expect(or == "((t.\"n\" IS ?) OR (t.\"n\" IS ?) OR (t.\"n\" IS ?))")
+        // && inside || stays a group of its own.
+        let mixed = try whereSQL(#Predicate<CtxItem> { ($0.n == 1 && $0.n != 2) || $0.n == 3 || ($0.n == 4 || $0.flag) })
+        #expect(mixed == "(((t.\"n\" IS ?) AND (t.\"n\" IS NOT ?)) OR (t.\"n\" IS ?) OR (t.\"n\" IS ?) OR (t.\"flag\" != 0))")
+        #expect(try whereSQL(DeepPredicate.negations(49)) == "(NOT (t.\"flag\" != 0))")
+        #expect(try whereSQL(DeepPredicate.negations(50)) == "(t.\"flag\" != 0)")
+        let count = try whereSQL(DeepPredicate.chain(200, leftAssociative: true, .and, DeepPredicate.nIsNot))
+            .components(separatedBy: " AND ").count
+        #expect(count == 200)
+    }
+
+    @Test("boolean nesting at the documented limit works; one level more throws unsupportedPredicate naming both", arguments: StoreKind.allCases)
+    func nestingPastTheLimitThrows(_ kind: StoreKind) throws {
+        let f = try LimitsFixture(kind)
+        try f.expectSwiftAnswer(DeepPredicate.alternating(SQLTranslation.maximumNesting), "alternating at the limit")
+        let depth = SQLTranslation.maximumNesting + 1
+        for context in [f.saved, f.pending] {
+            let e = expectSwiftDataError(.unsupportedPredicate, "alternating past the limit") {
+                _ = try context.fetch(FetchDescriptor(predicate: DeepPredicate.alternating(depth)))
+            }
+            #expect(e?.message.contains("\(depth)") == true && e?.message.contains("\(SQLTranslation.maximumNesting)") == true,
+                    "\(String(describing: e))")
+        }
+    }
+
+    @Test("SQLite's own limits (parser stack, expression depth) surface as unsupportedPredicate, not SQLiteError", arguments: StoreKind.allCases)
+    func sqliteLimitsAreTypedErrors(_ kind: StoreKind) throws {
+        let f = try LimitsFixture(kind)
+        // 120 nested additions overflow SQLite's parser stack.
+        let deepArithmetic = FetchDescriptor(predicate: DeepPredicate.additions(120))
+        for context in [f.saved, f.pending] {
+            let e = expectSwiftDataError(.unsupportedPredicate, "120 nested +") { _ = try context.fetch(deepArithmetic) }
+            #expect(e?.message.contains("parser stack") == true, "\(String(describing: e))")
+            expectSwiftDataError(.unsupportedPredicate, "120 nested +: fetchCount") { _ = try context.fetchCount(deepArithmetic) }
+            expectSwiftDataError(.unsupportedPredicate, "120 nested +: fetchIdentifiers") { _ = try context.fetchIdentifiers(deepArithmetic) }
+        }
+        // One flat AND list of 1100 terms is deeper than SQLite's expression tree allows (1000).
+        let long = FetchDescriptor(predicate: DeepPredicate.chain(1100, leftAssociative: true, .and, DeepPredicate.nIsNot))
+        let e = expectSwiftDataError(.unsupportedPredicate, "1100 × &&") { _ = try f.saved.fetch(long) }
+        #expect(e?.message.contains("1000") == true, "\(String(describing: e))")
     }
 }

@@ -66,7 +66,7 @@ extension ModelContext {
             total = try fetch(unpaged).count
         } else {
             let sql = q.compiled.countSQL
-            total = try store.withConnection { db in
+            total = try withFetchConnection(sql: sql) { db in
                 if case .integer(let n)? = try db.scalar(sql, q.arguments) { return Int(n) }
                 return 0
             }
@@ -89,7 +89,7 @@ extension ModelContext {
         let limit = descriptor.fetchLimit.flatMap { $0 > 0 ? $0 : nil } ?? -1
         let offset = max(descriptor.fetchOffset ?? 0, 0)
         let storeID = store.identifier
-        return try store.withConnection { db in
+        return try withFetchConnection(sql: q.compiled.keysSQL) { db in
             let stmt = try db.cachedStatement(q.compiled.keysSQL)
             defer { stmt.reset() }
             try stmt.bind(q.arguments + [.integer(Int64(limit)), .integer(Int64(offset))])
@@ -205,9 +205,8 @@ extension ModelContext {
 
     /// ``materializeRows(_:_:table:)`` returning `T`s directly (no second array).
     func materializeRows<T>(_ sql: String, _ args: [SQLValue], table: StoreMapping.Table, as: T.Type) throws -> [T] {
-        try store.withConnection { db in
-            let stmt: SQLiteStatement
-            do { stmt = try db.cachedStatement(sql) } catch { throw storeError(error, sql: sql) }
+        try withFetchConnection(sql: sql) { db in
+            let stmt = try db.cachedStatement(sql)
             defer { stmt.reset() }
             try stmt.bind(args)
             var out: [T] = []
@@ -216,35 +215,29 @@ extension ModelContext {
             let entities = table.entitiesByID, readersByID = table.slotReadersByID
             let storeID = store.identifier, handle = self.handle
             var generation: StoreGeneration?
-            do {
-                while try stmt.step() {
-                    let pk = stmt.int64(at: 0)
-                    if let existing = identities.find(pk) {
-                        let d = existing.persistentBackingData
-                        if d.isFault || (d.committed == nil && d.status == .persisted) {
-                            // Refresh only when the store changed since the values were read (CTX-11).
-                            let now = generation ?? store.generation(db)
-                            generation = now
-                            if d.isFault || d.loadedGeneration != now {
-                                try decode(stmt, into: d, model: existing, table: table)
-                                d.loadedGeneration = now
-                            }
+            while try stmt.step() {
+                let pk = stmt.int64(at: 0)
+                if let existing = identities.find(pk) {
+                    let d = existing.persistentBackingData
+                    if d.isFault || (d.committed == nil && d.status == .persisted) {
+                        // Refresh only when the store changed since the values were read (CTX-11).
+                        let now = generation ?? store.generation(db)
+                        generation = now
+                        if d.isFault || d.loadedGeneration != now {
+                            try decode(stmt, into: d, model: existing, table: table)
+                            d.loadedGeneration = now
                         }
-                        out.append(existing as! T)
-                        continue
                     }
-                    let ent = Int(stmt.int64(at: 1))
-                    guard ent > 0, ent < entities.count, let layout = entities[ent] else { continue }
-                    let d = BackingData(layout: layout, values: try readValues(stmt, readersByID[ent]),
-                                        pk: pk, storeIdentifier: storeID, contextHandle: handle)
-                    let model = MaterializationScope.run { layout.type.init(backingData: d) }
-                    identities.insert(pk, model)
-                    out.append(model as! T)
+                    out.append(existing as! T)
+                    continue
                 }
-            } catch let e as SwiftDataError {
-                throw e
-            } catch {
-                throw storeError(error, sql: sql)
+                let ent = Int(stmt.int64(at: 1))
+                guard ent > 0, ent < entities.count, let layout = entities[ent] else { continue }
+                let d = BackingData(layout: layout, values: try readValues(stmt, readersByID[ent]),
+                                    pk: pk, storeIdentifier: storeID, contextHandle: handle)
+                let model = MaterializationScope.run { layout.type.init(backingData: d) }
+                identities.insert(pk, model)
+                out.append(model as! T)
             }
             return out
         }
@@ -380,10 +373,5 @@ extension ModelContext {
             present.insert(ObjectIdentifier(m))
         }
         return result
-    }
-
-    func storeError(_ error: any Error, sql: String?) -> SwiftDataError {
-        if let e = error as? SwiftDataError { return e }
-        return SwiftDataError(SwiftDataError.storeError.code, "the store reported an error", sql: sql, underlying: error)
     }
 }
