@@ -144,6 +144,52 @@ func expectSwiftDataError(_ code: SwiftDataError, _ label: String, sourceLocatio
 
 @Suite("PredicateLimits")
 struct PredicateLimitsTests {
+    // MARK: Integer overflow (Swift traps)
+
+    /// Predicates whose integer arithmetic overflows for the row holding `value`.
+    static let overflowing: [(label: String, value: Int, predicate: Predicate<CtxItem>)] = [
+        ("$0.n + 1 > 0", .max, #Predicate<CtxItem> { $0.n + 1 > 0 }),
+        ("$0.n - 1 < 0", .min, #Predicate<CtxItem> { $0.n - 1 < 0 }),
+        ("$0.n * 2 != 0", .max / 2 + 1, #Predicate<CtxItem> { $0.n * 2 != 0 }),
+        ("-$0.n > 0", .min, #Predicate<CtxItem> { -$0.n > 0 }),
+    ]
+
+    @Test("integer overflow on a pending model throws arithmeticOverflow instead of trapping", arguments: StoreKind.allCases)
+    func overflowOnAPendingModelThrows(_ kind: StoreKind) throws {
+        for (label, value, p) in Self.overflowing {
+            let f = try LimitsFixture(kind, pending: [4, value])
+            let d = FetchDescriptor(predicate: p)
+            expectSwiftDataError(.arithmeticOverflow, "\(label): fetch") { _ = try f.pending.fetch(d) }
+            expectSwiftDataError(.arithmeticOverflow, "\(label): fetchCount") { _ = try f.pending.fetchCount(d) }
+            expectSwiftDataError(.arithmeticOverflow, "\(label): fetchIdentifiers") { _ = try f.pending.fetchIdentifiers(d) }
+        }
+    }
+
+    @Test("integer overflow on a stored row throws arithmeticOverflow, as on a pending model", arguments: StoreKind.allCases)
+    func overflowOnAStoredRowThrows(_ kind: StoreKind) throws {
+        for (label, value, p) in Self.overflowing {
+            let f = try LimitsFixture(kind, saved: LimitsFixture.savedValues + [value], pending: [])
+            let d = FetchDescriptor(predicate: p)
+            let e = expectSwiftDataError(.arithmeticOverflow, "\(label): fetch") { _ = try f.saved.fetch(d) }
+            #expect(e?.sql != nil, "\(label): the error carries the statement")
+            expectSwiftDataError(.arithmeticOverflow, "\(label): fetchCount") { _ = try f.saved.fetchCount(d) }
+            expectSwiftDataError(.arithmeticOverflow, "\(label): fetchIdentifiers") { _ = try f.saved.fetchIdentifiers(d) }
+            expectSwiftDataError(.arithmeticOverflow, "\(label): delete(model:where:)") {
+                try f.saved.delete(model: CtxItem.self, where: p)
+            }
+        }
+    }
+
+    @Test("arithmetic that Swift's short-circuit skips does not throw, stored or pending", arguments: StoreKind.allCases)
+    func shortCircuitSkipsOverflowLikeSwift(_ kind: StoreKind) throws {
+        let f = try LimitsFixture(kind, saved: LimitsFixture.savedValues + [.max], pending: [.max, 4])
+        let top = Int.max
+        try f.expectSwiftAnswer(#Predicate<CtxItem> { $0.n < 1000 && $0.n + 1 > 3 }, "n < 1000 && n + 1 > 3")
+        try f.expectSwiftAnswer(#Predicate<CtxItem> { $0.n == top || $0.n + 1 > 3 }, "n == max || n + 1 > 3")
+        try f.expectSwiftAnswer(#Predicate<CtxItem> { $0.n == top ? $0.flag : $0.n * 2 > 3 }, "n == max ? flag : n * 2 > 3")
+        try f.expectSwiftAnswer(#Predicate<CtxItem> { $0.n - 1 > 3 }, "n - 1 > 3 (no overflow)")
+    }
+
     // MARK: Paging
 
     @Test("fetchLimit Int.max with fetchOffset 1 and a pending insert returns every row after the first", arguments: StoreKind.allCases)

@@ -10,7 +10,9 @@ extension ModelContext {
     /// WHERE t."Z_ENT" IN (1, 2) AND (<predicate>) ORDER BY …, t."Z_PK" LIMIT ? OFFSET ?
     /// ```
     /// - Throws: ``SwiftDataError/unsupportedPredicate`` and friends for what cannot be
-    ///   translated; ``SwiftDataError/storeError`` for SQLite failures.
+    ///   translated (or exceeds SQLite's limits); ``SwiftDataError/arithmeticOverflow`` when the
+    ///   predicate's integer arithmetic overflows for a stored row or a pending model (Swift
+    ///   would trap); ``SwiftDataError/storeError`` for other SQLite failures.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         let q = try query(descriptor)
         let pending = descriptor.includePendingChanges ? pendingModels(kindOf: q.layout) : nil
@@ -36,7 +38,16 @@ extension ModelContext {
         }
         for m in changedOrder.compactMap({ changed[$0] }) + inserted where pending.contains(ObjectIdentifier(m)) {
             guard let model = m as? T, !model.isDeleted, !seen.contains(ObjectIdentifier(m)) else { continue }
-            if let p = descriptor.predicate, !(try p.evaluate(model)) { continue }
+            if let p = descriptor.predicate {
+                // Predicate.evaluate traps on integer overflow: find it first (PendingOverflowCheck).
+                if q.hasIntegerArithmetic {
+                    do { try checkOverflow(p, model) } catch var e as SwiftDataError {
+                        e.entityName = q.layout.name
+                        throw e
+                    }
+                }
+                if !(try p.evaluate(model)) { continue }
+            }
             seen.insert(ObjectIdentifier(m))
             result.append(model)
         }
@@ -135,6 +146,8 @@ extension ModelContext {
     struct BoundQuery {
         let compiled: CompiledQuery
         let arguments: [SQLValue]
+        /// Whether pending models need ``PendingOverflowCheck`` before `Predicate.evaluate`.
+        var hasIntegerArithmetic = false
         var layout: ModelLayout { compiled.layout }
         var table: StoreMapping.Table { compiled.table }
     }
@@ -147,7 +160,8 @@ extension ModelContext {
         var leaves = PredicateLeaves()
         if let p = descriptor.predicate { collectLeaves(p.expression, &leaves) }
         if leaves.isCacheable, let compiled = container.queryCache.lookup(key, structure: leaves.structure) {
-            return BoundQuery(compiled: compiled, arguments: try leaves.values.map(sqlArgument))
+            return BoundQuery(compiled: compiled, arguments: try leaves.values.map(sqlArgument),
+                              hasIntegerArithmetic: leaves.hasIntegerArithmetic)
         }
         if let e = container.schema.buildError { throw e }
         guard let layout = try? ModelLayout.of(T.self), let table = mapping.table(for: layout),
@@ -175,7 +189,7 @@ extension ModelContext {
         if leaves.isCacheable, leaves.values.count == args.count {
             container.queryCache.insert(key, structure: leaves.structure, compiled)
         }
-        return BoundQuery(compiled: compiled, arguments: args)
+        return BoundQuery(compiled: compiled, arguments: args, hasIntegerArithmetic: leaves.hasIntegerArithmetic)
     }
 
     /// Identities of pending models of `layout`'s kind, or `nil` when there are none.

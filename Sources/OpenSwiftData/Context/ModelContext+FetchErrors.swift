@@ -3,6 +3,8 @@ import Foundation
 extension ModelContext {
     /// What a fetch throws for an error from SQLite: never the raw `SQLiteError`.
     ///
+    /// - The checked integer arithmetic overflowed (``CheckedArithmeticFunctions``):
+    ///   ``SwiftDataError/arithmeticOverflow``, as for a pending model.
     /// - The statement exceeds one of SQLite's compile-time limits — the SQL is too deep for the
     ///   parser stack or the expression depth limit (1000), has too many bound values, function
     ///   arguments, compound terms or joined tables — which says nothing about the user's data:
@@ -13,6 +15,12 @@ extension ModelContext {
     func fetchError(_ error: any Error, sql: String?) -> SwiftDataError {
         if let e = error as? SwiftDataError { return e }
         guard let e = error as? SQLiteError else { return storeError(error, sql: sql) }
+        if e.message.hasPrefix(CheckedArithmeticFunctions.overflowMessage) {
+            let symbol = String(e.message.dropFirst(CheckedArithmeticFunctions.overflowMessage.count))
+            var overflow = arithmeticOverflowError(symbol, entityName: nil, sql: sql ?? e.sql)
+            overflow.underlying = e
+            return overflow
+        }
         if let limit = Self.sqliteLimits.first(where: { e.message.contains($0.phrase) }) {
             return SwiftDataError(SwiftDataError.unsupportedPredicate.code,
                                   "the predicate's SQL exceeds \(limit.name) (SQLite: \"\(e.message)\"); this limit is SQLite's, not the data's: nest fewer operators, split long chains or captured collections, or split the fetch",

@@ -79,6 +79,7 @@ extension PredicateExpressions.RangeExpressionContains: SQLPredicateExpression {
         var e = PredicateLeaves()
         collectLeaves(element, &e)
         leaves.structure += e.structure
+        if e.hasIntegerArithmetic { leaves.hasIntegerArithmetic = true }
         if !e.isCacheable || !e.values.isEmpty { leaves.isCacheable = false; return }
         if let v = range as? CapturedPredicateValue, let r = v.capturedValue as? CapturedRangeBounds {
             leaves.structure.append(AnyHashable("\(type(of: r))"))

@@ -128,6 +128,9 @@ struct PredicateLeaves {
     var values: [Any] = []
     /// False when some node cannot be cached (its SQL depends on a captured value).
     var isCacheable = true
+    /// Whether the predicate has `Int` / `Int64` arithmetic, which can overflow (a trap in
+    /// Swift): pending models are then checked before `Predicate.evaluate` (``PendingOverflowCheck``).
+    var hasIntegerArithmetic = false
 }
 
 /// Collects an arbitrary node's leaves; an untranslatable node makes the predicate uncacheable
@@ -145,6 +148,7 @@ func collectRepeated(_ expression: Any, times: Int, _ leaves: inout PredicateLea
     collectLeaves(expression, &inner)
     leaves.structure.append(contentsOf: inner.structure)
     leaves.values.append(contentsOf: inner.values)
+    if inner.hasIntegerArithmetic { leaves.hasIntegerArithmetic = true }
     if !inner.isCacheable || (times != 1 && !inner.values.isEmpty) { leaves.isCacheable = false }
 }
 

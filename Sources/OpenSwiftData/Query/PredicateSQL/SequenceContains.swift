@@ -59,6 +59,7 @@ extension PredicateExpressions.SequenceContains: SQLPredicateExpression {
         var inner = PredicateLeaves()
         collectLeaves(element, &inner)
         leaves.structure += inner.structure
+        if inner.hasIntegerArithmetic { leaves.hasIntegerArithmetic = true }
         if !inner.isCacheable || !inner.values.isEmpty {
             leaves.isCacheable = false   // the element's SQL is repeated
             return
