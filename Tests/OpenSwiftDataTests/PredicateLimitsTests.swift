@@ -205,6 +205,62 @@ struct PredicateLimitsTests {
         #expect(try f.saved.fetch(all).map(\.name) == f.saved.fetch(FetchDescriptor<CtxItem>(sortBy: [SortDescriptor(\.n)])).dropFirst().map(\.name))
     }
 
+    // MARK: Identifiers from another container
+
+    /// A saved `Product` in a container whose schema has none of `contextSuiteModels`.
+    static func foreignProductID(_ kind: StoreKind, _ dir: TemporaryDirectory) throws -> (ModelContainer, PersistentIdentifier) {
+        let other = try makeContainer(kind, [Product.self, Tag.self], in: dir, name: "other.store")
+        let ctx = ModelContext(other)
+        let product = Product(name: "foreign", price: 1)
+        ctx.insert(product)
+        try ctx.save()
+        return (other, product.persistentModelID)
+    }
+
+    @Test("model(for:) with an identifier of an entity outside the schema gives a deleted stand-in, not a trap", arguments: StoreKind.allCases)
+    func modelForAForeignEntityIdentifier(_ kind: StoreKind) throws {
+        let f = try LimitsFixture(kind)
+        let (other, id) = try Self.foreignProductID(kind, f.dir)
+        defer { withExtendedLifetime(other) {} }
+        let model = f.saved.model(for: id)
+        #expect(model.persistentModelID == id)
+        #expect(model.isDeleted)
+        #expect(model.modelContext == nil)
+        #expect((f.saved.registeredModel(for: id) as Product?) == nil)
+        #expect((f.saved.registeredModel(for: id) as CtxItem?) == nil)
+        #expect(f.saved.model(for: id).persistentModelID == id, "asking again")
+        #expect(!f.saved.hasChanges)
+    }
+
+    @Test("model(for:) with an identifier naming an entity no model class has does not trap", arguments: StoreKind.allCases)
+    func modelForAnUnknownEntityIdentifier(_ kind: StoreKind) throws {
+        let f = try LimitsFixture(kind)
+        let item = try #require(f.saved.fetch(FetchDescriptor<CtxItem>()).first)
+        let json = String(decoding: try JSONEncoder().encode(item.persistentModelID), as: UTF8.self)
+        #expect(json.contains("\"CtxItem\""))
+        let forged = try JSONDecoder().decode(PersistentIdentifier.self,
+                                              from: Data(json.replacingOccurrences(of: "\"CtxItem\"", with: "\"NoSuchEntity\"").utf8))
+        let model = f.saved.model(for: forged)
+        #expect(model.persistentModelID == forged)
+        #expect(model.isDeleted)
+        #expect((f.saved.registeredModel(for: forged) as CtxItem?) == nil)
+    }
+
+    @Test("a fetch by an identifier of another schema's entity matches nothing, as in Swift", arguments: StoreKind.allCases)
+    func fetchByAForeignIdentifier(_ kind: StoreKind) throws {
+        let f = try LimitsFixture(kind)
+        let (other, id) = try Self.foreignProductID(kind, f.dir)
+        defer { withExtendedLifetime(other) {} }
+        // The foreign row's primary key is 1, as is a CtxItem's here: only the key must not match.
+        #expect(id.primaryKey == 1)
+        let ids = [id]
+        try f.expectSwiftAnswer(#Predicate<CtxItem> { $0.persistentModelID == id }, "persistentModelID == foreign id")
+        try f.expectSwiftAnswer(#Predicate<CtxItem> { $0.persistentModelID != id }, "persistentModelID != foreign id")
+        try f.expectSwiftAnswer(#Predicate<CtxItem> { ids.contains($0.persistentModelID) }, "[foreign id].contains")
+        let local = try #require(f.saved.fetch(FetchDescriptor<CtxItem>()).first).persistentModelID
+        try f.expectSwiftAnswer(#Predicate<CtxItem> { $0.persistentModelID == local }, "persistentModelID == local id")
+    }
+
     // MARK: Deep boolean structure
 
     @Test("! nested 49 deep gives Swift's answer", arguments: StoreKind.allCases)

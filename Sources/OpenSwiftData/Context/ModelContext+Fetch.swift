@@ -160,7 +160,8 @@ extension ModelContext {
         var leaves = PredicateLeaves()
         if let p = descriptor.predicate { collectLeaves(p.expression, &leaves) }
         if leaves.isCacheable, let compiled = container.queryCache.lookup(key, structure: leaves.structure) {
-            return BoundQuery(compiled: compiled, arguments: try leaves.values.map(sqlArgument),
+            let scope = identifierScope
+            return BoundQuery(compiled: compiled, arguments: try leaves.values.map { try sqlArgument($0, scope) },
                               hasIntegerArithmetic: leaves.hasIntegerArithmetic)
         }
         if let e = container.schema.buildError { throw e }
@@ -169,7 +170,7 @@ extension ModelContext {
             throw SwiftDataError(SwiftDataError.unknownSchema.code,
                                  "\(T.self) is not in the container's schema", entityName: String(describing: T.self))
         }
-        let t = SQLTranslation(layout: layout, table: table, tableAlias: "t")
+        let t = SQLTranslation(layout: layout, table: table, tableAlias: "t", identifiers: identifierScope)
         var conditions: [String] = []
         var args: [SQLValue] = []
         if table.entities.count > 1 {
@@ -191,6 +192,9 @@ extension ModelContext {
         }
         return BoundQuery(compiled: compiled, arguments: args, hasIntegerArithmetic: leaves.hasIntegerArithmetic)
     }
+
+    /// What captured identifiers bind to in this context's schema.
+    var identifierScope: IdentifierScope { IdentifierScope(schema: container.schema) }
 
     /// Identities of pending models of `layout`'s kind, or `nil` when there are none.
     func pendingModels(kindOf layout: ModelLayout) -> Set<ObjectIdentifier>? {

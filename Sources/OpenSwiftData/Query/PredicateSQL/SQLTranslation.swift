@@ -51,6 +51,8 @@ struct SQLTranslation {
     let layout: ModelLayout
     let table: StoreMapping.Table
     let tableAlias: String
+    /// What captured identifiers and models bind to (``IdentifierScope``).
+    var identifiers: IdentifierScope?
     /// Closure parameters in scope (`flatMap`, `contains(where:)` …) and what they stand for.
     var variables: [PredicateExpressions.VariableID: SQLFragment] = [:]
     /// Nesting depth, for unique subquery aliases.
@@ -165,7 +167,7 @@ func translate(_ expression: Any, _ t: SQLTranslation) throws -> SQLFragment {
         // A sub-expression that does not read the row (e.g. `limits.max()` over a captured
         // array) is evaluated once in Swift and bound as a value: exactly Swift's result.
         if let constant = constantValue(of: expression) {
-            return SQLFragment(sql: "?", arguments: [try sqlArgument(constant)])
+            return SQLFragment(sql: "?", arguments: [try sqlArgument(constant, t.identifiers)])
         }
         throw t.unsupported("\(shortTypeName(type(of: expression)))")
     }
