@@ -93,7 +93,7 @@ struct DifferentialTests {
         #expect(f.store == .memory)
     }
 
-    @Test("random predicates stay within depth 4 and use every expression family")
+    @Test("random predicates stay within depth 4, use every expression family and long && / || chains")
     func generatorCoverage() throws {
         let harness = DifferentialHarness(seed: 3)
         let dataset = try harness.dataset("catalogue")
@@ -102,11 +102,14 @@ struct DifferentialTests {
         let rows = dataset.reference.rows(CatalogueProduct.self)
         var random = SeededGenerator(seed: 5)
         var text = ""
+        var longestChain = 0
         for _ in 0..<600 {
             let p = EntityProfile<CatalogueProduct>.catalogueProduct.randomPredicate(depth: 4, rows: rows, universe: dataset.reference, using: &random)
             #expect(p.depth <= 4)
             text += p.source + "\n"
+            longestChain = max(longestChain, p.chainOperands.count)
         }
+        #expect(longestChain > 20, "no long && / || chain among the generated predicates")
         for family in [" && ", " || ", "!(", " ? ", ".contains(", ".starts(with:", " == nil", "?.contains(", " ?? ", ".contains { ",
                        ".allSatisfy { ", ".filter { ", ".count", ".isEmpty", "...", "..<", " * ", " + ", " % ", "category?.name", "].contains(",
                        ".localizedStandardContains(", ".persistentModelID", "-$0.", " / "] {

@@ -68,7 +68,7 @@ extension ModelContext {
         }
         let limit = descriptor.fetchLimit.flatMap { $0 > 0 ? $0 : nil } ?? -1
         let offset = max(descriptor.fetchOffset ?? 0, 0)
-        let keys: [Int64] = try store.withConnection { db in
+        let keys: [Int64] = try withFetchConnection(sql: q.compiled.keysSQL) { db in
             let stmt = try db.cachedStatement(q.compiled.keysSQL)
             defer { stmt.reset() }
             try stmt.bind(q.arguments + [.integer(Int64(limit)), .integer(Int64(offset))])

@@ -10,7 +10,9 @@ extension ModelContext {
     /// WHERE t."Z_ENT" IN (1, 2) AND (<predicate>) ORDER BY …, t."Z_PK" LIMIT ? OFFSET ?
     /// ```
     /// - Throws: ``SwiftDataError/unsupportedPredicate`` and friends for what cannot be
-    ///   translated; ``SwiftDataError/storeError`` for SQLite failures.
+    ///   translated (or exceeds SQLite's limits); ``SwiftDataError/arithmeticOverflow`` when the
+    ///   predicate's integer arithmetic overflows for a stored row or a pending model (Swift
+    ///   would trap); ``SwiftDataError/storeError`` for other SQLite failures.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         let q = try query(descriptor)
         let pending = descriptor.includePendingChanges ? pendingModels(kindOf: q.layout) : nil
@@ -36,7 +38,16 @@ extension ModelContext {
         }
         for m in changedOrder.compactMap({ changed[$0] }) + inserted where pending.contains(ObjectIdentifier(m)) {
             guard let model = m as? T, !model.isDeleted, !seen.contains(ObjectIdentifier(m)) else { continue }
-            if let p = descriptor.predicate, !(try p.evaluate(model)) { continue }
+            if let p = descriptor.predicate {
+                // Predicate.evaluate traps on integer overflow: find it first (PendingOverflowCheck).
+                if q.hasIntegerArithmetic {
+                    do { try checkOverflow(p, model) } catch var e as SwiftDataError {
+                        e.entityName = q.layout.name
+                        throw e
+                    }
+                }
+                if !(try p.evaluate(model)) { continue }
+            }
             seen.insert(ObjectIdentifier(m))
             result.append(model)
         }
@@ -45,8 +56,9 @@ extension ModelContext {
             return ka < kb
         }
         if !descriptor.sortBy.isEmpty { result = result.sorted(using: descriptor.sortBy) }
+        // `start + limit` would overflow for `fetchLimit = .max`; compare with what is left instead.
         let start = min(offset, result.count)
-        let end = limit.map { min(start + $0, result.count) } ?? result.count
+        let end = limit.map { start + min($0, result.count - start) } ?? result.count
         return Array(result[start..<end])
     }
 
@@ -65,7 +77,7 @@ extension ModelContext {
             total = try fetch(unpaged).count
         } else {
             let sql = q.compiled.countSQL
-            total = try store.withConnection { db in
+            total = try withFetchConnection(sql: sql) { db in
                 if case .integer(let n)? = try db.scalar(sql, q.arguments) { return Int(n) }
                 return 0
             }
@@ -88,7 +100,7 @@ extension ModelContext {
         let limit = descriptor.fetchLimit.flatMap { $0 > 0 ? $0 : nil } ?? -1
         let offset = max(descriptor.fetchOffset ?? 0, 0)
         let storeID = store.identifier
-        return try store.withConnection { db in
+        return try withFetchConnection(sql: q.compiled.keysSQL) { db in
             let stmt = try db.cachedStatement(q.compiled.keysSQL)
             defer { stmt.reset() }
             try stmt.bind(q.arguments + [.integer(Int64(limit)), .integer(Int64(offset))])
@@ -134,6 +146,8 @@ extension ModelContext {
     struct BoundQuery {
         let compiled: CompiledQuery
         let arguments: [SQLValue]
+        /// Whether pending models need ``PendingOverflowCheck`` before `Predicate.evaluate`.
+        var hasIntegerArithmetic = false
         var layout: ModelLayout { compiled.layout }
         var table: StoreMapping.Table { compiled.table }
     }
@@ -146,7 +160,9 @@ extension ModelContext {
         var leaves = PredicateLeaves()
         if let p = descriptor.predicate { collectLeaves(p.expression, &leaves) }
         if leaves.isCacheable, let compiled = stack.queryCache.lookup(key, structure: leaves.structure) {
-            return BoundQuery(compiled: compiled, arguments: try leaves.values.map(sqlArgument))
+            let scope = identifierScope
+            return BoundQuery(compiled: compiled, arguments: try leaves.values.map { try sqlArgument($0, scope) },
+                              hasIntegerArithmetic: leaves.hasIntegerArithmetic)
         }
         if let e = stack.schema.buildError { throw e }
         guard let layout = try? ModelLayout.of(T.self), let table = mapping.table(for: layout),
@@ -154,7 +170,7 @@ extension ModelContext {
             throw SwiftDataError(SwiftDataError.unknownSchema.code,
                                  "\(T.self) is not in the container's schema", entityName: String(describing: T.self))
         }
-        let t = SQLTranslation(layout: layout, table: table, tableAlias: "t")
+        let t = SQLTranslation(layout: layout, table: table, tableAlias: "t", identifiers: identifierScope)
         var conditions: [String] = []
         var args: [SQLValue] = []
         if table.entities.count > 1 {
@@ -174,8 +190,11 @@ extension ModelContext {
         if leaves.isCacheable, leaves.values.count == args.count {
             stack.queryCache.insert(key, structure: leaves.structure, compiled)
         }
-        return BoundQuery(compiled: compiled, arguments: args)
+        return BoundQuery(compiled: compiled, arguments: args, hasIntegerArithmetic: leaves.hasIntegerArithmetic)
     }
+
+    /// What captured identifiers bind to in this context's schema.
+    var identifierScope: IdentifierScope { IdentifierScope(schema: stack.schema) }
 
     /// Identities of pending models of `layout`'s kind, or `nil` when there are none.
     func pendingModels(kindOf layout: ModelLayout) -> Set<ObjectIdentifier>? {
@@ -204,9 +223,8 @@ extension ModelContext {
 
     /// ``materializeRows(_:_:table:)`` returning `T`s directly (no second array).
     func materializeRows<T>(_ sql: String, _ args: [SQLValue], table: StoreMapping.Table, as: T.Type) throws -> [T] {
-        try store.withConnection { db in
-            let stmt: SQLiteStatement
-            do { stmt = try db.cachedStatement(sql) } catch { throw storeError(error, sql: sql) }
+        try withFetchConnection(sql: sql) { db in
+            let stmt = try db.cachedStatement(sql)
             defer { stmt.reset() }
             try stmt.bind(args)
             var out: [T] = []
@@ -215,35 +233,30 @@ extension ModelContext {
             let entities = table.entitiesByID, readersByID = table.slotReadersByID
             let storeID = store.identifier, handle = self.handle
             var generation: StoreGeneration?
-            do {
-                while try stmt.step() {
-                    let pk = stmt.int64(at: 0)
-                    if let existing = identities.find(pk) {
-                        let d = existing.persistentBackingData
-                        if d.isFault || (d.committed == nil && d.status == .persisted) {
-                            // Refresh only when the store changed since the values were read (CTX-11).
-                            let now = generation ?? store.generation(db)
-                            generation = now
-                            if d.isFault || d.loadedGeneration != now {
-                                try decode(stmt, into: d, model: existing, table: table)
-                                d.loadedGeneration = now
-                            }
+            while try stmt.step() {
+                let pk = stmt.int64(at: 0)
+                if let existing = identities.find(pk) {
+                    let d = existing.persistentBackingData
+                    if d.isFault || (d.committed == nil && d.status == .persisted) {
+                        // Refresh only when the store changed since the values were read (CTX-11).
+                        let now = generation ?? store.generation(db)
+                        generation = now
+                        if d.isFault || d.loadedGeneration != now {
+                            try decode(stmt, into: d, model: existing, table: table)
+                            d.loadedGeneration = now
                         }
-                        out.append(existing as! T)
-                        continue
                     }
-                    let ent = Int(stmt.int64(at: 1))
-                    guard ent > 0, ent < entities.count, let layout = entities[ent] else { continue }
-                    let d = BackingData(layout: layout, values: try readValues(stmt, readersByID[ent]),
-                                        pk: pk, version: stmt.int64(at: table.versionColumn), storeIdentifier: storeID, contextHandle: handle)
-                    let model = MaterializationScope.run { layout.type.init(backingData: d) }
-                    identities.insert(pk, model)
-                    out.append(model as! T)
+                    out.append(existing as! T)
+                    continue
                 }
-            } catch let e as SwiftDataError {
-                throw e
-            } catch {
-                throw storeError(error, sql: sql)
+                let ent = Int(stmt.int64(at: 1))
+                guard ent > 0, ent < entities.count, let layout = entities[ent] else { continue }
+                let d = BackingData(layout: layout, values: try readValues(stmt, readersByID[ent]),
+                                    pk: pk, version: stmt.int64(at: table.versionColumn), storeIdentifier: storeID,
+                                    contextHandle: handle)
+                let model = MaterializationScope.run { layout.type.init(backingData: d) }
+                identities.insert(pk, model)
+                out.append(model as! T)
             }
             return out
         }
@@ -380,10 +393,5 @@ extension ModelContext {
             present.insert(ObjectIdentifier(m))
         }
         return result
-    }
-
-    func storeError(_ error: any Error, sql: String?) -> SwiftDataError {
-        if let e = error as? SwiftDataError { return e }
-        return SwiftDataError(SwiftDataError.storeError.code, "the store reported an error", sql: sql, underlying: error)
     }
 }

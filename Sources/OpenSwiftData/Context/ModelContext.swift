@@ -312,22 +312,35 @@ public final class ModelContext {
     /// The model with this identifier: the registered instance, or one whose attributes load from
     /// the store on first access. A row that no longer exists gives a deleted-looking model whose
     /// attributes read their defaults instead of crashing (CTX-09).
+    ///
+    /// An identifier of an entity outside this container's schema (another container's model, or
+    /// one decoded from elsewhere) gets the same kind of stand-in, registered nowhere: its
+    /// `persistentModelID` is `id`, `isDeleted` is true, `modelContext` is nil, and its class is
+    /// the model class of that name when this process has exactly one (else an internal class
+    /// with no properties). SwiftData returns a placeholder without checking the store too.
     public func model(for id: PersistentIdentifier) -> any PersistentModel {
         if let m = registeredAny(for: id) { return m }
-        if let (table, _) = tableAndLayout(for: id), let pk = id.primaryKey,
-           id.storeIdentifier == nil || id.storeIdentifier == store.identifier,
+        guard let (table, layout) = tableAndLayout(for: id) else {
+            return Self.standIn(for: id, layout: ModelLayout.registered(named: id.entityName))
+        }
+        if let pk = id.primaryKey, id.storeIdentifier == nil || id.storeIdentifier == store.identifier,
            let m = try? materialize(table: table, pk: pk) {
             return m
-        } else if let (_, layout) = tableAndLayout(for: id) {
-            let data = BackingData(layout: layout)
-            data.status = .removed
-            data.vanished = true
-            data.pk = id.primaryKey ?? 0
-            data.storeIdentifier = id.storeIdentifier
-            for s in layout.slots { data.values[s.index] = BackingData.emptyValue(for: s) ?? data.placeholder(s.index) }
-            return MaterializationScope.run { layout.type.init(backingData: data) }
         }
-        preconditionFailure("OpenSwiftData: \(id) names an entity that is not in this container's schema")
+        return Self.standIn(for: id, layout: layout)
+    }
+
+    /// A deleted-looking model standing for `id`, whose attributes read their defaults.
+    static func standIn(for id: PersistentIdentifier, layout: ModelLayout?) -> any PersistentModel {
+        guard let layout else { return UnknownEntityModel(id) }
+        let data = BackingData(layout: layout)
+        data.status = .removed
+        data.vanished = true
+        data.pk = id.primaryKey ?? 0
+        if case .temporary(let key) = id.key { data.tempKey = key }
+        data.storeIdentifier = id.storeIdentifier
+        for s in layout.slots { data.values[s.index] = BackingData.emptyValue(for: s) ?? data.placeholder(s.index) }
+        return MaterializationScope.run { layout.type.init(backingData: data) }
     }
 
     func tableAndLayout(for id: PersistentIdentifier) -> (StoreMapping.Table, ModelLayout)? {

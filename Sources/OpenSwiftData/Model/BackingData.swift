@@ -223,6 +223,7 @@ public final class BackingData {
     // MARK: Identity and state
 
     func persistentModelID(of model: any PersistentModel) -> PersistentIdentifier {
+        if layout == nil, let standIn = model as? UnknownEntityModel { return standIn.identifier }
         let name = layout?.name ?? String(describing: Swift.type(of: model))
         if pk != 0 {
             return PersistentIdentifier(entityName: name, storeIdentifier: storeIdentifier, key: .permanent(pk))

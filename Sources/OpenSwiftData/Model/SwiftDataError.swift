@@ -91,6 +91,13 @@ public struct SwiftDataError: Error, Equatable, CustomStringConvertible, @unchec
 
     /// A predicate expression that cannot be translated to SQL; the message names it.
     public static let unsupportedPredicate = SwiftDataError(code: "unsupportedPredicate")
+    /// A predicate's integer arithmetic (`+`, `-`, `*` or unary `-` on `Int` / `Int64`)
+    /// overflows for a stored row or a pending model. Swift traps there, so no answer would be
+    /// Swift's: the fetch throws this instead, from the store (where SQLite would silently
+    /// continue in floating point) and from the pending models alike. The message names the
+    /// operator; ``sql`` holds the statement when the store found the overflow. Operands that
+    /// Swift's `&&`, `||`, `?:` or `??` skip for a model are not evaluated for it.
+    public static let arithmeticOverflow = SwiftDataError(code: "arithmeticOverflow")
     /// A key path that does not name a stored attribute or relationship.
     public static let unsupportedKeyPath = SwiftDataError(code: "unsupportedKeyPath")
     /// A sort descriptor on something the store cannot order by.

@@ -52,6 +52,7 @@ public final class SQLiteConnection {
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
         SwiftStringFunctions.register(on: db)
+        CheckedArithmeticFunctions.register(on: db)
     }
 
     deinit { close() }

@@ -237,6 +237,14 @@ final class ModelLayout: @unchecked Sendable {
     nonisolated(unsafe) private static var registry: [ObjectIdentifier: ModelLayout] = [:]
     static let lock = NSRecursiveLock()
 
+    /// The layout of the model class named `name`, when exactly one such class has been used
+    /// in this process (``ModelContext/model(for:)`` for an identifier from another schema).
+    static func registered(named name: String) -> ModelLayout? {
+        lock.lock(); defer { lock.unlock() }
+        let matches = registry.values.filter { $0.name == name }
+        return matches.count == 1 ? matches[0] : nil
+    }
+
     /// The layout of `type`, built on first use.
     static func of(_ type: any PersistentModel.Type) throws -> ModelLayout {
         lock.lock(); defer { lock.unlock() }

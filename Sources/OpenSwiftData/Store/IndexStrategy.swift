@@ -70,6 +70,6 @@ extension ModelContainer {
         let context = ModelContext(self)
         let q = try context.query(descriptor)
         let sql = q.compiled.selectSQL + (descriptor.fetchLimit.map { $0 > 0 ? " LIMIT \($0)" : "" } ?? "")
-        return try store.withConnection { db in try db.queryPlan(sql, q.arguments) }
+        return try context.withFetchConnection(sql: sql) { db in try db.queryPlan(sql, q.arguments) }
     }
 }

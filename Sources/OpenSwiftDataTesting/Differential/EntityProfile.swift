@@ -81,6 +81,8 @@ public final class EntityProfile<Root: PersistentModel> {
     }
 
     func node(depth: Int, _ inputs: LeafInputs<Root>, _ random: inout SeededGenerator) -> RandomPredicate<Root> {
+        // Now and then the whole predicate is one long chain, which the translation merges.
+        if inputs.level == 0, depth == inputs.depth, depth > 1, random.chance(0.02) { return chain(inputs, &random) }
         if depth <= 1 || random.chance(0.3) { return leaf(inputs, &random) }
         switch random.below(10) {
         case 0, 1: return .not(node(depth: depth - 1, inputs, &random))
@@ -90,6 +92,22 @@ public final class EntityProfile<Root: PersistentModel> {
             return .conditional(node(depth: depth - 1, inputs, &random), node(depth: depth - 1, inputs, &random),
                                 node(depth: depth - 1, inputs, &random))
         }
+    }
+
+    /// `l1 && l2 && …` or `l1 || l2 || …` over 6–30 leaves (a few written `!!l`), grouped to
+    /// the left as `#Predicate` writes a chain, or to the right: SQL merges either into one
+    /// `AND` / `OR` list and cancels `!!` (Logic.swift), where nesting each operator would
+    /// overflow SQLite's parser after about 30 operands.
+    func chain(_ inputs: LeafInputs<Root>, _ random: inout SeededGenerator) -> RandomPredicate<Root> {
+        let isAnd = random.chance(0.5), leftGrouped = random.chance(0.7)
+        var operands: [RandomPredicate<Root>] = []
+        for _ in 0..<(6 + random.below(25)) {
+            let l = leaf(inputs, &random)
+            operands.append(random.chance(0.1) ? .not(.not(l)) : l)
+        }
+        func join(_ a: RandomPredicate<Root>, _ b: RandomPredicate<Root>) -> RandomPredicate<Root> { isAnd ? .and(a, b) : .or(a, b) }
+        if leftGrouped { return operands.dropFirst().reduce(operands[0], join) }
+        return operands.dropLast().reversed().reduce(operands[operands.count - 1]) { join($1, $0) }
     }
 
     func leaf(_ inputs: LeafInputs<Root>, _ random: inout SeededGenerator) -> RandomPredicate<Root> {

@@ -100,13 +100,27 @@ public indirect enum RandomPredicate<Root> {
         }
     }
 
-    /// Nesting depth of the boolean structure; a leaf is 1.
+    /// Nesting depth of the boolean structure; a leaf is 1. A chain of one operator
+    /// (`a && b && c`, however grouped) is one level, as its SQL is one list (Logic.swift).
     public var depth: Int {
         switch self {
         case .leaf, .constant: return 1
         case .not(let p): return 1 + p.depth
-        case .and(let l, let r), .or(let l, let r): return 1 + max(l.depth, r.depth)
+        case .and, .or: return 1 + chainOperands.map(\.depth).max()!
         case .conditional(let c, let t, let f): return 1 + max(c.depth, t.depth, f.depth)
+        }
+    }
+
+    /// The operands of the chain of `&&` (or `||`) this node heads, however it is grouped:
+    /// `(a && b) && (c || d)` → `[a, b, c || d]`; `[self]` for any other node.
+    var chainOperands: [RandomPredicate] {
+        switch self {
+        case .and(let l, let r):
+            return [l, r].flatMap { if case .and = $0 { $0.chainOperands } else { [$0] } }
+        case .or(let l, let r):
+            return [l, r].flatMap { if case .or = $0 { $0.chainOperands } else { [$0] } }
+        default:
+            return [self]
         }
     }
 

@@ -10,45 +10,65 @@ func capturedNumber(_ expression: Any) -> Any? {
     (expression as? CapturedPredicateValue).map(\.capturedValue)
 }
 
-/// `a + b`, `a - b`, `a * b` on `Int` / `Int64` / `Double`:
+/// Whether `T` is an integer type whose arithmetic traps on overflow in Swift.
+func isTrappingInteger(_ type: Any.Type) -> Bool {
+    type == Int.self || type == Int64.self
+}
+
+/// `a + b`, `a - b`, `a * b` on `Int` / `Int64` / `Double`. Integers go through the checked
+/// functions of ``CheckedArithmeticFunctions``, `Double` through SQLite's operators:
 /// ```sql
-/// (t."price" * ?)
+/// osd_add(t."n", ?)        -- $0.n + 1, also osd_subtract, osd_multiply
+/// (t."price" * ?)          -- $0.price * 1.5
 /// ```
-/// Limitation: where Swift's `Int` arithmetic overflows (a trap), SQLite continues in floating
-/// point. Other numeric types (`Float`, `Int32`, `UInt8` …) throw: their rounding and overflow
-/// differ from SQLite's.
+/// Where Swift's integer arithmetic overflows (a trap) SQLite's would continue in floating
+/// point; the checked functions fail the statement instead and the fetch throws
+/// ``SwiftDataError/arithmeticOverflow``, as the evaluation of pending models does
+/// (``PendingOverflowCheck``). Which rows SQLite computes follows its plan: it evaluates the
+/// operands of `&&` left to right and stops at the first false one, as Swift does, but it may
+/// move operands with subqueries last, and an index may skip a row entirely; so for a row
+/// whose arithmetic Swift's `&&` would not reach (or would), the store may differ in whether
+/// it throws. It never matches a row on an overflowed value.
+/// Other numeric types (`Float`, `Int32`, `UInt8` …) throw ``SwiftDataError/unsupportedPredicate``:
+/// their rounding and overflow differ from SQLite's.
 extension PredicateExpressions.Arithmetic: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
         guard sqlArithmeticMatches(LHS.Output.self) else {
             throw t.unsupported("arithmetic on \(LHS.Output.self) (only Int, Int64 and Double compute as in Swift)")
         }
-        let symbol: String
+        let checked: CheckedArithmeticFunctions.Operation, symbol: String
         switch op {
-        case .add: symbol = "+"
-        case .subtract: symbol = "-"
-        case .multiply: symbol = "*"
+        case .add: (checked, symbol) = (.add, "+")
+        case .subtract: (checked, symbol) = (.subtract, "-")
+        case .multiply: (checked, symbol) = (.multiply, "*")
         @unknown default: throw t.unsupported("an unknown arithmetic operator")
         }
         let l = try translate(lhs, t), r = try translate(rhs, t)
-        return SQLFragment(sql: "(\(l.sql) \(symbol) \(r.sql))", arguments: l.arguments + r.arguments, codec: l.codec ?? r.codec)
+        let sql = isTrappingInteger(LHS.Output.self) ? "\(checked.sqlName)(\(l.sql), \(r.sql))" : "(\(l.sql) \(symbol) \(r.sql))"
+        return SQLFragment(sql: sql, arguments: l.arguments + r.arguments, codec: l.codec ?? r.codec)
     }
     func collect(_ leaves: inout PredicateLeaves) {
         leaves.structure.append(AnyHashable(op))
+        if isTrappingInteger(LHS.Output.self) { leaves.hasIntegerArithmetic = true }
         collectLeaves(lhs, &leaves)
         collectLeaves(rhs, &leaves)
     }
 }
 
-/// `-a` → `(- a)` on `Int` / `Int64` / `Double`.
+/// `-a` → `osd_negate(a)` on `Int` / `Int64` (`-Int.min` traps in Swift), `(- a)` on `Double`.
 extension PredicateExpressions.UnaryMinus: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
         guard sqlArithmeticMatches(Wrapped.Output.self) else {
             throw t.unsupported("negation of \(Wrapped.Output.self)")
         }
         let w = try translate(wrapped, t)
-        return SQLFragment(sql: "(- \(w.sql))", arguments: w.arguments, codec: w.codec)
+        let sql = isTrappingInteger(Wrapped.Output.self) ? "\(CheckedArithmeticFunctions.Operation.negate.sqlName)(\(w.sql))" : "(- \(w.sql))"
+        return SQLFragment(sql: sql, arguments: w.arguments, codec: w.codec)
     }
-    func collect(_ leaves: inout PredicateLeaves) { collectLeaves(wrapped, &leaves) }
+    func collect(_ leaves: inout PredicateLeaves) {
+        if isTrappingInteger(Wrapped.Output.self) { leaves.hasIntegerArithmetic = true }
+        collectLeaves(wrapped, &leaves)
+    }
 }
 
 /// Whether a captured divisor is one SQL divides by as Swift does: nonzero, and not `-1`

@@ -5,11 +5,12 @@ import Foundation
 /// CASE WHEN (t."isPriority" != 0) THEN (t."score" > ?) ELSE (t."score" > ?) END
 /// ```
 /// The test is coalesced to FALSE as Swift's non-optional Bool never is NULL; Bool branches
-/// make a condition.
+/// make a condition. A conditional is one level of ``SQLTranslation/maximumNesting``.
 extension PredicateExpressions.Conditional: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
-        let c = nonNull(try translate(test, t))
-        var a = try translate(trueBranch, t), b = try translate(falseBranch, t)
+        let inner = try t.enteringLogic()
+        let c = nonNull(try translate(test, inner))
+        var a = try translate(trueBranch, inner), b = try translate(falseBranch, inner)
         if a.toMany != nil || b.toMany != nil || a.row != nil || b.row != nil {
             throw t.unsupported("a conditional choosing between relationships")
         }

@@ -59,7 +59,7 @@ extension PredicateExpressions.NilCoalesce: SQLPredicateExpression {
 extension PredicateExpressions.ForcedUnwrap: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
         if let constant = constantValue(of: self) {
-            return SQLFragment(sql: "?", arguments: [try sqlArgument(constant)])
+            return SQLFragment(sql: "?", arguments: [try sqlArgument(constant, t.identifiers)])
         }
         throw t.unsupported("a force unwrap (!); use flatMap, ?? or an optional comparison instead")
     }

@@ -61,9 +61,9 @@ extension PredicateExpressions.RangeExpressionContains: SQLPredicateExpression {
         let e = try translate(element, t)
         var terms: [String] = [], args: [SQLValue] = []
         if let v = range as? CapturedPredicateValue, let r = v.capturedValue as? CapturedRangeBounds {
-            if let lo = r.lowerBoundValue { terms.append("\(e.sql) >= ?"); args += e.arguments + [try sqlArgument(lo)] }
+            if let lo = r.lowerBoundValue { terms.append("\(e.sql) >= ?"); args += e.arguments + [try sqlArgument(lo, t.identifiers)] }
             if let hi = r.upperBoundValue {
-                terms.append("\(e.sql) \(r.upperIsClosed ? "<=" : "<") ?"); args += e.arguments + [try sqlArgument(hi)]
+                terms.append("\(e.sql) \(r.upperIsClosed ? "<=" : "<") ?"); args += e.arguments + [try sqlArgument(hi, t.identifiers)]
             }
         } else if let r = range as? RangeBoundExpressions {
             let lo = try translate(r.lowerExpression, t), hi = try translate(r.upperExpression, t)
@@ -79,6 +79,7 @@ extension PredicateExpressions.RangeExpressionContains: SQLPredicateExpression {
         var e = PredicateLeaves()
         collectLeaves(element, &e)
         leaves.structure += e.structure
+        if e.hasIntegerArithmetic { leaves.hasIntegerArithmetic = true }
         if !e.isCacheable || !e.values.isEmpty { leaves.isCacheable = false; return }
         if let v = range as? CapturedPredicateValue, let r = v.capturedValue as? CapturedRangeBounds {
             leaves.structure.append(AnyHashable("\(type(of: r))"))

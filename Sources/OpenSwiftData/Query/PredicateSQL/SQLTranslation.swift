@@ -51,10 +51,32 @@ struct SQLTranslation {
     let layout: ModelLayout
     let table: StoreMapping.Table
     let tableAlias: String
+    /// What captured identifiers and models bind to (``IdentifierScope``).
+    var identifiers: IdentifierScope?
     /// Closure parameters in scope (`flatMap`, `contains(where:)` …) and what they stand for.
     var variables: [PredicateExpressions.VariableID: SQLFragment] = [:]
     /// Nesting depth, for unique subquery aliases.
     var depth = 0
+    /// How many `&&` lists, `||` lists, `!` and `?:` enclose the expression being translated
+    /// (after merging chains and cancelling `!!`); see ``maximumNesting``.
+    var nesting = 0
+
+    /// The deepest nesting of `&&`, `||`, `!` and `?:` a predicate may have once chains of one
+    /// operator are merged and `!!` cancelled (Logic.swift), counting those inside closures
+    /// (`contains(where:)`, `flatMap`) too: `a && (b || (c && …))` with 20 alternating
+    /// operators translates, with 21 the fetch throws ``SwiftDataError/unsupportedPredicate``
+    /// naming the depth reached and this limit.
+    ///
+    /// Why 20: each level is a parenthesised SQL group, and SQLite's parser has a fixed stack
+    /// (`YYSTACKDEPTH`, 100 entries). Measured on SQLite 3.40: 30 alternating levels parse
+    /// with plain comparisons as operands, 26 with `contains`, `?:` or `!` operands, 22 with a
+    /// `contains(where:)` subquery as operand, 18 with two nested ones. 20 keeps every
+    /// predicate whose operands nest at most one subquery parseable, and is far beyond what a
+    /// hand-written predicate reaches once chains are merged (a chain of 200 `&&` is one level).
+    /// SQL nested deeper by other means (two subqueries per operand, 100 nested `+`) still hits
+    /// SQLite's limit; that fetch throws ``SwiftDataError/unsupportedPredicate`` naming it
+    /// (``ModelContext``'s `fetchError`), never a raw `SQLiteError`.
+    static let maximumNesting = 20
 
     /// The store mapping (relationship storage), reached through the table.
     var mapping: StoreMapping? { table.mapping }
@@ -64,6 +86,18 @@ struct SQLTranslation {
         var inner = self
         inner.depth += 1
         return ("\(prefix)\(inner.depth)", inner)
+    }
+
+    /// The translation one `&&` / `||` / `!` / `?:` level deeper, or an error past ``maximumNesting``.
+    func enteringLogic() throws -> SQLTranslation {
+        var inner = self
+        inner.nesting += 1
+        guard inner.nesting <= Self.maximumNesting else {
+            throw SwiftDataError(SwiftDataError.unsupportedPredicate.code,
+                                 "the predicate nests &&, ||, ! and ?: at least \(inner.nesting) levels deep (after merging chains of one operator and cancelling !!); the limit is \(Self.maximumNesting), as SQLite cannot parse deeper SQL. Regroup it so chains of && or of || stay together, or split it into several fetches",
+                                 entityName: layout.name)
+        }
+        return inner
     }
 
     func unsupportedKeyPath(_ what: String, entity: String? = nil) -> SwiftDataError {
@@ -96,6 +130,9 @@ struct PredicateLeaves {
     var values: [Any] = []
     /// False when some node cannot be cached (its SQL depends on a captured value).
     var isCacheable = true
+    /// Whether the predicate has `Int` / `Int64` arithmetic, which can overflow (a trap in
+    /// Swift): pending models are then checked before `Predicate.evaluate` (``PendingOverflowCheck``).
+    var hasIntegerArithmetic = false
 }
 
 /// Collects an arbitrary node's leaves; an untranslatable node makes the predicate uncacheable
@@ -113,6 +150,7 @@ func collectRepeated(_ expression: Any, times: Int, _ leaves: inout PredicateLea
     collectLeaves(expression, &inner)
     leaves.structure.append(contentsOf: inner.structure)
     leaves.values.append(contentsOf: inner.values)
+    if inner.hasIntegerArithmetic { leaves.hasIntegerArithmetic = true }
     if !inner.isCacheable || (times != 1 && !inner.values.isEmpty) { leaves.isCacheable = false }
 }
 
@@ -129,7 +167,7 @@ func translate(_ expression: Any, _ t: SQLTranslation) throws -> SQLFragment {
         // A sub-expression that does not read the row (e.g. `limits.max()` over a captured
         // array) is evaluated once in Swift and bound as a value: exactly Swift's result.
         if let constant = constantValue(of: expression) {
-            return SQLFragment(sql: "?", arguments: [try sqlArgument(constant)])
+            return SQLFragment(sql: "?", arguments: [try sqlArgument(constant, t.identifiers)])
         }
         throw t.unsupported("\(shortTypeName(type(of: expression)))")
     }

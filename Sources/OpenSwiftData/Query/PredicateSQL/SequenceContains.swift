@@ -28,7 +28,7 @@ extension PredicateExpressions.SequenceContains: SQLPredicateExpression {
         if let elements = capturedElements(sequence) {
             let e = try translate(element, t)
             if e.toMany != nil { throw t.unsupported("a to-many relationship inside a captured array") }
-            let args = try elements.map(sqlArgument)
+            let args = try elements.map { try sqlArgument($0, t.identifiers) }
             if args.isEmpty { return SQLFragment(sql: "0", isCondition: true) }
             if args.contains(where: { if case .null = $0 { true } else { false } }) {
                 let terms = args.map { _ in "\(e.sql) IS ?" }
@@ -59,6 +59,7 @@ extension PredicateExpressions.SequenceContains: SQLPredicateExpression {
         var inner = PredicateLeaves()
         collectLeaves(element, &inner)
         leaves.structure += inner.structure
+        if inner.hasIntegerArithmetic { leaves.hasIntegerArithmetic = true }
         if !inner.isCacheable || !inner.values.isEmpty {
             leaves.isCacheable = false   // the element's SQL is repeated
             return

@@ -112,20 +112,49 @@ func valueMember(_ base: SQLFragment, _ member: CollectionMember?) -> SQLFragmen
 /// A captured value → a bound parameter `?`.
 extension PredicateExpressions.Value: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
-        SQLFragment(sql: "?", arguments: [try sqlArgument(value)])
+        SQLFragment(sql: "?", arguments: [try sqlArgument(value, t.identifiers)])
     }
     func collect(_ leaves: inout PredicateLeaves) { leaves.values.append(value) }
 }
 
+/// The schema a predicate is translated for, which decides what a captured identifier binds.
+///
+/// `$0.persistentModelID == id` compares store, entity and key in Swift, the primary key in
+/// SQL (`t."Z_PK" IS ?`). An identifier (or model) of an entity outside this container's
+/// schema — another container's model, whose rows have keys 1, 2, … too — binds `-1` and so
+/// matches no row, as in Swift; so does an unsaved one.
+///
+/// Not checked: the store. An identifier of the same schema from another store matches the
+/// row with its key here (the differential checks rely on it: they build predicates over a
+/// reference container and run them on the stores under test), and one of another entity of
+/// this schema matches a row of this table with its key.
+struct IdentifierScope {
+    let schema: Schema
+
+    /// The primary key `id` stands for in this schema, or `-1`.
+    func key(_ id: PersistentIdentifier) -> Int64 {
+        guard let pk = id.primaryKey, schema.entitiesByName[id.entityName] != nil else { return -1 }
+        return pk
+    }
+
+    /// The primary key of `model`'s row, or `-1` (unsaved, or a class outside this schema).
+    func key(_ model: any PersistentModel) -> Int64 {
+        let d = model.persistentBackingData
+        guard d.pk != 0, let name = d.layout?.name, schema.entitiesByName[name] != nil else { return -1 }
+        return d.pk
+    }
+}
+
 /// Converts a captured Swift value to a bound argument: native values as stored, raw-value
 /// enums by raw value, models and `PersistentIdentifier`s by primary key (`-1`, matching
-/// nothing, while unsaved), `nil` as NULL.
-func sqlArgument(_ value: Any) throws -> SQLValue {
+/// nothing, while unsaved or when `scope` says they belong elsewhere), `nil` as NULL.
+func sqlArgument(_ value: Any, _ scope: IdentifierScope?) throws -> SQLValue {
     guard let v = _flattenOptional(value) else { return .null }
     if let s = v as? any StorableValue { return try s.sqlValue() }
     if let r = v as? any RawRepresentable, let raw = r.rawValue as? any StorableValue { return try raw.sqlValue() }
-    if let id = v as? PersistentIdentifier { return .integer(id.primaryKey ?? -1) }
+    if let id = v as? PersistentIdentifier { return .integer(scope.map { $0.key(id) } ?? id.primaryKey ?? -1) }
     if let m = v as? any PersistentModel {
+        if let scope { return .integer(scope.key(m)) }
         let pk = m.persistentBackingData.pk
         return pk == 0 ? .integer(-1) : .integer(pk)
     }
