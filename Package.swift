@@ -126,11 +126,18 @@ var compatibilitySettings: [SwiftSetting] = [.swiftLanguageMode(.v5)]
 if useToolchainSwiftSyntax { compatibilitySettings.append(.unsafeFlags(["-warnings-as-errors"])) }
 targets.append(.testTarget(name: "SwiftDataCompatibilityTests", dependencies: ["SwiftData"],
                            swiftSettings: compatibilitySettings))
+
+// Every ```swift block of README.md is one of this target's Examples/ files, compiled in Swift 6
+// mode and run (ReadmeBlocksTests keeps the two identical); warnings fail it as above.
+targets.append(.testTarget(name: "ReadmeTests",
+                           dependencies: ["SwiftData", "OpenSwiftData", "OpenSwiftDataTesting", "BenchmarkKit"],
+                           swiftSettings: useToolchainSwiftSyntax ? [.unsafeFlags(["-warnings-as-errors"])] : []))
 #endif
 
 let package = Package(
     name: "OpenSwiftData",
-    platforms: [.macOS(.v14)],
+    // Observation and Foundation's #Predicate need these; the swift-syntax package needs no more.
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1), .macCatalyst(.v17)],
     products: products,
     dependencies: dependencies,
     targets: targets
