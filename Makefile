@@ -1,5 +1,8 @@
 # Thin wrappers; the README's two set-up commands are `make run` and `make test`.
 SWIFT ?= swift
+# Build the macros against the toolchain's own swift-syntax: offline, and no swift-syntax build
+# (Package.swift). `make test OPENSWIFTDATA_TOOLCHAIN_SWIFT_SYNTAX=0` uses the swift-syntax package.
+export OPENSWIFTDATA_TOOLCHAIN_SWIFT_SYNTAX ?= 1
 SYSTEM_PACKAGES := libsqlite3-dev libjemalloc-dev
 
 .PHONY: run test conform bench bench-compare fixtures reliability deps clean

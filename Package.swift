@@ -4,11 +4,26 @@ import PackageDescription
 import CompilerPluginSupport
 import Foundation
 
+// MARK: - swift-syntax: the package by default, the toolchain's copy on request
+
+/// Whether the macros build against the toolchain's own swift-syntax libraries instead of the
+/// swift-syntax package: `OPENSWIFTDATA_TOOLCHAIN_SWIFT_SYNTAX=1` (any value but empty or `0`).
+///
+/// Default (unset): the macro target depends on `https://github.com/swiftlang/swift-syntax.git`
+/// like every macro package, and the manifest has no `unsafeFlags`, so SwiftPM accepts the
+/// project as a versioned dependency (`from: "0.1.0"`). Set: nothing is fetched; the macros link
+/// `<toolchain>/usr/lib/swift/host` with `-I`/`-L`/`-rpath` flags (unsafe flags, so this mode
+/// only works for the root package or a path dependency). The Makefile and `.ci/run` set it.
+let useToolchainSwiftSyntax: Bool = {
+    let value = Context.environment["OPENSWIFTDATA_TOOLCHAIN_SWIFT_SYNTAX"] ?? ""
+    return !value.isEmpty && value != "0"
+}()
+
 /// The toolchain's own swift-syntax libraries (`<toolchain>/usr/lib/swift/host`), found by
-/// following `swiftc` on `PATH` through symlinks. No outside package is fetched.
-let hostLibraries: String = {
+/// following `swiftc` on `PATH` through symlinks.
+func toolchainHostLibraries() -> String {
     let fm = FileManager.default
-    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"
+    let path = Context.environment["PATH"] ?? "/usr/bin"
     for dir in path.split(separator: ":") {
         let candidate = "\(dir)/swiftc"
         guard fm.isExecutableFile(atPath: candidate) else { continue }
@@ -19,30 +34,70 @@ let hostLibraries: String = {
         if fm.fileExists(atPath: host + "/SwiftSyntax.swiftmodule") { return host }
     }
     return "/opt/swift/usr/lib/swift/host"
-}()
+}
 
-var products: [Product] = [
+var dependencies: [Package.Dependency] = []
+let macros: Target
+if useToolchainSwiftSyntax {
+    let host = toolchainHostLibraries()
+    macros = .macro(
+        name: "OpenSwiftDataMacros",
+        swiftSettings: [
+            // Plugin.swift serves the compiler through CompilerPluginMessageListener in this mode
+            // (the toolchain ships no SwiftCompilerPlugin module).
+            .define("OPENSWIFTDATA_TOOLCHAIN_SWIFT_SYNTAX"),
+            .unsafeFlags(["-I", host]),
+        ],
+        linkerSettings: [.unsafeFlags([
+            "-L", host, "-lSwiftSyntax", "-lSwiftSyntaxMacros", "-lSwiftDiagnostics",
+            "-lSwiftSyntaxBuilder", "-lSwiftCompilerPluginMessageHandling",
+            "-Xlinker", "-rpath", "-Xlinker", host,
+        ])]
+    )
+} else {
+    // 600 (Swift 6.0) through 603 (Swift 6.3): the releases of the toolchains this supports.
+    dependencies.append(.package(url: "https://github.com/swiftlang/swift-syntax.git", "600.0.0"..<"604.0.0"))
+    macros = .macro(
+        name: "OpenSwiftDataMacros",
+        dependencies: [
+            .product(name: "SwiftSyntax", package: "swift-syntax"),
+            .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+            .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+            .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+        ]
+    )
+}
+
+// MARK: - Products
+
+let products: [Product] = [
+    // Stable API: SwiftData's names and signatures, plus the documented OpenSwiftData additions.
     .library(name: "OpenSwiftData", targets: ["OpenSwiftData"]),
+    // `import SwiftData` on Linux. Declared on every platform so a cross-platform client's manifest
+    // resolves everywhere; on Apple platforms the module is empty, and clients depend on it with
+    // `condition: .when(platforms: [.linux])` so it is never built there (see the README).
+    .library(name: "SwiftData", targets: ["SwiftData"]),
+    // The harness library for your own tests: generators, fixtures, store pair, conformance suites.
     .library(name: "OpenSwiftDataTesting", targets: ["OpenSwiftDataTesting"]),
+    // The benchmark runner, metrics and report writers (links jemalloc: benchmark executables only).
+    .library(name: "BenchmarkKit", targets: ["BenchmarkKit"]),
 ]
+
+// MARK: - Targets
+
 var targets: [Target] = [
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                    providers: [.apt(["libsqlite3-dev"])]),
     .systemLibrary(name: "CJemalloc", pkgConfig: "jemalloc",
-                   providers: [.apt(["libjemalloc-dev"])]),
-    .macro(
-        name: "OpenSwiftDataMacros",
-        swiftSettings: [.unsafeFlags(["-I", hostLibraries])],
-        linkerSettings: [.unsafeFlags([
-            "-L", hostLibraries, "-lSwiftSyntax", "-lSwiftSyntaxMacros", "-lSwiftDiagnostics",
-            "-lSwiftSyntaxBuilder", "-lSwiftCompilerPluginMessageHandling",
-            "-Xlinker", "-rpath", "-Xlinker", hostLibraries,
-        ])]
-    ),
+                   providers: [.apt(["libjemalloc-dev"]), .brew(["jemalloc"])]),
+    macros,
     .target(
         name: "OpenSwiftData",
         dependencies: ["CSQLite", "OpenSwiftDataMacros"]
     ),
+    .target(name: "SwiftData",
+            dependencies: [.target(name: "OpenSwiftData", condition: .when(platforms: [.linux]))]),
     .testTarget(
         name: "OpenSwiftDataTests",
         dependencies: ["OpenSwiftData", "OpenSwiftDataTesting"]
@@ -60,18 +115,30 @@ var targets: [Target] = [
 ]
 
 #if os(Linux)
-// `import SwiftData` works on Linux as written; on Apple platforms the real framework wins.
-products.append(.library(name: "SwiftData", targets: ["SwiftData"]))
-targets.append(.target(name: "SwiftData", dependencies: ["OpenSwiftData"]))
-// Model code as users write it, compiled in Swift 5 mode with warnings as errors: the macros'
-// expansions must be warning-free there as well as in Swift 6 mode (the other test target).
+// Test targets that `import SwiftData` run where that is this project's module (on a Mac it is
+// Apple's framework). Test targets are never built for a package's clients.
+
+// Model code as users write it, compiled in Swift 5 mode: the macros' expansions must be
+// warning-free there as well as in Swift 6 mode. Warnings fail the build in the toolchain mode
+// (`make test`, CI) through `-warnings-as-errors`; the default manifest carries no unsafe flags,
+// and swift-tools-version 6.0 has no safe setting for it (`treatAllWarnings` needs 6.2).
+var compatibilitySettings: [SwiftSetting] = [.swiftLanguageMode(.v5)]
+if useToolchainSwiftSyntax { compatibilitySettings.append(.unsafeFlags(["-warnings-as-errors"])) }
 targets.append(.testTarget(name: "SwiftDataCompatibilityTests", dependencies: ["SwiftData"],
-                           swiftSettings: [.swiftLanguageMode(.v5), .unsafeFlags(["-warnings-as-errors"])]))
+                           swiftSettings: compatibilitySettings))
+
+// Every ```swift block of README.md is one of this target's Examples/ files, compiled in Swift 6
+// mode and run (ReadmeBlocksTests keeps the two identical); warnings fail it as above.
+targets.append(.testTarget(name: "ReadmeTests",
+                           dependencies: ["SwiftData", "OpenSwiftData", "OpenSwiftDataTesting", "BenchmarkKit"],
+                           swiftSettings: useToolchainSwiftSyntax ? [.unsafeFlags(["-warnings-as-errors"])] : []))
 #endif
 
 let package = Package(
     name: "OpenSwiftData",
-    platforms: [.macOS(.v14)],
+    // Observation and Foundation's #Predicate need these; the swift-syntax package needs no more.
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1), .macCatalyst(.v17)],
     products: products,
+    dependencies: dependencies,
     targets: targets
 )

@@ -15,7 +15,10 @@ extension ArgumentParser {
         guard let name = subcommand, let command = subcommands.first(where: { $0.name == name }) else {
             var lines = ["USAGE: \(program) <subcommand> [options]", "", abstract, "", "SUBCOMMANDS:"]
             lines += Self.columns(subcommands.map { ($0.name, $0.abstract) })
-            lines += ["", "See '\(program) <subcommand> --help' for a subcommand's options."]
+            var options = [("-h, --help", "Show this help.")]
+            if version != nil { options.append(("--version", "Show the version.")) }
+            lines += ["", "OPTIONS:"] + Self.columns(options)
+            lines += ["", "See '\(program) help <subcommand>' or '\(program) <subcommand> --help' for a subcommand's options."]
             return lines.joined(separator: "\n") + "\n"
         }
         var usage = "USAGE: \(program) \(command.name) [options]"

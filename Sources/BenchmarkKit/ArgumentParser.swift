@@ -37,13 +37,18 @@ public struct ArgumentError: Error, Equatable, CustomStringConvertible {
     public var message: String
     /// A close valid spelling (`"--scale"`), when one exists.
     public var suggestion: String?
+    /// The subcommand whose arguments were being parsed (`"bench"`), or `nil` for the program's
+    /// own arguments; its help is the one to show with the error.
+    public var subcommand: String?
 
     /// Creates an error; commands built on the parser use it to reject option values.
-    public init(code: Code, argument: String, message: String, suggestion: String? = nil) {
+    public init(code: Code, argument: String, message: String, suggestion: String? = nil,
+                subcommand: String? = nil) {
         self.code = code
         self.argument = argument
         self.message = message
         self.suggestion = suggestion
+        self.subcommand = subcommand
     }
 
     /// The message, followed by `; did you mean '<suggestion>'?` when there is a suggestion.
@@ -54,10 +59,11 @@ public struct ArgumentError: Error, Equatable, CustomStringConvertible {
 
 /// Our own small command-line parser: `<subcommand> [--flag] [--option value] [--option=value] [args]`.
 ///
-/// Options may repeat when declared repeatable; `--` ends options; `-h`/`--help` anywhere requests help.
-/// Arguments are given without the program name.
+/// Options may repeat when declared repeatable; `--` ends options; `-h`/`--help` anywhere requests help,
+/// as does `help [<subcommand>]` in first place; `--version` in first place requests the version
+/// when the parser has one. Arguments are given without the program name.
 /// ```swift
-/// let parser = ArgumentParser(program: "harness", abstract: "OpenSwiftData's tool.", subcommands: [
+/// let parser = ArgumentParser(program: "harness", abstract: "OpenSwiftData's tool.", version: "0.1.0", subcommands: [
 ///     Subcommand("bench", abstract: "Run benchmarks.", options: [
 ///         .flag("quick", help: "Run the quick set."),
 ///         .option("scale", placeholder: "rows", repeatable: true, help: "Scales to run."),
@@ -70,13 +76,16 @@ public struct ArgumentParser: Sendable {
     public var program: String
     /// One line describing the program.
     public var abstract: String
+    /// The program's version, printed for `--version`; `nil` when the program has none to show.
+    public var version: String?
     /// The subcommands.
     public var subcommands: [Subcommand]
 
     /// Creates a parser.
-    public init(program: String, abstract: String, subcommands: [Subcommand]) {
+    public init(program: String, abstract: String, version: String? = nil, subcommands: [Subcommand]) {
         self.program = program
         self.abstract = abstract
+        self.version = version
         self.subcommands = subcommands
     }
 
@@ -90,6 +99,13 @@ public struct ArgumentParser: Sendable {
         if Self.isHelp(first) {
             result.isHelpRequested = true
             return result
+        }
+        if first == "--version", version != nil {
+            result.isVersionRequested = true
+            return result
+        }
+        if first == "help", !subcommands.contains(where: { $0.name == "help" }) {
+            return try parseHelpCommand(Array(arguments.dropFirst()))
         }
         guard let command = subcommands.first(where: { $0.name == first }) else {
             throw ArgumentError(code: .unknownSubcommand, argument: first,
@@ -105,7 +121,8 @@ public struct ArgumentParser: Sendable {
             if onlyPositionals || !argument.hasPrefix("-") || argument == "-" {
                 guard command.positionalPlaceholder != nil else {
                     throw ArgumentError(code: .unexpectedArgument, argument: argument,
-                                        message: "unexpected argument '\(argument)' for '\(command.name)'")
+                                        message: "unexpected argument '\(argument)' for '\(command.name)'",
+                                        subcommand: command.name)
                 }
                 result.positionals.append(argument)
                 continue
@@ -125,18 +142,19 @@ public struct ArgumentParser: Sendable {
             guard argument.hasPrefix("--"), let option = command.options.first(where: { $0.name == name }) else {
                 throw ArgumentError(code: .unknownOption, argument: argument,
                                     message: "unknown option '\(argument)' for '\(command.name)'",
-                                    suggestion: Self.closest(to: name, in: command.options.map(\.name)).map { "--\($0)" })
+                                    suggestion: Self.closest(to: name, in: command.options.map(\.name)).map { "--\($0)" },
+                                    subcommand: command.name)
             }
             let seen = result.flags.contains(name) || result.options[name] != nil
             if seen && !option.isRepeatable {
                 throw ArgumentError(code: .duplicateOption, argument: argument,
-                                    message: "option '--\(name)' given more than once")
+                                    message: "option '--\(name)' given more than once", subcommand: command.name)
             }
             switch option.kind {
             case .flag:
                 if inlineValue != nil {
                     throw ArgumentError(code: .unexpectedValue, argument: argument,
-                                        message: "flag '--\(name)' takes no value")
+                                        message: "flag '--\(name)' takes no value", subcommand: command.name)
                 }
                 result.flags.insert(name)
             case .value(let placeholder):
@@ -148,7 +166,8 @@ public struct ArgumentParser: Sendable {
                     index += 1
                 } else {
                     throw ArgumentError(code: .missingValue, argument: argument,
-                                        message: "option '--\(name)' needs a value <\(placeholder)>")
+                                        message: "option '--\(name)' needs a value <\(placeholder)>",
+                                        subcommand: command.name)
                 }
                 result.options[name, default: []].append(value)
             }
@@ -157,6 +176,24 @@ public struct ArgumentParser: Sendable {
     }
 
     private static func isHelp(_ argument: String) -> Bool { argument == "--help" || argument == "-h" }
+
+    /// `help` and `help <subcommand>`: a help request for the program or for that subcommand.
+    private func parseHelpCommand(_ rest: [String]) throws -> ParsedArguments {
+        var result = ParsedArguments()
+        result.isHelpRequested = true
+        guard let name = rest.first else { return result }
+        guard subcommands.contains(where: { $0.name == name }) else {
+            throw ArgumentError(code: .unknownSubcommand, argument: name,
+                                message: "unknown subcommand '\(name)'",
+                                suggestion: Self.closest(to: name, in: subcommands.map(\.name)))
+        }
+        if rest.count > 1 {
+            throw ArgumentError(code: .unexpectedArgument, argument: rest[1],
+                                message: "unexpected argument '\(rest[1])' for 'help'")
+        }
+        result.subcommand = name
+        return result
+    }
 
     /// The candidate nearest to `word` by edit distance, if within max(2, a third of its length).
     ///

@@ -88,8 +88,11 @@ public struct Subcommand: Sendable, Equatable {
 public struct ParsedArguments: Sendable, Equatable {
     /// The chosen subcommand; `nil` when only `--help` was given.
     public var subcommand: String?
-    /// `true` when `--help` or `-h` appeared; the caller prints ``ArgumentParser/helpText(for:)``.
+    /// `true` when `--help` or `-h` appeared, or `help [<subcommand>]` was given; the caller
+    /// prints ``ArgumentParser/helpText(for:)``.
     public var isHelpRequested: Bool = false
+    /// `true` when `--version` was the first argument; the caller prints ``ArgumentParser/version``.
+    public var isVersionRequested: Bool = false
     /// The flags given.
     public var flags: Set<String> = []
     /// Values per option name, in command-line order.

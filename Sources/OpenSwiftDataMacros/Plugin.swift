@@ -1,20 +1,25 @@
-@_spi(PluginMessage) import SwiftCompilerPluginMessageHandling
 import SwiftSyntaxMacros
+#if OPENSWIFTDATA_TOOLCHAIN_SWIFT_SYNTAX
+@_spi(PluginMessage) import SwiftCompilerPluginMessageHandling
+#else
+import SwiftCompilerPlugin
+#endif
 
-/// Resolves the macro implementation types that `Sources/OpenSwiftData/Model/Macros.swift`
-/// names in its `#externalMacro(module: "OpenSwiftDataMacros", type: ...)` declarations.
+/// Every macro type this plugin provides; the declarations in `Sources/OpenSwiftData/Model/Macros.swift`
+/// name them in `#externalMacro(module: "OpenSwiftDataMacros", type: "ModelMacro")` etc.
+enum MacroCatalog {
+    static var all: [any Macro.Type] {
+        [ModelMacro.self, PersistedPropertyMacro.self, AttributeMacro.self, RelationshipMacro.self,
+         TransientMacro.self, UniqueMacro.self, IndexMacro.self]
+    }
+}
+
+#if OPENSWIFTDATA_TOOLCHAIN_SWIFT_SYNTAX
+// The toolchain's swift-syntax (`OPENSWIFTDATA_TOOLCHAIN_SWIFT_SYNTAX=1`, see Package.swift) has
+// no SwiftCompilerPlugin module: serve the compiler with the message listener it is built on.
+
+/// Resolves the macro implementation types by name.
 struct OpenSwiftDataPluginProvider: PluginProvider {
-    /// Every macro type this plugin provides, by the name the declarations use.
-    static var macros: [String: any Macro.Type] { [
-        "ModelMacro": ModelMacro.self,
-        "PersistedPropertyMacro": PersistedPropertyMacro.self,
-        "AttributeMacro": AttributeMacro.self,
-        "RelationshipMacro": RelationshipMacro.self,
-        "TransientMacro": TransientMacro.self,
-        "UniqueMacro": UniqueMacro.self,
-        "IndexMacro": IndexMacro.self,
-    ] }
-
     /// Errors the provider reports to the compiler.
     struct UnknownMacro: Error, CustomStringConvertible {
         let moduleName: String
@@ -23,7 +28,7 @@ struct OpenSwiftDataPluginProvider: PluginProvider {
     }
 
     func resolveMacro(moduleName: String, typeName: String) throws -> any Macro.Type {
-        guard let macro = Self.macros[typeName] else {
+        guard let macro = MacroCatalog.all.first(where: { "\($0)" == typeName }) else {
             throw UnknownMacro(moduleName: moduleName, typeName: typeName)
         }
         return macro
@@ -40,3 +45,10 @@ struct OpenSwiftDataPlugin {
         try listener.main()
     }
 }
+#else
+/// The compiler plugin executable (the swift-syntax package's `CompilerPlugin` entry point).
+@main
+struct OpenSwiftDataPlugin: CompilerPlugin {
+    var providingMacros: [any Macro.Type] { MacroCatalog.all }
+}
+#endif

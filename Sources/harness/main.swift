@@ -15,6 +15,7 @@ if CommandLine.arguments.dropFirst().first == ReliabilityWorker.subcommand {
 let parser = ArgumentParser(
     program: "harness",
     abstract: "OpenSwiftData's test-fixture and benchmarking harness. With no arguments: conformance on both stores, 10,000 differential cases, quick benchmarks, reports in Reports/.",
+    version: harnessVersion,
     subcommands: [ConformCommand.subcommand, BenchCommand.subcommand, FixturesCommand.subcommand,
                   ReliabilityCommand.subcommand])
 
@@ -41,6 +42,10 @@ do {
     }
     let args = try parser.parse(Array(CommandLine.arguments.dropFirst()))
     currentSubcommand = args.subcommand
+    if args.isVersionRequested {
+        print("harness \(harnessVersion)")
+        exit(0)
+    }
     if args.isHelpRequested {
         print(parser.helpText(for: args.subcommand))
         exit(0)
@@ -55,7 +60,7 @@ do {
         exit(2)
     }
 } catch let error as ArgumentError {
-    FileHandle.standardError.write(Data("harness: \(error)\n\n\(parser.helpText(for: currentSubcommand))\n".utf8))
+    FileHandle.standardError.write(Data("harness: \(error)\n\n\(parser.helpText(for: error.subcommand ?? currentSubcommand))\n".utf8))
     exit(2)
 } catch let error as SwiftDataError {
     // The message says what to do; the cause chain (decoder and SQLite dumps) stays out of the terminal.

@@ -81,6 +81,40 @@ struct ArgumentParserTests {
         #expect(parser.helpText(for: "conform").contains("USAGE: harness conform [options] [<suite> ...]"))
     }
 
+    @Test func errorsInsideASubcommandNameIt() {
+        // The CLI shows that subcommand's help with the error, not the program's.
+        let cases: [[String]] = [["bench", "--scael", "1"], ["bench", "--quick=yes"], ["bench", "--scale"],
+                                 ["bench", "--store", "a", "--store", "b"], ["bench", "stray"]]
+        for arguments in cases {
+            let error = #expect(throws: ArgumentError.self, "\(arguments)") { try parser.parse(arguments) }
+            #expect(error?.subcommand == "bench", "\(arguments)")
+        }
+        let top = #expect(throws: ArgumentError.self) { try parser.parse(["bnech"]) }
+        #expect(top?.subcommand == nil)
+    }
+
+    @Test func helpSubcommandAndVersion() throws {
+        let help = try parser.parse(["help", "bench"])
+        #expect(help.isHelpRequested && help.subcommand == "bench")
+        let bare = try parser.parse(["help"])
+        #expect(bare.isHelpRequested && bare.subcommand == nil)
+        let unknown = #expect(throws: ArgumentError.self) { try parser.parse(["help", "bnech"]) }
+        #expect(unknown?.code == .unknownSubcommand && unknown?.suggestion == "bench")
+        let extra = #expect(throws: ArgumentError.self) { try parser.parse(["help", "bench", "conform"]) }
+        #expect(extra?.code == .unexpectedArgument)
+
+        // --version only when the program has one.
+        let noVersion = #expect(throws: ArgumentError.self) { try parser.parse(["--version"]) }
+        #expect(noVersion?.code == .unknownSubcommand)
+        #expect(!parser.helpText().contains("--version"))
+        var versioned = parser
+        versioned.version = "1.2.3"
+        #expect(try versioned.parse(["--version"]).isVersionRequested)
+        #expect(!(try versioned.parse(["bench"]).isVersionRequested))
+        #expect(versioned.helpText().contains("OPTIONS:\n  -h, --help   Show this help.\n  --version    Show the version.\n"))
+        #expect(versioned.helpText().contains("See 'harness help <subcommand>'"))
+    }
+
     @Test func editDistance() {
         #expect(ArgumentParser.editDistance("kitten", "sitting") == 3)
         #expect(ArgumentParser.editDistance("", "abc") == 3)

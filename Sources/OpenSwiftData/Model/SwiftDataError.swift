@@ -54,6 +54,16 @@ public struct SwiftDataError: Error, Equatable, CustomStringConvertible, @unchec
     /// Errors are equal when their codes are.
     public static func == (lhs: SwiftDataError, rhs: SwiftDataError) -> Bool { lhs.code == rhs.code }
 
+    /// Matches a thrown error against a code constant, so `catch SwiftDataError.mergeConflict { … }`
+    /// works as it does with SwiftData.
+    ///
+    /// ```swift
+    /// do { try context.save() } catch SwiftDataError.mergeConflict { context.rollback() }
+    /// ```
+    public static func ~= (pattern: SwiftDataError, error: any Error) -> Bool {
+        (error as? SwiftDataError)?.code == pattern.code
+    }
+
     /// `SwiftDataError.<code>: <message> [entity, property, url, sql, cause]`.
     public var description: String {
         var s = "SwiftDataError.\(code): \(message)"

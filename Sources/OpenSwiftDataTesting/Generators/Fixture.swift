@@ -16,7 +16,10 @@ import OpenSwiftData
 /// let container = try ModelContainer(for: Schema(fixture.modelTypes), configurations: ModelConfiguration(isStoredInMemoryOnly: true))
 /// let counts = try fixture.populate(container)   // ["Category": 100, "Word": 10000]
 /// ```
-public struct Fixture {
+///
+/// A fixture is `Sendable` (its row closures are `@Sendable`), so it can be a global constant in
+/// a Swift 6 test target and shared by parallel tests.
+public struct Fixture: Sendable {
     /// The seed every stream derives from.
     public let seed: UInt64
     /// The data traits (unicode-heavy, long strings, hostile).

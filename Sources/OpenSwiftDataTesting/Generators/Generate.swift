@@ -13,17 +13,21 @@ import OpenSwiftData
 /// Generate(Product.self, count: 1_000) { row in Product(name: row.words("name", count: .uniform(1...3)), price: 1) }
 ///     .linking(\.tags, count: .uniform(0...3))
 /// ```
-public struct Generate<M: PersistentModel> {
+public struct Generate<M: PersistentModel>: Sendable {
     /// How a child finds its parent: the parent type and an assignment through the key path.
-    struct ParentLink {
+    ///
+    /// `@unchecked Sendable`: `assign` captures only a `Sendable` key path and model metatypes
+    /// (immutable; Swift 6.2+ warns about metatype captures because of isolated conformances,
+    /// which `PersistentModel` conformances never are).
+    struct ParentLink: @unchecked Sendable {
         let parentType: ObjectIdentifier
         let parentName: String
         let fanOut: FanOut
         let assign: (M, any PersistentModel) -> Void
     }
 
-    /// A many-to-many link to models of an earlier step.
-    struct ManyLink {
+    /// A many-to-many link to models of an earlier step (`@unchecked Sendable` as ``ParentLink``).
+    struct ManyLink: @unchecked Sendable {
         let targetType: ObjectIdentifier
         let targetName: String
         let count: Distribution
@@ -33,7 +37,7 @@ public struct Generate<M: PersistentModel> {
 
     let count: Int
     let label: String?
-    let make: (Row) -> M
+    let make: @Sendable (Row) -> M
     var parent: ParentLink?
     var links: [ManyLink] = []
 
@@ -42,7 +46,7 @@ public struct Generate<M: PersistentModel> {
     /// ```swift
     /// Generate(Tag.self, count: 30) { row in Tag(label: row.word("label")) }
     /// ```
-    public init(_ type: M.Type, count: Int, label: String? = nil, _ make: @escaping (Row) -> M) {
+    public init(_ type: M.Type, count: Int, label: String? = nil, _ make: @escaping @Sendable (Row) -> M) {
         precondition(count >= 0, "Generate needs a non-negative count")
         self.count = count
         self.label = label
@@ -66,10 +70,10 @@ public struct Generate<M: PersistentModel> {
     /// ```swift
     /// Generate(Word.self, count: 1_000_000, parent: \.category, children: \Category.words, fanOut: .zipf(0.99)) { … }
     /// ```
-    public init<P: PersistentModel>(_ type: M.Type, count: Int, parent: ReferenceWritableKeyPath<M, P?>,
+    public init<P: PersistentModel>(_ type: M.Type, count: Int, parent: ReferenceWritableKeyPath<M, P?> & Sendable,
                                     children: ReferenceWritableKeyPath<P, [M]>? = nil,
                                     fanOut: FanOut = .uniform, label: String? = nil,
-                                    _ make: @escaping (Row) -> M) {
+                                    _ make: @escaping @Sendable (Row) -> M) {
         self.init(type, count: count, label: label, make)
         self.parent = ParentLink(parentType: ObjectIdentifier(P.self), parentName: String(describing: P.self),
                                  fanOut: fanOut, assign: { child, p in child[keyPath: parent] = (p as! P) })
@@ -82,7 +86,7 @@ public struct Generate<M: PersistentModel> {
     /// ```swift
     /// Generate(Product.self, count: 1_000) { row in … }.linking(\.tags, count: .uniform(0...3))
     /// ```
-    public func linking<T: PersistentModel>(_ keyPath: ReferenceWritableKeyPath<M, [T]>, count: Distribution,
+    public func linking<T: PersistentModel>(_ keyPath: ReferenceWritableKeyPath<M, [T]> & Sendable, count: Distribution,
                                             label: String? = nil) -> Generate<M> {
         var copy = self
         let name = String(describing: T.self)
@@ -113,7 +117,10 @@ public struct Generate<M: PersistentModel> {
 /// let steps: [FixtureStep] = fixture.steps
 /// steps.map(\.label)   // ["Category", "Word"]
 /// ```
-public struct FixtureStep {
+///
+/// `@unchecked Sendable`: besides values, it holds a model metatype and a closure capturing only a
+/// `Sendable` ``Generate`` (whose row closure is `@Sendable`) and metatypes.
+public struct FixtureStep: @unchecked Sendable {
     /// The step's label: its stream name (the model type's name unless given).
     public internal(set) var label: String
     /// The generated model type.

@@ -7,17 +7,20 @@ import OpenSwiftData
 /// let container = try ModelContainer(for: sample.schema, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
 /// try sample.fixture(seed: 42, scale: 1_000).populate(container)
 /// ```
-public struct SampleSchema {
+///
+/// `Sendable` (so `@Test(arguments: SampleSchema.all)` works); unchecked only because
+/// ``modelTypes`` holds model metatypes, which Swift 6.2+ does not assume `Sendable`.
+public struct SampleSchema: @unchecked Sendable {
     /// The name the CLI takes (`--schema catalogue`).
     public let name: String
     /// One line describing the schema.
     public let summary: String
     /// Every model class of the schema, subclasses included.
     public let modelTypes: [any PersistentModel.Type]
-    let build: (UInt64, Int, Traits) -> Fixture
+    let build: @Sendable (UInt64, Int, Traits) -> Fixture
 
     init(name: String, summary: String, modelTypes: [any PersistentModel.Type],
-         build: @escaping (UInt64, Int, Traits) -> Fixture) {
+         build: @escaping @Sendable (UInt64, Int, Traits) -> Fixture) {
         self.name = name
         self.summary = summary
         self.modelTypes = modelTypes

@@ -1,0 +1,68 @@
+// Runs the README's examples (Examples/, each file one README code block, compiled as written).
+import BenchmarkKit
+import Foundation
+import OpenSwiftData
+import OpenSwiftDataTesting
+import Testing
+
+@Suite("Readme examples")
+struct ReadmeExampleTests {
+    @Test("the trips example: a relationship, a unique upsert, a predicate")
+    func trips() throws {
+        let scratch = try ScratchDirectory(prefix: "readme-trips")
+        let url = scratch.url.appendingPathComponent("trips.store")
+        #expect(try planTrips(at: url) == ["Kyoto 980.0 []", "Lisbon 420.0 [\"Porto\"]"])
+
+        // The upsert updated the stored Kyoto instead of adding a second one; the file holds it all.
+        let reopened = ModelContext(try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url)))
+        #expect(try reopened.fetchCount(FetchDescriptor<Trip>()) == 2)
+        #expect(try reopened.fetchCount(FetchDescriptor<Stop>()) == 1)
+    }
+
+    @Test("the strict merging example retries after a conflict and loses no raise")
+    func strictMerging() throws {
+        let scratch = try ScratchDirectory(prefix: "readme-strict")
+        let url = scratch.url.appendingPathComponent("trips.store")
+        let setup = ModelContext(try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url)))
+        setup.insert(Trip(name: "Lisbon", price: 100))
+        try setup.save()
+        try raisePrices(by: 10, in: url)
+        try raisePrices(by: 5, in: url)
+        #expect(try ModelContext(setup.container).fetch(FetchDescriptor<Trip>()).map(\.price) == [115])
+
+        // A stale writer: its save throws mergeConflict and writes nothing.
+        var strict = ModelConfiguration(url: url)
+        strict.mergePolicy = .error
+        let stale = ModelContext(try ModelContainer(for: Trip.self, configurations: strict))
+        let trip = try #require(try stale.fetch(FetchDescriptor<Trip>()).first)
+        try raisePrices(by: 1, in: url)
+        trip.price += 1_000
+        #expect(throws: SwiftDataError.mergeConflict) { try stale.save() }
+        #expect(try ModelContext(setup.container).fetch(FetchDescriptor<Trip>()).map(\.price) == [116])
+    }
+
+    @Test("the fixture example writes the library and reproduces its digest")
+    func library() throws {
+        let scratch = try ScratchDirectory(prefix: "readme-library")
+        let url = scratch.url.appendingPathComponent("library.sqlite")
+        #expect(try writeLibrary(to: url) == 2_000)
+        let manifest = try FixtureManifest.read(for: url)
+        #expect(manifest.rowCounts["Shelf"] == 12 && manifest.rowCounts["Book"] == 2_000)
+
+        let again = scratch.url.appendingPathComponent("again.sqlite")
+        #expect(try writeLibrary(to: again) == 2_000)
+        #expect(try FixtureManifest.read(for: again).digest == manifest.digest)
+    }
+
+    @Test("the benchmark example runs and writes its reports")
+    func benchmark() throws {
+        let scratch = try ScratchDirectory(prefix: "readme-bench")
+        var configuration = RunnerConfiguration.quick
+        configuration.allowDebug = true
+        let results = try benchmarkLibrary(scales: [100, 200], configuration: configuration, reports: scratch.url)
+        #expect(results.map(\.rows) == [100, 200])
+        #expect(results.allSatisfy { $0.name == "short books" && $0.iterations == 3 })
+        let files = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path)
+        #expect(files.contains("latest.md") && files.contains("short-books-wall.svg"))
+    }
+}
