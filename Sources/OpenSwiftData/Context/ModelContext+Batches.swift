@@ -27,8 +27,7 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
             let b = index / batchSize
             if batches[b] == nil {
                 let slice = Array(keys[(b * batchSize)..<Swift.min((b + 1) * batchSize, keys.count)])
-                let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ", ")
-                let sql = "SELECT \(table.selectList) FROM \(quoteIdentifier(table.name)) t WHERE t.\"Z_PK\" IN (\(placeholders))"
+                let sql = table.selectByKeysSQL(slice.count)
                 let rows = (try? context.materializeRows(sql, slice.map { SQLValue.integer($0) }, table: table, as: Element.self)) ?? []
                 var byKey: [Int64: Element] = [:]
                 for m in rows { byKey[m.persistentBackingData.pk] = m }

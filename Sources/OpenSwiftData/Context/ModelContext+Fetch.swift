@@ -173,12 +173,7 @@ extension ModelContext {
         let t = SQLTranslation(layout: layout, table: table, tableAlias: "t", identifiers: identifierScope)
         var conditions: [String] = []
         var args: [SQLValue] = []
-        if table.entities.count > 1 {
-            let ids = table.entityIDs(kindOf: layout)
-            if ids.count < table.entities.count {
-                conditions.append("t.\"Z_ENT\" IN (\(ids.map(String.init).joined(separator: ", ")))")
-            }
-        }
+        if let kinds = table.entityCondition(kindOf: layout) { conditions.append(kinds) }
         if let p = descriptor.predicate {
             let f = try translatePredicate(p, t)
             conditions.append(f.sql)
@@ -319,20 +314,13 @@ extension ModelContext {
     /// The model for row `pk` of `table`, registered or freshly read; `nil` if the row is gone.
     func materialize(table: StoreMapping.Table, pk: Int64) throws -> (any PersistentModel)? {
         if let m = registered[RowKey(table: ObjectIdentifier(table.root), pk: pk)] { return m }
-        let sql = "SELECT \(table.selectList) FROM \(quoteIdentifier(table.name)) t WHERE t.\"Z_PK\" = ?"
-        return try materializeRows(sql, [.integer(pk)], table: table).first
+        return try materializeRows(table.selectByKeySQL, [.integer(pk)], table: table).first
     }
 
     /// Loads the attributes of a faulted model from its row.
     func fulfillFault(_ data: BackingData) {
         guard data.pk != 0, let layout = data.layout, let table = mapping.table(for: layout) else { return }
-        let sql = "SELECT \(table.selectList) FROM \(quoteIdentifier(table.name)) t WHERE t.\"Z_PK\" = ?"
-        try? store.withConnection { db in
-            let stmt = try db.cachedStatement(sql)
-            defer { stmt.reset() }
-            try stmt.bind(.integer(data.pk), at: 1)
-            if try stmt.step() { try decode(stmt, into: data, model: nil, table: table) }
-        }
+        try? store.readRow(table, pk: data.pk) { row, _ in try decode(row, into: data, model: nil, table: table) }
     }
 
     /// Loads a relationship of a registered model from the store.
@@ -350,11 +338,10 @@ extension ModelContext {
                         models = [m]
                     }
                 case .inverseForeignKey(let table, let column):
-                    let sql = "SELECT \(table.selectList) FROM \(quoteIdentifier(table.name)) t WHERE t.\(quoteIdentifier(column)) = ? ORDER BY t.\"Z_PK\""
-                    models = try materializeRows(sql, [.integer(data.pk)], table: table)
+                    models = try materializeRows(table.selectByColumnSQL(column), [.integer(data.pk)], table: table)
                 case .joinTable(let name, let own, let other):
-                    let sql = "SELECT \(targetTable.selectList) FROM \(quoteIdentifier(targetTable.name)) t JOIN \(quoteIdentifier(name)) j ON j.\(quoteIdentifier(other)) = t.\"Z_PK\" WHERE j.\(quoteIdentifier(own)) = ? ORDER BY t.\"Z_PK\""
-                    models = try materializeRows(sql, [.integer(data.pk)], table: targetTable)
+                    models = try materializeRows(targetTable.selectThroughJoinSQL(name, own: own, other: other),
+                                                 [.integer(data.pk)], table: targetTable)
                 }
             } catch {
                 models = []

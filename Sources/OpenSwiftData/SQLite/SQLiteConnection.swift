@@ -72,6 +72,26 @@ public final class SQLiteConnection {
         _ = openswiftdata_db_config_int(handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, &applied)
     }
 
+    /// Replaces this connection's `main` database with a copy of `source`'s, page by page, with
+    /// SQLite's online backup API (the source is read through SQLite, its WAL included).
+    ///
+    /// ```c
+    /// sqlite3_backup_init(self, "main", source, "main"); sqlite3_backup_step(-1); sqlite3_backup_finish
+    /// ```
+    /// - Throws: ``SQLiteError`` when the backup cannot start or a step fails.
+    public func copyContents(of source: SQLiteConnection) throws {
+        guard let backup = sqlite3_backup_init(handle, "main", source.handle, "main") else {
+            throw SQLiteError(code: sqlite3_errcode(handle), extendedCode: sqlite3_extended_errcode(handle),
+                              message: "the backup cannot start: " + lastErrorMessage)
+        }
+        let step = sqlite3_backup_step(backup, -1)
+        let finish = sqlite3_backup_finish(backup)
+        guard step == SQLITE_DONE, finish == SQLITE_OK else {
+            let code = step != SQLITE_DONE ? step : finish
+            throw SQLiteError(code: code, message: "the backup failed (step \(step), finish \(finish)): " + lastErrorMessage)
+        }
+    }
+
     /// Runs one or more `;`-separated statements that take no parameters.
     public func execute(_ sql: String) throws {
         var errmsg: UnsafeMutablePointer<CChar>?

@@ -1,4 +1,3 @@
-import CSQLite
 import Foundation
 
 extension ModelContainer {
@@ -41,15 +40,11 @@ extension ModelContainer {
                                  url: url)
         }
         try store.withConnection { db in
-            guard let backup = sqlite3_backup_init(db.handle, "main", source.handle, "main") else {
-                throw SwiftDataError(SwiftDataError.storeError.code,
-                                     "SQLite cannot start the backup: \(db.lastErrorMessage)", url: url)
-            }
-            let step = sqlite3_backup_step(backup, -1)
-            let finish = sqlite3_backup_finish(backup)
-            guard step == SQLITE_DONE, finish == SQLITE_OK else {
-                throw SwiftDataError(SwiftDataError.storeError.code,
-                                     "SQLite's backup failed (step \(step), finish \(finish)): \(db.lastErrorMessage)", url: url)
+            do {
+                try db.copyContents(of: source)
+            } catch {
+                throw SwiftDataError(SwiftDataError.storeError.code, "SQLite's backup failed; nothing was restored",
+                                     url: url, underlying: error)
             }
             try db.run("UPDATE \"Z_METADATA\" SET value = ? WHERE key = 'storeIdentifier'", [.text(store.identifier)])
             store.noteCommit()   // registered rows of existing contexts refresh on their next fetch
@@ -80,15 +75,10 @@ extension ModelContainer {
         defer { target.close() }
         do {
             try store.withConnection { db in
-                guard let backup = sqlite3_backup_init(target.handle, "main", db.handle, "main") else {
-                    throw SwiftDataError(SwiftDataError.storeError.code,
-                                         "SQLite cannot start the backup: \(target.lastErrorMessage)", url: url)
-                }
-                let step = sqlite3_backup_step(backup, -1)
-                let finish = sqlite3_backup_finish(backup)
-                guard step == SQLITE_DONE, finish == SQLITE_OK else {
-                    throw SwiftDataError(SwiftDataError.storeError.code,
-                                         "SQLite's backup failed (step \(step), finish \(finish)): \(target.lastErrorMessage)", url: url)
+                do {
+                    try target.copyContents(of: db)
+                } catch {
+                    throw SwiftDataError(SwiftDataError.storeError.code, "SQLite's backup failed", url: url, underlying: error)
                 }
             }
             _ = try target.scalar("PRAGMA journal_mode = DELETE")

@@ -44,6 +44,24 @@ final class StoreMapping: @unchecked Sendable {
         func selectByKeysSQL(_ count: Int) -> String {
             "SELECT \(selectList) FROM \(quoteIdentifier(name)) t WHERE t.\"Z_PK\" IN (\(Array(repeating: "?", count: count).joined(separator: ", ")))"
         }
+        /// `SELECT <selectList> FROM <table> t WHERE t.<column> = ? ORDER BY t."Z_PK"`: the rows
+        /// whose key column `column` holds a given key (a to-many through its inverse's column).
+        func selectByColumnSQL(_ column: String) -> String {
+            "SELECT \(selectList) FROM \(quoteIdentifier(name)) t WHERE t.\(quoteIdentifier(column)) = ? ORDER BY t.\"Z_PK\""
+        }
+        /// `SELECT <selectList> FROM <table> t JOIN <join> j ON j.<other> = t."Z_PK" WHERE j.<own> = ?
+        /// ORDER BY t."Z_PK"`: this table's rows paired with a given key in a join table.
+        func selectThroughJoinSQL(_ join: String, own: String, other: String) -> String {
+            "SELECT \(selectList) FROM \(quoteIdentifier(name)) t JOIN \(quoteIdentifier(join)) j ON j.\(quoteIdentifier(other)) = t.\"Z_PK\" WHERE j.\(quoteIdentifier(own)) = ? ORDER BY t.\"Z_PK\""
+        }
+        /// `t."Z_ENT" IN (…)` restricting a query to `layout` and its subclasses, or `nil` when
+        /// every entity of the table is one of them (no condition needed).
+        func entityCondition(kindOf layout: ModelLayout, alias: String = "t") -> String? {
+            guard entities.count > 1 else { return nil }
+            let ids = entityIDs(kindOf: layout)
+            guard ids.count < entities.count else { return nil }
+            return "\(alias).\"Z_ENT\" IN (\(ids.map(String.init).joined(separator: ", ")))"
+        }
         /// The index of `Z_OPT` (the row's version) in ``selectList``: after every column.
         var versionColumn: Int32 { Int32(columns.count + 2) }
 
