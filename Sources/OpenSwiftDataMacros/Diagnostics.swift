@@ -14,6 +14,7 @@ struct ModelDiagnostic: DiagnosticMessage, Error {
         case lazyProperty(String)
         case propertyObservers(String)
         case missingTypeAnnotation(String)
+        case constantWithDefault(String)
         case transientWithoutDefault(String)
         case ignoredWithoutDefault(String)
         case reservedName(String)
@@ -51,7 +52,11 @@ struct ModelDiagnostic: DiagnosticMessage, Error {
             return "property observers are not supported on @Model properties; "
                 + "SwiftData ignores them"
         case .missingTypeAnnotation(let name):
-            return "add an explicit type annotation to '\(name)'"
+            return "'\(name)' needs a type annotation or an initial value to infer its type from"
+        case .constantWithDefault(let name):
+            return "'let \(name)' has an initial value, which Swift evaluates again when the model is "
+                + "loaded from the store (a 'let' cannot be reassigned), so a fetched model shows a new "
+                + "default instead of the saved value; declare it 'var' to read what was saved"
         case .transientWithoutDefault(let name):
             return "@Transient property '\(name)' needs a default value "
                 + "(it is reset to it when the model is loaded)"
@@ -95,6 +100,7 @@ struct ModelDiagnostic: DiagnosticMessage, Error {
         case .lazyProperty: "lazyProperty"
         case .propertyObservers: "propertyObservers"
         case .missingTypeAnnotation: "missingTypeAnnotation"
+        case .constantWithDefault: "constantWithDefault"
         case .transientWithoutDefault: "transientWithoutDefault"
         case .ignoredWithoutDefault: "ignoredWithoutDefault"
         case .reservedName: "reservedName"

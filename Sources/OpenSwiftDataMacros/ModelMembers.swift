@@ -95,7 +95,10 @@ struct ModelMembers {
     private func metadataEntry(_ property: PersistedProperty) -> String {
         var defaultValue = "nil"
         if let initializer = property.initializer {
-            defaultValue = "(\(initializer.trimmedDescription)) as \(castType(property.type))"
+            // Without a written type the default's own type is the property's (the compiler
+            // inferred it from this very expression).
+            defaultValue = property.type.map { "(\(initializer.trimmedDescription)) as \(castType($0))" }
+                ?? "(\(initializer.trimmedDescription)) as Any"
         }
         var metadata = "nil"
         if let relationship = property.relationship {

@@ -6,8 +6,10 @@ import SwiftSyntax
 struct PersistedProperty {
     /// The property's name as written (without backticks).
     var name: String
-    /// The declared type, or the type inferred from a literal default.
-    var type: TypeSyntax
+    /// The declared type, or the type of a literal default; `nil` when the compiler infers it
+    /// from the default (`var sights = [Sight]()`, `let id = UUID()`): the generated code then
+    /// never spells it, and the schema reads the type from the property's key path.
+    var type: TypeSyntax?
     /// The default value expression, if the declaration has one.
     var initializer: ExprSyntax?
     /// Whether this is a `let`.
@@ -118,18 +120,24 @@ enum PropertyScanner {
             return
         }
         let initializer = binding.initializer?.value
-        guard let type = binding.typeAnnotation?.type.trimmed ?? initializer.flatMap(inferType) else {
+        // Without an annotation or a default the compiler rejects the declaration itself.
+        guard binding.typeAnnotation != nil || initializer != nil else {
             scan.diagnostics.append(ModelDiagnostic(.missingTypeAnnotation(name)).at(binding.pattern))
             scan.nonPersisted.insert(name)
             return
         }
+        let type = binding.typeAnnotation?.type.trimmed ?? initializer.flatMap(inferType)
+        let isConstant = variable.bindingSpecifier.tokenKind == .keyword(.let)
+        if isConstant, let initializer {
+            scan.diagnostics.append(ModelDiagnostic(.constantWithDefault(name), severity: .warning).at(initializer))
+        }
         let relationship = attribute(variable, named: "Relationship")
-        let elementName = collectionElementName(of: type)
+        let elementName = type.flatMap(collectionElementName) ?? initializer.flatMap(constructedElementName)
         let isToMany = elementName != nil
             && (relationship != nil || modelClassNames.contains(elementName!))
         scan.persisted.append(PersistedProperty(
             name: name, type: type, initializer: initializer?.trimmed,
-            isConstant: variable.bindingSpecifier.tokenKind == .keyword(.let),
+            isConstant: isConstant,
             index: scan.persisted.count,
             attribute: attribute(variable, named: "Attribute"),
             relationship: relationship, isToMany: isToMany))
@@ -193,6 +201,26 @@ enum PropertyScanner {
         if expr.is(BooleanLiteralExprSyntax.self) { return "Bool" }
         if let prefix = expr.as(PrefixOperatorExprSyntax.self), prefix.operator.text == "-" {
             return inferType(prefix.expression)
+        }
+        return nil
+    }
+
+    /// For a default that constructs a collection (`[Sight]()`, `Array<Sight>()`, `Set<Tag>()`,
+    /// `[Sight](repeating: …)`), the last name of its element type.
+    static func constructedElementName(_ expr: ExprSyntax) -> String? {
+        guard let call = expr.as(FunctionCallExprSyntax.self) else { return nil }
+        let callee = call.calledExpression
+        if let array = callee.as(ArrayExprSyntax.self), array.elements.count == 1,
+           let element = array.elements.first?.expression {
+            if let ref = element.as(DeclReferenceExprSyntax.self) { return ref.baseName.text }
+            if let member = element.as(MemberAccessExprSyntax.self) { return member.declName.baseName.text }
+            return nil
+        }
+        if let generic = callee.as(GenericSpecializationExprSyntax.self),
+           let ref = generic.expression.as(DeclReferenceExprSyntax.self),
+           ["Array", "Set", "ContiguousArray"].contains(ref.baseName.text),
+           let argument = generic.genericArgumentClause.arguments.first {
+            return argument.argument.as(TypeSyntax.self).flatMap(lastComponent)
         }
         return nil
     }

@@ -112,7 +112,8 @@ struct DifferentialTests {
         #expect(longestChain > 20, "no long && / || chain among the generated predicates")
         for family in [" && ", " || ", "!(", " ? ", ".contains(", ".starts(with:", " == nil", "?.contains(", " ?? ", ".contains { ",
                        ".allSatisfy { ", ".filter { ", ".count", ".isEmpty", "...", "..<", " * ", " + ", " % ", "category?.name", "].contains(",
-                       ".localizedStandardContains(", ".persistentModelID", "-$0.", " / "] {
+                       ".localizedStandardContains(", ".persistentModelID", "-$0.", " / ",
+                       "\"\".isEmpty ? ", "CapturedFilter(text: "] {
             #expect(text.contains(family), "no generated predicate uses \(family)")
         }
     }

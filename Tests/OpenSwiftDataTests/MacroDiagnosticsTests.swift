@@ -15,6 +15,9 @@ struct MacroDiagnosticsTests {
         @Transient var noDefault: Int
         var description: String = ""
         var a, b: Int
+        var inferredCount = 0
+        var inferredSights = [BadModel]()
+        let stamp = UUID()
         init() {}
     }
     """
@@ -51,9 +54,13 @@ struct MacroDiagnosticsTests {
             "a to-many relationship",
             "@Transient property 'noDefault' needs a default value",
             "cannot be named 'description'",
+            "'let stamp' has an initial value, which Swift evaluates again when the model is loaded",
         ]
         for message in expected {
             #expect(output.contains(message), "missing diagnostic: \(message)\n\(output)")
         }
+        // Types inferred from the initial value need no annotation (as with Apple's macro).
+        let diagnostics = output.split(separator: "\n").filter { $0.contains("error:") || $0.contains("warning:") }
+        #expect(!diagnostics.contains { $0.contains("inferred") }, "\(output)")
     }
 }

@@ -129,6 +129,12 @@ public final class EntityProfile<Root: PersistentModel> {
 
 // MARK: - Leaf makers
 
+/// A captured filter, as a view model holds one: predicates read its properties
+/// (`filter.text`), which the store evaluates in Swift before binding.
+struct CapturedFilter: Codable, Sendable {
+    var text: String
+}
+
 extension LeafMaker {
     static var operators: [String] { ["==", "!=", "<", "<=", ">", ">="] }
 
@@ -254,7 +260,9 @@ extension LeafMaker {
         LeafMaker(weight: weight) { random, inputs in
             guard let v0 = sample(inputs.rows, &random, { $0[keyPath: keyPath] }) else { return nil }
             let c = String.variant(of: v0, using: &random)
-            return stringTest(PredicateTerm<Root, String>.keyPath(name, keyPath), c, &random)
+            let x = PredicateTerm<Root, String>.keyPath(name, keyPath)
+            if random.chance(0.15) { return capturedSearch(x, c, &random) }
+            return stringTest(x, c, &random)
         }
     }
 
@@ -276,6 +284,36 @@ extension LeafMaker {
         default:
             return compare(s, random.below(6), constant)
         }
+    }
+
+    /// The search-box shape, with a test that reads no row (evaluated in Swift, then bound):
+    /// `(searchText.isEmpty ? true : $0.name.localizedStandardContains(searchText))`, the
+    /// search text captured directly or read from a captured struct (`filter.text`), empty or not.
+    static func capturedSearch(_ s: PredicateTerm<Root, String>, _ c: String, _ random: inout SeededGenerator) -> PredicateTerm<Root, Bool> {
+        let search = random.chance(0.4) ? "" : c
+        let filter = CapturedFilter(text: search), viaStruct = random.chance(0.5)
+        let whenEmpty = random.chance(0.7), test = random.below(4)
+        let text = viaStruct ? "CapturedFilter(text: \(swiftLiteral(search))).text" : swiftLiteral(search)
+        let method = ["contains", "starts(with:", "localizedStandardContains", "=="][test]
+        return PredicateTerm(source: { v in
+            let match = test == 3 ? "\(s.source(v)) == \(text)"
+                : "\(s.source(v)).\(method.hasSuffix(":") ? method + " " : method + "(")\(text))"
+            return "(\(text).isEmpty ? \(whenEmpty) : \(match))"
+        }, build: { v in
+            func captured() -> any StandardPredicateExpression<String> {
+                viaStruct ? ExpressionBuilder.keyPath(PredicateExpressions.build_Arg(filter), \CapturedFilter.text)
+                    : PredicateExpressions.build_Arg(search)
+            }
+            let isEmpty = ExpressionBuilder.keyPath(captured(), \String.isEmpty)
+            let match: any StandardPredicateExpression<Bool>
+            switch test {
+            case 0: match = ExpressionBuilder.contains(s.build(v), captured())
+            case 1: match = ExpressionBuilder.starts(s.build(v), captured())
+            case 2: match = ExpressionBuilder.localizedStandardContains(s.build(v), captured())
+            default: match = ExpressionBuilder.equal(s.build(v), captured())
+            }
+            return ExpressionBuilder.conditional(isEmpty, PredicateExpressions.build_Arg(whenEmpty), match)
+        })
     }
 
     /// `==`, `!=` and captured-array membership on an equatable-only attribute (UUIDs).

@@ -5,9 +5,9 @@ func sqlArithmeticMatches(_ type: Any.Type) -> Bool {
     type == Int.self || type == Int64.self || type == Double.self
 }
 
-/// Reads a captured divisor: `nil` when `expression` is not a captured value.
+/// Reads a captured divisor: `nil` when `expression` is not a captured value (or one that folds).
 func capturedNumber(_ expression: Any) -> Any? {
-    (expression as? CapturedPredicateValue).map(\.capturedValue)
+    capturedOperand(expression)
 }
 
 /// Whether `T` is an integer type whose arithmetic traps on overflow in Swift.

@@ -55,12 +55,9 @@ extension PredicateExpressions.NilCoalesce: SQLPredicateExpression {
 /// `$0.opt!` — throws ``SwiftDataError/unsupportedPredicate``: Swift throws
 /// `PredicateError.forceUnwrapFailure` on nil, which a `WHERE` clause cannot reproduce. A force
 /// unwrap of something that does not read the row (`limits.min()!`) is evaluated in Swift once
-/// and bound as a value.
+/// per fetch and bound as a value (``ConstantFolding``; a nil there throws too).
 extension PredicateExpressions.ForcedUnwrap: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
-        if let constant = constantValue(of: self) {
-            return SQLFragment(sql: "?", arguments: [try sqlArgument(constant, t.identifiers)])
-        }
         throw t.unsupported("a force unwrap (!); use flatMap, ?? or an optional comparison instead")
     }
     func collect(_ leaves: inout PredicateLeaves) { leaves.isCacheable = false }

@@ -60,7 +60,7 @@ extension PredicateExpressions.RangeExpressionContains: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
         let e = try translate(element, t)
         var terms: [String] = [], args: [SQLValue] = []
-        if let v = range as? CapturedPredicateValue, let r = v.capturedValue as? CapturedRangeBounds {
+        if let r = capturedOperand(range) as? CapturedRangeBounds {
             if let lo = r.lowerBoundValue { terms.append("\(e.sql) >= ?"); args += e.arguments + [try sqlArgument(lo, t.identifiers)] }
             if let hi = r.upperBoundValue {
                 terms.append("\(e.sql) \(r.upperIsClosed ? "<=" : "<") ?"); args += e.arguments + [try sqlArgument(hi, t.identifiers)]
@@ -81,7 +81,7 @@ extension PredicateExpressions.RangeExpressionContains: SQLPredicateExpression {
         leaves.structure += e.structure
         if e.hasIntegerArithmetic { leaves.hasIntegerArithmetic = true }
         if !e.isCacheable || !e.values.isEmpty { leaves.isCacheable = false; return }
-        if let v = range as? CapturedPredicateValue, let r = v.capturedValue as? CapturedRangeBounds {
+        if let r = capturedOperand(range) as? CapturedRangeBounds {
             leaves.structure.append(AnyHashable("\(type(of: r))"))
             if let lo = r.lowerBoundValue { leaves.values.append(lo) }
             if let hi = r.upperBoundValue { leaves.values.append(hi) }

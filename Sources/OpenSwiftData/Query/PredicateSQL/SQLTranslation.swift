@@ -137,7 +137,16 @@ struct PredicateLeaves {
 
 /// Collects an arbitrary node's leaves; an untranslatable node makes the predicate uncacheable
 /// (its translation will throw anyway).
+/// A sub-expression that reads no row is folded (``ConstantFolding``): its value, evaluated
+/// again for this fetch, is the leaf bound in place of the `?` its translation emitted.
 func collectLeaves(_ expression: Any, _ leaves: inout PredicateLeaves) {
+    if let folded = ConstantFolding.value(of: expression) {
+        switch folded {
+        case .success(let value): leaves.values.append(value)
+        case .failure: leaves.isCacheable = false   // the translation throws the error
+        }
+        return
+    }
     guard let e = expression as? any SQLPredicateExpression else { leaves.isCacheable = false; return }
     e.collect(&leaves)
 }
@@ -163,25 +172,21 @@ func nonNull(_ f: SQLFragment) -> SQLFragment {
 
 /// Translates an arbitrary expression, or throws naming its type.
 func translate(_ expression: Any, _ t: SQLTranslation) throws -> SQLFragment {
-    guard let e = expression as? any SQLPredicateExpression else {
-        // A sub-expression that does not read the row (e.g. `limits.max()` over a captured
-        // array) is evaluated once in Swift and bound as a value: exactly Swift's result.
-        if let constant = constantValue(of: expression) {
-            return SQLFragment(sql: "?", arguments: [try sqlArgument(constant, t.identifiers)])
+    // A sub-expression that does not read the row (`searchText.isEmpty`, `limits.max()`) is
+    // evaluated once in Swift and bound as a value: exactly Swift's result (ConstantFolding.swift).
+    if let folded = ConstantFolding.value(of: expression) {
+        switch folded {
+        case .success(let value):
+            return SQLFragment(sql: "?", arguments: [try sqlArgument(value, t.identifiers)])
+        case .failure(var error):
+            error.entityName = t.layout.name
+            throw error
         }
+    }
+    guard let e = expression as? any SQLPredicateExpression else {
         throw t.unsupported("\(shortTypeName(type(of: expression)))")
     }
     return try e.sql(t)
-}
-
-/// The value of an expression that references no variable, or `nil` (evaluation needs a
-/// variable binding, fails, or the expression is not a standard predicate expression).
-func constantValue(of expression: Any) -> Any? {
-    guard let e = expression as? any StandardPredicateExpression else { return nil }
-    func evaluate<E: StandardPredicateExpression>(_ e: E) -> Any? {
-        (try? e.evaluate(PredicateBindings())).map { $0 as Any }
-    }
-    return evaluate(e)
 }
 
 /// `PredicateExpressions.StringContains<…>` → `StringContains`.

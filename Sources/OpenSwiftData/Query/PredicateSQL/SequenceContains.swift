@@ -9,10 +9,20 @@ extension PredicateExpressions.Value: CapturedPredicateValue {
 }
 
 /// The elements of a captured sequence, if `expression` is a captured value that is one.
+/// A sequence that reads no row (`filter.tags`, `names.map(…)`) counts as captured too: it is
+/// evaluated in Swift for each fetch (``ConstantFolding``).
 func capturedElements(_ expression: Any) -> [Any]? {
-    guard let v = expression as? CapturedPredicateValue, let seq = v.capturedValue as? any Sequence else { return nil }
-    if v.capturedValue is String { return nil }
+    guard let value = capturedOperand(expression), let seq = value as? any Sequence else { return nil }
+    if value is String { return nil }
     return Array(seq)
+}
+
+/// The value of a captured operand, or of a sub-expression that folds to one; `nil` otherwise
+/// (or when the fold fails: translating the operand then throws its error).
+func capturedOperand(_ expression: Any) -> Any? {
+    if let v = expression as? CapturedPredicateValue { return v.capturedValue }
+    if case .success(let value)? = ConstantFolding.value(of: expression) { return value }
+    return nil
 }
 
 /// `ids.contains($0.id)` with a captured array → `IN`, one parameter per element (the element
