@@ -26,6 +26,7 @@ struct ModelDiagnostic: DiagnosticMessage, Error {
         case conditionalMembers
         case badPersistedPropertyArguments
         case persistedPropertyNotAVar
+        case notAnActor
     }
 
     let kind: Kind
@@ -88,6 +89,8 @@ struct ModelDiagnostic: DiagnosticMessage, Error {
                 + "(slot integer literal, \"ClassName\" string literal)"
         case .persistedPropertyNotAVar:
             return "@_PersistedProperty can only be attached to a stored 'var' with one name"
+        case .notAnActor:
+            return "@ModelActor can only be applied to an actor"
         }
     }
 
@@ -112,6 +115,7 @@ struct ModelDiagnostic: DiagnosticMessage, Error {
         case .conditionalMembers: "conditionalMembers"
         case .badPersistedPropertyArguments: "badPersistedPropertyArguments"
         case .persistedPropertyNotAVar: "persistedPropertyNotAVar"
+        case .notAnActor: "notAnActor"
         }
     }
 

@@ -10,7 +10,7 @@ import SwiftCompilerPlugin
 enum MacroCatalog {
     static var all: [any Macro.Type] {
         [ModelMacro.self, PersistedPropertyMacro.self, AttributeMacro.self, RelationshipMacro.self,
-         TransientMacro.self, UniqueMacro.self, IndexMacro.self]
+         TransientMacro.self, UniqueMacro.self, IndexMacro.self, ModelActorMacro.self]
     }
 }
 

@@ -8,6 +8,7 @@ struct MacroDiagnosticsTests {
     static let misuse = """
     import OpenSwiftData
     @Model struct NotAClass { var x: Int = 0 }
+    @ModelActor final class NotAnActor {}
     @Model final class Generic<T> { var x: Int = 0; init() {} }
     @Model final class BadModel {
         #Unique<BadModel>([\\.children])
@@ -50,6 +51,7 @@ struct MacroDiagnosticsTests {
         #expect(process.terminationStatus != 0)
         let expected = [
             "@Model can only be applied to a class",
+            "@ModelActor can only be applied to an actor",
             "@Model classes cannot be generic",
             "a to-many relationship",
             "@Transient property 'noDefault' needs a default value",

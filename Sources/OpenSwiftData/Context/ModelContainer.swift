@@ -98,6 +98,25 @@ public final class ModelContainer: @unchecked Sendable {
         try? store.deleteAllData()
     }
 
+    /// Deletes the container's store files (the main file, `-wal` and `-shm`), as SwiftData's
+    /// `erase()` does; an in-memory store is emptied instead.
+    ///
+    /// ```swift
+    /// try container.erase()
+    /// ```
+    /// The store's connection is closed first, then the files are removed; nothing else ever held
+    /// them open. Afterwards, for an on-disk store, every fetch or save through this container and
+    /// its existing contexts throws ``SwiftDataError/storeError``, and models already loaded keep
+    /// the values they had; create a new container to start over (it creates a new, empty file).
+    /// An in-memory container stays usable, with no rows. Other containers or processes that have
+    /// the same file open are not affected by the close, but see the files disappear.
+    ///
+    /// - Throws: ``SwiftDataError/storeError`` when a file cannot be deleted (the store is closed
+    ///   by then).
+    public func erase() throws {
+        try store.erase()
+    }
+
     /// A subclass listed in the schema needs its superclass; a superclass does not need its
     /// subclasses, but a relationship typed as a subclass does (INH-20).
     private static func checkSubclassesListed(_ schema: Schema) throws {

@@ -365,3 +365,17 @@ public final class ModelContext {
         if autosaveEnabled, hasChanges { try? save() }
     }
 }
+
+extension ModelContext: Equatable, Hashable {
+    /// Contexts are equal when they are the same object (as on Apple platforms).
+    ///
+    /// ```swift
+    /// if trip.modelContext == context { … }   // also `context == .none` for an optional context
+    /// ```
+    public static func == (lhs: ModelContext, rhs: ModelContext) -> Bool { lhs === rhs }
+
+    /// Hashes the context's identity.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(self))
+    }
+}

@@ -79,3 +79,23 @@ public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) =
 @freestanding(declaration)
 public macro Index<T>(_ indices: [PartialKeyPath<T>]...) =
     #externalMacro(module: "OpenSwiftDataMacros", type: "IndexMacro")
+
+/// Makes an actor a ``ModelActor`` with its own ``ModelContext`` on a container.
+///
+/// ```swift
+/// @ModelActor
+/// actor Importer {
+///     func importNames(_ names: [String]) throws {
+///         for name in names { modelContext.insert(Tag(name: name)) }
+///         try modelContext.save()
+///     }
+/// }
+/// try await Importer(modelContainer: container).importNames(["a", "b"])
+/// ```
+///
+/// Generates `modelContainer`, `modelExecutor`, `init(modelContainer:)` (a new context on the
+/// container, run by a ``DefaultSerialModelExecutor``), `unownedExecutor` (the actor runs on that
+/// executor) and the ``ModelActor`` conformance.
+@attached(member, names: named(modelExecutor), named(modelContainer), named(init), named(unownedExecutor))
+@attached(extension, conformances: ModelActor)
+public macro ModelActor() = #externalMacro(module: "OpenSwiftDataMacros", type: "ModelActorMacro")

@@ -34,6 +34,18 @@ extension Schema {
                 _registerTransformer(transformer)
                 return Option(kind: .transformable(String(reflecting: transformer)))
             }
+            /// Store the value through a ``ValueTransformer`` subclass (Foundation's shape).
+            ///
+            /// ```swift
+            /// @Attribute(.transformable(by: PointTransformer.self)) var origin: Point
+            /// ```
+            /// The transformer is registered under the class's name (`Module.Class`) unless a
+            /// transformer already has that name; the forward direction must produce `Data`.
+            public static func transformable(by transformer: ValueTransformer.Type) -> Option {
+                let name = String(reflecting: transformer)
+                ValueTransformerRegistry.registerIfAbsent(transformer, forName: NSValueTransformerName(name))
+                return Option(kind: .transformable(name))
+            }
             /// Store the value through a transformer registered under `name`.
             public static func transformable(by name: String) -> Option {
                 Option(kind: .transformable(name))
@@ -132,6 +144,39 @@ func _registerTransformer(_ type: any ValueTransforming.Type) {
     transformerLock.withLock { transformerRegistry[String(reflecting: type)] = type }
 }
 
-func _transformer(named name: String) -> (any ValueTransforming.Type)? {
-    transformerLock.withLock { transformerRegistry[name] }
+/// What stores a transformable attribute: a ``ValueTransforming`` type, or a ``ValueTransformer``
+/// registered under the attribute's transformer name.
+struct ResolvedTransformer {
+    let encode: (Any) throws -> Data
+    let decode: (Data) throws -> Any
+}
+
+func _transformer(named name: String) -> ResolvedTransformer? {
+    if let type = transformerLock.withLock({ transformerRegistry[name] }) {
+        return ResolvedTransformer(encode: { try type.encode($0) }, decode: { try type.decode($0) })
+    }
+    guard let transformer = ValueTransformerRegistry.transformer(forName: NSValueTransformerName(name)) else {
+        return nil
+    }
+    return ResolvedTransformer(
+        encode: { value in
+            switch transformer.transformedValue(value) {
+            case let data as Data: return data
+            case let data as NSData: return Data(referencing: data)
+            default:
+                throw SwiftDataError(SwiftDataError.storeError.code,
+                                     "value transformer \(name) did not turn the value into Data")
+            }
+        },
+        decode: { data in
+            guard type(of: transformer).allowsReverseTransformation() else {
+                throw SwiftDataError(SwiftDataError.storeError.code,
+                                     "value transformer \(name) does not allow reverse transformation, so stored values cannot be read")
+            }
+            guard let value = transformer.reverseTransformedValue(data) else {
+                throw SwiftDataError(SwiftDataError.storeError.code,
+                                     "value transformer \(name) could not turn the stored Data back into a value")
+            }
+            return value
+        })
 }

@@ -62,7 +62,7 @@ extension ModelContainer {
     /// SQLite's statement counters (VM steps, full-scan steps, sorts, auto-index rows) summed
     /// over the store's prepared statements since the last reset; for benchmarks.
     public func statementCounters(reset: Bool = false) -> SQLiteStatement.Counters {
-        store.withConnection { $0.cachedStatementCounters(reset: reset) }
+        store.withOpenOrClosedConnection { $0.cachedStatementCounters(reset: reset) }
     }
 
     /// The `EXPLAIN QUERY PLAN` rows SQLite would use for `descriptor`'s fetch.

@@ -21,7 +21,8 @@ extension ModelContainer {
     /// ```swift
     /// let tables = try container.withStoreConnection { try $0.rows("SELECT name FROM sqlite_master") }
     /// ```
-    public func withStoreConnection<T>(_ body: (SQLiteConnection) throws -> T) rethrows -> T {
+    /// - Throws: what `body` throws, and ``SwiftDataError/storeError`` after ``erase()``.
+    public func withStoreConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try store.withConnection(body)
     }
 }

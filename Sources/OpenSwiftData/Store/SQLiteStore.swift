@@ -294,9 +294,58 @@ final class SQLiteStore: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive use of the connection.
-    func withConnection<T>(_ body: (SQLiteConnection) throws -> T) rethrows -> T {
+    ///
+    /// - Throws: ``SwiftDataError/storeError`` once ``erase()`` has closed the connection, and
+    ///   whatever `body` throws.
+    func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        lock.lock(); defer { lock.unlock() }
+        if isErased {
+            throw SwiftDataError(SwiftDataError.storeError.code,
+                                 "the container's store was erased (ModelContainer.erase()); create a new container to use the file again",
+                                 url: url)
+        }
+        return try body(connection)
+    }
+
+    /// Runs `body` with exclusive use of the connection, even after ``erase()`` closed it (for
+    /// calls that only read the connection's own counters).
+    func withOpenOrClosedConnection<T>(_ body: (SQLiteConnection) throws -> T) rethrows -> T {
         lock.lock(); defer { lock.unlock() }
         return try body(connection)
+    }
+
+    /// Set once ``erase()`` closed an on-disk store's connection and deleted its files.
+    private var isErased = false
+
+    /// Erases the store: an in-memory store is emptied and stays usable; an on-disk store's
+    /// connection is closed (no checkpoint) and then its files are deleted.
+    ///
+    /// ```
+    /// <store>, <store>-wal, <store>-shm   -- removed, in that order
+    /// ```
+    /// Afterwards every read or save through this store throws ``SwiftDataError/storeError``.
+    /// Erasing twice is a no-op.
+    func erase() throws {
+        guard let url else {
+            try deleteAllData()
+            return
+        }
+        lock.lock(); defer { lock.unlock() }
+        if isErased { return }
+        // The files are about to go: no point checkpointing the WAL into the main file.
+        connection.disableCheckpointOnClose()
+        connection.close()
+        isErased = true
+        let fm = FileManager.default
+        for path in [url.path, url.path + "-wal", url.path + "-shm"] where fm.fileExists(atPath: path) {
+            do {
+                try fm.removeItem(atPath: path)
+            } catch {
+                throw SwiftDataError(SwiftDataError.storeError.code,
+                                     "the store was closed but \(path) could not be deleted",
+                                     url: url, underlying: error)
+            }
+        }
     }
 
     // MARK: Opening
