@@ -24,9 +24,9 @@ extension PredicateExpressions.NotEqual: SQLPredicateExpression {
 /// attribute with a captured value stays a plain term that SQLite answers with an index on
 /// the column (`SEARCH t USING INDEX …`, `USING COVERING INDEX` for a count):
 /// ```sql
-/// (t."code" < ?)                                  -- $0.code < limit: neither side can be NULL
-/// (t."rating" IS NOT NULL AND t."rating" > ?)     -- $0.rating.flatMap { $0 > 3 }: the column can
-/// coalesce(((SELECT r1."born" …) < ?), 0)         -- anything else that can be NULL
+/// (t."code" < ?)                               -- $0.code < limit: neither side can be NULL
+/// (t."rating" IS NOT NULL AND t."rating" > ?)  -- inside $0.rating.flatMap { $0 > 3 }
+/// coalesce(((SELECT r1."pages" …) > ?), 0)     -- $0.book.flatMap { $0.pages > 3 }, Double arithmetic
 /// ```
 /// Swift compares only non-optional values, but in SQL an optional column read inside
 /// `flatMap`, a value read through a to-one relationship, or `Double` arithmetic that gives NaN

@@ -57,8 +57,9 @@ extension PredicateExpressions.Range: RangeBoundExpressions {
 /// Captured partial ranges emit only their bound. The terms stay plain, so SQLite can search
 /// an index on the column, when neither the element nor a bound can be NULL; otherwise a bare
 /// column is tested with `IS NOT NULL` and anything else wrapped in `coalesce(…, 0)`, so the
-/// condition is never NULL (as for ``PredicateExpressions/Comparison``). Limitation: a range built in the predicate
-/// from columns with `lower > upper` traps in Swift; SQL returns FALSE for that row.
+/// condition is never NULL (as for ``PredicateExpressions/Comparison``). Limitation: a range
+/// built in the predicate from columns with `lower > upper` traps in Swift; SQL returns FALSE
+/// for that row.
 extension PredicateExpressions.RangeExpressionContains: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
         let e = try translate(element, t)
