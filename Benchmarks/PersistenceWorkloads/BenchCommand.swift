@@ -273,17 +273,23 @@ public enum BenchCommand {
     /// The ratio table at the largest scale, for the terminal.
     static func summary(_ report: BenchmarkReport) -> String {
         guard let top = report.results.map(\.rows).max() else { return "no results" }
-        var lines = ["ratio to raw SQLite at \(top) rows (median ÷ raw median; lower is better):",
-                     "  workload                                   store   strategy   ratio   ours/op      mallocs/op"]
+        var lines = ["ratio to raw SQLite at \(top) rows (median ÷ raw median; lower is better);",
+                     "index speed-up = none median ÷ declared median (higher is better; ours should be near raw's):",
+                     "  workload                                   store   strategy   ratio   ours/op      mallocs/op   index speed-up"]
+        let speedups = IndexSpeedup.all(in: report.results)
         for r in report.results where r.rows == top {
             let ratio = r.ratioToRaw.map { String(format: "%.2f×", $0) } ?? "—"
             let perOp = r.metrics[MetricName.wallNanosecondsMedianPerOperation].map { MarkdownReportWriter.duration($0) } ?? "—"
             let mallocs = r.metrics[MetricName.mallocCountPerOperation].map { String(format: "%.1f", $0) } ?? "—"
-            lines.append("  " + [r.name.padding(toLength: 42, withPad: " ", startingAt: 0),
+            var line = "  " + [r.name.padding(toLength: 42, withPad: " ", startingAt: 0),
                                  r.store.padding(toLength: 7, withPad: " ", startingAt: 0),
                                  r.strategy.padding(toLength: 10, withPad: " ", startingAt: 0),
                                  ratio.padding(toLength: 7, withPad: " ", startingAt: 0),
-                                 perOp.padding(toLength: 12, withPad: " ", startingAt: 0), mallocs].joined(separator: " "))
+                                 perOp.padding(toLength: 12, withPad: " ", startingAt: 0),
+                                 mallocs.padding(toLength: 12, withPad: " ", startingAt: 0),
+                                 speedups[r.key]?.description ?? ""].joined(separator: " ")
+            while line.hasSuffix(" ") { line.removeLast() }
+            lines.append(line)
         }
         return lines.joined(separator: "\n")
     }

@@ -19,6 +19,9 @@ public struct Workload {
     let rawSetUp: (FixtureCache, BenchStore, Int, IndexStrategy) throws -> RawRun
     /// The query whose plan the report shows, if any.
     let plan: ((ModelContainer, Int) throws -> [String])?
+    /// The raw twin's `EXPLAIN QUERY PLAN` for the same query, for workloads that exist in an
+    /// indexed and an unindexed form (the index test checks both sides use the index).
+    var rawPlan: ((RawStore, Int) throws -> [String])? = nil
 }
 
 /// A prepared run through OpenSwiftData.
@@ -95,6 +98,7 @@ public enum PersistenceWorkloads {
     static func equality(indexed: Bool) -> Workload {
         let column = indexed ? "code" : "codeUnindexed"
         let queries = indexed ? equalityQueries : scanQueries
+        let sql = RawStore.select + " WHERE \"\(column)\" = ? ORDER BY \"Z_PK\""
         func descriptor(_ code: Int) -> FetchDescriptor<BenchItem> {
             indexed ? FetchDescriptor(predicate: #Predicate { $0.code == code })
                 : FetchDescriptor(predicate: #Predicate { $0.codeUnindexed == code })
@@ -115,14 +119,16 @@ public enum PersistenceWorkloads {
             rawSetUp: { cache, store, rows, strategy in
                 let db = try cache.populatedRaw(store, rows: rows, strategy: strategy)
                 let codes = probeRows(rows, queries).map { BenchData.values(row: $0).code }
-                let sql = RawStore.select + " WHERE \"\(column)\" = ? ORDER BY \"Z_PK\""
                 return RawRun(db) {
                     var found = 0
                     for code in codes { found += try db.rows(sql, [.integer(Int64(code))]).count }
                     return found
                 }
             },
-            plan: { container, rows in try container.queryPlan(for: descriptor(BenchData.values(row: rows / 2).code)) })
+            plan: { container, rows in try container.queryPlan(for: descriptor(BenchData.values(row: rows / 2).code)) },
+            rawPlan: { db, rows in
+                try db.db.queryPlan(sql, [.integer(Int64(BenchData.values(row: rows / 2).code))])
+            })
     }
 
     static func range(indexed: Bool) -> Workload {
@@ -131,6 +137,7 @@ public enum PersistenceWorkloads {
         let descriptor: FetchDescriptor<BenchItem> = indexed
             ? FetchDescriptor(predicate: #Predicate { $0.price >= lo && $0.price < hi })
             : FetchDescriptor(predicate: #Predicate { $0.priceUnindexed >= lo && $0.priceUnindexed < hi })
+        let sql = RawStore.select + " WHERE (\"\(column)\" >= ? AND \"\(column)\" < ?) ORDER BY \"Z_PK\""
         return Workload(
             name: "1% range fetch (\(indexed ? "indexed" : "unindexed"))", group: "fetch", isQuery: true,
             operations: { _ in 1 },
@@ -141,10 +148,10 @@ public enum PersistenceWorkloads {
             },
             rawSetUp: { cache, store, rows, strategy in
                 let db = try cache.populatedRaw(store, rows: rows, strategy: strategy)
-                let sql = RawStore.select + " WHERE (\"\(column)\" >= ? AND \"\(column)\" < ?) ORDER BY \"Z_PK\""
                 return RawRun(db) { try db.rows(sql, [.real(lo), .real(hi)]).count }
             },
-            plan: { container, _ in try container.queryPlan(for: descriptor) })
+            plan: { container, _ in try container.queryPlan(for: descriptor) },
+            rawPlan: { db, _ in try db.db.queryPlan(sql, [.real(lo), .real(hi)]) })
     }
 
     static func sortedLimit(indexed: Bool) -> Workload {
@@ -154,6 +161,7 @@ public enum PersistenceWorkloads {
             : FetchDescriptor(sortBy: [SortDescriptor(\.priceUnindexed, order: .reverse)])
         descriptor.fetchLimit = 20
         let queries = indexed ? sortedQueries : scanQueries
+        let sql = RawStore.select + " ORDER BY \"\(column)\" DESC, \"Z_PK\" ASC LIMIT 20"
         return Workload(
             name: "sorted fetch, limit 20 (\(indexed ? "indexed" : "unindexed"))", group: "fetch", isQuery: true,
             operations: { _ in queries },
@@ -168,14 +176,14 @@ public enum PersistenceWorkloads {
             },
             rawSetUp: { cache, store, rows, strategy in
                 let db = try cache.populatedRaw(store, rows: rows, strategy: strategy)
-                let sql = RawStore.select + " ORDER BY \"\(column)\" DESC, \"Z_PK\" ASC LIMIT 20"
                 return RawRun(db) {
                     var n = 0
                     for _ in 0..<queries { n += try db.rows(sql).count }
                     return n
                 }
             },
-            plan: { container, _ in try container.queryPlan(for: descriptor) })
+            plan: { container, _ in try container.queryPlan(for: descriptor) },
+            rawPlan: { db, _ in try db.db.queryPlan(sql) })
     }
 
     static var countAll: Workload { Workload(
@@ -191,12 +199,19 @@ public enum PersistenceWorkloads {
         },
         plan: nil) }
 
+    /// The `code` bound of the count workloads: codes spread evenly over 0..<2^31, so about 1 %
+    /// of the rows pass `code < countLimit` (selective enough for an index to pay off).
+    static let countLimit = (1 << 31) / 100
+
+    /// `fetchCount` of `code < countLimit`, about 1 % of the rows; with the index SQLite counts
+    /// the matching index entries only (`SEARCH … USING COVERING INDEX`).
     static func count(indexed: Bool) -> Workload {
         let column = indexed ? "code" : "codeUnindexed"
-        let half = 1 << 30
+        let limit = countLimit
         let descriptor: FetchDescriptor<BenchItem> = indexed
-            ? FetchDescriptor(predicate: #Predicate { $0.code < half })
-            : FetchDescriptor(predicate: #Predicate { $0.codeUnindexed < half })
+            ? FetchDescriptor(predicate: #Predicate { $0.code < limit })
+            : FetchDescriptor(predicate: #Predicate { $0.codeUnindexed < limit })
+        let sql = "SELECT count(*) FROM \"BenchItem\" WHERE (\"\(column)\" < ?)"
         return Workload(
             name: "fetchCount (\(indexed ? "indexed" : "unindexed") predicate)", group: "count", isQuery: true,
             operations: { _ in 1 },
@@ -207,9 +222,10 @@ public enum PersistenceWorkloads {
             },
             rawSetUp: { cache, store, rows, strategy in
                 let db = try cache.populatedRaw(store, rows: rows, strategy: strategy)
-                return RawRun(db) { try db.count("SELECT count(*) FROM \"BenchItem\" WHERE (\"\(column)\" < ?)", [.integer(Int64(half))]) }
+                return RawRun(db) { try db.count(sql, [.integer(Int64(limit))]) }
             },
-            plan: { container, _ in try container.queryPlan(for: descriptor) })
+            plan: { container, _ in try container.countQueryPlan(for: descriptor) },
+            rawPlan: { db, _ in try db.db.queryPlan(sql, [.integer(Int64(limit))]) })
     }
 
     /// `fetchCount` of a substring test that about 11% of the rows pass (`item-1…`): the cost of

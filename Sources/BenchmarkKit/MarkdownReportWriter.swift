@@ -2,8 +2,9 @@ import Foundation
 
 /// Renders a report as Markdown (`latest.md`): a header, then one table per group.
 ///
-/// Columns: `name | store | rows | strategy | median | p90 | ratio to raw | mallocs/op | plan`.
-/// A metric that was not measured shows as `—`.
+/// Columns: `name | store | rows | strategy | median | p90 | ratio to raw | index speed-up | mallocs/op | plan`.
+/// The index speed-up (``IndexSpeedup``, `none` median ÷ `declared` median, ours and raw) is on
+/// the `declared` rows of workloads also run under `none`. A metric that was not measured shows as `—`.
 /// ```swift
 /// try MarkdownReportWriter.render(report).write(to: dir.appendingPathComponent("latest.md"),
 ///                                               atomically: true, encoding: .utf8)
@@ -34,15 +35,17 @@ public enum MarkdownReportWriter {
     /// One group's table (header, separator, one row per result).
     public static func table(_ results: [BenchmarkResult]) -> [String] {
         var lines = [
-            "| name | store | rows | strategy | median | p90 | ratio to raw | mallocs/op | plan |",
-            "|---|---|---:|---|---:|---:|---:|---:|---|",
+            "| name | store | rows | strategy | median | p90 | ratio to raw | index speed-up | mallocs/op | plan |",
+            "|---|---|---:|---|---:|---:|---:|---|---:|---|",
         ]
+        let speedups = IndexSpeedup.all(in: results)
         for r in results {
             let cells = [
                 escape(r.name), dash(r.store), "\(r.rows)", dash(r.strategy),
                 duration(r.metrics[MetricName.wallNanosecondsMedian]),
                 duration(r.metrics[MetricName.wallNanosecondsP90]),
                 r.ratioToRaw.map { String(format: "%.2f×", $0) } ?? "—",
+                speedups[r.key]?.description ?? "—",
                 mallocs(r),
                 r.queryPlan.isEmpty ? "—" : escape(r.queryPlan.joined(separator: "; ")),
             ]

@@ -64,9 +64,9 @@ struct MarkdownReportWriterTests {
         let md = MarkdownReportWriter.render(report)
         #expect(md.contains("## insert\n"))
         #expect(md.contains("## fetch\n"))
-        #expect(md.contains("| name | store | rows | strategy | median | p90 | ratio to raw | mallocs/op | plan |"))
-        #expect(md.contains("| batch insert | disk | 1000 | none | 1.50 ms | 2.00 ms | 1.25× | 3.00 | — |"))
-        #expect(md.contains("| point \\| fetch | memory | 100000 | declared | 812 ns | — | — | 7/run | "
+        #expect(md.contains("| name | store | rows | strategy | median | p90 | ratio to raw | index speed-up | mallocs/op | plan |"))
+        #expect(md.contains("| batch insert | disk | 1000 | none | 1.50 ms | 2.00 ms | 1.25× | — | 3.00 | — |"))
+        #expect(md.contains("| point \\| fetch | memory | 100000 | declared | 812 ns | — | — | — | 7/run | "
                             + "SEARCH t USING INDEX t_a (a=?); USE TEMP B-TREE |"))
         #expect(md.contains("- SQLite: 3.40.1; build: release"))
         #expect(md.contains("- Toolchain: Swift version 6.3.1 (swift-6.3.1-RELEASE)\n"))
@@ -80,5 +80,26 @@ struct MarkdownReportWriterTests {
         #expect(MarkdownReportWriter.duration(12_500_000) == "12.50 ms")
         #expect(MarkdownReportWriter.duration(1_200_000_000) == "1.20 s")
         #expect(MarkdownReportWriter.duration(nil) == "—")
+    }
+}
+
+@Suite("BenchmarkKit IndexSpeedup")
+struct IndexSpeedupTests {
+    @Test func noneMedianOverDeclaredMedianForOursAndRaw() {
+        func r(_ strategy: String, _ ours: Double, _ raw: Double, rows: Int = 1_000) -> BenchmarkResult {
+            Fixtures.result("count (indexed)", group: "count", rows: rows, strategy: strategy,
+                            metrics: [MetricName.wallNanosecondsMedian: ours, MetricName.rawWallNanosecondsMedian: raw])
+        }
+        let results = [r("none", 5_000_000, 4_000_000), r("declared", 50_000, 20_000),
+                       r("declared", 1_000, 1_000, rows: 10_000)]   // no `none` twin at 10k
+        let speedups = IndexSpeedup.all(in: results)
+        #expect(speedups.count == 1)
+        let s = speedups[results[1].key]
+        #expect(s == IndexSpeedup(ours: 100, raw: 200))
+        #expect(s?.description == "ours 100× · raw 200×")
+        #expect(IndexSpeedup.format(3.74) == "3.7×")
+        #expect(IndexSpeedup.format(0.98) == "1.0×")
+        let md = MarkdownReportWriter.table(results).joined(separator: "\n")
+        #expect(md.contains("| 1000 | declared | 50.00 µs | — | 1.25× | ours 100× · raw 200× |"))
     }
 }

@@ -310,6 +310,53 @@ struct PredicateTranslationTests {
         #expect(plan.contains("USING INDEX") || plan.contains("USING COVERING INDEX"), "\(plan)")
     }
 
+    @Test("a count on an indexed range searches the index", arguments: StoreKind.allCases)
+    func countPlanUsesIndex(_ kind: StoreKind) throws {
+        let dir = TemporaryDirectory("prd-count-plan")
+        let container = try makeContainer(kind, [Product.self, Tag.self], in: dir)
+        let ctx = ModelContext(container)
+        for i in 0..<200 { ctx.insert(Product(name: "p\(i)", price: Double(i))) }
+        try ctx.save()
+        let limit = 10.0
+        let d = FetchDescriptor<Product>(predicate: #Predicate { $0.price < limit })
+        #expect(try ModelContext(container).fetchCount(d) == 10)
+        let plan = try container.countQueryPlan(for: d).joined(separator: "\n")
+        #expect(plan.contains("SEARCH t USING COVERING INDEX") || plan.contains("SEARCH t USING INDEX"), "\(plan)")
+        let range = FetchDescriptor<Product>(predicate: #Predicate { $0.price >= 5 && $0.price <= limit })
+        #expect(try ModelContext(container).fetchCount(range) == 6)
+        #expect(try container.countQueryPlan(for: range).joined().contains("USING COVERING INDEX"))
+        let contained = FetchDescriptor<Product>(predicate: #Predicate { (5.0...limit).contains($0.price) })
+        #expect(try container.countQueryPlan(for: contained).joined().contains("USING COVERING INDEX"))
+    }
+
+    @Test("comparisons: plain on non-optional columns, NULL handling only where a NULL can occur")
+    func comparisonShapes() throws {
+        let f = try PqFixture(.memory)
+        func whereSQL<T: PersistentModel>(_ p: Predicate<T>) throws -> String {
+            try f.context.query(FetchDescriptor(predicate: p)).compiled.whereSQL
+        }
+        let n = 7, x = 2.5
+        // Non-optional column and a captured value: neither can be NULL, so SQLite may use an index.
+        #expect(try whereSQL(#Predicate<PqBook> { $0.pages < n }) == "(t.\"pages\" < ?)")
+        #expect(try whereSQL(#Predicate<PqBook> { n >= $0.pages }) == "(? >= t.\"pages\")")
+        #expect(try whereSQL(#Predicate<PqBook> { $0.price >= x && $0.price < 9 })
+                == "((t.\"price\" >= ?) AND (t.\"price\" < ?))")
+        #expect(try whereSQL(#Predicate<PqBook> { ($0.stock ?? 0) > n }) == "(coalesce(t.\"stock\", ?) > ?)")
+        #expect(try whereSQL(#Predicate<PqBook> { (1...n).contains($0.pages) }) == "(t.\"pages\" >= ? AND t.\"pages\" <= ?)")
+        // An optional column, compared inside flatMap: it can be NULL, so it is tested first.
+        #expect(try whereSQL(#Predicate<PqBook> { $0.rating.flatMap { $0 > x } == true })
+                == "(CASE WHEN t.\"rating\" IS NULL THEN NULL ELSE (t.\"rating\" IS NOT NULL AND t.\"rating\" > ?) END IS ?)")
+        // A value read through a to-one relationship, and Double arithmetic (NaN is NULL in SQLite).
+        #expect(try whereSQL(#Predicate<PqChapter> { $0.book.flatMap { $0.pages > n } ?? false })
+                .contains("coalesce(((SELECT r1.\"pages\" FROM \"PqBook\" r1 WHERE r1.\"Z_PK\" = t.\"book\") > ?), 0)"))
+        #expect(try whereSQL(#Predicate<PqBook> { $0.price * x < 3 }) == "coalesce(((t.\"price\" * ?) < ?), 0)")
+        // Swift's answers, and `!p` as the complement, on the fixture's rows.
+        try f.books(#Predicate<PqBook> { $0.pages < n }, "pages < n")
+        try f.books(#Predicate<PqBook> { $0.rating.flatMap { $0 > x } == true }, "rating > x")
+        try f.books(#Predicate<PqBook> { $0.rating.flatMap { $0 > x } ?? true }, "rating > x ?? true")
+        try f.books(#Predicate<PqBook> { $0.price * x < 3 }, "price * x < 3")
+    }
+
     @Test("SQL shapes: instr not LIKE, EXISTS, IN, Z_ENT, CASE")
     func sqlShapes() throws {
         let f = try PqFixture(.memory)

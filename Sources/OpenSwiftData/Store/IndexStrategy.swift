@@ -72,4 +72,18 @@ extension ModelContainer {
         let sql = q.compiled.selectSQL + (descriptor.fetchLimit.map { $0 > 0 ? " LIMIT \($0)" : "" } ?? "")
         return try context.withFetchConnection(sql: sql) { db in try db.queryPlan(sql, q.arguments) }
     }
+
+    /// The `EXPLAIN QUERY PLAN` rows SQLite would use for `fetchCount(descriptor)` (without
+    /// pending changes): a count on an indexed range reads only the index.
+    ///
+    /// ```swift
+    /// try container.countQueryPlan(for: FetchDescriptor<Item>(predicate: #Predicate { $0.code < 10 }))
+    /// // ["SEARCH t USING COVERING INDEX Item_index_code (code<?)"]
+    /// ```
+    public func countQueryPlan<T: PersistentModel>(for descriptor: FetchDescriptor<T>) throws -> [String] {
+        let context = ModelContext(self)
+        let q = try context.query(descriptor)
+        let sql = q.compiled.countSQL
+        return try context.withFetchConnection(sql: sql) { db in try db.queryPlan(sql, q.arguments) }
+    }
 }

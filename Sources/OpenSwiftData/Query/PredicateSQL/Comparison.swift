@@ -16,8 +16,25 @@ extension PredicateExpressions.NotEqual: SQLPredicateExpression {
     func collect(_ leaves: inout PredicateLeaves) { collectLeaves(lhs, &leaves); collectLeaves(rhs, &leaves) }
 }
 
-/// `a < b`, `<=`, `>`, `>=` → the same SQL operator. Strings compare as Swift's `<` does,
-/// because text is stored NFC-normalised and compared byte-wise (BINARY collation).
+/// `a < b`, `<=`, `>`, `>=` → the same SQL operator, TRUE or FALSE on every row (never NULL,
+/// so `!p` is the complement of `p`). Strings compare as Swift's `<` does, because text is
+/// stored NFC-normalised and compared byte-wise (BINARY collation).
+///
+/// NULL handling is written only where a NULL can occur, so a comparison of a non-optional
+/// attribute with a captured value stays a plain term that SQLite answers with an index on
+/// the column (`SEARCH t USING INDEX …`, `USING COVERING INDEX` for a count):
+/// ```sql
+/// (t."code" < ?)                               -- $0.code < limit: neither side can be NULL
+/// (t."rating" IS NOT NULL AND t."rating" > ?)  -- inside $0.rating.flatMap { $0 > 3 }
+/// coalesce(((SELECT r1."pages" …) > ?), 0)     -- $0.book.flatMap { $0.pages > 3 }, Double arithmetic
+/// ```
+/// Swift compares only non-optional values, but in SQL an optional column read inside
+/// `flatMap`, a value read through a to-one relationship, or `Double` arithmetic that gives NaN
+/// (`inf - inf`, NULL in SQLite; every comparison with NaN is false in Swift) can be NULL. A
+/// bare column is tested with `IS NOT NULL` (the index stays usable); other NULL-able
+/// operands are wrapped in `coalesce(…, 0)`, which binds each value once (the statement cache
+/// relies on the binding order).
+/// [SQLite: the query optimizer overview](https://sqlite.org/optoverview.html#where_clause_analysis)
 extension PredicateExpressions.Comparison: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
         let op: String
@@ -28,13 +45,34 @@ extension PredicateExpressions.Comparison: SQLPredicateExpression {
         case .greaterThanOrEqual: op = ">="
         @unknown default: throw t.unsupported("an unknown comparison operator")
         }
-        return try binary(lhs, rhs, op, t)
+        return try ordering(lhs, rhs, op, t)
     }
     func collect(_ leaves: inout PredicateLeaves) {
         leaves.structure.append(AnyHashable(op))
         collectLeaves(lhs, &leaves)
         collectLeaves(rhs, &leaves)
     }
+}
+
+/// `lhs op rhs` for an ordering operator, TRUE or FALSE even where an operand is NULL (see
+/// ``PredicateExpressions/Comparison``).
+func ordering(_ lhs: Any, _ rhs: Any, _ op: String, _ t: SQLTranslation) throws -> SQLFragment {
+    let l = try translate(lhs, t)
+    let r = try translate(rhs, t)
+    if l.toMany != nil || r.toMany != nil {
+        throw t.unsupported("a to-many relationship compared as a value (use contains(where:), count or isEmpty)")
+    }
+    let test = "\(l.sql) \(op) \(r.sql)"
+    let nullable = [l, r].filter { !$0.isNonNull }
+    let sql: String
+    if nullable.isEmpty {
+        sql = "(\(test))"
+    } else if nullable.allSatisfy({ $0.isColumn && $0.arguments.isEmpty }) {
+        sql = "(" + nullable.map { "\($0.sql) IS NOT NULL AND " }.joined() + test + ")"
+    } else {
+        sql = "coalesce((\(test)), 0)"
+    }
+    return SQLFragment(sql: sql, arguments: l.arguments + r.arguments, isCondition: true)
 }
 
 /// Translates both sides and joins them with `op`.

@@ -38,7 +38,7 @@ extension PredicateExpressions.OptionalFlatMap: SQLPredicateExpression {
     }
 }
 
-/// `$0.score ?? 0` → `coalesce(t."score", ?)`.
+/// `$0.score ?? 0` → `coalesce(t."score", ?)`: never NULL when either side never is.
 extension PredicateExpressions.NilCoalesce: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
         let l = try translate(lhs, t), r = try translate(rhs, t)
@@ -47,6 +47,7 @@ extension PredicateExpressions.NilCoalesce: SQLPredicateExpression {
                             codec: l.codec ?? r.codec)
         f.row = l.row.map { RowScope(layout: $0.layout, table: $0.table, alias: nil) }
         f.isRow = f.row != nil
+        f.isNonNull = l.isNonNull || r.isNonNull
         return f
     }
     func collect(_ leaves: inout PredicateLeaves) { collectLeaves(lhs, &leaves); collectLeaves(rhs, &leaves) }

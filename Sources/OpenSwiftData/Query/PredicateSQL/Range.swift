@@ -54,12 +54,17 @@ extension PredicateExpressions.Range: RangeBoundExpressions {
 /// (t."age" >= ? AND t."age" <= ?)
 /// (t."age" >= ? AND t."age" < ?)
 /// ```
-/// Captured partial ranges emit only their bound. Limitation: a range built in the predicate
-/// from columns with `lower > upper` traps in Swift; SQL returns FALSE for that row.
+/// Captured partial ranges emit only their bound. The terms stay plain, so SQLite can search
+/// an index on the column, when neither the element nor a bound can be NULL; otherwise a bare
+/// column is tested with `IS NOT NULL` and anything else wrapped in `coalesce(…, 0)`, so the
+/// condition is never NULL (as for ``PredicateExpressions/Comparison``). Limitation: a range
+/// built in the predicate from columns with `lower > upper` traps in Swift; SQL returns FALSE
+/// for that row.
 extension PredicateExpressions.RangeExpressionContains: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
         let e = try translate(element, t)
         var terms: [String] = [], args: [SQLValue] = []
+        var boundsNonNull = true
         if let r = capturedOperand(range) as? CapturedRangeBounds {
             if let lo = r.lowerBoundValue { terms.append("\(e.sql) >= ?"); args += e.arguments + [try sqlArgument(lo, t.identifiers)] }
             if let hi = r.upperBoundValue {
@@ -69,11 +74,20 @@ extension PredicateExpressions.RangeExpressionContains: SQLPredicateExpression {
             let lo = try translate(r.lowerExpression, t), hi = try translate(r.upperExpression, t)
             terms = ["\(e.sql) >= \(lo.sql)", "\(e.sql) \(r.upperIsClosed ? "<=" : "<") \(hi.sql)"]
             args = e.arguments + lo.arguments + e.arguments + hi.arguments
+            boundsNonNull = lo.isNonNull && hi.isNonNull
         } else {
             throw t.unsupported("contains(_:) on a range that is neither captured nor written with ... or ..<")
         }
         if terms.isEmpty { return SQLFragment(sql: "1", isCondition: true) }
-        return nonNull(SQLFragment(sql: "(" + terms.joined(separator: " AND ") + ")", arguments: args, isCondition: true))
+        // Captured bounds are never NULL: their types are not optional and NaN cannot be bound.
+        let condition = SQLFragment(sql: "(" + terms.joined(separator: " AND ") + ")", arguments: args, isCondition: true)
+        guard boundsNonNull, !args.contains(.null) else { return nonNull(condition) }
+        if e.isNonNull { return condition }
+        if e.isColumn, e.arguments.isEmpty {
+            return SQLFragment(sql: "(\(e.sql) IS NOT NULL AND " + terms.joined(separator: " AND ") + ")",
+                               arguments: args, isCondition: true)
+        }
+        return nonNull(condition)
     }
     func collect(_ leaves: inout PredicateLeaves) {
         var e = PredicateLeaves()

@@ -8,6 +8,13 @@ struct SQLFragment {
     var codec: AttributeCodec?
     /// Whether the fragment is a boolean condition (vs a value).
     var isCondition = false
+    /// Whether the value can never be NULL: a non-optional attribute's column on a row in scope,
+    /// or a bound non-nil value. Comparisons of two such values need no NULL handling, so they
+    /// stay plain `t."x" < ?` terms that SQLite can answer with an index (Comparison.swift).
+    var isNonNull = false
+    /// Whether the fragment is a bare column of a row in scope (`t."x"`): cheap to repeat, and
+    /// `t."x" IS NOT NULL AND t."x" < ?` still lets SQLite search an index on it.
+    var isColumn = false
     /// Whether the fragment is the row variable itself (`$0`).
     var isRow = false
     /// For a relationship column: the target layout.

@@ -70,6 +70,11 @@ extension PredicateExpressions.KeyPath: SQLPredicateExpression {
         var f: SQLFragment
         if let alias = row.alias {
             f = SQLFragment(sql: "\(alias).\(quoteIdentifier(column))", codec: s.codec)
+            f.isColumn = true
+            // A non-optional attribute always has a value in its entity's rows (inserts and
+            // migrations write one); rows of other entities sharing the table are filtered by
+            // `Z_ENT` outside the predicate, or by a CASE around a cast.
+            f.isNonNull = s.codec.map { !$0.isOptional } ?? false
         } else {
             let (alias, _) = t.nested("r")
             f = SQLFragment(sql: "(SELECT \(alias).\(quoteIdentifier(column)) FROM \(quoteIdentifier(row.table.name)) \(alias) WHERE \(alias).\"Z_PK\" = \(base.sql))",
@@ -109,10 +114,14 @@ func valueMember(_ base: SQLFragment, _ member: CollectionMember?) -> SQLFragmen
     return SQLFragment(sql: "(\(base.sql) = '')", arguments: base.arguments, isCondition: true)
 }
 
-/// A captured value → a bound parameter `?`.
+/// A captured value → a bound parameter `?`. A value of a non-optional type is never NULL
+/// (NaN cannot be bound: ``sqlArgument(_:_:)`` throws), which the cached SQL may rely on.
 extension PredicateExpressions.Value: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
-        SQLFragment(sql: "?", arguments: [try sqlArgument(value, t.identifiers)])
+        let argument = try sqlArgument(value, t.identifiers)
+        var f = SQLFragment(sql: "?", arguments: [argument])
+        f.isNonNull = !(Output.self is any _OptionalProtocol.Type) && argument != .null
+        return f
     }
     func collect(_ leaves: inout PredicateLeaves) { leaves.values.append(value) }
 }
