@@ -320,7 +320,8 @@ extension ModelContext {
     /// Loads the attributes of a faulted model from its row.
     func fulfillFault(_ data: BackingData) {
         guard data.pk != 0, let layout = data.layout, let table = mapping.table(for: layout) else { return }
-        try? store.readRow(table, pk: data.pk) { row, _ in try decode(row, into: data, model: nil, table: table) }
+        // A failed read leaves the fault unfilled: its attributes read their placeholders.
+        _ = try? store.readRow(table, pk: data.pk) { row, _ in try decode(row, into: data, model: nil, table: table) }
     }
 
     /// Loads a relationship of a registered model from the store.
