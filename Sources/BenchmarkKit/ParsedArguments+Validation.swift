@@ -1,4 +1,5 @@
 import Foundation
+import OpenSwiftData
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -341,23 +342,5 @@ enum PathProbe {
         close(descriptor)
         unlink(probe)
         return nil
-    }
-}
-
-extension DecodingError {
-    /// What is wrong with the document, in a few words (`field 'seed' is not of type UInt64`).
-    var briefDescription: String {
-        func field(_ path: [any CodingKey]) -> String {
-            path.isEmpty ? "the top level" : "field '" + path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
-                .joined(separator: ".") + "'"
-        }
-        switch self {
-        case .keyNotFound(let key, let context): return "\(field(context.codingPath + [key])) is missing"
-        case .typeMismatch(let type, let context): return "\(field(context.codingPath)) is not of type \(type)"
-        case .valueNotFound(let type, let context): return "\(field(context.codingPath)) is null, not \(type)"
-        case .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "not valid JSON" : "\(field(context.codingPath)) is malformed"
-        @unknown default: return "it cannot be decoded"
-        }
     }
 }

@@ -88,21 +88,3 @@ extension FixtureFile {
         return lines == ["ok"] ? [] : lines
     }
 }
-
-extension DecodingError {
-    /// What is wrong with the document, in a few words (`field 'seed' has the wrong type`).
-    var briefDescription: String {
-        func field(_ path: [any CodingKey]) -> String {
-            path.isEmpty ? "the top level" : "field '" + path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
-                .joined(separator: ".") + "'"
-        }
-        switch self {
-        case .keyNotFound(let key, let context): return "\(field(context.codingPath + [key])) is missing"
-        case .typeMismatch(let type, let context): return "\(field(context.codingPath)) is not of type \(type)"
-        case .valueNotFound(let type, let context): return "\(field(context.codingPath)) is null, not \(type)"
-        case .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "not valid JSON" : "\(field(context.codingPath)) is malformed"
-        @unknown default: return "it cannot be decoded"
-        }
-    }
-}
