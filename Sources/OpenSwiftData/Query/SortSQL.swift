@@ -4,7 +4,8 @@ import Foundation
 /// are broken the same way every time and paging is stable (FET-12).
 ///
 /// `SortDescriptor(\.name)` → `ORDER BY t."name" ASC, t."Z_PK" ASC`. NULLs sort first
-/// ascending and last descending, as Swift orders `nil`.
+/// ascending and last descending, as Swift orders `nil`. A `Decimal` (stored as text) sorts by
+/// value through ``DecimalCollation``: `ORDER BY (t."balance") COLLATE osd_decimal ASC, t."Z_PK" ASC`.
 func orderByClause<T: PersistentModel>(_ sorts: [SortDescriptor<T>], _ t: SQLTranslation) throws -> String {
     var terms: [String] = []
     for sort in sorts {
@@ -20,7 +21,7 @@ func orderByClause<T: PersistentModel>(_ sorts: [SortDescriptor<T>], _ t: SQLTra
         let direction = sort.order == .forward ? "ASC" : "DESC"
         if let slot = t.layout.slotByKeyPath[kp], let column = t.table.column(t.layout, slot),
            t.layout.slots[slot].codec?.isComparableInSQL == true {
-            terms.append("\(t.tableAlias).\(quoteIdentifier(column)) \(direction)")
+            terms.append("\(sortTerm("\(t.tableAlias).\(quoteIdentifier(column))", t.layout.slots[slot])) \(direction)")
         } else if let term = toOneSortTerm(kp, t) {
             terms.append("\(term) \(direction)")
         } else {
@@ -42,7 +43,7 @@ func toOneSortTerm<T: PersistentModel>(_ keyPath: PartialKeyPath<T>, _ t: SQLTra
     switch t.layout.probe(keyPath) {
     case .attribute(let slot)?:
         guard let column = t.table.column(t.layout, slot) else { return nil }
-        return "\(t.tableAlias).\(quoteIdentifier(column))"
+        return sortTerm("\(t.tableAlias).\(quoteIdentifier(column))", t.layout.slots[slot])
     case .toOne(let relSlot, _, let attributeSlot)?:
         guard case .toOne(let targetType, _) = t.layout.slots[relSlot].kind, let target = try? ModelLayout.of(targetType),
               let targetTable = t.table.mapping?.table(for: target), let column = targetTable.column(target, attributeSlot) else { return nil }
@@ -52,8 +53,15 @@ func toOneSortTerm<T: PersistentModel>(_ keyPath: PartialKeyPath<T>, _ t: SQLTra
         case .inverseForeignKey(_, let fk)?: link = "r.\(quoteIdentifier(fk)) = \(t.tableAlias).\"Z_PK\""
         default: return nil
         }
-        return "(SELECT r.\(quoteIdentifier(column)) FROM \(quoteIdentifier(targetTable.name)) r WHERE \(link) LIMIT 1)"
+        return sortTerm("(SELECT r.\(quoteIdentifier(column)) FROM \(quoteIdentifier(targetTable.name)) r WHERE \(link) LIMIT 1)",
+                        target.slots[attributeSlot])
     case nil:
         return nil
     }
+}
+
+/// `term`, with ``DecimalCollation`` named on it when `slot` holds a `Decimal`.
+private func sortTerm(_ term: String, _ slot: ModelLayout.Slot) -> String {
+    guard let codec = slot.codec, comparesAsDecimal(codec.valueType) else { return term }
+    return decimalCollated(term)
 }

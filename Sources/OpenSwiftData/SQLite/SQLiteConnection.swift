@@ -53,6 +53,7 @@ public final class SQLiteConnection {
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
         SwiftStringFunctions.register(on: db)
         CheckedArithmeticFunctions.register(on: db)
+        DecimalCollation.register(on: db)
     }
 
     deinit { close() }

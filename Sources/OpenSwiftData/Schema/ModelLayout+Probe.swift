@@ -65,6 +65,7 @@ extension ModelLayout {
             case is String.Type: probe = "\u{1}probe-\(n)"
             case is Date.Type: probe = Date(timeIntervalSinceReferenceDate: Double(n))
             case is UUID.Type: probe = UUID(uuidString: String(format: "00000000-0000-0000-0000-%012d", n))
+            case is Decimal.Type: probe = Decimal(n) + Decimal(sign: .plus, exponent: -2, significand: 25)
             default: probe = nil
             }
             guard let probe else { continue }

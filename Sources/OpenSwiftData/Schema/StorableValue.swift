@@ -200,6 +200,18 @@ extension Data: StorableValue {
     }
 }
 
+/// `Decimal` → TEXT: `NSDecimalNumber`'s POSIX description (`"99.5"`, `"-1150"`, `"1.00"`),
+/// read back with `Decimal(string:locale:)` to the same value and scale (a fixed point:
+/// writing what was read gives the same text).
+///
+/// Precision is Swift's `Decimal`: at most 38 significant digits, exponent -128…127; the text
+/// keeps exactly the `Decimal` given, so results are Swift's, its rounding included. NaN is refused. The text never
+/// compares byte-wise in queries: predicates and sorts use the `osd_decimal` collation
+/// (``DecimalCollation``), which orders as Swift's `Decimal` `<` and `==`:
+/// ```sql
+/// ((t."balance") COLLATE osd_decimal > ?)   -- $0.balance > 100: 250 and 1200, not 99.5
+/// ```
+/// Arithmetic on a stored `Decimal` in a predicate throws `unsupportedPredicate`.
 extension Decimal: StorableValue {
     static var zeroValue: Decimal { 0 }
     static var columnType: String { "TEXT" }

@@ -46,6 +46,23 @@ extension Date: DifferentialValue {
     public static var fallback: Date { Date(timeIntervalSinceReferenceDate: 0) }
 }
 
+extension Decimal: DifferentialValue {
+    /// The value, a cent either side, ten times, negated, the same value at another scale, or 0.
+    public static func variant(of value: Decimal, using random: inout SeededGenerator) -> Decimal {
+        switch random.below(8) {
+        case 0, 1: return value
+        case 2: return value + Decimal(sign: .plus, exponent: -2, significand: 1)
+        case 3: return value - Decimal(sign: .plus, exponent: -2, significand: 1)
+        case 4: return value * 10
+        case 5: return -value
+        case 6: return Decimal(sign: value.sign, exponent: value.exponent - 2, significand: value.significand * 100)
+        default: return 0
+        }
+    }
+    /// `0`.
+    public static var fallback: Decimal { 0 }
+}
+
 extension String: DifferentialValue {
     /// The string, a prefix, a slice, a case change, an extension, or a hostile string
     /// (`%`, `_`, quotes, a backslash, NFD, the empty string).

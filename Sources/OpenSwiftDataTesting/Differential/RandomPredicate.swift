@@ -281,6 +281,7 @@ func swiftLiteral<V>(_ value: V) -> String {
     switch value {
     case let s as String: return String(reflecting: s)
     case let d as Date: return "Date(timeIntervalSinceReferenceDate: \(d.timeIntervalSinceReferenceDate))"
+    case let d as Decimal: return "Decimal(string: \(String(reflecting: d.description)))!"
     case let o as any OptionalProtocolForLiteral: return o.literal
     case let a as [String]: return "[" + a.map { String(reflecting: $0) }.joined(separator: ", ") + "]"
     default: return "\(value)"

@@ -75,14 +75,17 @@ extension EntityProfile where Root == TravelAccommodation {
 }
 
 extension EntityProfile where Root == TravelMeal {
-    /// Meals of business trips.
+    /// Meals of business trips, with `Decimal` amounts and optional tips.
     public static var travelMeal: EntityProfile {
         EntityProfile("TravelMeal", sorts: [
             SortOption("cost") { SortDescriptor(\.cost, order: $0) },
             SortOption("eatenAt") { SortDescriptor(\.eatenAt, order: $0) },
             SortOption("venue") { SortDescriptor(\.venue, order: $0) },
+            SortOption("amount") { SortDescriptor(\.amount, order: $0) },
+            SortOption("tip") { SortDescriptor(\.tip, order: $0) },
         ], [
             .string("venue", \.venue), .comparable("cost", \.cost), .numeric("cost", \.cost), .comparable("eatenAt", \.eatenAt),
+            .comparable("amount", \.amount), .optional("tip", \.tip),
             .toOne("trip", \.trip, "perdiem", \.perdiem), .toOne("trip", \.trip, "name", \.name),
         ])
     }

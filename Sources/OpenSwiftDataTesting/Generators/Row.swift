@@ -102,6 +102,19 @@ public struct Row: Sendable {
         Double(int(field, in: cents)) / 100
     }
 
+    /// A `Decimal` `significand × 10^exponent`: the significand uniform in the range, the
+    /// exponent mostly -3…1 (so equal values of different scales occur, `5` and `5.00`) and
+    /// now and then -25 or 20.
+    ///
+    /// ```swift
+    /// let amount = row.decimal("amount", significand: -2_000...2_000)   // -12.5, 0.007, 1300 …
+    /// ```
+    public func decimal(_ field: String, significand: ClosedRange<Int>) -> Decimal {
+        let s = int(field, in: significand)
+        let exponent = [-3, -2, -2, -1, -1, 0, 0, 1, -25, 20][int(field + "#exponent", in: 0...9)]
+        return Decimal(sign: s < 0 ? .minus : .plus, exponent: exponent, significand: Decimal(s.magnitude))
+    }
+
     /// One element of `choices`, uniformly.
     ///
     /// ```swift

@@ -99,7 +99,7 @@ public enum TravelReason: String, Codable, CaseIterable, Sendable {
 /// A meal on a business trip.
 ///
 /// ```swift
-/// let lunch = TravelMeal(venue: "Café", cost: 18.5, eatenAt: FixtureEpoch.reference)
+/// let lunch = TravelMeal(venue: "Café", cost: 18.5, eatenAt: FixtureEpoch.reference, amount: 18.5)
 /// ```
 @Model public final class TravelMeal {
     /// Where it was eaten.
@@ -108,13 +108,20 @@ public enum TravelReason: String, Codable, CaseIterable, Sendable {
     public var cost: Double
     /// When.
     public var eatenAt: Date
+    /// What it cost, as a `Decimal` (any sign, scale and exponent, so the differential checks
+    /// compare and sort Decimals).
+    public var amount: Decimal
+    /// The tip, if one was given.
+    public var tip: Decimal?
     /// The business trip.
     public var trip: TravelBusinessTrip?
     /// A meal.
-    public init(venue: String, cost: Double, eatenAt: Date) {
+    public init(venue: String, cost: Double, eatenAt: Date, amount: Decimal, tip: Decimal? = nil) {
         self.venue = venue
         self.cost = cost
         self.eatenAt = eatenAt
+        self.amount = amount
+        self.tip = tip
     }
 }
 
@@ -122,7 +129,8 @@ extension SampleSchema {
     /// Trips of three classes (plain, business, personal), accommodations on any trip, meals on
     /// business trips.
     ///
-    /// Scale N: N trips (1 : 2 : 2 plain, business, personal), N accommodations, 2N meals.
+    /// Scale N: N trips (1 : 2 : 2 plain, business, personal), N accommodations, 2N meals
+    /// (with `Decimal` amounts and optional tips).
     /// ```swift
     /// let fixture = SampleSchema.trips.fixture(seed: 1, scale: 200)
     /// ```
@@ -154,7 +162,9 @@ extension SampleSchema {
                 Generate(TravelMeal.self, count: 2 * scale, parent: \.trip, children: \.meals, fanOut: .zipf(0.5)) { row in
                     TravelMeal(venue: row.words("venue", count: .uniform(1...3)),
                                cost: row.price("cost", cents: 500...12_000),
-                               eatenAt: row.date("eatenAt", seconds: 0...(730 * 86_400)))
+                               eatenAt: row.date("eatenAt", seconds: 0...(730 * 86_400)),
+                               amount: row.decimal("amount", significand: -2_000...2_000),
+                               tip: row.nullable("tip", ratio: 0.3) { row.decimal("tip", significand: 0...500) })
                 }
             }
         }

@@ -1,9 +1,10 @@
 import Foundation
 
 /// `a == b` → `a IS b` (Swift's `nil == nil` is true; `IS` treats two NULLs as equal).
+/// `Decimal`s compare by value, `(a) COLLATE osd_decimal IS b` (``DecimalCollation``).
 extension PredicateExpressions.Equal: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
-        try binary(lhs, rhs, "IS", t)
+        try binary(lhs, rhs, "IS", t, decimal: comparesAsDecimal(LHS.Output.self))
     }
     func collect(_ leaves: inout PredicateLeaves) { collectLeaves(lhs, &leaves); collectLeaves(rhs, &leaves) }
 }
@@ -11,7 +12,7 @@ extension PredicateExpressions.Equal: SQLPredicateExpression {
 /// `a != b` → `a IS NOT b`.
 extension PredicateExpressions.NotEqual: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
-        try binary(lhs, rhs, "IS NOT", t)
+        try binary(lhs, rhs, "IS NOT", t, decimal: comparesAsDecimal(LHS.Output.self))
     }
     func collect(_ leaves: inout PredicateLeaves) { collectLeaves(lhs, &leaves); collectLeaves(rhs, &leaves) }
 }
@@ -34,6 +35,9 @@ extension PredicateExpressions.NotEqual: SQLPredicateExpression {
 /// bare column is tested with `IS NOT NULL` (the index stays usable); other NULL-able
 /// operands are wrapped in `coalesce(…, 0)`, which binds each value once (the statement cache
 /// relies on the binding order).
+///
+/// `Decimal`s, stored as text, compare by value through ``DecimalCollation`` named on the
+/// left operand: `((t."balance") COLLATE osd_decimal > ?)`.
 /// [SQLite: the query optimizer overview](https://sqlite.org/optoverview.html#where_clause_analysis)
 extension PredicateExpressions.Comparison: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
@@ -45,7 +49,7 @@ extension PredicateExpressions.Comparison: SQLPredicateExpression {
         case .greaterThanOrEqual: op = ">="
         @unknown default: throw t.unsupported("an unknown comparison operator")
         }
-        return try ordering(lhs, rhs, op, t)
+        return try ordering(lhs, rhs, op, t, decimal: comparesAsDecimal(LHS.Output.self))
     }
     func collect(_ leaves: inout PredicateLeaves) {
         leaves.structure.append(AnyHashable(op))
@@ -55,14 +59,14 @@ extension PredicateExpressions.Comparison: SQLPredicateExpression {
 }
 
 /// `lhs op rhs` for an ordering operator, TRUE or FALSE even where an operand is NULL (see
-/// ``PredicateExpressions/Comparison``).
-func ordering(_ lhs: Any, _ rhs: Any, _ op: String, _ t: SQLTranslation) throws -> SQLFragment {
+/// ``PredicateExpressions/Comparison``); `decimal` compares through ``DecimalCollation``.
+func ordering(_ lhs: Any, _ rhs: Any, _ op: String, _ t: SQLTranslation, decimal: Bool = false) throws -> SQLFragment {
     let l = try translate(lhs, t)
     let r = try translate(rhs, t)
     if l.toMany != nil || r.toMany != nil {
         throw t.unsupported("a to-many relationship compared as a value (use contains(where:), count or isEmpty)")
     }
-    let test = "\(l.sql) \(op) \(r.sql)"
+    let test = "\(decimal ? decimalCollated(l.sql) : l.sql) \(op) \(r.sql)"
     let nullable = [l, r].filter { !$0.isNonNull }
     let sql: String
     if nullable.isEmpty {
@@ -75,12 +79,12 @@ func ordering(_ lhs: Any, _ rhs: Any, _ op: String, _ t: SQLTranslation) throws 
     return SQLFragment(sql: sql, arguments: l.arguments + r.arguments, isCondition: true)
 }
 
-/// Translates both sides and joins them with `op`.
-func binary(_ lhs: Any, _ rhs: Any, _ op: String, _ t: SQLTranslation) throws -> SQLFragment {
+/// Translates both sides and joins them with `op`; `decimal` compares through ``DecimalCollation``.
+func binary(_ lhs: Any, _ rhs: Any, _ op: String, _ t: SQLTranslation, decimal: Bool = false) throws -> SQLFragment {
     let l = try translate(lhs, t)
     let r = try translate(rhs, t)
     if l.toMany != nil || r.toMany != nil {
         throw t.unsupported("a to-many relationship compared as a value (use contains(where:), count or isEmpty)")
     }
-    return SQLFragment(sql: "(\(l.sql) \(op) \(r.sql))", arguments: l.arguments + r.arguments, isCondition: true)
+    return SQLFragment(sql: "(\(decimal ? decimalCollated(l.sql) : l.sql) \(op) \(r.sql))", arguments: l.arguments + r.arguments, isCondition: true)
 }

@@ -59,20 +59,22 @@ extension PredicateExpressions.Range: RangeBoundExpressions {
 /// column is tested with `IS NOT NULL` and anything else wrapped in `coalesce(…, 0)`, so the
 /// condition is never NULL (as for ``PredicateExpressions/Comparison``). Limitation: a range
 /// built in the predicate from columns with `lower > upper` traps in Swift; SQL returns FALSE
-/// for that row.
+/// for that row. A `Decimal` element compares by value: `(t."x") COLLATE osd_decimal >= ?`
+/// (``DecimalCollation``).
 extension PredicateExpressions.RangeExpressionContains: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
         let e = try translate(element, t)
+        let compared = comparesAsDecimal(Element.Output.self) ? decimalCollated(e.sql) : e.sql
         var terms: [String] = [], args: [SQLValue] = []
         var boundsNonNull = true
         if let r = capturedOperand(range) as? CapturedRangeBounds {
-            if let lo = r.lowerBoundValue { terms.append("\(e.sql) >= ?"); args += e.arguments + [try sqlArgument(lo, t.identifiers)] }
+            if let lo = r.lowerBoundValue { terms.append("\(compared) >= ?"); args += e.arguments + [try sqlArgument(lo, t.identifiers)] }
             if let hi = r.upperBoundValue {
-                terms.append("\(e.sql) \(r.upperIsClosed ? "<=" : "<") ?"); args += e.arguments + [try sqlArgument(hi, t.identifiers)]
+                terms.append("\(compared) \(r.upperIsClosed ? "<=" : "<") ?"); args += e.arguments + [try sqlArgument(hi, t.identifiers)]
             }
         } else if let r = range as? RangeBoundExpressions {
             let lo = try translate(r.lowerExpression, t), hi = try translate(r.upperExpression, t)
-            terms = ["\(e.sql) >= \(lo.sql)", "\(e.sql) \(r.upperIsClosed ? "<=" : "<") \(hi.sql)"]
+            terms = ["\(compared) >= \(lo.sql)", "\(compared) \(r.upperIsClosed ? "<=" : "<") \(hi.sql)"]
             args = e.arguments + lo.arguments + e.arguments + hi.arguments
             boundsNonNull = lo.isNonNull && hi.isNonNull
         } else {

@@ -32,6 +32,8 @@ func capturedOperand(_ expression: Any) -> Any? {
 /// (t."id" IS ? OR t."id" IS ?)                   -- some element is nil (nil == nil is true)
 /// 0                                              -- []
 /// ```
+/// `Decimal` elements compare by value: the element is written `(t."x") COLLATE osd_decimal`
+/// before `IS` / `IN` (``DecimalCollation``).
 /// `$0.tags.contains(tag)` on a to-many relationship → `EXISTS (SELECT 1 FROM … AND m1."Z_PK" IS ?)`.
 extension PredicateExpressions.SequenceContains: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
@@ -40,13 +42,14 @@ extension PredicateExpressions.SequenceContains: SQLPredicateExpression {
             if e.toMany != nil { throw t.unsupported("a to-many relationship inside a captured array") }
             let args = try elements.map { try sqlArgument($0, t.identifiers) }
             if args.isEmpty { return SQLFragment(sql: "0", isCondition: true) }
+            let compared = comparesAsDecimal(RHS.Output.self) ? decimalCollated(e.sql) : e.sql
             if args.contains(where: { if case .null = $0 { true } else { false } }) {
-                let terms = args.map { _ in "\(e.sql) IS ?" }
+                let terms = args.map { _ in "\(compared) IS ?" }
                 return SQLFragment(sql: "(" + terms.joined(separator: " OR ") + ")",
                                    arguments: args.flatMap { e.arguments + [$0] }, isCondition: true)
             }
             let list = args.map { _ in "?" }.joined(separator: ", ")
-            return SQLFragment(sql: "(\(e.sql) IS NOT NULL AND \(e.sql) IN (\(list)))",
+            return SQLFragment(sql: "(\(e.sql) IS NOT NULL AND \(compared) IN (\(list)))",
                                arguments: e.arguments + e.arguments + args, isCondition: true)
         }
         let seq = try translate(sequence, t)
