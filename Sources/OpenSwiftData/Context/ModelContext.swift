@@ -218,7 +218,21 @@ public final class ModelContext {
     // MARK: Delete
 
     /// Marks a model for deletion at the next save; an unsaved inserted model is simply dropped.
-    /// Delete rules run at ``processPendingChanges()`` and at save.
+    ///
+    /// ```swift
+    /// context.delete(house)                                   // rooms: .cascade
+    /// try context.fetchCount(FetchDescriptor<Room>())         // 0: the rooms are pending deletes
+    /// context.rollback()                                      // house and rooms are back
+    /// ```
+    /// Delete rules run lazily, not here: before a fetch that includes pending changes (`fetch`,
+    /// `fetchCount`, `fetchIdentifiers`, `enumerate`), at ``processPendingChanges()`` and at
+    /// ``save()`` — where Core Data propagates deletes, and what the behaviour reference
+    /// recommends (§3.3; SwiftData does not document the timing). Cascaded models become
+    /// pending deletes and nullified references read `nil`; nothing is written before the
+    /// save. A `.deny` rule is checked only by ``save()``, which throws
+    /// ``SwiftDataError/deleteRuleDenied`` having written nothing; until then a refused delete
+    /// applies none of its rules. A model read through a reference before any of those points
+    /// still shows the deleted model (`isDeleted == true`).
     public func delete<T: PersistentModel>(_ model: T) {
         deleteAny(model)
     }
@@ -359,9 +373,10 @@ public final class ModelContext {
     }
 
     /// Propagates pending deletes through delete rules (cascade, nullify), and autosaves when
-    /// ``autosaveEnabled`` is on.
+    /// ``autosaveEnabled`` is on. A `.deny` rule is left for ``save()`` to report.
     public func processPendingChanges() {
-        try? propagateDeletes()
+        // A store error while reading related rows leaves the rest to the save, which reports it.
+        try? propagateDeletes(deferringRefusals: true)
         if autosaveEnabled, hasChanges { try? save() }
     }
 }
