@@ -354,10 +354,14 @@ extension ModelContext {
                 models = []
             }
         }
-        // Pending deletes stay in the list until the delete is processed (save,
+        // Pending deletes stay in the list until their delete rules run (save,
         // processPendingChanges() or a fetch with pending changes), as in a list that was
-        // loaded before the delete.
-        models = models.filter { $0.persistentBackingData.status != .removed && ($0.persistentBackingData.layout?.isKind(of: targetLayout) ?? false) }
+        // loaded before the delete; then they leave it, as they leave a loaded list.
+        models = models.filter { m in
+            let md = m.persistentBackingData
+            return md.status != .removed && (md.layout?.isKind(of: targetLayout) ?? false)
+                && !(md.status == .deleted && propagatedDeletes.contains(ObjectIdentifier(m)))
+        }
         if case .foreignKey = storage {} else if let owner = registered[rowKey(data)] ?? inserted.first(where: { $0.persistentBackingData === data }),
                                                  let (_, inverseSlot) = layout.inverse(of: slot.index) {
             models = mergePending(models, owner: owner, inverseSlot: inverseSlot, targetLayout: targetLayout)

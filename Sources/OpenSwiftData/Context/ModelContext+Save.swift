@@ -101,6 +101,7 @@ extension ModelContext {
         changedOrder.removeAll()
         deleted.removeAll()
         deletedOrder.removeAll()
+        propagatedDeletes.removeAll()
         // Another writer changed these rows since they were read: the store now holds this
         // context's changed properties and their other, newer properties; show those.
         for m in outcome.stale where !m.persistentBackingData.isDeleted { refreshFromStore(m) }
@@ -356,6 +357,7 @@ extension ModelContext {
                 actions.append((slot, related))
             }
             try nullifyOneWayReferences(to: m)
+            propagatedDeletes.insert(ObjectIdentifier(m))
             for (slot, related) in actions {
                 switch layout.slots[slot].relationship?.deleteRule ?? .nullify {
                 case .cascade:

@@ -62,6 +62,9 @@ public final class ModelContext {
     var changedOrder: [ObjectIdentifier] = []
     var deleted: [ObjectIdentifier: any PersistentModel] = [:]
     var deletedOrder: [ObjectIdentifier] = []
+    /// Pending deletes whose delete rules have run (``propagateDeletes(deferringRefusals:)``):
+    /// they have left the loaded lists, so lists loaded from the store leave them out too.
+    var propagatedDeletes = Set<ObjectIdentifier>()
     /// Problems found at insert time that `save()` must report (insert cannot throw).
     var deferredErrors: [SwiftDataError] = []
     /// One-way relationships pointing at each entity (`ModelContext+Delete.swift`), by layout.
@@ -283,6 +286,7 @@ public final class ModelContext {
         }
         deleted.removeAll()
         deletedOrder.removeAll()
+        propagatedDeletes.removeAll()
         for id in changedOrder { if let m = changed[id] { restoreCommitted(m) } }
         changed.removeAll()
         changedOrder.removeAll()
