@@ -9,8 +9,9 @@ extension ModelContext {
     /// ```
     /// The matching models are chosen when this is called (stored rows and pending inserts, like
     /// a fetch with pending changes): stored ones are marked deleted, pending inserts are dropped
-    /// at once. Nothing is written before ``save()``, which runs the delete rules: `.cascade` and
-    /// `.nullify` apply as for ``delete(_:)``, and a `.deny` rule makes `save()` throw
+    /// at once. Nothing is written before ``save()``. The delete rules run as for ``delete(_:)``:
+    /// `.cascade` and `.nullify` already apply to the next fetch with pending changes, and a
+    /// `.deny` rule makes `save()` throw
     /// ``SwiftDataError/deleteRuleDenied`` having written nothing (``rollback()`` restores).
     /// - Parameters:
     ///   - model: The model class whose instances are deleted.

@@ -5,6 +5,10 @@ extension ModelContext {
 
     /// The models matching `descriptor`, with pending changes merged when it asks (default).
     ///
+    /// Merging pending changes first applies the delete rules of pending deletes (§3.3), so
+    /// models a pending delete cascades to are left out and nullified references read `nil`;
+    /// nothing is written, and ``rollback()`` undoes it (see ``delete(_:)``).
+    ///
     /// ```sql
     /// SELECT t."Z_PK", t."Z_ENT", … FROM "Trip" t
     /// WHERE t."Z_ENT" IN (1, 2) AND (<predicate>) ORDER BY …, t."Z_PK" LIMIT ? OFFSET ?
@@ -15,6 +19,7 @@ extension ModelContext {
     ///   would trap); ``SwiftDataError/storeError`` for other SQLite failures.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         let q = try query(descriptor)
+        if descriptor.includePendingChanges { try applyDeleteRulesForFetch() }
         let pending = descriptor.includePendingChanges ? pendingModels(kindOf: q.layout) : nil
         let limit = descriptor.fetchLimit.flatMap { $0 > 0 ? $0 : nil }
         let offset = max(descriptor.fetchOffset ?? 0, 0)
@@ -69,6 +74,7 @@ extension ModelContext {
     /// ```
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
         let q = try query(descriptor)
+        if descriptor.includePendingChanges { try applyDeleteRulesForFetch() }
         var total: Int
         if descriptor.includePendingChanges, let pending = pendingModels(kindOf: q.layout), !pending.isEmpty {
             var unpaged = descriptor
@@ -94,6 +100,7 @@ extension ModelContext {
     /// merged fetch gives the identifiers, so they always equal `fetch(d).map(\.persistentModelID)`.
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
         let q = try query(descriptor)
+        if descriptor.includePendingChanges { try applyDeleteRulesForFetch() }
         if descriptor.includePendingChanges, pendingModels(kindOf: q.layout) != nil {
             return try fetch(descriptor).map(\.persistentModelID)
         }
@@ -348,9 +355,14 @@ extension ModelContext {
                 models = []
             }
         }
-        // Pending deletes stay in the list until the delete is processed (save or
-        // processPendingChanges()), as in a list that was loaded before the delete.
-        models = models.filter { $0.persistentBackingData.status != .removed && ($0.persistentBackingData.layout?.isKind(of: targetLayout) ?? false) }
+        // Pending deletes stay in the list until their delete rules run (save,
+        // processPendingChanges() or a fetch with pending changes), as in a list that was
+        // loaded before the delete; then they leave it, as they leave a loaded list.
+        models = models.filter { m in
+            let md = m.persistentBackingData
+            return md.status != .removed && (md.layout?.isKind(of: targetLayout) ?? false)
+                && !(md.status == .deleted && propagatedDeletes.contains(ObjectIdentifier(m)))
+        }
         if case .foreignKey = storage {} else if let owner = registered[rowKey(data)] ?? inserted.first(where: { $0.persistentBackingData === data }),
                                                  let (_, inverseSlot) = layout.inverse(of: slot.index) {
             models = mergePending(models, owner: owner, inverseSlot: inverseSlot, targetLayout: targetLayout)

@@ -58,6 +58,13 @@ extension ModelContext {
             registered[rowKey(d)] = nil
             d.status = .removed
             d.context = nil
+            // A deleted model's to-one relationships read nil from now on (its row is gone),
+            // as its foreign keys did in the row.
+            if let layout = d.layout {
+                for slot in layout.relationshipSlots where !layout.slots[slot].isToMany {
+                    d.setSlot(slot, ForeignKey(pk: 0), of: m, recordChange: false)
+                }
+            }
         }
         for id in changedOrder {
             guard let m = changed[id] else { continue }
@@ -94,6 +101,7 @@ extension ModelContext {
         changedOrder.removeAll()
         deleted.removeAll()
         deletedOrder.removeAll()
+        propagatedDeletes.removeAll()
         // Another writer changed these rows since they were read: the store now holds this
         // context's changed properties and their other, newer properties; show those.
         for m in outcome.stale where !m.persistentBackingData.isDeleted { refreshFromStore(m) }
@@ -310,37 +318,63 @@ extension ModelContext {
     /// `.cascade` deletes the related models, `.nullify` and `.noAction` unlink them, `.deny`
     /// throws ``SwiftDataError/deleteRuleDenied`` while related models remain. References held
     /// through one-way relationships are cleared too (`ModelContext+Delete.swift`).
-    func propagateDeletes() throws {
+    ///
+    /// Runs at ``save()``, at ``processPendingChanges()`` and before every fetch that includes
+    /// pending changes (behaviour reference §3.3), so those fetches do not see cascaded models
+    /// and read nullified references as `nil`. Nothing is written; every change is recorded, so
+    /// ``rollback()`` restores the deleted models and the links. Only the save refuses a delete:
+    /// with `deferringRefusals` a model whose delete a `.deny` rule (or a non-optional inverse
+    /// that would need nullifying) refuses is left as it is, rules and all, for the save to
+    /// report, so no error surfaces at `delete(_:)` or at a fetch.
+    func propagateDeletes(deferringRefusals: Bool = false) throws {
         var index = 0
-        while index < deletedOrder.count {
+        models: while index < deletedOrder.count {
             guard let m = deleted[deletedOrder[index]] else { index += 1; continue }
             index += 1
             let d = m.persistentBackingData
             guard let layout = d.layout else { continue }
-            try nullifyOneWayReferences(to: m)
+            // Every rule is checked before any is applied: a refused delete changes nothing.
+            var actions: [(slot: Int, related: [any PersistentModel])] = []
             for slot in layout.relationshipSlots {
                 let s = layout.slots[slot]
                 let related = RelationshipGraph.models(in: RelationshipGraph.currentValue(m, d, s))
                     .filter { !$0.isDeleted }
                 guard !related.isEmpty else { continue }
-                switch s.relationship?.deleteRule ?? .nullify {
-                case .deny:
+                let rule = s.relationship?.deleteRule ?? .nullify
+                if rule == .deny {
+                    if deferringRefusals { continue models }
                     throw SwiftDataError(SwiftDataError.deleteRuleDenied.code,
                                          "\(layout.name) cannot be deleted while its '\(s.name)' relationship holds \(related.count) model(s) (delete rule .deny); nothing was saved",
                                          entityName: layout.name, propertyName: s.name)
+                }
+                if rule != .cascade, let (il, islot) = layout.inverse(of: slot),
+                   case .toOne(_, optional: false) = il.slots[islot].kind {
+                    if deferringRefusals { continue models }
+                    throw SwiftDataError(SwiftDataError.modelValidationFailure.code,
+                                         "deleting a \(layout.name) would leave \(il.name).\(il.slots[islot].name) empty, but it is not optional; delete or re-point the \(related.count) \(il.name)(s) first; nothing was saved",
+                                         entityName: il.name, propertyName: il.slots[islot].name)
+                }
+                actions.append((slot, related))
+            }
+            try nullifyOneWayReferences(to: m)
+            propagatedDeletes.insert(ObjectIdentifier(m))
+            for (slot, related) in actions {
+                switch layout.slots[slot].relationship?.deleteRule ?? .nullify {
                 case .cascade:
-                    for r in related { deleteAny(r) }
-                case .nullify, .noAction:
+                    for r in related where !r.isDeleted { deleteAny(r) }
+                case .nullify, .noAction, .deny:
                     if let (il, islot) = layout.inverse(of: slot) {
-                        if case .toOne(_, optional: false) = il.slots[islot].kind {
-                            throw SwiftDataError(SwiftDataError.modelValidationFailure.code,
-                                                 "deleting a \(layout.name) would leave \(il.name).\(il.slots[islot].name) empty, but it is not optional; delete or re-point the \(related.count) \(il.name)(s) first; nothing was saved",
-                                                 entityName: il.name, propertyName: il.slots[islot].name)
-                        }
                         for r in related { RelationshipGraph.unlink(r, inverse: il.slots[islot], from: m) }
                     }
                 }
             }
         }
+    }
+
+    /// Applies delete rules before a fetch that includes pending changes (see
+    /// ``propagateDeletes(deferringRefusals:)``); a no-op without pending deletes.
+    func applyDeleteRulesForFetch() throws {
+        guard !deleted.isEmpty else { return }
+        try propagateDeletes(deferringRefusals: true)
     }
 }

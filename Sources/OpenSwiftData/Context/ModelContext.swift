@@ -62,6 +62,9 @@ public final class ModelContext {
     var changedOrder: [ObjectIdentifier] = []
     var deleted: [ObjectIdentifier: any PersistentModel] = [:]
     var deletedOrder: [ObjectIdentifier] = []
+    /// Pending deletes whose delete rules have run (``propagateDeletes(deferringRefusals:)``):
+    /// they have left the loaded lists, so lists loaded from the store leave them out too.
+    var propagatedDeletes = Set<ObjectIdentifier>()
     /// Problems found at insert time that `save()` must report (insert cannot throw).
     var deferredErrors: [SwiftDataError] = []
     /// One-way relationships pointing at each entity (`ModelContext+Delete.swift`), by layout.
@@ -218,7 +221,21 @@ public final class ModelContext {
     // MARK: Delete
 
     /// Marks a model for deletion at the next save; an unsaved inserted model is simply dropped.
-    /// Delete rules run at ``processPendingChanges()`` and at save.
+    ///
+    /// ```swift
+    /// context.delete(house)                                   // rooms: .cascade
+    /// try context.fetchCount(FetchDescriptor<Room>())         // 0: the rooms are pending deletes
+    /// context.rollback()                                      // house and rooms are back
+    /// ```
+    /// Delete rules run lazily, not here: before a fetch that includes pending changes (`fetch`,
+    /// `fetchCount`, `fetchIdentifiers`, `enumerate`), at ``processPendingChanges()`` and at
+    /// ``save()`` — where Core Data propagates deletes, and what the behaviour reference
+    /// recommends (§3.3; SwiftData does not document the timing). Cascaded models become
+    /// pending deletes and nullified references read `nil`; nothing is written before the
+    /// save. A `.deny` rule is checked only by ``save()``, which throws
+    /// ``SwiftDataError/deleteRuleDenied`` having written nothing; until then a refused delete
+    /// applies none of its rules. A model read through a reference before any of those points
+    /// still shows the deleted model (`isDeleted == true`).
     public func delete<T: PersistentModel>(_ model: T) {
         deleteAny(model)
     }
@@ -269,6 +286,7 @@ public final class ModelContext {
         }
         deleted.removeAll()
         deletedOrder.removeAll()
+        propagatedDeletes.removeAll()
         for id in changedOrder { if let m = changed[id] { restoreCommitted(m) } }
         changed.removeAll()
         changedOrder.removeAll()
@@ -359,9 +377,10 @@ public final class ModelContext {
     }
 
     /// Propagates pending deletes through delete rules (cascade, nullify), and autosaves when
-    /// ``autosaveEnabled`` is on.
+    /// ``autosaveEnabled`` is on. A `.deny` rule is left for ``save()`` to report.
     public func processPendingChanges() {
-        try? propagateDeletes()
+        // A store error while reading related rows leaves the rest to the save, which reports it.
+        try? propagateDeletes(deferringRefusals: true)
         if autosaveEnabled, hasChanges { try? save() }
     }
 }
