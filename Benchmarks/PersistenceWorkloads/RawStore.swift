@@ -1,8 +1,9 @@
 import Foundation
 import OpenSwiftData
 
-/// The raw-SQLite baseline: the same table layout our store uses (same columns, same indexes,
-/// same pragmas), driven with prepared statements and plain structs, no objects.
+/// The raw-SQLite baseline: the same table layout our store uses (same tables, columns and
+/// indexes, named through ``StoreNames``; same pragmas), driven with prepared statements and
+/// plain structs, no objects.
 public final class RawStore {
     /// A row as a hand-written app would read it.
     public struct Row {
@@ -20,9 +21,26 @@ public final class RawStore {
     public let db: SQLiteConnection
     let url: URL?
 
-    static let columns = "\"Z_PK\", \"Z_ENT\", \"key\", \"code\", \"codeUnindexed\", \"price\", \"priceUnindexed\", \"name\", \"group\""
+    /// The store's names for the benchmark models (Apple's layout, from the same schema the
+    /// store uses), so the baseline's SQL matches the store's tables and indexes.
+    static let names: StoreNames = {
+        do { return try StoreNames(Schema([BenchItem.self, BenchGroup.self])) } catch {
+            preconditionFailure("the benchmark schema has no store layout: \(error)")
+        }
+    }()
+    /// `BenchItem`'s table.
+    public static let items = quote(names.table("BenchItem")!)
+    /// `BenchGroup`'s table.
+    public static let groups = quote(names.table("BenchGroup")!)
+    /// `BenchItem`'s column for `property`, quoted.
+    public static func column(_ property: String) -> String { quote(names.column("BenchItem", property)!) }
+    static func quote(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 
-    /// A fresh database in memory (`url == nil`) or at `url` (WAL, synchronous=NORMAL).
+    static let columns = (["\"Z_PK\"", "\"Z_ENT\""] + ["key", "code", "codeUnindexed", "price", "priceUnindexed", "name", "group"].map(column))
+        .joined(separator: ", ")
+
+    /// A fresh database in memory (`url == nil`) or at `url` (WAL, synchronous=NORMAL), with
+    /// every table and index a new store of the benchmark schema has.
     public init(url: URL?, strategy: IndexStrategy) throws {
         self.url = url
         if let url {
@@ -32,41 +50,44 @@ public final class RawStore {
         } else {
             db = try SQLiteConnection(path: ":memory:", mode: .inMemory)
         }
-        try db.execute("""
-            CREATE TABLE IF NOT EXISTS "BenchItem" ("Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER NOT NULL, "key" INTEGER, "code" INTEGER, "codeUnindexed" INTEGER, "price" REAL, "priceUnindexed" REAL, "name" TEXT, "group" INTEGER);
-            CREATE UNIQUE INDEX IF NOT EXISTS "BenchItem_unique_key" ON "BenchItem" ("key");
-            CREATE INDEX IF NOT EXISTS "BenchItem_fk_group" ON "BenchItem" ("group");
-            CREATE TABLE IF NOT EXISTS "BenchGroup" ("Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER NOT NULL, "name" TEXT);
-            """)
+        if try db.scalar("SELECT count(*) FROM sqlite_master") == .integer(0) {
+            try db.immediateTransaction {
+                for statement in RawStore.names.createStatements { try db.execute(statement) }
+            }
+        }
         try apply(strategy)
     }
 
     /// Sets the secondary indexes as ``ModelContainer/applyIndexStrategy(_:)`` does.
     public func apply(_ strategy: IndexStrategy) throws {
-        for name in ["BenchItem_index_code", "BenchItem_index_price", "BenchItem_custom_code", "BenchItem_custom_codeUnindexed",
-                     "BenchItem_custom_price", "BenchItem_custom_priceUnindexed"] {
-            try db.execute("DROP INDEX IF EXISTS \"\(name)\"")
-        }
-        var groups: [[String]] = []
+        let names = RawStore.names
+        var drop = names.declaredIndexes("BenchItem")
+        for p in ["code", "codeUnindexed", "price", "priceUnindexed"] { drop += names.customIndex("BenchItem", [p]).map { [$0] } ?? [] }
+        for name in drop { try db.execute("DROP INDEX IF EXISTS \(RawStore.quote(name))") }
         switch strategy {
         case .none: break
-        case .declared: groups = [["code"], ["price"]]
-        case .custom(let sets): groups = sets["BenchItem"] ?? []
-        }
-        let kind = strategy == .declared ? "index" : "custom"
-        for g in groups {
-            let name = "BenchItem_\(kind)_\(g.joined(separator: "_"))"
-            try db.execute("CREATE INDEX IF NOT EXISTS \"\(name)\" ON \"BenchItem\" (\(g.map { "\"\($0)\"" }.joined(separator: ", ")))")
+        case .declared:
+            let declared = Set(names.declaredIndexes("BenchItem"))
+            for statement in names.createStatements
+            where statement.hasPrefix("CREATE INDEX ") && declared.contains(where: { statement.hasPrefix("CREATE INDEX \($0) ") }) {
+                try db.execute(statement)
+            }
+        case .custom(let sets):
+            for g in sets["BenchItem"] ?? [] {
+                guard let name = names.customIndex("BenchItem", g) else { continue }
+                try db.execute("CREATE INDEX IF NOT EXISTS \(RawStore.quote(name)) ON \(RawStore.items) (\(g.map(RawStore.column).joined(separator: ", ")))")
+            }
         }
     }
 
     /// Inserts rows `0..<count` in one transaction.
     public func insertRows(_ count: Int, groupSize: Int? = nil) throws {
         try db.immediateTransaction {
-            let insert = try db.cachedStatement("INSERT INTO \"BenchItem\" (\(RawStore.columns)) VALUES (?, 1, ?, ?, ?, ?, ?, ?, ?)")
-            let base = try nextKey("BenchItem")
-            let groupInsert = try db.cachedStatement("INSERT INTO \"BenchGroup\" (\"Z_PK\", \"Z_ENT\", \"name\") VALUES (?, 1, ?)")
-            let groupBase = try nextKey("BenchGroup")
+            let item = RawStore.names.entityNumber("BenchItem")!, group = RawStore.names.entityNumber("BenchGroup")!
+            let insert = try db.cachedStatement("INSERT INTO \(RawStore.items) (\(RawStore.columns), \"Z_OPT\") VALUES (?, \(item), ?, ?, ?, ?, ?, ?, ?, 1)")
+            let base = try nextKey(RawStore.items)
+            let groupInsert = try db.cachedStatement("INSERT INTO \(RawStore.groups) (\"Z_PK\", \"Z_ENT\", \"Z_OPT\", \(RawStore.quote(RawStore.names.column("BenchGroup", "name")!))) VALUES (?, \(group), 1, ?)")
+            let groupBase = try nextKey(RawStore.groups)
             for i in 0..<count {
                 let v = BenchData.values(row: i)
                 insert.bind(base + Int64(i), at: 1)
@@ -93,7 +114,7 @@ public final class RawStore {
     }
 
     private func nextKey(_ table: String) throws -> Int64 {
-        if case .integer(let n)? = try db.scalar("SELECT coalesce(max(\"Z_PK\"), 0) + 1 FROM \"\(table)\"") { return n }
+        if case .integer(let n)? = try db.scalar("SELECT coalesce(max(\"Z_PK\"), 0) + 1 FROM \(table)") { return n }
         return 1
     }
 
@@ -119,5 +140,5 @@ public final class RawStore {
     }
 
     /// The select list for ``rows(_:_:)``.
-    public static var select: String { "SELECT \(columns) FROM \"BenchItem\"" }
+    public static var select: String { "SELECT \(columns) FROM \(items)" }
 }

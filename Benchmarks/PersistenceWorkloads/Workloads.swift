@@ -98,7 +98,7 @@ public enum PersistenceWorkloads {
     static func equality(indexed: Bool) -> Workload {
         let column = indexed ? "code" : "codeUnindexed"
         let queries = indexed ? equalityQueries : scanQueries
-        let sql = RawStore.select + " WHERE \"\(column)\" = ? ORDER BY \"Z_PK\""
+        let sql = RawStore.select + " WHERE \(RawStore.column(column)) = ? ORDER BY \"Z_PK\""
         func descriptor(_ code: Int) -> FetchDescriptor<BenchItem> {
             indexed ? FetchDescriptor(predicate: #Predicate { $0.code == code })
                 : FetchDescriptor(predicate: #Predicate { $0.codeUnindexed == code })
@@ -137,7 +137,7 @@ public enum PersistenceWorkloads {
         let descriptor: FetchDescriptor<BenchItem> = indexed
             ? FetchDescriptor(predicate: #Predicate { $0.price >= lo && $0.price < hi })
             : FetchDescriptor(predicate: #Predicate { $0.priceUnindexed >= lo && $0.priceUnindexed < hi })
-        let sql = RawStore.select + " WHERE (\"\(column)\" >= ? AND \"\(column)\" < ?) ORDER BY \"Z_PK\""
+        let sql = RawStore.select + " WHERE (\(RawStore.column(column)) >= ? AND \(RawStore.column(column)) < ?) ORDER BY \"Z_PK\""
         return Workload(
             name: "1% range fetch (\(indexed ? "indexed" : "unindexed"))", group: "fetch", isQuery: true,
             operations: { _ in 1 },
@@ -161,7 +161,7 @@ public enum PersistenceWorkloads {
             : FetchDescriptor(sortBy: [SortDescriptor(\.priceUnindexed, order: .reverse)])
         descriptor.fetchLimit = 20
         let queries = indexed ? sortedQueries : scanQueries
-        let sql = RawStore.select + " ORDER BY \"\(column)\" DESC, \"Z_PK\" ASC LIMIT 20"
+        let sql = RawStore.select + " ORDER BY \(RawStore.column(column)) DESC, \"Z_PK\" ASC LIMIT 20"
         return Workload(
             name: "sorted fetch, limit 20 (\(indexed ? "indexed" : "unindexed"))", group: "fetch", isQuery: true,
             operations: { _ in queries },
@@ -195,7 +195,7 @@ public enum PersistenceWorkloads {
         },
         rawSetUp: { cache, store, rows, strategy in
             let db = try cache.populatedRaw(store, rows: rows, strategy: strategy)
-            return RawRun(db) { try db.count("SELECT count(*) FROM \"BenchItem\"") }
+            return RawRun(db) { try db.count("SELECT count(*) FROM \(RawStore.items)") }
         },
         plan: nil) }
 
@@ -211,7 +211,7 @@ public enum PersistenceWorkloads {
         let descriptor: FetchDescriptor<BenchItem> = indexed
             ? FetchDescriptor(predicate: #Predicate { $0.code < limit })
             : FetchDescriptor(predicate: #Predicate { $0.codeUnindexed < limit })
-        let sql = "SELECT count(*) FROM \"BenchItem\" WHERE (\"\(column)\" < ?)"
+        let sql = "SELECT count(*) FROM \(RawStore.items) WHERE (\(RawStore.column(column)) < ?)"
         return Workload(
             name: "fetchCount (\(indexed ? "indexed" : "unindexed") predicate)", group: "count", isQuery: true,
             operations: { _ in 1 },
@@ -243,7 +243,7 @@ public enum PersistenceWorkloads {
             },
             rawSetUp: { cache, store, rows, strategy in
                 let db = try cache.populatedRaw(store, rows: rows, strategy: strategy)
-                return RawRun(db) { try db.count("SELECT count(*) FROM \"BenchItem\" WHERE instr(\"name\", ?) > 0", [.text(needle)]) }
+                return RawRun(db) { try db.count("SELECT count(*) FROM \(RawStore.items) WHERE instr(\(RawStore.column("name")), ?) > 0", [.text(needle)]) }
             },
             plan: { container, _ in try container.queryPlan(for: descriptor) })
     }
@@ -273,10 +273,12 @@ public enum PersistenceWorkloads {
             try db.insertRows(rows / 2)
             return RawRun(db) {
                 try db.db.immediateTransaction {
+                    let c = RawStore.column
+                    let updates = ["code", "codeUnindexed", "price", "priceUnindexed", "name", "group"]
+                        .map { "\(c($0)) = excluded.\(c($0))" }.joined(separator: ", ")
                     let stmt = try db.db.cachedStatement("""
-                        INSERT INTO "BenchItem" (\(RawStore.columns)) VALUES (NULL, 1, ?, ?, ?, ?, ?, ?, NULL)
-                        ON CONFLICT ("key") DO UPDATE SET "code" = excluded."code", "codeUnindexed" = excluded."codeUnindexed",
-                        "price" = excluded."price", "priceUnindexed" = excluded."priceUnindexed", "name" = excluded."name", "group" = excluded."group"
+                        INSERT INTO \(RawStore.items) (\(RawStore.columns), "Z_OPT") VALUES (NULL, \(RawStore.names.entityNumber("BenchItem")!), ?, ?, ?, ?, ?, ?, NULL, 1)
+                        ON CONFLICT (\(c("key"))) DO UPDATE SET \(updates), "Z_OPT" = "Z_OPT" + 1
                         """)
                     for i in 0..<rows {
                         let v = BenchData.values(row: i)
@@ -289,7 +291,7 @@ public enum PersistenceWorkloads {
                         try stmt.execute()
                     }
                 }
-                return try db.count("SELECT count(*) FROM \"BenchItem\"")
+                return try db.count("SELECT count(*) FROM \(RawStore.items)")
             }
         },
         plan: nil) }
@@ -312,14 +314,14 @@ public enum PersistenceWorkloads {
             let db = try cache.emptyRaw(store)
             try db.insertRows(rows, groupSize: cascadeGroupSize)
             return RawRun(db) {
-                let groups = try db.db.rows("SELECT \"Z_PK\" FROM \"BenchGroup\"")
+                let groups = try db.db.rows("SELECT \"Z_PK\" FROM \(RawStore.groups)")
                 try db.db.immediateTransaction {
                     for g in groups {
-                        try db.db.run("DELETE FROM \"BenchItem\" WHERE \"group\" = ?", g)
-                        try db.db.run("DELETE FROM \"BenchGroup\" WHERE \"Z_PK\" = ?", g)
+                        try db.db.run("DELETE FROM \(RawStore.items) WHERE \(RawStore.column("group")) = ?", g)
+                        try db.db.run("DELETE FROM \(RawStore.groups) WHERE \"Z_PK\" = ?", g)
                     }
                 }
-                return try db.count("SELECT count(*) FROM \"BenchItem\"") + groups.count * cascadeGroupSize
+                return try db.count("SELECT count(*) FROM \(RawStore.items)") + groups.count * cascadeGroupSize
             }
         },
         plan: nil) }

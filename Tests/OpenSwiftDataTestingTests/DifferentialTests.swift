@@ -57,7 +57,7 @@ struct DifferentialTests {
         try harness.verifyCase(0)   // CatalogueProduct over the catalogue dataset: loads the reference rows
         let dataset = try harness.dataset("catalogue")
         try dataset.pair.disk.withStoreConnection { db in
-            try db.execute(#"UPDATE "CatalogueProduct" SET "price" = "price" + 1000, "name" = upper("name")"#)
+            try db.execute(#"UPDATE "ZCATALOGUEPRODUCT" SET "ZPRICE" = "ZPRICE" + 1000, "ZNAME" = upper("ZNAME")"#)
         }
         let productCases = stride(from: 0, to: 9 * 40, by: 9).map { $0 }   // every 9th case queries CatalogueProduct
         var failures: [ConformanceFailure] = []
@@ -79,7 +79,7 @@ struct DifferentialTests {
         let harness = DifferentialHarness(seed: 1)
         try harness.verifyCase(6)   // AccountUser over the users dataset
         let dataset = try harness.dataset("users")
-        try dataset.pair.memory.withStoreConnection { db in try db.execute(#"UPDATE "AccountUser" SET "score" = -5"#) }
+        try dataset.pair.memory.withStoreConnection { db in try db.execute(#"UPDATE "ZACCOUNTUSER" SET "ZSCORE" = -5"#) }
         var shrunk: [ConformanceFailure] = []
         for index in stride(from: 6, to: 9 * 60, by: 9) {
             do { try harness.verifyCase(index) } catch let f as ConformanceFailure where f.details.contains(where: { $0.hasPrefix("shrunk from") }) {

@@ -28,15 +28,15 @@ struct FixtureVerifyTests {
         let db = try SQLiteConnection(path: url.path, mode: .readWrite)
         try db.execute("PRAGMA writable_schema = ON")
         try db.run("UPDATE sqlite_master SET sql = ? WHERE name = ?",
-                   [.text("CREATE UNIQUE INDEX \"AccountUser_unique_username_1\" ON \"AccountUser\" (\"Z_PK\")"),
-                    .text("AccountUser_unique_username_1")])
+                   [.text("CREATE UNIQUE INDEX Z_AccountUser_UNIQUE_username ON ZACCOUNTUSER (Z_PK)"),
+                    .text("Z_AccountUser_UNIQUE_username")])
         db.close()
 
         let verification = try FixtureFile.verify(url)
         #expect(!verification.isValid)
         #expect(verification.content.digest == verification.manifest.digest, "the table rows are intact")
         #expect(!verification.integrityProblems.isEmpty)
-        #expect(verification.integrityProblems.allSatisfy { $0.contains("AccountUser_unique_username_1") },
+        #expect(verification.integrityProblems.allSatisfy { $0.contains("Z_AccountUser_UNIQUE_username") },
                 "\(verification.integrityProblems.prefix(3))")
         #expect(verification.mismatches.contains { $0.hasPrefix("integrity_check: ") && $0.contains("missing from index") },
                 "\(verification.mismatches.prefix(3))")

@@ -25,9 +25,9 @@ private func dec(_ s: String) -> Decimal { Decimal(string: s, locale: Locale(ide
 private struct DsFixture {
     static let issueBalances = ["-1150", "-900.5", "250", "99.5", "1200"]
     static let balances = issueBalances + [
-        "0", "-0", "1", "1.0", "1.00", "0.1", "-0.1", "100", "100.000", "99.999999999999999999",
-        "1e30", "-1e30", "1.5e-20", "-1.5e-20", "12345678901234567890123456789012345678",
-        "-12345678901234567890123456789012345678", "0.00000000000000000000000000000000001",
+        "0", "-0", "1", "1.0", "1.00", "0.1", "-0.1", "100", "100.000", "99.9999999999999",
+        "1e30", "-1e30", "1.5e-20", "-1.5e-20", "123456789012345",
+        "-123456789012345", "0.00000000000000000000000000000000001", "0.30000000000000004",
         "9.5", "10", "2", "20", "1e2", "123.456",
     ]
     let dir = TemporaryDirectory("decimal")
@@ -168,17 +168,31 @@ struct DecimalSemanticsTests {
         try f.rows(#Predicate { $0.balance > one + one }, "captured arithmetic")
     }
 
-    @Test("the stored text is canonical and reads back the same Decimal")
+    @Test("a Decimal is a number in its DECIMAL column and reads back as the same Decimal")
     func encoding() throws {
-        #expect(try dec("99.5").sqlValue() == .text("99.5"))
-        #expect(try dec("-1150").sqlValue() == .text("-1150"))
+        #expect(try dec("99.5").sqlValue() == .real(99.5))
+        #expect(try dec("-1150").sqlValue() == .integer(-1150))
         for s in DsFixture.balances {
             let d = dec(s)
-            guard case .text(let text) = try d.sqlValue() else { Issue.record("\(s) not text"); continue }
-            let back = Decimal(sqlValue: .text(text))
-            #expect(back == d, "\(s) → \(text)")
-            #expect(back?.description == d.description, "\(s) → \(text)")
-            #expect(try back?.sqlValue() == .text(text), "\(s): the text is a fixed point")
+            let stored = try d.sqlValue()
+            let back = Decimal(sqlValue: stored)
+            #expect(back == d, "\(s) → \(stored)")
+            #expect(try back?.sqlValue() == stored, "\(s): the stored number is a fixed point")
         }
+        // Text written by earlier versions still reads.
+        #expect(Decimal(sqlValue: .text("99.999999999999999999")) == dec("99.999999999999999999"))
+    }
+
+    @Test("a Decimal the DECIMAL column cannot keep exactly is refused at save; nothing is written", arguments: StoreKind.allCases)
+    func precisionLimit(_ kind: StoreKind) throws {
+        let dir = TemporaryDirectory("decimal-precision")
+        let container = try makeContainer(kind, [DsAccount.self, DsOwner.self], in: dir)
+        let context = ModelContext(container)
+        context.insert(DsAccount(seq: 1, balance: dec("12.5"), limit: nil))
+        context.insert(DsAccount(seq: 2, balance: dec("99.999999999999999999"), limit: nil))
+        let e = expectSwiftDataError(.invalidValue, "20 significant digits") { try context.save() }
+        #expect(e.map { "\($0)".contains("99.999999999999999999") && "\($0)".contains("DsAccount.balance") } == true)
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<DsAccount>()) == 0)
+        #expect(context.insertedModelsArray.count == 2, "the pending inserts are kept")
     }
 }

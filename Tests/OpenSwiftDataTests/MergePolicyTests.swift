@@ -27,7 +27,7 @@ struct MergePolicyTests {
     }
 
     private func version(_ container: ModelContainer) throws -> SQLValue? {
-        try container.withStoreConnection { try $0.scalar("SELECT \"Z_OPT\" FROM \"CtxItem\"") }
+        try container.withStoreConnection { try $0.scalar("SELECT \"Z_OPT\" FROM \"ZCTXITEM\"") }
     }
 
     private func only(_ ctx: ModelContext) throws -> CtxItem {

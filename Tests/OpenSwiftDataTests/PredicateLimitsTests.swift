@@ -295,18 +295,18 @@ struct PredicateLimitsTests {
         func whereSQL(_ p: Predicate<CtxItem>) throws -> String {
             try f.saved.query(FetchDescriptor(predicate: p)).compiled.whereSQL
         }
-        let term = "(t.\"n\" IS NOT ?)"
+        let term = "(t.\"ZN\" IS NOT ?)"
         for left in [true, false] {
             let sql = try whereSQL(DeepPredicate.chain(4, leftAssociative: left, .and, DeepPredicate.nIsNot))
             #expect(sql == "(\(Array(repeating: term, count: 4).joined(separator: " AND ")))")
         }
         let or = try whereSQL(DeepPredicate.chain(3, leftAssociative: true, .or, DeepPredicate.nIs))
-        #expect(or == "((t.\"n\" IS ?) OR (t.\"n\" IS ?) OR (t.\"n\" IS ?))")
+        #expect(or == "((t.\"ZN\" IS ?) OR (t.\"ZN\" IS ?) OR (t.\"ZN\" IS ?))")
         // && inside || stays a group of its own.
         let mixed = try whereSQL(#Predicate<CtxItem> { ($0.n == 1 && $0.n != 2) || $0.n == 3 || ($0.n == 4 || $0.flag) })
-        #expect(mixed == "(((t.\"n\" IS ?) AND (t.\"n\" IS NOT ?)) OR (t.\"n\" IS ?) OR (t.\"n\" IS ?) OR (t.\"flag\" != 0))")
-        #expect(try whereSQL(DeepPredicate.negations(49)) == "(NOT (t.\"flag\" != 0))")
-        #expect(try whereSQL(DeepPredicate.negations(50)) == "(t.\"flag\" != 0)")
+        #expect(mixed == "(((t.\"ZN\" IS ?) AND (t.\"ZN\" IS NOT ?)) OR (t.\"ZN\" IS ?) OR (t.\"ZN\" IS ?) OR (t.\"ZFLAG\" != 0))")
+        #expect(try whereSQL(DeepPredicate.negations(49)) == "(NOT (t.\"ZFLAG\" != 0))")
+        #expect(try whereSQL(DeepPredicate.negations(50)) == "(t.\"ZFLAG\" != 0)")
         let count = try whereSQL(DeepPredicate.chain(200, leftAssociative: true, .and, DeepPredicate.nIsNot))
             .components(separatedBy: " AND ").count
         #expect(count == 200)

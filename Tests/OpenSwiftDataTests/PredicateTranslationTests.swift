@@ -337,19 +337,19 @@ struct PredicateTranslationTests {
         }
         let n = 7, x = 2.5
         // Non-optional column and a captured value: neither can be NULL, so SQLite may use an index.
-        #expect(try whereSQL(#Predicate<PqBook> { $0.pages < n }) == "(t.\"pages\" < ?)")
-        #expect(try whereSQL(#Predicate<PqBook> { n >= $0.pages }) == "(? >= t.\"pages\")")
+        #expect(try whereSQL(#Predicate<PqBook> { $0.pages < n }) == "(t.\"ZPAGES\" < ?)")
+        #expect(try whereSQL(#Predicate<PqBook> { n >= $0.pages }) == "(? >= t.\"ZPAGES\")")
         #expect(try whereSQL(#Predicate<PqBook> { $0.price >= x && $0.price < 9 })
-                == "((t.\"price\" >= ?) AND (t.\"price\" < ?))")
-        #expect(try whereSQL(#Predicate<PqBook> { ($0.stock ?? 0) > n }) == "(coalesce(t.\"stock\", ?) > ?)")
-        #expect(try whereSQL(#Predicate<PqBook> { (1...n).contains($0.pages) }) == "(t.\"pages\" >= ? AND t.\"pages\" <= ?)")
+                == "((t.\"ZPRICE\" >= ?) AND (t.\"ZPRICE\" < ?))")
+        #expect(try whereSQL(#Predicate<PqBook> { ($0.stock ?? 0) > n }) == "(coalesce(t.\"ZSTOCK\", ?) > ?)")
+        #expect(try whereSQL(#Predicate<PqBook> { (1...n).contains($0.pages) }) == "(t.\"ZPAGES\" >= ? AND t.\"ZPAGES\" <= ?)")
         // An optional column, compared inside flatMap: it can be NULL, so it is tested first.
         #expect(try whereSQL(#Predicate<PqBook> { $0.rating.flatMap { $0 > x } == true })
-                == "(CASE WHEN t.\"rating\" IS NULL THEN NULL ELSE (t.\"rating\" IS NOT NULL AND t.\"rating\" > ?) END IS ?)")
+                == "(CASE WHEN t.\"ZRATING\" IS NULL THEN NULL ELSE (t.\"ZRATING\" IS NOT NULL AND t.\"ZRATING\" > ?) END IS ?)")
         // A value read through a to-one relationship, and Double arithmetic (NaN is NULL in SQLite).
         #expect(try whereSQL(#Predicate<PqChapter> { $0.book.flatMap { $0.pages > n } ?? false })
-                .contains("coalesce(((SELECT r1.\"pages\" FROM \"PqBook\" r1 WHERE r1.\"Z_PK\" = t.\"book\") > ?), 0)"))
-        #expect(try whereSQL(#Predicate<PqBook> { $0.price * x < 3 }) == "coalesce(((t.\"price\" * ?) < ?), 0)")
+                .contains("coalesce(((SELECT r1.\"ZPAGES\" FROM \"ZPQBOOK\" r1 WHERE r1.\"Z_PK\" = t.\"ZBOOK\") > ?), 0)"))
+        #expect(try whereSQL(#Predicate<PqBook> { $0.price * x < 3 }) == "coalesce(((t.\"ZPRICE\" * ?) < ?), 0)")
         // Swift's answers, and `!p` as the complement, on the fixture's rows.
         try f.books(#Predicate<PqBook> { $0.pages < n }, "pages < n")
         try f.books(#Predicate<PqBook> { $0.rating.flatMap { $0 > x } == true }, "rating > x")
@@ -365,20 +365,20 @@ struct PredicateTranslationTests {
         }
         let needle = "%"
         let contains = try whereSQL(#Predicate<PqBook> { $0.title.contains(needle) })
-        #expect(contains == "CASE WHEN instr(t.\"title\", ?) > 0 THEN osd_contains(t.\"title\", ?) ELSE 0 END")
+        #expect(contains == "CASE WHEN instr(t.\"ZTITLE\", ?) > 0 THEN osd_contains(t.\"ZTITLE\", ?) ELSE 0 END")
         #expect(!contains.contains("LIKE"))
         #expect(try whereSQL(#Predicate<PqBook> { $0.title.starts(with: needle) })
-                == "CASE WHEN instr(t.\"title\", ?) = 1 THEN osd_starts_with(t.\"title\", ?) ELSE 0 END")
+                == "CASE WHEN instr(t.\"ZTITLE\", ?) = 1 THEN osd_starts_with(t.\"ZTITLE\", ?) ELSE 0 END")
         let exists = try whereSQL(#Predicate<PqBook> { $0.chapters.contains { $0.pages > 3 } })
-        #expect(exists.hasPrefix("EXISTS (SELECT 1 FROM \"PqChapter\" m1 WHERE m1.\"book\" = t.\"Z_PK\""))
+        #expect(exists.hasPrefix("EXISTS (SELECT 1 FROM \"ZPQCHAPTER\" m1 WHERE m1.\"ZBOOK\" = t.\"Z_PK\""))
         let none: [Int] = []
         #expect(try whereSQL(#Predicate<PqBook> { none.contains($0.pages) }) == "0")
         let some = [1, 2]
-        #expect(try whereSQL(#Predicate<PqBook> { some.contains($0.pages) }) == "(t.\"pages\" IS NOT NULL AND t.\"pages\" IN (?, ?))")
+        #expect(try whereSQL(#Predicate<PqBook> { some.contains($0.pages) }) == "(t.\"ZPAGES\" IS NOT NULL AND t.\"ZPAGES\" IN (?, ?))")
         let isDog = try whereSQL(#Predicate<PqPet> { $0 is PqDog })
         #expect(isDog.contains("t.\"Z_ENT\" IN ("))
         let chain = try whereSQL(#Predicate<PqBook> { $0.author?.name == "Ann" })
-        #expect(chain.contains("(SELECT r1.\"name\" FROM \"PqAuthor\" r1 WHERE r1.\"Z_PK\" = t.\"author\")"))
+        #expect(chain.contains("(SELECT r1.\"ZNAME\" FROM \"ZPQAUTHOR\" r1 WHERE r1.\"Z_PK\" = t.\"ZAUTHOR\")"))
         let ternary = try whereSQL(#Predicate<PqBook> { $0.isFeatured ? $0.pages > 1 : $0.pages > 10 })
         #expect(ternary.hasPrefix("CASE WHEN"))
     }

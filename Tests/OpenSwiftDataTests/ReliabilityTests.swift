@@ -167,7 +167,7 @@ struct ReliabilityTests {
             #expect(try check.fetch(FetchDescriptor<Everything>()).first?.double == 1)
         }
         let raw = try SQLiteConnection(path: url.path, mode: .readOnly)
-        #expect(try raw.scalar("SELECT count(*) FROM Word") == .integer(1))
+        #expect(try raw.scalar("SELECT count(*) FROM ZWORD") == .integer(1))
 
         row.double = 2
         try ctx.save()
@@ -194,8 +194,8 @@ struct ReliabilityTests {
         // resolve that, so the save must fail as a whole.
         do {
             let db = try SQLiteConnection(path: url.path, mode: .readWrite)
-            try db.run("INSERT INTO SchNote (Z_PK, Z_ENT, code, title, day) VALUES (100, 1, 'x', 't1', 1)")
-            try db.run("INSERT INTO SchNote (Z_PK, Z_ENT, code, title, day) VALUES (101, 1, 'y', 't2', 2)")
+            try db.run("INSERT INTO ZSCHNOTE (Z_PK, Z_ENT, Z_OPT, ZCODE, ZTITLE, ZDAY) VALUES (100, 1, 1, 'x', 't1', 1)")
+            try db.run("INSERT INTO ZSCHNOTE (Z_PK, Z_ENT, Z_OPT, ZCODE, ZTITLE, ZDAY) VALUES (101, 1, 1, 'y', 't2', 2)")
             db.close()
         }
         try checkpoint(url)

@@ -76,8 +76,7 @@ struct ScriptFindingsTests {
         context.delete(p)            // …but the product goes in the same save
         try context.save()
         let pairs = try container.withStoreConnection { db -> Int64 in
-            let tables = try db.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'Z_%tags%'")
-            guard case .text(let name)? = tables.first?.first else { return -1 }
+            guard let name = container.storeNames.table("Product").map({ _ in "Z_\(container.storeNames.entityNumber("Product")!)TAGS" }) else { return -1 }
             guard case .integer(let n)? = try db.scalar("SELECT count(*) FROM \"\(name)\"") else { return -1 }
             return n
         }

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 import OpenSwiftData
 
-/// The SQLite layout the store writes (DESIGN §5), read back through a raw read-only
+/// The SQLite layout the store writes — Apple's (store-format README §3: `Z<ROOT>` tables,
+/// `Z<PROPERTY>` columns, Core Data's column types) — read back through a raw read-only
 /// connection, and the behaviours that depend on it: inheritance queries, many-to-many and
 /// delete rules, on both stores.
 @Suite("Storage")
@@ -52,7 +53,10 @@ struct StorageTests {
 
     // MARK: Layout
 
-    @Test("One table per inheritance root with Z_PK and Z_ENT; subclass columns NULL for other classes (INH storage)")
+    /// The entity tables and the metadata and history tables every store has.
+    private static let fixedTables: Set<String> = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE", "ATRANSACTION", "ACHANGE", "ATRANSACTIONSTRING"]
+
+    @Test("One Z<ROOT> table per inheritance root with Z_PK, Z_ENT, Z_OPT; subclass columns NULL for other classes (INH storage)")
     func inheritanceTableLayout() throws {
         let dir = TemporaryDirectory("storage-layout")
         let container = try makeContainer(.disk, Self.allModels, in: dir)
@@ -65,28 +69,36 @@ struct StorageTests {
 
         let db = try raw(dir)
         let tables = try tableNames(db)
-        #expect(tables.contains("Trip"))
-        #expect(tables.isDisjoint(with: ["BusinessTrip", "ExecutiveTrip", "PersonalTrip"]),
+        #expect(tables.contains("ZTRIP"))
+        #expect(tables.isDisjoint(with: ["ZBUSINESSTRIP", "ZEXECUTIVETRIP", "ZPERSONALTRIP"]),
                 "subclasses share the root's table: \(tables.sorted())")
-        #expect(tables.isSuperset(of: ["Traveler", "Category", "Word", "Product", "Tag", "User"]))
+        #expect(tables.isSuperset(of: ["ZTRAVELER", "ZCATEGORY", "ZWORD", "ZPRODUCT", "ZTAG", "ZUSER"]))
+        #expect(tables.isSuperset(of: Self.fixedTables))
 
-        let cols = try columns(db, "Trip")
+        let cols = try columns(db, "ZTRIP")
         let names = cols.map(\.name)
-        #expect(Array(names.prefix(2)) == ["Z_PK", "Z_ENT"])
+        #expect(Array(names.prefix(3)) == ["Z_PK", "Z_ENT", "Z_OPT"])
         #expect(cols.first { $0.name == "Z_PK" }?.pk == 1)
         #expect(cols.first { $0.name == "Z_PK" }?.type == "INTEGER")
-        #expect(Set(names) == ["Z_PK", "Z_ENT", "Z_OPT", "name", "days", "traveler", "perdiem", "lounge", "reason"])
-        #expect(cols.first { $0.name == "perdiem" }?.type == "REAL")
-        #expect(cols.first { $0.name == "name" }?.type == "TEXT")
-        for t in ["Category", "Word", "Product", "Tag", "User", "Traveler"] {
+        #expect(Set(names) == ["Z_PK", "Z_ENT", "Z_OPT", "ZNAME", "ZDAYS", "ZTRAVELER", "ZPERDIEM", "ZLOUNGE", "ZREASON"])
+        #expect(cols.first { $0.name == "ZPERDIEM" }?.type == "FLOAT")
+        #expect(cols.first { $0.name == "ZNAME" }?.type == "VARCHAR")
+        for t in ["ZCATEGORY", "ZWORD", "ZPRODUCT", "ZTAG", "ZUSER", "ZTRAVELER"] {
             let c = try columns(db, t).map(\.name)
-            #expect(Array(c.prefix(2)) == ["Z_PK", "Z_ENT"], "\(t): \(c)")
+            #expect(Array(c.prefix(3)) == ["Z_PK", "Z_ENT", "Z_OPT"], "\(t): \(c)")
         }
+        // Entity numbers: roots by name, each followed by its sub-entities (README §2).
+        let numbers = Dictionary(uniqueKeysWithValues: try db.rows("SELECT Z_NAME, Z_ENT FROM Z_PRIMARYKEY WHERE Z_ENT < 16000").map {
+            (text($0[0]) ?? "", int($0[1]) ?? 0)
+        })
+        #expect(numbers["Category"] == 1 && numbers["Product"] == 2 && numbers["Tag"] == 3 && numbers["Traveler"] == 4)
+        #expect(numbers["Trip"] == 5 && numbers["BusinessTrip"] == 6 && numbers["ExecutiveTrip"] == 7)
+        #expect(numbers["PersonalTrip"] == 8 && numbers["User"] == 9 && numbers["Word"] == 10)
 
-        let rows = try db.rows("SELECT name, Z_ENT, perdiem, lounge, reason FROM Trip ORDER BY Z_PK")
+        let rows = try db.rows("SELECT ZNAME, Z_ENT, ZPERDIEM, ZLOUNGE, ZREASON FROM ZTRIP ORDER BY Z_PK")
         #expect(rows.count == 4)
         let byName = Dictionary(uniqueKeysWithValues: rows.map { (text($0[0]) ?? "", $0) })
-        #expect(Set(rows.compactMap { int($0[1]) }).count == 4, "one Z_ENT value per class")
+        #expect(rows.compactMap { int($0[1]) } == [5, 6, 7, 8], "one Z_ENT value per class: its entity number")
         let plain = try #require(byName["plain"])
         #expect(plain[2] == .null && plain[3] == .null && plain[4] == .null)
         let biz = try #require(byName["biz"])
@@ -97,7 +109,7 @@ struct StorageTests {
         #expect(fun[2] == .null && fun[3] == .null && fun[4] == .text("beach"))
     }
 
-    @Test("To-one is a foreign-key column; many-to-many is a join table")
+    @Test("To-one is a Z<NAME> key column; many-to-many is a Z_<n><NAME> join table")
     func relationshipColumns() throws {
         let dir = TemporaryDirectory("storage-fk")
         let container = try makeContainer(.disk, Self.allModels, in: dir)
@@ -115,22 +127,23 @@ struct StorageTests {
         try ctx.save()
 
         let db = try raw(dir)
-        #expect(try columns(db, "Word").map(\.name).contains("category"))
-        #expect(try columns(db, "Category").map(\.name).contains("words") == false)
-        let catPK = try #require(int(try db.scalar("SELECT Z_PK FROM Category WHERE name = ?", [.text("animals")])))
-        let fks = try db.rows("SELECT text, category FROM Word ORDER BY text")
+        #expect(try columns(db, "ZWORD").map(\.name).contains("ZCATEGORY"))
+        #expect(try columns(db, "ZCATEGORY").map(\.name).contains("ZWORDS") == false)
+        let catPK = try #require(int(try db.scalar("SELECT Z_PK FROM ZCATEGORY WHERE ZNAME = ?", [.text("animals")])))
+        let fks = try db.rows("SELECT ZTEXT, ZCATEGORY FROM ZWORD ORDER BY ZTEXT")
         #expect(fks.map { text($0[0]) } == ["cat", "dog", "orphan"])
         #expect(fks.map { $0[1] } == [.integer(catPK), .integer(catPK), .null])
-        #expect(try indexes(db, "Word").contains { $0.columns == ["category"] }, "the foreign key is indexed")
+        #expect(try indexes(db, "ZWORD").contains { $0.name == "ZWORD_ZCATEGORY_INDEX" && $0.columns == ["ZCATEGORY"] },
+                "the foreign key is indexed")
 
-        #expect(try columns(db, "Product").map(\.name).contains("tags") == false)
-        #expect(try columns(db, "Tag").map(\.name).contains("products") == false)
-        let join = try tableNames(db).subtracting(["Trip", "Traveler", "Category", "Word", "Product", "Tag", "User", "Z_METADATA"])
-        #expect(join.count == 1, "exactly one join table: \(join.sorted())")
-        let joinName = try #require(join.first)
-        let joinCols = try columns(db, joinName)
-        #expect(joinCols.count == 2)
-        #expect(try count(db, joinName) == 4)
+        #expect(try columns(db, "ZPRODUCT").map(\.name).contains("ZTAGS") == false)
+        #expect(try columns(db, "ZTAG").map(\.name).contains("ZPRODUCTS") == false)
+        let join = try tableNames(db).subtracting(["ZTRIP", "ZTRAVELER", "ZCATEGORY", "ZWORD", "ZPRODUCT", "ZTAG", "ZUSER"])
+            .subtracting(Self.fixedTables)
+        #expect(join == ["Z_2TAGS"], "exactly one join table, named by Product.tags (entity 2): \(join.sorted())")
+        let joinCols = try columns(db, "Z_2TAGS")
+        #expect(joinCols.map(\.name) == ["Z_2PRODUCTS", "Z_3TAGS"])
+        #expect(try count(db, "Z_2TAGS") == 4)
     }
 
     @Test("Unique attributes and #Index declarations become SQLite indexes (UNQ, #Index)")
@@ -138,20 +151,20 @@ struct StorageTests {
         let dir = TemporaryDirectory("storage-index")
         _ = try makeContainer(.disk, Self.allModels + [SchNote.self], in: dir)
         let db = try raw(dir)
-        let category = try indexes(db, "Category")
-        #expect(category.contains { $0.unique && $0.columns == ["name"] }, "\(category)")
-        let user = try indexes(db, "User")
-        #expect(user.contains { $0.unique && $0.columns == ["id"] }, "\(user)")
-        let product = try indexes(db, "Product")
-        #expect(product.contains { !$0.unique && $0.columns == ["name"] }, "\(product)")
-        #expect(product.contains { !$0.unique && $0.columns == ["price", "name"] }, "\(product)")
+        let category = try indexes(db, "ZCATEGORY")
+        #expect(category.contains { $0.name == "Z_Category_UNIQUE_name" && $0.unique && $0.columns == ["ZNAME"] }, "\(category)")
+        let user = try indexes(db, "ZUSER")
+        #expect(user.contains { $0.name == "Z_User_UNIQUE_id" && $0.unique && $0.columns == ["ZID"] }, "\(user)")
+        let product = try indexes(db, "ZPRODUCT")
+        #expect(product.contains { $0.name.hasPrefix("Z_Product_SwiftDataIndexOn") && !$0.unique && $0.columns == ["ZNAME"] }, "\(product)")
+        #expect(product.contains { !$0.unique && $0.columns == ["ZPRICE", "ZNAME"] }, "\(product)")
         #expect(!product.contains { $0.unique }, "Product declares no unique constraint")
-        let note = try indexes(db, "SchNote")
-        #expect(note.contains { $0.unique && $0.columns == ["title", "day"] }, "\(note)")
-        #expect(note.contains { $0.unique && $0.columns == ["code"] }, "\(note)")
-        #expect(note.contains { !$0.unique && $0.columns == ["day"] }, "\(note)")
+        let note = try indexes(db, "ZSCHNOTE")
+        #expect(note.contains { $0.unique && $0.columns == ["ZTITLE", "ZDAY"] }, "\(note)")
+        #expect(note.contains { $0.unique && $0.columns == ["ZCODE"] }, "\(note)")
+        #expect(note.contains { !$0.unique && $0.columns == ["ZDAY"] }, "\(note)")
 
-        let plan = try db.queryPlan("SELECT Z_PK FROM Product WHERE name = ?", [.text("x")]).joined(separator: "\n")
+        let plan = try db.queryPlan("SELECT Z_PK FROM ZPRODUCT WHERE ZNAME = ?", [.text("x")]).joined(separator: "\n")
         #expect(plan.contains("USING INDEX") || plan.contains("USING COVERING INDEX"), "plan: \(plan)")
     }
 
@@ -170,17 +183,17 @@ struct StorageTests {
     func valuesAreBound() throws {
         let dir = TemporaryDirectory("storage-bound")
         let container = try makeContainer(.disk, Self.allModels, in: dir)
-        let evil = "x'); DROP TABLE \"Word\"; DROP TABLE Category; -- \" ' ; ?1 :a"
+        let evil = "x'); DROP TABLE \"ZWORD\"; DROP TABLE ZCATEGORY; -- \" ' ; ?1 :a"
         let ctx = ModelContext(container)
         let c = Category(name: evil)
         c.words = [Word(text: evil)]
         ctx.insert(c)
         try ctx.save()
         let db = try raw(dir)
-        #expect(try tableNames(db).isSuperset(of: ["Word", "Category"]))
-        #expect(try db.scalar("SELECT text FROM Word") == .text(evil))
-        #expect(try db.scalar("SELECT name FROM Category") == .text(evil))
-        #expect(try db.scalar("SELECT typeof(length) FROM Word") == .text("integer"))
+        #expect(try tableNames(db).isSuperset(of: ["ZWORD", "ZCATEGORY"]))
+        #expect(try db.scalar("SELECT ZTEXT FROM ZWORD") == .text(evil))
+        #expect(try db.scalar("SELECT ZNAME FROM ZCATEGORY") == .text(evil))
+        #expect(try db.scalar("SELECT typeof(ZLENGTH) FROM ZWORD") == .text("integer"))
         let fresh = ModelContext(container)   // kept alive: models hold their context weakly
         defer { withExtendedLifetime(fresh) {} }
         let back = try fresh.fetch(FetchDescriptor<Word>())
@@ -188,7 +201,7 @@ struct StorageTests {
         #expect(back.first?.category?.name == evil)
     }
 
-    @Test("Column storage classes follow DESIGN §5 (UUID 16-byte BLOB, Date REAL, enum raw value, Codable JSON)")
+    @Test("Column types and values follow store-format README §3 (UUID 16-byte BLOB, Date REAL since 2001, enum raw value, Codable struct as composite columns, Decimal number)")
     func storageClasses() throws {
         let dir = TemporaryDirectory("storage-classes")
         let container = try makeContainer(.disk, [Everything.self], in: dir)
@@ -204,17 +217,22 @@ struct StorageTests {
         ctx.insert(e)
         try ctx.save()
         let db = try raw(dir)
-        let row = try #require(try db.rows("SELECT uuid, date, priority, mood, bool, address, list, oInt FROM Everything").first)
+        let row = try #require(try db.rows("SELECT ZUUID, ZDATE, ZPRIORITY, ZMOOD, ZBOOL, ZSTREET, ZCITY, ZLIST, ZOINT, ZDECIMAL FROM ZEVERYTHING").first)
         #expect(row[0] == .blob(Data([0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF])))
         #expect(row[1] == .real(12.5))
         #expect(row[2] == .integer(10))
         #expect(row[3] == .text("busy"))
         #expect(row[4] == .integer(1))
-        let json = try #require(text(row[5]))
-        let decoded = try JSONDecoder().decode(Address.self, from: Data(json.utf8))
-        #expect(decoded == Address(street: "s", city: "c"))
-        #expect(text(row[6]) == "[\"a\",\"b\"]")
-        #expect(row[7] == .null)
+        #expect(row[5] == .text("s") && row[6] == .text("c"), "Address's elements, one column each")
+        #expect(text(row[7]) == "[\"a\",\"b\"]")
+        #expect(row[8] == .null)
+        #expect(row[9] == .integer(0))
+        let types = Dictionary(uniqueKeysWithValues: try columns(db, "ZEVERYTHING").map { ($0.name, $0.type) })
+        #expect(types["ZUUID"] == "BLOB" && types["ZDATE"] == "TIMESTAMP" && types["ZDECIMAL"] == "DECIMAL")
+        #expect(types["ZSTREET"] == "VARCHAR" && types["ZBOOL"] == "INTEGER" && types["ZDOUBLE"] == "FLOAT")
+        let reader = ModelContext(container)
+        let back = try #require(try reader.fetch(FetchDescriptor<Everything>()).first)
+        #expect(back.address == Address(street: "s", city: "c") && back.list == ["a", "b"] && back.mood == .busy)
     }
 
     // MARK: Inheritance queries
@@ -440,11 +458,9 @@ struct StorageTests {
         try ctx.save()
         #expect(c.words.isEmpty)
         let db = try raw(dir)
-        #expect(try count(db, "Word") == 0)
-        #expect(try count(db, "Category") == 1)
-        let join = try tableNames(db).subtracting(["Category", "Word", "Product", "Tag", "Z_METADATA"])
-        let joinName = try #require(join.first)
-        #expect(try count(db, joinName) == 0)
+        #expect(try count(db, "ZWORD") == 0)
+        #expect(try count(db, "ZCATEGORY") == 1)
+        #expect(try count(db, "Z_2TAGS") == 0)
         let reader = ModelContext(container)
         let category = try #require(try reader.fetch(FetchDescriptor<Category>()).first)
         #expect(category.modelContext === reader)

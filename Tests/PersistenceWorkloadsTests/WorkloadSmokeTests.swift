@@ -49,11 +49,11 @@ struct WorkloadSmokeTests {
         let container = try cache.populated(.disk, rows: Self.rows, strategy: .declared)
         let code = BenchData.values(row: 7).code
         let d = FetchDescriptor<BenchItem>(predicate: #Predicate { $0.code == code })
-        #expect(try container.queryPlan(for: d).joined().contains("BenchItem_index_code"))
+        #expect(try container.queryPlan(for: d).joined().contains("Z_BenchItem_SwiftDataIndexOn"))
         try container.applyIndexStrategy(.none)
         #expect(try container.queryPlan(for: d).joined().contains("SCAN"))
         try container.applyIndexStrategy(.custom(["BenchItem": [["code"]]]))
-        #expect(try container.queryPlan(for: d).joined().contains("BenchItem_custom_code"))
+        #expect(try container.queryPlan(for: d).joined().contains("ZBENCHITEM_custom_ZCODE"))
         #expect(throws: SwiftDataError.self) { try container.applyIndexStrategy(.custom(["BenchItem": [["nope"]]])) }
     }
 

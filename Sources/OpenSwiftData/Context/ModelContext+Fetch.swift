@@ -274,6 +274,8 @@ extension ModelContext {
                 let value: Any?
                 if reader.column < 0 {
                     value = nil
+                } else if let composite = reader.composite {
+                    value = try composite.read(stmt, reader.column)
                 } else if let codec = reader.codec {
                     value = try codec.read(stmt, reader.column)
                 } else {
@@ -291,8 +293,11 @@ extension ModelContext {
                 table: StoreMapping.Table) throws {
         guard let layout = data.layout else { return }
         data.version = stmt.int64(at: table.versionColumn)
-        for read in table.plan(layout) {
-            if let codec = read.codec {
+        for read in table.plan(layout) where read.role != .foreignEntity {
+            if let composite = read.composite {
+                let value = try composite.read(stmt, read.column)
+                if let model { data.setSlot(read.slot, value, of: model, recordChange: false) } else { data.values[read.slot] = value }
+            } else if let codec = read.codec {
                 if let model {
                     // Only values that differ are written, so observers hear of real changes only.
                     let current = read.slot < data.values.count ? data.values[read.slot] : nil

@@ -143,8 +143,8 @@ extension ModelContext {
             let reads = table.plan(layout)
             if !reads.isEmpty {
                 let update = try w.updateStatement(table, reads: reads, checkingVersion: false)
-                for (i, read) in reads.enumerated() { try update.bind(try encodeColumn(d, read, model: m), at: i) }
-                update.bindKey(d.pendingPK, at: Int32(reads.count + 1))
+                let bound = try bindColumns(update, d, reads, model: m)
+                update.bindKey(d.pendingPK, at: Int32(bound + 1))
                 outcome.versions[ObjectIdentifier(m)] = try update.runReturningVersion(layout.name)
             }
             if layout.relationshipSlots.contains(where: { layout.slots[$0].isToMany }) {
@@ -168,7 +168,7 @@ extension ModelContext {
                 let d = m.persistentBackingData
                 insert.bindKey(d.pendingPK, at: 1)
                 insert.bindKey(ent, at: 2)
-                for (i, read) in reads.enumerated() { try insert.bind(try encodeColumn(d, read, model: m), at: i) }
+                try bindColumns(insert, d, reads, model: m)
                 try insert.run(layout.name)
             }
         }
@@ -185,9 +185,9 @@ extension ModelContext {
             guard !reads.isEmpty else { continue }
             let checked = strict && d.version != 0
             let update = try w.updateStatement(table, reads: reads, checkingVersion: checked)
-            for (i, read) in reads.enumerated() { try update.bind(try encodeColumn(d, read, model: m), at: i) }
-            update.bindKey(d.pk, at: Int32(reads.count + 1))
-            if checked { update.bindKey(d.version, at: Int32(reads.count + 2)) }
+            let bound = try bindColumns(update, d, reads, model: m)
+            update.bindKey(d.pk, at: Int32(bound + 1))
+            if checked { update.bindKey(d.version, at: Int32(bound + 2)) }
             guard let version = try update.runReturningVersion(layout.name) else {
                 // Strict: the row changed since it was read, or is gone. Default: it is gone
                 // (deleted by another writer); the change has nothing left to update.
@@ -198,15 +198,21 @@ extension ModelContext {
             if d.version != 0 && version != d.version + 1 { outcome.stale.append(m) }
         }
         if !conflicts.isEmpty { throw mergeConflictError(conflicts) }
-        // Join tables: pairs of new models, and the difference for changed ones.
+        // Join tables and one-way keys: pairs of new models, and the difference for changed ones.
         for m in inserted.filter({ plan.collapsed[ObjectIdentifier($0)] == nil }) + changedOrder.compactMap({ changed[$0] }) {
             let d = m.persistentBackingData
             // A model deleted in this save (a cascade may reach a changed one) had its pairs
             // removed with its row above; writing its list again would leave dangling pairs.
             guard !d.isDeleted, let layout = d.layout, let own = pendingOrStoredPK(m) else { continue }
             for slot in layout.relationshipSlots where layout.slots[slot].isToMany {
-                guard case .joinTable(let name, let ownCol, let otherCol)? = mapping.storage(of: layout, slot: slot),
-                      slot < d.values.count, let current = d.values[slot] else { continue }
+                let storage = mapping.storage(of: layout, slot: slot)
+                let ownerKeys = mapping.ownsKeysOnDestination(layout, slot: slot)
+                switch storage {
+                case .joinTable?: break
+                case .inverseForeignKey? where ownerKeys: break
+                default: continue
+                }
+                guard slot < d.values.count, let current = d.values[slot] else { continue }
                 let isNew = d.status == .inserted
                 guard isNew || (slot < d.changed.count && d.changed[slot]) else { continue }
                 let now = RelationshipGraph.models(in: current).filter { !$0.persistentBackingData.isDeleted }
@@ -214,11 +220,23 @@ extension ModelContext {
                 let nowIDs = Set(now.map { ObjectIdentifier($0) }), beforeIDs = Set(before.map { ObjectIdentifier($0) })
                 for gone in before where !nowIDs.contains(ObjectIdentifier(gone)) {
                     guard let other = pendingOrStoredPK(gone) else { continue }
-                    try w.unlink(name, own: ownCol, own, other: otherCol, other)
+                    switch storage {
+                    case .joinTable(let name, let ownCol, let otherCol)?:
+                        try w.unlink(name, own: ownCol, own, other: otherCol, other)
+                    case .inverseForeignKey(let table, let column)?:
+                        try w.clearOwnerKey(table, column: column, owner: own, on: other)
+                    default: break
+                    }
                 }
                 for added in now where !beforeIDs.contains(ObjectIdentifier(added)) {
                     guard let other = pendingOrStoredPK(added) else { continue }
-                    try w.link(name, own: ownCol, own, other: otherCol, other)
+                    switch storage {
+                    case .joinTable(let name, let ownCol, let otherCol)?:
+                        try w.link(name, own: ownCol, own, other: otherCol, other)
+                    case .inverseForeignKey(let table, let column)?:
+                        try w.setOwnerKey(table, column: column, owner: own, on: other)
+                    default: break
+                    }
                 }
             }
         }
@@ -261,7 +279,7 @@ extension ModelContext {
     }
 
     /// New rows get keys above both the table's largest key and the largest ever handed out
-    /// (kept in `Z_METADATA`), so a deleted row's identifier is never reused.
+    /// (`Z_PRIMARYKEY.Z_MAX`, as Core Data keeps it), so a deleted row's identifier is never reused.
     private func allocatePrimaryKeys(_ w: StoreWriter, _ plan: UpsertPlan) throws {
         var next: [ObjectIdentifier: (table: StoreMapping.Table, pk: Int64)] = [:]
         var order: [ObjectIdentifier] = []
@@ -292,8 +310,36 @@ extension ModelContext {
         return d.pendingPK != 0 ? d.pendingPK : nil
     }
 
-    /// The value bound for one column: an attribute through its codec, or a foreign key.
+    /// Binds the columns of `reads` for `d`'s row, from value position 0; returns how many
+    /// values were bound (a composite binds one per element).
+    @discardableResult
+    func bindColumns(_ stmt: RowStatement, _ d: BackingData, _ reads: [StoreMapping.Table.ColumnRead],
+                     model: any PersistentModel) throws -> Int {
+        var position = 0
+        for read in reads {
+            if let composite = read.composite {
+                let value = read.slot < d.values.count ? d.values[read.slot] : nil
+                let columns: [SQLValue]
+                do {
+                    columns = try composite.encode(value)
+                } catch var e as SwiftDataError {
+                    e.entityName = d.layout?.name
+                    e.propertyName = d.layout?.slots[read.slot].name
+                    throw e
+                }
+                for v in columns { try stmt.bind(v, at: position); position += 1 }
+            } else {
+                try stmt.bind(try encodeColumn(d, read, model: model), at: position)
+                position += 1
+            }
+        }
+        return position
+    }
+
+    /// The value bound for one column: an attribute through its codec, a foreign key, or the
+    /// entity number of a to-one's destination.
     func encodeColumn(_ d: BackingData, _ read: StoreMapping.Table.ColumnRead, model: any PersistentModel) throws -> SQLValue {
+        if read.role == .foreignEntity { return foreignEntity(d, read.slot) }
         if let codec = read.codec {
             var value = read.slot < d.values.count ? d.values[read.slot] : nil
             if value == nil, let s = d.layout?.slots[read.slot], s.isConstant { value = model[keyPath: s.keyPath] }
@@ -312,6 +358,23 @@ extension ModelContext {
             return pendingOrStoredPK(target).map { .integer($0) } ?? .null
         }
         return .null
+    }
+
+    /// The destination's `Z_ENT` of to-one `slot`, or NULL when it is empty.
+    private func foreignEntity(_ d: BackingData, _ slot: Int) -> SQLValue {
+        if let fk = d.unresolvedForeignKey(slot) {
+            guard fk != 0, let target = d.layout?.slots[slot].target, let tl = try? ModelLayout.of(target),
+                  let table = mapping.table(for: tl) else { return .null }
+            // Not loaded: the stored entity stays as it was, read back from the row itself.
+            if let stored = try? store.keys(holding: .inverseForeignKey(table: table, column: "Z_ENT"), of: table, pointingAt: fk).first, stored > 0 {
+                return .integer(stored)
+            }
+            return table.entityID(tl).map { .integer($0) } ?? .null
+        }
+        guard slot < d.values.count, let v = d.values[slot], let target = d.layout?.slots[slot].toOneModel(v),
+              !target.isDeleted, let tl = target.persistentBackingData.layout,
+              let id = mapping.table(for: tl)?.entityID(tl) else { return .null }
+        return .integer(id)
     }
 
     /// Applies delete rules to pending deletes, repeatedly, until nothing new is deleted:

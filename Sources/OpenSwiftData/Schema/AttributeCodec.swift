@@ -26,9 +26,9 @@ func _flattenOptional(_ value: Any) -> Any? {
 ///
 /// Built once per property from the declared type: native values read and bind directly;
 /// raw-value enums store their raw value; other `Codable` values store JSON text (sorted keys);
-/// `.transformable(by:)` values store the transformer's bytes. `Decimal` is native TEXT that
-/// queries compare by value through the `osd_decimal` collation (``DecimalCollation``); its
-/// precision is Swift's `Decimal`, 38 significant digits, exponent -128…127 (StorableValue.swift).
+/// `.transformable(by:)` values store the transformer's bytes. `Decimal` is a number in a
+/// `DECIMAL` column, as Core Data stores it; a value the column cannot keep exactly (more than
+/// a double's significant digits) is refused at save (StorableValue.swift).
 final class AttributeCodec: @unchecked Sendable {
     enum Kind: Equatable { case native, rawValue, json, transformable }
     let kind: Kind

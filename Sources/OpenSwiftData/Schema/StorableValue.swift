@@ -4,7 +4,7 @@ import Foundation
 /// A Swift value type with a native SQLite column representation (DESIGN §5):
 /// integers and `Bool` → INTEGER; `Double`/`Float` → REAL; `String` → TEXT (NFC);
 /// `Date` → REAL seconds since the reference date; `UUID` → 16-byte BLOB; `URL` → TEXT;
-/// `Data` → BLOB; `Decimal` → TEXT.
+/// `Data` → BLOB; `Decimal` → a number (REAL or INTEGER) in a `DECIMAL` column.
 protocol StorableValue {
     /// The declared column type.
     static var columnType: String { get }
@@ -200,31 +200,48 @@ extension Data: StorableValue {
     }
 }
 
-/// `Decimal` → TEXT: `NSDecimalNumber`'s POSIX description (`"99.5"`, `"-1150"`, `"1.00"`),
-/// read back with `Decimal(string:locale:)` to the same value and scale (a fixed point:
-/// writing what was read gives the same text).
+/// `Decimal` → a number in a `DECIMAL` column, as Core Data stores it: REAL (INTEGER when
+/// integral, which the column's NUMERIC affinity would make it anyway), read back as the
+/// shortest decimal that the stored double prints as (`99.5`, `-1150`, `0.1`).
 ///
-/// Precision is Swift's `Decimal`: at most 38 significant digits, exponent -128…127; the text
-/// keeps exactly the `Decimal` given, so results are Swift's, its rounding included. NaN is refused. The text never
-/// compares byte-wise in queries: predicates and sorts use the `osd_decimal` collation
-/// (``DecimalCollation``), which orders as Swift's `Decimal` `<` and `==`:
-/// ```sql
-/// ((t."balance") COLLATE osd_decimal > ?)   -- $0.balance > 100: 250 and 1200, not 99.5
-/// ```
-/// Arithmetic on a stored `Decimal` in a predicate throws `unsupportedPredicate`.
+/// Precision: a double keeps every decimal of up to 15 significant digits exactly (and many
+/// of 16–17). A `Decimal` the column cannot keep exactly is refused at save with
+/// ``SwiftDataError/invalidValue`` (Apple's store rounds it silently): round it first, e.g.
+/// with `NSDecimalRound`, or store the value as a `String` or scaled `Int`. The scale is not
+/// kept (`1.00` reads back as `1`; they are equal). Because every stored value reads back as
+/// exactly the `Decimal` saved, SQLite's numeric comparisons and sorts of the column order
+/// rows as Swift's `Decimal` `<` and `==` do. Text written by earlier versions (or other
+/// writers) still reads, and compares by value through the `osd_decimal` collation
+/// (``DecimalCollation``) that translations keep naming. NaN is refused. Arithmetic on a stored
+/// `Decimal` in a predicate throws `unsupportedPredicate`.
 extension Decimal: StorableValue {
     static var zeroValue: Decimal { 0 }
-    static var columnType: String { "TEXT" }
+    static var columnType: String { "DECIMAL" }
     static func read(_ stmt: SQLiteStatement, _ index: Int32) -> Decimal {
-        Decimal(string: stmt.text(at: index), locale: Locale(identifier: "en_US_POSIX")) ?? .nan
+        Decimal(sqlValue: stmt.value(at: index)) ?? .nan
     }
     func sqlValue() throws -> SQLValue {
         if isNaN { throw nanError(Decimal.self) }
-        return .text(NSDecimalNumber(decimal: self).description(withLocale: Locale(identifier: "en_US_POSIX")))
+        let text = NSDecimalNumber(decimal: self).description(withLocale: Locale(identifier: "en_US_POSIX"))
+        guard let double = Double(text), double.isFinite,
+              Decimal(string: "\(double)", locale: Locale(identifier: "en_US_POSIX")) == self else {
+            throw SwiftDataError(SwiftDataError.invalidValue.code,
+                                 "the Decimal \(text) has more significant digits than a DECIMAL column keeps (a 64-bit floating-point number: 15 digits are always exact); round it (NSDecimalRound) or store it as a String or a scaled Int")
+        }
+        if let integer = Int64(exactly: double) { return .integer(integer) }
+        return .real(double)
     }
     init?(sqlValue: SQLValue) {
-        guard case .text(let s) = sqlValue,
-              let d = Decimal(string: s, locale: Locale(identifier: "en_US_POSIX")) else { return nil }
-        self = d
+        let posix = Locale(identifier: "en_US_POSIX")
+        switch sqlValue {
+        case .integer(let i): self = Decimal(i)
+        case .real(let d):
+            guard d.isFinite, let value = Decimal(string: "\(d)", locale: posix) else { return nil }
+            self = value
+        case .text(let s):
+            guard let value = Decimal(string: s, locale: posix) else { return nil }
+            self = value
+        default: return nil
+        }
     }
 }

@@ -32,7 +32,7 @@ extension ModelContainer {
     /// Replaces the store's secondary indexes with `strategy`'s, in one transaction.
     ///
     /// ```sql
-    /// DROP INDEX "Product_index_name"; CREATE INDEX IF NOT EXISTS "Product_custom_price" ON "Product" ("price")
+    /// DROP INDEX "Z_Product_SwiftDataIndexOnBinary…"; CREATE INDEX IF NOT EXISTS "ZPRODUCT_custom_ZPRICE" ON "ZPRODUCT" ("ZPRICE")
     /// ```
     /// - Throws: ``SwiftDataError/unknownSchema`` naming an unknown entity or property.
     public func applyIndexStrategy(_ strategy: IndexStrategy) throws {
@@ -50,10 +50,11 @@ extension ModelContainer {
         }
         try store.withConnection { db in
             try db.immediateTransactionMapped {
-                let existing = try db.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND (name LIKE '%\\_index\\_%' ESCAPE '\\' OR name LIKE '%\\_custom\\_%' ESCAPE '\\')")
+                let existing = try db.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE '%\\_custom\\_%' ESCAPE '\\'")
                 for row in existing {
                     if case .text(let name) = row[0] { try db.execute("DROP INDEX \(quoteIdentifier(name))") }
                 }
+                for name in mapping.declaredIndexNames { try db.execute("DROP INDEX IF EXISTS \(quoteIdentifier(name))") }
                 for statement in create { try db.execute(statement) }
             }
         }
@@ -78,7 +79,7 @@ extension ModelContainer {
     ///
     /// ```swift
     /// try container.countQueryPlan(for: FetchDescriptor<Item>(predicate: #Predicate { $0.code < 10 }))
-    /// // ["SEARCH t USING COVERING INDEX Item_index_code (code<?)"]
+    /// // ["SEARCH t USING COVERING INDEX Z_Item_SwiftDataIndexOnBinary… (ZCODE<?)"]
     /// ```
     public func countQueryPlan<T: PersistentModel>(for descriptor: FetchDescriptor<T>) throws -> [String] {
         let context = ModelContext(self)

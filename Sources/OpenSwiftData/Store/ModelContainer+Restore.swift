@@ -3,8 +3,9 @@ import Foundation
 extension ModelContainer {
     /// Replaces the store's content with a copy of a store file's, through SQLite's backup API.
     ///
-    /// The file must have been written by this library with the same schema (its `Z_METADATA`
-    /// `schema` text must equal this container's); it is opened read-only and never modified.
+    /// The file must be a SwiftData store (Apple's format, written by this library or by
+    /// SwiftData on an Apple platform) whose entity version hashes equal this container's
+    /// schema's; it is opened read-only and never modified.
     /// Works for in-memory and on-disk containers. Call it before creating contexts: models
     /// already registered in a context are not refreshed. The store keeps its own identifier.
     /// ```swift
@@ -12,8 +13,8 @@ extension ModelContainer {
     /// try container.restore(from: URL(fileURLWithPath: "Fixtures/dictionary.sqlite"))
     /// // sqlite3_backup_init(dest, "main", source, "main"); sqlite3_backup_step(-1); sqlite3_backup_finish
     /// ```
-    /// - Throws: `SwiftDataError.incompatibleSchema` for another schema or a database this
-    ///   library did not write; `.notADatabase` / `.corruptStore` for a bad file;
+    /// - Throws: `SwiftDataError.incompatibleSchema` for another schema (naming the entities
+    ///   whose hashes differ) or a database that is not a SwiftData store; `.notADatabase` / `.corruptStore` for a bad file;
     ///   `.storeError` when the copy fails (the store is then unchanged or rolled back by SQLite).
     public func restore(from url: URL) throws {
         guard FileManager.default.fileExists(atPath: url.path) else {
@@ -21,24 +22,9 @@ extension ModelContainer {
         }
         let source = try SQLiteStore.openConnection(url, mode: .readOnly)
         defer { source.close() }
-        let stored: SQLValue?
-        do {
-            _ = try source.scalar("SELECT count(*) FROM sqlite_master")
-        } catch let e as SQLiteError {
-            throw SQLiteStore.openError(e, url: url, modified: false)
-        }
-        do {
-            stored = try source.scalar("SELECT value FROM \"Z_METADATA\" WHERE key = 'schema'")
-        } catch {
-            throw SwiftDataError(SwiftDataError.incompatibleSchema.code,
-                                 "the file was not written by OpenSwiftData (no Z_METADATA schema); nothing was restored",
-                                 url: url, underlying: error)
-        }
-        guard case .text(let schemaText)? = stored, schemaText == mapping.ddl.joined(separator: ";\n") else {
-            throw SwiftDataError(SwiftDataError.incompatibleSchema.code,
-                                 "the file was written with a different schema than this container's; nothing was restored",
-                                 url: url)
-        }
+        // The same checks as opening the file: a Core Data store whose entity hashes equal
+        // this container's schema's.
+        _ = try SQLiteStore.validate(source, mapping: mapping, url: url, checkIntegrity: false, emptyIsError: true)
         try store.withConnection { db in
             do {
                 try db.copyContents(of: source)
@@ -46,7 +32,7 @@ extension ModelContainer {
                 throw SwiftDataError(SwiftDataError.storeError.code, "SQLite's backup failed; nothing was restored",
                                      url: url, underlying: error)
             }
-            try db.run("UPDATE \"Z_METADATA\" SET value = ? WHERE key = 'storeIdentifier'", [.text(store.identifier)])
+            try db.run("UPDATE Z_METADATA SET Z_UUID = ? WHERE Z_VERSION = 1", [.text(store.identifier)])
             store.noteCommit()   // registered rows of existing contexts refresh on their next fetch
         }
     }

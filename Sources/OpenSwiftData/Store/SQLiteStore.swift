@@ -12,8 +12,6 @@ final class SQLiteStore: @unchecked Sendable {
     private(set) var identifier: String = ""
     private let lock = NSRecursiveLock()
 
-    static let formatVersion = "1"
-
     /// Opens (or creates) the store. A file that is not a database, is truncated or corrupt, or
     /// holds a different schema throws a typed error and is left exactly as it was.
     ///
@@ -30,6 +28,7 @@ final class SQLiteStore: @unchecked Sendable {
         self.mapping = mapping
         guard let url else {
             connection = try SQLiteConnection(path: ":memory:", mode: .inMemory)
+            for pragma in StoreLayout.filePragmas { try connection.execute(pragma) }
             try connection.immediateTransaction { try createOrValidate(connection) }
             return
         }
@@ -67,6 +66,11 @@ final class SQLiteStore: @unchecked Sendable {
         }
         connection = try SQLiteStore.openConnection(url, mode: kind == .missing ? .readWriteCreate : .readWrite)
         do {
+            if kind != .nonEmpty {
+                // Page size and auto-vacuum are fixed when the first table is created (and page
+                // size before WAL); on a file another process filled meanwhile they do nothing.
+                try withStoreErrors(url) { for pragma in StoreLayout.filePragmas { try connection.execute(pragma) } }
+            }
             try configureOnDisk()
             try withStoreErrors(url) {
                 try connection.immediateTransaction { try createOrValidate(connection) }
@@ -152,7 +156,7 @@ final class SQLiteStore: @unchecked Sendable {
         }
         guard names.contains("Z_METADATA") else {
             throw SwiftDataError(SwiftDataError.incompatibleSchema.code,
-                                 "the database was not written by OpenSwiftData (no Z_METADATA table); it was not modified",
+                                 "the database is not a SwiftData or Core Data store (no Z_METADATA table); it was not modified",
                                  url: url)
         }
         do {
@@ -168,21 +172,32 @@ final class SQLiteStore: @unchecked Sendable {
                                          url: url)
                 }
             }
-            let meta = Dictionary(try db.rows("SELECT key, value FROM Z_METADATA").compactMap { row -> (String, String)? in
-                guard case .text(let k) = row[0], case .text(let v) = row[1] else { return nil }
-                return (k, v)
-            }, uniquingKeysWith: { a, _ in a })
-            let stored = meta["schema"] ?? ""
-            let expected = mapping.ddl.joined(separator: ";\n")
-            if stored != expected {
-                let have = Set(stored.components(separatedBy: ";\n")), want = Set(mapping.ddl)
-                let missing = want.subtracting(have).sorted().prefix(5).joined(separator: "\n  ")
-                let extra = have.subtracting(want).sorted().prefix(5).joined(separator: "\n  ")
+            let metadataColumns = Set(try db.rows("SELECT name FROM pragma_table_info('Z_METADATA')").compactMap { row -> String? in
+                if case .text(let name)? = row.first { return name }
+                return nil
+            })
+            guard metadataColumns.isSuperset(of: ["Z_VERSION", "Z_UUID", "Z_PLIST"]) else {
+                let earlier = metadataColumns.contains("key") ? " It was written by OpenSwiftData 0.x, whose own layout predates Apple's format: regenerate it (fixtures: harness fixtures generate)." : ""
                 throw SwiftDataError(SwiftDataError.incompatibleSchema.code,
-                                     "the store was written with a different schema and no migration plan covers it; the file was not modified.\n the models need:\n  \(missing)\n the store has:\n  \(extra)",
+                                     "the store's Z_METADATA table is not Core Data's (Z_VERSION, Z_UUID, Z_PLIST); it was not modified.\(earlier)",
                                      url: url)
             }
-            return meta["storeIdentifier"] ?? ""
+            let rows = try db.rows("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1")
+            guard let row = rows.first, case .blob(let plist) = row[1] else {
+                throw SwiftDataError(SwiftDataError.corruptStore.code,
+                                     "the store has no Z_METADATA row with a property list; it was not modified",
+                                     url: url)
+            }
+            let uuid: String = if case .text(let t) = row[0] { t } else { "" }
+            var stored: StoreMetadata
+            do {
+                stored = try StoreMetadata(propertyList: plist, uuid: uuid)
+            } catch var e as SwiftDataError {
+                e.url = url
+                throw e
+            }
+            try mapping.checkCompatible(stored, db: db, url: url)
+            return uuid
         } catch let e as SQLiteError {
             throw openError(e, url: url, modified: false)
         }
@@ -201,15 +216,9 @@ final class SQLiteStore: @unchecked Sendable {
             identifier = existing
             return
         }
-        identifier = UUID().uuidString
-        for statement in mapping.ddl + mapping.declaredIndexDDL where !statement.hasPrefix("--") {
-            try db.execute(statement)
-        }
-        try db.execute("CREATE TABLE \"Z_METADATA\" (\"key\" TEXT PRIMARY KEY, \"value\" TEXT NOT NULL)")
-        let insert = "INSERT INTO \"Z_METADATA\" (key, value) VALUES (?, ?)"
-        try db.run(insert, [.text("schema"), .text(mapping.ddl.joined(separator: ";\n"))])
-        try db.run(insert, [.text("storeIdentifier"), .text(identifier)])
-        try db.run(insert, [.text("formatVersion"), .text(SQLiteStore.formatVersion)])
+        let uuid = UUID()
+        identifier = uuid.uuidString
+        try mapping.layout.createContents(on: db, metadata: StoreMetadata(model: mapping.model, uuid: uuid), skipping: [])
     }
 
     /// Saves committed through this store's connection (every context of the container).
@@ -405,10 +414,12 @@ final class SQLiteStore: @unchecked Sendable {
     func deleteAllData() throws {
         try withConnection { db in
             try db.immediateTransaction {
-                for t in mapping.tables { try db.execute("DELETE FROM \(quoteIdentifier(t.name))") }
-                for statement in mapping.ddl where statement.hasPrefix("CREATE TABLE \"Z_") {
+                // Every entity, join and history table; Z_PRIMARYKEY keeps Z_MAX, so keys of
+                // deleted rows are still never reused.
+                for statement in mapping.ddl where statement.hasPrefix("CREATE TABLE ") {
                     let name = statement.dropFirst("CREATE TABLE ".count).prefix { $0 != " " }
-                    try db.execute("DELETE FROM \(name)")
+                    guard name != "Z_PRIMARYKEY", name != "Z_METADATA", name != "Z_MODELCACHE" else { continue }
+                    try db.execute("DELETE FROM \(quoteIdentifier(String(name)))")
                 }
             }
         }

@@ -5,10 +5,14 @@ func quoteIdentifier(_ name: String) -> String {
     "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }
 
-/// How a schema maps to SQLite tables (DESIGN §5): one table per inheritance root with an
-/// integer primary key `Z_PK` and an entity column `Z_ENT`; subclass columns are NULL for other
-/// classes; to-one relationships are foreign-key columns; to-many relationships with a to-one
-/// inverse use the other side's column; many-to-many and one-way to-many use a join table.
+/// How a schema maps to SQLite tables: Apple's layout (``StoreLayout``, store-format README
+/// §3) — one `Z<ROOT>` table per inheritance root with `Z_PK`, `Z_ENT` (the entity number,
+/// global across the store), `Z_OPT` and a `Z<PROPERTY>` column per attribute (one per element
+/// of a composite); a to-one is a key column (both sides of a one-to-one keep one); a to-many
+/// with a to-one inverse reads the other side's column; a to-many without inverse keeps its
+/// owner's key in a `Z<n><NAME>` column on the destination's table; many-to-many uses a
+/// `Z_<n><NAME>` join table. This type turns that layout into what the context reads and
+/// writes per model class: column reads per slot, relationship storage and uniqueness lookups.
 final class StoreMapping: @unchecked Sendable {
     /// How one relationship slot is stored.
     enum RelationshipStorage {
@@ -29,9 +33,8 @@ final class StoreMapping: @unchecked Sendable {
         /// The mapping holding this table (relationship storage for predicate subqueries).
         weak var mapping: StoreMapping?
         var entityIDs: [ObjectIdentifier: Int64] = [:]
-        /// Attribute and foreign-key columns in table order.
+        /// The columns entities read, in ``selectList`` order (a composite's elements adjacent).
         var columns: [String] = []
-        var columnTypes: [String] = []
         /// For each entity: its slot → column name, for slots that have a column.
         var slotColumns: [ObjectIdentifier: [Int: String]] = [:]
         /// For each entity: how to read a `SELECT Z_PK, Z_ENT, <columns>` row into slots.
@@ -65,10 +68,22 @@ final class StoreMapping: @unchecked Sendable {
         /// The index of `Z_OPT` (the row's version) in ``selectList``: after every column.
         var versionColumn: Int32 { Int32(columns.count + 2) }
 
+        /// One slot's column (or run of columns) in ``selectList`` and how to read or write it.
         struct ColumnRead {
+            /// What the column holds.
+            enum Role { case value, foreignKey, foreignEntity }
             let slot: Int
+            /// The (first) column's index in ``selectList``.
             let column: Int32
             let codec: AttributeCodec?
+            /// ``Role/value``: an attribute; ``Role/foreignKey``: a to-one's destination
+            /// `Z_PK`; ``Role/foreignEntity``: the destination's `Z_ENT` (`Z<n>_<NAME>`, when
+            /// the destination has sub-entities).
+            var role: Role = .value
+            /// How many adjacent columns: a composite's elements, else 1.
+            var width: Int = 1
+            /// A composite attribute's element codec.
+            var composite: CompositeColumns? = nil
         }
 
         func plan(_ layout: ModelLayout) -> [ColumnRead] { decodePlans[ObjectIdentifier(layout.type)] ?? [] }
@@ -100,11 +115,12 @@ final class StoreMapping: @unchecked Sendable {
         struct SlotReader {
             let column: Int32
             let codec: AttributeCodec?
+            let composite: CompositeColumns?
         }
 
-        init(root: ModelLayout) {
+        init(root: ModelLayout, name: String) {
             self.root = root
-            self.name = root.name
+            self.name = name
         }
 
         func entityID(_ layout: ModelLayout) -> Int64? { entityIDs[ObjectIdentifier(layout.type)] }
@@ -119,60 +135,59 @@ final class StoreMapping: @unchecked Sendable {
     }
 
     let tables: [Table]
+    /// The model as the store records it (entity version hashes, `Z_METADATA`).
+    let model: StoreModel
+    /// Apple's layout of ``model``: every table, column, index and entity number.
+    let layout: StoreLayout
     /// How many distinct uniqueness groups the schema has (``Table/UniqueGroup/id`` < this).
     private(set) var uniqueGroupCount = 0
     private var tableByRoot: [ObjectIdentifier: Table] = [:]
     private var relationshipStorage: [String: RelationshipStorage] = [:]
-    /// The statements that create the store's tables, unique indexes and relationship indexes,
-    /// in order; also the schema fingerprint kept in `Z_METADATA` (data compatibility).
+    /// Relationship slots (by ``key(_:)``) stored as a key column the owner holds on the
+    /// destination's rows with no to-one inverse maintaining it (`Z<n><NAME>`): a save writes it.
+    private var ownerKeySlots: Set<String> = []
+    /// Every `CREATE` statement of a new store except the `#Index` fetch indexes, in
+    /// ``StoreLayout/statements`` order.
     private(set) var ddl: [String] = []
-    /// The `#Index` declarations as `CREATE INDEX` statements. They are a performance choice,
-    /// not part of the fingerprint: an index strategy may replace them (``IndexStrategy``).
+    /// The `#Index` declarations as `CREATE INDEX` statements (`Z_<Entity>_SwiftDataIndexOn…`).
+    /// They are a performance choice: an index strategy may replace them (``IndexStrategy``).
     private(set) var declaredIndexDDL: [String] = []
+    /// The names of the indexes in ``declaredIndexDDL``.
+    private(set) var declaredIndexNames: [String] = []
 
     init(schema: Schema) throws {
+        let model = StoreModel(schema)
+        let layout = try StoreLayout(model)
+        self.model = model
+        self.layout = layout
+        var byName: [String: ModelLayout] = [:]
+        for l in schema.layouts { byName[l.name] = l }
         var tables: [Table] = []
         var byRoot: [ObjectIdentifier: Table] = [:]
-        for layout in schema.layouts {
-            let root = layout.root
-            let table: Table
-            if let t = byRoot[ObjectIdentifier(root.type)] { table = t } else {
-                table = Table(root: root)
-                byRoot[ObjectIdentifier(root.type)] = table
-                tables.append(table)
+        for t in layout.tables {
+            guard let root = byName[t.root] else { continue }
+            let table = Table(root: root, name: t.name)
+            table.entities = t.entities.compactMap { byName[$0] }
+            for e in table.entities {
+                table.entityIDs[ObjectIdentifier(e.type)] = Int64(layout.entity(named: e.name)?.number ?? 0)
             }
-            table.entities.append(layout)
-        }
-        for table in tables {
-            // Root first, then the rest by name, so entity ids are stable.
-            table.entities.sort { a, b in
-                if a === table.root { return true }
-                if b === table.root { return false }
-                return a.name < b.name
-            }
-            for (i, e) in table.entities.enumerated() { table.entityIDs[ObjectIdentifier(e.type)] = Int64(i + 1) }
+            byRoot[ObjectIdentifier(root.type)] = table
+            tables.append(table)
         }
         self.tables = tables
         self.tableByRoot = byRoot
         for table in tables { table.mapping = self }
-        try assignColumns(schema)
+        try assignColumns(layout)
         var groupIDs: [String: Int] = [:]
         for table in tables {
             table.selectList = (["Z_PK", "Z_ENT"] + table.columns + ["Z_OPT"]).map { "t." + quoteIdentifier($0) }.joined(separator: ", ")
             for e in table.entities {
-                var reads: [Table.ColumnRead] = []
-                for s in e.slots {
-                    guard let c = table.column(e, s.index), let i = table.columns.firstIndex(of: c) else { continue }
-                    reads.append(Table.ColumnRead(slot: s.index, column: Int32(i + 2), codec: s.codec))
-                }
-                table.decodePlans[ObjectIdentifier(e.type)] = reads
-            }
-            for e in table.entities {
                 var groups: [Table.UniqueGroup] = []
-                let reads = table.plan(e)
+                let reads = table.plan(e).filter { $0.role != .foreignEntity }
                 for (names, owner) in e.uniquenessGroupsWithOwner {
                     let groupReads = names.compactMap { n in e.slotByName[n].flatMap { s in reads.first { $0.slot == s } } }
-                    guard groupReads.count == names.count else { continue }
+                    // A composite cannot be compared as one value; its unique index still holds.
+                    guard groupReads.count == names.count, groupReads.allSatisfy({ $0.width == 1 }) else { continue }
                     let cols = groupReads.map { table.columns[Int($0.column) - 2] }
                     var sql = "SELECT \"Z_PK\", \"Z_ENT\" FROM \(quoteIdentifier(table.name)) WHERE "
                         + cols.map { "\(quoteIdentifier($0)) = ?" }.joined(separator: " AND ")
@@ -196,15 +211,21 @@ final class StoreMapping: @unchecked Sendable {
                 }
                 table.uniqueGroups[ObjectIdentifier(e.type)] = groups
             }
-            table.entitiesByID = [nil] + table.entities
-            table.slotReadersByID = [[]] + table.entities.map { e in
-                var readers = Array(repeating: Table.SlotReader(column: -1, codec: nil), count: e.slots.count)
-                for read in table.plan(e) { readers[read.slot] = Table.SlotReader(column: read.column, codec: read.codec) }
-                return readers
+            let largest = Int(table.entityIDs.values.max() ?? 0)
+            table.entitiesByID = Array(repeating: nil, count: largest + 1)
+            table.slotReadersByID = Array(repeating: [], count: largest + 1)
+            for e in table.entities {
+                guard let id = table.entityID(e) else { continue }
+                table.entitiesByID[Int(id)] = e
+                var readers = Array(repeating: Table.SlotReader(column: -1, codec: nil, composite: nil), count: e.slots.count)
+                for read in table.plan(e) where read.role != .foreignEntity {
+                    readers[read.slot] = Table.SlotReader(column: read.column, codec: read.codec, composite: read.composite)
+                }
+                table.slotReadersByID[Int(id)] = readers
             }
         }
         uniqueGroupCount = groupIDs.count
-        buildDDL()
+        buildDDL(layout)
         buildReferenceCaches()
     }
 
@@ -216,94 +237,92 @@ final class StoreMapping: @unchecked Sendable {
 
     private func key(_ slot: ModelLayout.Slot) -> String { "\(String(reflecting: slot.declaringType)).\(slot.name)" }
 
-    private func assignColumns(_ schema: Schema) throws {
+    /// Reads Apple's layout (``StoreLayout``) into per-entity column reads and relationship
+    /// storage. The select list orders the columns so that a composite's element columns are
+    /// adjacent (its codec reads them as one run); `CREATE TABLE` keeps Core Data's order.
+    private func assignColumns(_ layout: StoreLayout) throws {
         for table in tables {
-            // Column names: the property name, or Entity_name when two classes of one tree
-            // declare different properties under one name.
-            var declared: [String: [ModelLayout.Slot]] = [:]
-            var order: [ModelLayout.Slot] = []
-            for e in table.entities {
-                for s in e.slots where ObjectIdentifier(s.declaringType) == ObjectIdentifier(e.type) {
-                    order.append(s)
-                    declared[s.name, default: []].append(s)
-                }
-            }
-            var slotColumn: [String: String] = [:]
-            for s in order {
-                guard needsColumn(s) else { continue }
-                var column = s.name
-                if (declared[s.name]?.count ?? 0) > 1 {
-                    column = "\(String(describing: s.declaringType))_\(s.name)"
-                }
-                if ["Z_PK", "Z_ENT", "Z_OPT"].contains(column.uppercased()) { column = "_" + column }
-                slotColumn[key(s)] = column
-                table.columns.append(column)
-                table.columnTypes.append(columnType(s))
+            var position: [String: Int] = [:]
+            func column(_ name: String) -> Int32 {
+                if let i = position[name] { return Int32(i + 2) }
+                position[name] = table.columns.count
+                table.columns.append(name)
+                return Int32(table.columns.count + 1)
             }
             for e in table.entities {
+                guard let entity = layout.entity(named: e.name) else { continue }
+                var reads: [Table.ColumnRead] = []
                 var map: [Int: String] = [:]
-                for s in e.slots { if let c = slotColumn[key(s)] { map[s.index] = c } }
+                for s in e.slots {
+                    switch entity.properties[s.name] {
+                    case .column(let c)?:
+                        guard let codec = s.codec else { continue }
+                        reads.append(Table.ColumnRead(slot: s.index, column: column(c), codec: codec))
+                        map[s.index] = c
+                    case .composite(let elements)?:
+                        guard let codec = s.codec, let first = elements.first else { continue }
+                        if elements.count == 1, codec.kind != .json {
+                            // A raw-value enum: one element, named after the property.
+                            reads.append(Table.ColumnRead(slot: s.index, column: column(first.column), codec: codec))
+                        } else {
+                            let start = column(first.column)
+                            for (i, element) in elements.enumerated().dropFirst() {
+                                let at = column(element.column)
+                                guard at == start + Int32(i) else {
+                                    throw SwiftDataError(SwiftDataError.unknownSchema.code,
+                                                         "the composite \(e.name).\(s.name) shares a column with another property; it cannot be stored",
+                                                         entityName: e.name, propertyName: s.name)
+                                }
+                            }
+                            let attribute = layout.model.lineage(of: e.name).lazy
+                                .compactMap { $0.attributes.first { $0.name == s.name } }.first
+                            let composite = CompositeColumns(codec: codec, elements: attribute?.elements.filter { !$0.isTransient } ?? [])
+                            reads.append(Table.ColumnRead(slot: s.index, column: start, codec: codec, width: elements.count,
+                                                          composite: composite))
+                        }
+                        map[s.index] = first.column
+                    case .toOne(let key, let entityColumn)?:
+                        reads.append(Table.ColumnRead(slot: s.index, column: column(key), codec: nil, role: .foreignKey))
+                        if let entityColumn {
+                            reads.append(Table.ColumnRead(slot: s.index, column: column(entityColumn), codec: nil, role: .foreignEntity))
+                        }
+                        map[s.index] = key
+                    default:
+                        break
+                    }
+                }
+                table.decodePlans[ObjectIdentifier(e.type)] = reads
                 table.slotColumns[ObjectIdentifier(e.type)] = map
+            }
+        }
+        for table in tables {
+            for e in table.entities {
+                guard let entity = layout.entity(named: e.name) else { continue }
                 for s in e.slots where s.isRelationship {
-                    let storage = try relationshipStorageFor(e, s, slotColumn)
-                    relationshipStorage[key(s)] = storage
+                    guard let storage = entity.properties[s.name] else { continue }
+                    let slotKey = self.key(s)
+                    switch storage {
+                    case .toOne(let key, _):
+                        relationshipStorage[slotKey] = .foreignKey(column: key)
+                    case .toManyThroughInverse(let name, let key), .toManyWithoutInverse(let name, let key):
+                        guard let target = self.tables.first(where: { $0.name == name }) else { continue }
+                        relationshipStorage[slotKey] = .inverseForeignKey(table: target, column: key)
+                        if case .toManyWithoutInverse = storage { ownerKeySlots.insert(slotKey) }
+                    case .manyToMany(let join, let own, let other):
+                        relationshipStorage[slotKey] = .joinTable(name: join, ownColumn: own, otherColumn: other)
+                    default:
+                        break
+                    }
                 }
             }
         }
     }
 
-    private func needsColumn(_ s: ModelLayout.Slot) -> Bool {
-        switch s.kind {
-        case .attribute: return !s.isEphemeral
-        case .toMany: return false
-        case .toOne: return ownsForeignKey(s)
-        }
-    }
-
-    private func columnType(_ s: ModelLayout.Slot) -> String {
-        if let c = s.codec { return c.columnType }
-        return "INTEGER"
-    }
-
-    /// A to-one side owns the column unless its inverse is also to-one and sorts first.
-    private func ownsForeignKey(_ s: ModelLayout.Slot) -> Bool {
-        guard case .toOne = s.kind else { return false }
-        guard let owner = try? ModelLayout.of(s.declaringType), let (il, islot) = owner.inverse(of: s.index) else { return true }
-        let inv = il.slots[islot]
-        if inv.isToMany { return true }
-        return (owner.name, s.name) <= (String(describing: inv.declaringType), inv.name)
-    }
-
-    private func relationshipStorageFor(_ e: ModelLayout, _ s: ModelLayout.Slot,
-                                        _ slotColumn: [String: String]) throws -> RelationshipStorage {
-        guard let target = s.target, let targetLayout = try? ModelLayout.of(target),
-              let targetTable = table(for: targetLayout) else {
-            throw SwiftDataError(SwiftDataError.unknownSchema.code,
-                                 "relationship '\(s.name)' targets \(s.target.map { String(describing: $0) } ?? "?"), which is not in the schema",
-                                 entityName: e.name, propertyName: s.name)
-        }
-        let owner = (try? ModelLayout.of(s.declaringType)) ?? e
-        let inverse = owner.inverse(of: s.index)
-        if case .toOne = s.kind {
-            if let c = slotColumn[key(s)] { return .foreignKey(column: c) }
-            // The to-one inverse owns the column.
-            let inv = inverse!.layout.slots[inverse!.slot]
-            return .inverseForeignKey(table: targetTable, column: columnName(inv, in: targetTable))
-        }
-        if let (il, islot) = inverse, !il.slots[islot].isToMany {
-            let inv = il.slots[islot]
-            return .inverseForeignKey(table: targetTable, column: columnName(inv, in: targetTable))
-        }
-        // Join table, named after the side that sorts first so both sides agree.
-        var a = (owner.name, s.name)
-        if let (il, islot) = inverse {
-            let b = (String(describing: il.slots[islot].declaringType), il.slots[islot].name)
-            if b < a {
-                a = b
-                return .joinTable(name: "Z_\(a.0)_\(a.1)", ownColumn: "target_pk", otherColumn: "source_pk")
-            }
-        }
-        return .joinTable(name: "Z_\(a.0)_\(a.1)", ownColumn: "source_pk", otherColumn: "target_pk")
+    /// Whether the to-many `slot` of `layout` is stored as a key column on the destination's
+    /// rows that nothing else writes (a to-many without inverse, `Z<n><NAME>`): a save sets it
+    /// on the rows added to the list and clears it on the rows removed.
+    func ownsKeysOnDestination(_ layout: ModelLayout, slot: Int) -> Bool {
+        ownerKeySlots.contains(key(layout.slots[slot]))
     }
 
     private var inboundCache: [ObjectIdentifier: [(Table, String)]] = [:]
@@ -332,6 +351,14 @@ final class StoreMapping: @unchecked Sendable {
                               self.table(for: tl) === table, seen.insert(t.name + "." + column).inserted else { continue }
                         inbound.append((t, column))
                     }
+                }
+            }
+            // Key columns a one-way to-many keeps on its destinations hold owners' keys.
+            for e in table.entities {
+                for slot in e.relationshipSlots where ownsKeysOnDestination(e, slot: slot) {
+                    guard case .inverseForeignKey(let t, let column)? = storage(of: e, slot: slot),
+                          seen.insert(t.name + "." + column).inserted else { continue }
+                    inbound.append((t, column))
                 }
             }
             inboundCache[ObjectIdentifier(table)] = inbound
@@ -371,54 +398,20 @@ final class StoreMapping: @unchecked Sendable {
         return (table, cols)
     }
 
-    private func columnName(_ slot: ModelLayout.Slot, in table: Table) -> String {
-        for e in table.entities { if let c = table.column(e, slot.index), ObjectIdentifier(e.slots[slot.index].declaringType) == ObjectIdentifier(slot.declaringType) { return c } }
-        return slot.name
-    }
-
-    private func buildDDL() {
-        var statements: [String] = []
-        var joinTables = Set<String>()
-        for table in tables {
-            let q = quoteIdentifier(table.name)
-            var cols = ["\"Z_PK\" INTEGER PRIMARY KEY", "\"Z_ENT\" INTEGER NOT NULL"]
-            for (c, t) in zip(table.columns, table.columnTypes) { cols.append("\(quoteIdentifier(c)) \(t)") }
-            // The row's version (Core Data's optimistic-locking column): 1 when inserted, +1 on
-            // every update; a save compares it with the version its context read.
-            cols.append("\"Z_OPT\" INTEGER NOT NULL DEFAULT 1")
-            statements.append("CREATE TABLE \(q) (\(cols.joined(separator: ", ")))")
-            if table.entities.count > 1 {
-                statements.append("CREATE INDEX \(quoteIdentifier(table.name + "_Z_ENT")) ON \(q) (\"Z_ENT\")")
-            }
-            var seenGroups = Set<[String]>()
-            for e in table.entities {
-                for (i, group) in e.uniquenessConstraints.enumerated() {
-                    let cols = group.compactMap { n in e.slotByName[n].flatMap { table.column(e, $0) } }
-                    guard cols.count == group.count, seenGroups.insert(["u"] + cols).inserted else { continue }
-                    statements.append("CREATE UNIQUE INDEX \(quoteIdentifier("\(table.name)_unique_\(cols.joined(separator: "_"))_\(i)")) ON \(q) (\(cols.map(quoteIdentifier).joined(separator: ", ")))")
-                }
-                for group in e.indices {
-                    let cols = group.compactMap { n in e.slotByName[n].flatMap { table.column(e, $0) } }
-                    guard !cols.isEmpty, seenGroups.insert(["i"] + cols).inserted else { continue }
-                    declaredIndexDDL.append(StoreMapping.indexStatement(table: table.name, columns: cols, kind: "index"))
-                }
-                for s in e.slots where s.isRelationship {
-                    if case .foreignKey(let c)? = storage(of: e, slot: s.index), seenGroups.insert(["f", c]).inserted {
-                        statements.append("CREATE INDEX \(quoteIdentifier("\(table.name)_fk_\(c)")) ON \(q) (\(quoteIdentifier(c)))")
-                    }
-                    if case .joinTable(let name, _, _)? = storage(of: e, slot: s.index), joinTables.insert(name).inserted {
-                        statements.append("CREATE TABLE \(quoteIdentifier(name)) (\"source_pk\" INTEGER NOT NULL, \"target_pk\" INTEGER NOT NULL, PRIMARY KEY (\"source_pk\", \"target_pk\")) WITHOUT ROWID")
-                        statements.append("CREATE INDEX \(quoteIdentifier(name + "_target")) ON \(quoteIdentifier(name)) (\"target_pk\")")
-                    }
-                }
+    private func buildDDL(_ layout: StoreLayout) {
+        var declared = Set<String>()
+        for name in layout.model.entities.map(\.name) {
+            for index in layout.model.entity(named: name)?.indexes ?? [] { declared.insert("Z_\(name)_\(index.name)") }
+        }
+        for statement in layout.statements {
+            if statement.hasPrefix("CREATE INDEX "),
+               let name = statement.dropFirst("CREATE INDEX ".count).split(separator: " ").first.map(String.init),
+               declared.contains(name) {
+                declaredIndexDDL.append(statement)
+                declaredIndexNames.append(name)
+            } else {
+                ddl.append(statement)
             }
         }
-        // Entity ids are part of the layout a store depends on.
-        for table in tables {
-            for e in table.entities {
-                statements.append("-- entity \(e.name) = \(table.entityID(e)!) in \(table.name)")
-            }
-        }
-        ddl = statements
     }
 }

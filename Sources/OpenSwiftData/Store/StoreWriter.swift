@@ -16,7 +16,7 @@ struct StoreWriter {
     /// policy). Returns whether a row was deleted.
     ///
     /// ```sql
-    /// DELETE FROM "Trip" WHERE "Z_PK" = ? [AND "Z_OPT" = ?]
+    /// DELETE FROM "ZTRIP" WHERE "Z_PK" = ? [AND "Z_OPT" = ?]
     /// ```
     func deleteRow(_ table: StoreMapping.Table, pk: Int64, ifVersion version: Int64?) throws -> Bool {
         if let version {
@@ -33,8 +33,8 @@ struct StoreWriter {
     /// did not change, and a context holding them unlinks them in memory itself.)
     ///
     /// ```sql
-    /// UPDATE "Word" SET "category" = NULL WHERE "category" = ?
-    /// DELETE FROM "Z_Product_tags" WHERE "Z_1PRODUCT" = ?
+    /// UPDATE "ZWORD" SET "ZCATEGORY" = NULL WHERE "ZCATEGORY" = ?
+    /// DELETE FROM "Z_1TAGS" WHERE "Z_1PRODUCTS" = ?
     /// ```
     func detachReferences(to table: StoreMapping.Table, pk: Int64) throws {
         for (other, column) in mapping.inboundForeignKeys(to: table) {
@@ -64,29 +64,34 @@ struct StoreWriter {
 
     // MARK: Keys
 
-    /// The largest key ever handed out for `table`: above both the table's largest key and the
-    /// largest recorded, so a deleted row's identifier is never reused.
+    /// The largest key ever handed out for `table`'s hierarchy: `Z_PRIMARYKEY.Z_MAX` of its
+    /// root entity (Core Data keeps it there, so a deleted row's key is never reused), or the
+    /// table's largest key if that is larger (a store some other writer filled).
     ///
     /// ```sql
-    /// SELECT coalesce(max("Z_PK"), 0) FROM "Trip"
-    /// SELECT value FROM "Z_METADATA" WHERE key = 'maxpk.Trip'
+    /// SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?
+    /// SELECT coalesce(max(Z_PK), 0) FROM ZTRIP
     /// ```
     func largestKey(of table: StoreMapping.Table) throws -> Int64 {
         var start: Int64 = 0
         if case .integer(let n)? = try db.scalar("SELECT coalesce(max(\"Z_PK\"), 0) FROM \(quoteIdentifier(table.name))") {
             start = n
         }
-        if case .text(let t)? = try db.scalar("SELECT value FROM \"Z_METADATA\" WHERE key = ?", [.text("maxpk." + table.name)]),
-           let n = Int64(t) {
+        if let root = table.entityID(table.root),
+           case .integer(let n)? = try db.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(root)]) {
             start = max(start, n)
         }
         return start
     }
 
-    /// Records `pk` as the largest key handed out for `table`.
+    /// Records `pk` as the largest key handed out for `table`'s hierarchy.
+    ///
+    /// ```sql
+    /// UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?
+    /// ```
     func recordLargestKey(_ pk: Int64, of table: StoreMapping.Table) throws {
-        try db.run("INSERT OR REPLACE INTO \"Z_METADATA\" (key, value) VALUES (?, ?)",
-                   [.text("maxpk." + table.name), .text(String(pk))])
+        guard let root = table.entityID(table.root) else { return }
+        try db.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(pk), .integer(root)])
     }
 
     // MARK: Uniqueness
@@ -94,7 +99,7 @@ struct StoreWriter {
     /// Stored rows whose values of one uniqueness group equal `values`.
     ///
     /// ```sql
-    /// SELECT "Z_PK", "Z_ENT" FROM "User" WHERE "id" = ? [AND "Z_ENT" IN (…)]
+    /// SELECT "Z_PK", "Z_ENT" FROM "ZUSER" WHERE "ZID" = ? [AND "Z_ENT" IN (…)]
     /// ```
     func rows(matching group: StoreMapping.Table.UniqueGroup, _ values: [SQLValue]) throws -> [(pk: Int64, ent: Int64)] {
         let lookup = try db.cachedStatement(group.lookupSQL)
@@ -110,7 +115,7 @@ struct StoreWriter {
     /// (value, key, entity).
     ///
     /// ```sql
-    /// SELECT "email", "Z_PK", "Z_ENT" FROM "User" WHERE "email" IN (?, ?, …)
+    /// SELECT "ZEMAIL", "Z_PK", "Z_ENT" FROM "ZUSER" WHERE "ZEMAIL" IN (?, ?, …)
     /// ```
     func rows(matching group: StoreMapping.Table.UniqueGroup, anyOf values: [SQLValue],
               found: (SQLValue, Int64, Int64) -> Void) throws {
@@ -132,28 +137,58 @@ struct StoreWriter {
     /// A prepared `INSERT` for new rows of one entity; bind each row's values, then ``RowStatement/run(_:)``.
     ///
     /// ```sql
-    /// INSERT INTO "Trip" ("Z_PK", "Z_ENT", "name", …) VALUES (?, ?, ?, …)   -- Z_OPT defaults to 1
+    /// INSERT INTO "ZTRIP" ("Z_PK", "Z_ENT", "Z_OPT", "ZNAME", …) VALUES (?, ?, 1, ?, …)
     /// ```
-    /// Parameters: 1 the key, 2 the entity, then one per read in `reads` order.
+    /// Parameters: 1 the key, 2 the entity, then one per column of `reads`, in order (a
+    /// composite read has one per element).
     func insertStatement(_ table: StoreMapping.Table, reads: [StoreMapping.Table.ColumnRead]) throws -> RowStatement {
-        let cols = (["Z_PK", "Z_ENT"] + reads.map { table.columns[Int($0.column) - 2] }).map(quoteIdentifier)
-        let sql = "INSERT INTO \(quoteIdentifier(table.name)) (\(cols.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: cols.count).joined(separator: ", ")))"
+        let cols = (["Z_PK", "Z_ENT", "Z_OPT"] + columnNames(table, reads)).map(quoteIdentifier)
+        let values = ["?", "?", "1"] + Array(repeating: "?", count: cols.count - 3)
+        let sql = "INSERT INTO \(quoteIdentifier(table.name)) (\(cols.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
         return RowStatement(try db.cachedStatement(sql), firstValue: 3)
+    }
+
+    /// The column names `reads` write, in order.
+    private func columnNames(_ table: StoreMapping.Table, _ reads: [StoreMapping.Table.ColumnRead]) -> [String] {
+        reads.flatMap { read in table.columns[(Int(read.column) - 2)..<(Int(read.column) - 2 + read.width)] }
     }
 
     /// A prepared `UPDATE` of some columns of one row that makes a new version of it and
     /// returns that version; with `checkingVersion`, only a row still at the version read.
     ///
     /// ```sql
-    /// UPDATE "Trip" SET "name" = ?, "Z_OPT" = "Z_OPT" + 1 WHERE "Z_PK" = ? [AND "Z_OPT" = ?] RETURNING "Z_OPT"
+    /// UPDATE "ZTRIP" SET "ZNAME" = ?, "Z_OPT" = coalesce("Z_OPT", 0) + 1 WHERE "Z_PK" = ? [AND "Z_OPT" = ?] RETURNING "Z_OPT"
     /// ```
-    /// Parameters: one per read in `reads` order, then the key, then (checked) the version.
+    /// Parameters: one per column of `reads` in order, then the key, then (checked) the version.
     func updateStatement(_ table: StoreMapping.Table, reads: [StoreMapping.Table.ColumnRead],
                          checkingVersion: Bool) throws -> RowStatement {
-        let sets = reads.map { "\(quoteIdentifier(table.columns[Int($0.column) - 2])) = ?" } + ["\"Z_OPT\" = \"Z_OPT\" + 1"]
+        let sets = columnNames(table, reads).map { "\(quoteIdentifier($0)) = ?" } + ["\"Z_OPT\" = coalesce(\"Z_OPT\", 0) + 1"]
         let sql = "UPDATE \(quoteIdentifier(table.name)) SET \(sets.joined(separator: ", ")) WHERE \"Z_PK\" = ?"
             + (checkingVersion ? " AND \"Z_OPT\" = ?" : "") + " RETURNING \"Z_OPT\""
         return RowStatement(try db.cachedStatement(sql), firstValue: 1)
+    }
+
+    // MARK: Keys held by destinations
+
+    /// Points row `pk` of `table` at `owner` through a one-way to-many's key column
+    /// (`Z<n><NAME>`): the row joins the owner's list (and leaves any other owner's).
+    ///
+    /// ```sql
+    /// UPDATE "ZITEM" SET "Z3ITEMS" = ? WHERE "Z_PK" = ?
+    /// ```
+    func setOwnerKey(_ table: StoreMapping.Table, column: String, owner: Int64, on pk: Int64) throws {
+        try db.run("UPDATE \(quoteIdentifier(table.name)) SET \(quoteIdentifier(column)) = ? WHERE \"Z_PK\" = ?",
+                   [.integer(owner), .integer(pk)])
+    }
+
+    /// Takes row `pk` of `table` out of `owner`'s one-way to-many (only if it is still there).
+    ///
+    /// ```sql
+    /// UPDATE "ZITEM" SET "Z3ITEMS" = NULL WHERE "Z_PK" = ? AND "Z3ITEMS" = ?
+    /// ```
+    func clearOwnerKey(_ table: StoreMapping.Table, column: String, owner: Int64, on pk: Int64) throws {
+        try db.run("UPDATE \(quoteIdentifier(table.name)) SET \(quoteIdentifier(column)) = NULL WHERE \"Z_PK\" = ? AND \(quoteIdentifier(column)) = ?",
+                   [.integer(pk), .integer(owner)])
     }
 
     // MARK: Join tables
@@ -161,7 +196,7 @@ struct StoreWriter {
     /// Removes one pair from a join table.
     ///
     /// ```sql
-    /// DELETE FROM "Z_Product_tags" WHERE "Z_1PRODUCT" = ? AND "Z_2TAG" = ?
+    /// DELETE FROM "Z_1TAGS" WHERE "Z_1PRODUCTS" = ? AND "Z_2TAGS" = ?
     /// ```
     func unlink(_ name: String, own ownColumn: String, _ own: Int64, other otherColumn: String, _ other: Int64) throws {
         try db.run("DELETE FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(ownColumn)) = ? AND \(quoteIdentifier(otherColumn)) = ?",
@@ -171,7 +206,7 @@ struct StoreWriter {
     /// Adds one pair to a join table (a pair already there stays one pair).
     ///
     /// ```sql
-    /// INSERT OR IGNORE INTO "Z_Product_tags" ("Z_1PRODUCT", "Z_2TAG") VALUES (?, ?)
+    /// INSERT OR IGNORE INTO "Z_1TAGS" ("Z_1PRODUCTS", "Z_2TAGS") VALUES (?, ?)
     /// ```
     func link(_ name: String, own ownColumn: String, _ own: Int64, other otherColumn: String, _ other: Int64) throws {
         try db.run("INSERT OR IGNORE INTO \(quoteIdentifier(name)) (\(quoteIdentifier(ownColumn)), \(quoteIdentifier(otherColumn))) VALUES (?, ?)",

@@ -48,16 +48,21 @@ extension Date: DifferentialValue {
 
 extension Decimal: DifferentialValue {
     /// The value, a cent either side, ten times, negated, the same value at another scale, or 0.
+    /// Every variant is a value a `DECIMAL` column keeps exactly (a double's precision): one
+    /// that would not be (`1e-25 + 0.01`) is the value itself instead, as app code comparing
+    /// stored amounts uses stored-size constants (a store refuses the others with a typed error).
     public static func variant(of value: Decimal, using random: inout SeededGenerator) -> Decimal {
+        let candidate: Decimal
         switch random.below(8) {
-        case 0, 1: return value
-        case 2: return value + Decimal(sign: .plus, exponent: -2, significand: 1)
-        case 3: return value - Decimal(sign: .plus, exponent: -2, significand: 1)
-        case 4: return value * 10
-        case 5: return -value
-        case 6: return Decimal(sign: value.sign, exponent: value.exponent - 2, significand: value.significand * 100)
-        default: return 0
+        case 0, 1: candidate = value
+        case 2: candidate = value + Decimal(sign: .plus, exponent: -2, significand: 1)
+        case 3: candidate = value - Decimal(sign: .plus, exponent: -2, significand: 1)
+        case 4: candidate = value * 10
+        case 5: candidate = -value
+        case 6: candidate = Decimal(sign: value.sign, exponent: value.exponent - 2, significand: value.significand * 100)
+        default: candidate = 0
         }
+        return fitsDecimalColumn(candidate) ? candidate : value
     }
     /// `0`.
     public static var fallback: Decimal { 0 }
@@ -96,4 +101,12 @@ extension SeededGenerator {
     mutating func below(_ n: Int) -> Int { uniform(in: 0..<n) }
     /// True with probability `p`.
     mutating func chance(_ p: Double) -> Bool { double() < p }
+}
+
+/// Whether a `DECIMAL` column keeps `value` exactly: it reads back from the nearest double as
+/// the same `Decimal` (what the store checks before saving).
+func fitsDecimalColumn(_ value: Decimal) -> Bool {
+    let posix = Locale(identifier: "en_US_POSIX")
+    guard let double = Double(NSDecimalNumber(decimal: value).description(withLocale: posix)), double.isFinite else { return false }
+    return Decimal(string: "\(double)", locale: posix) == value
 }

@@ -6,7 +6,8 @@ import OpenSwiftData
 ///
 /// The dump is a UTF-8 byte stream, defined exactly as follows:
 ///
-/// 1. The header line `OpenSwiftData canonical dump 1` and a line feed (`\n`, 0x0A).
+/// 1. The header line `OpenSwiftData canonical dump 2` and a line feed (`\n`, 0x0A). (Version
+///    1 dumped the layout this library used before Apple's format; its digests differ.)
 /// 2. Every table of `sqlite_master` with `type = 'table'` whose name does not start with
 ///    `sqlite_`, in ascending byte order of the UTF-8 name. For each table:
 ///    - `table <name>\n`
@@ -21,14 +22,15 @@ import OpenSwiftData
 ///      - TEXT → `T`, the UTF-8 byte length in decimal, `:`, then the bytes (`T3:abc`)
 ///      - BLOB → `B`, the byte length in decimal, `:`, then the bytes in lowercase hex (`B2:00ff`)
 ///    - `end <name> <row count>\n`
-/// 3. Of `Z_METADATA`, only the `schema` row is dumped: the rest is store bookkeeping (the store
-///    instance's identifier, key counters), not data.
+/// 3. Of `Z_METADATA`, the `Z_UUID` column is dumped as NULL: it names the store instance,
+///    not its data. The property list (`Z_PLIST`: the model's version hashes) and
+///    `Z_PRIMARYKEY` (entity numbers and the largest key handed out) are dumped as stored.
 ///
 /// ```swift
 /// let db = try SQLiteConnection(path: "Fixtures/catalogue.sqlite", mode: .readOnly)
 /// let content = try CanonicalDump.content(of: db)
 /// content.digest      // 64 hex digits
-/// content.rowCounts   // ["CatalogueProduct": 200, …]
+/// content.rowCounts   // ["ZCATALOGUEPRODUCT": 200, …]
 /// ```
 public enum CanonicalDump {
     /// What the dump of one store says: its digest, schema hash and row counts.
@@ -39,9 +41,13 @@ public enum CanonicalDump {
     public struct Content: Sendable, Equatable {
         /// SHA-256 of the canonical dump, lowercase hex.
         public var digest: String
-        /// SHA-256 of `Z_METADATA`'s `schema` text (empty when the store has none).
+        /// The model's version-hash digest (`NSStoreModelVersionHashesDigest` in `Z_METADATA`):
+        /// equal for stores of the same model; empty when the store has none.
         public var schemaHash: String
-        /// Rows per table, `Z_METADATA` excluded.
+        /// Rows per entity by entity name — the entity's rows and its sub-entities', as
+        /// `fetchCount` counts them — and per other table by table name (join and history
+        /// tables); the metadata tables (`Z_METADATA`, `Z_PRIMARYKEY`,
+        /// `Z_MODELCACHE`) are left out.
         public var rowCounts: [String: Int]
     }
 
@@ -53,15 +59,58 @@ public enum CanonicalDump {
     public static func content(of connection: SQLiteConnection) throws -> Content {
         var hash = SHA256()
         var counts: [String: Int] = [:]
-        try write(connection) { chunk in hash.update(chunk) } rowCount: { table, n in
-            if table != "Z_METADATA" { counts[table] = n }
+        var tableCounts: [String: Int] = [:]
+        try write(connection) { chunk in hash.update(chunk) } rowCount: { table, n in tableCounts[table] = n }
+        let entityTables = try countEntities(connection, into: &counts)
+        for (table, n) in tableCounts
+        where !entityTables.contains(table) && !["Z_METADATA", "Z_PRIMARYKEY", "Z_MODELCACHE"].contains(table) {
+            counts[table] = n
         }
         var schemaHash = ""
         if try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'Z_METADATA'") == .integer(1),
-           case .text(let schema)? = try connection.scalar("SELECT value FROM Z_METADATA WHERE key = 'schema'") {
-            schemaHash = SHA256.hex(of: schema)
+           case .blob(let plist)? = try? connection.scalar("SELECT Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1"),
+           let metadata = try? StoreMetadata(propertyList: plist, uuid: "") {
+            schemaHash = metadata.versionHashesDigest ?? ""
         }
         return Content(digest: hash.finalize(), schemaHash: schemaHash, rowCounts: counts)
+    }
+
+    /// Counts each entity's rows (`Z_PRIMARYKEY` names the entities and their parents; an
+    /// entity's rows live in its root's `Z<ROOT>` table); returns the entity tables.
+    private static func countEntities(_ db: SQLiteConnection, into counts: inout [String: Int]) throws -> Set<String> {
+        guard try db.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'Z_PRIMARYKEY'") == .integer(1) else {
+            return []
+        }
+        var entities: [Int64: (name: String, parent: Int64)] = [:]
+        for row in try db.rows("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY") {
+            guard case .integer(let n) = row[0], case .text(let name) = row[1] else { continue }
+            let parent: Int64 = if case .integer(let p) = row[2] { p } else { 0 }
+            entities[n] = (name, parent)
+        }
+        let tables = Set(try db.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { row -> String? in
+            if case .text(let name) = row[0] { name } else { nil }
+        })
+        var used = Set<String>()
+        for (number, entity) in entities {
+            var root = entity
+            var hops = 0
+            while root.parent != 0, let parent = entities[root.parent], hops < entities.count { root = parent; hops += 1 }
+            let table = "Z" + root.name.uppercased()
+            guard tables.contains(table) else { continue }
+            used.insert(table)
+            // The entity and every entity below it, as `fetchCount` counts them.
+            let kinds = entities.keys.filter { candidate in
+                var e: Int64 = candidate, hops = 0
+                while e != 0, e != number, let parent = entities[e]?.parent, hops <= entities.count { e = parent; hops += 1 }
+                return e == number
+            }.sorted()
+            let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            let list = kinds.map(String.init).joined(separator: ", ")
+            if case .integer(let n)? = try db.scalar("SELECT count(*) FROM \(quoted) WHERE Z_ENT IN (\(list))") {
+                counts[entity.name] = Int(n)
+            }
+        }
+        return used
     }
 
     /// The dump as text (for reading a difference; digests stream it instead).
@@ -78,7 +127,7 @@ public enum CanonicalDump {
     /// Streams the dump's bytes to `sink`, and each table's row count to `rowCount`.
     static func write(_ db: SQLiteConnection, _ sink: ([UInt8]) -> Void,
                       rowCount: (String, Int) -> Void) throws {
-        sink(Array("OpenSwiftData canonical dump 1\n".utf8))
+        sink(Array("OpenSwiftData canonical dump 2\n".utf8))
         let names = try db.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, 7) <> 'sqlite_' ORDER BY name COLLATE BINARY")
             .compactMap { row -> String? in if case .text(let s) = row[0] { s } else { nil } }
         for name in names {
@@ -87,9 +136,11 @@ public enum CanonicalDump {
                 if case .text(let s) = row[1] { s } else { nil }
             }
             sink(Array("table \(name)\ncolumns \(columns.joined(separator: ","))\n".utf8))
-            let filter = name == "Z_METADATA" ? " WHERE \"key\" = 'schema'" : ""
+            let list = name == "Z_METADATA"
+                ? columns.map { $0 == "Z_UUID" ? "NULL" : "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: ", ")
+                : "*"
             let order = (1...max(1, columns.count)).map(String.init).joined(separator: ", ")
-            let statement = try db.prepare("SELECT * FROM \(quoted)\(filter) ORDER BY \(order)")
+            let statement = try db.prepare("SELECT \(list) FROM \(quoted) ORDER BY \(order)")
             var n = 0
             var line: [UInt8] = []
             while try statement.step() {

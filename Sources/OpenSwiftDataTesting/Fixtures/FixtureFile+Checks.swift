@@ -77,7 +77,7 @@ extension FixtureFile {
     /// when SQLite answers `ok`.
     ///
     /// ```sql
-    /// PRAGMA integrity_check   -- "ok", or lines like "row 7 missing from index AccountUser_unique_id_0"
+    /// PRAGMA integrity_check   -- "ok", or lines like "row 7 missing from index Z_AccountUser_UNIQUE_username"
     /// ```
     static func integrityProblems(of db: SQLiteConnection, url: URL) throws -> [String] {
         let lines = try reading(url) { try db.rows("PRAGMA integrity_check") }

@@ -48,8 +48,8 @@ public enum FixtureFile {
         do {
             let source = try SQLiteConnection(path: store.path, mode: .readWrite)
             // The identifier names a store instance; a fixture's is fixed so its bytes repeat.
-            try source.run("UPDATE \"Z_METADATA\" SET value = ? WHERE key = 'storeIdentifier'",
-                           [.text("fixture:\(name):\(fixture.seed):\(scale)")])
+            try source.run("UPDATE Z_METADATA SET Z_UUID = ? WHERE Z_VERSION = 1",
+                           [.text(fixtureUUID("fixture:\(name):\(fixture.seed):\(scale)"))])
             try source.execute("PRAGMA page_size = \(pageSize)")
             try source.run("VACUUM INTO ?", [.text(url.path)])
             source.close()
@@ -168,4 +168,16 @@ public enum FixtureFile {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         return dir
     }
+}
+
+/// A UUID string derived from `name` (the first 16 bytes of its SHA-256, marked as a version-5
+/// style name-based UUID): a fixture's `Z_UUID` is a valid store UUID that repeats with its
+/// inputs, so the same fixture always has the same bytes.
+func fixtureUUID(_ name: String) -> String {
+    var bytes = Array(SHA256.digest(of: Array(name.utf8)).prefix(16))
+    bytes[6] = (bytes[6] & 0x0F) | 0x50
+    bytes[8] = (bytes[8] & 0x3F) | 0x80
+    let uuid = UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    return uuid.uuidString
 }

@@ -22,13 +22,17 @@ extension StoreLayout {
     /// - Throws: ``SQLiteError`` when a statement fails; nothing is left half-created.
     func install(on db: SQLiteConnection, metadata: StoreMetadata) throws {
         for pragma in StoreLayout.filePragmas { try db.execute(pragma) }
-        try db.immediateTransaction {
-            for statement in statements { try db.execute(statement) }
-            for row in primaryKeyRows {
-                try db.run(StoreLayout.insertPrimaryKeySQL,
-                           [.integer(Int64(row.entity)), .text(row.name), .integer(Int64(row.superEntity)), .integer(0)])
-            }
-            try db.run(StoreLayout.insertMetadataSQL, [.text(metadata.uuid), .blob(metadata.encodedPropertyList())])
+        try db.immediateTransaction { try createContents(on: db, metadata: metadata, skipping: []) }
+    }
+
+    /// Runs ``statements`` (except those in `skipping`) and writes the `Z_PRIMARYKEY` and
+    /// `Z_METADATA` rows, inside the caller's transaction; ``filePragmas`` are the caller's.
+    func createContents(on db: SQLiteConnection, metadata: StoreMetadata, skipping: Set<String>) throws {
+        for statement in statements where !skipping.contains(statement) { try db.execute(statement) }
+        for row in primaryKeyRows {
+            try db.run(StoreLayout.insertPrimaryKeySQL,
+                       [.integer(Int64(row.entity)), .text(row.name), .integer(Int64(row.superEntity)), .integer(0)])
         }
+        try db.run(StoreLayout.insertMetadataSQL, [.text(metadata.uuid), .blob(metadata.encodedPropertyList())])
     }
 }
