@@ -1,0 +1,253 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+
+/// Store files as SwiftData writes them on an Apple platform open here (store-format README
+/// §1–§4). Each file is built from a reference store's own DDL, `Z_PRIMARYKEY` rows and
+/// metadata (`vectors.json`), with rows written through plain SQLite as Core Data writes them
+/// (`Z_OPT` versions above 1, `Z_MAX` above the largest key, history rows, a model cache), and
+/// left in WAL mode with its writer still open, so committed rows live only in the `-wal` file.
+/// The `@Model` classes equivalent to the app's then read every row and relationship, write
+/// (keys from `Z_MAX`, `Z_OPT` bumped, no table or column added), and reopen.
+@Suite("Apple-written stores")
+struct AppleStoreTests {
+    /// A fresh directory and the store path in it.
+    private static func storeURL() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("osd-apple-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir.appendingPathComponent("default.store")
+    }
+
+    /// Writes the vector's schema and metadata as Core Data does, then `rows`; returns the
+    /// writer's connection (still open: the content is in the `-wal` file).
+    private static func writeAppleStore(_ name: String, at url: URL, maxKeys: [String: Int],
+                                        rows: (SQLiteConnection) throws -> Void) throws -> SQLiteConnection {
+        let vector = try StoreVector.named(name)
+        let db = try SQLiteConnection(path: url.path)
+        try db.execute("PRAGMA page_size = 4096")
+        try db.execute("PRAGMA auto_vacuum = 2")
+        _ = try db.scalar("PRAGMA journal_mode = WAL")
+        // Keep the WAL: nothing may be checkpointed into the main file behind the reader's back.
+        try db.execute("PRAGMA wal_autocheckpoint = 0")
+        try db.immediateTransaction {
+            for statement in vector.ddl { try db.execute(statement) }
+            for row in vector.z_primarykey {
+                try db.run("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)",
+                           [.integer(Int64(row.entity)), .text(row.name), .integer(Int64(row.superEntity)),
+                            .integer(Int64(maxKeys[row.name] ?? 0))])
+            }
+            var metadata = StoreMetadata(model: vector.storeModel, uuid: UUID())
+            metadata.versionHashes = vector.entityHashes
+            metadata.versionHashesDigest = vector.metadata.NSStoreModelVersionHashesDigest
+            metadata.versionChecksum = vector.metadata.NSStoreModelVersionChecksumKey
+            metadata.frameworkVersion = vector.metadata.NSPersistenceFrameworkVersion
+            metadata.maximumFrameworkVersion = vector.metadata.NSPersistenceMaximumFrameworkVersion
+            try db.run("INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
+                       [.text(metadata.uuid), .blob(metadata.encodedPropertyList())])
+            // A model cache as Core Data leaves it (its content is never read here).
+            try db.run("INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", [.blob(Data([0x78, 0x9C, 0x03, 0x00]))])
+            try db.run("INSERT INTO ATRANSACTIONSTRING (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (1, 16003, 1, 'com.example.app'), (2, 16003, 1, 'App')")
+            try db.run("INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZBUNDLEIDTS, ZPROCESSIDTS, ZTIMESTAMP) VALUES (1, 16002, NULL, 1, 2, 743906532.38)")
+            try db.run("INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID) VALUES (1, 16001, NULL, 0, 1, 1, 1)")
+            try rows(db)
+        }
+        return db
+    }
+
+    private static func schemaStatements(_ db: SQLiteConnection) throws -> Set<String> {
+        Set(try db.rows("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL").compactMap { row -> String? in
+            if case .text(let sql) = row[0] { return sql }
+            return nil
+        })
+    }
+
+    private static func uuidBlob(_ uuid: UUID) -> SQLValue { withUnsafeBytes(of: uuid.uuid) { .blob(Data($0)) } }
+
+    @Test("resources (SwiftData): unique name, one-to-one keys on both sides, UUIDs; read, write, reopen")
+    func resources() throws {
+        typealias M = ResourcesVectorModels
+        let url = try Self.storeURL()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let plankComponent = UUID(), stickComponent = UUID()
+        // Entities: Component 1, CraftingRecipe 2, Item 3. Item keys 4 and 5 were deleted by the app.
+        let writer = try Self.writeAppleStore("swiftdata-resources", at: url,
+                                              maxKeys: ["Component": 2, "CraftingRecipe": 2, "Item": 5]) { db in
+            try db.run("""
+                INSERT INTO ZITEM (Z_PK, Z_ENT, Z_OPT, ZCRAFTINGRECIPE, ZNAME) VALUES
+                (1, 3, 2, 1, 'Plank'), (2, 3, 1, NULL, 'Log'), (3, 3, 3, 2, 'Stick')
+                """)
+            try db.run("""
+                INSERT INTO ZCRAFTINGRECIPE (Z_PK, Z_ENT, Z_OPT, ZPRODUCEDITEM, ZPRODUCEDITEMCOUNT) VALUES
+                (1, 2, 3, 1, '4'), (2, 2, 1, 3, '2')
+                """)
+            try db.run("INSERT INTO ZCOMPONENT (Z_PK, Z_ENT, Z_OPT, ZCOUNT, ZCRAFTINGRECIPE, ZITEM, ZID) VALUES (1, 1, 1, 1, 1, 2, ?), (2, 1, 2, 2, 2, 1, ?)",
+                       [Self.uuidBlob(plankComponent), Self.uuidBlob(stickComponent)])
+        }
+        defer { writer.close() }
+        #expect(FileManager.default.fileExists(atPath: url.path + "-wal"))
+        let before = try Self.schemaStatements(writer)
+
+        do {
+            let container = try ModelContainer(for: M.schema, configurations: ModelConfiguration(url: url))
+            let context = ModelContext(container)
+            let items = try context.fetch(FetchDescriptor<M.Item>(sortBy: [SortDescriptor(\.name)]))
+            #expect(items.map(\.name) == ["Log", "Plank", "Stick"])
+            let plank = items[1], stick = items[2], log = items[0]
+            #expect(plank.craftingRecipe?.producedItemCount == "4")
+            #expect(plank.craftingRecipe?.producedItem === plank, "the one-to-one reads the same pair from both sides")
+            #expect(log.craftingRecipe == nil)
+            let recipe = try #require(plank.craftingRecipe)
+            #expect(recipe.requiredComponents.map(\.id) == [plankComponent])
+            #expect(recipe.requiredComponents.first?.item === log)
+            #expect(stick.craftingRecipe?.requiredComponents.first?.item === plank)
+            #expect(try context.fetchCount(FetchDescriptor<M.Component>(predicate: #Predicate { $0.count > 1 })) == 1)
+
+            // Writes: a new item and recipe (keys above Z_MAX), an edit (Z_OPT + 1), a new one-to-one.
+            let board = M.Item(name: "Board")
+            context.insert(board)
+            let logRecipe = M.CraftingRecipe()
+            context.insert(logRecipe)
+            log.craftingRecipe = logRecipe
+            recipe.producedItemCount = "6"
+            try context.save()
+        }
+
+        let raw = try SQLiteConnection(path: url.path, mode: .readOnly)
+        defer { raw.close() }
+        #expect(try Self.schemaStatements(raw) == before, "no table, column or index was added")
+        #expect(try raw.scalar("SELECT Z_PK FROM ZITEM WHERE ZNAME = 'Board'") == .integer(6), "keys continue after Z_MAX (5)")
+        #expect(try raw.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Item'") == .integer(6))
+        #expect(try raw.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'CraftingRecipe'") == .integer(3))
+        #expect(try raw.rows("SELECT Z_ENT, Z_OPT FROM ZITEM WHERE Z_PK = 6") == [[.integer(3), .integer(1)]])
+        #expect(try raw.rows("SELECT ZPRODUCEDITEMCOUNT, Z_OPT FROM ZCRAFTINGRECIPE WHERE Z_PK = 1") == [[.text("6"), .integer(4)]])
+        #expect(try raw.rows("SELECT ZCRAFTINGRECIPE FROM ZITEM WHERE Z_PK = 2") == [[.integer(3)]], "Log → its new recipe")
+        #expect(try raw.rows("SELECT ZPRODUCEDITEM FROM ZCRAFTINGRECIPE WHERE Z_PK = 3") == [[.integer(2)]], "and back: both keys")
+        #expect(try raw.scalar("SELECT count(*) FROM ACHANGE") == .integer(1), "the app's history rows are kept")
+
+        let reopened = try ModelContainer(for: M.schema, configurations: ModelConfiguration(url: url))
+        let context = ModelContext(reopened)
+        let names = try context.fetch(FetchDescriptor<M.Item>(sortBy: [SortDescriptor(\.name)])).map(\.name)
+        #expect(names == ["Board", "Log", "Plank", "Stick"])
+        let log = try #require(try context.fetch(FetchDescriptor<M.Item>(predicate: #Predicate { $0.name == "Log" })).first)
+        #expect(log.craftingRecipe?.producedItem === log)
+    }
+
+    @Test("cart (SwiftData): Decimal and Date columns, a to-many without inverse (Z3ITEMS) and cascades; read, write, reopen")
+    func cart() throws {
+        typealias M = CartVectorModels
+        let url = try Self.storeURL()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        // Entities: CartItemModel 1, CartItemModifierModel 2, CartModel 3.
+        let created = Date(timeIntervalSinceReferenceDate: 743_906_532.5)
+        let writer = try Self.writeAppleStore("swiftdata-cart", at: url,
+                                              maxKeys: ["CartItemModel": 3, "CartItemModifierModel": 1, "CartModel": 1]) { db in
+            try db.run("""
+                INSERT INTO ZCARTMODEL (Z_PK, Z_ENT, Z_OPT, ZCREATEDAT, ZUPDATEDAT, ZMINSUBTOTALAMOUNT, ZID, ZSTATUS, ZSTOREID, ZMETADATAJSON)
+                VALUES (1, 3, 4, ?, ?, 12.5, 'cart-1', 'open', 'store-9', ?)
+                """, [.real(created.timeIntervalSinceReferenceDate), .real(created.timeIntervalSinceReferenceDate + 60), .blob(Data("{}".utf8))])
+            try db.run("""
+                INSERT INTO ZCARTITEMMODEL (Z_PK, Z_ENT, Z_OPT, ZQUANTITY, Z3ITEMS, ZTOTALPRICEAMOUNT, ZUNITPRICEAMOUNT, ZID, ZPRODUCTID,
+                                            ZTOTALPRICECURRENCYCODE, ZUNITPRICECURRENCYCODE)
+                VALUES (1, 1, 1, 2, 1, 9.98, 4.99, 'item-1', 'p-1', 'EUR', 'EUR'),
+                       (3, 1, 2, 1, 1, 20, 20, 'item-3', 'p-3', 'EUR', 'EUR')
+                """)
+            try db.run("""
+                INSERT INTO ZCARTITEMMODIFIERMODEL (Z_PK, Z_ENT, Z_OPT, Z1MODIFIERS, ZPRICEDELTAAMOUNT, ZID, ZNAME, ZPRICEDELTACURRENCYCODE)
+                VALUES (1, 2, 1, 1, 0.5, 'mod-1', 'extra shot', 'EUR')
+                """)
+        }
+        defer { writer.close() }
+        let before = try Self.schemaStatements(writer)
+
+        do {
+            let container = try ModelContainer(for: M.schema, configurations: ModelConfiguration(url: url))
+            let context = ModelContext(container)
+            let cart = try #require(try context.fetch(FetchDescriptor<M.CartModel>()).first)
+            #expect(cart.id == "cart-1" && cart.createdAt == created && cart.updatedAt == created.addingTimeInterval(60))
+            #expect(cart.minSubtotalAmount == Decimal(string: "12.5"))
+            #expect(cart.metadataJSON == Data("{}".utf8))
+            let items = cart.items.sorted { $0.id < $1.id }
+            #expect(items.map(\.id) == ["item-1", "item-3"])
+            #expect(items.map(\.totalPriceAmount) == [Decimal(string: "9.98")!, 20])
+            #expect(items[0].modifiers.map(\.name) == ["extra shot"])
+            #expect(items[0].modifiers.first?.priceDeltaAmount == Decimal(string: "0.5"))
+            let total = items.reduce(Decimal(0)) { $0 + $1.totalPriceAmount }
+            #expect(total == Decimal(string: "29.98"), "Decimals read back exactly: \(total)")
+            #expect(try context.fetchCount(FetchDescriptor<M.CartItemModel>(predicate: #Predicate { $0.unitPriceAmount > 5 })) == 1)
+
+            // Writes: a new item joins the cart (Z3ITEMS set), item-3 leaves it (cleared).
+            let added = M.CartItemModel(id: "item-4", productId: "p-4", quantity: 3, price: Decimal(string: "1.25")!, currency: "EUR")
+            context.insert(added)
+            cart.items.append(added)
+            cart.items.removeAll { $0.id == "item-3" }
+            cart.status = "checkout"
+            try context.save()
+        }
+
+        let raw = try SQLiteConnection(path: url.path, mode: .readOnly)
+        #expect(try Self.schemaStatements(raw) == before, "no table, column or index was added")
+        #expect(try raw.rows("SELECT Z_PK, Z3ITEMS, ZTOTALPRICEAMOUNT, Z_OPT FROM ZCARTITEMMODEL ORDER BY Z_PK")
+                == [[.integer(1), .integer(1), .real(9.98), .integer(1)],
+                    [.integer(3), .null, .integer(20), .integer(2)],
+                    [.integer(4), .integer(1), .real(3.75), .integer(1)]])
+        #expect(try raw.rows("SELECT ZSTATUS, Z_OPT FROM ZCARTMODEL") == [[.text("checkout"), .integer(5)]])
+        raw.close()
+
+        let reopened = try ModelContainer(for: M.schema, configurations: ModelConfiguration(url: url))
+        let context = ModelContext(reopened)
+        let cart = try #require(try context.fetch(FetchDescriptor<M.CartModel>()).first)
+        #expect(cart.items.map(\.id).sorted() == ["item-1", "item-4"])
+        // Cascade through the one-way relationships: the cart's items and their modifiers go.
+        context.delete(cart)
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<M.CartItemModel>()) == 1, "item-3 had left the cart")
+        #expect(try context.fetchCount(FetchDescriptor<M.CartItemModifierModel>()) == 0)
+    }
+
+    @Test("a store of a different model names each entity whose version hash differs and its changed columns")
+    func differentModel() throws {
+        let url = try Self.storeURL()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        // The resources store, opened with the cart's models, and with resources' models minus a property.
+        let writer = try Self.writeAppleStore("swiftdata-resources", at: url, maxKeys: [:]) { _ in }
+        writer.close()
+        let e = expectSwiftDataError(.incompatibleSchema, "other models") {
+            _ = try ModelContainer(for: CartVectorModels.schema, configurations: ModelConfiguration(url: url))
+        }
+        let message = e.map { "\($0)" } ?? ""
+        #expect(message.contains("Item: the store has it, the models do not"), "\(message)")
+        #expect(message.contains("CartModel: the models have it, the store does not"), "\(message)")
+        let changed = expectSwiftDataError(.incompatibleSchema, "a changed entity") {
+            _ = try ModelContainer(for: Schema([ChangedResources.Item.self, ChangedResources.CraftingRecipe.self,
+                                                ChangedResources.Component.self]),
+                                   configurations: ModelConfiguration(url: url))
+        }
+        let text = changed.map { "\($0)" } ?? ""
+        #expect(text.contains("Component: the models add column ZQUALITY; the store has column ZCOUNT that the models do not"), "\(text)")
+        #expect(!text.contains("Item:"), "Item is unchanged: \(text)")
+    }
+}
+
+/// The resources app's models with `Component.count` renamed to `quality`.
+enum ChangedResources {
+    @Model final class Item {
+        @Attribute(.unique) var name: String
+        var craftingRecipe: CraftingRecipe?
+        init(name: String) { self.name = name }
+    }
+
+    @Model final class CraftingRecipe {
+        var producedItem: Item?
+        var producedItemCount: String = "1"
+        var requiredComponents: [Component] = []
+        init() {}
+    }
+
+    @Model final class Component {
+        var id: UUID = UUID()
+        var quality: Int = 1
+        var item: Item?
+        var craftingRecipe: CraftingRecipe?
+        init() {}
+    }
+}
