@@ -73,8 +73,8 @@ private struct DsFixture {
     }
 }
 
-/// `Decimal` is stored as text; predicates and sorts compare it as Swift's `Decimal` does
-/// (DecimalCollation.swift), never byte-wise.
+/// `Decimal` is stored as a number in a `DECIMAL` column; predicates and sorts compare it as Swift's `Decimal` does
+/// (SQLite's numeric comparison; text from earlier versions through DecimalCollation.swift), never byte-wise.
 @Suite("DecimalSemantics")
 struct DecimalSemanticsTests {
     @Test("the issue's balances: > 100 and the sort order are Swift's", arguments: StoreKind.allCases)

@@ -5,7 +5,7 @@ extension ModelContext {
     ///
     /// ```swift
     /// try context.delete(model: BusinessTrip.self, where: #Predicate { $0.perdiem < 50 })
-    /// try context.save()   // DELETE FROM "Trip" WHERE "Z_PK" = ?   -- one per matching row
+    /// try context.save()   // DELETE FROM "ZTRIP" WHERE "Z_PK" = ?   -- one per matching row
     /// ```
     /// The matching models are chosen when this is called (stored rows and pending inserts, like
     /// a fetch with pending changes): stored ones are marked deleted, pending inserts are dropped

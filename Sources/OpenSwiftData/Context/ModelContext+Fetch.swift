@@ -10,7 +10,7 @@ extension ModelContext {
     /// nothing is written, and ``rollback()`` undoes it (see ``delete(_:)``).
     ///
     /// ```sql
-    /// SELECT t."Z_PK", t."Z_ENT", … FROM "Trip" t
+    /// SELECT t."Z_PK", t."Z_ENT", … FROM "ZTRIP" t
     /// WHERE t."Z_ENT" IN (1, 2) AND (<predicate>) ORDER BY …, t."Z_PK" LIMIT ? OFFSET ?
     /// ```
     /// - Throws: ``SwiftDataError/unsupportedPredicate`` and friends for what cannot be

@@ -6,9 +6,9 @@ extension ModelContext {
     /// unchanged, the pending changes stay in the context and a retry can succeed.
     ///
     /// ```sql
-    /// INSERT INTO "Trip" ("Z_PK", "Z_ENT", "name", …) VALUES (?, ?, ?, …)   -- one statement per entity; Z_OPT = 1
-    /// UPDATE "Trip" SET "name" = ?, "Z_OPT" = "Z_OPT" + 1 WHERE "Z_PK" = ? RETURNING "Z_OPT"  -- changed columns only
-    /// DELETE FROM "Trip" WHERE "Z_PK" = ?
+    /// INSERT INTO "ZTRIP" ("Z_PK", "Z_ENT", "Z_OPT", "ZNAME", …) VALUES (?, ?, 1, ?, …)   -- one statement per entity
+    /// UPDATE "ZTRIP" SET "ZNAME" = ?, "Z_OPT" = "Z_OPT" + 1 WHERE "Z_PK" = ? RETURNING "Z_OPT"  -- changed columns only
+    /// DELETE FROM "ZTRIP" WHERE "Z_PK" = ?
     /// ```
     /// Conflicts with other writers follow the configuration's
     /// ``ModelConfiguration/mergePolicy``: by default (SwiftData's

@@ -1,21 +1,18 @@
 import CSQLite
 import Foundation
 
-/// The `osd_decimal` collation, registered on every connection: orders two stored `Decimal`
-/// texts as Swift's `Decimal` `<` and `==` order them.
+/// The `osd_decimal` collation, registered on every connection: orders two `Decimal` texts as
+/// Swift's `Decimal` `<` and `==` order them.
 ///
-/// `Decimal` is stored as TEXT (``StorableValue``), which SQLite compares byte-wise:
-/// `"99.5" > "100"` and `"1200" < "250"`. Every translation that compares or sorts a
-/// `Decimal` names this collation on its left operand, so SQLite compares the values:
+/// `Decimal` is stored as a number in a `DECIMAL` column (``StorableValue``), which SQLite
+/// compares numerically; a collation never applies to numbers. It matters only for `Decimal`
+/// text that earlier versions of this library (or another writer) stored, which SQLite would
+/// compare byte-wise (`"99.5" > "100"`). Every translation that compares or sorts a `Decimal`
+/// names this collation on its left operand, so such text compares by value too:
 /// ```sql
-/// ((t."balance") COLLATE osd_decimal > ?)                       -- $0.balance > 100
-/// ((t."balance") COLLATE osd_decimal IS ?)                      -- $0.balance == 1.00 (1 and 1.0 match)
-/// (t."balance" IS NOT NULL AND (t."balance") COLLATE osd_decimal IN (?, ?))  -- [a, b].contains($0.balance)
-/// ORDER BY (t."balance") COLLATE osd_decimal ASC, t."Z_PK" ASC  -- SortDescriptor(\.balance)
+/// ((t."ZBALANCE") COLLATE osd_decimal > ?)                       -- $0.balance > 100
+/// ORDER BY (t."ZBALANCE") COLLATE osd_decimal ASC, t."Z_PK" ASC  -- SortDescriptor(\.balance)
 /// ```
-/// A collation applies only when both operands are TEXT, which stored and bound `Decimal`s
-/// always are (NULL keeps its meaning: `IS` and the NULL tests are unchanged). Decimal
-/// arithmetic is not translated (Arithmetic.swift throws): its results would be numbers.
 /// A comparison with the collation cannot search an index on the column (indexes use BINARY).
 /// [SQLite: collating sequences](https://sqlite.org/datatype3.html#collation)
 enum DecimalCollation {

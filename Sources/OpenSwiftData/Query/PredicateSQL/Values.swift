@@ -64,7 +64,7 @@ extension PredicateExpressions.KeyPath: SQLPredicateExpression {
         }
         if let codec = s.codec, !codec.isComparableInSQL {
             throw SwiftDataError(SwiftDataError.unsupportedKeyPath.code,
-                                 "\(layout.name).\(s.name) is stored as \(codec.kind == .json ? "JSON" : "transformed bytes") and cannot be compared in a predicate",
+                                 "\(layout.name).\(s.name) is a \(codec.kind == .json ? "Codable value (stored as one column per element, or as JSON)" : "transformed value") and cannot be compared in a predicate; compare a stored attribute instead",
                                  entityName: layout.name, propertyName: s.name)
         }
         var f: SQLFragment
