@@ -240,6 +240,7 @@ extension ModelContext {
                 }
             }
         }
+        try recordHistory(w, plan: plan)
         return outcome
     }
 

@@ -137,4 +137,6 @@ public struct SwiftDataError: Error, Equatable, CustomStringConvertible, @unchec
     public static let missingModelContext = SwiftDataError(code: "missingModelContext")
     /// The model's row no longer exists in the store.
     public static let modelNotFound = SwiftDataError(code: "modelNotFound")
+    /// A history fetch compared with a token whose transaction `deleteHistory(_:)` removed.
+    public static let historyTokenExpired = SwiftDataError(code: "historyTokenExpired")
 }

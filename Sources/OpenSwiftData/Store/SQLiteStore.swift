@@ -221,6 +221,10 @@ final class SQLiteStore: @unchecked Sendable {
         try mapping.layout.createContents(on: db, metadata: StoreMetadata(model: mapping.model, uuid: uuid), skipping: [])
     }
 
+    /// Whether saves record history, and how many tombstone columns `ACHANGE` has; read from
+    /// the file on first use (call with the connection held).
+    var historyState: (records: Bool, tombstones: Int)?
+
     /// Saves committed through this store's connection (every context of the container).
     private var localCommits: UInt64 = 0
 

@@ -154,6 +154,10 @@ final class StoreMapping: @unchecked Sendable {
     private(set) var declaredIndexDDL: [String] = []
     /// The names of the indexes in ``declaredIndexDDL``.
     private(set) var declaredIndexNames: [String] = []
+    /// What history records of each model class (``StoreMapping/HistoryInfo``).
+    var historyInfos: [ObjectIdentifier: HistoryInfo] = [:]
+    /// The model classes by entity number (`Z_ENT`, `ACHANGE.ZENTITY`).
+    var layoutsByEntityNumber: [Int64: ModelLayout] = [:]
 
     init(schema: Schema) throws {
         let model = StoreModel(schema)
@@ -227,6 +231,7 @@ final class StoreMapping: @unchecked Sendable {
         uniqueGroupCount = groupIDs.count
         buildDDL(layout)
         buildReferenceCaches()
+        buildHistoryInfo()
     }
 
     func table(for layout: ModelLayout) -> Table? { tableByRoot[ObjectIdentifier(layout.root.type)] }

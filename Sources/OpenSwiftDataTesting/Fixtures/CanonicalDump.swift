@@ -23,8 +23,12 @@ import OpenSwiftData
 ///      - BLOB → `B`, the byte length in decimal, `:`, then the bytes in lowercase hex (`B2:00ff`)
 ///    - `end <name> <row count>\n`
 /// 3. Of `Z_METADATA`, the `Z_UUID` column is dumped as NULL: it names the store instance,
-///    not its data. The property list (`Z_PLIST`: the model's version hashes) and
-///    `Z_PRIMARYKEY` (entity numbers and the largest key handed out) are dumped as stored.
+///    not its data. The property list (`Z_PLIST`: the model's version hashes) is dumped as
+///    stored, and of `Z_PRIMARYKEY` the model's entities (entity numbers and the largest key
+///    handed out).
+/// 4. The persistent history (`ATRANSACTION`, `ACHANGE`, `ATRANSACTIONSTRING`, and their
+///    `Z_PRIMARYKEY` rows, `Z_ENT` ≥ 16000) is left out: it records when and by whom the
+///    content was saved, not the content (two stores given the same saves differ only there).
 ///
 /// ```swift
 /// let db = try SQLiteConnection(path: "Fixtures/catalogue.sqlite", mode: .readOnly)
@@ -45,8 +49,8 @@ public enum CanonicalDump {
         /// equal for stores of the same model; empty when the store has none.
         public var schemaHash: String
         /// Rows per entity by entity name — the entity's rows and its sub-entities', as
-        /// `fetchCount` counts them — and per other table by table name (join and history
-        /// tables); the metadata tables (`Z_METADATA`, `Z_PRIMARYKEY`,
+        /// `fetchCount` counts them — and per join table by table name; the history and
+        /// metadata tables (`Z_METADATA`, `Z_PRIMARYKEY`,
         /// `Z_MODELCACHE`) are left out.
         public var rowCounts: [String: Int]
     }
@@ -63,7 +67,7 @@ public enum CanonicalDump {
         try write(connection) { chunk in hash.update(chunk) } rowCount: { table, n in tableCounts[table] = n }
         let entityTables = try countEntities(connection, into: &counts)
         for (table, n) in tableCounts
-        where !entityTables.contains(table) && !["Z_METADATA", "Z_PRIMARYKEY", "Z_MODELCACHE"].contains(table) {
+        where !entityTables.contains(table) && !["Z_METADATA", "Z_PRIMARYKEY", "Z_MODELCACHE"].contains(table) && !historyTables.contains(table) {
             counts[table] = n
         }
         var schemaHash = ""
@@ -130,6 +134,7 @@ public enum CanonicalDump {
         sink(Array("OpenSwiftData canonical dump 2\n".utf8))
         let names = try db.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, 7) <> 'sqlite_' ORDER BY name COLLATE BINARY")
             .compactMap { row -> String? in if case .text(let s) = row[0] { s } else { nil } }
+            .filter { !historyTables.contains($0) }
         for name in names {
             let quoted = "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
             let columns = try db.rows("PRAGMA table_info(\(quoted))").compactMap { row -> String? in
@@ -140,7 +145,8 @@ public enum CanonicalDump {
                 ? columns.map { $0 == "Z_UUID" ? "NULL" : "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: ", ")
                 : "*"
             let order = (1...max(1, columns.count)).map(String.init).joined(separator: ", ")
-            let statement = try db.prepare("SELECT \(list) FROM \(quoted) ORDER BY \(order)")
+            let filter = name == "Z_PRIMARYKEY" ? " WHERE Z_ENT < 16000" : ""
+            let statement = try db.prepare("SELECT \(list) FROM \(quoted)\(filter) ORDER BY \(order)")
             var n = 0
             var line: [UInt8] = []
             while try statement.step() {
@@ -157,6 +163,9 @@ public enum CanonicalDump {
             rowCount(name, n)
         }
     }
+
+    /// Apple's persistent-history tables, left out of the dump.
+    static let historyTables: Set<String> = ["ATRANSACTION", "ACHANGE", "ATRANSACTIONSTRING"]
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 

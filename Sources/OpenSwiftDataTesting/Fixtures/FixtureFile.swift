@@ -50,6 +50,12 @@ public enum FixtureFile {
             // The identifier names a store instance; a fixture's is fixed so its bytes repeat.
             try source.run("UPDATE Z_METADATA SET Z_UUID = ? WHERE Z_VERSION = 1",
                            [.text(fixtureUUID("fixture:\(name):\(fixture.seed):\(scale)"))])
+            // A fixture is data, not a record of how it was generated: no history rows (their
+            // save times would make every generated file different).
+            try source.immediateTransaction {
+                for table in CanonicalDump.historyTables.sorted() { try source.execute("DELETE FROM \(table)") }
+                try source.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = 0 WHERE Z_ENT >= 16000")
+            }
             try source.execute("PRAGMA page_size = \(pageSize)")
             try source.run("VACUUM INTO ?", [.text(url.path)])
             source.close()

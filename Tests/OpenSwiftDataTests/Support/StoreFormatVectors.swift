@@ -29,6 +29,24 @@ struct StoreVector: Decodable, Sendable {
     let metadata: Metadata
     let model: [String: Entity]
     let z_primarykey: [PrimaryKeyRow]
+    let history_rows: [String: [[Scalar]]]?
+
+    /// A value of a row in `history_rows`.
+    enum Scalar: Decodable, Sendable {
+        case int(Int), double(Double), string(String), null
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.singleValueContainer()
+            if c.decodeNil() { self = .null }
+            else if let i = try? c.decode(Int.self) { self = .int(i) }
+            else if let d = try? c.decode(Double.self) { self = .double(d) }
+            else { self = .string(try c.decode(String.self)) }
+        }
+    }
+
+    /// The history rows the vector holds: `"<TABLE> (<columns>)"` → rows, in table order.
+    var historyRows: [(String, [[Scalar]])] {
+        (history_rows ?? [:]).filter { !$0.key.hasPrefix("entity rows") }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
 
     struct Metadata: Decodable, Sendable {
         let NSPersistenceFrameworkVersion: Int

@@ -23,7 +23,7 @@ extension StoreLayout {
             + (options.includesHistory ? StoreLayout.historyPrimaryKeyRows : [])
         let (triggers, skipped) = builder.derivedAttributeTriggers()
         statements = builder.tableStatements() + StoreLayout.metadataTableStatements
-            + (options.includesHistory ? StoreLayout.historyTableStatements : [])
+            + (options.includesHistory ? StoreLayout.historyTableStatements(tombstones: model.maximumTombstoneCount) : [])
             + builder.indexStatements()
             + (options.includesHistory ? StoreLayout.historyIndexStatements : [])
             + triggers

@@ -20,6 +20,19 @@ extension StoreLayout {
         "CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)",
     ]
 
+    /// The history tables for a model whose entities preserve at most `tombstones` attribute
+    /// values on deletion: ``historyTableStatements`` with `ACHANGE` extended by untyped
+    /// `ZTOMBSTONE0`, `ZTOMBSTONE1`, … columns. Core Data keeps `.preserveValueOnDeletion`
+    /// values in such columns, but no reference store has them, so their names and typing are
+    /// unverified; models without preserved attributes get exactly the reference DDL.
+    static func historyTableStatements(tombstones: Int) -> [String] {
+        guard tombstones > 0 else { return historyTableStatements }
+        var statements = historyTableStatements
+        let extra = (0..<tombstones).map { ", ZTOMBSTONE\($0)" }.joined()
+        statements[0] = statements[0].replacingOccurrences(of: "ZCOLUMNS BLOB )", with: "ZCOLUMNS BLOB\(extra) )")
+        return statements
+    }
+
     /// Inserts one `Z_PRIMARYKEY` row: `(Z_ENT, Z_NAME, Z_SUPER, Z_MAX)`.
     static let insertPrimaryKeySQL = "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)"
     /// Inserts the `Z_METADATA` row: `(Z_UUID, Z_PLIST)`.

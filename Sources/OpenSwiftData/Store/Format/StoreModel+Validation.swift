@@ -81,3 +81,27 @@ extension StoreModel {
         SwiftDataError(SwiftDataError.unknownSchema.code, message, entityName: entity, propertyName: property)
     }
 }
+
+extension StoreModel {
+    /// The names of `entity`'s properties that history records, as Core Data orders them for
+    /// `ACHANGE.ZCOLUMNS`: every stored attribute and relationship (inherited ones included,
+    /// to-many included), sorted by name. Bit *i* of an update's bitmap, counted from the most
+    /// significant bit of the first byte, is the *i*-th of them (store-format README §4).
+    func historyProperties(of entity: String) -> [String] {
+        var names: [String] = []
+        for e in lineage(of: entity) {
+            names += e.attributes.filter { !$0.isTransient }.map(\.name)
+            names += e.relationships.filter { !$0.isTransient }.map(\.name)
+        }
+        return StoreModel.sorted(names)
+    }
+
+    /// The `.preserveValueOnDeletion` attributes of `entity` (inherited ones included), sorted
+    /// by name: their values go to `ZTOMBSTONE0`, `ZTOMBSTONE1`, … of a delete's `ACHANGE` row.
+    func tombstoneAttributes(of entity: String) -> [String] {
+        StoreModel.sorted(lineage(of: entity).flatMap { $0.attributes.filter { $0.preservesValueOnDeletion && !$0.isTransient }.map(\.name) })
+    }
+
+    /// The most `.preserveValueOnDeletion` attributes any entity has.
+    var maximumTombstoneCount: Int { entities.map { tombstoneAttributes(of: $0.name).count }.max() ?? 0 }
+}

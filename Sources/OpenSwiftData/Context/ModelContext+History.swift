@@ -1,0 +1,165 @@
+import Foundation
+
+extension ModelContext {
+    /// The transactions `descriptor` selects, oldest first unless it sorts them.
+    ///
+    /// ```swift
+    /// var descriptor = HistoryDescriptor<DefaultHistoryTransaction>()
+    /// descriptor.predicate = #Predicate { $0.token > lastToken && $0.author == "widget" }
+    /// for transaction in try context.fetchHistory(descriptor) {
+    ///     for change in transaction.changes { print(change.changedPersistentIdentifier) }
+    /// }
+    /// ```
+    /// Every save that changed something recorded one transaction (`ATRANSACTION`) with one
+    /// change per inserted, updated and deleted row (`ACHANGE`), batch deletes and cascades
+    /// included; an upsert into a stored row is an update of that row (HIS-08). The predicate
+    /// and sort run in Swift over the stored transactions.
+    /// - Throws: ``SwiftDataError/historyTokenExpired`` when the predicate compares with a token
+    ///   whose transaction ``deleteHistory(_:)`` removed; ``SwiftDataError/unsupportedPredicate``
+    ///   for a transaction type other than ``DefaultHistoryTransaction``; what evaluating the
+    ///   predicate throws.
+    public func fetchHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T] {
+        guard T.self == DefaultHistoryTransaction.self else {
+            throw SwiftDataError(SwiftDataError.unsupportedPredicate.code,
+                                 "history is recorded as DefaultHistoryTransaction; fetch HistoryDescriptor<DefaultHistoryTransaction>")
+        }
+        let stored = try store.readHistory()
+        if let predicate = descriptor.predicate { try checkTokens(in: predicate, existing: Set(stored.map(\.key))) }
+        var result = stored.map(transaction(from:)) as! [T]
+        if let predicate = descriptor.predicate { result = try result.filter { try predicate.evaluate($0) } }
+        if !descriptor.sortBy.isEmpty { result.sort(using: descriptor.sortBy) }
+        if let limit = descriptor.fetchLimit, limit >= 0 { result = Array(result.prefix(limit)) }
+        return result
+    }
+
+    /// Deletes the transactions `descriptor` selects (all of them without a predicate), with
+    /// their changes. Tokens of deleted transactions expire: a later ``fetchHistory(_:)``
+    /// comparing with one throws ``SwiftDataError/historyTokenExpired``.
+    ///
+    /// ```swift
+    /// try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token < processed }))
+    /// ```
+    public func deleteHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws {
+        var selection = HistoryDescriptor<T>(predicate: descriptor.predicate, sortBy: descriptor.sortBy, fetchLimit: descriptor.fetchLimit)
+        if descriptor.predicate == nil && descriptor.fetchLimit == nil { selection.sortBy = [] }
+        let doomed = try fetchHistory(selection)
+        try store.deleteTransactions(doomed.map(\.transactionIdentifier))
+    }
+
+    /// Throws ``SwiftDataError/historyTokenExpired`` when `predicate` holds a token of this
+    /// store whose transaction was handed out but no longer exists.
+    private func checkTokens<T>(in predicate: Predicate<T>, existing: Set<Int64>) throws {
+        var tokens: [DefaultHistoryToken] = []
+        collectTokens(predicate.expression, into: &tokens, depth: 0)
+        guard !tokens.isEmpty else { return }
+        let largest = try store.largestTransactionKey()
+        for token in tokens where token.storeIdentifier == store.identifier {
+            if token.transactionIdentifier <= largest && !existing.contains(token.transactionIdentifier) {
+                throw SwiftDataError(SwiftDataError.historyTokenExpired.code,
+                                     "the history token \(token) names a transaction that deleteHistory(_:) removed; fetch without it (all remaining history) and store a newer token")
+            }
+        }
+    }
+
+    /// The history tokens captured anywhere in an expression tree.
+    private func collectTokens(_ value: Any, into tokens: inout [DefaultHistoryToken], depth: Int) {
+        if let token = value as? DefaultHistoryToken { tokens.append(token); return }
+        guard depth < 64 else { return }
+        for child in Mirror(reflecting: value).children { collectTokens(child.value, into: &tokens, depth: depth + 1) }
+    }
+
+    /// A stored transaction as the public value.
+    private func transaction(from stored: StoredTransaction) -> DefaultHistoryTransaction {
+        let storeID = store.identifier
+        let process = stored.process ?? ""
+        return DefaultHistoryTransaction(
+            author: stored.author, changes: stored.changes.compactMap { change(from: $0, transaction: stored.key) },
+            storeIdentifier: storeID, timestamp: stored.timestamp,
+            token: DefaultHistoryToken(storeIdentifier: storeID, transactionIdentifier: stored.key),
+            transactionIdentifier: stored.key, bundleIdentifier: stored.bundle ?? process, processIdentifier: process)
+    }
+
+    private func change(from stored: StoredChange, transaction: Int64) -> HistoryChange? {
+        guard let layout = mapping.layoutsByEntityNumber[stored.entity] else { return nil }
+        return Self.change(layout.type, layout: layout, stored: stored, transaction: transaction,
+                           info: mapping.historyInfo(layout), storeIdentifier: store.identifier)
+    }
+
+    private static func change<M: PersistentModel>(_ type: M.Type, layout: ModelLayout, stored: StoredChange, transaction: Int64,
+                                                   info: StoreMapping.HistoryInfo?, storeIdentifier: String) -> HistoryChange? {
+        let id = PersistentIdentifier(entityName: layout.name, storeIdentifier: storeIdentifier, key: .permanent(stored.entityKey))
+        switch stored.kind {
+        case 0:
+            return .insert(DefaultHistoryInsert<M>(changeIdentifier: stored.key, changedPersistentIdentifier: id,
+                                                   transactionIdentifier: transaction))
+        case 1:
+            let slots = stored.columns.map { info?.slots(in: $0) ?? [] } ?? []
+            let keyPaths = slots.compactMap { layout.slots[$0].keyPath as? PartialKeyPath<M> }
+            return .update(DefaultHistoryUpdate<M>(changeIdentifier: stored.key, changedPersistentIdentifier: id,
+                                                   transactionIdentifier: transaction, updatedAttributes: keyPaths))
+        case 2:
+            var values: [(keyPath: PartialKeyPath<M>, value: any Sendable)] = []
+            for (slot, sql) in zip(info?.tombstoneSlots ?? [], stored.tombstone) where sql != .null {
+                let s = layout.slots[slot]
+                guard let keyPath = s.keyPath as? PartialKeyPath<M>, let codec = s.codec,
+                      let value = codec.decode(sql).flatMap(_flattenOptional) else { continue }
+                // A decoded attribute value (a value type or a Codable value); `any Sendable` is
+                // `Any` with a marker protocol, so the existential is reused as it is.
+                let sendable = withUnsafePointer(to: value) {
+                    $0.withMemoryRebound(to: (any Sendable).self, capacity: 1) { $0.pointee }
+                }
+                values.append((keyPath, sendable))
+            }
+            return .delete(DefaultHistoryDelete<M>(changeIdentifier: stored.key, changedPersistentIdentifier: id,
+                                                   transactionIdentifier: transaction, tombstone: HistoryTombstone(values: values)))
+        default:
+            return nil
+        }
+    }
+
+    // MARK: Recording
+
+    /// Records the save being written as one history transaction (none when it changes no
+    /// row, HIS-11): inserts, updates with the bitmap of changed properties (to-many changes
+    /// included), upserts as updates of the stored row (HIS-08), deletes with their tombstone.
+    func recordHistory(_ w: StoreWriter, plan: UpsertPlan) throws {
+        let settings = try store.historySettings(w.db)
+        guard settings.records else { return }
+        var rows: [HistoryChangeRow] = []
+        for m in inserted {
+            let d = m.persistentBackingData
+            guard let layout = d.layout, let info = mapping.historyInfo(layout) else { continue }
+            if let existing = plan.adopted[ObjectIdentifier(m)] {
+                rows.append(HistoryChangeRow(kind: .update, entity: info.entity, key: existing,
+                                             columns: info.bitmap(Array(info.bitOfSlot.keys)), tombstone: []))
+            } else if plan.writesNewRow(m), d.pendingPK != 0 {
+                rows.append(HistoryChangeRow(kind: .insert, entity: info.entity, key: d.pendingPK, columns: nil, tombstone: []))
+            }
+        }
+        let upserted = Set(plan.adopted.values)
+        for id in changedOrder {
+            guard let m = changed[id] else { continue }
+            let d = m.persistentBackingData
+            guard d.status == .persisted, !d.isDeleted, !upserted.contains(d.pk), let layout = d.layout,
+                  let info = mapping.historyInfo(layout) else { continue }
+            let slots = d.changed.indices.filter { d.changed[$0] && info.bitOfSlot[$0] != nil }
+            guard !slots.isEmpty else { continue }
+            rows.append(HistoryChangeRow(kind: .update, entity: info.entity, key: d.pk, columns: info.bitmap(slots), tombstone: []))
+        }
+        for id in deletedOrder {
+            guard let m = deleted[id] else { continue }
+            let d = m.persistentBackingData
+            guard d.pk != 0, let layout = d.layout, let info = mapping.historyInfo(layout) else { continue }
+            if d.isFault && !info.tombstoneSlots.isEmpty { fulfillFault(d) }
+            let tombstone = try info.tombstoneSlots.map { slot -> SQLValue in
+                guard slot < d.values.count, let codec = layout.slots[slot].codec else { return .null }
+                return try codec.encode(d.values[slot])
+            }
+            rows.append(HistoryChangeRow(kind: .delete, entity: info.entity, key: d.pk, columns: nil, tombstone: tombstone))
+        }
+        guard !rows.isEmpty else { return }
+        let process = ProcessInfo.processInfo.processName
+        try w.recordTransaction(author: author, bundle: Bundle.main.bundleIdentifier ?? process, process: process,
+                                timestamp: Date(), changes: rows, tombstoneColumns: settings.tombstones)
+    }
+}

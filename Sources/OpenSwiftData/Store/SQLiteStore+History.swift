@@ -1,0 +1,117 @@
+import Foundation
+
+/// A transaction as stored in `ATRANSACTION`, with its `ACHANGE` rows.
+struct StoredTransaction {
+    let key: Int64
+    let timestamp: Date
+    let author: String?
+    let bundle: String?
+    let process: String?
+    var changes: [StoredChange] = []
+}
+
+/// One `ACHANGE` row.
+struct StoredChange {
+    let key: Int64
+    let kind: Int64
+    let entity: Int64
+    let entityKey: Int64
+    let columns: Data?
+    let tombstone: [SQLValue]
+}
+
+extension SQLiteStore {
+    /// Whether the store has the history tables (SwiftData stores do; a Core Data store
+    /// created without persistent history tracking does not).
+    func hasHistoryTables() throws -> Bool {
+        try withConnection { db in
+            try db.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('ATRANSACTION', 'ACHANGE', 'ATRANSACTIONSTRING')") == .integer(3)
+        }
+    }
+
+    /// Whether saves record history (the store has the history tables) and `ACHANGE`'s
+    /// tombstone column count; call with the connection held.
+    func historySettings(_ db: SQLiteConnection) throws -> (records: Bool, tombstones: Int) {
+        if let state = historyState { return state }
+        let records = try db.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('ATRANSACTION', 'ACHANGE', 'ATRANSACTIONSTRING')") == .integer(3)
+        let state = (records, records ? try tombstoneColumnCount(db) : 0)
+        historyState = state
+        return state
+    }
+
+    /// The number of `ZTOMBSTONE<n>` columns `ACHANGE` has.
+    func tombstoneColumnCount(_ db: SQLiteConnection) throws -> Int {
+        try db.rows("SELECT name FROM pragma_table_info('ACHANGE')").filter { row in
+            if case .text(let name)? = row.first { return name.hasPrefix("ZTOMBSTONE") }
+            return false
+        }.count
+    }
+
+    /// Every recorded transaction, oldest first, with its changes.
+    ///
+    /// ```sql
+    /// SELECT t.Z_PK, t.ZTIMESTAMP, coalesce(a.ZNAME, t.ZAUTHOR), coalesce(b.ZNAME, t.ZBUNDLEID), coalesce(p.ZNAME, t.ZPROCESSID)
+    /// FROM ATRANSACTION t LEFT JOIN ATRANSACTIONSTRING a ON a.Z_PK = t.ZAUTHORTS … ORDER BY t.Z_PK
+    /// SELECT Z_PK, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS, ZTOMBSTONE0… FROM ACHANGE ORDER BY Z_PK
+    /// ```
+    func readHistory() throws -> [StoredTransaction] {
+        guard try hasHistoryTables() else { return [] }
+        return try withConnection { db in
+            var transactions: [StoredTransaction] = []
+            var position: [Int64: Int] = [:]
+            let rows = try db.rows("""
+                SELECT t.Z_PK, t.ZTIMESTAMP, coalesce(a.ZNAME, t.ZAUTHOR), coalesce(b.ZNAME, t.ZBUNDLEID), coalesce(p.ZNAME, t.ZPROCESSID)
+                FROM ATRANSACTION t
+                LEFT JOIN ATRANSACTIONSTRING a ON a.Z_PK = t.ZAUTHORTS
+                LEFT JOIN ATRANSACTIONSTRING b ON b.Z_PK = t.ZBUNDLEIDTS
+                LEFT JOIN ATRANSACTIONSTRING p ON p.Z_PK = t.ZPROCESSIDTS
+                ORDER BY t.Z_PK
+                """)
+            for row in rows {
+                guard case .integer(let key) = row[0] else { continue }
+                let seconds: Double = switch row[1] { case .real(let d): d; case .integer(let i): Double(i); default: 0 }
+                func text(_ v: SQLValue) -> String? { if case .text(let s) = v { s } else { nil } }
+                position[key] = transactions.count
+                transactions.append(StoredTransaction(key: key, timestamp: Date(timeIntervalSinceReferenceDate: seconds),
+                                                      author: text(row[2]), bundle: text(row[3]), process: text(row[4])))
+            }
+            let tombstones = try tombstoneColumnCount(db)
+            let extra = (0..<tombstones).map { ", ZTOMBSTONE\($0)" }.joined()
+            for row in try db.rows("SELECT Z_PK, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(extra) FROM ACHANGE ORDER BY Z_PK") {
+                guard case .integer(let key) = row[0], case .integer(let kind) = row[1], case .integer(let entity) = row[2],
+                      case .integer(let entityKey) = row[3], case .integer(let transaction) = row[4],
+                      let index = position[transaction] else { continue }
+                let columns: Data? = if case .blob(let d) = row[5] { d } else { nil }
+                transactions[index].changes.append(StoredChange(key: key, kind: kind, entity: entity, entityKey: entityKey,
+                                                                columns: columns, tombstone: Array(row.dropFirst(6))))
+            }
+            return transactions
+        }
+    }
+
+    /// The largest transaction key ever handed out (`Z_PRIMARYKEY.Z_MAX` of 16002).
+    func largestTransactionKey() throws -> Int64 {
+        try withConnection { db in
+            if case .integer(let n)? = try db.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 16002") { return n }
+            return 0
+        }
+    }
+
+    /// Deletes transactions `keys` and their changes, in one transaction.
+    ///
+    /// ```sql
+    /// DELETE FROM ACHANGE WHERE ZTRANSACTIONID = ?; DELETE FROM ATRANSACTION WHERE Z_PK = ?
+    /// ```
+    func deleteTransactions(_ keys: [Int64]) throws {
+        guard !keys.isEmpty, try hasHistoryTables() else { return }
+        try withConnection { db in
+            try db.immediateTransactionMapped {
+                for key in keys {
+                    try db.run("DELETE FROM ACHANGE WHERE ZTRANSACTIONID = ?", [.integer(key)])
+                    try db.run("DELETE FROM ATRANSACTION WHERE Z_PK = ?", [.integer(key)])
+                }
+            }
+            noteCommit()
+        }
+    }
+}

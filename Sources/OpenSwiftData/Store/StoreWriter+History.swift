@@ -1,0 +1,78 @@
+import Foundation
+
+/// One `ACHANGE` row a save records.
+struct HistoryChangeRow {
+    /// `ZCHANGETYPE`: 0 insert, 1 update, 2 delete.
+    enum Kind: Int64 { case insert = 0, update = 1, delete = 2 }
+    let kind: Kind
+    /// `ZENTITY`: the row's entity number.
+    let entity: Int64
+    /// `ZENTITYPK`: the row's key.
+    let key: Int64
+    /// `ZCOLUMNS`: an update's bitmap of changed properties (`nil` for inserts and deletes).
+    let columns: Data?
+    /// `ZTOMBSTONE0…`: a delete's preserved values.
+    let tombstone: [SQLValue]
+}
+
+extension StoreWriter {
+    /// Records one transaction and its changes in the history tables, inside the save's
+    /// transaction, as Core Data does (store-format README §4): the author, bundle and process
+    /// names go to `ATRANSACTIONSTRING` once and are referenced from `ZAUTHORTS`, `ZBUNDLEIDTS`,
+    /// `ZPROCESSIDTS`; `Z_OPT` is NULL in history rows; keys come from `Z_PRIMARYKEY.Z_MAX`
+    /// (16001 `CHANGE`, 16002 `TRANSACTION`, 16003 `TRANSACTIONSTRING`). Returns the
+    /// transaction's key.
+    ///
+    /// ```sql
+    /// INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZPROCESSIDTS, ZTIMESTAMP) VALUES (?, 16002, NULL, ?, ?, ?, ?)
+    /// INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS) VALUES (?, 16001, NULL, ?, ?, ?, ?, ?)
+    /// ```
+    @discardableResult
+    func recordTransaction(author: String?, bundle: String, process: String, timestamp: Date,
+                           changes: [HistoryChangeRow], tombstoneColumns: Int) throws -> Int64 {
+        let authorKey = try author.map { try stringKey($0) }
+        let bundleKey = try stringKey(bundle), processKey = try stringKey(process)
+        let transaction = try nextKeys(entity: 16002, count: 1)
+        try db.run("INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZPROCESSIDTS, ZTIMESTAMP) VALUES (?, 16002, NULL, ?, ?, ?, ?)",
+                   [.integer(transaction), authorKey.map { .integer($0) } ?? .null, .integer(bundleKey), .integer(processKey),
+                    .real(timestamp.timeIntervalSinceReferenceDate)])
+        guard !changes.isEmpty else { return transaction }
+        let first = try nextKeys(entity: 16001, count: Int64(changes.count))
+        let extra = (0..<tombstoneColumns).map { ", ZTOMBSTONE\($0)" }.joined()
+        let sql = "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(extra)) VALUES (?, 16001, NULL, ?, ?, ?, ?, ?"
+            + String(repeating: ", ?", count: tombstoneColumns) + ")"
+        let insert = try db.cachedStatement(sql)
+        defer { insert.reset() }
+        for (i, change) in changes.enumerated() {
+            insert.bind(first + Int64(i), at: 1)
+            insert.bind(change.kind.rawValue, at: 2)
+            insert.bind(change.entity, at: 3)
+            insert.bind(change.key, at: 4)
+            insert.bind(transaction, at: 5)
+            try insert.bind(change.columns.map { .blob($0) } ?? .null, at: 6)
+            for t in 0..<tombstoneColumns {
+                try insert.bind(t < change.tombstone.count ? change.tombstone[t] : .null, at: Int32(7 + t))
+            }
+            try insert.execute()
+            insert.reset()
+        }
+        return transaction
+    }
+
+    /// Hands out `count` keys of history entity `entity` (its `Z_PRIMARYKEY.Z_MAX` grows by
+    /// `count`); returns the first.
+    private func nextKeys(entity: Int64, count: Int64) throws -> Int64 {
+        var max: Int64 = 0
+        if case .integer(let n)? = try db.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(entity)]) { max = n }
+        try db.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(max + count), .integer(entity)])
+        return max + 1
+    }
+
+    /// The `ATRANSACTIONSTRING` key of `name`, inserting it the first time.
+    private func stringKey(_ name: String) throws -> Int64 {
+        if case .integer(let pk)? = try db.scalar("SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = ?", [.text(name)]) { return pk }
+        let pk = try nextKeys(entity: 16003, count: 1)
+        try db.run("INSERT INTO ATRANSACTIONSTRING (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (?, 16003, 1, ?)", [.integer(pk), .text(name)])
+        return pk
+    }
+}
