@@ -117,6 +117,46 @@ struct DifferentialTests {
             #expect(text.contains(family), "no generated predicate uses \(family)")
         }
     }
+
+    /// Issue 14 item 8: about a third of the cases fetch with `stringSortStyle = .natural`, and
+    /// their reference order is the natural one ("user2" before "user10"), not `<`.
+    @Test("about a third of the cases sort strings naturally, against a natural reference order")
+    func naturalSortCoverage() throws {
+        let harness = DifferentialHarness(seed: 1)
+        let dataset = try harness.dataset("users")
+        var natural = 0
+        for index in 0..<120 {
+            var random = SeededGenerator(seed: UInt64(index))
+            let c = try PredicateCase(.accountUser, dataset, harness: harness, index: index, random: &random)
+            guard c.stringSortStyle == .natural else { continue }
+            natural += 1
+            let byUsername = [SortDescriptor(\AccountUser.username)]
+            let names = c.referenceOrder(c.rows, byUsername).map(\.username)
+            #expect(names == c.rows.map(\.username).sorted(using: NaturalStringComparator()))
+            #expect(names != c.rows.map(\.username).sorted(), "usernames user0…user119 sort differently by <")
+        }
+        #expect((25...60).contains(natural), "\(natural) of 120 cases natural")
+    }
+
+    /// Issue 14 item 5: `CatalogueTag.products` is `[CatalogueProduct]?`, so the tag cases compare
+    /// every optional-chained to-many shape with plain Swift.
+    @Test("random tag predicates use every optional to-many shape")
+    func optionalToManyCoverage() throws {
+        let harness = DifferentialHarness(seed: 3)
+        let dataset = try harness.dataset("catalogue")
+        try dataset.load(CatalogueProduct.self)
+        try dataset.load(CatalogueTag.self)
+        let rows = dataset.reference.rows(CatalogueTag.self)
+        var random = SeededGenerator(seed: 11)
+        var text = ""
+        for _ in 0..<400 {
+            text += EntityProfile<CatalogueTag>.catalogueTag.randomPredicate(depth: 4, rows: rows, universe: dataset.reference, using: &random).source + "\n"
+        }
+        for family in [".products == nil", ".products != nil", ".products?.isEmpty == ", ".products?.isEmpty ?? ", ".products?.count ?? 0)",
+                       ".products?.contains { ", ".products.flatMap { $0.allSatisfy { ", ".products?.filter { "] {
+            #expect(text.contains(family), "no generated predicate uses \(family)")
+        }
+    }
 }
 
 @Suite("Regression file")

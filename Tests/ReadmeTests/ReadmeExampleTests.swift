@@ -19,6 +19,32 @@ struct ReadmeExampleTests {
         #expect(try reopened.fetchCount(FetchDescriptor<Stop>()) == 1)
     }
 
+    @Test("the CloudKit-style example: optional to-many relationships in predicates, nil reads as []")
+    func cloudKitStyle() throws {
+        let context = ModelContext(try ModelContainer(for: Playlist.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        let rock = Playlist(name: "Rock"), jazz = Playlist(name: "Jazz"), empty = Playlist(name: "Empty")
+        [rock, jazz, empty].forEach(context.insert)
+        rock.songs = [Song(title: "a", plays: 500), Song(title: "b", plays: 3), Song(title: "c", plays: 7)]
+        jazz.songs?.append(Song(title: "d", plays: 50))
+        empty.songs = nil
+        try context.save()
+        #expect(empty.songs == [], "an optional to-many reads [], as in SwiftData")
+        #expect(try playlistStats(context, plays: 100) == (["Rock"], 1))
+        #expect(try playlistStats(context, plays: 10) == (["Jazz", "Rock"], 1))
+        context.delete(rock)
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<Song>()) == 1, "cascade")
+    }
+
+    @Test("the natural sorting example: Trip 2 before Trip 10")
+    func naturalSorting() throws {
+        let context = ModelContext(try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        for name in ["Trip 10", "trip 2", "Trip 1"] { context.insert(Trip(name: name, price: 1)) }
+        try context.save()
+        #expect(try tripNamesNaturally(context) == ["Trip 1", "trip 2", "Trip 10"])
+        #expect(try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)])).map(\.name) == ["Trip 1", "Trip 10", "trip 2"])
+    }
+
     @Test("the strict merging example retries after a conflict and loses no raise")
     func strictMerging() throws {
         let scratch = try ScratchDirectory(prefix: "readme-strict")

@@ -53,6 +53,16 @@ public struct ModelConfiguration: Hashable, Sendable, Identifiable {
     /// strict.mergePolicy = .error   // a save based on a stale read throws .mergeConflict
     /// ```
     public var mergePolicy: MergePolicy = .mergeByPropertyObjectTrump
+    /// How fetches order `String` sort keys when their descriptor does not say
+    /// (``FetchDescriptor/stringSortStyle``): ``StringSortStyle/lexical`` (Swift's `<`, the
+    /// default) or ``StringSortStyle/natural`` (Finder-like, as Apple's default
+    /// `localizedStandard` comparator). An OpenSwiftData addition.
+    ///
+    /// ```swift
+    /// var config = ModelConfiguration(isStoredInMemoryOnly: true)
+    /// config.stringSortStyle = .natural   // SortDescriptor(\.name): "User 2" before "User 10"
+    /// ```
+    public var stringSortStyle: StringSortStyle = .lexical
 
     /// How a save resolves a conflict with a newer version of a row in the store.
     ///
@@ -120,6 +130,7 @@ public struct ModelConfiguration: Hashable, Sendable, Identifiable {
     /// Configurations are equal when name, location and options are.
     public static func == (a: ModelConfiguration, b: ModelConfiguration) -> Bool {
         a.id == b.id && a.allowsSave == b.allowsSave && a.mergePolicy == b.mergePolicy
+            && a.stringSortStyle == b.stringSortStyle
     }
     /// Hashes the identifier.
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }

@@ -145,6 +145,8 @@ final class ContainerStack: @unchecked Sendable {
     let allowsSave: Bool
     /// How saves resolve conflicts with other writers (the configuration's merge policy).
     let mergePolicy: ModelConfiguration.MergePolicy
+    /// How fetches order strings unless their descriptor says (the configuration's style).
+    let stringSortStyle: StringSortStyle
 
     init(schema: Schema, configurations: [ModelConfiguration], migrationPlan: (any SchemaMigrationPlan.Type)?,
          store: SQLiteStore, mapping: StoreMapping) {
@@ -155,5 +157,6 @@ final class ContainerStack: @unchecked Sendable {
         self.mapping = mapping
         allowsSave = configurations.first?.allowsSave ?? true
         mergePolicy = configurations.first?.mergePolicy ?? .mergeByPropertyObjectTrump
+        stringSortStyle = configurations.first?.stringSortStyle ?? .lexical
     }
 }

@@ -60,7 +60,9 @@ extension ModelContext {
             let ka = sortKey(a), kb = sortKey(b)
             return ka < kb
         }
-        if !descriptor.sortBy.isEmpty { result = result.sorted(using: descriptor.sortBy) }
+        if !descriptor.sortBy.isEmpty {
+            result = result.sorted(using: descriptor.sortBy, stringSortStyle: stringSortStyle(of: descriptor))
+        }
         // `start + limit` would overflow for `fetchLimit = .max`; compare with what is left instead.
         let start = min(offset, result.count)
         let end = limit.map { start + min($0, result.count - start) } ?? result.count
@@ -161,9 +163,10 @@ extension ModelContext {
 
     /// The query for `descriptor`, from the container's cache when its shape was seen before.
     func query<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> BoundQuery {
+        let style = stringSortStyle(of: descriptor)
         let key = QueryCache.Key(entity: ObjectIdentifier(T.self),
                                  predicateType: descriptor.predicate.map { ObjectIdentifier(type(of: $0.expression)) },
-                                 sorts: AnyHashable(descriptor.sortBy))
+                                 sorts: style == .lexical ? AnyHashable(descriptor.sortBy) : AnyHashable([AnyHashable(descriptor.sortBy), AnyHashable(style)]))
         var leaves = PredicateLeaves()
         if let p = descriptor.predicate { collectLeaves(p.expression, &leaves) }
         if leaves.isCacheable, let compiled = stack.queryCache.lookup(key, structure: leaves.structure) {
@@ -188,11 +191,16 @@ extension ModelContext {
         }
         let compiled = CompiledQuery(layout: layout, table: table,
                                      whereSQL: conditions.isEmpty ? "1" : conditions.joined(separator: " AND "),
-                                     orderBy: try orderByClause(descriptor.sortBy, t))
+                                     orderBy: try orderByClause(descriptor.sortBy, t, stringSortStyle: style))
         if leaves.isCacheable, leaves.values.count == args.count {
             stack.queryCache.insert(key, structure: leaves.structure, compiled)
         }
         return BoundQuery(compiled: compiled, arguments: args, hasIntegerArithmetic: leaves.hasIntegerArithmetic)
+    }
+
+    /// The string order of `descriptor`'s sorts: its own, else the container's.
+    func stringSortStyle<T>(of descriptor: FetchDescriptor<T>) -> StringSortStyle {
+        descriptor.stringSortStyle ?? stack.stringSortStyle
     }
 
     /// What captured identifiers bind to in this context's schema.

@@ -143,6 +143,43 @@ public final class BackingData {
         }
     }
 
+    // MARK: Optional to-many relationships
+
+    /// Stores the initial value of an optional to-many property (`var tags: [Tag]?`): `nil`
+    /// is stored as `[]`, as SwiftData does.
+    ///
+    /// SwiftData materialises an optional to-many relationship as an empty array, never `nil`,
+    /// even right after `self.tags = nil` in an initialiser (README, "Optional to-many relationships");
+    /// assigning `nil` clears the relationship. The slot therefore always holds `[Tag]`, and the
+    /// rest of the runtime treats the property exactly like `var tags: [Tag]`.
+    public static func _initialize<E: PersistentModel>(_ storage: inout BackingData?, slot: Int, value: [E]?) {
+        _initialize(&storage, slot: slot, value: value ?? [])
+    }
+
+    /// Reads an optional to-many property: the related models, `[]` when there are none (never `nil`).
+    @inline(__always)
+    public func _getValue<M: PersistentModel, E: PersistentModel>(_ model: M, _ slot: Int, _ keyPath: KeyPath<M, [E]?>) -> [E]? {
+        registrar.access(model, keyPath: keyPath)
+        if slot < values.count, let v = values[slot], let typed = v as? [E] { return typed }
+        return BackingData.coerce(load(model, slot), to: [E].self)
+    }
+
+    /// Writes an optional to-many property; `nil` clears the relationship (the property then reads `[]`).
+    @inline(__always)
+    public func _setValue<M: PersistentModel, E: PersistentModel>(_ model: M, _ slot: Int, _ keyPath: KeyPath<M, [E]?>, _ newValue: [E]?) {
+        if layout == nil { attachLayout(M.self, model: model) }
+        let models = newValue ?? []
+        registrar.withMutation(of: model, keyPath: keyPath) {
+            if let layout, layout.isRelationshipSlot[slot] {
+                RelationshipGraph.willSet(model, self, slot: slot, to: models)
+                if slot < 64 { initSlotMask &= ~(1 << UInt64(slot)) }
+            }
+            recordChange(slot)
+            grow(to: slot + 1)
+            values[slot] = models
+        }
+    }
+
     // MARK: Internals
 
     func attachLayout(_ type: any PersistentModel.Type, model: any PersistentModel) {
@@ -273,6 +310,7 @@ struct ForeignKey {
 
 extension PersistentModel {
     static var emptyArray: Any { [Self]() }
+    static var arrayType: any _ArrayProtocol.Type { [Self].self }
 }
 
 /// Lets the runtime post Observation notifications through a key path it only knows as

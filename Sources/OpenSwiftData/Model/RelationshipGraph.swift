@@ -73,9 +73,7 @@ enum RelationshipGraph {
             td.recordChange(inverse.index)
             var box: Any? = currentValue(target, td, inverse) ?? BackingData.emptyValue(for: inverse)
             td.values[inverse.index] = nil
-            if let arrayType = Swift.type(of: inverse.keyPath).valueType as? any _ArrayProtocol.Type {
-                arrayType._append(owner, into: &box)
-            }
+            inverse.arrayType?._append(owner, into: &box)
             td.values[inverse.index] = box
             kp?._didSet(td.registrar, target)
         } else {
@@ -111,10 +109,9 @@ enum RelationshipGraph {
         return data.load(model, slot.index)
     }
 
-    /// Boxes models as the slot's declared array type.
+    /// Boxes models as the slot's array type (`[Target]`, also for a `[Target]?` property).
     static func makeArray(_ slot: ModelLayout.Slot, _ models: [any PersistentModel]) -> Any {
-        let arrayType = Swift.type(of: slot.keyPath).valueType
-        if let a = arrayType as? any _ArrayProtocol.Type { return a._make(from: models.map { $0 as Any }) }
+        if let a = slot.arrayType { return a._make(from: models.map { $0 as Any }) }
         return models
     }
 }

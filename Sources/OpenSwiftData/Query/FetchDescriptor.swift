@@ -22,6 +22,14 @@ public struct FetchDescriptor<T: PersistentModel> {
     public var propertiesToFetch: [PartialKeyPath<T>] = []
     /// Relationships to load with the models (a performance hint; results are the same).
     public var relationshipKeyPathsForPrefetching: [PartialKeyPath<T>] = []
+    /// How `String` sort keys are ordered; `nil` (the default) uses the container's
+    /// ``ModelConfiguration/stringSortStyle``. An OpenSwiftData addition (see ``StringSortStyle``).
+    ///
+    /// ```swift
+    /// var d = FetchDescriptor<User>(sortBy: [SortDescriptor(\.name)])
+    /// d.stringSortStyle = .natural   // "User 2" before "User 10"
+    /// ```
+    public var stringSortStyle: StringSortStyle? = nil
 
     /// Creates a descriptor.
     public init(predicate: Predicate<T>? = nil, sortBy: [SortDescriptor<T>] = []) {

@@ -6,7 +6,11 @@ import Foundation
 /// `SortDescriptor(\.name)` → `ORDER BY t."name" ASC, t."Z_PK" ASC`. NULLs sort first
 /// ascending and last descending, as Swift orders `nil`. A `Decimal` (stored as text) sorts by
 /// value through ``DecimalCollation``: `ORDER BY (t."balance") COLLATE osd_decimal ASC, t."Z_PK" ASC`.
-func orderByClause<T: PersistentModel>(_ sorts: [SortDescriptor<T>], _ t: SQLTranslation) throws -> String {
+/// With ``StringSortStyle/natural``, `String` keys sort through ``NaturalCollation``:
+/// `ORDER BY (t."name") COLLATE osd_natural ASC, t."Z_PK" ASC`.
+func orderByClause<T: PersistentModel>(_ sorts: [SortDescriptor<T>], _ t: SQLTranslation,
+                                       stringSortStyle style: StringSortStyle = .lexical) throws -> String {
+    let natural = style == .natural
     var terms: [String] = []
     for sort in sorts {
         guard let kp = sort.keyPath else {
@@ -21,8 +25,8 @@ func orderByClause<T: PersistentModel>(_ sorts: [SortDescriptor<T>], _ t: SQLTra
         let direction = sort.order == .forward ? "ASC" : "DESC"
         if let slot = t.layout.slotByKeyPath[kp], let column = t.table.column(t.layout, slot),
            t.layout.slots[slot].codec?.isComparableInSQL == true {
-            terms.append("\(sortTerm("\(t.tableAlias).\(quoteIdentifier(column))", t.layout.slots[slot])) \(direction)")
-        } else if let term = toOneSortTerm(kp, t) {
+            terms.append("\(sortTerm("\(t.tableAlias).\(quoteIdentifier(column))", t.layout.slots[slot], natural: natural)) \(direction)")
+        } else if let term = toOneSortTerm(kp, t, natural: natural) {
             terms.append("\(term) \(direction)")
         } else {
             throw SwiftDataError(SwiftDataError.unsupportedSortDescriptor.code,
@@ -39,11 +43,11 @@ func orderByClause<T: PersistentModel>(_ sorts: [SortDescriptor<T>], _ t: SQLTra
 /// rows without a target sort as nil (first ascending, last descending), as Swift sorts them.
 /// Also key paths written through a protocol requirement. The path is found by
 /// ``ModelLayout/probe(_:)``.
-func toOneSortTerm<T: PersistentModel>(_ keyPath: PartialKeyPath<T>, _ t: SQLTranslation) -> String? {
+func toOneSortTerm<T: PersistentModel>(_ keyPath: PartialKeyPath<T>, _ t: SQLTranslation, natural: Bool = false) -> String? {
     switch t.layout.probe(keyPath) {
     case .attribute(let slot)?:
         guard let column = t.table.column(t.layout, slot) else { return nil }
-        return sortTerm("\(t.tableAlias).\(quoteIdentifier(column))", t.layout.slots[slot])
+        return sortTerm("\(t.tableAlias).\(quoteIdentifier(column))", t.layout.slots[slot], natural: natural)
     case .toOne(let relSlot, _, let attributeSlot)?:
         guard case .toOne(let targetType, _) = t.layout.slots[relSlot].kind, let target = try? ModelLayout.of(targetType),
               let targetTable = t.table.mapping?.table(for: target), let column = targetTable.column(target, attributeSlot) else { return nil }
@@ -54,14 +58,18 @@ func toOneSortTerm<T: PersistentModel>(_ keyPath: PartialKeyPath<T>, _ t: SQLTra
         default: return nil
         }
         return sortTerm("(SELECT r.\(quoteIdentifier(column)) FROM \(quoteIdentifier(targetTable.name)) r WHERE \(link) LIMIT 1)",
-                        target.slots[attributeSlot])
+                        target.slots[attributeSlot], natural: natural)
     case nil:
         return nil
     }
 }
 
-/// `term`, with ``DecimalCollation`` named on it when `slot` holds a `Decimal`.
-private func sortTerm(_ term: String, _ slot: ModelLayout.Slot) -> String {
-    guard let codec = slot.codec, comparesAsDecimal(codec.valueType) else { return term }
+/// `term`, with ``DecimalCollation`` named on it when `slot` holds a `Decimal`, and
+/// ``NaturalCollation`` when `natural` and `slot` holds a `String` (not a raw-value enum, which
+/// Swift sorts by its own `<`).
+private func sortTerm(_ term: String, _ slot: ModelLayout.Slot, natural: Bool = false) -> String {
+    guard let codec = slot.codec else { return term }
+    if natural, codec.kind == .native, codec.storedType == String.self { return naturalCollated(term) }
+    guard comparesAsDecimal(codec.valueType) else { return term }
     return decimalCollated(term)
 }

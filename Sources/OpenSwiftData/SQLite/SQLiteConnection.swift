@@ -54,6 +54,7 @@ public final class SQLiteConnection {
         SwiftStringFunctions.register(on: db)
         CheckedArithmeticFunctions.register(on: db)
         DecimalCollation.register(on: db)
+        NaturalCollation.register(on: db)
     }
 
     deinit { close() }

@@ -45,6 +45,12 @@ final class ModelLayout: @unchecked Sendable {
             }
         }
 
+        /// For a to-many slot, `[Target]`: the array type the slot's value always holds, also
+        /// when the property is declared `[Target]?` (an optional to-many reads `[]`, never nil).
+        var arrayType: (any _ArrayProtocol.Type)? {
+            if case .toMany(let t) = kind { return (t as any PersistentModel.Type).arrayType }
+            return nil
+        }
         var isRelationship: Bool { relationship != nil }
         var isToMany: Bool { if case .toMany = kind { true } else { false } }
         var isEphemeral: Bool { attribute?.isTransient ?? false }
@@ -146,14 +152,15 @@ final class ModelLayout: @unchecked Sendable {
         }
     }
 
-    /// Whether `type` is a model, an optional model or an array of models.
+    /// Whether `type` is a model, an optional model, an array of models or an optional array of
+    /// models (`[Tag]?`, the CloudKit-style to-many).
     static func modelTarget(_ type: Any.Type) -> (type: any PersistentModel.Type, optional: Bool, toMany: Bool)? {
         if let m = type as? any PersistentModel.Type { return (m, false, false) }
-        if let o = type as? any _OptionalProtocol.Type, let m = o._wrappedType as? any PersistentModel.Type {
-            return (m, true, false)
-        }
         if let a = type as? any _ArrayProtocol.Type, let m = a._elementType as? any PersistentModel.Type {
             return (m, false, true)
+        }
+        if let o = type as? any _OptionalProtocol.Type, let inner = modelTarget(o._wrappedType), !inner.optional {
+            return (inner.type, true, inner.toMany)
         }
         return nil
     }

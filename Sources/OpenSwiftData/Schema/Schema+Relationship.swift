@@ -49,7 +49,8 @@ extension Schema {
         public internal(set) var destination: String = ""
         /// Whether this side holds at most one model.
         public internal(set) var isToOneRelationship: Bool = true
-        /// Whether the declared type is `Optional` (to-one only).
+        /// Whether the declared type is `Optional`: `Tag?`, or `[Tag]?` for a to-many (which
+        /// still reads `[]`, never `nil`, as in SwiftData).
         public internal(set) var isOptional: Bool = true
         let _originalName: String?
 

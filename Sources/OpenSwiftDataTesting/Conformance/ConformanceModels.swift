@@ -552,3 +552,36 @@ public enum ConformanceStatus: String, Codable, CaseIterable, Sendable {
         self.status = status
     }
 }
+
+/// An album whose photos are an optional to-many relationship, as CloudKit sync requires
+/// (REL-02, DEL-02 and DEL-06 for `[T]?`).
+@Model public final class ConformanceAlbum {
+    /// The album's name.
+    public var name: String = ""
+    /// Its photos, deleted with it; reads `[]`, never `nil`, as in SwiftData.
+    @Relationship(deleteRule: .cascade, inverse: \ConformancePhoto.album) public var photos: [ConformancePhoto]? = []
+    /// An album.
+    public init(name: String) { self.name = name }
+}
+
+/// A photo of a ``ConformanceAlbum``, with optional many-to-many keywords (inferred inverse).
+@Model public final class ConformancePhoto {
+    /// The photo's caption.
+    public var caption: String = ""
+    /// The album, nil once removed.
+    public var album: ConformanceAlbum?
+    /// Keywords shared by many photos; the inverse is inferred.
+    public var keywords: [ConformanceKeyword]? = nil
+    /// A photo.
+    public init(caption: String) { self.caption = caption }
+}
+
+/// A keyword shared by many ``ConformancePhoto``s (both sides optional to-many).
+@Model public final class ConformanceKeyword {
+    /// The keyword.
+    public var word: String = ""
+    /// The photos carrying it.
+    public var photos: [ConformancePhoto]? = nil
+    /// A keyword.
+    public init(word: String) { self.word = word }
+}

@@ -484,6 +484,79 @@ extension LeafMaker {
         }
     }
 
+    /// Tests on an optional to-many relationship (`[E]?`, the CloudKit style), which reads `[]`
+    /// and never `nil` (as in SwiftData): `== nil`, `?.isEmpty == b`, `(?.count ?? 0) op k`,
+    /// `(?.isEmpty ?? b)`, `?.contains { … } == b`, `.flatMap { $0.allSatisfy { … } } ?? b` and
+    /// `(?.filter { … }.count ?? 0) op k`, with a random nested predicate over the element.
+    static func optionalToMany<E: PersistentModel>(_ name: String, _ keyPath: KeyPath<Root, [E]?> & Sendable,
+                                                   _ element: @escaping () -> EntityProfile<E>, weight: Int = 2) -> LeafMaker {
+        LeafMaker(weight: weight) { random, inputs in
+            let xs = PredicateTerm<Root, [E]?>.keyPath(name, keyPath)
+            let list = PredicateExpressions.Variable<[E]>()
+            let b = random.chance(0.5)
+            let kind = random.below(inputs.depth > 1 ? 7 : 4)
+            switch kind {
+            case 0:
+                return equality(xs, random.chance(0.5), nilLiteral())
+            case 1, 3:
+                let probe = ExpressionBuilder.keyPath(list, \[E].isEmpty)
+                func chained(_ v: PredicateExpressions.Variable<Root>) -> any StandardPredicateExpression<Bool?> {
+                    ExpressionBuilder.flatMap(xs.build(v), probe: probe, { w in ExpressionBuilder.keyPath(w, \[E].isEmpty) })
+                }
+                if kind == 1 {
+                    return PredicateTerm(source: { "\(xs.source($0))?.isEmpty == \(b)" }, build: { v in
+                        ExpressionBuilder.equal(chained(v), PredicateExpressions.build_Arg(Optional(b)))
+                    })
+                }
+                return PredicateTerm(source: { "(\(xs.source($0))?.isEmpty ?? \(b))" }, build: { v in
+                    ExpressionBuilder.coalesce(chained(v), PredicateExpressions.build_Arg(b))
+                })
+            case 2:
+                let probe = ExpressionBuilder.keyPath(list, \[E].count)
+                let count = PredicateTerm<Root, Int>(source: { "(\(xs.source($0))?.count ?? 0)" }, build: { v in
+                    ExpressionBuilder.coalesce(ExpressionBuilder.flatMap(xs.build(v), probe: probe, { w in ExpressionBuilder.keyPath(w, \[E].count) }),
+                                               PredicateExpressions.build_Arg(0))
+                })
+                return compare(count, random.below(6), .constant(random.below(5)))
+            default:
+                break
+            }
+            let inner = "$\(inputs.level + 1)"
+            let profile = element()
+            let elementInputs = LeafInputs(rows: inputs.universe.rows(E.self), depth: Swift.min(2, inputs.depth - 1),
+                                           universe: inputs.universe, level: inputs.level + 1)
+            let test = profile.node(depth: elementInputs.depth, elementInputs, &random)
+            let elementProbe = test.expression(PredicateExpressions.Variable<E>())
+            switch kind {
+            case 4:
+                let probe = ExpressionBuilder.containsWhere(list, probe: elementProbe, { e in test.expression(e) })
+                return PredicateTerm(source: { "\(xs.source($0))?.contains { \(inner) in \(test.source(inner)) } == \(b)" }, build: { v in
+                    let chained = ExpressionBuilder.flatMap(xs.build(v), probe: probe, { w in
+                        ExpressionBuilder.containsWhere(w, probe: elementProbe, { e in test.expression(e) })
+                    })
+                    return ExpressionBuilder.equal(chained, PredicateExpressions.build_Arg(Optional(b)))
+                })
+            case 5:
+                let probe = ExpressionBuilder.allSatisfy(list, probe: elementProbe, { e in test.expression(e) })
+                return PredicateTerm(source: { "(\(xs.source($0)).flatMap { $0.allSatisfy { \(inner) in \(test.source(inner)) } } ?? \(b))" }, build: { v in
+                    let chained = ExpressionBuilder.flatMap(xs.build(v), probe: probe, { w in
+                        ExpressionBuilder.allSatisfy(w, probe: elementProbe, { e in test.expression(e) })
+                    })
+                    return ExpressionBuilder.coalesce(chained, PredicateExpressions.build_Arg(b))
+                })
+            default:
+                let probe = ExpressionBuilder.filterCount(list, probe: elementProbe, { e in test.expression(e) })
+                let count = PredicateTerm<Root, Int>(source: { "(\(xs.source($0))?.filter { \(inner) in \(test.source(inner)) }.count ?? 0)" }, build: { v in
+                    let chained = ExpressionBuilder.flatMap(xs.build(v), probe: probe, { w in
+                        ExpressionBuilder.filterCount(w, probe: elementProbe, { e in test.expression(e) })
+                    })
+                    return ExpressionBuilder.coalesce(chained, PredicateExpressions.build_Arg(0))
+                })
+                return compare(count, random.below(6), .constant(random.below(4)))
+            }
+        }
+    }
+
     /// `$0 is Sub`.
     static func isType<Sub: PersistentModel>(_ name: String, _ sub: Sub.Type, weight: Int = 1) -> LeafMaker {
         LeafMaker(weight: weight) { _, _ in

@@ -224,7 +224,7 @@ struct MutationScript {
             "\($0.sku)|\($0.name)|\($0.price)|\($0.stock)|\($0.category?.name ?? "nil")|\($0.tags.map(\.label).sorted())"
         }
         let tags = try c.fetch(FetchDescriptor<CatalogueTag>(sortBy: [SortDescriptor(\.label)])).map {
-            "\($0.label):[\($0.products.map(\.sku).sorted().joined(separator: ","))]"
+            "\($0.label):\($0.products.map { "[" + $0.map(\.sku).sorted().joined(separator: ",") + "]" } ?? "nil")"
         }
         return categories + products + tags
     }
@@ -364,10 +364,20 @@ struct MutationScript {
         case ..<80 where !products[0].isEmpty && !tags[0].isEmpty:
             let pi = random.below(products[0].count), ti = random.below(tags[0].count)
             let had = products[0][pi].tags.contains { $0 === tags[0][ti] }
+            // Every third step writes the tag's optional list instead (an emptied list as nil).
+            let viaTag = n % 3 == 0
             for k in 0..<2 {
-                if had { products[k][pi].tags.removeAll { $0 === tags[k][ti] } } else { products[k][pi].tags.append(tags[k][ti]) }
+                let (p, t) = (products[k][pi], tags[k][ti])
+                if viaTag {
+                    if had {
+                        let rest = (t.products ?? []).filter { $0 !== p }
+                        t.products = rest.isEmpty ? nil : rest
+                    } else {
+                        t.products?.append(p)
+                    }
+                } else if had { p.tags.removeAll { $0 === t } } else { p.tags.append(t) }
             }
-            return "\(had ? "untag" : "tag") \(products[0][pi].sku) \(tags[0][ti].label)"
+            return "\(had ? "untag" : "tag") \(products[0][pi].sku) \(tags[0][ti].label)\(viaTag ? " (tag side)" : "")"
         case ..<88 where !products[0].isEmpty:
             let pi = random.below(products[0].count)
             for k in 0..<2 { contexts[k].delete(products[k][pi]) }

@@ -35,6 +35,8 @@ struct PredicateCase<Root: PersistentModel> {
     let rows: [Root]
     let predicate: RandomPredicate<Root>
     let sorts: [SortDescriptor<Root>]
+    /// How the case's fetches order strings (natural in about a third of the sorted cases).
+    let stringSortStyle: StringSortStyle
     let sortText: String
     let pivotRow: Root?
     let pivot: RandomPredicate<Root>?
@@ -58,7 +60,10 @@ struct PredicateCase<Root: PersistentModel> {
             names.append("SortDescriptor(\\.\(option.name)\(order == .reverse ? ", order: .reverse" : ""))")
         }
         self.sorts = sorts
-        sortText = "[" + names.joined(separator: ", ") + "]"
+        // Drawn from its own stream, so adding it left every case's predicate and sorts unchanged.
+        var styleRandom = SeededGenerator(seed: SeededGenerator.derive(harness.seed, labels: ["stringSortStyle"], index: UInt64(index)))
+        stringSortStyle = styleRandom.chance(0.35) ? .natural : .lexical
+        sortText = "[" + names.joined(separator: ", ") + "]" + (stringSortStyle == .natural ? ", stringSortStyle: .natural" : "")
         pageSlack = random.below(3)
         if rows.isEmpty {
             pivotRow = nil
@@ -119,7 +124,7 @@ struct PredicateCase<Root: PersistentModel> {
     func referenceOrder(_ rows: [Root], _ sorts: [SortDescriptor<Root>]) -> [Root] {
         rows.sorted { a, b in
             for s in sorts {
-                switch s.compare(a, b) {
+                switch s.compare(a, b, stringSortStyle: stringSortStyle) {
                 case .orderedAscending: return true
                 case .orderedDescending: return false
                 case .orderedSame: continue
@@ -160,7 +165,12 @@ struct PredicateCase<Root: PersistentModel> {
                     throw fail(check, "no error", "\(type(of: error)): \(error)")
                 }
             }
-            let fetched = try attempt("reference") { keys(try context.fetch(FetchDescriptor(predicate: foundation, sortBy: sorts))) }
+            func sorted(_ order: [SortDescriptor<Root>]) -> FetchDescriptor<Root> {
+                var d = FetchDescriptor(predicate: foundation, sortBy: order)
+                d.stringSortStyle = stringSortStyle
+                return d
+            }
+            let fetched = try attempt("reference") { keys(try context.fetch(sorted(sorts))) }
             if wants("reference") {
                 checks += 1
                 let same = sorts.isEmpty ? Set(fetched) == expectedSet && fetched.count == expectedSet.count : fetched == expectedOrdered
@@ -192,11 +202,11 @@ struct PredicateCase<Root: PersistentModel> {
             if wants("paging") {
                 checks += 1
                 let order = sorts.isEmpty ? [profile.sorts[0].make(.forward)] : sorts
-                let full = try attempt("paging") { keys(try context.fetch(FetchDescriptor(predicate: foundation, sortBy: order))) }
+                let full = try attempt("paging") { keys(try context.fetch(sorted(order))) }
                 let pageSize = max(1, expectedSet.count / 3 + pageSlack)
                 var stitched: [Int64] = []
                 for page in 0..<6 {
-                    var d = FetchDescriptor(predicate: foundation, sortBy: order)
+                    var d = sorted(order)
                     d.fetchOffset = page * pageSize
                     d.fetchLimit = pageSize
                     let part = try attempt("paging") { keys(try context.fetch(d)) }

@@ -32,11 +32,12 @@ extension EntityProfile where Root == CatalogueCategory {
 }
 
 extension EntityProfile where Root == CatalogueTag {
-    /// Tags and the products carrying them (many-to-many).
+    /// Tags and the products carrying them (many-to-many; `products` is an optional to-many,
+    /// CloudKit style).
     public static var catalogueTag: EntityProfile {
         EntityProfile("CatalogueTag", sorts: [SortOption("label") { SortDescriptor(\.label, order: $0) }], [
             .string("label", \.label), .comparable("label", \.label, weight: 1),
-            .toMany("products", \.products, { .catalogueProduct }, weight: 3),
+            .optionalToMany("products", \.products, { .catalogueProduct }, weight: 3),
         ])
     }
 }

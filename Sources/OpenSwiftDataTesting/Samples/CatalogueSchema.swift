@@ -57,8 +57,9 @@ import OpenSwiftData
 @Model public final class CatalogueTag {
     /// The tag's text.
     public var label: String
-    /// The products carrying the tag.
-    public var products: [CatalogueProduct] = []
+    /// The products carrying the tag: an optional to-many, as CloudKit sync requires (it reads
+    /// `[]`, never `nil`, as in SwiftData).
+    public var products: [CatalogueProduct]? = []
     /// A tag.
     public init(label: String) { self.label = label }
 }

@@ -80,11 +80,28 @@ func ordering(_ lhs: Any, _ rhs: Any, _ op: String, _ t: SQLTranslation, decimal
 }
 
 /// Translates both sides and joins them with `op`; `decimal` compares through ``DecimalCollation``.
+///
+/// An optional to-many relationship compared with `nil` is a constant: it is never nil (it
+/// reads `[]`, as in SwiftData), so `$0.tags == nil` → `(0)` and `$0.tags != nil` → `(1)`;
+/// one reached through an optional to-one is nil when the to-one is: `$0.folder?.items == nil`
+/// → `(t."folder" IS NULL)`.
 func binary(_ lhs: Any, _ rhs: Any, _ op: String, _ t: SQLTranslation, decimal: Bool = false) throws -> SQLFragment {
     let l = try translate(lhs, t)
     let r = try translate(rhs, t)
+    if let many = l.toMany ?? r.toMany, isNilConstant(l.toMany != nil ? r : l) {
+        // `$0.folder?.items == nil`: nil exactly when the to-one is.
+        if let base = many.nullableBase {
+            return SQLFragment(sql: "(\(base.sql) \(op) NULL)", arguments: base.arguments, isCondition: true)
+        }
+        return SQLFragment(sql: op == "IS" ? "(0)" : "(1)", isCondition: true)
+    }
     if l.toMany != nil || r.toMany != nil {
         throw t.unsupported("a to-many relationship compared as a value (use contains(where:), count or isEmpty)")
     }
     return SQLFragment(sql: "(\(decimal ? decimalCollated(l.sql) : l.sql) \(op) \(r.sql))", arguments: l.arguments + r.arguments, isCondition: true)
+}
+
+/// Whether `f` is `nil`: the `nil` literal, or a captured `nil`.
+private func isNilConstant(_ f: SQLFragment) -> Bool {
+    f.toMany == nil && ((f.sql == "NULL" && f.arguments.isEmpty) || (f.sql == "?" && f.arguments == [.null]))
 }

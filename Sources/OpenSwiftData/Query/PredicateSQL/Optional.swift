@@ -8,14 +8,41 @@ import Foundation
 /// (SELECT r1."name" FROM "Author" r1 WHERE r1."Z_PK" = t."author")   -- $0.author?.name
 /// ```
 /// A Bool result is a nullable value: compare it (`== true`) or coalesce it (`?? false`).
+///
+/// An optional to-many relationship (`var tags: [Tag]?`) is never nil — SwiftData reads it as
+/// `[]` (BackingData) — so a chain through it is the closure's result itself, with the closure
+/// parameter standing for the relationship's rows (ToManyCollection.swift):
+/// ```sql
+/// EXISTS (SELECT 1 FROM "Tag" m1 WHERE <link> AND (m1."name" IS ?))   -- $0.tags?.contains { $0.name == x } == true
+/// (SELECT count(*) FROM "Tag" m1 WHERE <link>)                       -- $0.tags?.count ?? 0
+/// ```
+/// A list reached through an optional to-one (`$0.folder?.items`) is nil when the to-one is:
+/// `CASE WHEN t."folder" IS NULL THEN NULL ELSE (SELECT count(*) …) END` for `$0.folder?.items?.count`.
 extension PredicateExpressions.OptionalFlatMap: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
         let w = try translate(wrapped, t)
-        if w.toMany != nil { throw t.unsupported("flatMap over a to-many relationship") }
         var inner = t
         inner.variables[variable.key] = w
-        let body = try translate(transform, inner)
-        if body.toMany != nil { throw t.unsupported("a to-many relationship reached through an optional chain") }
+        if let many = w.toMany {
+            var body = try translate(transform, inner)
+            if let base = many.nullableBase {
+                // `$0.folder?.items?.count`: nil when the to-one is nil.
+                if body.toMany != nil {
+                    body.toMany?.nullableBase = base
+                    return body
+                }
+                return SQLFragment(sql: "CASE WHEN \(base.sql) IS NULL THEN NULL ELSE \(body.sql) END",
+                                   arguments: base.arguments + body.arguments, codec: body.codec)
+            }
+            if body.toMany == nil, !body.isCondition { body.isNonNull = true }
+            return body
+        }
+        var body = try translate(transform, inner)
+        if body.toMany != nil {
+            // `$0.folder?.items`: the target's list, which is nil when the to-one is nil.
+            body.toMany?.nullableBase = (w.sql, w.arguments)
+            return body
+        }
         // An attribute read through a row that is NULL is NULL already — `(SELECT r1."c" FROM
         // "T" r1 WHERE r1."Z_PK" = <w>)` — no CASE needed. (Not so for counts and EXISTS.)
         if w.row != nil, w.row?.alias == nil, !body.isCondition, body.sql.hasPrefix("(SELECT r"),
@@ -39,10 +66,18 @@ extension PredicateExpressions.OptionalFlatMap: SQLPredicateExpression {
 }
 
 /// `$0.score ?? 0` → `coalesce(t."score", ?)`: never NULL when either side never is.
+///
+/// An optional to-many relationship on the left is never nil (it reads `[]`), so the right side
+/// is never used, as in Swift: `($0.tags ?? fallback)` is `$0.tags`'s rows.
 extension PredicateExpressions.NilCoalesce: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
-        let l = try translate(lhs, t), r = try translate(rhs, t)
-        if l.toMany != nil || r.toMany != nil { throw t.unsupported("?? on a to-many relationship") }
+        let l = try translate(lhs, t)
+        if let many = l.toMany {
+            if many.nullableBase != nil { throw t.unsupported("?? on a to-many relationship reached through an optional to-one") }
+            return l
+        }
+        let r = try translate(rhs, t)
+        if r.toMany != nil { throw t.unsupported("?? with a to-many relationship on the right") }
         var f = SQLFragment(sql: "coalesce(\(l.sql), \(r.sql))", arguments: l.arguments + r.arguments,
                             codec: l.codec ?? r.codec)
         f.row = l.row.map { RowScope(layout: $0.layout, table: $0.table, alias: nil) }
@@ -50,7 +85,17 @@ extension PredicateExpressions.NilCoalesce: SQLPredicateExpression {
         f.isNonNull = l.isNonNull || r.isNonNull
         return f
     }
-    func collect(_ leaves: inout PredicateLeaves) { collectLeaves(lhs, &leaves); collectLeaves(rhs, &leaves) }
+    func collect(_ leaves: inout PredicateLeaves) {
+        collectLeaves(lhs, &leaves)
+        // The right side of `optionalToMany ?? …` is never translated, so it binds nothing.
+        if !isOptionalToMany(LHS.Output.self) { collectLeaves(rhs, &leaves) }
+    }
+}
+
+/// Whether `type` is an optional array of models (`[Tag]?`), a relationship that is never nil.
+func isOptionalToMany(_ type: Any.Type) -> Bool {
+    guard let target = ModelLayout.modelTarget(type) else { return false }
+    return target.optional && target.toMany
 }
 
 /// `$0.opt!` — throws ``SwiftDataError/unsupportedPredicate``: Swift throws

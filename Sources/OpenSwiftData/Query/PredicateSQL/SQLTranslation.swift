@@ -44,6 +44,9 @@ struct ToManyScope {
     var arguments: [SQLValue]
     /// The translation depth inside the subquery.
     let depth: Int
+    /// For a list reached through an optional to-one (`$0.folder?.items`): the to-one's key,
+    /// NULL when the list itself is nil. `nil` for a list of a row in scope (never nil).
+    var nullableBase: (sql: String, arguments: [SQLValue])? = nil
 
     /// `alias."Z_PK"` as a row fragment, for the element variable of `contains(where:)` etc.
     var element: SQLFragment {

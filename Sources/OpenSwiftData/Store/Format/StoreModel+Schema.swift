@@ -3,8 +3,8 @@ import Foundation
 extension StoreModel {
     /// The model SwiftData builds from `schema`'s `@Model` classes (store-format README §5):
     /// the entity name is the class name; a property's Swift type gives its type code; an
-    /// `Optional` attribute or to-one is optional and anything else is not (a `[Model]` to-many
-    /// is never optional here: our schema has no optional to-many); `@Attribute(.unique)` and
+    /// `Optional` attribute or relationship is optional and anything else is not (`[Model]?`,
+    /// the CloudKit-style to-many, is an optional to-many; `[Model]` is not); `@Attribute(.unique)` and
     /// `#Unique` become uniqueness constraints and `#Index` a `SwiftDataIndexOnBinary…` index;
     /// `.externalStorage`, `.preserveValueOnDeletion`, `.ephemeral` (transient) and
     /// `hashModifier:` set their flags; the version identifier is the schema's version.
@@ -85,7 +85,7 @@ extension StoreModel {
         return Relationship(name: r.name, destination: r.destination, inverse: r.inverseName,
                             minCount: r.isToOneRelationship ? 0 : (r.minimumModelCount ?? 0),
                             maxCount: r.isToOneRelationship ? 1 : (r.maximumModelCount ?? 0),
-                            isOrdered: false, isOptional: r.isToOneRelationship ? r.isOptional : false,
+                            isOrdered: false, isOptional: r.isOptional,
                             deleteRule: rule, versionHashModifier: r.hashModifier)
     }
 }

@@ -50,6 +50,25 @@ extension ConformanceSuite {
                 try check.expectEqual(try fresh.fetchCount(FetchDescriptor<ConformanceCascaded>()), 0, "children left after cascade")
                 try check.expectEqual(try fresh.fetchCount(FetchDescriptor<ConformanceOwner>()), 0, "owners left")
             },
+            ConformanceCase(suite: "deleteRules", id: "DEL-02", title: "cascade through an optional to-many ([T]?) deletes the children; DEL-06 nullify removes a deleted photo from its keywords") { check in
+                let container = try check.container(for: ConformanceAlbum.self, ConformanceKeyword.self)
+                let context = ModelContext(container)
+                let album = ConformanceAlbum(name: "a"), kept = ConformanceAlbum(name: "b"), sea = ConformanceKeyword(word: "sea")
+                [album, kept].forEach(context.insert)
+                context.insert(sea)
+                album.photos = [ConformancePhoto(caption: "p1"), ConformancePhoto(caption: "p2")]
+                let other = ConformancePhoto(caption: "q")
+                kept.photos = [other]
+                other.keywords = [sea]
+                album.photos?.first?.keywords = [sea]
+                try context.save()
+                context.delete(album)
+                try check.expectEqual(try context.fetchCount(FetchDescriptor<ConformancePhoto>()), 1, "pending-aware count after the delete")
+                try context.save()
+                let fresh = ModelContext(try check.reopen(container))
+                try check.expectEqual(try fresh.fetch(FetchDescriptor<ConformancePhoto>()).map(\.caption), ["q"], "photos left after cascade")
+                try check.expectEqual(try fresh.fetch(FetchDescriptor<ConformanceKeyword>()).first?.photos?.map(\.caption), ["q"], "keyword's photos")
+            },
             ConformanceCase(suite: "deleteRules", id: "DEL-02", title: "cascade reaches only the deleted owner's children, loaded or not") { check in
                 let container = try check.container(for: ConformanceOwner.self)
                 let writer = ModelContext(container)

@@ -208,6 +208,31 @@ extension ConformanceSuite {
                 let stored = try ModelContext(try check.reopen(container)).fetch(FetchDescriptor<ConformanceTeam>())
                 try check.expectEqual(stored.first?.members.map(\.name).sorted(), ["m1", "m2", "m3"], "stored members")
             },
+            ConformanceCase(suite: "relationships", id: "REL-02", title: "an optional to-many ([T]?) keeps inverses in sync and reads [] rather than nil") { check in
+                let container = try check.container(for: ConformanceAlbum.self, ConformanceKeyword.self)
+                let context = ModelContext(container)
+                let album = ConformanceAlbum(name: "a"), sea = ConformanceKeyword(word: "sea")
+                let p1 = ConformancePhoto(caption: "p1"), p2 = ConformancePhoto(caption: "p2")
+                context.insert(album)
+                context.insert(sea)
+                try check.expectEqual(album.photos?.count, 0, "an empty optional list reads []")
+                p1.album = album
+                album.photos?.append(p2)
+                try check.expect(p2.album === album, "appending through the optional list sets the inverse", actual: "\(p2.album?.name ?? "nil")")
+                try check.expectEqual(album.photos?.map(\.caption).sorted(), ["p1", "p2"], "setting the to-one adds to the list")
+                p1.keywords = [sea]
+                try check.expectEqual(sea.photos?.map(\.caption), ["p1"], "inferred many-to-many inverse")
+                try context.save()
+                album.photos = nil
+                try check.expectEqual(album.photos?.count, 0, "assigning nil clears the list, which reads []")
+                try check.expect(p1.album == nil && p2.album == nil, "and the inverses", actual: "an album is still set")
+                try context.save()
+                let fresh = ModelContext(try check.reopen(container))
+                let photos = try fresh.fetch(FetchDescriptor<ConformancePhoto>(sortBy: [SortDescriptor(\.caption)]))
+                try check.expectEqual(photos.map { "\($0.caption):\($0.album?.name ?? "-"):\($0.keywords?.map(\.word) ?? [])" },
+                                      ["p1:-:[\"sea\"]", "p2:-:[]"], "stored photos")
+                try check.expectEqual(try fresh.fetch(FetchDescriptor<ConformanceAlbum>()).first?.photos?.count, 0, "stored album's list reads []")
+            },
         ])
     }
 }
