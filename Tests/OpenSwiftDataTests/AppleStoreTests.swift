@@ -122,10 +122,18 @@ struct AppleStoreTests {
         #expect(try raw.rows("SELECT ZPRODUCEDITEMCOUNT, Z_OPT FROM ZCRAFTINGRECIPE WHERE Z_PK = 1") == [[.text("6"), .integer(4)]])
         #expect(try raw.rows("SELECT ZCRAFTINGRECIPE FROM ZITEM WHERE Z_PK = 2") == [[.integer(3)]], "Log → its new recipe")
         #expect(try raw.rows("SELECT ZPRODUCEDITEM FROM ZCRAFTINGRECIPE WHERE Z_PK = 3") == [[.integer(2)]], "and back: both keys")
-        #expect(try raw.scalar("SELECT count(*) FROM ACHANGE") == .integer(1), "the app's history rows are kept")
+        #expect(try raw.scalar("SELECT count(*) FROM ACHANGE WHERE ZTRANSACTIONID = 1") == .integer(1), "the app's history rows are kept")
 
         let reopened = try ModelContainer(for: M.schema, configurations: ModelConfiguration(url: url))
         let context = ModelContext(reopened)
+        // The app's transaction, then ours: 2 inserts (Board, Log's recipe), 2 updates (Log's
+        // new to-one, recipe 1's count).
+        let history = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        #expect(history.map(\.bundleIdentifier).first == "com.example.app")
+        let kinds = history.last?.changes.map { change -> String in
+            switch change { case .insert: "insert"; case .update: "update"; case .delete: "delete" }
+        }
+        #expect(history.count == 2 && kinds == ["insert", "insert", "update", "update"])
         let names = try context.fetch(FetchDescriptor<M.Item>(sortBy: [SortDescriptor(\.name)])).map(\.name)
         #expect(names == ["Board", "Log", "Plank", "Stick"])
         let log = try #require(try context.fetch(FetchDescriptor<M.Item>(predicate: #Predicate { $0.name == "Log" })).first)

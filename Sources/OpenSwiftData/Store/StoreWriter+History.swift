@@ -60,10 +60,12 @@ extension StoreWriter {
     }
 
     /// Hands out `count` keys of history entity `entity` (its `Z_PRIMARYKEY.Z_MAX` grows by
-    /// `count`); returns the first.
+    /// `count`, starting above the table's largest key too); returns the first.
     private func nextKeys(entity: Int64, count: Int64) throws -> Int64 {
         var max: Int64 = 0
         if case .integer(let n)? = try db.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(entity)]) { max = n }
+        let table = entity == 16001 ? "ACHANGE" : entity == 16002 ? "ATRANSACTION" : "ATRANSACTIONSTRING"
+        if case .integer(let n)? = try db.scalar("SELECT max(Z_PK) FROM \(table)") { max = Swift.max(max, n) }
         try db.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(max + count), .integer(entity)])
         return max + 1
     }
