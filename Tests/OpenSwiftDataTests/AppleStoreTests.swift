@@ -46,6 +46,7 @@ struct AppleStoreTests {
                        [.text(metadata.uuid), .blob(metadata.encodedPropertyList())])
             // A model cache as Core Data leaves it (its content is never read here).
             try db.run("INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", [.blob(Data([0x78, 0x9C, 0x03, 0x00]))])
+            guard vector.hasHistory else { try rows(db); return }
             try db.run("INSERT INTO ATRANSACTIONSTRING (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (1, 16003, 1, 'com.example.app'), (2, 16003, 1, 'App')")
             try db.run("INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZBUNDLEIDTS, ZPROCESSIDTS, ZTIMESTAMP) VALUES (1, 16002, NULL, 1, 2, 743906532.38)")
             try db.run("INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID) VALUES (1, 16001, NULL, 0, 1, 1, 1)")
@@ -212,11 +213,15 @@ struct AppleStoreTests {
         #expect(try context.fetchCount(FetchDescriptor<M.CartItemModifierModel>()) == 0)
     }
 
-    @Test("a new store of the resources and cart apps' models has the vector's exact DDL, entity numbers and metadata hashes",
-          arguments: ["swiftdata-resources", "swiftdata-cart"])
+    @Test("a new store of the resources, cart and self-many-to-many apps' models has the vector's exact DDL, entity numbers and hashes",
+          arguments: ["swiftdata-resources", "swiftdata-cart", "coredata-self-many-to-many"])
     func newStoreIsTheVectors(vector name: String) throws {
         let vector = try StoreVector.named(name)
-        let schema = name == "swiftdata-resources" ? ResourcesVectorModels.schema : CartVectorModels.schema
+        let schema = switch name {
+        case "swiftdata-resources": ResourcesVectorModels.schema
+        case "swiftdata-cart": CartVectorModels.schema
+        default: SelfManyVectorModels.schema
+        }
         let url = try Self.storeURL()
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         let container = try ModelContainer(for: schema, configurations: ModelConfiguration(url: url))
@@ -225,14 +230,16 @@ struct AppleStoreTests {
              try db.rows("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT"),
              [try db.scalar("PRAGMA page_size"), try db.scalar("PRAGMA auto_vacuum"), try db.scalar("PRAGMA journal_mode")])
         }
-        #expect(ddl == Set(vector.ddl))
-        #expect(keys == vector.z_primarykey.map { [.integer(Int64($0.entity)), .text($0.name), .integer(Int64($0.superEntity))] })
+        // A Core Data store made without persistent history has no history tables; ours always do.
+        let history = Set(StoreLayout.historyTableStatements + StoreLayout.historyIndexStatements)
+        #expect(vector.hasHistory ? ddl == Set(vector.ddl) : ddl.subtracting(history) == Set(vector.ddl))
+        let expectedKeys = vector.z_primarykey.map { [SQLValue.integer(Int64($0.entity)), .text($0.name), .integer(Int64($0.superEntity))] }
+        #expect(keys.filter { row in vector.hasHistory || { if case .integer(let n) = row[0] { n < 16000 } else { false } }() } == expectedKeys)
         #expect(pragmas == [.integer(4096), .integer(2), .text("wal")])
         let metadata = try StoreMetadata.read(contentsOf: url)
         #expect(metadata.versionHashes == vector.entityHashes)
-        #expect(metadata.versionHashesDigest == vector.metadata.NSStoreModelVersionHashesDigest)
-        #expect(metadata.versionChecksum == vector.metadata.NSStoreModelVersionChecksumKey)
-        #expect(metadata.versionIdentifiers == vector.metadata.NSStoreModelVersionIdentifiers)
+        if let digest = vector.metadata.NSStoreModelVersionHashesDigest { #expect(metadata.versionHashesDigest == digest) }
+        if let checksum = vector.metadata.NSStoreModelVersionChecksumKey { #expect(metadata.versionChecksum == checksum) }
     }
 
     @Test("Codable structs are composite columns as in the cocktails store (ZID1 after ZID); raw-value enums their raw value; they round-trip",
@@ -286,6 +293,44 @@ struct AppleStoreTests {
         _ = expectSwiftDataError(.unsupportedKeyPath, "composite comparison") {
             _ = try reader.fetch(FetchDescriptor<M.IngredientBase>(predicate: #Predicate { $0.prep == none }))
         }
+    }
+
+    @Test("self-many-to-many (Core Data, no history tables): Z_2BLOCKING pairs read both ways, writes change pairs only, nothing is added")
+    func selfManyToMany() throws {
+        typealias M = SelfManyVectorModels
+        let url = try Self.storeURL()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        // Entities: Project 1, TodoItem 2. A row (a, b) of Z_2BLOCKING: a is blocking b.
+        let writer = try Self.writeAppleStore("coredata-self-many-to-many", at: url, maxKeys: ["Project": 1, "TodoItem": 6]) { db in
+            try db.run("INSERT INTO ZPROJECT (Z_PK, Z_ENT, Z_OPT, ZPRIORITY, ZNAME) VALUES (1, 1, 1, 2, 'house')")
+            try db.run("""
+                INSERT INTO ZTODOITEM (Z_PK, Z_ENT, Z_OPT, ZDONE, ZREPEATS, ZPROJECT, ZNAME) VALUES
+                (1, 2, 1, 0, NULL, 1, 'foundation'), (2, 2, 1, 0, NULL, 1, 'walls'), (3, 2, 1, 1, 3, 1, 'roof'), (6, 2, 1, 0, NULL, NULL, 'party')
+                """)
+            try db.run("INSERT INTO Z_2BLOCKING (Z_2BLOCKEDBY, Z_2BLOCKING) VALUES (1, 2), (2, 3), (1, 3)")
+        }
+        defer { writer.close() }
+        let before = try Self.schemaStatements(writer)
+        do {
+            let context = ModelContext(try ModelContainer(for: M.schema, configurations: ModelConfiguration(url: url)))
+            let items = try context.fetch(FetchDescriptor<M.TodoItem>(sortBy: [SortDescriptor(\.name)]))
+            let byName = Dictionary(uniqueKeysWithValues: items.map { ($0.name ?? "", $0) })
+            let foundation = try #require(byName["foundation"]), roof = try #require(byName["roof"]), party = try #require(byName["party"])
+            #expect(Set((foundation.blocking ?? []).compactMap(\.name)) == ["walls", "roof"])
+            #expect(Set((roof.blockedBy ?? []).compactMap(\.name)) == ["foundation", "walls"])
+            #expect(foundation.project?.name == "house" && foundation.project?.priority == 2 && roof.repeats == 3)
+            #expect(party.project == nil && (party.blocking ?? []).isEmpty)
+            #expect(try context.fetchCount(FetchDescriptor<M.TodoItem>(predicate: #Predicate { $0.blockedBy?.isEmpty == false })) == 2)
+            // The party now waits for the roof; the foundation no longer blocks the roof directly.
+            party.blockedBy = [roof]
+            foundation.blocking?.removeAll { $0.name == "roof" }
+            try context.save()
+        }
+        let raw = try SQLiteConnection(path: url.path, mode: .readOnly)
+        defer { raw.close() }
+        #expect(try Self.schemaStatements(raw) == before, "no table (history included) is added to a Core Data store")
+        #expect(try raw.rows("SELECT Z_2BLOCKEDBY, Z_2BLOCKING FROM Z_2BLOCKING ORDER BY 1, 2")
+                == [[.integer(1), .integer(2)], [.integer(2), .integer(3)], [.integer(3), .integer(6)]])
     }
 
     @Test("a store of a different model names each entity whose version hash differs and its changed columns")

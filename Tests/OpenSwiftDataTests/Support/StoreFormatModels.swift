@@ -172,3 +172,28 @@ enum CocktailsVectorModels {
         self.day = day
     }
 }
+
+/// The `coredata-self-many-to-many` app's model as `@Model` classes: a self-referencing
+/// many-to-many (`blocking` / `blockedBy`) and CloudKit-style optionals everywhere.
+enum SelfManyVectorModels {
+    @Model final class Project {
+        var name: String?
+        var priority: Int16?
+        @Relationship(inverse: \TodoItem.project) var todoItem: [TodoItem]?
+        init(name: String) { self.name = name }
+    }
+
+    @Model final class TodoItem {
+        @Relationship(inverse: \TodoItem.blocking) var blockedBy: [TodoItem]?
+        var blocking: [TodoItem]?
+        var date: Date?
+        var done: Bool?
+        var name: String?
+        var notes: String?
+        var project: Project?
+        var repeats: Int16?
+        init(name: String) { self.name = name }
+    }
+
+    static let schema = Schema([Project.self, TodoItem.self])
+}
