@@ -368,7 +368,7 @@ struct PredicateTranslationTests {
         #expect(contains == "CASE WHEN instr(t.\"title\", ?) > 0 THEN osd_contains(t.\"title\", ?) ELSE 0 END")
         #expect(!contains.contains("LIKE"))
         #expect(try whereSQL(#Predicate<PqBook> { $0.title.starts(with: needle) })
-                == "CASE WHEN instr(t.\"title\", ?) = 1 THEN osd_starts_with(t.\"title\", ?) ELSE 0 END")
+                == "((t.\"title\" >= ? AND t.\"title\" < ?) AND CASE WHEN instr(t.\"title\", ?) = 1 THEN osd_starts_with(t.\"title\", ?) ELSE 0 END)")
         let exists = try whereSQL(#Predicate<PqBook> { $0.chapters.contains { $0.pages > 3 } })
         #expect(exists.hasPrefix("EXISTS (SELECT 1 FROM \"PqChapter\" m1 WHERE m1.\"book\" = t.\"Z_PK\""))
         let none: [Int] = []
