@@ -1,8 +1,9 @@
 import Foundation
 
 /// Which secondary indexes a store has: none, the ones `#Index` declares, or a custom set.
-/// Unique indexes (`.unique`, `#Unique`) and the relationship indexes are semantics, not a
-/// strategy, and are never dropped. Benchmarks compare strategies on one schema with this.
+/// The relationship indexes are layout, never dropped; unique indexes (`.unique`, `#Unique`)
+/// stay unless ``ModelContainer/UniqueIndexPolicy/drop`` asks otherwise. Benchmarks compare
+/// strategies on one schema with this.
 ///
 /// ```swift
 /// try container.applyIndexStrategy(.none)
@@ -29,34 +30,17 @@ public enum IndexStrategy: Sendable, Equatable, CustomStringConvertible {
 }
 
 extension ModelContainer {
-    /// Replaces the store's secondary indexes with `strategy`'s, in one transaction.
+    /// Replaces the store's secondary indexes with `strategy`'s, in one transaction; unique
+    /// indexes stay (see ``applyIndexStrategy(_:uniqueIndexes:)`` to drop them as well).
     ///
     /// ```sql
-    /// DROP INDEX "Product_index_name"; CREATE INDEX IF NOT EXISTS "Product_custom_price" ON "Product" ("price")
+    /// DROP INDEX "<each secondary index>"; CREATE INDEX IF NOT EXISTS "<table>_custom_price" ON "<table>" ("price")
     /// ```
+    /// Which indexes are secondary is derived from the schema's layout (``StoreIndex/Role``),
+    /// never from index names.
     /// - Throws: ``SwiftDataError/unknownSchema`` naming an unknown entity or property.
     public func applyIndexStrategy(_ strategy: IndexStrategy) throws {
-        var create: [String] = []
-        switch strategy {
-        case .none: break
-        case .declared: create = mapping.declaredIndexDDL
-        case .custom(let sets):
-            for entity in sets.keys.sorted() {
-                for group in sets[entity]! {
-                    let (table, cols) = try mapping.indexColumns(entity: entity, properties: group)
-                    create.append(StoreMapping.indexStatement(table: table.name, columns: cols, kind: "custom"))
-                }
-            }
-        }
-        try store.withConnection { db in
-            try db.immediateTransactionMapped {
-                let existing = try db.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND (name LIKE '%\\_index\\_%' ESCAPE '\\' OR name LIKE '%\\_custom\\_%' ESCAPE '\\')")
-                for row in existing {
-                    if case .text(let name) = row[0] { try db.execute("DROP INDEX \(quoteIdentifier(name))") }
-                }
-                for statement in create { try db.execute(statement) }
-            }
-        }
+        try applyIndexStrategy(strategy, uniqueIndexes: .keep)
     }
 
     /// SQLite's statement counters (VM steps, full-scan steps, sorts, auto-index rows) summed
