@@ -160,8 +160,8 @@ public struct IndexBenchmarkReport: Codable, Sendable {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// Writes `index-benchmark.md`, `index-benchmark.json` and the usual benchmark files (JSON,
-    /// `latest.md`, SVG charts) into `directory`; returns the URLs written.
+    /// Writes `index-benchmark.md`, `index-benchmark.json`, `index.html` (``html()``) and the
+    /// usual benchmark files (JSON, `latest.md`, SVG charts) into `directory`; returns the URLs written.
     @discardableResult
     public func write(to directory: URL) throws -> [URL] {
         var written = try ReportDirectoryWriter.write(benchmark, to: directory)
@@ -169,7 +169,9 @@ public struct IndexBenchmarkReport: Codable, Sendable {
         try markdown().write(to: markdownURL, atomically: true, encoding: .utf8)
         let jsonURL = directory.appendingPathComponent("index-benchmark.json")
         try encoded().write(to: jsonURL, options: .atomic)
-        written += [markdownURL, jsonURL]
+        let htmlURL = directory.appendingPathComponent("index.html")
+        try html().write(to: htmlURL, atomically: true, encoding: .utf8)
+        written += [markdownURL, jsonURL, htmlURL]
         return written
     }
 

@@ -129,4 +129,44 @@ struct IndexBenchmarkTests {
         #expect(sink.text.hasSuffix("\n"))
         #expect(ProgressLine.clock(75) == "1:15")
     }
+
+    /// The Chromium binary, if installed (Debian package `chromium`).
+    static let chromium: String? = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
+        .first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// Runs headless Chromium with `arguments`; returns standard output (killed after 90 s).
+    static func runChromium(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(chromium))
+        process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(90)
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        while process.isRunning && Date() < deadline { usleep(50_000) }
+        if process.isRunning { process.terminate() }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test("the HTML report is self-contained and renders in headless Chromium",
+          .enabled(if: IndexBenchmarkTests.chromium != nil, "Chromium is not installed (apt-get install chromium)"))
+    func htmlRendersInChromium() throws {
+        let report = try Self.bench(rows: 200).run(configuration: Self.quick)
+        let html = report.html()
+        // Nothing to fetch: no scripts, stylesheets, images or fonts from anywhere.
+        #expect(!html.contains("<script") && !html.contains("<link") && !html.contains("<img") && !html.contains("url("))
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ib-html-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try report.write(to: dir)
+        let page = dir.appendingPathComponent("index.html")
+        let dom = try Self.runChromium(["--dump-dom", page.absoluteString])
+        #expect(dom.contains("id=\"recommendation\""), "\(dom.prefix(300))")
+        #expect(dom.components(separatedBy: "<svg").count - 1 == 3, "one chart per query")
+        let shot = dir.appendingPathComponent("index.png")
+        _ = try Self.runChromium(["--screenshot=\(shot.path)", "--window-size=1280,1600", page.absoluteString])
+        let png = try Data(contentsOf: shot)
+        #expect(png.count > 10_000 && png.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
+    }
 }
