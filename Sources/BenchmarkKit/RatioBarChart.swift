@@ -51,7 +51,10 @@ public struct RatioBarChart {
 
     /// The chart as a standalone SVG document.
     public func render() -> String {
-        let left = 300.0, right = 70.0, barHeight = 22.0, gap = 8.0
+        // Labels are right-aligned left of the bars: the margin grows with the longest one
+        // (about 7 px per character at 12 px), so no label is clipped at the left edge.
+        let longest = bars.map(\.label.count).max() ?? 0
+        let left = max(160.0, Double(longest) * 7.0 + 20), right = 70.0, barHeight = 22.0, gap = 8.0
         let top = 50.0 + (targets.isEmpty ? 0 : Double(targets.count) * 16), bottom = 44.0
         let plotW = 520.0
         let width = left + plotW + right
