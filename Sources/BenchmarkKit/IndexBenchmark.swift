@@ -141,19 +141,24 @@ public struct IndexBenchmark {
         writes.append(Writes(name: name, operations: max(1, operations), kind: kind, body: body))
     }
 
-    /// The suggested indexes of every query, merged: duplicates and groups that are a leading
-    /// part of another group of the same entity are left out.
+    /// The suggested indexes of every query, merged: duplicates, groups that are a leading part
+    /// of another group of the same entity, and groups a unique index already leads with (the
+    /// store keeps those under `suggested`) are left out.
     public func suggestedIndexes(_ container: ModelContainer) throws -> [String: [[String]]] {
         var groups: [String: [[String]]] = [:]
         for q in queries {
             for (entity, list) in try q.suggest(container) { groups[entity, default: []] += list }
         }
-        return groups.mapValues { list in
+        let unique = try container.storeIndexes().filter { $0.role == .unique }
+        var result: [String: [[String]]] = [:]
+        for (entity, list) in groups {
+            let existing = unique.filter { $0.entity == entity }.map(\.properties)
             var kept: [[String]] = []
             for g in list.sorted(by: { $0.count > $1.count })
-            where !kept.contains(where: { Array($0.prefix(g.count)) == g }) { kept.append(g) }
-            return kept
+            where !(kept + existing).contains(where: { Array($0.prefix(g.count)) == g }) { kept.append(g) }
+            if !kept.isEmpty { result[entity] = kept }
         }
+        return result
     }
 
     /// Whether `none` may drop unique indexes: only when no write workload updates rows.

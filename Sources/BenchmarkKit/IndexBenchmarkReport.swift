@@ -148,7 +148,12 @@ public struct IndexBenchmarkReport: Codable, Sendable {
                                 MarkdownReportWriter.duration(writeCost[s.strategy])].joined(separator: " | ") + " |")
         }
         for s in strategies {
-            lines += ["", "### Indexes under \(cell(s.strategy))", "", "| index | role | bytes |", "|---|---|---:|"]
+            lines += ["", "### Indexes under \(cell(s.strategy))", ""]
+            if s.indexes.isEmpty {
+                lines.append("No indexes: every lookup scans its table.")
+                continue
+            }
+            lines += ["| index | role | bytes |", "|---|---|---:|"]
             for i in s.indexes {
                 lines.append("| \(cell(i.entity))(\(cell(i.properties.joined(separator: ", ")))) | \(i.role.rawValue) | \(i.sizeBytes.map(String.init) ?? "—") |")
             }
