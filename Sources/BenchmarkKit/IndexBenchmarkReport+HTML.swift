@@ -39,7 +39,7 @@ extension IndexBenchmarkReport {
             }
             body.append("</div><div class=\"chart\">")
             if !bars.isEmpty {
-                let svg = RatioBarChart(title: "Speed-up over no index", bars: bars).render()
+                let svg = RatioBarChart(title: "Speed-up over no index", bars: bars, referenceLabel: "no index = 1×").render()
                 body.append(svg.components(separatedBy: "\n").filter { !$0.hasPrefix("<?xml") }.joined(separator: "\n"))
             }
             body.append("</div></div></section>")
