@@ -132,8 +132,10 @@ public struct IndexBenchmarkReport: Codable, Sendable {
     public func markdown() -> String {
         var lines = ["# Index benchmark: \(name)", "",
                      "\(rows) rows, \(store) store; strategies: \(strategies.map(\.strategy).joined(separator: ", ")). "
-                     + "Times are per operation (one fetch, count or identifier fetch; one write); "
-                     + "ratio to raw compares with the same SQL run through SQLite directly.", "",
+                     + "Query times are per call (one fetch, count or identifier fetch); write times are per "
+                     + "operation (one model written, the save included pro rata); ratio to raw compares with the "
+                     + "same SQL run through SQLite directly. The measurements table at the end shows medians per "
+                     + "run: one call for a query, `operations` writes and one save for a write workload.", "",
                      "## Recommendation", "",
                      "| query | operation | cheapest strategy | median | speed-up over none | ratio to raw | write cost over none | plan |",
                      "|---|---|---|---:|---:|---:|---:|---|"]
