@@ -6,7 +6,7 @@ import Foundation
 /// ```swift
 /// let line = ProgressLine(label: "shop", total: 30)
 /// let runner = BenchmarkRunner(progress: line.update)
-/// // shop 7/30 · suggested · big open orders · count 3/15 · about 0:42 left
+/// // shop 7/30 · disk, suggested · big open orders · count 3/15 · about 0:42 left
 /// line.finish()
 /// ```
 public final class ProgressLine: @unchecked Sendable {
@@ -31,7 +31,8 @@ public final class ProgressLine: @unchecked Sendable {
         lock.withLock {
             if progress.phase == .finished { done += 1 }
             var parts = ["\(label) \(min(done + (progress.phase == .finished ? 0 : 1), total))/\(total)"]
-            if !progress.strategy.isEmpty { parts.append(progress.strategy) }
+            let labels = [progress.store, progress.strategy].filter { !$0.isEmpty }
+            if !labels.isEmpty { parts.append(labels.joined(separator: ", ")) }
             var current = progress.benchmark
             if let planned = progress.plannedIterations, progress.phase == .measuring {
                 current += " \(progress.iteration)/\(planned)"

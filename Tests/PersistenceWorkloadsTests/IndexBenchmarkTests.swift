@@ -1,4 +1,5 @@
 @testable import BenchmarkKit
+import PersistenceWorkloads
 import Foundation
 import OpenSwiftData
 import Testing
@@ -126,7 +127,7 @@ struct IndexBenchmarkTests {
         line.update(event(.measuring))
         line.update(event(.finished))
         line.finish()
-        #expect(sink.text.hasPrefix("\rt 1/2 · none · q · fetch 1/3"))
+        #expect(sink.text.hasPrefix("\rt 1/2 · disk, none · q · fetch 1/3"))
         #expect(sink.text.contains("left"))
         #expect(sink.text.hasSuffix("\n"))
         #expect(ProgressLine.clock(75) == "1:15")
@@ -170,5 +171,29 @@ struct IndexBenchmarkTests {
         _ = try Self.runChromium(["--screenshot=\(shot.path)", "--window-size=1280,1600", page.absoluteString])
         let png = try Data(contentsOf: shot)
         #expect(png.count > 10_000 && png.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
+    }
+
+    @Test("the fixture query shapes cover each indexed attribute and run under every strategy")
+    func fixtureQueryShapes() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ib-shapes-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("accounts.store")
+        let schema = Schema([IbAccount.self])
+        do {
+            let container = try ModelContainer(for: schema, configurations: ModelConfiguration(url: url))
+            let context = ModelContext(container)
+            for i in 0..<300 { context.insert(IbAccount.row(i)) }
+            try context.save()
+        }
+        let source = try ModelContainer(for: schema, configurations: ModelConfiguration(url: url, allowsSave: false))
+        var bench = IndexBenchmark("shapes", schema: schema, data: .storeFile(url, rows: 300))
+        let names = try FixtureQueryShapes.add(IbAccount.self, to: &bench, sampling: source)
+        #expect(names == ["IbAccount.email equality", "IbAccount.email 1 % range", "IbAccount.email sorted, limit 20",
+                          "IbAccount.region equality", "IbAccount.region sorted, limit 20"], "\(names)")
+        let report = try bench.run(configuration: Self.quick)
+        #expect(report.recommendations.count == 3 + 3 + 2 + 3 + 2)
+        let plan = report.benchmark.results.first { $0.name == "IbAccount.email 1 % range · count" && $0.strategy == "declared" }?.queryPlan
+        #expect(plan?.contains { $0.contains("COVERING INDEX") } == true, "\(plan ?? [])")
     }
 }
