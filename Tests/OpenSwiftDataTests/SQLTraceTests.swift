@@ -64,6 +64,26 @@ struct SQLTraceTests {
         #expect(!SQLLog.isEnabled([:]))
     }
 
+    @Test("with OPENSWIFTDATA_SQL_LOG=1 every statement is logged, beside the handler", arguments: StoreKind.allCases)
+    func environmentLog(_ kind: StoreKind) throws {
+        let dir = TemporaryDirectory("trace-log")
+        let container = try makePlanContainer(kind, rows: 3, in: dir)
+        let lines = TraceRecorder(), events = TraceRecorder()
+        try container.setSQLTrace({ events.record($0) }, environment: [ModelContainer.sqlLogEnvironmentVariable: "1"],
+                                  write: { lines.record(SQLTraceEvent(sql: $0, nanoseconds: 0)) })
+        let descriptor = FetchDescriptor<PlanItem>(predicate: #Predicate { $0.code > 0 })
+        #expect(try ModelContext(container).fetchCount(descriptor) == 2)
+        let count = try ModelContext(container).explain(descriptor, as: .count).sql
+        #expect(lines.statements.contains { $0.hasPrefix("[sql ") && $0.hasSuffix(" ms] " + count + "\n") }, "\(lines.statements)")
+        #expect(events.statements.contains(count))
+        // Off: neither the log nor a removed handler hears anything.
+        lines.clear()
+        events.clear()
+        try container.setSQLTrace(nil, environment: [:])
+        _ = try ModelContext(container).fetchCount(descriptor)
+        #expect(lines.events.isEmpty && events.events.isEmpty)
+    }
+
     @Test("setting a trace after erase() throws storeError")
     func traceAfterErase() throws {
         let dir = TemporaryDirectory("trace-erase")

@@ -25,7 +25,13 @@ extension ModelContainer {
     /// - Throws: ``SwiftDataError/storeError`` after ``erase()`` closed the store, or when SQLite
     ///   refuses the trace.
     public func setSQLTrace(_ handler: (@Sendable (SQLTraceEvent) -> Void)?) throws {
-        let log = SQLLog.fromEnvironment(ProcessInfo.processInfo.environment)
+        try setSQLTrace(handler, environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// ``setSQLTrace(_:)`` with the environment and the log's output given (for tests).
+    func setSQLTrace(_ handler: (@Sendable (SQLTraceEvent) -> Void)?, environment: [String: String],
+                     write: @escaping (String) -> Void = SQLLog.standardError) throws {
+        let log = SQLLog.fromEnvironment(environment, write: write)
         let combined: ((SQLTraceEvent) -> Void)?
         switch (log, handler) {
         case (nil, nil): combined = nil
@@ -55,10 +61,16 @@ enum SQLLog {
         return !value.isEmpty && value != "0"
     }
 
-    /// The logger `environment` asks for, or `nil`.
-    static func fromEnvironment(_ environment: [String: String]) -> ((SQLTraceEvent) -> Void)? {
+    /// The logger `environment` asks for, or `nil`; it hands each line to `write`.
+    static func fromEnvironment(_ environment: [String: String],
+                                write: @escaping (String) -> Void = standardError) -> ((SQLTraceEvent) -> Void)? {
         guard isEnabled(environment) else { return nil }
-        return { event in FileHandle.standardError.write(Data((line(event) + "\n").utf8)) }
+        return { event in write(line(event) + "\n") }
+    }
+
+    /// Writes `text` to standard error.
+    static func standardError(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
     }
 
     /// One log line: `[sql 0.042 ms] SELECT …`, the SQL on one line.

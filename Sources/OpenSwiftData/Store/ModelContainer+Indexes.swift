@@ -147,6 +147,8 @@ extension ModelContainer {
     /// The store's indexes through `db` (held by the caller).
     func indexes(_ db: SQLiteConnection) throws -> [StoreIndex] {
         let layoutIndexes = try schemaLayoutIndexes()
+        // A feature probe, not a swallowed failure: SQLite built without SQLITE_ENABLE_DBSTAT_VTAB
+        // refuses to prepare this, and sizes are then reported as unknown (nil), never 0.
         let hasDBStat = (try? db.prepare("SELECT 1 FROM dbstat LIMIT 0")) != nil
         var result: [StoreIndex] = []
         let rows = try db.rows("SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY tbl_name, name")
