@@ -49,25 +49,21 @@ extension ModelContainer {
         store.withOpenOrClosedConnection { $0.cachedStatementCounters(reset: reset) }
     }
 
-    /// The `EXPLAIN QUERY PLAN` rows SQLite would use for `descriptor`'s fetch.
+    /// The `EXPLAIN QUERY PLAN` rows SQLite would use for `descriptor`'s fetch: the plan of the
+    /// statement ``ModelContext/explain(_:as:)`` reports (paged with `LIMIT ? OFFSET ?` when the
+    /// descriptor has a limit or offset), through a new context.
     public func queryPlan<T: PersistentModel>(for descriptor: FetchDescriptor<T>) throws -> [String] {
-        let context = ModelContext(self)
-        let q = try context.query(descriptor)
-        let sql = q.compiled.selectSQL + (descriptor.fetchLimit.map { $0 > 0 ? " LIMIT \($0)" : "" } ?? "")
-        return try context.withFetchConnection(sql: sql) { db in try db.queryPlan(sql, q.arguments) }
+        try ModelContext(self).explain(descriptor, as: .fetch).plan
     }
 
-    /// The `EXPLAIN QUERY PLAN` rows SQLite would use for `fetchCount(descriptor)` (without
-    /// pending changes): a count on an indexed range reads only the index.
+    /// The `EXPLAIN QUERY PLAN` rows SQLite would use for `fetchCount(descriptor)` (a new
+    /// context, so without pending changes): a count on an indexed range reads only the index.
     ///
     /// ```swift
     /// try container.countQueryPlan(for: FetchDescriptor<Item>(predicate: #Predicate { $0.code < 10 }))
     /// // ["SEARCH t USING COVERING INDEX Item_index_code (code<?)"]
     /// ```
     public func countQueryPlan<T: PersistentModel>(for descriptor: FetchDescriptor<T>) throws -> [String] {
-        let context = ModelContext(self)
-        let q = try context.query(descriptor)
-        let sql = q.compiled.countSQL
-        return try context.withFetchConnection(sql: sql) { db in try db.queryPlan(sql, q.arguments) }
+        try ModelContext(self).explain(descriptor, as: .count).plan
     }
 }
