@@ -110,6 +110,9 @@ var targets: [Target] = [
             path: "Benchmarks/PersistenceWorkloads"),
     .executableTarget(name: "PersistenceBenchmarks", dependencies: ["PersistenceWorkloads", "BenchmarkKit"],
                       path: "Benchmarks/PersistenceBenchmarks"),
+    // A team's own index benchmark in one file (the README's IndexBenchmark example as a program).
+    .executableTarget(name: "ShopIndexBenchmark", dependencies: ["BenchmarkKit", "OpenSwiftData"],
+                      path: "Benchmarks/ShopIndexBenchmark"),
     .executableTarget(name: "harness", dependencies: ["PersistenceWorkloads", "BenchmarkKit", "OpenSwiftData", "OpenSwiftDataTesting"]),
     .testTarget(name: "PersistenceWorkloadsTests", dependencies: ["PersistenceWorkloads", "BenchmarkKit", "OpenSwiftData"]),
 ]

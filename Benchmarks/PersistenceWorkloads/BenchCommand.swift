@@ -18,6 +18,8 @@ public enum BenchCommand {
                     help: "Index strategies for the query workloads: none, declared, custom:BenchItem(a,b);BenchItem(c). Default none,declared."),
             .option("compare", placeholder: "FILE", help: "Compare with a baseline report; exit 1 when a ratio to raw or malloc count regresses."),
             .option("out", placeholder: "DIR", help: "Where the report files go; default Reports."),
+            .option("fixture", placeholder: "FILE",
+                    help: "Instead of the built-in workloads: equality, 1 % range and sorted-limit queries (fetch, count, identifiers) on every indexed attribute of a fixture file's entities, under each --strategy and suggested (harness only)."),
             .flag("allow-debug", help: "Run even in a debug build (numbers are then meaningless)."),
             .flag("memory-check", help: "Also compare peak RSS of inserting 1M vs 100k rows in 10k-row saves (two child processes)."),
             .option("rss-probe", placeholder: "rows", help: "Internal: insert this many rows in 10k-row saves and print the peak RSS."),
@@ -57,6 +59,8 @@ public enum BenchCommand {
         public var memoryCheck: Bool = false
         /// `--rss-probe`: only insert this many rows and print the peak RSS.
         public var rssProbe: Int?
+        /// `--fixture`: the fixture file whose entities the query shapes run on (`harness bench` only).
+        public var fixture: URL?
 
         /// How the runner measures: a quarter second (quick) or two seconds per result, at least 5 runs.
         public var configuration: RunnerConfiguration {
@@ -104,6 +108,7 @@ public enum BenchCommand {
         }
         o.baseline = try args.existingFile("compare", holding: "a benchmark report") { try JSONReportCoder.read(from: $0) }
         o.out = try args.writableDirectory("out", default: "Reports")
+        o.fixture = try args.existingFile("fixture")
         return o
     }
 
@@ -137,6 +142,10 @@ public enum BenchCommand {
             return 0
         }
         try checkRunnable(o)
+        if let fixture = o.fixture {
+            throw ArgumentError(code: .invalidValue, argument: fixture.path,
+                                message: "--fixture runs through the harness, which knows the sample schemas: swift run -c release harness bench --fixture \(fixture.path)")
+        }
         let cache = FixtureCache()
         defer { cache.removeAll() }
         let benchmarks = makeBenchmarks(cache: cache, stores: o.stores, strategies: o.strategies, scales: o.scales, filters: o.filters)
@@ -144,12 +153,16 @@ public enum BenchCommand {
             print("no workload matches the filter \(o.filters)")
             return 1
         }
-        var last = ""
+        // One updating line: runs done of all, the one in progress, the time left.
+        let line = ProgressLine(label: "bench", total: benchmarks.reduce(0) { $0 + $1.scales.count })
         let runner = BenchmarkRunner(configuration: o.configuration, progress: { p in
-            let line = "\(p.benchmark) [\(p.store)\(p.strategy.isEmpty ? "" : ", \(p.strategy)")] \(p.scale) rows: \(p.phase.rawValue)"
-            if line != last { last = line; FileHandle.standardError.write(Data((line + "\n").utf8)) }
+            line.update(p)
         })
-        let results = try runner.run(benchmarks)
+        let results: [BenchmarkResult]
+        do {
+            defer { line.finish() }
+            results = try runner.run(benchmarks)
+        }
         let report = BenchmarkReport.current(toolchain: toolchain, results: results)
         let written = try ReportDirectoryWriter.write(report, to: o.out, targets: targets)
         print(summary(report))

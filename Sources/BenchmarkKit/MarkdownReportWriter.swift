@@ -2,7 +2,8 @@ import Foundation
 
 /// Renders a report as Markdown (`latest.md`): a header, then one table per group.
 ///
-/// Columns: `name | store | rows | strategy | median | p90 | ratio to raw | index speed-up | mallocs/op | plan`.
+/// Columns: `name | store | rows | strategy | median per run | p90 per run | ratio to raw | index speed-up | mallocs/op | plan`:
+/// times are per run of the workload (one call, or a whole batch), allocations per operation.
 /// The index speed-up (``IndexSpeedup``, `none` median ÷ `declared` median, ours and raw) is on
 /// the `declared` rows of workloads also run under `none`. A metric that was not measured shows as `—`.
 /// ```swift
@@ -35,7 +36,7 @@ public enum MarkdownReportWriter {
     /// One group's table (header, separator, one row per result).
     public static func table(_ results: [BenchmarkResult]) -> [String] {
         var lines = [
-            "| name | store | rows | strategy | median | p90 | ratio to raw | index speed-up | mallocs/op | plan |",
+            "| name | store | rows | strategy | median per run | p90 per run | ratio to raw | index speed-up | mallocs/op | plan |",
             "|---|---|---:|---|---:|---:|---:|---|---:|---|",
         ]
         let speedups = IndexSpeedup.all(in: results)

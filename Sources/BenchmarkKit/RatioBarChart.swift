@@ -42,16 +42,23 @@ public struct RatioBarChart {
     /// Target lines, drawn dashed.
     public var targets: [Target]
 
-    /// Creates a chart.
-    public init(title: String, bars: [Bar], targets: [Target] = []) {
+    /// What a ratio of 1 stands for, written under the reference line.
+    public var referenceLabel: String
+
+    /// Creates a chart; `referenceLabel` names what 1× is (raw SQLite by default).
+    public init(title: String, bars: [Bar], targets: [Target] = [], referenceLabel: String = "raw SQLite = 1×") {
         self.title = title
         self.bars = bars
         self.targets = targets
+        self.referenceLabel = referenceLabel
     }
 
     /// The chart as a standalone SVG document.
     public func render() -> String {
-        let left = 300.0, right = 70.0, barHeight = 22.0, gap = 8.0
+        // Labels are right-aligned left of the bars: the margin grows with the longest one
+        // (about 7 px per character at 12 px), so no label is clipped at the left edge.
+        let longest = bars.map(\.label.count).max() ?? 0
+        let left = max(160.0, Double(longest) * 7.0 + 20), right = 70.0, barHeight = 22.0, gap = 8.0
         let top = 50.0 + (targets.isEmpty ? 0 : Double(targets.count) * 16), bottom = 44.0
         let plotW = 520.0
         let width = left + plotW + right
@@ -83,7 +90,7 @@ public struct RatioBarChart {
                      x: px(value) + 5, y: y + barHeight * 0.7, size: 11)
         }
         svg.line(x1: px(1), y1: top - 6, x2: px(1), y2: plotBottom, stroke: "#000000", width: 2)
-        svg.text("raw SQLite = 1×", x: px(1), y: plotBottom + 36, anchor: "middle", size: 11)
+        svg.text(referenceLabel, x: px(1), y: plotBottom + 36, anchor: "middle", size: 11)
         for (i, target) in targets.enumerated() {
             let x = px(target.ratio)
             svg.line(x1: x, y1: top - 6, x2: x, y2: plotBottom, stroke: "#CC0000", width: 1.5, dash: "6 4")

@@ -39,8 +39,27 @@ public enum ReportCharts {
         let yTickLabel: (Double) -> String = { value in
             isTime ? LogLogChart.durationLabel(value) : LogLogChart.countLabel(value)
         }
-        return LogLogChart(title: "\(name ?? group): \(metric) vs rows", xLabel: "rows", yLabel: metric, series: series,
+        let words = axisTitle(metric)
+        return LogLogChart(title: "\(name ?? group): \(words) vs rows", xLabel: "rows", yLabel: words, series: series,
                            yTickLabel: yTickLabel)
+    }
+
+    /// A metric's name in words for an axis or a title (`wallNanosecondsMedian` → "median time
+    /// per run"); an unknown metric keeps its key.
+    public static func axisTitle(_ metric: String) -> String {
+        switch metric {
+        case MetricName.wallNanosecondsMedian: "median time per run"
+        case MetricName.wallNanosecondsP90: "90th percentile time per run"
+        case MetricName.wallNanosecondsMedianPerOperation: "median time per operation"
+        case MetricName.cpuNanosecondsMedian: "median CPU time per run"
+        case MetricName.mallocCountPerRun: "allocations per run"
+        case MetricName.mallocCountPerOperation: "allocations per operation"
+        case MetricName.allocatedBytesPerRun: "bytes allocated per run"
+        case MetricName.allocatedBytesPerOperation: "bytes allocated per operation"
+        case MetricName.operationsPerSecond: "operations per second"
+        case MetricName.vmSteps: "SQLite VM steps per run"
+        default: metric
+        }
     }
 
     /// Ratio-to-raw bars for the results at `rows` (default: the largest scale that has a ratio).

@@ -51,6 +51,7 @@ do {
         exit(0)
     }
     switch args.subcommand {
+    case "bench" where args.value("fixture") != nil: exit(try FixtureBenchCommand.run(args))
     case "bench": exit(try BenchCommand.run(args, toolchain: toolchainVersion()))
     case "fixtures": exit(try FixturesCommand.run(args))
     case "conform": exit(try ConformCommand.run(args))

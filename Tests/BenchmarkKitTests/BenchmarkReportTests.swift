@@ -64,7 +64,7 @@ struct MarkdownReportWriterTests {
         let md = MarkdownReportWriter.render(report)
         #expect(md.contains("## insert\n"))
         #expect(md.contains("## fetch\n"))
-        #expect(md.contains("| name | store | rows | strategy | median | p90 | ratio to raw | index speed-up | mallocs/op | plan |"))
+        #expect(md.contains("| name | store | rows | strategy | median per run | p90 per run | ratio to raw | index speed-up | mallocs/op | plan |"))
         #expect(md.contains("| batch insert | disk | 1000 | none | 1.50 ms | 2.00 ms | 1.25× | — | 3.00 | — |"))
         #expect(md.contains("| point \\| fetch | memory | 100000 | declared | 812 ns | — | — | — | 7/run | "
                             + "SEARCH t USING INDEX t_a (a=?); USE TEMP B-TREE |"))

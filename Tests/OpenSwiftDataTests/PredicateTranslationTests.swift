@@ -368,7 +368,7 @@ struct PredicateTranslationTests {
         #expect(contains == "CASE WHEN instr(t.\"ZTITLE\", ?) > 0 THEN osd_contains(t.\"ZTITLE\", ?) ELSE 0 END")
         #expect(!contains.contains("LIKE"))
         #expect(try whereSQL(#Predicate<PqBook> { $0.title.starts(with: needle) })
-                == "CASE WHEN instr(t.\"ZTITLE\", ?) = 1 THEN osd_starts_with(t.\"ZTITLE\", ?) ELSE 0 END")
+                == "((t.\"ZTITLE\" >= ? AND t.\"ZTITLE\" < ?) AND CASE WHEN instr(t.\"ZTITLE\", ?) = 1 THEN osd_starts_with(t.\"ZTITLE\", ?) ELSE 0 END)")
         let exists = try whereSQL(#Predicate<PqBook> { $0.chapters.contains { $0.pages > 3 } })
         #expect(exists.hasPrefix("EXISTS (SELECT 1 FROM \"ZPQCHAPTER\" m1 WHERE m1.\"ZBOOK\" = t.\"Z_PK\""))
         let none: [Int] = []

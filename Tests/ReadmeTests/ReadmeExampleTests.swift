@@ -91,4 +91,21 @@ struct ReadmeExampleTests {
         let files = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path)
         #expect(files.contains("latest.md") && files.contains("short-books-wall.svg"))
     }
+
+    @Test("the index benchmark example measures three queries and a write under none, declared and suggested")
+    func shopIndexes() throws {
+        let scratch = try ScratchDirectory(prefix: "readme-shop")
+        var configuration = RunnerConfiguration.quick
+        configuration.allowDebug = true
+        let report = try shopIndexBenchmark(rows: 300).run(configuration: configuration)
+        #expect(report.strategies.map(\.strategy) == ["none", "declared", "suggested"])
+        #expect(report.recommendations.count == 9)
+        // The unique email is measured without its index under none, with it otherwise.
+        let email = report.benchmark.results.filter { $0.name == "customer by email · fetch" }
+        #expect(email.first { $0.strategy == "none" }?.queryPlan.contains { $0.contains("INDEX") } == false)
+        #expect(email.first { $0.strategy == "declared" }?.queryPlan.contains { $0.contains("INDEX") } == true)
+        #expect(report.writeNanosecondsPerOperation.count == 3)
+        let files = try report.write(to: scratch.url).map(\.lastPathComponent)
+        #expect(files.contains("index-benchmark.md"))
+    }
 }

@@ -53,6 +53,8 @@ public final class ModelContainer: @unchecked Sendable {
                                     readOnly: !config.allowsSave)
         stack = ContainerStack(schema: schema, configurations: configs, migrationPlan: migrationPlan,
                                store: store, mapping: mapping)
+        // OPENSWIFTDATA_SQL_LOG=1: print every statement from here on (ModelContainer+SQLTrace).
+        try installEnvironmentSQLLog()
     }
 
     /// A container over an existing stack: what ``ModelContext/container`` returns for a

@@ -28,6 +28,8 @@ public final class SQLiteConnection {
     /// The path the connection was opened with (`:memory:` for in-memory databases).
     public let path: String
     private var cache: [String: SQLiteStatement] = [:]
+    /// The handler ``setTrace(_:)`` installed, kept alive while SQLite may call it.
+    var traceBox: SQLTraceBox?
 
     /// Opens a connection.
     ///

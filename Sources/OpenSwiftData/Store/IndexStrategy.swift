@@ -1,8 +1,9 @@
 import Foundation
 
 /// Which secondary indexes a store has: none, the ones `#Index` declares, or a custom set.
-/// Unique indexes (`.unique`, `#Unique`) and the relationship indexes are semantics, not a
-/// strategy, and are never dropped. Benchmarks compare strategies on one schema with this.
+/// The relationship indexes are layout, never dropped; unique indexes (`.unique`, `#Unique`)
+/// stay unless ``ModelContainer/UniqueIndexPolicy/drop`` asks otherwise. Benchmarks compare
+/// strategies on one schema with this.
 ///
 /// ```swift
 /// try container.applyIndexStrategy(.none)
@@ -29,35 +30,17 @@ public enum IndexStrategy: Sendable, Equatable, CustomStringConvertible {
 }
 
 extension ModelContainer {
-    /// Replaces the store's secondary indexes with `strategy`'s, in one transaction.
+    /// Replaces the store's secondary indexes with `strategy`'s, in one transaction; unique
+    /// indexes stay (see ``applyIndexStrategy(_:uniqueIndexes:)`` to drop them as well).
     ///
     /// ```sql
     /// DROP INDEX "Z_Product_SwiftDataIndexOnBinary…"; CREATE INDEX IF NOT EXISTS "ZPRODUCT_custom_ZPRICE" ON "ZPRODUCT" ("ZPRICE")
     /// ```
+    /// Which indexes are secondary is derived from the schema's layout (``StoreIndex/Role``),
+    /// never from index names.
     /// - Throws: ``SwiftDataError/unknownSchema`` naming an unknown entity or property.
     public func applyIndexStrategy(_ strategy: IndexStrategy) throws {
-        var create: [String] = []
-        switch strategy {
-        case .none: break
-        case .declared: create = mapping.declaredIndexDDL
-        case .custom(let sets):
-            for entity in sets.keys.sorted() {
-                for group in sets[entity]! {
-                    let (table, cols) = try mapping.indexColumns(entity: entity, properties: group)
-                    create.append(StoreMapping.indexStatement(table: table.name, columns: cols, kind: "custom"))
-                }
-            }
-        }
-        try store.withConnection { db in
-            try db.immediateTransactionMapped {
-                let existing = try db.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE '%\\_custom\\_%' ESCAPE '\\'")
-                for row in existing {
-                    if case .text(let name) = row[0] { try db.execute("DROP INDEX \(quoteIdentifier(name))") }
-                }
-                for name in mapping.declaredIndexNames { try db.execute("DROP INDEX IF EXISTS \(quoteIdentifier(name))") }
-                for statement in create { try db.execute(statement) }
-            }
-        }
+        try applyIndexStrategy(strategy, uniqueIndexes: .keep)
     }
 
     /// SQLite's statement counters (VM steps, full-scan steps, sorts, auto-index rows) summed
@@ -66,25 +49,21 @@ extension ModelContainer {
         store.withOpenOrClosedConnection { $0.cachedStatementCounters(reset: reset) }
     }
 
-    /// The `EXPLAIN QUERY PLAN` rows SQLite would use for `descriptor`'s fetch.
+    /// The `EXPLAIN QUERY PLAN` rows SQLite would use for `descriptor`'s fetch: the plan of the
+    /// statement ``ModelContext/explain(_:as:)`` reports (paged with `LIMIT ? OFFSET ?` when the
+    /// descriptor has a limit or offset), through a new context.
     public func queryPlan<T: PersistentModel>(for descriptor: FetchDescriptor<T>) throws -> [String] {
-        let context = ModelContext(self)
-        let q = try context.query(descriptor)
-        let sql = q.compiled.selectSQL + (descriptor.fetchLimit.map { $0 > 0 ? " LIMIT \($0)" : "" } ?? "")
-        return try context.withFetchConnection(sql: sql) { db in try db.queryPlan(sql, q.arguments) }
+        try ModelContext(self).explain(descriptor, as: .fetch).plan
     }
 
-    /// The `EXPLAIN QUERY PLAN` rows SQLite would use for `fetchCount(descriptor)` (without
-    /// pending changes): a count on an indexed range reads only the index.
+    /// The `EXPLAIN QUERY PLAN` rows SQLite would use for `fetchCount(descriptor)` (a new
+    /// context, so without pending changes): a count on an indexed range reads only the index.
     ///
     /// ```swift
     /// try container.countQueryPlan(for: FetchDescriptor<Item>(predicate: #Predicate { $0.code < 10 }))
     /// // ["SEARCH t USING COVERING INDEX Z_Item_SwiftDataIndexOnBinary… (ZCODE<?)"]
     /// ```
     public func countQueryPlan<T: PersistentModel>(for descriptor: FetchDescriptor<T>) throws -> [String] {
-        let context = ModelContext(self)
-        let q = try context.query(descriptor)
-        let sql = q.compiled.countSQL
-        return try context.withFetchConnection(sql: sql) { db in try db.queryPlan(sql, q.arguments) }
+        try ModelContext(self).explain(descriptor, as: .count).plan
     }
 }

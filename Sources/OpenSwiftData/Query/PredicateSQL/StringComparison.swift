@@ -27,12 +27,30 @@ where Base.Output == String, Other.Output == String {
 /// ```
 /// (`substr(a, 1, length(p)) = p` would stop counting at an embedded NUL and returns NULL for
 /// empty text, so it is not used.)
+///
+/// When the text is a stored `String` column and the prefix a captured, non-empty value, a
+/// range on the column comes first, so SQLite can search an index on it (`SEARCH t USING INDEX
+/// … (name>? AND name<?)`):
+/// ```sql
+/// ((t."name" >= ? AND t."name" < ?) AND CASE WHEN instr(t."name", ?) = 1 THEN osd_starts_with(…) ELSE 0 END)
+/// ```
+/// The bounds are the prefix and the prefix with its last scalar replaced by the next one
+/// (``prefixUpperBound(_:)``). Text is stored NFC and compared byte-wise (BINARY), UTF-8 keeps
+/// scalar order and no scalar's bytes are a prefix of another's, so every text whose bytes
+/// start with the prefix's lies in the range: the range only narrows what the exact test
+/// already requires (`instr(…) = 1` is the same byte-prefix test), so the result is unchanged,
+/// case-sensitive as Swift's. A NULL column makes the `CASE` 0, so the term is never NULL.
 extension PredicateExpressions.SequenceStartsWith: SQLPredicateExpression
 where Base.Output == String, Prefix.Output == String {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
         let b = try translate(base, t), p = try translate(prefix, t)
-        return SQLFragment(sql: "CASE WHEN instr(\(b.sql), \(p.sql)) = 1 THEN osd_starts_with(\(b.sql), \(p.sql)) ELSE 0 END",
-                           arguments: b.arguments + p.arguments + b.arguments + p.arguments, isCondition: true)
+        let exact = SQLFragment(sql: "CASE WHEN instr(\(b.sql), \(p.sql)) = 1 THEN osd_starts_with(\(b.sql), \(p.sql)) ELSE 0 END",
+                                arguments: b.arguments + p.arguments + b.arguments + p.arguments, isCondition: true)
+        guard b.isColumn, b.arguments.isEmpty, b.codec.map({ $0.storedType == String.self }) == true,
+              p.sql == "?", p.arguments.count == 1, case .text(let prefix) = p.arguments[0], !prefix.isEmpty,
+              let upper = prefixUpperBound(prefix) else { return exact }
+        return SQLFragment(sql: "((\(b.sql) >= ? AND \(b.sql) < ?) AND \(exact.sql))",
+                           arguments: [.text(prefix), .text(upper)] + exact.arguments, isCondition: true)
     }
     func collect(_ leaves: inout PredicateLeaves) { collectLeaves(base, &leaves); collectLeaves(prefix, &leaves) }
 }
@@ -43,4 +61,26 @@ extension PredicateExpressions.StringContainsRegex: SQLPredicateExpression {
         throw t.unsupported("a regular expression (contains(/…/))")
     }
     func collect(_ leaves: inout PredicateLeaves) { leaves.isCacheable = false }
+}
+
+/// The smallest text greater than every text that starts with `prefix` (byte-wise, as SQLite's
+/// BINARY collation compares UTF-8): the prefix with its last scalar replaced by the next
+/// scalar, dropping trailing U+10FFFF; `nil` when nothing is left.
+///
+/// ```swift
+/// prefixUpperBound("Al")   // "Am"
+/// ```
+func prefixUpperBound(_ prefix: String) -> String? {
+    var scalars = Array(prefix.unicodeScalars)
+    while let last = scalars.popLast() {
+        var next = last.value + 1
+        if (0xD800...0xDFFF).contains(next) { next = 0xE000 }
+        if let scalar = Unicode.Scalar(next) {
+            scalars.append(scalar)
+            var result = String.UnicodeScalarView()
+            result.append(contentsOf: scalars)
+            return String(result)
+        }
+    }
+    return nil
 }
