@@ -36,6 +36,27 @@ struct ReadmeExampleTests {
         #expect(try context.fetchCount(FetchDescriptor<Song>()) == 1, "cascade")
     }
 
+    @Test("the history example: the widget's changes since a token (HIS-04, HIS-05)")
+    func history() throws {
+        let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let app = ModelContext(container), widget = ModelContext(container)
+        app.author = "app"
+        widget.author = "widget"
+        widget.insert(Trip(name: "from the widget", price: 1))
+        try widget.save()
+        app.insert(Trip(name: "from the app", price: 2))
+        try app.save()
+        let first = try widgetChanges(since: nil, in: app)
+        #expect(first.changes.count == 1)
+        guard case .insert = first.changes.first else { Issue.record("not an insert"); return }
+        let trip = try #require(try widget.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.name == "from the widget" })).first)
+        trip.price = 3
+        try widget.save()
+        let second = try widgetChanges(since: first.newest, in: app)
+        #expect(second.changes.count == 1 && second.changes.first?.changedPersistentIdentifier == trip.persistentModelID)
+        #expect(try widgetChanges(since: second.newest, in: app).changes.isEmpty)
+    }
+
     @Test("the natural sorting example: Trip 2 before Trip 10")
     func naturalSorting() throws {
         let context = ModelContext(try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
