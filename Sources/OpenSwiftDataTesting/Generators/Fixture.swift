@@ -21,7 +21,7 @@ import OpenSwiftData
 /// a Swift 6 test target and shared by parallel tests.
 public struct Fixture: Sendable {
     /// The seed every stream derives from.
-    public let seed: UInt64
+    public internal(set) var seed: UInt64
     /// The data traits (unicode-heavy, long strings, hostile).
     public let traits: Traits
     /// Rows per save (and per context).
@@ -32,6 +32,8 @@ public struct Fixture: Sendable {
     public internal(set) var overrides: [AttributeOverride] = []
     /// How automatic data fills nulls and relationships (``options(_:)``).
     public internal(set) var automatic = AutomaticData()
+    /// The schema a schema fixture was made from (`nil` for `Generate` steps).
+    public internal(set) var schema: Schema? = nil
     /// Problems found when the fixture was described, thrown by ``populate(_:progress:)``.
     var issues: [String] = []
 

@@ -48,14 +48,18 @@ final class AutomaticMaker {
     }
 
     /// A new, unmanaged instance of `entity`'s class with every attribute filled for `row`.
-    func instance(of entity: Schema.Entity, row: Row) throws -> any PersistentModel {
+    ///
+    /// `fixed` gives some attributes their values by name (`nil`: `Optional.none`).
+    func instance(of entity: Schema.Entity, row: Row, fixed: [String: Any?] = [:]) throws -> any PersistentModel {
         let type = entity.modelType
         let data = type.createBackingData()
         let unique = uniqueAttributes(of: entity)
         for attribute in entity.attributes {
             guard let keyPath = attribute.keypath, let writer = keyPath as? any _AutoKeyPath else { continue }
             let value: Any?
-            if let o = overrides[keyPath] {
+            if let given = fixed[attribute.name] {
+                value = given
+            } else if let o = overrides[keyPath] {
                 value = o.make(row)
             } else {
                 do {

@@ -27,6 +27,7 @@ extension Fixture {
         self.traits = traits
         self.automatic = options
         self.issues = plan.issues
+        self.schema = schema
         self.steps = plan.hierarchies.map { h in
             FixtureStep(label: h.root.name, modelType: h.root.modelType, count: h.total, needs: [], needNames: [],
                         allowsCollisions: false,

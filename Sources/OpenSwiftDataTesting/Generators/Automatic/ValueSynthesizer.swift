@@ -34,7 +34,7 @@ enum ValueSynthesizer {
         throw Unsupported(type: type)
     }
 
-    private static func allCases<C: CaseIterable>(_ type: C.Type) -> [Any] { type.allCases.map { $0 as Any } }
+    static func allCases<C: CaseIterable>(_ type: C.Type) -> [Any] { type.allCases.map { $0 as Any } }
 
     /// A tag that keeps unique values of two steps of one type apart (`Customer#2` → `-2`).
     static func stepTag(_ row: Row) -> String {
