@@ -22,7 +22,9 @@ extension BackingData {
     /// Stores `value` for the property at `keyPath` in storage that no model owns yet (from
     /// ``PersistentModel/createBackingData()``), as SwiftData's `BackingData.setValue(forKey:to:)`.
     ///
-    /// `let` properties can be given values this way too. Once a model owns the storage, set
+    /// `let` properties can be given values this way too, and relationships: like a value an
+    /// initialiser assigns, a related model set here gets its inverse updated when the new
+    /// model is inserted. Once a model owns the storage, set
     /// its properties instead (that tracks the change and keeps inverses in sync); this call
     /// then does nothing and returns `false`.
     /// ```swift
@@ -35,6 +37,7 @@ extension BackingData {
         guard status == .unmanaged, pk == 0, let layout, let slot = layout.slotByKeyPath[keyPath] else { return false }
         grow(to: slot + 1)
         values[slot] = value
+        if slot < 64 { initSlotMask |= 1 << UInt64(slot) }   // as `_initialize` (an init accessor) records it
         return true
     }
 }

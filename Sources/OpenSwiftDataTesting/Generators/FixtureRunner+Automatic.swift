@@ -45,8 +45,9 @@ extension FixtureRunner {
             let entity = h.classes[classOf[i]].entity
             var row = Row(index: i, entity: label, seed: seed, traits: traits)
             row.ledger = ledger
-            let model = try maker.instance(of: entity, row: row)
-            b.context.insert(model)
+            // Targets first: a required to-one must be in the storage before the model exists.
+            var chosen: [(AutomaticPlan.Fill, [any PersistentModel])] = []
+            var required: [String: any PersistentModel] = [:]
             for fill in h.fills[entity.name] ?? [] {
                 let state = states[fill.relationship.name] ?? FillState()
                 states[fill.relationship.name] = state
@@ -66,8 +67,21 @@ extension FixtureRunner {
                         return m
                     }
                 }
-                let picks = choose(fill, state, poolSize: pool.count, row: row)
-                (fill.relationship.keypath as? any _AutoKeyPath)?._assign(picks.map(resolve), to: model)
+                let models = choose(fill, state, poolSize: pool.count, row: row, ownersLeft: classOf.count - i - 1).map(resolve)
+                if fill.relationship.isToOneRelationship && !fill.relationship.isOptional {
+                    guard let target = models.first else {
+                        throw AutomaticMaker.Failure(entity: entity.name, attribute: fill.relationship.name,
+                                                     reason: "it is a required to-one, and no \(fill.target.name) is available; generate some (counts[\"\(fill.target.name)\"] > 0)")
+                    }
+                    required[fill.relationship.name] = target
+                } else {
+                    chosen.append((fill, models))
+                }
+            }
+            let model = try maker.instance(of: entity, row: row, related: required)
+            b.context.insert(model)
+            for (fill, models) in chosen {
+                (fill.relationship.keypath as? any _AutoKeyPath)?._assign(models, to: model)
             }
             b.made.append((i, model))
             batchRows[i] = model
@@ -82,7 +96,10 @@ extension FixtureRunner {
     }
 
     /// The pool positions `fill` relates one model to (empty: nil or no models).
-    private func choose(_ fill: AutomaticPlan.Fill, _ state: FillState, poolSize n: Int, row: Row) -> [Int] {
+    ///
+    /// An exclusive to-many with a `minimumModelCount` keeps enough free targets for the
+    /// `ownersLeft` models after this one to get their minimum too.
+    private func choose(_ fill: AutomaticPlan.Fill, _ state: FillState, poolSize n: Int, row: Row, ownersLeft: Int) -> [Int] {
         guard n > 0 else { return [] }
         let rel = fill.relationship
         var r = row.rng("#relationship:" + rel.name)
@@ -111,6 +128,10 @@ extension FixtureRunner {
         if maximum > 0 { k = min(k, maximum) }
         k = min(k, n)
         if cap == 0 { return r.distinct(k, from: n) }
+        if minimum > 0 {
+            let free = n - state.usage.count
+            k = max(min(k, free - minimum * ownersLeft), min(minimum, free))
+        }
         var picks: [Int] = []
         for _ in 0..<k {
             guard let j = probe(from: r.uniform(in: 0...(n - 1))), !picks.contains(j) else { continue }

@@ -73,6 +73,8 @@ extension SchemaRules {
                 guard let d = schema.entitiesByName[rel.destination] else { continue }
                 let what: String
                 switch rel.deleteRule {
+                case _ where refuses(rel, d) && rel.deleteRule == .nullify:
+                    what = "deleting a \(e.name) with \(rel.name) makes the save throw and write nothing (their \(rel.inverseName ?? "inverse") is required)"
                 case .cascade: what = "deleting a \(e.name) deletes its \(rel.name)"
                 case .nullify: what = "deleting a \(e.name) keeps its \(rel.name)" + (rel.inverseName.map { " and clears their \($0)" } ?? "")
                 case .deny: what = "deleting a \(e.name) with \(rel.name) makes the save throw and write nothing"
@@ -84,6 +86,14 @@ extension SchemaRules {
             }
         }
         return cases
+    }
+
+    /// Whether deleting the owner must fail: `.deny`, or `.nullify` of a required (non-optional) to-one inverse.
+    func refuses(_ rel: Schema.Relationship, _ d: Schema.Entity) -> Bool {
+        if rel.deleteRule == .deny { return true }
+        guard rel.deleteRule == .nullify, let name = rel.inverseName,
+              let inverse = d.relationships.first(where: { $0.name == name }) else { return false }
+        return inverse.isToOneRelationship && !inverse.isOptional
     }
 
     private func deleteRule(_ e: Schema.Entity, _ rel: Schema.Relationship, _ d: Schema.Entity, _ check: ConformanceCheck) throws {
@@ -99,7 +109,7 @@ extension SchemaRules {
         let ownerID = owner.persistentModelID
         let ownersBefore = try SchemaRules.count(e.modelType, ModelContext(container))
         context.delete(owner)
-        if rel.deleteRule == .deny {
+        if refuses(rel, d) {
             try check.expect((try? context.save()) == nil, "the save after deleting a \(e.name) with \(rel.name) throws",
                              expected: "an error", actual: "the save succeeded")
             let fresh = ModelContext(try check.reopen(container))

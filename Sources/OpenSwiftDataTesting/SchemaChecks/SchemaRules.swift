@@ -63,13 +63,20 @@ final class SchemaRules: @unchecked Sendable {
         /// and minimum to-many counts.
         func make(_ e: Schema.Entity, fixed: [String: Any?] = [:], depth: Int = 0) throws -> any PersistentModel {
             counter += 1
-            let model = try maker.instance(of: e, row: Row(index: counter, entity: e.name, seed: seed), fixed: fixed)
+            var required: [String: any PersistentModel] = [:]
+            if depth < 3 {
+                for rel in e.relationships where rel.isToOneRelationship && !rel.isOptional {
+                    guard let d = rules.schema.entitiesByName[rel.destination] else { continue }
+                    required[rel.name] = try make(d, depth: depth + 1)
+                }
+            }
+            let model = try maker.instance(of: e, row: Row(index: counter, entity: e.name, seed: seed), fixed: fixed,
+                                           related: required)
             context.insert(model)
             guard depth < 3 else { return model }
-            for rel in e.relationships {
-                let k = rel.isToOneRelationship ? (rel.isOptional ? 0 : 1) : (rel.minimumModelCount ?? 0)
-                guard k > 0, let d = rules.schema.entitiesByName[rel.destination] else { continue }
-                let targets = try (0..<k).map { _ in try make(d, depth: depth + 1) }
+            for rel in e.relationships where !rel.isToOneRelationship && (rel.minimumModelCount ?? 0) > 0 {
+                guard let d = rules.schema.entitiesByName[rel.destination] else { continue }
+                let targets = try (0..<rel.minimumModelCount!).map { _ in try make(d, depth: depth + 1) }
                 SchemaRules.assign(rel, targets, to: model)
             }
             return model

@@ -49,8 +49,11 @@ final class AutomaticMaker {
 
     /// A new, unmanaged instance of `entity`'s class with every attribute filled for `row`.
     ///
-    /// `fixed` gives some attributes their values by name (`nil`: `Optional.none`).
-    func instance(of entity: Schema.Entity, row: Row, fixed: [String: Any?] = [:]) throws -> any PersistentModel {
+    /// `fixed` gives some attributes their values by name (`nil`: `Optional.none`); `related`
+    /// gives to-one relationships their model before the instance exists (required ones must be
+    /// set this way: a non-optional to-one has no empty value to replace).
+    func instance(of entity: Schema.Entity, row: Row, fixed: [String: Any?] = [:],
+                  related: [String: any PersistentModel] = [:]) throws -> any PersistentModel {
         let type = entity.modelType
         let data = type.createBackingData()
         let unique = uniqueAttributes(of: entity)
@@ -75,7 +78,12 @@ final class AutomaticMaker {
             }
         }
         for relationship in entity.relationships {
-            (relationship.keypath as? any _AutoKeyPath)?._storeEmpty(in: data)
+            guard let writer = relationship.keypath as? any _AutoKeyPath else { continue }
+            if let target = related[relationship.name] {
+                _ = writer._store(target, in: data)
+            } else {
+                writer._storeEmpty(in: data)
+            }
         }
         return type.init(backingData: data)
     }

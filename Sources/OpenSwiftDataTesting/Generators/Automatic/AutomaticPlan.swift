@@ -20,9 +20,14 @@ final class AutomaticPlan: @unchecked Sendable {
         let inverse: Schema.Relationship?
         /// The target is in the same hierarchy: pick among earlier rows of the step.
         let sameStep: Bool
-        /// Each target can be related to one model only (one-to-one, or a to-many whose inverse is to-one).
+        /// The relationship is what makes a unique group unique (`#Unique([\.holder])`).
+        var inUniqueGroup = false
+        /// Each target can be related to one model only (one-to-one, a to-one in a unique
+        /// group, or a to-many whose inverse is to-one).
         var exclusive: Bool {
-            if relationship.isToOneRelationship { return relationship.isUnique || (inverse?.isToOneRelationship ?? false) }
+            if relationship.isToOneRelationship {
+                return relationship.isUnique || inUniqueGroup || (inverse?.isToOneRelationship ?? false)
+            }
             return inverse?.isToOneRelationship ?? false
         }
     }
@@ -87,10 +92,16 @@ final class AutomaticPlan: @unchecked Sendable {
             let classes = descendants(roots[i]).map { ($0, max(0, counts[$0.name] ?? defaultCount)) }
             var fills: [String: [Fill]] = [:]
             for (e, _) in classes {
+                // Relationships that must differ per row: in a unique group no attribute can make unique.
+                let attributes = Dictionary(e.attributes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+                let exclusiveNames = Set(e.uniquenessConstraints.filter { group in
+                    !group.contains { attributes[$0].map { ValueSynthesizer.canBeUnique($0.valueType) } ?? false }
+                }.joined())
                 fills[e.name] = e.relationships.compactMap { rel -> Fill? in
                     guard let d = schema.entitiesByName[rel.destination], let j = rootIndex[root(d).name] else { return nil }
                     let inv = inverse(of: rel)
-                    let fill = Fill(relationship: rel, target: d, inverse: inv, sameStep: j == i)
+                    var fill = Fill(relationship: rel, target: d, inverse: inv, sameStep: j == i)
+                    fill.inUniqueGroup = exclusiveNames.contains(rel.name)
                     if j == i {
                         guard let inv else { return fill }
                         if rel.isToOneRelationship != inv.isToOneRelationship { return rel.isToOneRelationship ? fill : nil }
