@@ -10,7 +10,7 @@ import OpenSwiftData
 /// do { try ConformanceSuite.uniqueness.verify(store: .disk) }
 /// catch let failure as ConformanceFailure { print(failure.caseID, failure.expected, failure.actual) }
 /// ```
-public struct ConformanceFailure: Error, CustomStringConvertible, Sendable {
+public struct ConformanceFailure: Error, CustomStringConvertible, Sendable, Codable {
     /// The suite's name, e.g. `uniqueness` or `differential`.
     public var suite: String
     /// The behaviour-reference ID of the case, e.g. `UNQ-10`.

@@ -172,7 +172,7 @@ extension DifferentialHarness {
 }
 
 /// The outcome of a differential run.
-public struct DifferentialReport: Sendable {
+public struct DifferentialReport: Sendable, Codable {
     /// The seed of the run.
     public var seed: UInt64
     /// Cases asked for (more than ``cases`` when the run stopped early at too many mismatches).
