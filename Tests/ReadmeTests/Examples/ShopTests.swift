@@ -40,6 +40,12 @@ struct ShopPersistenceTests {
         #expect(rows.contains { $0 > 0 }, "no dataset exercised \(query)")
     }
 
+    // 2,000 random predicates and sorts over the shop's own entities: both stores equal plain Swift.
+    @Test func differential() {
+        let report = DifferentialHarness(schema: shop, seed: 1, counts: ["Customer": 60, "Order": 300]).run(cases: 0..<2_000)
+        #expect(report.mismatches.isEmpty, "\(report.mismatches.map(\.description))")
+    }
+
     // What the schema declares (unique upserts, delete rules, extreme values) on both stores.
     @Test(arguments: SchemaConformance(schema: shop, expecting: shopRules).cases, StoreKind.allCases)
     func declaredRules(_ rule: ConformanceCase, store: StoreKind) throws {
