@@ -104,7 +104,20 @@ extension SchemaRules {
         let k = rel.isToOneRelationship ? 1 : max(1, min(2, (rel.maximumModelCount ?? 0) > 0 ? rel.maximumModelCount! : 2))
         let targets = try (0..<k).map { _ in try builder.make(d) }
         SchemaRules.assign(rel, targets, to: owner)
+        // Cascade depth: what the related models cascade to must go too.
+        var further: [(entity: Schema.Entity, model: any PersistentModel)] = []
+        if rel.deleteRule == .cascade {
+            for target in targets {
+                for next in d.relationships where next.deleteRule == .cascade && next.name != rel.inverseName {
+                    guard let d2 = schema.entitiesByName[next.destination] else { continue }
+                    let model = try builder.make(d2)
+                    SchemaRules.assign(next, [model], to: target)
+                    further.append((d2, model))
+                }
+            }
+        }
         try check.expectNoError("save the owner and its related models") { try context.save() }
+        let furtherIDs = further.map { ($0.entity, $0.model.persistentModelID) }
         let targetIDs = targets.map(\.persistentModelID)
         let ownerID = owner.persistentModelID
         let ownersBefore = try SchemaRules.count(e.modelType, ModelContext(container))
@@ -127,6 +140,11 @@ extension SchemaRules {
         case .cascade:
             try check.expect(kept.isEmpty, "cascade deleted the related \(d.name) models",
                              expected: "0 of \(targetIDs.count) left", actual: "\(kept.count) left")
+            for (entity, id) in furtherIDs {
+                let stillThere = try SchemaRules.identifiers(entity.modelType, fresh).contains(id)
+                try check.expect(!stillThere, "the cascade went on to the \(entity.name) models the \(d.name) models cascade to",
+                                 expected: "deleted", actual: "still stored")
+            }
         case .nullify, .noAction, .deny:
             try check.expectEqual(kept.count, targetIDs.count, "related \(d.name) models kept")
             if rel.deleteRule == .nullify, let inverseName = rel.inverseName,

@@ -10,6 +10,7 @@ let derivedSchema = Schema([
     ConformanceElectricCar.self, ConformanceTruck.self, ConformanceRecord.self, ConformanceContact.self, ConformanceTour.self,
     ConformanceCityTour.self, ConformanceBoatTour.self, ConformancePassport.self, ConformanceCitizen.self,
     ConformanceTeam.self, ConformanceTeamMember.self, ConformanceMachine.self, ConformancePart.self,
+    ConformanceHouse.self, ConformanceFloor.self, ConformanceRoom.self, ConformanceFurniture.self,
 ])
 
 @Suite("SchemaConformance")
