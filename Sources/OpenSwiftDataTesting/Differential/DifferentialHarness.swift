@@ -47,10 +47,12 @@ public final class DifferentialHarness {
     /// or automatic data (``Fixture/init(schema:seed:counts:defaultCount:traits:options:)``
     /// with `counts`).
     ///
-    /// Every case is a random predicate (depth ≤ 4) and sort over one of the schema's root
+    /// Cases are random predicates (depth ≤ 4) and sorts over one of the schema's root
     /// entities, checked on both stores against plain Swift over a third, private container:
     /// rows and order, `fetchCount`, the `p`/`!p` partition, paging and a pivot row; a mismatch
-    /// is shrunk. (The change scripts are written for the sample schemas and do not run here.)
+    /// is shrunk. One case in 50 (49, 99, …) is a change script derived from the schema
+    /// (inserts and upserts on the declared unique constraints, updates, relationship changes,
+    /// deletes under the declared rules, saves, rollbacks) on both stores in lockstep.
     /// ```swift
     /// let harness = DifferentialHarness(schema: Schema([Customer.self, Order.self]), seed: 1,
     ///                                   counts: ["Customer": 60, "Order": 300])
@@ -94,7 +96,9 @@ public final class DifferentialHarness {
     /// case 19 is a users or catalogue script (alternately) and case 9 a dictionary script.
     /// (Kinds are added at new positions, so recorded cases keep their meaning.)
     func scriptKind(ofCase index: Int) -> String? {
-        userData == nil ? DifferentialHarness.scriptKind(ofCase: index) : nil
+        // A schema harness: one case in 50 is a change script (case 49, 99, …).
+        guard userData == nil else { return index % 50 == 49 ? "schema" : nil }
+        return DifferentialHarness.scriptKind(ofCase: index)
     }
 
     static func scriptKind(ofCase index: Int) -> String? {
@@ -127,6 +131,11 @@ public final class DifferentialHarness {
     func checkCase(_ index: Int) throws -> Int {
         var random = SeededGenerator(seed: SeededGenerator.derive(seed, labels: ["case"], index: UInt64(index)))
         do {
+            if let kind = scriptKind(ofCase: index), let userData {
+                _ = kind
+                var script = SchemaScript(harness: self, schema: userData.schema, index: index, random: &random)
+                return try script.run()
+            }
             if let kind = scriptKind(ofCase: index) {
                 var script = MutationScript(harness: self, index: index, kind: kind, random: &random)
                 return try script.run()

@@ -9,6 +9,8 @@ protocol _AutoKeyPath {
     func _storeEmpty(in data: BackingData)
     /// Sets a relationship of `root` to `models` (a to-one takes the first, or nil when empty).
     func _assign(_ models: [any PersistentModel], to root: any PersistentModel)
+    /// Sets an attribute of a live model (`nil`: `Optional.none`); `false` if it does not fit or is a `let`.
+    func _set(_ value: Any?, on root: any PersistentModel) -> Bool
 }
 
 extension KeyPath: _AutoKeyPath where Root: PersistentModel {
@@ -28,6 +30,13 @@ extension KeyPath: _AutoKeyPath where Root: PersistentModel {
         } else {
             _ = _store(nil, in: data)
         }
+    }
+
+    func _set(_ value: Any?, on root: any PersistentModel) -> Bool {
+        guard let writable = self as? ReferenceWritableKeyPath<Root, Value>, let model = root as? Root,
+              let v = Self.typed(value) else { return false }
+        model[keyPath: writable] = v
+        return true
     }
 
     func _assign(_ models: [any PersistentModel], to root: any PersistentModel) {
