@@ -7,6 +7,13 @@ extension FixtureRunner {
     final class FillState {
         var usage: [Int: Int] = [:]
         var minimumCursor = 0
+        /// Exclusive targets in a seeded random order, and how far they are used up: picking
+        /// the next free one stays O(1) on average however many rows the step generates.
+        var permutation: [Int] = []
+        var cursor = 0
+        /// The fan-out sampler for a pool of `samplerSize` targets (a Zipf sampler costs O(n) to build).
+        var sampler: IntSampler?
+        var samplerSize = -1
     }
 
     func runAutomatic(_ h: AutomaticPlan.Hierarchy, label: String) throws {
@@ -51,14 +58,17 @@ extension FixtureRunner {
             for fill in h.fills[entity.name] ?? [] {
                 let state = states[fill.relationship.name] ?? FillState()
                 states[fill.relationship.name] = state
-                let pool: [Int]
+                // Pool positions index the earlier rows of this step, or the stored targets of
+                // earlier steps (no per-row copy of either: that would make a step quadratic).
+                let poolSize: Int
                 let resolve: (Int) -> any PersistentModel
                 if fill.sameStep {
-                    pool = stepPool[fill.target.name] ?? []
+                    let pool = stepPool[fill.target.name] ?? []
+                    poolSize = pool.count
                     resolve = { j in batchRows[pool[j]] ?? b.context.model(for: idOfRow[pool[j]]!) }
                 } else {
                     let ids = autoRegistry[fill.target.name] ?? []
-                    pool = Array(ids.indices)
+                    poolSize = ids.count
                     let name = fill.target.name
                     resolve = { j in
                         if let m = b.loadedByName[name]?[j] { return m }
@@ -67,7 +77,7 @@ extension FixtureRunner {
                         return m
                     }
                 }
-                let models = choose(fill, state, poolSize: pool.count, row: row, ownersLeft: classOf.count - i - 1).map(resolve)
+                let models = choose(fill, state, poolSize: poolSize, row: row, ownersLeft: classOf.count - i - 1).map(resolve)
                 if fill.relationship.isToOneRelationship && !fill.relationship.isOptional {
                     guard let target = models.first else {
                         throw AutomaticMaker.Failure(entity: entity.name, attribute: fill.relationship.name,
@@ -112,6 +122,17 @@ extension FixtureRunner {
             for k in 0..<n where free((start + k) % n) { return (start + k) % n }
             return nil
         }
+        func nextExclusive() -> Int? {
+            if state.permutation.count != n {
+                var shuffler = SeededGenerator(seed: SeededGenerator.derive(seed, labels: ["#exclusive", rel.name]))
+                state.permutation = Array(0..<n)
+                shuffler.shuffle(&state.permutation)
+                state.cursor = 0
+            }
+            while state.cursor < n && !free(state.permutation[state.cursor]) { state.cursor += 1 }
+            return state.cursor < n ? state.permutation[state.cursor] : nil
+        }
+        let ordered = fill.exclusive && !fill.sameStep   // a fixed pool: the permutation applies
         if rel.isToOneRelationship {
             let inverseMinimum = inverseToMany ? (fill.inverse?.minimumModelCount ?? 0) : 0
             if inverseMinimum > 0 {
@@ -120,8 +141,12 @@ extension FixtureRunner {
             } else if rel.isOptional && r.bool(probability: options.nullRatio) {
                 return []
             }
-            var sampler = options.fanOut.distribution(parents: n).sampler()
-            return probe(from: sampler.next(using: &r)).map { [take($0)] } ?? []
+            if ordered { return nextExclusive().map { [take($0)] } ?? [] }
+            if state.samplerSize != n {
+                state.sampler = options.fanOut.distribution(parents: n).sampler()
+                state.samplerSize = n
+            }
+            return probe(from: state.sampler!.next(using: &r)).map { [take($0)] } ?? []
         }
         let minimum = rel.minimumModelCount ?? 0, maximum = rel.maximumModelCount ?? 0
         var k = max(minimum, options.toMany.sample(using: &r))
@@ -134,7 +159,7 @@ extension FixtureRunner {
         }
         var picks: [Int] = []
         for _ in 0..<k {
-            guard let j = probe(from: r.uniform(in: 0...(n - 1))), !picks.contains(j) else { continue }
+            guard let j = ordered ? nextExclusive() : probe(from: r.uniform(in: 0...(n - 1))), !picks.contains(j) else { continue }
             picks.append(take(j))
         }
         return picks
