@@ -18,6 +18,8 @@ enum ConformCommand {
             .option("jobs", placeholder: "N", help: "Parallel differential shards; default the number of CPUs."),
             .option("junit", placeholder: "FILE", help: "Write JUnit XML here."),
             .option("markdown", placeholder: "FILE", help: "Write a Markdown report here."),
+            .option("json", placeholder: "FILE", help: "Write the report as JSON here (what 'harness report merge' reads)."),
+            .option("shard", placeholder: "I/N", help: "Run only shard I of N: every N-th conformance case and differential case; merge the N reports with 'harness report merge'."),
             .option("regressions", placeholder: "FILE", help: "Append the seed and case of every differential mismatch to this file (the tests replay it)."),
             .flag("no-shrink", help: "Report differential mismatches as found, without shrinking the predicate, the rows or the script steps."),
         ],
@@ -34,6 +36,8 @@ enum ConformCommand {
         var jobs = max(1, ProcessInfo.processInfo.activeProcessorCount)
         var junit: String?
         var markdown: String?
+        var json: String?
+        var shard = Shard.all
         var regressions: String?
         var shrink = true
     }
@@ -65,6 +69,13 @@ enum ConformCommand {
         }
         o.junit = try args.writableFile("junit")?.path
         o.markdown = try args.writableFile("markdown")?.path
+        o.json = try args.writableFile("json")?.path
+        if let text = args.value("shard") {
+            guard let shard = Shard(text) else {
+                throw ArgumentError(code: .invalidValue, argument: "--shard", message: "--shard takes I/N with 1 ≤ I ≤ N, e.g. 2/4; got '\(text)'")
+            }
+            o.shard = shard
+        }
         if let url = try args.writableFile("regressions"), FileManager.default.fileExists(atPath: url.path) {
             _ = try args.existingFile("regressions", holding: "a regression file") { try RegressionFile.read($0) }
         }
@@ -81,38 +92,23 @@ enum ConformCommand {
 
     /// Runs the suites and the differential cases, prints the table and failures, writes the reports.
     static func conform(_ o: Options) throws -> ConformanceReport {
-        var report = ConformanceReport(seed: o.seed, stores: o.stores)
-        for suite in o.suites {
-            for store in o.stores {
-                progress("\(suite.name) on \(store): \(suite.cases.count) cases")
-                report.results += suite.run(on: store, seed: o.seed)
-            }
-        }
-        if o.differential {
-            report.differential = differential(o)
-        }
+        let report = ConformanceReport.run(suites: o.suites, stores: o.stores, seed: o.seed,
+                                           differentialCases: o.differential ? (o.only.isEmpty ? Array(0..<o.cases) : o.only) : [],
+                                           shard: o.shard, jobs: o.jobs, shrink: o.shrink, progress: { progress($0) })
+        if o.shard != .all { print("shard \(o.shard): every \(o.shard.count)th case from case \(o.shard.index)\n") }
         print(report.table())
         for failure in report.failures {
             print("\n" + failure.description)
         }
         if let path = o.junit { try write(report.junitXML(), to: path) }
         if let path = o.markdown { try write(report.markdown(), to: path) }
+        if let path = o.json { try write(String(decoding: report.json(), as: UTF8.self), to: path) }
         if let path = o.regressions, let d = report.differential, !d.mismatches.isEmpty {
             try RegressionFile.append(d.mismatches, to: URL(fileURLWithPath: path))
             print("\nadded \(d.mismatches.count) case(s) to \(path)")
         }
         print(report.passed ? "\nPASS" : "\nFAIL: \(report.failures.count) failure(s)")
         return report
-    }
-
-    /// The differential cases, split into `jobs` shards that run in parallel.
-    static func differential(_ o: Options) -> DifferentialReport {
-        let indices = o.only.isEmpty ? Array(0..<o.cases) : o.only
-        let total = indices.count
-        progress("differential: \(total) cases on \(o.stores.map(\.rawValue).joined(separator: " and ")), \(o.jobs) job(s)")
-        return DifferentialHarness.run(seed: o.seed, stores: o.stores, cases: indices, jobs: o.jobs, shrink: o.shrink) { done in
-            if done % 1_000 == 0 { progress("differential: \(done)/\(total) cases") }
-        }
     }
 
     static func write(_ text: String, to path: String) throws {

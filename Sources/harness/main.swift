@@ -1,6 +1,6 @@
 // `harness`: the project's command-line tool. With no arguments it runs the main job (conformance,
 // differential checks, quick benchmarks, reports); `conform`, `bench`, `fixtures` and
-// `reliability` run one part. `reliability-worker` is hidden: the reliability probes start this
+// `reliability` run one part; `report merge` joins the reports of sharded `conform` runs. `reliability-worker` is hidden: the reliability probes start this
 // executable with it to run their child processes.
 import BenchmarkKit
 import Foundation
@@ -17,7 +17,7 @@ let parser = ArgumentParser(
     abstract: "OpenSwiftData's test-fixture and benchmarking harness. With no arguments: conformance on both stores, 10,000 differential cases, quick benchmarks, reports in Reports/.",
     version: harnessVersion,
     subcommands: [ConformCommand.subcommand, BenchCommand.subcommand, FixturesCommand.subcommand,
-                  ReliabilityCommand.subcommand])
+                  ReliabilityCommand.subcommand, ReportCommand.subcommand])
 
 /// `swift --version`'s first line, for the report; `nil` when swift is not on PATH.
 func toolchainVersion() -> String? {
@@ -56,6 +56,7 @@ do {
     case "fixtures": exit(try FixturesCommand.run(args))
     case "conform": exit(try ConformCommand.run(args))
     case "reliability": exit(try ReliabilityCommand.run(args))
+    case "report": exit(try ReportCommand.run(args))
     default:
         print(parser.helpText())
         exit(2)

@@ -10,7 +10,7 @@ import OpenSwiftData
 /// do { try ConformanceSuite.uniqueness.verify(store: .disk) }
 /// catch let failure as ConformanceFailure { print(failure.caseID, failure.expected, failure.actual) }
 /// ```
-public struct ConformanceFailure: Error, CustomStringConvertible, Sendable {
+public struct ConformanceFailure: Error, CustomStringConvertible, Sendable, Codable {
     /// The suite's name, e.g. `uniqueness` or `differential`.
     public var suite: String
     /// The behaviour-reference ID of the case, e.g. `UNQ-10`.
@@ -29,6 +29,15 @@ public struct ConformanceFailure: Error, CustomStringConvertible, Sendable {
     public var trace: [String]
     /// Extra detail for reproducing: the shrunk rows, the predicate, the SQL.
     public var details: [String]
+    /// The caller's source location (`File.swift:42`, from `#fileID` and `#line`), when the
+    /// check was called from a test (``StorePair``, ``QueryCheck``).
+    public var location: String? = nil
+    /// The failures of the other stores that failed the same check (``StorePair/run(_:reference:fileID:line:_:)``
+    /// reports every failing store; this failure is the first's).
+    public var otherStores: [ConformanceFailure] = []
+
+    /// Every store that failed this check: this failure's store, then ``otherStores``'.
+    public var failingStores: [StoreKind] { ([store] + otherStores.map(\.store)).compactMap { $0 } }
 
     /// A failure with every field given.
     public init(suite: String, caseID: String, store: StoreKind?, seed: UInt64, check: String,
@@ -46,8 +55,12 @@ public struct ConformanceFailure: Error, CustomStringConvertible, Sendable {
 
     /// `[uniqueness UNQ-10, disk, seed 1] check: expected …, actual …` followed by trace and details.
     public var description: String {
-        var text = "[\(suite) \(caseID), \(store.map(\.rawValue) ?? "memory vs disk"), seed \(seed)] \(check)\n"
-        text += "  expected: \(expected)\n  actual:   \(actual)"
+        let stores = otherStores.isEmpty ? (store.map(\.rawValue) ?? "memory vs disk")
+            : failingStores.map(\.rawValue).joined(separator: " and ")
+        var text = "[\(suite) \(caseID), \(stores), seed \(seed)] \(check)\n"
+        if let location { text += "  at:       \(location)\n" }
+        text += "  expected: \(expected)\n  actual:   \(actual)" + (otherStores.isEmpty ? "" : " (\(store?.rawValue ?? "?"))")
+        for other in otherStores { text += "\n  actual:   \(other.actual) (\(other.store?.rawValue ?? "?"))" }
         if !trace.isEmpty { text += "\n  trace:    " + trace.joined(separator: " › ") }
         for line in details { text += "\n  " + line }
         return text

@@ -8,7 +8,7 @@ import Foundation
 /// for suite in ConformanceSuite.all { for store in StoreKind.allCases { report.results += suite.run(on: store) } }
 /// try report.junitXML().write(toFile: "Reports/conformance-junit.xml", atomically: true, encoding: .utf8)
 /// ```
-public struct ConformanceReport: Sendable {
+public struct ConformanceReport: Sendable, Codable {
     /// The seed of the run.
     public var seed: UInt64
     /// The stores the run covered, in column order.
@@ -17,6 +17,9 @@ public struct ConformanceReport: Sendable {
     public var results: [ConformanceResult] = []
     /// The differential run, when there was one.
     public var differential: DifferentialReport?
+    /// The shards this report covers: one for a sharded run, all N after ``merged(_:)``;
+    /// empty for an unsharded run.
+    public var shards: [Shard] = []
 
     /// An empty report.
     public init(seed: UInt64, stores: [StoreKind]) {
@@ -73,7 +76,8 @@ public struct ConformanceReport: Sendable {
 
     /// The report as Markdown: the table, then every failure with its reproduction details.
     public func markdown() -> String {
-        var md = "# Conformance report\n\nSeed \(seed). Stores: \(stores.map(\.rawValue).joined(separator: ", ")). Result: **\(passed ? "PASS" : "FAIL")**.\n\n"
+        let sharding = shards.isEmpty ? "" : " Shards: \(shards.map(\.description).joined(separator: ", "))."
+        var md = "# Conformance report\n\nSeed \(seed).\(sharding) Stores: \(stores.map(\.rawValue).joined(separator: ", ")). Result: **\(passed ? "PASS" : "FAIL")**.\n\n"
         md += "| suite | cases | " + stores.map(\.rawValue).joined(separator: " | ") + " |\n"
         md += "|---|---:|" + stores.map { _ in "---|" }.joined() + "\n"
         for suite in suiteNames {

@@ -105,7 +105,7 @@ public struct ConformanceSuite: Sendable {
 }
 
 /// The outcome of one case on one store, as reports show it.
-public struct ConformanceResult: Sendable {
+public struct ConformanceResult: Sendable, Codable {
     /// The suite's name.
     public let suite: String
     /// The case's reference ID.

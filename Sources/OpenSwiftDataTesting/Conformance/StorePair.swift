@@ -46,10 +46,15 @@ public final class StorePair {
         store == .memory ? memory : disk
     }
 
-    /// Generates `fixture` into both containers.
-    public func populate(_ fixture: Fixture) throws {
+    /// Generates `fixture` into both containers; returns the rows stored per step (the same for both).
+    ///
+    /// ```swift
+    /// try pair.populate(Fixture(schema: pair.schema, seed: pair.seed))
+    /// ```
+    @discardableResult
+    public func populate(_ fixture: Fixture) throws -> [String: Int] {
         _ = try fixture.populate(memory, progress: { _ in })
-        _ = try fixture.populate(disk, progress: { _ in })
+        return try fixture.populate(disk, progress: { _ in })
     }
 
     /// Replaces ``disk`` with a new container on the same file, as a relaunched app would open it.
@@ -59,41 +64,61 @@ public final class StorePair {
 
     /// Runs `body` on a fresh context of each store and compares each result with `reference()`.
     ///
-    /// - Throws: a ``ConformanceFailure`` (suite `storePair`, case `label`) for the first store
-    ///   whose result differs or whose `body` throws.
+    /// Every store runs, even after one failed, so the failure lists each store that differs.
+    /// ```swift
+    /// try pair.run("open orders", reference: { expected }) { context, _ in try context.fetchCount(open) }
+    /// ```
+    /// - Throws: a ``ConformanceFailure`` (suite `storePair`, case `label`, ``ConformanceFailure/location``
+    ///   the caller's `#fileID:#line`) for the first failing store, with the others in
+    ///   ``ConformanceFailure/otherStores``.
     public func run<R: Equatable>(_ label: String, reference: () throws -> R,
+                                  fileID: String = #fileID, line: Int = #line,
                                   _ body: (ModelContext, StoreKind) throws -> R) throws {
         let expected = try reference()
+        var failures: [ConformanceFailure] = []
         for store in StoreKind.allCases {
-            let actual: R
+            var failure: ConformanceFailure?
             do {
-                actual = try body(ModelContext(container(store)), store)
+                let actual = try body(ModelContext(container(store)), store)
+                if actual != expected {
+                    failure = ConformanceFailure(suite: "storePair", caseID: label, store: store, seed: seed, check: label,
+                                                 expected: String(describing: expected), actual: String(describing: actual))
+                }
             } catch let f as ConformanceFailure {
-                throw f
+                failure = f
             } catch {
-                throw ConformanceFailure(suite: "storePair", caseID: label, store: store, seed: seed, check: label,
-                                         expected: String(describing: expected), actual: "\(type(of: error)): \(error)")
+                failure = ConformanceFailure(suite: "storePair", caseID: label, store: store, seed: seed, check: label,
+                                             expected: String(describing: expected), actual: "\(type(of: error)): \(error)")
             }
-            if actual != expected {
-                throw ConformanceFailure(suite: "storePair", caseID: label, store: store, seed: seed, check: label,
-                                         expected: String(describing: expected), actual: String(describing: actual))
+            if var f = failure {
+                f.location = f.location ?? "\(fileID):\(line)"
+                failures.append(f)
             }
         }
+        guard var first = failures.first else { return }
+        first.otherStores = Array(failures.dropFirst())
+        throw first
     }
 
     /// Throws unless both stores hold the same rows (their canonical dumps are equal); the
     /// failure shows the first differing line of each dump.
-    public func expectSameContents(_ label: String) throws {
+    ///
+    /// ```swift
+    /// try pair.expectSameContents("after the import")
+    /// ```
+    public func expectSameContents(_ label: String, fileID: String = #fileID, line: Int = #line) throws {
         let (m, d) = (try CanonicalDump.content(of: memory), try CanonicalDump.content(of: disk))
         guard m != d else { return }
         let (mt, dt) = (try CanonicalDump.text(of: memory), try CanonicalDump.text(of: disk))
         let (ml, dl) = (mt.split(separator: "\n", omittingEmptySubsequences: false), dt.split(separator: "\n", omittingEmptySubsequences: false))
         let i = (0..<min(ml.count, dl.count)).first { ml[$0] != dl[$0] } ?? min(ml.count, dl.count)
-        func line(_ lines: [Substring]) -> String { i < lines.count ? String(lines[i]) : "<end of dump>" }
-        throw ConformanceFailure(suite: "storePair", caseID: label, store: nil, seed: seed,
-                                 check: "\(label): memory and disk stores hold the same rows (dump line \(i + 1))",
-                                 expected: "memory: " + line(ml), actual: "disk:   " + line(dl),
-                                 details: ["row counts memory \(m.rowCounts.sorted { $0.key < $1.key })",
-                                           "row counts disk   \(d.rowCounts.sorted { $0.key < $1.key })"])
+        func text(_ lines: [Substring]) -> String { i < lines.count ? String(lines[i]) : "<end of dump>" }
+        var failure = ConformanceFailure(suite: "storePair", caseID: label, store: nil, seed: seed,
+                                         check: "\(label): memory and disk stores hold the same rows (dump line \(i + 1))",
+                                         expected: "memory: " + text(ml), actual: "disk:   " + text(dl),
+                                         details: ["row counts memory \(m.rowCounts.sorted { $0.key < $1.key })",
+                                                   "row counts disk   \(d.rowCounts.sorted { $0.key < $1.key })"])
+        failure.location = "\(fileID):\(line)"
+        throw failure
     }
 }

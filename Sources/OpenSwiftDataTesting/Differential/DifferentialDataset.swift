@@ -10,20 +10,28 @@ import OpenSwiftData
 /// everything (no predicate, no sort); predicates, sorting and paging are then evaluated in
 /// Swift with `Predicate.evaluate`, `SortDescriptor.compare` and array slicing.
 final class DifferentialDataset {
-    let sample: SampleSchema
+    /// The dataset's name in reports: a sample schema's, or `schema` for a user's schema.
+    let name: String
     let pair: StorePair
     let reference = ReferenceRows()
     private let referenceContainer: ModelContainer
     private let referenceContext: ModelContext
 
-    init(sample: SampleSchema, seed: UInt64, scale: Int, traits: Traits) throws {
-        self.sample = sample
-        pair = try StorePair(sample: sample, seed: seed, scale: scale, traits: traits)
-        try pair.expectSameContents("dataset \(sample.name), seed \(seed)")
-        referenceContainer = try ModelContainer(for: sample.schema, configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
-        _ = try sample.fixture(seed: seed, scale: scale, traits: traits).populate(referenceContainer, progress: { _ in })
+    convenience init(sample: SampleSchema, seed: UInt64, scale: Int, traits: Traits) throws {
+        try self.init(name: sample.name, schema: sample.schema, fixture: sample.fixture(seed: seed, scale: scale, traits: traits))
+    }
+
+    /// `fixture` generated into a store pair for `schema` and into the private reference container.
+    init(name: String, schema: Schema, fixture: Fixture) throws {
+        self.name = name
+        let seed = fixture.seed
+        pair = try StorePair(schema: schema, seed: seed)
+        try pair.populate(fixture)
+        try pair.expectSameContents("dataset \(name), seed \(seed)")
+        referenceContainer = try ModelContainer(for: schema, configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
+        _ = try fixture.populate(referenceContainer, progress: { _ in })
         guard try CanonicalDump.content(of: referenceContainer) == CanonicalDump.content(of: pair.memory) else {
-            throw ConformanceFailure(suite: "differential", caseID: "dataset \(sample.name)", store: nil, seed: seed,
+            throw ConformanceFailure(suite: "differential", caseID: "dataset \(name)", store: nil, seed: seed,
                                      check: "the reference data equals the stores' data", expected: "equal canonical dumps",
                                      actual: "different dumps: generation is not deterministic")
         }
@@ -33,6 +41,14 @@ final class DifferentialDataset {
     /// Reads every row of `type` into the reference.
     func load<T: PersistentModel>(_ type: T.Type) throws {
         reference.set(type, try referenceContext.fetch(FetchDescriptor<T>()))
+    }
+
+    /// Reads every row of every entity of the schema into the reference.
+    func loadAll() throws {
+        for entity in pair.schema.entities {
+            func load<T: PersistentModel>(_ type: T.Type) throws { if !reference.contains(type) { try self.load(type) } }
+            try load(entity.modelType)
+        }
     }
 
     /// The stored row behind `key` of `entity`'s table, as `column=value` pairs, for reports.

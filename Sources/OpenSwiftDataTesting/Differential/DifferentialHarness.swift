@@ -27,16 +27,46 @@ public final class DifferentialHarness {
 
     private var datasets: [String: DifferentialDataset] = [:]
     let targets: [DifferentialTarget]
+    /// A user's schema and its fixture (``init(schema:seed:counts:fixture:stores:)``): the one dataset, named `schema`.
+    private let userData: (schema: Schema, fixture: Fixture)?
 
     /// A harness for `seed` over `stores`; datasets are generated when a case first needs them.
     public init(seed: UInt64, stores: [StoreKind] = StoreKind.allCases) {
         self.seed = seed
         self.stores = stores
+        userData = nil
         targets = [
             .of("catalogue", .catalogueProduct), .of("catalogue", .catalogueCategory), .of("catalogue", .catalogueTag),
             .of("trips", .travelTrip), .of("trips", .travelAccommodation), .of("trips", .travelMeal),
             .of("users", .accountUser), .of("dictionary", .dictionaryWord), .of("dictionary", .dictionaryCategory),
         ]
+    }
+
+    /// A harness over your own schema: entity profiles derived from it (every attribute by type,
+    /// to-one chains, to-many collections, subclass tests and casts) and one dataset, `fixture`
+    /// or automatic data (``Fixture/init(schema:seed:counts:defaultCount:traits:options:)``
+    /// with `counts`).
+    ///
+    /// Cases are random predicates (depth ≤ 4) and sorts over one of the schema's root
+    /// entities, checked on both stores against plain Swift over a third, private container:
+    /// rows and order, `fetchCount`, the `p`/`!p` partition, paging and a pivot row; a mismatch
+    /// is shrunk. One case in 50 (49, 99, …) is a change script derived from the schema
+    /// (inserts and upserts on the declared unique constraints, updates, relationship changes,
+    /// deletes under the declared rules, saves, rollbacks) on both stores in lockstep.
+    /// ```swift
+    /// let harness = DifferentialHarness(schema: Schema([Customer.self, Order.self]), seed: 1,
+    ///                                   counts: ["Customer": 60, "Order": 300])
+    /// let report = harness.run(cases: 0..<2_000)
+    /// #expect(report.mismatches.isEmpty, "\(report.mismatches.map(\.description))")
+    /// ```
+    public init(schema: Schema, seed: UInt64, counts: [String: Int] = [:], fixture: Fixture? = nil,
+                stores: [StoreKind] = StoreKind.allCases) {
+        self.seed = seed
+        self.stores = stores
+        let data = fixture ?? Fixture(schema: schema, seed: SeededGenerator.derive(seed, labels: ["dataset", "schema"]),
+                                      counts: counts, defaultCount: 40, traits: [.hostile])
+        userData = (schema, data)
+        targets = SchemaProfiles(schema: schema).targets(dataset: "schema")
     }
 
     /// Sizes and traits of the datasets: small enough for thousands of cases, varied enough
@@ -47,6 +77,12 @@ public final class DifferentialHarness {
 
     func dataset(_ name: String) throws -> DifferentialDataset {
         if let d = datasets[name] { return d }
+        if let userData {
+            let d = try DifferentialDataset(name: name, schema: userData.schema, fixture: userData.fixture)
+            try d.loadAll()
+            datasets[name] = d
+            return d
+        }
         guard let sample = SampleSchema.named(name), let plan = DifferentialHarness.datasetPlans[name] else {
             preconditionFailure("no differential dataset named \(name)")
         }
@@ -59,6 +95,12 @@ public final class DifferentialHarness {
     /// The change-script kind of case `index`, or `nil` for a predicate case: in every 20 cases,
     /// case 19 is a users or catalogue script (alternately) and case 9 a dictionary script.
     /// (Kinds are added at new positions, so recorded cases keep their meaning.)
+    func scriptKind(ofCase index: Int) -> String? {
+        // A schema harness: one case in 50 is a change script (case 49, 99, …).
+        guard userData == nil else { return index % 50 == 49 ? "schema" : nil }
+        return DifferentialHarness.scriptKind(ofCase: index)
+    }
+
     static func scriptKind(ofCase index: Int) -> String? {
         switch index % scriptInterval {
         case scriptInterval - 1: return ["users", "catalogue"][(index / scriptInterval) % 2]
@@ -69,7 +111,7 @@ public final class DifferentialHarness {
 
     /// What case `index` is: `script <kind>` or `Entity (dataset)`.
     public func kind(ofCase index: Int) -> String {
-        if let script = DifferentialHarness.scriptKind(ofCase: index) { return "script \(script)" }
+        if let script = scriptKind(ofCase: index) { return "script \(script)" }
         let t = targets[index % targets.count]
         return "\(t.entity) (\(t.dataset))"
     }
@@ -89,7 +131,12 @@ public final class DifferentialHarness {
     func checkCase(_ index: Int) throws -> Int {
         var random = SeededGenerator(seed: SeededGenerator.derive(seed, labels: ["case"], index: UInt64(index)))
         do {
-            if let kind = DifferentialHarness.scriptKind(ofCase: index) {
+            if let kind = scriptKind(ofCase: index), let userData {
+                _ = kind
+                var script = SchemaScript(harness: self, schema: userData.schema, index: index, random: &random)
+                return try script.run()
+            }
+            if let kind = scriptKind(ofCase: index) {
                 var script = MutationScript(harness: self, index: index, kind: kind, random: &random)
                 return try script.run()
             }
@@ -172,7 +219,7 @@ extension DifferentialHarness {
 }
 
 /// The outcome of a differential run.
-public struct DifferentialReport: Sendable {
+public struct DifferentialReport: Sendable, Codable {
     /// The seed of the run.
     public var seed: UInt64
     /// Cases asked for (more than ``cases`` when the run stopped early at too many mismatches).

@@ -21,13 +21,21 @@ import OpenSwiftData
 /// a Swift 6 test target and shared by parallel tests.
 public struct Fixture: Sendable {
     /// The seed every stream derives from.
-    public let seed: UInt64
+    public internal(set) var seed: UInt64
     /// The data traits (unicode-heavy, long strings, hostile).
     public let traits: Traits
     /// Rows per save (and per context).
     public var batchSize: Int = 10_000
     /// The steps, in order, with unique labels.
     public let steps: [FixtureStep]
+    /// Per-attribute value builders that replace automatic values (``override(_:_:)``).
+    public internal(set) var overrides: [AttributeOverride] = []
+    /// How automatic data fills nulls and relationships (``options(_:)``).
+    public internal(set) var automatic = AutomaticData()
+    /// The schema a schema fixture was made from (`nil` for `Generate` steps).
+    public internal(set) var schema: Schema? = nil
+    /// Problems found when the fixture was described, thrown by ``populate(_:progress:)``.
+    var issues: [String] = []
 
     /// A fixture from its steps.
     ///
@@ -66,18 +74,29 @@ public struct Fixture: Sendable {
     /// ```
     public var rowCount: Int { steps.reduce(0) { $0 + $1.count } }
 
-    /// Generates every step into `container` and returns the number of models per step label.
+    /// Generates every step into `container` and returns the number of rows each step stored,
+    /// by step label.
     ///
+    /// The number is counted in the store (rows of the step's model type before and after it),
+    /// so it is what a fetch will see. A step that stores fewer rows than it generated throws
+    /// ``FixtureCollisionError`` — an upsert on a unique constraint merged models — unless the
+    /// step asked for those collisions (``Row/key(_:duplicateRatio:_:)`` drew an earlier key, or
+    /// ``Generate/allowingCollisions()``); then the smaller number is reported.
     /// `progress` is called after every save; by default, fixtures of 100,000 rows or more
     /// report to standard error.
     /// ```swift
-    /// let counts = try fixture.populate(container)
+    /// let counts = try fixture.populate(container)   // ["Customer": 200, "Order": 1000]
     /// ```
+    @discardableResult
     public func populate(_ container: ModelContainer,
                          progress: ((FixtureProgress) -> Void)? = nil) throws -> [String: Int] {
+        if let issue = issues.first {
+            throw SwiftDataError(SwiftDataError.modelNotFound.code, "fixture: " + issue)
+        }
         let report = progress ?? (rowCount >= 100_000 ? FixtureProgress.printToStandardError : { _ in })
         let runner = FixtureRunner(container: container, seed: seed, traits: traits, batchSize: max(1, batchSize),
                                    totalRows: rowCount, progress: report)
+        runner.maker = AutomaticMaker(overrides: overrides, options: automatic)
         var needed = Set<ObjectIdentifier>()
         for step in steps { needed.formUnion(step.needs) }
         runner.neededTypes = needed
@@ -87,10 +106,29 @@ public struct Fixture: Sendable {
                                      "the fixture step \(step.label) links to \(name), but no earlier step generated any; put the \(name) step first",
                                      entityName: name)
             }
+            let before = try Fixture.storedCount(step.modelType, in: container)
+            runner.ledger = CollisionLedger()
             try step.execute(runner, step.label)
-            runner.counts[step.label] = step.count
+            let stored = try Fixture.storedCount(step.modelType, in: container) - before
+            let requested = runner.ledger.requestedDuplicates
+            if stored < step.count - requested && !step.allowsCollisions {
+                let entity = container.schema.entities.first { ObjectIdentifier($0.modelType) == ObjectIdentifier(step.modelType) }
+                let groups = entity.map { e in e.uniquenessConstraints + e.attributes.filter(\.isUnique).map { [$0.name] } } ?? []
+                var seen = Set<[String]>()
+                throw FixtureCollisionError(step: step.label, generated: step.count, stored: stored, requested: requested,
+                                            constraints: groups.filter { seen.insert($0).inserted })
+            }
+            runner.counts[step.label] = stored
         }
         return runner.counts
+    }
+
+    /// Rows of `type` (subclasses included) in `container`.
+    static func storedCount(_ type: any PersistentModel.Type, in container: ModelContainer) throws -> Int {
+        func count<M: PersistentModel>(_: M.Type) throws -> Int {
+            try ModelContext(container).fetchCount(FetchDescriptor<M>())
+        }
+        return try count(type)
     }
 }
 

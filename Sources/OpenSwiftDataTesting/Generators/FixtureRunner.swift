@@ -12,7 +12,12 @@ final class FixtureRunner {
     var registry: [ObjectIdentifier: [PersistentIdentifier]] = [:]
     var neededTypes: Set<ObjectIdentifier> = []
     var counts: [String: Int] = [:]
-    private var rowsDone = 0
+    /// Automatic data: overrides and options of the fixture, identifiers by entity name
+    /// (descendants included) for later schema steps, the ledger of the running step.
+    var maker = AutomaticMaker(overrides: [], options: AutomaticData())
+    var autoRegistry: [String: [PersistentIdentifier]] = [:]
+    var ledger = CollisionLedger()
+    var rowsDone = 0
 
     init(container: ModelContainer, seed: UInt64, traits: Traits, batchSize: Int, totalRows: Int,
          progress: @escaping (FixtureProgress) -> Void) {
@@ -25,10 +30,11 @@ final class FixtureRunner {
     }
 
     /// One batch: a fresh context, the models made in it (by row index), and loaded parents.
-    private final class Batch {
+    final class Batch {
         let context: ModelContext
         var made: [(index: Int, model: any PersistentModel)] = []
         var loaded: [ObjectIdentifier: [Int: any PersistentModel]] = [:]
+        var loadedByName: [String: [Int: any PersistentModel]] = [:]
         init(_ container: ModelContainer) { context = ModelContext(container) }
 
         func model(_ type: ObjectIdentifier, _ index: Int, _ id: PersistentIdentifier) -> any PersistentModel {
@@ -87,7 +93,9 @@ final class FixtureRunner {
                 batch = Batch(container)
             }
             let b = batch!
-            let model = g.make(Row(index: i, entity: label, seed: seed, traits: traits))
+            var row = Row(index: i, entity: label, seed: seed, traits: traits)
+            row.ledger = ledger
+            let model = g.automatic ? try maker.instance(M.self, schema: container.schema, row: row) : g.make(row)
             b.context.insert(model)
             if let link = g.parent {
                 let parent = b.model(link.parentType, p, parents[p])

@@ -40,6 +40,10 @@ public struct Generate<M: PersistentModel>: Sendable {
     let make: @Sendable (Row) -> M
     var parent: ParentLink?
     var links: [ManyLink] = []
+    /// No closure: attributes come from automatic data (and the fixture's overrides).
+    var automatic = false
+    /// Upserts may merge this step's rows (``allowingCollisions()``).
+    var allowsCollisions = false
 
     /// `count` models of `type`, each built by `make` from its row.
     ///
@@ -51,6 +55,44 @@ public struct Generate<M: PersistentModel>: Sendable {
         self.count = count
         self.label = label
         self.make = make
+    }
+
+    /// `count` models of `type` made without calling an initialiser: every attribute from
+    /// automatic data (by type, unique constraints respected) or the fixture's overrides.
+    ///
+    /// Relationships stay empty unless `parent:`/`linking` set them, or use
+    /// ``Fixture/init(schema:seed:counts:defaultCount:traits:options:)`` for the whole graph.
+    /// ```swift
+    /// Fixture(seed: 1) { Generate(Customer.self, count: 500) }
+    ///     .override(\Customer.email) { row in row.unique.email("email") }
+    /// ```
+    public init(_ type: M.Type, count: Int, label: String? = nil) {
+        self.init(type, count: count, label: label) { _ in preconditionFailure("automatic step") }
+        automatic = true
+    }
+
+    /// `count` automatic models of `type` (see ``init(_:count:label:)``), each attached through
+    /// `parent` to a model of an earlier step.
+    ///
+    /// ```swift
+    /// Generate(Order.self, count: 2_000, parent: \.customer, fanOut: .zipf(0.9))
+    /// ```
+    public init<P: PersistentModel>(_ type: M.Type, count: Int, parent: ReferenceWritableKeyPath<M, P?> & Sendable,
+                                    fanOut: FanOut = .uniform, label: String? = nil) {
+        self.init(type, count: count, parent: parent, fanOut: fanOut, label: label) { _ in preconditionFailure("automatic step") }
+        automatic = true
+    }
+
+    /// The same step, allowed to store fewer rows than it generates: upserts on unique
+    /// constraints may merge its models (without this, `populate` throws ``FixtureCollisionError``).
+    ///
+    /// ```swift
+    /// Generate(Tag.self, count: 100) { row in Tag(label: row.pick("label", from: ["a", "b"])) }.allowingCollisions()
+    /// ```
+    public func allowingCollisions() -> Generate<M> {
+        var copy = self
+        copy.allowsCollisions = true
+        return copy
     }
 
     /// `count` models of `type`, each attached through `parent` to a model of an earlier step,
@@ -106,7 +148,7 @@ public struct Generate<M: PersistentModel>: Sendable {
         for l in links { needs.append(l.targetType); needNames.append(l.targetName) }
         let generate = self
         return FixtureStep(label: label ?? String(describing: M.self), modelType: M.self, count: count,
-                           needs: needs, needNames: needNames,
+                           needs: needs, needNames: needNames, allowsCollisions: allowsCollisions,
                            execute: { runner, label in try runner.run(generate, label: label) })
     }
 }
@@ -129,6 +171,8 @@ public struct FixtureStep: @unchecked Sendable {
     public let count: Int
     let needs: [ObjectIdentifier]
     let needNames: [String]
+    /// Whether upserts may merge the step's rows without failing `populate`.
+    public let allowsCollisions: Bool
     let execute: (FixtureRunner, String) throws -> Void
 }
 

@@ -20,6 +20,9 @@ public struct Row: Sendable {
     public let seed: UInt64
     /// The fixture's traits.
     public let traits: Traits
+    /// Counts the keys ``key(_:duplicateRatio:_:)`` repeated on purpose, so `populate` can tell
+    /// requested collisions from accidental ones; `nil` outside a fixture run.
+    var ledger: CollisionLedger? = nil
 
     /// A row; the graph builder makes these, tests of generators may too.
     ///
@@ -38,7 +41,11 @@ public struct Row: Sendable {
     /// ```swift
     /// let earlier = row.at(index: 3)
     /// ```
-    public func at(index: Int) -> Row { Row(index: index, entity: entity, seed: seed, traits: traits) }
+    public func at(index: Int) -> Row {
+        var row = Row(index: index, entity: entity, seed: seed, traits: traits)
+        row.ledger = ledger
+        return row
+    }
 
     /// The random stream of `field` in this row.
     ///
@@ -165,7 +172,10 @@ public struct Row: Sendable {
     /// ```
     public func key<T>(_ field: String, duplicateRatio ratio: Double, _ make: (Row) -> T) -> T {
         var r = rng(field + "#duplicate")
-        if index > 0, r.bool(probability: ratio) { return make(at(index: r.uniform(in: 0..<index))) }
+        if index > 0, r.bool(probability: ratio) {
+            ledger?.noteRequestedDuplicate()
+            return make(at(index: r.uniform(in: 0..<index)))
+        }
         return make(self)
     }
 

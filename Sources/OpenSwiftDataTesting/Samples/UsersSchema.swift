@@ -54,6 +54,7 @@ extension SampleSchema {
                                 score: row.int("score", .normal(mean: 500, standardDeviation: 120, in: 0...1_000)),
                                 bio: row.nullable("bio", ratio: 0.5) { row.text("bio") })
                 }
+                .allowingCollisions()   // emails collide on purpose (1%) and now and then by chance
             }
         }
     }
