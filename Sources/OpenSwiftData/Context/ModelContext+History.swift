@@ -126,14 +126,23 @@ extension ModelContext {
         let settings = try store.historySettings(w.db)
         guard settings.records else { return }
         var rows: [HistoryChangeRow] = []
+        // New rows: the key range the save handed out per table (recorded from the table).
+        var ranges: [ObjectIdentifier: (table: String, first: Int64, last: Int64)] = [:]
+        var rangeOrder: [ObjectIdentifier] = []
         for m in inserted {
             let d = m.persistentBackingData
             guard let layout = d.layout, let info = mapping.historyInfo(layout) else { continue }
             if let existing = plan.adopted[ObjectIdentifier(m)] {
                 rows.append(HistoryChangeRow(kind: .update, entity: info.entity, key: existing,
                                              columns: info.bitmap(Array(info.bitOfSlot.keys)), tombstone: []))
-            } else if plan.writesNewRow(m), d.pendingPK != 0 {
-                rows.append(HistoryChangeRow(kind: .insert, entity: info.entity, key: d.pendingPK, columns: nil, tombstone: []))
+            } else if plan.writesNewRow(m), d.pendingPK != 0, let table = mapping.table(for: layout) {
+                let key = ObjectIdentifier(table)
+                if let r = ranges[key] {
+                    ranges[key] = (r.table, min(r.first, d.pendingPK), max(r.last, d.pendingPK))
+                } else {
+                    ranges[key] = (table.name, d.pendingPK, d.pendingPK)
+                    rangeOrder.append(key)
+                }
             }
         }
         let upserted = Set(plan.adopted.values)
@@ -157,9 +166,10 @@ extension ModelContext {
             }
             rows.append(HistoryChangeRow(kind: .delete, entity: info.entity, key: d.pk, columns: nil, tombstone: tombstone))
         }
-        guard !rows.isEmpty else { return }
+        guard !rows.isEmpty || !ranges.isEmpty else { return }
         let process = ProcessInfo.processInfo.processName
         try w.recordTransaction(author: author, bundle: Bundle.main.bundleIdentifier ?? process, process: process,
-                                timestamp: Date(), changes: rows, tombstoneColumns: settings.tombstones)
+                                timestamp: Date(), insertedRanges: rangeOrder.compactMap { ranges[$0] },
+                                changes: rows, tombstoneColumns: settings.tombstones)
     }
 }

@@ -27,8 +27,18 @@ extension StoreWriter {
     /// INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZPROCESSIDTS, ZTIMESTAMP) VALUES (?, 16002, NULL, ?, ?, ?, ?)
     /// INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS) VALUES (?, 16001, NULL, ?, ?, ?, ?, ?)
     /// ```
+    ///
+    /// Rows inserted by the save are recorded from the entity tables in one statement per key
+    /// range (`insertedRanges`: the table and the first and last key the save handed out there;
+    /// every row of that range in the table is new), so a large batch insert costs SQLite's
+    /// own inserts only:
+    /// ```sql
+    /// INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID)
+    /// SELECT ? + (Z_PK - ?), 16001, NULL, 0, Z_ENT, Z_PK, ? FROM ZITEM WHERE Z_PK BETWEEN ? AND ?
+    /// ```
     @discardableResult
     func recordTransaction(author: String?, bundle: String, process: String, timestamp: Date,
+                           insertedRanges: [(table: String, first: Int64, last: Int64)] = [],
                            changes: [HistoryChangeRow], tombstoneColumns: Int) throws -> Int64 {
         let authorKey = try author.map { try stringKey($0) }
         let bundleKey = try stringKey(bundle), processKey = try stringKey(process)
@@ -36,6 +46,11 @@ extension StoreWriter {
         try db.run("INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZPROCESSIDTS, ZTIMESTAMP) VALUES (?, 16002, NULL, ?, ?, ?, ?)",
                    [.integer(transaction), authorKey.map { .integer($0) } ?? .null, .integer(bundleKey), .integer(processKey),
                     .real(timestamp.timeIntervalSinceReferenceDate)])
+        for range in insertedRanges where range.last >= range.first {
+            let first = try nextKeys(entity: 16001, count: range.last - range.first + 1)
+            try db.run("INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID) SELECT ? + (Z_PK - ?), 16001, NULL, 0, Z_ENT, Z_PK, ? FROM \(quoteIdentifier(range.table)) WHERE Z_PK BETWEEN ? AND ? ORDER BY Z_PK",
+                       [.integer(first), .integer(range.first), .integer(transaction), .integer(range.first), .integer(range.last)])
+        }
         guard !changes.isEmpty else { return transaction }
         let first = try nextKeys(entity: 16001, count: Int64(changes.count))
         let extra = (0..<tombstoneColumns).map { ", ZTOMBSTONE\($0)" }.joined()
