@@ -1,5 +1,5 @@
-import CSQLite
 import Foundation
+import OpenSwiftData
 
 /// A whole benchmark run: schema version, time, machine, toolchain, SQLite, build, and results.
 ///
@@ -21,7 +21,7 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
     public var machine: MachineInfo
     /// The toolchain, e.g. the output of `swift --version`.
     public var toolchain: String
-    /// The SQLite library version (`sqlite3_libversion()`).
+    /// The SQLite library version (``SQLiteConnection/libraryVersion``).
     public var sqliteVersion: String
     /// `"release"` or `"debug"`.
     public var buildConfiguration: String
@@ -51,7 +51,7 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
     public static func current(toolchain: String? = nil, results: [BenchmarkResult]) -> BenchmarkReport {
         BenchmarkReport(timestamp: Date(), machine: .current(),
                         toolchain: toolchain ?? ToolchainInfo.compilerDescription,
-                        sqliteVersion: String(cString: sqlite3_libversion()),
+                        sqliteVersion: SQLiteConnection.libraryVersion,
                         buildConfiguration: BuildConfiguration.name,
                         allocator: JemallocStatus.current.explanation, results: results)
     }

@@ -134,7 +134,7 @@ extension ModelContext {
             guard let layout = d.layout, let info = mapping.historyInfo(layout) else { continue }
             if let existing = plan.adopted[ObjectIdentifier(m)] {
                 rows.append(HistoryChangeRow(kind: .update, entity: info.entity, key: existing,
-                                             columns: info.bitmap(Array(info.bitOfSlot.keys)), tombstone: []))
+                                             columns: info.allProperties, tombstone: []))
             } else if plan.writesNewRow(m), d.pendingPK != 0, let table = mapping.table(for: layout) {
                 let key = ObjectIdentifier(table)
                 if let r = ranges[key] {

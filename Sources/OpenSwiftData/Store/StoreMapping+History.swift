@@ -14,6 +14,8 @@ extension StoreMapping {
         let slotOfBit: [Int: Int]
         /// The `.preserveValueOnDeletion` slots, in `ZTOMBSTONE0…` order.
         let tombstoneSlots: [Int]
+        /// The bitmap with every recorded property set (an upsert replaces them all), made once.
+        var allProperties = Data()
 
         /// The `ZCOLUMNS` bitmap of `slots`: bit *i* from the most significant bit of byte 0.
         func bitmap(_ slots: [Int]) -> Data {
@@ -50,8 +52,10 @@ extension StoreMapping {
                     slotOfBit[bit] = slot
                 }
                 let tombstones = model.tombstoneAttributes(of: e.name).compactMap { e.slotByName[$0] }
-                historyInfos[ObjectIdentifier(e.type)] = HistoryInfo(entity: number, properties: properties, bitOfSlot: bitOfSlot,
-                                                                     slotOfBit: slotOfBit, tombstoneSlots: tombstones)
+                var info = HistoryInfo(entity: number, properties: properties, bitOfSlot: bitOfSlot,
+                                       slotOfBit: slotOfBit, tombstoneSlots: tombstones)
+                info.allProperties = info.bitmap(Array(bitOfSlot.keys))
+                historyInfos[ObjectIdentifier(e.type)] = info
             }
         }
     }
