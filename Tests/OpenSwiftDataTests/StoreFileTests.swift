@@ -168,6 +168,24 @@ struct StoreFileTests {
         #expect(throws: SwiftDataError.self) { try FixtureFile.verify(url) }
     }
 
+    @Test("verifyStore reports what integrity_check finds in a store without a manifest, naming the index")
+    func verifyStoreFindsDamage() throws {
+        let url = try AppleStoreFile.resourcesCopiedFromDevice()
+        defer { Self.removeDirectory(of: url) }
+        // Re-declare the unique name index over Z_PK without rebuilding it: every row is then
+        // missing from the index b-tree while the table rows stay intact.
+        let db = try SQLiteConnection(path: url.path, mode: .readWrite)
+        try db.execute("PRAGMA writable_schema = ON")
+        try db.run("UPDATE sqlite_master SET sql = ? WHERE name = ?",
+                   [.text("CREATE UNIQUE INDEX Z_Item_UNIQUE_name ON ZITEM (Z_PK)"), .text("Z_Item_UNIQUE_name")])
+        db.close()
+        let check = try FixtureFile.verifyStore(url)
+        #expect(!check.isValid)
+        #expect(!check.integrityProblems.isEmpty && check.integrityProblems.allSatisfy { $0.contains("Z_Item_UNIQUE_name") },
+                "\(check.integrityProblems)")
+        #expect(check.metadata.versionHashes.count == 3, "the metadata still reads")
+    }
+
     @Test("describe and verifyStore give one-line typed errors for a file that is no Core Data store")
     func describeErrors() throws {
         let dir = TemporaryDirectory("storefile")
