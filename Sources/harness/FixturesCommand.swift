@@ -2,17 +2,20 @@ import BenchmarkKit
 import Foundation
 import OpenSwiftDataTesting
 
-/// `harness fixtures`: writes a seeded fixture database and its manifest, or verifies one.
+/// `harness fixtures`: writes a seeded fixture database and its manifest, verifies one, or
+/// describes any SwiftData/Core Data store file.
 ///
 /// ```sh
 /// harness fixtures --schema catalogue --seed 1 --scale 200 --out Fixtures/catalogue.sqlite
 /// harness fixtures verify Fixtures/catalogue.sqlite
+/// harness fixtures verify ~/Downloads/default.store       # no manifest: integrity and metadata
+/// harness fixtures describe ~/Downloads/default.store --json
 /// ```
 enum FixturesCommand {
     /// The subcommand's options, for the harness's argument parser.
     static let subcommand = Subcommand(
         "fixtures",
-        abstract: "Write a seeded fixture database and manifest, or 'verify FILE' against its manifest.",
+        abstract: "Write a seeded fixture database and manifest; 'verify FILE' (against its manifest, or integrity and metadata of a store without one); 'describe FILE' (entities, metadata, tables, indexes of any SwiftData/Core Data store).",
         options: [
             .option("schema", placeholder: "name", help: "Sample schema: "
                 + SampleSchema.all.map { "\($0.name) (\($0.summary))" }.joined(separator: "; ") + "."),
@@ -21,8 +24,9 @@ enum FixturesCommand {
             .option("out", placeholder: "FILE", help: "The fixture file to write; FILE.manifest.json goes beside it."),
             .option("traits", placeholder: "a,b", help: "Data traits: " + Traits.named.map(\.name).joined(separator: ", ") + "."),
             .flag("regenerate", help: "With verify: also regenerate from the manifest's seed and compare digests."),
+            .flag("json", help: "With describe: print JSON instead of text."),
         ],
-        positionalPlaceholder: "verify FILE")
+        positionalPlaceholder: "verify FILE | describe FILE")
 
     /// What `fixtures` was asked to do, with every option validated.
     enum Mode {
@@ -30,6 +34,8 @@ enum FixturesCommand {
         case write(sample: SampleSchema, seed: UInt64, scale: Int, traits: Traits, out: URL)
         /// `fixtures verify FILE [--regenerate]`; the file itself is checked by the library.
         case verify(URL, regenerate: Bool)
+        /// `fixtures describe FILE [--json]`: what any store file holds, read-only.
+        case describe(URL, json: Bool)
     }
 
     /// The options of each mode; an option of the other mode is an error, not silently ignored.
@@ -40,19 +46,35 @@ enum FixturesCommand {
     /// - Throws: ``ArgumentError`` naming the option.
     static func mode(_ args: ParsedArguments) throws -> Mode {
         if let first = args.positionals.first {
-            guard first == "verify", args.positionals.count == 2 else {
+            guard first == "verify" || first == "describe", args.positionals.count == 2 else {
                 throw ArgumentError(code: .unexpectedArgument, argument: first,
-                                    message: "expected 'fixtures verify FILE' or 'fixtures --schema NAME … --out FILE'")
+                                    message: "expected 'fixtures verify FILE', 'fixtures describe FILE' or 'fixtures --schema NAME … --out FILE'")
             }
             if let stray = writeOptions.first(where: { args.value($0) != nil }) {
                 throw ArgumentError(code: .unexpectedArgument, argument: "--\(stray)",
-                                    message: "--\(stray) writes a fixture; 'fixtures verify FILE' takes only --regenerate")
+                                    message: "--\(stray) writes a fixture; 'fixtures \(first) FILE' takes only --\(first == "verify" ? "regenerate" : "json")")
             }
-            return .verify(URL(fileURLWithPath: args.positionals[1]), regenerate: args.flag("regenerate"))
+            let url = URL(fileURLWithPath: args.positionals[1])
+            if first == "describe" {
+                if args.flag("regenerate") {
+                    throw ArgumentError(code: .unexpectedArgument, argument: "--regenerate",
+                                        message: "--regenerate goes with 'fixtures verify FILE'")
+                }
+                return .describe(url, json: args.flag("json"))
+            }
+            if args.flag("json") {
+                throw ArgumentError(code: .unexpectedArgument, argument: "--json",
+                                    message: "--json goes with 'fixtures describe FILE'")
+            }
+            return .verify(url, regenerate: args.flag("regenerate"))
         }
         if args.flag("regenerate") {
             throw ArgumentError(code: .unexpectedArgument, argument: "--regenerate",
                                 message: "--regenerate goes with 'fixtures verify FILE'")
+        }
+        if args.flag("json") {
+            throw ArgumentError(code: .unexpectedArgument, argument: "--json",
+                                message: "--json goes with 'fixtures describe FILE'")
         }
         let names = SampleSchema.all.map(\.name)
         guard let name = try args.choice("schema", from: names), let sample = SampleSchema.named(name) else {
@@ -74,6 +96,8 @@ enum FixturesCommand {
         switch try mode(args) {
         case .verify(let url, let regenerate):
             return try verify(url, regenerate: regenerate)
+        case .describe(let url, let json):
+            return try describe(url, json: json)
         case .write(let sample, let seed, let scale, let traits, let url):
             let manifest = try FixtureFile.write(sample, seed: seed, scale: scale, traits: traits, to: url)
             let size = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber
@@ -87,6 +111,9 @@ enum FixturesCommand {
     }
 
     private static func verify(_ url: URL, regenerate: Bool) throws -> Int32 {
+        guard FixtureFile.hasManifest(url) || !FileManager.default.fileExists(atPath: url.path) else {
+            return try verifyStore(url, regenerate: regenerate)
+        }
         let result = try FixtureFile.verify(url, regenerate: regenerate)
         if result.isValid {
             print("ok \(url.path): integrity_check ok, digest \(result.content.digest)\(regenerate ? " (regenerated: same)" : "")")
@@ -95,5 +122,36 @@ enum FixturesCommand {
         print("MISMATCH \(url.path):")
         for line in result.mismatches { print("  \(line)") }
         return 1
+    }
+
+    /// `verify` on a store without a manifest (one copied from a device): integrity and metadata.
+    private static func verifyStore(_ url: URL, regenerate: Bool) throws -> Int32 {
+        let path = url.relativePath
+        if regenerate {
+            throw ArgumentError(code: .unexpectedArgument, argument: "--regenerate",
+                                message: "\(path) has no manifest (\(FixtureManifest.url(for: url).lastPathComponent)), so there is no seed to regenerate from")
+        }
+        let result = try FixtureFile.verifyStore(url)
+        let metadata = result.metadata
+        let summary = "\(result.entityCount) entities, store \(metadata.uuid), framework \(metadata.frameworkVersion.map(String.init) ?? "unknown")"
+        if result.isValid {
+            print("ok \(path): integrity_check ok, metadata readable (\(summary))")
+            print("no manifest (\(FixtureManifest.url(for: url).lastPathComponent)) beside it: content not compared; 'harness fixtures describe \(path)' shows it")
+            return 0
+        }
+        print("DAMAGED \(path): metadata readable (\(summary)), integrity_check reports:")
+        for line in result.integrityProblems { print("  \(line)") }
+        return 1
+    }
+
+    /// `describe`: entities, metadata, tables and indexes of any store file, as text or JSON.
+    private static func describe(_ url: URL, json: Bool) throws -> Int32 {
+        let description = try StoreFileDescription(contentsOf: url)
+        if json {
+            print(String(decoding: try description.json(), as: UTF8.self))
+        } else {
+            print(description.text, terminator: "")
+        }
+        return 0
     }
 }

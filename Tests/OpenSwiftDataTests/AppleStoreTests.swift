@@ -11,50 +11,6 @@ import Testing
 /// (keys from `Z_MAX`, `Z_OPT` bumped, no table or column added), and reopen.
 @Suite("Apple-written stores")
 struct AppleStoreTests {
-    /// A fresh directory and the store path in it.
-    private static func storeURL() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("osd-apple-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir.appendingPathComponent("default.store")
-    }
-
-    /// Writes the vector's schema and metadata as Core Data does, then `rows`; returns the
-    /// writer's connection (still open: the content is in the `-wal` file).
-    private static func writeAppleStore(_ name: String, at url: URL, maxKeys: [String: Int],
-                                        rows: (SQLiteConnection) throws -> Void) throws -> SQLiteConnection {
-        let vector = try StoreVector.named(name)
-        let db = try SQLiteConnection(path: url.path)
-        try db.execute("PRAGMA page_size = 4096")
-        try db.execute("PRAGMA auto_vacuum = 2")
-        _ = try db.scalar("PRAGMA journal_mode = WAL")
-        // Keep the WAL: nothing may be checkpointed into the main file behind the reader's back.
-        try db.execute("PRAGMA wal_autocheckpoint = 0")
-        try db.immediateTransaction {
-            for statement in vector.ddl { try db.execute(statement) }
-            for row in vector.z_primarykey {
-                try db.run("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)",
-                           [.integer(Int64(row.entity)), .text(row.name), .integer(Int64(row.superEntity)),
-                            .integer(Int64(maxKeys[row.name] ?? 0))])
-            }
-            var metadata = StoreMetadata(model: vector.storeModel, uuid: UUID())
-            metadata.versionHashes = vector.entityHashes
-            metadata.versionHashesDigest = vector.metadata.NSStoreModelVersionHashesDigest
-            metadata.versionChecksum = vector.metadata.NSStoreModelVersionChecksumKey
-            metadata.frameworkVersion = vector.metadata.NSPersistenceFrameworkVersion
-            metadata.maximumFrameworkVersion = vector.metadata.NSPersistenceMaximumFrameworkVersion
-            try db.run("INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
-                       [.text(metadata.uuid), .blob(metadata.encodedPropertyList())])
-            // A model cache as Core Data leaves it (its content is never read here).
-            try db.run("INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", [.blob(Data([0x78, 0x9C, 0x03, 0x00]))])
-            guard vector.hasHistory else { try rows(db); return }
-            try db.run("INSERT INTO ATRANSACTIONSTRING (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (1, 16003, 1, 'com.example.app'), (2, 16003, 1, 'App')")
-            try db.run("INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZBUNDLEIDTS, ZPROCESSIDTS, ZTIMESTAMP) VALUES (1, 16002, NULL, 1, 2, 743906532.38)")
-            try db.run("INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID) VALUES (1, 16001, NULL, 0, 1, 1, 1)")
-            try rows(db)
-        }
-        return db
-    }
-
     private static func schemaStatements(_ db: SQLiteConnection) throws -> Set<String> {
         Set(try db.rows("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL").compactMap { row -> String? in
             if case .text(let sql) = row[0] { return sql }
@@ -62,16 +18,16 @@ struct AppleStoreTests {
         })
     }
 
-    private static func uuidBlob(_ uuid: UUID) -> SQLValue { withUnsafeBytes(of: uuid.uuid) { .blob(Data($0)) } }
+    private static func uuidBlob(_ uuid: UUID) -> SQLValue { AppleStoreFile.uuidBlob(uuid) }
 
     @Test("resources (SwiftData): unique name, one-to-one keys on both sides, UUIDs; read, write, reopen")
     func resources() throws {
         typealias M = ResourcesVectorModels
-        let url = try Self.storeURL()
+        let url = try AppleStoreFile.storeURL()
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         let plankComponent = UUID(), stickComponent = UUID()
         // Entities: Component 1, CraftingRecipe 2, Item 3. Item keys 4 and 5 were deleted by the app.
-        let writer = try Self.writeAppleStore("swiftdata-resources", at: url,
+        let writer = try AppleStoreFile.write("swiftdata-resources", at: url,
                                               maxKeys: ["Component": 2, "CraftingRecipe": 2, "Item": 5]) { db in
             try db.run("""
                 INSERT INTO ZITEM (Z_PK, Z_ENT, Z_OPT, ZCRAFTINGRECIPE, ZNAME) VALUES
@@ -144,11 +100,11 @@ struct AppleStoreTests {
     @Test("cart (SwiftData): Decimal and Date columns, a to-many without inverse (Z3ITEMS) and cascades; read, write, reopen")
     func cart() throws {
         typealias M = CartVectorModels
-        let url = try Self.storeURL()
+        let url = try AppleStoreFile.storeURL()
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         // Entities: CartItemModel 1, CartItemModifierModel 2, CartModel 3.
         let created = Date(timeIntervalSinceReferenceDate: 743_906_532.5)
-        let writer = try Self.writeAppleStore("swiftdata-cart", at: url,
+        let writer = try AppleStoreFile.write("swiftdata-cart", at: url,
                                               maxKeys: ["CartItemModel": 3, "CartItemModifierModel": 1, "CartModel": 1]) { db in
             try db.run("""
                 INSERT INTO ZCARTMODEL (Z_PK, Z_ENT, Z_OPT, ZCREATEDAT, ZUPDATEDAT, ZMINSUBTOTALAMOUNT, ZID, ZSTATUS, ZSTOREID, ZMETADATAJSON)
@@ -222,7 +178,7 @@ struct AppleStoreTests {
         case "swiftdata-cart": CartVectorModels.schema
         default: SelfManyVectorModels.schema
         }
-        let url = try Self.storeURL()
+        let url = try AppleStoreFile.storeURL()
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         let container = try ModelContainer(for: schema, configurations: ModelConfiguration(url: url))
         let (ddl, keys, pragmas) = try container.withStoreConnection { db in
@@ -298,10 +254,10 @@ struct AppleStoreTests {
     @Test("self-many-to-many (Core Data, no history tables): Z_2BLOCKING pairs read both ways, writes change pairs only, nothing is added")
     func selfManyToMany() throws {
         typealias M = SelfManyVectorModels
-        let url = try Self.storeURL()
+        let url = try AppleStoreFile.storeURL()
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         // Entities: Project 1, TodoItem 2. A row (a, b) of Z_2BLOCKING: a is blocking b.
-        let writer = try Self.writeAppleStore("coredata-self-many-to-many", at: url, maxKeys: ["Project": 1, "TodoItem": 6]) { db in
+        let writer = try AppleStoreFile.write("coredata-self-many-to-many", at: url, maxKeys: ["Project": 1, "TodoItem": 6]) { db in
             try db.run("INSERT INTO ZPROJECT (Z_PK, Z_ENT, Z_OPT, ZPRIORITY, ZNAME) VALUES (1, 1, 1, 2, 'house')")
             try db.run("""
                 INSERT INTO ZTODOITEM (Z_PK, Z_ENT, Z_OPT, ZDONE, ZREPEATS, ZPROJECT, ZNAME) VALUES
@@ -335,10 +291,10 @@ struct AppleStoreTests {
 
     @Test("a store of a different model names each entity whose version hash differs and its changed columns")
     func differentModel() throws {
-        let url = try Self.storeURL()
+        let url = try AppleStoreFile.storeURL()
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         // The resources store, opened with the cart's models, and with resources' models minus a property.
-        let writer = try Self.writeAppleStore("swiftdata-resources", at: url, maxKeys: [:]) { _ in }
+        let writer = try AppleStoreFile.write("swiftdata-resources", at: url, maxKeys: [:]) { _ in }
         writer.close()
         let e = expectSwiftDataError(.incompatibleSchema, "other models") {
             _ = try ModelContainer(for: CartVectorModels.schema, configurations: ModelConfiguration(url: url))

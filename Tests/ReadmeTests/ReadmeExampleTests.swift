@@ -101,6 +101,34 @@ struct ReadmeExampleTests {
         #expect(try FixtureManifest.read(for: again).digest == manifest.digest)
     }
 
+    @Test("the copied-store example opens an app's store file (rows only in -wal) on both stores and leaves it unchanged")
+    func copiedStore() throws {
+        let scratch = try ScratchDirectory(prefix: "readme-copied-store")
+        let url = scratch.url.appendingPathComponent("default.store")
+        // The app's store: every customer has orders; the rows stay in the -wal file.
+        let app = try ModelContainer(for: shop, configurations: ModelConfiguration(url: url))
+        let context = ModelContext(app)
+        for n in 1...3 {
+            let customer = Customer(email: "c\(n)@example.com", name: "C\(n)")
+            context.insert(customer)
+            let order = Order(number: n, total: 10)
+            context.insert(order)
+            order.customer = customer
+        }
+        try context.save()
+        #expect(FileManager.default.fileExists(atPath: url.path + "-wal"))
+        // Copied while the app runs, as from a simulator's container (the app's store is not used again).
+        let snapshot = scratch.url.appendingPathComponent("copied")
+        try FileManager.default.createDirectory(at: snapshot, withIntermediateDirectories: true)
+        for suffix in ["", "-wal", "-shm"] {
+            try FileManager.default.copyItem(atPath: url.path + suffix, toPath: snapshot.path + "/default.store" + suffix)
+        }
+        let copied = snapshot.appendingPathComponent("default.store")
+        let before = try [Data(contentsOf: copied), Data(contentsOf: URL(fileURLWithPath: copied.path + "-wal"))]
+        #expect(try checkCopiedStore(at: copied) == 0)
+        #expect(try [Data(contentsOf: copied), Data(contentsOf: URL(fileURLWithPath: copied.path + "-wal"))] == before)
+    }
+
     @Test("the benchmark example runs and writes its reports")
     func benchmark() throws {
         let scratch = try ScratchDirectory(prefix: "readme-bench")

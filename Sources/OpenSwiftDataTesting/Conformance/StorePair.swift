@@ -41,6 +41,26 @@ public final class StorePair {
         try populate(sample.fixture(seed: seed, scale: scale, traits: traits))
     }
 
+    /// Two containers for `schema`, both starting from a copy of the store file at `url` — one
+    /// your app wrote on a simulator or device (Apple's format, `-wal` and `-shm` beside it), a
+    /// fixture, or a store this library wrote.
+    ///
+    /// Each store gets a private copy through SQLite's backup API (the `-wal` content included);
+    /// the file, its `-wal` and its `-shm` keep their bytes. Both stores keep identifiers of their own.
+    /// ```swift
+    /// let pair = try StorePair(loading: URL(fileURLWithPath: "Tests/Stores/default.store"),
+    ///                          schema: Schema([Customer.self, Order.self]))
+    /// try pair.run("customers", reference: { 3 }) { context, _ in try context.fetchCount(FetchDescriptor<Customer>()) }
+    /// ```
+    /// - Throws: `SwiftDataError.incompatibleSchema` naming the entities whose version hashes
+    ///   differ when the file was written by other models (as opening it would), `.notADatabase`,
+    ///   `.corruptStore` or `.loadIssueModelContainer` for a file that is no store.
+    public convenience init(loading url: URL, schema: Schema, seed: UInt64 = 1) throws {
+        try self.init(schema: schema, seed: seed)
+        try memory.restore(from: url)
+        try disk.restore(from: url)
+    }
+
     /// The container of the given kind.
     public func container(_ store: StoreKind) -> ModelContainer {
         store == .memory ? memory : disk

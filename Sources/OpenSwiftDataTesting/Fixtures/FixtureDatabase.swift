@@ -3,6 +3,10 @@ import OpenSwiftData
 
 /// A fixture file opened as a container, on a private copy: the fixture file is never modified.
 ///
+/// The file may be a fixture (`harness fixtures --out`) or a store copied from a simulator or
+/// device — Apple's format, its `-wal` and `-shm` beside it, no manifest: the copy is made through
+/// SQLite's backup API on a read-only connection, so committed rows that live only in the `-wal`
+/// are included and the file and its `-wal` keep their bytes.
 /// The copy (a temporary file, or an in-memory database) is removed when this object goes away;
 /// keep it alive as long as you use the container.
 /// ```swift
@@ -22,7 +26,9 @@ public final class FixtureDatabase {
 
     /// Opens `url` for `schema` (the schema it was written with) in the chosen store.
     ///
-    /// - Throws: `SwiftDataError.incompatibleSchema` when the file holds another schema.
+    /// - Throws: `SwiftDataError.incompatibleSchema` when the file holds another schema (naming
+    ///   each entity whose version hash differs, as opening the store would), `.notADatabase`,
+    ///   `.corruptStore` or `.loadIssueModelContainer` for a file that is no store.
     /// ```swift
     /// let db = try FixtureDatabase(contentsOf: url, schema: Schema([Category.self, Word.self]), store: .disk)
     /// ```
