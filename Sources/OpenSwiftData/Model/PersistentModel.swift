@@ -3,7 +3,9 @@ import Observation
 
 /// A class whose instances a ``ModelContext`` persists; the ``Model()`` macro writes the
 /// conformance. Equality and hashing are by object identity.
-public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
+/// Like Apple's, it refines `SendableMetatype`: a model class (not its instances) may cross actors,
+/// as in `ModelContainer(for: Trip.self)` from any isolation.
+public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable, SendableMetatype {
     /// The model's backing storage: property values, identity, state and context.
     var persistentBackingData: BackingData { get set }
     /// The persisted properties this class declares (a subclass lists only its own).
