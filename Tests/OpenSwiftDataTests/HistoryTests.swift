@@ -391,7 +391,8 @@ struct HistoryTests {
     @Test("HIS-07: subclass rows record their own entity; delete(model:where:includeSubclasses: false) records only the base rows", arguments: StoreKind.allCases)
     func his07Subclasses(_ kind: StoreKind) throws {
         let dir = TemporaryDirectory("his07-sub")
-        let context = ModelContext(try container(kind, dir, [HiShape.self, HiCircle.self]))
+        let container = try container(kind, dir, [HiShape.self, HiCircle.self])
+        let context = ModelContext(container)
         context.insert(HiShape(name: "square", size: 1))
         let circle = HiCircle(name: "circle", size: 2, radius: 1)
         context.insert(circle)
@@ -428,6 +429,16 @@ struct HistoryTests {
         }
         withKnownIssue("inherited .preserveValueOnDeletion attributes are missing from a subclass's tombstone") {
             #expect(circleDelete == ["circle"])
+        }
+        // The rows themselves are complete: the subclass update's bitmap has size and radius
+        // (HiCircle's properties by name: name, radius, size → bits 1 and 2: 0x60), and its
+        // delete keeps the inherited name in ZTOMBSTONE0.
+        if kind == .disk {
+            let rows = try container.withStoreConnection { db in
+                try db.rows("SELECT ZCHANGETYPE, hex(ZCOLUMNS), ZTOMBSTONE0 FROM ACHANGE WHERE ZCHANGETYPE > 0 ORDER BY Z_PK")
+            }
+            #expect(rows == [[.integer(1), .text("60"), .null], [.integer(2), .text(""), .text("square")],
+                             [.integer(2), .text(""), .text("circle")]])
         }
     }
 
