@@ -12,6 +12,29 @@ import Testing
     }
 }
 
+@Model final class HiBinder {
+    var name: String
+    @Relationship(deleteRule: .cascade, inverse: \HiSheet.binder) var sheets: [HiSheet] = []
+    init(name: String) { self.name = name }
+}
+
+@Model final class HiSheet {
+    @Attribute(.preserveValueOnDeletion) var label: String
+    var binder: HiBinder?
+    init(label: String) { self.label = label }
+}
+
+@Model class HiShape {
+    @Attribute(.preserveValueOnDeletion) var name: String
+    var size: Int
+    init(name: String, size: Int) { self.name = name; self.size = size }
+}
+
+@Model final class HiCircle: HiShape {
+    var radius: Double
+    init(name: String, size: Int, radius: Double) { self.radius = radius; super.init(name: name, size: size) }
+}
+
 /// Persistent history (behaviour reference §9): one transaction per save with changes, in
 /// Apple's history tables, read back through `fetchHistory`, on both stores.
 @Suite("History")
@@ -267,6 +290,177 @@ struct HistoryTests {
         #expect(recipeUpdates.contains([\ResourcesVectorModels.CraftingRecipe.requiredComponents]))
         #expect(recipeUpdates.contains([\ResourcesVectorModels.CraftingRecipe.producedItemCount]))
         #expect(changes.filter { if case .delete = $0 { true } else { false } }.count == 2)
+    }
+
+    // MARK: Review cases: what a demanding user would try
+
+    private func shapes(_ t: DefaultHistoryTransaction?) -> [String] {
+        (t?.changes ?? []).map { change in
+            let kind = switch change { case .insert: "insert"; case .update: "update"; case .delete: "delete" }
+            return "\(kind) \(change.changedPersistentIdentifier.entityName)"
+        }.sorted()
+    }
+
+    @Test("HIS-11: a model inserted and deleted in the same save, and changes rolled back, record nothing", arguments: StoreKind.allCases)
+    func his11InsertDeleteRollback(_ kind: StoreKind) throws {
+        let dir = TemporaryDirectory("his11-insdel")
+        let context = ModelContext(try container(kind, dir))
+        let kept = HiNote(key: "k", title: "kept")
+        context.insert(kept)
+        try context.save()
+        let gone = HiNote(key: "g", title: "gone")
+        context.insert(gone)
+        context.delete(gone)
+        try context.save()
+        kept.pages = 9
+        context.rollback()
+        try context.save()
+        #expect(try context.fetchHistory(Self.all).count == 1)
+        let other = HiNote(key: "o", title: "other")
+        context.insert(other)
+        let doomed = HiNote(key: "d", title: "doomed")
+        context.insert(doomed)
+        context.delete(doomed)
+        try context.save()
+        let last = try context.fetchHistory(Self.all)
+        #expect(last.count == 2)
+        #expect(last.last?.changes.map(\.changedPersistentIdentifier) == [other.persistentModelID])
+    }
+
+    @Test("HIS-03: deleting a fault (never read) keeps its preserved value in the tombstone", arguments: StoreKind.allCases)
+    func his03Fault(_ kind: StoreKind) throws {
+        let dir = TemporaryDirectory("his03-fault")
+        let container = try container(kind, dir)
+        let writer = ModelContext(container)
+        let note = HiNote(key: "f", title: "faulted")
+        writer.insert(note)
+        try writer.save()
+        let context = ModelContext(container)
+        let fault = context.model(for: note.persistentModelID)
+        context.delete(fault)
+        try context.save()
+        let last = try #require(try context.fetchHistory(Self.all).last)
+        let titles = last.changes.compactMap { change -> String? in
+            guard case .delete(let d as DefaultHistoryDelete<HiNote>) = change else { return nil }
+            return d.tombstone[\HiNote.title] as? String
+        }
+        #expect(titles == ["faulted"])
+    }
+
+    @Test("HIS-07: a cascade delete records a delete, with its tombstone, for every cascaded row", arguments: StoreKind.allCases)
+    func his07Cascade(_ kind: StoreKind) throws {
+        let dir = TemporaryDirectory("his07-cascade")
+        let container = try container(kind, dir, [HiBinder.self, HiSheet.self])
+        let writer = ModelContext(container)
+        let binder = HiBinder(name: "b")
+        binder.sheets = [HiSheet(label: "s1"), HiSheet(label: "s2")]
+        writer.insert(binder)
+        try writer.save()
+        let context = ModelContext(container)
+        let fresh = try #require(try context.fetch(FetchDescriptor<HiBinder>()).first)
+        context.delete(fresh)
+        try context.save()
+        let last = try #require(try context.fetchHistory(Self.all).last)
+        #expect(shapes(last) == ["delete HiBinder", "delete HiSheet", "delete HiSheet"])
+        let labels = last.changes.compactMap { change -> String? in
+            guard case .delete(let d as DefaultHistoryDelete<HiSheet>) = change else { return nil }
+            return d.tombstone[\HiSheet.label] as? String
+        }
+        #expect(labels.sorted() == ["s1", "s2"])
+    }
+
+    @Test("HIS-09: a change made only through inverse maintenance records an update of both rows", arguments: StoreKind.allCases)
+    func his09Inverse(_ kind: StoreKind) throws {
+        let dir = TemporaryDirectory("his09-inverse")
+        let context = ModelContext(try container(kind, dir, [HiBinder.self, HiSheet.self]))
+        let binder = HiBinder(name: "b"), sheet = HiSheet(label: "s")
+        context.insert(binder)
+        context.insert(sheet)
+        try context.save()
+        sheet.binder = binder
+        try context.save()
+        let last = try #require(try context.fetchHistory(Self.all).last)
+        #expect(shapes(last) == ["update HiBinder", "update HiSheet"])
+        let binderUpdate = last.changes.compactMap { change -> [PartialKeyPath<HiBinder>]? in
+            if case .update(let u as DefaultHistoryUpdate<HiBinder>) = change { return u.updatedAttributes }
+            return nil
+        }
+        #expect(binderUpdate == [[\HiBinder.sheets]])
+    }
+
+    @Test("HIS-07: subclass rows record their own entity; delete(model:where:includeSubclasses: false) records only the base rows", arguments: StoreKind.allCases)
+    func his07Subclasses(_ kind: StoreKind) throws {
+        let dir = TemporaryDirectory("his07-sub")
+        let container = try container(kind, dir, [HiShape.self, HiCircle.self])
+        let context = ModelContext(container)
+        context.insert(HiShape(name: "square", size: 1))
+        let circle = HiCircle(name: "circle", size: 2, radius: 1)
+        context.insert(circle)
+        try context.save()
+        #expect(shapes(try context.fetchHistory(Self.all).last) == ["insert HiCircle", "insert HiShape"])
+        circle.radius = 3
+        circle.size = 4
+        try context.save()
+        let update = try context.fetchHistory(Self.all).last?.changes.compactMap { change -> [PartialKeyPath<HiCircle>]? in
+            if case .update(let u as DefaultHistoryUpdate<HiCircle>) = change { return u.updatedAttributes }
+            return nil
+        }
+        #expect(Set((update ?? []).flatMap { $0 }).contains(\HiCircle.radius))
+        // Inherited properties are declared with the superclass's key paths (`\HiShape.size`),
+        // which are not `PartialKeyPath<HiCircle>`s: they are left out of a subclass's
+        // updatedAttributes and tombstone until layouts carry key paths rooted at the subclass.
+        withKnownIssue("inherited attributes of a subclass are missing from updatedAttributes") {
+            #expect(Set((update ?? []).flatMap { $0 }) == [\HiCircle.radius, \HiCircle.size])
+        }
+        try context.delete(model: HiShape.self, includeSubclasses: false)
+        try context.save()
+        let last = try #require(try context.fetchHistory(Self.all).last)
+        #expect(shapes(last) == ["delete HiShape"])
+        let names = last.changes.compactMap { change -> String? in
+            guard case .delete(let d as DefaultHistoryDelete<HiShape>) = change else { return nil }
+            return d.tombstone[\HiShape.name] as? String
+        }
+        #expect(names == ["square"])
+        context.delete(circle)
+        try context.save()
+        let circleDelete = try context.fetchHistory(Self.all).last?.changes.compactMap { change -> String? in
+            guard case .delete(let d as DefaultHistoryDelete<HiCircle>) = change else { return nil }
+            return d.tombstone[\HiCircle.name] as? String
+        }
+        withKnownIssue("inherited .preserveValueOnDeletion attributes are missing from a subclass's tombstone") {
+            #expect(circleDelete == ["circle"])
+        }
+        // The rows themselves are complete: the subclass update's bitmap has size and radius
+        // (HiCircle's properties by name: name, radius, size → bits 1 and 2: 0x60), and its
+        // delete keeps the inherited name in ZTOMBSTONE0.
+        if kind == .disk {
+            let rows = try container.withStoreConnection { db in
+                try db.rows("SELECT ZCHANGETYPE, hex(ZCOLUMNS), ZTOMBSTONE0 FROM ACHANGE WHERE ZCHANGETYPE > 0 ORDER BY Z_PK")
+            }
+            #expect(rows == [[.integer(1), .text("60"), .null], [.integer(2), .text(""), .text("square")],
+                             [.integer(2), .text(""), .text("circle")]])
+        }
+    }
+
+    @Test("HIS-05: saves of two contexts on two threads each record their own transaction with their author", arguments: StoreKind.allCases)
+    func his05Concurrent(_ kind: StoreKind) throws {
+        let dir = TemporaryDirectory("his05-concurrent")
+        let container = try container(kind, dir)
+        let failures = LockedValue<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { worker in
+            let context = ModelContext(container)
+            context.author = "worker\(worker)"
+            for i in 0..<10 {
+                context.insert(HiNote(key: "\(worker)-\(i)", title: "t"))
+                do { try context.save() } catch { failures.withLock { $0.append("\(error)") } }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+        let history = try ModelContext(container).fetchHistory(Self.all)
+        #expect(history.count == 20)
+        #expect(Set(history.map(\.transactionIdentifier)).count == 20)
+        #expect(history.filter { $0.author == "worker0" }.count == 10)
+        #expect(Set(history.flatMap(\.changes).map(\.changeIdentifier)).count == 20)
     }
 }
 

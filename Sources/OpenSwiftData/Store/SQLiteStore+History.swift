@@ -31,13 +31,23 @@ extension SQLiteStore {
 
     /// Whether saves record history (the store has the history tables) and `ACHANGE`'s
     /// tombstone column count; call with the connection held.
+    ///
+    /// For measuring history's save overhead only, `OPENSWIFTDATA_RECORD_HISTORY=0` in the
+    /// environment turns recording off (`harness bench` with and without it); it is not an API.
     func historySettings(_ db: SQLiteConnection) throws -> (records: Bool, tombstones: Int) {
         if let state = historyState { return state }
+        if SQLiteStore.historyRecordingDisabled {
+            historyState = (false, 0)
+            return (false, 0)
+        }
         let records = try db.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('ATRANSACTION', 'ACHANGE', 'ATRANSACTIONSTRING')") == .integer(3)
         let state = (records, records ? try tombstoneColumnCount(db) : 0)
         historyState = state
         return state
     }
+
+    /// Whether `OPENSWIFTDATA_RECORD_HISTORY=0` is set (read once per process).
+    static let historyRecordingDisabled: Bool = ProcessInfo.processInfo.environment["OPENSWIFTDATA_RECORD_HISTORY"] == "0"
 
     /// The number of `ZTOMBSTONE<n>` columns `ACHANGE` has.
     func tombstoneColumnCount(_ db: SQLiteConnection) throws -> Int {

@@ -585,3 +585,38 @@ public enum ConformanceStatus: String, Codable, CaseIterable, Sendable {
     /// A keyword.
     public init(word: String) { self.word = word }
 }
+
+// MARK: History
+
+/// A journal entry whose saves are read back as persistent history (HIS- cases): a unique key
+/// (upserts, HIS-08), a title preserved in delete tombstones (HIS-03, HIS-07), and readers on the
+/// other side of a many-to-many (HIS-09).
+@Model public final class ConformanceEntry {
+    /// The unique key.
+    @Attribute(.unique) public var key: String
+    /// Kept in the history tombstone when the entry is deleted.
+    @Attribute(.preserveValueOnDeletion) public var title: String
+    /// Not preserved: absent from tombstones.
+    public var body: String
+    /// A value updates change.
+    public var pages: Int
+    /// The readers (many-to-many with ``ConformanceReader/entries``).
+    @Relationship(inverse: \ConformanceReader.entries) public var readers: [ConformanceReader] = []
+    /// An entry.
+    public init(key: String, title: String, body: String = "", pages: Int = 1) {
+        self.key = key
+        self.title = title
+        self.body = body
+        self.pages = pages
+    }
+}
+
+/// A reader of many ``ConformanceEntry``s (the other side of the many-to-many, HIS-09).
+@Model public final class ConformanceReader {
+    /// The reader's name.
+    public var name: String
+    /// The entries read.
+    public var entries: [ConformanceEntry] = []
+    /// A reader.
+    public init(name: String) { self.name = name }
+}
