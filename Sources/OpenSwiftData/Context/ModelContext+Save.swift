@@ -340,7 +340,7 @@ extension ModelContext {
     /// The value bound for one column: an attribute through its codec, a foreign key, or the
     /// entity number of a to-one's destination.
     func encodeColumn(_ d: BackingData, _ read: StoreMapping.Table.ColumnRead, model: any PersistentModel) throws -> SQLValue {
-        if read.role == .foreignEntity { return foreignEntity(d, read.slot) }
+        if read.role == .foreignEntity { return try foreignEntity(d, read.slot) }
         if let codec = read.codec {
             var value = read.slot < d.values.count ? d.values[read.slot] : nil
             if value == nil, let s = d.layout?.slots[read.slot], s.isConstant { value = model[keyPath: s.keyPath] }
@@ -362,12 +362,15 @@ extension ModelContext {
     }
 
     /// The destination's `Z_ENT` of to-one `slot`, or NULL when it is empty.
-    private func foreignEntity(_ d: BackingData, _ slot: Int) -> SQLValue {
+    private func foreignEntity(_ d: BackingData, _ slot: Int) throws -> SQLValue {
         if let fk = d.unresolvedForeignKey(slot) {
-            guard fk != 0, let target = d.layout?.slots[slot].target, let tl = try? ModelLayout.of(target),
-                  let table = mapping.table(for: tl) else { return .null }
-            // Not loaded: the stored entity stays as it was, read back from the row itself.
-            if let stored = try? store.keys(holding: .inverseForeignKey(table: table, column: "Z_ENT"), of: table, pointingAt: fk).first, stored > 0 {
+            guard fk != 0, let target = d.layout?.slots[slot].target else { return .null }
+            let tl = try ModelLayout.of(target)
+            guard let table = mapping.table(for: tl) else { return .null }
+            // Not loaded: the destination's entity is read back from its row (a missing row
+            // keeps the declared destination's number).
+            if let stored = try store.keys(holding: .inverseForeignKey(table: table, column: "Z_ENT"), of: table, pointingAt: fk).first,
+               stored > 0 {
                 return .integer(stored)
             }
             return table.entityID(tl).map { .integer($0) } ?? .null

@@ -65,11 +65,17 @@ public protocol HistoryTransaction: Hashable, Identifiable, Sendable {
 /// }
 /// ```
 public struct DefaultHistoryTransaction: HistoryTransaction, CustomStringConvertible {
+    /// The saving context's ``ModelContext/author`` (`ATRANSACTION.ZAUTHORTS`), if it had one.
     public let author: String?
+    /// One change per row the save inserted, updated or deleted, in `ACHANGE` order.
     public let changes: [HistoryChange]
+    /// The store's UUID (`Z_METADATA.Z_UUID`).
     public let storeIdentifier: String
+    /// When the save committed (`ZTIMESTAMP`).
     public let timestamp: Date
+    /// This transaction's position in the store's history.
     public let token: DefaultHistoryToken
+    /// The transaction's key (`ATRANSACTION.Z_PK`), increasing with every save.
     public let transactionIdentifier: Int64
     /// The saving app's bundle identifier (on Linux: the process name unless the bundle has one).
     public let bundleIdentifier: String
@@ -195,25 +201,36 @@ public protocol HistoryDelete<Model>: Sendable {
 
 /// An insert as the SQLite store records it.
 public struct DefaultHistoryInsert<Model: PersistentModel>: HistoryInsert, Hashable {
+    /// The change's key (`ACHANGE.Z_PK`).
     public let changeIdentifier: Int64
+    /// The inserted row's identifier.
     public let changedPersistentIdentifier: PersistentIdentifier
+    /// The transaction's key.
     public let transactionIdentifier: Int64
 }
 
 /// An update as the SQLite store records it (`ACHANGE.ZCOLUMNS`: one bit per property).
 /// (Key paths are immutable values; they are not marked `Sendable` by the standard library.)
 public struct DefaultHistoryUpdate<Model: PersistentModel>: HistoryUpdate, Hashable, @unchecked Sendable {
+    /// The change's key (`ACHANGE.Z_PK`).
     public let changeIdentifier: Int64
+    /// The updated row's identifier.
     public let changedPersistentIdentifier: PersistentIdentifier
+    /// The transaction's key.
     public let transactionIdentifier: Int64
+    /// The properties whose bits `ZCOLUMNS` sets, as key paths of `Model`.
     public let updatedAttributes: [PartialKeyPath<Model>]
 }
 
 /// A delete as the SQLite store records it.
 public struct DefaultHistoryDelete<Model: PersistentModel>: HistoryDelete, Hashable {
+    /// The change's key (`ACHANGE.Z_PK`).
     public let changeIdentifier: Int64
+    /// The deleted row's identifier.
     public let changedPersistentIdentifier: PersistentIdentifier
+    /// The transaction's key.
     public let transactionIdentifier: Int64
+    /// The row's `.preserveValueOnDeletion` values (`ZTOMBSTONE0…`).
     public let tombstone: HistoryTombstone<Model>
 
     /// Deletes are equal when they are the same change.

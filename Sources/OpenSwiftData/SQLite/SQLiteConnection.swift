@@ -31,12 +31,12 @@ public final class SQLiteConnection {
     /// The handler ``setTrace(_:)`` installed, kept alive while SQLite may call it.
     var traceBox: SQLTraceBox?
 
-    /// Opens a connection.
-    ///
-    /// - Throws: ``SQLiteError`` when SQLite cannot open the file.
     /// The version of the SQLite library linked in (`sqlite3_libversion()`), e.g. `"3.40.1"`.
     public static var libraryVersion: String { String(cString: sqlite3_libversion()) }
 
+    /// Opens a connection.
+    ///
+    /// - Throws: ``SQLiteError`` when SQLite cannot open the file.
     public init(path: String, mode: OpenMode = .readWriteCreate, busyTimeoutMilliseconds: Int32 = 5000) throws {
         self.path = mode == .inMemory ? ":memory:" : path
         var flags: Int32 = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI

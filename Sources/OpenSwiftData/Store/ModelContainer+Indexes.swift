@@ -155,7 +155,7 @@ extension ModelContainer {
         for row in rows {
             guard case .text(let name) = row[0], case .text(let tableName) = row[1] else { continue }
             // The persistent-history tables' indexes are the store's, not the models'.
-            guard !["ATRANSACTION", "ACHANGE", "ATRANSACTIONSTRING"].contains(tableName) else { continue }
+            guard !StoreNames.historyTables.contains(tableName) else { continue }
             let columns = try db.rows("SELECT name FROM pragma_index_info(?) ORDER BY seqno", [.text(name)]).map {
                 if case .text(let c) = $0[0] { c } else { "?" }
             }

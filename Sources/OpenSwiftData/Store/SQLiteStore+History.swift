@@ -24,9 +24,7 @@ extension SQLiteStore {
     /// Whether the store has the history tables (SwiftData stores do; a Core Data store
     /// created without persistent history tracking does not).
     func hasHistoryTables() throws -> Bool {
-        try withConnection { db in
-            try db.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('ATRANSACTION', 'ACHANGE', 'ATRANSACTIONSTRING')") == .integer(3)
-        }
+        try withConnection { db in try historyTablesExist(db) }
     }
 
     /// Whether saves record history (the store has the history tables) and `ACHANGE`'s
@@ -40,7 +38,7 @@ extension SQLiteStore {
             historyState = (false, 0)
             return (false, 0)
         }
-        let records = try db.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('ATRANSACTION', 'ACHANGE', 'ATRANSACTIONSTRING')") == .integer(3)
+        let records = try historyTablesExist(db)
         let state = (records, records ? try tombstoneColumnCount(db) : 0)
         historyState = state
         return state
@@ -123,5 +121,12 @@ extension SQLiteStore {
             }
             noteCommit()
         }
+    }
+
+    /// Whether all three history tables exist (one query; call with the connection held).
+    private func historyTablesExist(_ db: SQLiteConnection) throws -> Bool {
+        let names = StoreNames.historyTables.sorted().map { "'\($0)'" }.joined(separator: ", ")
+        return try db.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN (\(names))")
+            == .integer(Int64(StoreNames.historyTables.count))
     }
 }

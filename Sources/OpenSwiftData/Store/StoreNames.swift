@@ -78,6 +78,10 @@ public struct StoreNames: Sendable {
         return "\(table)_custom_\(columns.joined(separator: "_"))"
     }
 
+    /// The persistent-history tables every SwiftData store has (`ATRANSACTION`, `ACHANGE`,
+    /// `ATRANSACTIONSTRING`): store bookkeeping, not the models' data.
+    public static let historyTables: Set<String> = ["ATRANSACTION", "ACHANGE", "ATRANSACTIONSTRING"]
+
     /// Every `CREATE` statement of a new store, in order: entity, join, metadata and history
     /// tables, then indexes (the declared fetch indexes included), then triggers.
     public var createStatements: [String] { layout.statements }

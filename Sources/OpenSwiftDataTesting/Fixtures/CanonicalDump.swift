@@ -71,10 +71,10 @@ public enum CanonicalDump {
             counts[table] = n
         }
         var schemaHash = ""
-        if try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'Z_METADATA'") == .integer(1),
-           case .blob(let plist)? = try? connection.scalar("SELECT Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1"),
-           let metadata = try? StoreMetadata(propertyList: plist, uuid: "") {
-            schemaHash = metadata.versionHashesDigest ?? ""
+        if try connection.scalar("SELECT count(*) FROM pragma_table_info('Z_METADATA') WHERE name = 'Z_PLIST'") == .integer(1),
+           case .blob(let plist)? = try connection.scalar("SELECT Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1") {
+            // A damaged property list throws `corruptStore` rather than reading as no schema.
+            schemaHash = try StoreMetadata(propertyList: plist, uuid: "").versionHashesDigest ?? ""
         }
         return Content(digest: hash.finalize(), schemaHash: schemaHash, rowCounts: counts)
     }
@@ -165,7 +165,7 @@ public enum CanonicalDump {
     }
 
     /// Apple's persistent-history tables, left out of the dump.
-    static let historyTables: Set<String> = ["ATRANSACTION", "ACHANGE", "ATRANSACTIONSTRING"]
+    static var historyTables: Set<String> { StoreNames.historyTables }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
