@@ -18,11 +18,24 @@ public final class ProgressLine: @unchecked Sendable {
     private var lastLength = 0
     private let lock = NSLock()
 
-    /// A line for `total` benchmark runs (benchmark × scale), written through `write`
-    /// (standard error by default).
-    public init(label: String, total: Int, write: @escaping (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }) {
+    /// Whether the line is rewritten in place (`\r`); otherwise one line per finished run.
+    private let redraws: Bool
+
+    /// A line on standard error for `total` benchmark runs (benchmark × scale): rewritten in
+    /// place on a terminal; when standard error is a file or a pipe (a CI log), one plain line
+    /// per finished run instead of a redraw per iteration.
+    public convenience init(label: String, total: Int) {
+        self.init(label: label, total: total, redraws: isatty(STDERR_FILENO) != 0) {
+            FileHandle.standardError.write(Data($0.utf8))
+        }
+    }
+
+    /// A line for `total` benchmark runs written through `write`, rewritten in place when
+    /// `redraws`.
+    public init(label: String, total: Int, redraws: Bool = true, write: @escaping (String) -> Void) {
         self.label = label
         self.total = max(total, 1)
+        self.redraws = redraws
         self.write = write
     }
 
@@ -43,6 +56,10 @@ public final class ProgressLine: @unchecked Sendable {
                 parts.append("about " + ProgressLine.clock(elapsed / Double(done) * Double(total - done)) + " left")
             }
             let text = parts.joined(separator: " · ")
+            guard redraws else {
+                if progress.phase == .finished { write(text + "\n") }
+                return
+            }
             let padding = String(repeating: " ", count: max(0, lastLength - text.count))
             lastLength = text.count
             write("\r" + text + padding)
@@ -51,7 +68,7 @@ public final class ProgressLine: @unchecked Sendable {
 
     /// Ends the line with a newline.
     public func finish() {
-        lock.withLock { if lastLength > 0 { write("\n") } }
+        lock.withLock { if redraws && lastLength > 0 { write("\n") } }
     }
 
     /// `m:ss` (or `h:mm:ss`).

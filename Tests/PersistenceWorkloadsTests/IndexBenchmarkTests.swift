@@ -131,6 +131,16 @@ struct IndexBenchmarkTests {
         #expect(sink.text.contains("left"))
         #expect(sink.text.hasSuffix("\n"))
         #expect(ProgressLine.clock(75) == "1:15")
+
+        // Into a log (no terminal): one plain line per finished run, no redraws.
+        let log = Sink()
+        let plain = ProgressLine(label: "t", total: 2, redraws: false) { log.text += $0 }
+        plain.update(event(.measuring))
+        plain.update(event(.finished))
+        plain.finish()
+        #expect(!log.text.contains("\r"))
+        #expect(log.text.hasPrefix("t 1/2 · disk, none · q · fetch") && log.text.hasSuffix("left\n"))
+        #expect(log.text.filter { $0 == "\n" }.count == 1)
     }
 
     /// The Chromium binary, if installed (Debian package `chromium`).
