@@ -21,15 +21,32 @@ public final class ModelContainer: @unchecked Sendable {
     var mapping: StoreMapping { stack.mapping }
     var queryCache: QueryCache { stack.queryCache }
 
+    /// What opening the store migrated: the stages that ran and the warnings they gave.
+    private var migrationReport = SchemaMigrator.Outcome()
+    /// The migration stages that ran when this container opened its store, oldest first, e.g.
+    /// `["lightweight 1.0.0 → 2.0.0", "custom 2.0.0 → 3.0.0"]`; empty when the store was new or
+    /// already at the container's version. An OpenSwiftData addition.
+    public var appliedMigrationStages: [String] { migrationReport.stages }
+    /// Warnings from those stages, such as an attribute that looks renamed without
+    /// `originalName` (its values were dropped, MIG-04). Also written to standard error.
+    public var migrationWarnings: [String] { migrationReport.warnings }
+
     private var _mainContext: ModelContext?
     private let contextLock = NSLock()
 
     /// A container for the given schema and configurations.
     ///
+    /// With a `migrationPlan`, a store file written with an older version of the plan's schemas
+    /// is migrated to the container's first, stage by stage, as one change (see
+    /// ``SchemaMigrationPlan``); without one, a store written with other models throws
+    /// `.incompatibleSchema` naming what differs (SwiftData would try an inferred lightweight
+    /// migration; here a change of model is always declared).
+    ///
     /// - Throws: ``SwiftDataError`` when the schema is invalid or the store cannot be opened:
     ///   `.notADatabase`, `.corruptStore`, `.incompatibleSchema`, `.unknownSchema`,
-    ///   `.loadIssueModelContainer`, `.storeError`. The store file is never modified by a failed
-    ///   open. With `allowsSave: false` the file is opened read-only and must exist.
+    ///   `.backwardMigration`, `.loadIssueModelContainer`, `.storeError`; a failing migration
+    ///   stage's error. The store file is never modified by a failed open. With
+    ///   `allowsSave: false` the file is opened read-only and must exist.
     public init(for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
                 configurations: [ModelConfiguration]) throws {
         if let error = schema.buildError { throw error }
@@ -48,11 +65,18 @@ public final class ModelContainer: @unchecked Sendable {
         }
         try ModelContainer.checkSubclassesListed(schema)
         let mapping = try StoreMapping(schema: schema)
+        // A store written with an older version of the plan's schema is migrated first.
+        var migration = SchemaMigrator.Outcome()
+        if let migrationPlan, !config.isStoredInMemoryOnly {
+            migration = try SchemaMigrator(plan: migrationPlan, target: mapping, url: config.url,
+                                           allowsSave: config.allowsSave).migrateIfNeeded()
+        }
         // A configuration that never saves opens its file read-only, so it cannot change it.
         let store = try SQLiteStore(url: config.isStoredInMemoryOnly ? nil : config.url, mapping: mapping,
                                     readOnly: !config.allowsSave)
         stack = ContainerStack(schema: schema, configurations: configs, migrationPlan: migrationPlan,
                                store: store, mapping: mapping)
+        migrationReport = migration
         // OPENSWIFTDATA_SQL_LOG=1: print every statement from here on (ModelContainer+SQLTrace).
         try installEnvironmentSQLLog()
     }

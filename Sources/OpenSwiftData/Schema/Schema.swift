@@ -168,26 +168,3 @@ public final class Schema: @unchecked Sendable, CustomStringConvertible {
         public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(layout)) }
     }
 }
-
-/// A named, versioned set of models; the unit a ``SchemaMigrationPlan`` migrates between.
-///
-/// ```swift
-/// enum SchemaV1: VersionedSchema {
-///     static var versionIdentifier = Schema.Version(1, 0, 0)
-///     static var models: [any PersistentModel.Type] { [Trip.self] }
-/// }
-/// ```
-public protocol VersionedSchema {
-    /// The version this schema describes.
-    static var versionIdentifier: Schema.Version { get }
-    /// The model types of this version.
-    static var models: [any PersistentModel.Type] { get }
-}
-
-/// The ordered list of schema versions and the stages that migrate between them.
-/// Migration stages arrive with the migration work; a plan's schemas already let a container
-/// open a store written by any of its versions whose layout matches.
-public protocol SchemaMigrationPlan {
-    /// The versions, oldest first.
-    static var schemas: [any VersionedSchema.Type] { get }
-}

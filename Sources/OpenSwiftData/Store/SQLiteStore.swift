@@ -172,38 +172,46 @@ final class SQLiteStore: @unchecked Sendable {
                                          url: url)
                 }
             }
-            let metadataColumns = Set(try db.rows("SELECT name FROM pragma_table_info('Z_METADATA')").compactMap { row -> String? in
-                if case .text(let name)? = row.first { return name }
-                return nil
-            })
-            guard metadataColumns.isSuperset(of: ["Z_VERSION", "Z_UUID", "Z_PLIST"]) else {
-                let earlier = metadataColumns.contains("key") ? " It was written by OpenSwiftData 0.x, whose own layout predates Apple's format: regenerate it (fixtures: harness fixtures generate)." : ""
-                throw SwiftDataError(SwiftDataError.incompatibleSchema.code,
-                                     "the store's Z_METADATA table is not Core Data's (Z_VERSION, Z_UUID, Z_PLIST); it was not modified.\(earlier)",
-                                     url: url)
-            }
-            let rows = try db.rows("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1")
-            guard let row = rows.first, case .blob(let plist) = row[1] else {
-                throw SwiftDataError(SwiftDataError.corruptStore.code,
-                                     "the store has no Z_METADATA row with a property list; it was not modified",
-                                     url: url)
-            }
-            let uuid: String = if case .text(let t) = row[0] { t } else { "" }
-            var stored: StoreMetadata
-            do {
-                stored = try StoreMetadata(propertyList: plist, uuid: uuid)
-            } catch var e as SwiftDataError {
-                e.url = url
-                throw e
-            }
+            let stored = try storedMetadata(db, url: url)
             try mapping.checkCompatible(stored, db: db, url: url)
-            return uuid
+            return stored.uuid
         } catch let e as SQLiteError {
             throw openError(e, url: url, modified: false)
         }
     }
 
-    private static func tableNames(_ db: SQLiteConnection) throws -> Set<String> {
+    /// Reads `Z_METADATA` of a database that has the table.
+    ///
+    /// - Throws: `.incompatibleSchema` when the table is not Core Data's, `.corruptStore` when
+    ///   its row or property list is missing or unreadable; ``SQLiteError`` from SQLite.
+    static func storedMetadata(_ db: SQLiteConnection, url: URL?) throws -> StoreMetadata {
+        let metadataColumns = Set(try db.rows("SELECT name FROM pragma_table_info('Z_METADATA')").compactMap { row -> String? in
+            if case .text(let name)? = row.first { return name }
+            return nil
+        })
+        guard metadataColumns.isSuperset(of: ["Z_VERSION", "Z_UUID", "Z_PLIST"]) else {
+            let earlier = metadataColumns.contains("key") ? " It was written by OpenSwiftData 0.x, whose own layout predates Apple's format: regenerate it (fixtures: harness fixtures generate)." : ""
+            throw SwiftDataError(SwiftDataError.incompatibleSchema.code,
+                                 "the store's Z_METADATA table is not Core Data's (Z_VERSION, Z_UUID, Z_PLIST); it was not modified.\(earlier)",
+                                 url: url)
+        }
+        let rows = try db.rows("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1")
+        guard let row = rows.first, case .blob(let plist) = row[1] else {
+            throw SwiftDataError(SwiftDataError.corruptStore.code,
+                                 "the store has no Z_METADATA row with a property list; it was not modified",
+                                 url: url)
+        }
+        let uuid: String = if case .text(let t) = row[0] { t } else { "" }
+        do {
+            return try StoreMetadata(propertyList: plist, uuid: uuid)
+        } catch var e as SwiftDataError {
+            e.url = url
+            throw e
+        }
+    }
+
+    /// The names of the database's tables.
+    static func tableNames(_ db: SQLiteConnection) throws -> Set<String> {
         let rows = try db.rows("SELECT name FROM sqlite_master WHERE type = 'table'")
         return Set(rows.compactMap { if case .text(let s) = $0.first { s } else { nil } })
     }

@@ -1,0 +1,235 @@
+import Foundation
+
+/// Brings a store file written with an older ``VersionedSchema`` of a ``SchemaMigrationPlan`` up
+/// to the container's models before the container opens it.
+///
+/// 1. The store's version is the plan schema whose entity version hashes equal the store's
+///    `NSStoreModelVersionHashes` (ties between versions with equal hashes go to the version the
+///    store records in `NSStoreModelVersionIdentifiers`); the container's version is the plan
+///    schema with the container's hashes.
+/// 2. The stages from the store's version to the container's are chained by `fromVersion`.
+/// 3. The stages run on a private copy of the file (SQLite's backup API, so a WAL's committed
+///    pages are included): `willMigrate` through a container of the old version's models, the
+///    schema change (``StoreMigration``) in one transaction, `didMigrate` through the new
+///    version's models.
+/// 4. The migrated copy replaces the store's content through the backup API, which writes it
+///    in one transaction: a failure anywhere before leaves the file as it was (MIG-11), a crash
+///    during the copy back is rolled back by SQLite.
+///
+/// Refusals, each before anything is written: a store newer than the container's version
+/// (`backwardMigration`, MIG-08), a store matching no version (`unknownSchema`), a plan without
+/// a stage from the store's version, `allowsSave: false`.
+struct SchemaMigrator {
+    let plan: any SchemaMigrationPlan.Type
+    /// The container's mapping.
+    let target: StoreMapping
+    let url: URL
+    let allowsSave: Bool
+
+    /// A plan schema, its mapping and hashes.
+    private struct Version {
+        let type: any VersionedSchema.Type
+        let mapping: StoreMapping
+        var name: String { "\(String(describing: type)) (\(type.versionIdentifier))" }
+    }
+
+    /// What a migration did, for ``ModelContainer/migrationReport``.
+    struct Outcome {
+        var stages: [String] = []
+        var warnings: [String] = []
+    }
+
+    /// Migrates the file when its model is an older version of the plan; does nothing for a
+    /// missing or empty file, or one already at the container's version.
+    func migrateIfNeeded() throws -> Outcome {
+        guard try SQLiteStore.checkPath(url) == .nonEmpty else { return Outcome() }
+        let probe = try SQLiteStore.openConnection(url, mode: .readOnly)
+        defer { probe.close() }
+        let stored: StoreMetadata
+        do {
+            // Not a Core Data store: opening reports it.
+            guard try SQLiteStore.tableNames(probe).contains("Z_METADATA") else { return Outcome() }
+            stored = try SQLiteStore.storedMetadata(probe, url: url)
+        } catch let e as SQLiteError {
+            throw SQLiteStore.openError(e, url: url, modified: false)
+        }
+        let targetHashes = target.versionHashes
+        let versions = try plan.schemas.map { type -> Version in
+            let schema = Schema(versionedSchema: type)
+            if let error = schema.buildError { throw error }
+            return Version(type: type, mapping: try StoreMapping(schema: schema))
+        }
+        let planName = String(describing: plan)
+        let matchingTarget = versions.indices.filter { versions[$0].mapping.versionHashes == targetHashes }
+        let matchingStore = versions.indices.filter { versions[$0].mapping.versionHashes == stored.versionHashes }
+        guard let targetIndex = matchingTarget.last else {
+            if stored.versionHashes == targetHashes { return Outcome() }
+            // Name the closest version and the entities that differ from it.
+            func differing(_ v: Version) -> [String] {
+                let hashes = v.mapping.versionHashes
+                return StoreModel.sorted(Set(hashes.keys).union(targetHashes.keys).filter { hashes[$0] != targetHashes[$0] })
+            }
+            let closest = versions.min { differing($0).count < differing($1).count }
+            let hint = closest.map { " Closest is \($0.name), which differs in \(differing($0).joined(separator: ", ")); a container for some of a version's models lacks the others: create it with Schema(versionedSchema: \(String(describing: $0.type)).self)." } ?? ""
+            throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
+                                 "the container's models are not one of \(planName)'s schemas (\(versions.map(\.name).joined(separator: ", "))); list the current VersionedSchema last in `schemas`.\(hint) The store was not modified.",
+                                 url: url)
+        }
+        guard let storeIndex = matchingStore.last(where: { stored.versionIdentifiers.contains(versions[$0].type.versionIdentifier.description) })
+                ?? matchingStore.last else {
+            throw unknownVersion(stored, versions: versions, planName: planName, probe: probe)
+        }
+        if storeIndex == targetIndex { return Outcome() }
+        if storeIndex > targetIndex {
+            throw SwiftDataError(SwiftDataError.backwardMigration.code,
+                                 "the store was written with \(versions[storeIndex].name), newer than the container's models \(versions[targetIndex].name); open it with the newer app. It was not modified.",
+                                 url: url)
+        }
+        let path = try stages(from: storeIndex, to: targetIndex, versions: versions, planName: planName)
+        guard allowsSave else {
+            throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
+                                 "the store needs migrating from \(versions[storeIndex].name) to \(versions[targetIndex].name), which a configuration with allowsSave: false cannot do; open it once with saving allowed. It was not modified.",
+                                 url: url)
+        }
+        return try run(path, versions: versions, probe: probe)
+    }
+
+    /// The chain of stages from version `from` to `to`.
+    private func stages(from: Int, to: Int, versions: [Version], planName: String) throws -> [(MigrationStage, Int, Int)] {
+        func index(of type: any VersionedSchema.Type) -> Int? {
+            versions.firstIndex { ObjectIdentifier($0.type) == ObjectIdentifier(type) }
+        }
+        var path: [(MigrationStage, Int, Int)] = []
+        var current = from
+        while current != to {
+            guard let stage = plan.stages.first(where: { index(of: $0.fromVersion) == current }) else {
+                let next = versions[current + 1]
+                throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
+                                     "\(planName) has no stage from \(versions[current].name); add `.lightweight(fromVersion: \(String(describing: versions[current].type)).self, toVersion: \(String(describing: next.type)).self)` or a custom stage to `stages`. The store was not modified.",
+                                     url: url)
+            }
+            guard let next = index(of: stage.toVersion), next > current, next <= to else {
+                throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
+                                     "\(planName)'s stage \(stage) does not lead from \(versions[current].name) towards \(versions[to].name) (its toVersion must be a later schema in `schemas`, not past the container's). The store was not modified.",
+                                     url: url)
+            }
+            path.append((stage, current, next))
+            current = next
+        }
+        return path
+    }
+
+    /// `backwardMigration` when the store records a version newer than every one the plan
+    /// knows, else `unknownSchema` naming what differs from the container's models.
+    private func unknownVersion(_ stored: StoreMetadata, versions: [Version], planName: String,
+                                probe: SQLiteConnection) -> SwiftDataError {
+        let known = versions.map { $0.type.versionIdentifier }
+        let recorded = stored.versionIdentifiers.compactMap(SchemaMigrator.parseVersion)
+        if let newest = known.max(), let storeVersion = recorded.max(), storeVersion > newest {
+            return SwiftDataError(SwiftDataError.backwardMigration.code,
+                                  "the store was written with schema version \(storeVersion), newer than every version \(planName) knows (newest \(newest)); open it with the newer app. It was not modified.",
+                                  url: url)
+        }
+        var detail = ""
+        do {
+            try target.checkCompatible(stored, db: probe, url: url)
+        } catch let e as SwiftDataError {
+            detail = e.message.components(separatedBy: "\n").dropFirst().joined(separator: "\n")
+        } catch {
+            detail = "\(error)"
+        }
+        return SwiftDataError(SwiftDataError.unknownSchema.code,
+                              "the store's model is none of \(planName)'s schemas (\(versions.map(\.name).joined(separator: ", "))), so no stage applies; it was not modified. Compared with the container's models:\n" + detail,
+                              url: url)
+    }
+
+    /// `1.2.3` → a version.
+    static func parseVersion(_ text: String) -> Schema.Version? {
+        let parts = text.split(separator: ".").map { Int($0) }
+        guard parts.count == 3, let a = parts[0], let b = parts[1], let c = parts[2] else { return nil }
+        return Schema.Version(a, b, c)
+    }
+
+    // MARK: Running
+
+    private func run(_ path: [(MigrationStage, Int, Int)], versions: [Version], probe: SQLiteConnection) throws -> Outcome {
+        let fm = FileManager.default
+        let work = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).migrating-\(UUID().uuidString)")
+        defer {
+            for suffix in ["", "-wal", "-shm", "-journal"] where fm.fileExists(atPath: work.path + suffix) {
+                try? fm.removeItem(atPath: work.path + suffix)   // a private scratch copy; the store is untouched
+            }
+        }
+        try storeStep("copying the store") {
+            let copy = try SQLiteConnection(path: work.path, mode: .readWriteCreate)
+            defer { copy.close() }
+            try copy.copyContents(of: probe)
+        }
+        var outcome = Outcome()
+        for (stage, from, to) in path {
+            let old = versions[from], new = versions[to]
+            if case .custom(_, _, let willMigrate?, _) = stage {
+                try runClosure(willMigrate, "willMigrate", stage, schema: old.type, at: work)
+            }
+            let migration = StoreMigration(old: old.mapping, new: new.mapping, stageName: stage.description)
+            try storeStep("\(stage)") {
+                let db = try SQLiteConnection(path: work.path, mode: .readWrite)
+                defer { db.close() }
+                try db.immediateTransaction { try migration.run(on: db) }
+            }
+            outcome.warnings += migration.warnings()
+            if case .custom(_, _, _, let didMigrate?) = stage {
+                try runClosure(didMigrate, "didMigrate", stage, schema: new.type, at: work)
+            }
+            outcome.stages.append(stage.description)
+        }
+        // The migrated copy replaces the store in one write transaction.
+        try storeStep("writing the migrated store back") {
+            let source = try SQLiteConnection(path: work.path, mode: .readOnly)
+            defer { source.close() }
+            let destination = try SQLiteConnection(path: url.path, mode: .readWrite)
+            defer { destination.close() }
+            try destination.copyContents(of: source)
+        }
+        for warning in outcome.warnings {
+            FileHandle.standardError.write(Data("OpenSwiftData: warning: \(warning)\n".utf8))
+        }
+        return outcome
+    }
+
+    /// Runs a stage's closure on a context of `schema`'s models over the working copy and saves
+    /// what it left unsaved.
+    private func runClosure(_ body: (ModelContext) throws -> Void, _ name: String, _ stage: MigrationStage,
+                            schema: any VersionedSchema.Type, at work: URL) throws {
+        do {
+            let container = try ModelContainer(for: Schema(versionedSchema: schema),
+                                               configurations: ModelConfiguration(url: work))
+            let context = ModelContext(container)
+            try body(context)
+            if context.hasChanges { try context.save() }
+        } catch let e as SwiftDataError {
+            throw SwiftDataError(e.code, "migration \(stage), \(name): \(e.message). The store was not modified.",
+                                 entityName: e.entityName, propertyName: e.propertyName, sql: e.sql, url: url,
+                                 underlying: e)
+        } catch {
+            throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
+                                 "migration \(stage): \(name) threw \(error). The store was not modified.",
+                                 url: url, underlying: error)
+        }
+    }
+
+    /// Runs a file step, turning SQLite's errors into ``SwiftDataError/storeError``.
+    private func storeStep(_ what: String, _ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let e as SwiftDataError {
+            var wrapped = e
+            wrapped.url = url
+            throw wrapped
+        } catch {
+            throw SwiftDataError(SwiftDataError.storeError.code,
+                                 "migration failed while \(what); the store was not modified", url: url, underlying: error)
+        }
+    }
+}
