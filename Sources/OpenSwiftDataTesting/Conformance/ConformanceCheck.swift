@@ -24,8 +24,8 @@ public final class ConformanceCheck {
     public var random: SeededGenerator
     /// The labels of the loops currently entered (see ``within(_:_:)``).
     public private(set) var trace: [String] = []
-    private let scratch: ScratchDirectory
-    private var containerCount = 0
+    let scratch: ScratchDirectory
+    var containerCount = 0
 
     /// A check context; the runner makes one per case and store.
     public init(suite: String, caseID: String, store: StoreKind, seed: UInt64) throws {

@@ -70,7 +70,7 @@ public struct ConformanceSuite: Sendable {
 
     /// Every suite, in report order.
     public static var all: [ConformanceSuite] {
-        [.uniqueness, .deleteRules, .predicates, .inheritance, .fetching, .relationships, .lifecycle, .history]
+        [.uniqueness, .deleteRules, .predicates, .inheritance, .fetching, .relationships, .lifecycle, .history, .migrations]
     }
 
     /// Every case of every suite: the argument list for a parameterised test.
