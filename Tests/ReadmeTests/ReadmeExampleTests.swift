@@ -57,6 +57,44 @@ struct ReadmeExampleTests {
         #expect(try widgetChanges(since: second.newest, in: app).changes.isEmpty)
     }
 
+    /// A version-1 notes store: "Groceries" twice (the older one is kept), "Call the bank".
+    func writeNotesV1(at url: URL) throws {
+        let v1 = try ModelContainer(for: Schema(versionedSchema: NotesV1.self), configurations: ModelConfiguration(url: url))
+        let context = ModelContext(v1)
+        context.insert(NotesV1.Note(title: "Groceries", createdAt: Date(timeIntervalSinceReferenceDate: 1)))
+        context.insert(NotesV1.Note(title: "Call the bank", createdAt: Date(timeIntervalSinceReferenceDate: 2)))
+        context.insert(NotesV1.Note(title: "Groceries", createdAt: Date(timeIntervalSinceReferenceDate: 3)))
+        try context.save()
+    }
+
+    @Test("the migrations example: a V1 store opens as V2 through the custom stage (MIG-03, MIG-06)")
+    func migrations() throws {
+        let scratch = try ScratchDirectory(prefix: "readme-notes")
+        let url = scratch.url.appendingPathComponent("notes.store")
+        try writeNotesV1(at: url)
+        let container = try openNotes(at: url)
+        #expect(container.appliedMigrationStages == ["custom 1.0.0 → 2.0.0"])
+        let notes = try ModelContext(container).fetch(FetchDescriptor<NotesV2.Note>(sortBy: [SortDescriptor(\.title)]))
+        #expect(notes.map(\.title) == ["Call the bank", "Groceries"])
+        #expect(notes.map(\.createdAt) == [Date(timeIntervalSinceReferenceDate: 2), Date(timeIntervalSinceReferenceDate: 1)])
+        #expect(notes.map(\.words) == [3, 1])
+        #expect(notes.map(\.pinned) == [false, false])
+        #expect(try openNotes(at: url).appliedMigrationStages.isEmpty, "a migrated store is not migrated again")
+    }
+
+    @Test("the migrated fixture example: a V1 fixture serves a V2 test and is not modified")
+    func migratedFixture() throws {
+        let scratch = try ScratchDirectory(prefix: "readme-notes-fixture")
+        let fixture = scratch.url.appendingPathComponent("notes-v1.sqlite")
+        try writeNotesV1(at: fixture)
+        let before = try Data(contentsOf: fixture)
+        #expect(try noteSummaries(fromV1Fixture: fixture)
+                == ["Call the bank: 3 words, pinned false", "Groceries: 1 words, pinned false"])
+        #expect(try Data(contentsOf: fixture) == before)
+        let metadata = try StoreMetadata.read(contentsOf: fixture)
+        #expect(metadata.versionIdentifiers == ["1.0.0"], "the fixture is still version 1")
+    }
+
     @Test("the natural sorting example: Trip 2 before Trip 10")
     func naturalSorting() throws {
         let context = ModelContext(try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
