@@ -132,3 +132,124 @@ struct MigrationTests {
         #expect(Set(inserted.map(\.entityName)) == ["Voyage", "Port"])
     }
 }
+
+// MARK: Relationships and composites across a renumbering
+
+/// A book's size: a composite attribute (one column per element).
+struct ShelfSize: Codable, Hashable, Sendable {
+    var width: Double
+    var height: Double
+}
+
+/// Version 1: shelves and books many-to-many, books with one-way tags, a composite size.
+enum LibraryV1: VersionedSchema {
+    static let versionIdentifier = Schema.Version(1, 0, 0)
+    static var models: [any PersistentModel.Type] { [Shelf.self, Book.self, Tag.self] }
+
+    @Model final class Shelf {
+        var label: String
+        @Relationship(inverse: \Book.shelves) var books: [Book] = []
+        init(label: String) { self.label = label }
+    }
+
+    @Model final class Book {
+        var title: String
+        var size: ShelfSize
+        var shelves: [Shelf] = []
+        var tags: [Tag] = []
+        init(title: String, size: ShelfSize) {
+            self.title = title
+            self.size = size
+        }
+    }
+
+    @Model final class Tag {
+        var word: String
+        init(word: String) { self.word = word }
+    }
+}
+
+/// Version 2: a new entity `Album` sorts first, so every entity number shifts (join table and
+/// one-way key names change with them); `books` and `tags` are renamed with `originalName`.
+enum LibraryV2: VersionedSchema {
+    static let versionIdentifier = Schema.Version(2, 0, 0)
+    static var models: [any PersistentModel.Type] { [Album.self, Shelf.self, Book.self, Tag.self] }
+
+    @Model final class Album {
+        var name: String
+        init(name: String) { self.name = name }
+    }
+
+    @Model final class Shelf {
+        var label: String
+        @Relationship(originalName: "books", inverse: \Book.shelves) var volumes: [Book] = []
+        init(label: String) { self.label = label }
+    }
+
+    @Model final class Book {
+        var title: String
+        var size: ShelfSize
+        var shelves: [Shelf] = []
+        @Relationship(originalName: "tags") var labels: [Tag] = []
+        init(title: String, size: ShelfSize) {
+            self.title = title
+            self.size = size
+        }
+    }
+
+    @Model final class Tag {
+        var word: String
+        init(word: String) { self.word = word }
+    }
+}
+
+enum LibraryPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [LibraryV1.self, LibraryV2.self] }
+    static var stages: [MigrationStage] { [.lightweight(fromVersion: LibraryV1.self, toVersion: LibraryV2.self)] }
+}
+
+extension MigrationTests {
+    @Test("Renumbered entities keep many-to-many links, one-way to-many keys and composite values")
+    func renumberedRelationships() throws {
+        let url = dir.file("library.store")
+        do {
+            let v1 = try ModelContainer(for: Schema(versionedSchema: LibraryV1.self), configurations: ModelConfiguration(url: url))
+            let context = ModelContext(v1)
+            let top = LibraryV1.Shelf(label: "top"), bottom = LibraryV1.Shelf(label: "bottom")
+            let atlas = LibraryV1.Book(title: "Atlas", size: ShelfSize(width: 30, height: 40))
+            let novel = LibraryV1.Book(title: "Novel", size: ShelfSize(width: 12, height: 19))
+            [top, bottom].forEach(context.insert)
+            [atlas, novel].forEach(context.insert)
+            top.books = [atlas, novel]
+            bottom.books = [atlas]
+            atlas.tags = [LibraryV1.Tag(word: "maps"), LibraryV1.Tag(word: "big")]
+            novel.tags = [LibraryV1.Tag(word: "fiction")]
+            try context.save()
+        }
+        let before = try StoreMetadata.read(contentsOf: url)
+        let container = try ModelContainer(for: Schema(versionedSchema: LibraryV2.self), migrationPlan: LibraryPlan.self,
+                                           configurations: ModelConfiguration(url: url))
+        // Album takes number 1: Book, Shelf and Tag move from 1, 2, 3 to 2, 3, 4.
+        #expect(["Album", "Book", "Shelf", "Tag"].map { container.storeNames.entityNumber($0) } == [1, 2, 3, 4])
+        let context = ModelContext(container)
+        let shelves = try context.fetch(FetchDescriptor<LibraryV2.Shelf>(sortBy: [SortDescriptor(\.label)]))
+        #expect(shelves.map(\.label) == ["bottom", "top"])
+        #expect(shelves.map { $0.volumes.map(\.title).sorted() } == [["Atlas"], ["Atlas", "Novel"]])
+        let books = try context.fetch(FetchDescriptor<LibraryV2.Book>(sortBy: [SortDescriptor(\.title)]))
+        #expect(books.map { $0.labels.map(\.word).sorted() } == [["big", "maps"], ["fiction"]])
+        #expect(books.map(\.size) == [ShelfSize(width: 30, height: 40), ShelfSize(width: 12, height: 19)])
+        #expect(books.map { $0.shelves.map(\.label).sorted() } == [["bottom", "top"], ["top"]])
+        // The layout is a new V2 store's, with the join table and key columns renamed.
+        let fresh = dir.file("library-fresh.store")
+        _ = try ModelContainer(for: Schema(versionedSchema: LibraryV2.self), configurations: ModelConfiguration(url: fresh))
+        #expect(try ddl(url) == ddl(fresh))
+        #expect(try StoreMetadata.read(contentsOf: url).uuid == before.uuid, "the store keeps its identifier")
+        // Saving through the migrated store works as on a new one.
+        books[1].labels.append(LibraryV2.Tag(word: "paperback"))
+        context.insert(LibraryV2.Album(name: "Maps of the world"))
+        try context.save()
+        let reread = ModelContext(container)
+        let novel = try reread.fetch(FetchDescriptor<LibraryV2.Book>(predicate: #Predicate { $0.title == "Novel" }))
+        #expect(novel.first?.labels.map(\.word).sorted() == ["fiction", "paperback"])
+    }
+}
