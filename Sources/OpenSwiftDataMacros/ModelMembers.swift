@@ -31,7 +31,7 @@ struct ModelMembers {
             liveAccessor(),
         ]
         if isBase { source.append(backingDataProperty()) }
-        source += [backingDataInit(), schemaMetadata(), entityConstraints(), absorbPendingValues()]
+        source += [backingDataInit(), schemaMetadata(), rootedKeyPaths(), entityConstraints(), absorbPendingValues()]
         return source.map { DeclSyntax(stringLiteral: $0) }
     }
 
@@ -88,6 +88,23 @@ struct ModelMembers {
         return """
             \(access)\(isBase ? "" : "override ")class var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
             \(body)
+            }
+            """
+    }
+
+    /// `_$rootedKeyPaths()`: every persisted property's key path rooted at the dynamic class, so
+    /// a subclass's inherited properties read as `\Sub.name` (history's `updatedAttributes` and
+    /// tombstones, key-path lookups). `Root` is bound to `Self.self`, the class the call is made
+    /// on; `\Self.name` itself is not usable in a class (the runtime cannot instantiate it).
+    private func rootedKeyPaths() -> String {
+        let entries = scan.persisted.map { "\"\($0.name)\": \\Root.\(escaped($0.name))" }
+        let dictionary = entries.isEmpty ? "[:]" : "[" + entries.joined(separator: ", ") + "]"
+        let result = isBase ? "rooted(Self.self)"
+            : "super._$rootedKeyPaths().merging(rooted(Self.self)) { _, own in own }"
+        return """
+            \(access)\(isBase ? "" : "override ")class func _$rootedKeyPaths() -> [String: AnyKeyPath] {
+                func rooted<Root: \(className)>(_: Root.Type) -> [String: AnyKeyPath] { \(dictionary) }
+                return \(result)
             }
             """
     }

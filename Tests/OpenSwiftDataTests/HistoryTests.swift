@@ -406,12 +406,8 @@ struct HistoryTests {
             return nil
         }
         #expect(Set((update ?? []).flatMap { $0 }).contains(\HiCircle.radius))
-        // Inherited properties are declared with the superclass's key paths (`\HiShape.size`),
-        // which are not `PartialKeyPath<HiCircle>`s: they are left out of a subclass's
-        // updatedAttributes and tombstone until layouts carry key paths rooted at the subclass.
-        withKnownIssue("inherited attributes of a subclass are missing from updatedAttributes") {
-            #expect(Set((update ?? []).flatMap { $0 }) == [\HiCircle.radius, \HiCircle.size])
-        }
+        // Inherited properties come rooted at the subclass (`\HiCircle.size`, not `\HiShape.size`).
+        #expect(Set((update ?? []).flatMap { $0 }) == [\HiCircle.radius, \HiCircle.size])
         try context.delete(model: HiShape.self, includeSubclasses: false)
         try context.save()
         let last = try #require(try context.fetchHistory(Self.all).last)
@@ -427,9 +423,7 @@ struct HistoryTests {
             guard case .delete(let d as DefaultHistoryDelete<HiCircle>) = change else { return nil }
             return d.tombstone[\HiCircle.name] as? String
         }
-        withKnownIssue("inherited .preserveValueOnDeletion attributes are missing from a subclass's tombstone") {
-            #expect(circleDelete == ["circle"])
-        }
+        #expect(circleDelete == ["circle"])
         // The rows themselves are complete: the subclass update's bitmap has size and radius
         // (HiCircle's properties by name: name, radius, size → bits 1 and 2: 0x60), and its
         // delete keeps the inherited name in ZTOMBSTONE0.

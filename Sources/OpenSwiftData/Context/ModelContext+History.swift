@@ -94,14 +94,14 @@ extension ModelContext {
                                                    transactionIdentifier: transaction))
         case 1:
             let slots = stored.columns.map { info?.slots(in: $0) ?? [] } ?? []
-            let keyPaths = slots.compactMap { layout.slots[$0].keyPath as? PartialKeyPath<M> }
+            let keyPaths = slots.compactMap { layout.keyPath(rootedAt: $0) as? PartialKeyPath<M> }
             return .update(DefaultHistoryUpdate<M>(changeIdentifier: stored.key, changedPersistentIdentifier: id,
                                                    transactionIdentifier: transaction, updatedAttributes: keyPaths))
         case 2:
             var values: [(keyPath: PartialKeyPath<M>, value: any Sendable)] = []
             for (slot, sql) in zip(info?.tombstoneSlots ?? [], stored.tombstone) where sql != .null {
                 let s = layout.slots[slot]
-                guard let keyPath = s.keyPath as? PartialKeyPath<M>, let codec = s.codec,
+                guard let keyPath = layout.keyPath(rootedAt: slot) as? PartialKeyPath<M>, let codec = s.codec,
                       let value = codec.decode(sql).flatMap(_flattenOptional) else { continue }
                 // A decoded attribute value (a value type or a Codable value); `any Sendable` is
                 // `Any` with a marker protocol, so the existential is reused as it is.

@@ -17,7 +17,7 @@ import Observation
 /// model is marked `@Model` too and becomes a sub-entity stored in its root's table.
 @attached(member, conformances: PersistentModel, Observable,
           names: named(persistentBackingData), named(init), named(schemaMetadata),
-          named(_$entityConstraints), named(_$absorbPendingValues), arbitrary)
+          named(_$entityConstraints), named(_$absorbPendingValues), named(_$rootedKeyPaths), arbitrary)
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel, Observable)
 public macro Model() = #externalMacro(module: "OpenSwiftDataMacros", type: "ModelMacro")

@@ -12,6 +12,10 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable, 
     static var schemaMetadata: [Schema.PropertyMetadata] { get }
     /// `#Unique` and `#Index` declarations of this class.
     static var _$entityConstraints: _EntityConstraints { get }
+    /// Every persisted property's key path rooted at the class this is called on, inherited
+    /// properties included (`\Sub.name`, not `\Base.name`), by property name. The ``Model()``
+    /// macro writes it; used where a key path must be the subclass's own (history).
+    static func _$rootedKeyPaths() -> [String: AnyKeyPath]
     /// Creates an instance over loaded backing data (used when the store materialises a row).
     init(backingData: BackingData)
     /// Moves values that a subclass initialiser stored before `super.init` into the backing data.
@@ -23,6 +27,8 @@ extension PersistentModel {
     public static var _$entityConstraints: _EntityConstraints { _EntityConstraints() }
     /// Nothing to absorb.
     public func _$absorbPendingValues() {}
+    /// No rooted key paths: the metadata's own key paths are used.
+    public static func _$rootedKeyPaths() -> [String: AnyKeyPath] { [:] }
 
     /// The model's identifier: temporary until first saved.
     public var persistentModelID: PersistentIdentifier {

@@ -74,10 +74,17 @@ final class ModelLayout: @unchecked Sendable {
     let indices: [[String]]
     let slotByName: [String: Int]
     let slotByKeyPath: [AnyKeyPath: Int]
+    /// Each slot's key path rooted at this class, when the macro provided it (inherited slots of
+    /// a subclass included); see ``keyPath(rootedAt:)``.
+    private let rootedKeyPaths: [Int: AnyKeyPath]
     /// Relationship slots, for quick iteration.
     let relationshipSlots: [Int]
 
     var root: ModelLayout { superLayout?.root ?? self }
+
+    /// The key path of `slot` rooted at this class: `\Sub.name` for a subclass's inherited
+    /// `name` (the metadata's own is `\Base.name`), else the slot's declared key path.
+    func keyPath(rootedAt slot: Int) -> AnyKeyPath { rootedKeyPaths[slot] ?? slots[slot].keyPath }
     var isRelationshipSlot: [Bool]
 
     private init(type: any PersistentModel.Type, superLayout: ModelLayout?) throws {
@@ -132,8 +139,18 @@ final class ModelLayout: @unchecked Sendable {
         self.uniquenessConstraints = (superLayout?.uniquenessConstraints ?? []) + own.unique
             + slots[start...].filter { $0.attribute?.isUnique == true || $0.relationship?.isUnique == true }.map { [$0.name] }
         self.indices = (superLayout?.indices ?? []) + own.indices
-        self.slotByName = Dictionary(slots.map { ($0.name, $0.index) }, uniquingKeysWith: { a, _ in a })
-        self.slotByKeyPath = Dictionary(slots.map { ($0.keyPath, $0.index) }, uniquingKeysWith: { a, _ in a })
+        let slotByName = Dictionary(slots.map { ($0.name, $0.index) }, uniquingKeysWith: { a, _ in a })
+        self.slotByName = slotByName
+        // Key paths rooted at this class (`\Sub.name` for an inherited `name`), from the macro.
+        var rooted: [Int: AnyKeyPath] = [:]
+        var slotByKeyPath = Dictionary(slots.map { ($0.keyPath, $0.index) }, uniquingKeysWith: { a, _ in a })
+        for (name, keyPath) in type._$rootedKeyPaths() {
+            guard let slot = slotByName[name] else { continue }
+            rooted[slot] = keyPath
+            if slotByKeyPath[keyPath] == nil { slotByKeyPath[keyPath] = slot }
+        }
+        self.rootedKeyPaths = rooted
+        self.slotByKeyPath = slotByKeyPath
         self.relationshipSlots = slots.filter(\.isRelationship).map(\.index)
         self.isRelationshipSlot = slots.map(\.isRelationship)
         for group in own.unique + own.indices {
