@@ -81,6 +81,34 @@ struct MigrationTests {
         #expect(leftovers.isEmpty)
     }
 
+    @Test("A migration waits for the store's write lock: while another connection writes, the open fails and nothing changes")
+    func migrationTakesTheWriteLock() throws {
+        let url = try writeV1Store()
+        let writer = try SQLiteConnection(path: url.path, mode: .readWrite)
+        defer { writer.close() }
+        try writer.execute("BEGIN IMMEDIATE")
+        try writer.run("UPDATE ZVOYAGE SET ZLEGACY = 70 WHERE Z_PK = 1")
+        do {
+            _ = try ModelContainer(for: ConformanceVoyagesV2.Voyage.self, migrationPlan: ConformanceVoyagesPlanV2.self,
+                                   configurations: ModelConfiguration(url: url))
+            Issue.record("migrated while another connection held the write lock")
+        } catch let error as SwiftDataError {
+            #expect(error.code == SwiftDataError.storeError.code)
+            #expect(error.message.contains("the migration did not start"))
+        }
+        // The other writer's change commits; the migration then carries it over.
+        try writer.execute("COMMIT")
+        let container = try ModelContainer(for: Schema(versionedSchema: ConformanceVoyagesV1.self), configurations: ModelConfiguration(url: url))
+        #expect(try ModelContext(container).fetch(FetchDescriptor<ConformanceVoyagesV1.Voyage>()).map(\.legacy).sorted() == [8, 9, 70])
+        let migrated = try ModelContainer(for: ConformanceVoyagesV2.Voyage.self, migrationPlan: ConformanceVoyagesPlanV2.self,
+                                          configurations: ModelConfiguration(url: url))
+        #expect(migrated.appliedMigrationStages == ["lightweight 1.0.0 → 2.0.0"])
+        #expect(try integers(url, "SELECT count(*) FROM ZVOYAGE") == [3])
+        let db = try SQLiteConnection(path: url.path, mode: .readOnly)
+        defer { db.close() }
+        #expect(try db.scalar("PRAGMA journal_mode") == .text("wal"), "the migrated store stays in WAL mode")
+    }
+
     @Test("A plan without a stage from the store's version says which stage to add")
     func missingStage() throws {
         let url = try writeV1Store()

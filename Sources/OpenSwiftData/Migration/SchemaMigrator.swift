@@ -8,13 +8,15 @@ import Foundation
 ///    store records in `NSStoreModelVersionIdentifiers`); the container's version is the plan
 ///    schema with the container's hashes.
 /// 2. The stages from the store's version to the container's are chained by `fromVersion`.
-/// 3. The stages run on a private copy of the file (SQLite's backup API, so a WAL's committed
-///    pages are included): `willMigrate` through a container of the old version's models, the
-///    schema change (``StoreMigration``) in one transaction, `didMigrate` through the new
-///    version's models.
-/// 4. The migrated copy replaces the store's content through the backup API, which writes it
-///    in one transaction: a failure anywhere before leaves the file as it was (MIG-11), a crash
-///    during the copy back is rolled back by SQLite.
+/// 3. The store's write lock is taken (`BEGIN IMMEDIATE`) and held until the end, so no other
+///    connection or process writes rows the migration would miss or migrates the file at the
+///    same time; the version is read again under it.
+/// 4. The stages run on a private copy of the content: `willMigrate` through a container of the
+///    old version's models, the schema change (``StoreMigration``) in one transaction,
+///    `didMigrate` through the new version's models.
+/// 5. The migrated copy replaces the store's content in the transaction holding the lock, and
+///    commits: a failure anywhere before leaves the file as it was (MIG-11), and a crash before
+///    the commit is rolled back by SQLite.
 ///
 /// Refusals, each before anything is written: a store newer than the container's version
 /// (`backwardMigration`, MIG-08), a store matching no version (`unknownSchema`), a plan without
@@ -91,7 +93,7 @@ struct SchemaMigrator {
                                  "the store needs migrating from \(versions[storeIndex].name) to \(versions[targetIndex].name), which a configuration with allowsSave: false cannot do; open it once with saving allowed. It was not modified.",
                                  url: url)
         }
-        return try run(path, versions: versions, probe: probe)
+        return try run(path, from: storeIndex, to: targetIndex, versions: versions)
     }
 
     /// The chain of stages from version `from` to `to`.
@@ -152,7 +154,8 @@ struct SchemaMigrator {
 
     // MARK: Running
 
-    private func run(_ path: [(MigrationStage, Int, Int)], versions: [Version], probe: SQLiteConnection) throws -> Outcome {
+    private func run(_ path: [(MigrationStage, Int, Int)], from storeIndex: Int, to targetIndex: Int,
+                     versions: [Version]) throws -> Outcome {
         let fm = FileManager.default
         let work = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).migrating-\(UUID().uuidString)")
@@ -161,41 +164,96 @@ struct SchemaMigrator {
                 try? fm.removeItem(atPath: work.path + suffix)   // a private scratch copy; the store is untouched
             }
         }
-        try storeStep("copying the store") {
-            let copy = try SQLiteConnection(path: work.path, mode: .readWriteCreate)
-            defer { copy.close() }
-            try copy.copyContents(of: probe)
+        // The store's write lock, held from before the copy until the migrated content is
+        // committed: no other connection or process can write rows the migration would not
+        // carry over, or migrate the same file at the same time.
+        let lock = try SQLiteStore.openConnection(url, mode: .readWrite)
+        defer { lock.close() }
+        do {
+            try lock.execute("BEGIN IMMEDIATE")
+        } catch let e as SQLiteError {
+            throw SwiftDataError(SwiftDataError.storeError.code,
+                                 "the store needs migrating but another connection kept it locked past the busy timeout; the migration did not start and the store was not modified. Try again",
+                                 url: url, underlying: e)
         }
-        var outcome = Outcome()
-        for (stage, from, to) in path {
-            let old = versions[from], new = versions[to]
-            if case .custom(_, _, let willMigrate?, _) = stage {
-                try runClosure(willMigrate, "willMigrate", stage, schema: old.type, at: work)
+        do {
+            // Re-read under the lock: another process may have migrated it meanwhile.
+            let stored = try storeStep("reading the store's metadata") { try SQLiteStore.storedMetadata(lock, url: url) }
+            if stored.versionHashes == versions[targetIndex].mapping.versionHashes {
+                try lock.execute("ROLLBACK")
+                return Outcome()
             }
-            let migration = StoreMigration(old: old.mapping, new: new.mapping, stageName: stage.description)
-            try storeStep("\(stage)") {
-                let db = try SQLiteConnection(path: work.path, mode: .readWrite)
-                defer { db.close() }
-                try db.immediateTransaction { try migration.run(on: db) }
+            guard stored.versionHashes == versions[storeIndex].mapping.versionHashes else {
+                throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
+                                     "the store changed to another model while its migration was starting; it was not modified. Try again",
+                                     url: url)
             }
-            outcome.warnings += migration.warnings()
-            if case .custom(_, _, _, let didMigrate?) = stage {
-                try runClosure(didMigrate, "didMigrate", stage, schema: new.type, at: work)
+            try storeStep("copying the store") {
+                let copy = try SQLiteConnection(path: work.path, mode: .readWriteCreate)
+                defer { copy.close() }
+                for pragma in StoreLayout.filePragmas { try copy.execute(pragma) }
+                try copy.immediateTransaction { try SchemaMigrator.copyDatabase(from: lock, to: copy) }
             }
-            outcome.stages.append(stage.description)
+            var outcome = Outcome()
+            for (stage, from, to) in path {
+                let old = versions[from], new = versions[to]
+                if case .custom(_, _, let willMigrate?, _) = stage {
+                    try runClosure(willMigrate, "willMigrate", stage, schema: old.type, at: work)
+                }
+                let migration = StoreMigration(old: old.mapping, new: new.mapping, stageName: stage.description)
+                try storeStep("\(stage)") {
+                    let db = try SQLiteConnection(path: work.path, mode: .readWrite)
+                    defer { db.close() }
+                    try db.immediateTransaction { try migration.run(on: db) }
+                }
+                outcome.warnings += migration.warnings()
+                if case .custom(_, _, _, let didMigrate?) = stage {
+                    try runClosure(didMigrate, "didMigrate", stage, schema: new.type, at: work)
+                }
+                outcome.stages.append(stage.description)
+            }
+            // The migrated copy replaces the store's content in the transaction holding the lock.
+            try storeStep("writing the migrated store back") {
+                let source = try SQLiteConnection(path: work.path, mode: .readOnly)
+                defer { source.close() }
+                for row in try lock.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") {
+                    if case .text(let name)? = row.first { try lock.execute("DROP TABLE \(quoteIdentifier(name))") }
+                }
+                try SchemaMigrator.copyDatabase(from: source, to: lock)
+                try lock.execute("COMMIT")
+            }
+            for warning in outcome.warnings {
+                FileHandle.standardError.write(Data("OpenSwiftData: warning: \(warning)\n".utf8))
+            }
+            return outcome
+        } catch {
+            if lock.isInTransaction { try? lock.execute("ROLLBACK") }   // nothing was committed; the error below is the one to report
+            throw error
         }
-        // The migrated copy replaces the store in one write transaction.
-        try storeStep("writing the migrated store back") {
-            let source = try SQLiteConnection(path: work.path, mode: .readOnly)
-            defer { source.close() }
-            let destination = try SQLiteConnection(path: url.path, mode: .readWrite)
-            defer { destination.close() }
-            try destination.copyContents(of: source)
+    }
+
+    /// Copies every table (with its rows), index and trigger of `source` into `destination`,
+    /// which has none of them, inside the caller's transaction. Values keep their storage
+    /// classes (bound as read).
+    static func copyDatabase(from source: SQLiteConnection, to destination: SQLiteConnection) throws {
+        let objects = try source.rows("""
+            SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%'
+            ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 ELSE 2 END, rowid
+            """)
+        for object in objects {
+            guard case .text(let type)? = object.first, case .text(let name) = object[1], case .text(let sql) = object[2] else { continue }
+            try destination.execute(sql)
+            guard type == "table" else { continue }
+            let select = try source.prepare("SELECT * FROM \(quoteIdentifier(name))")
+            let columns = select.columnCount
+            guard columns > 0 else { continue }
+            let insert = try destination.prepare("INSERT INTO \(quoteIdentifier(name)) VALUES ("
+                + Array(repeating: "?", count: Int(columns)).joined(separator: ", ") + ")")
+            while try select.step() {
+                for i in 0..<columns { try insert.bind(select.value(at: i), at: i + 1) }
+                try insert.execute()
+            }
         }
-        for warning in outcome.warnings {
-            FileHandle.standardError.write(Data("OpenSwiftData: warning: \(warning)\n".utf8))
-        }
-        return outcome
     }
 
     /// Runs a stage's closure on a context of `schema`'s models over the working copy and saves
@@ -220,9 +278,9 @@ struct SchemaMigrator {
     }
 
     /// Runs a file step, turning SQLite's errors into ``SwiftDataError/storeError``.
-    private func storeStep(_ what: String, _ body: () throws -> Void) throws {
+    private func storeStep<T>(_ what: String, _ body: () throws -> T) throws -> T {
         do {
-            try body()
+            return try body()
         } catch let e as SwiftDataError {
             var wrapped = e
             wrapped.url = url
