@@ -27,6 +27,7 @@ func toolchainVersion() -> String? {
     let pipe = Pipe()
     p.standardOutput = pipe
     p.standardError = FileHandle.nullDevice
+    // try?: the toolchain version decorates reports; nil when swift is not on PATH.
     guard (try? p.run()) != nil else { return nil }
     let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     p.waitUntilExit()

@@ -20,8 +20,11 @@ extension ModelContext {
     /// - Throws: ``SwiftDataError`` — `.saveNotAllowed`, `.deleteRuleDenied`,
     ///   `.modelValidationFailure` (minimum/maximumModelCount), `.invalidValue`
     ///   (NaN …), `.uniqueConstraintViolation`, `.mergeConflict`, `.unknownSchema`, `.storeError`.
+    ///   A read that could not throw and failed since the last fetch or save is thrown first
+    ///   (``OperationFailure``); nothing is written then, and the next save proceeds.
     public func save() throws {
         if let e = deferredErrors.first { throw e }
+        try throwPendingReadFailure()
         guard hasChanges else { return }
         guard stack.allowsSave else {
             throw SwiftDataError(SwiftDataError.saveNotAllowed.code,
