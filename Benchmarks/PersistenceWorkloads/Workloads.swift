@@ -282,12 +282,12 @@ public enum PersistenceWorkloads {
                         """)
                     for i in 0..<rows {
                         let v = BenchData.values(row: i)
-                        stmt.bind(Int64(i), at: 1)
-                        stmt.bind(Int64(v.code), at: 2)
-                        stmt.bind(Int64(v.code), at: 3)
-                        stmt.bind(v.price, at: 4)
-                        stmt.bind(v.price, at: 5)
-                        stmt.bindText("updated-\(i)", at: 6)
+                        try stmt.bind(Int64(i), at: 1)
+                        try stmt.bind(Int64(v.code), at: 2)
+                        try stmt.bind(Int64(v.code), at: 3)
+                        try stmt.bind(v.price, at: 4)
+                        try stmt.bind(v.price, at: 5)
+                        try stmt.bindText("updated-\(i)", at: 6)
                         try stmt.execute()
                     }
                 }

@@ -195,8 +195,18 @@ extension ModelContext {
         let compiled = CompiledQuery(layout: layout, table: table,
                                      whereSQL: conditions.isEmpty ? "1" : conditions.joined(separator: " AND "),
                                      orderBy: try orderByClause(descriptor.sortBy, t, stringSortStyle: style))
-        if leaves.isCacheable, leaves.values.count == args.count {
-            stack.queryCache.insert(key, structure: leaves.structure, compiled)
+        if leaves.isCacheable {
+            // Cached only when later fetches' leaves bind exactly as this translation did.
+            do {
+                let scope = identifierScope
+                try CompiledQuery.checkBindings(whereSQL: compiled.whereSQL, translated: args,
+                                                collected: leaves.values.map { try sqlArgument($0, scope) })
+                stack.queryCache.insert(key, structure: leaves.structure, compiled)
+            } catch let e as CompiledQuery.BindingMismatch where e.kind == .leafCount {
+                // Not cacheable (a value bound twice, as before this check): every fetch translates.
+            } catch {
+                stack.queryCache.refuse("\(T.self): \(error)")
+            }
         }
         return BoundQuery(compiled: compiled, arguments: args, hasIntegerArithmetic: leaves.hasIntegerArithmetic)
     }
