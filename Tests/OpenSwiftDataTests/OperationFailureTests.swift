@@ -41,8 +41,8 @@ struct OperationFailureTests {
     }
 
     /// Renames the notes' table away (every read of it fails) or back.
-    func hideTable(_ container: ModelContainer, _ hidden: Bool) throws {
-        let name = container.mapping.table(for: try ModelLayout.of(FailureNote.self))!.name
+    func hideTable(_ container: ModelContainer, _ hidden: Bool, of type: any PersistentModel.Type = FailureNote.self) throws {
+        let name = container.mapping.table(for: try ModelLayout.of(type))!.name
         let (from, to) = hidden ? (name, name + "_HIDDEN") : (name + "_HIDDEN", name)
         try container.withStoreConnection { try $0.execute("ALTER TABLE \"\(from)\" RENAME TO \"\(to)\"") }
     }
@@ -117,6 +117,32 @@ struct OperationFailureTests {
         #expect(!all[5].isDeleted)
         #expect(all.map(\.rank) == Array(0..<10))
         #expect(context.pendingReadFailures.isEmpty)
+    }
+
+    @Test("a relationship that cannot be read is reported and not kept; the next read loads it", arguments: StoreKind.allCases)
+    func relationshipLoad(_ kind: StoreKind) throws {
+        let dir = TemporaryDirectory("failure-relationship")
+        let container = try makeContainer(kind, [Word.self, Category.self], in: dir)
+        let seed = ModelContext(container)
+        let fruit = Category(name: "fruit")
+        seed.insert(fruit)
+        for text in ["apple", "pear"] {
+            let w = Word(text: text)
+            seed.insert(w)
+            w.category = fruit
+        }
+        try seed.save()
+
+        let context = ModelContext(container)
+        let recorder = Recorder(ModelContext.operationDidFail, object: context)
+        let category = try context.fetch(FetchDescriptor<Category>())[0]   // its words are not loaded yet
+        try hideTable(container, true, of: Word.self)
+        #expect(category.words.isEmpty)   // the read cannot throw …
+        #expect(recorder.failures.map(\.operation) == [.relationshipLoad])   // … but it is reported
+        #expect(recorder.failures.first?.error.propertyName == "words")
+        try hideTable(container, false, of: Word.self)
+        #expect(throws: SwiftDataError.self) { try context.fetchCount(FetchDescriptor<Category>()) }
+        #expect(category.words.map(\.text).sorted() == ["apple", "pear"])   // not kept: read again
     }
 
     @Test("a failed autosave is posted, logged and keeps the pending changes", arguments: StoreKind.allCases)
