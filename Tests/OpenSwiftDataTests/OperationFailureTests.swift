@@ -165,6 +165,37 @@ struct OperationFailureTests {
         #expect(recorder.failures.count == 1)
     }
 
+    @Test("delete rules that cannot read the related rows: reported, nothing autosaved, and the retry cascades", arguments: StoreKind.allCases)
+    func pendingChanges(_ kind: StoreKind) throws {
+        let dir = TemporaryDirectory("failure-pending")
+        let container = try makeContainer(kind, [Word.self, Category.self], in: dir)
+        let context = container.mainContext
+        let fruit = Category(name: "fruit")
+        context.insert(fruit)
+        for text in ["apple", "pear"] {
+            let w = Word(text: text)
+            context.insert(w)
+            w.category = fruit
+        }
+        try context.save()
+        let fresh = ModelContext(container)
+        let recorder = Recorder(ModelContext.operationDidFail, object: fresh)
+        fresh.autosaveEnabled = true
+        fresh.delete(try fresh.fetch(FetchDescriptor<Category>())[0])   // cascades to the words, not loaded
+        try hideTable(container, true, of: Word.self)
+        fresh.processPendingChanges()
+        // The delete rules read the words through the relationship, whose failure is reported; the
+        // autosave then throws it instead of saving a cascade that missed them.
+        #expect(recorder.failures.map(\.operation) == [.relationshipLoad, .autosave])
+        #expect(recorder.failures.last?.error.message.contains("relationshipLoad") == true)
+        #expect(fresh.hasChanges)
+        try hideTable(container, false, of: Word.self)
+        fresh.processPendingChanges()
+        #expect(!fresh.hasChanges)
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Word>()) == 0)
+        #expect(recorder.failures.count == 2)
+    }
+
     @Test("a failed deleteAllData() is posted, logged and kept on the container; nothing is deleted", arguments: StoreKind.allCases)
     func deleteAllData(_ kind: StoreKind) throws {
         let dir = TemporaryDirectory("failure-deleteall")
