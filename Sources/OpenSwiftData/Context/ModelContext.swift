@@ -387,9 +387,11 @@ public final class ModelContext {
     /// ``autosaveEnabled`` is on. A `.deny` rule is left for ``save()`` to report.
     ///
     /// This cannot throw (SwiftData's signature). A store error while applying the delete rules
-    /// (``OperationFailure/Operation/pendingChanges``) or a failed autosave
-    /// (``OperationFailure/Operation/autosave``) is posted as ``operationDidFail`` and logged to
-    /// standard error; the changes stay pending, and ``save()`` applies the rules again and throws.
+    /// (``OperationFailure/Operation/pendingChanges``; a related list that cannot be read is a
+    /// ``OperationFailure/Operation/relationshipLoad``, which the autosave then throws rather than
+    /// save an incomplete cascade) or a failed autosave (``OperationFailure/Operation/autosave``)
+    /// is posted as ``operationDidFail`` and logged to standard error; the changes stay pending,
+    /// and ``save()`` applies the rules again and throws.
     public func processPendingChanges() {
         do {
             try propagateDeletes(deferringRefusals: true)
