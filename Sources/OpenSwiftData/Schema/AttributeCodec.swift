@@ -177,7 +177,7 @@ final class AttributeCodec: @unchecked Sendable {
             },
             decode: { sql in
                 if sql == .null { return optional ? (C?.none as Any) : nil }
-                // try?: nil is decode's "does not fit" answer; callers throw it (CompositeColumns: corruptStore).
+                // try?: nil is decode's "does not fit" answer: CompositeColumns throws corruptStore; history leaves such a tombstone value out.
                 guard case .text(let t) = sql, let v = try? decodeText(t) else { return nil }
                 return optional ? (Optional(v) as Any) : v
             },
@@ -214,7 +214,7 @@ final class AttributeCodec: @unchecked Sendable {
             decode: { sql in
                 if sql == .null { return none }
                 guard case .blob(let d) = sql, let t = _transformer(named: name) else { return nil }
-                // try?: nil is decode's "does not fit" answer; callers throw it (CompositeColumns: corruptStore).
+                // try?: nil is decode's "does not fit" answer: CompositeColumns throws corruptStore; history leaves such a tombstone value out.
                 return try? t.decode(d)
             },
             placeholder: { optional ? none : nil })
