@@ -106,14 +106,23 @@ var targets: [Target] = [
     .testTarget(name: "OpenSwiftDataTestingTests", dependencies: ["OpenSwiftDataTesting", "OpenSwiftData"]),
     .target(name: "BenchmarkKit", dependencies: ["CJemalloc", "CSQLite", "OpenSwiftData"]),
     .testTarget(name: "BenchmarkKitTests", dependencies: ["BenchmarkKit"]),
+    // The command line: argument parser, subcommand specs, checked option values (no product: the
+    // harness's own; OpenSwiftData only for a decoding error's brief description).
+    .target(name: "ArgumentParsing", dependencies: ["OpenSwiftData"]),
+    .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
     .target(name: "PersistenceWorkloads", dependencies: ["OpenSwiftData", "BenchmarkKit"],
             path: "Benchmarks/PersistenceWorkloads"),
-    .executableTarget(name: "PersistenceBenchmarks", dependencies: ["PersistenceWorkloads", "BenchmarkKit"],
+    // Every `harness` subcommand, one file each; the executables below only call into it.
+    .target(name: "HarnessCommands",
+            dependencies: ["ArgumentParsing", "PersistenceWorkloads", "BenchmarkKit", "OpenSwiftData", "OpenSwiftDataTesting"]),
+    .testTarget(name: "HarnessCommandsTests",
+                dependencies: ["HarnessCommands", "ArgumentParsing", "PersistenceWorkloads", "BenchmarkKit", "OpenSwiftData"]),
+    .executableTarget(name: "PersistenceBenchmarks", dependencies: ["HarnessCommands", "ArgumentParsing"],
                       path: "Benchmarks/PersistenceBenchmarks"),
     // A team's own index benchmark in one file (the README's IndexBenchmark example as a program).
     .executableTarget(name: "ShopIndexBenchmark", dependencies: ["BenchmarkKit", "OpenSwiftData"],
                       path: "Benchmarks/ShopIndexBenchmark"),
-    .executableTarget(name: "harness", dependencies: ["PersistenceWorkloads", "BenchmarkKit", "OpenSwiftData", "OpenSwiftDataTesting"]),
+    .executableTarget(name: "harness", dependencies: ["HarnessCommands", "OpenSwiftDataTesting"]),
     .testTarget(name: "PersistenceWorkloadsTests", dependencies: ["PersistenceWorkloads", "BenchmarkKit", "OpenSwiftData"]),
 ]
 

@@ -1,8 +1,8 @@
 // The persistence benchmarks as their own executable (package-benchmark's convention):
 // `swift run -c release PersistenceBenchmarks [bench options]` is `harness bench [options]`.
-import BenchmarkKit
+import ArgumentParsing
 import Foundation
-import PersistenceWorkloads
+import HarnessCommands
 
 @main
 struct PersistenceBenchmarks {

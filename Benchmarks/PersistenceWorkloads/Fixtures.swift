@@ -24,6 +24,7 @@ public final class FixtureCache {
     public init(directory: URL? = nil) {
         self.directory = directory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("openswiftdata-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        // try?: a directory that cannot be made fails the first fixture write, which throws.
         try? FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
     }
 
@@ -31,6 +32,7 @@ public final class FixtureCache {
     public func removeAll() {
         ours.removeAll()
         raw.removeAll()
+        // try?: best-effort cleanup of scratch files; a leftover is harmless and must not mask the real result.
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -114,6 +116,7 @@ public final class FixtureCache {
 
     private func removeStoreFiles(_ url: URL) {
         for suffix in ["", "-wal", "-shm"] {
+            // try?: removes a fixture's files before regenerating; missing files are the usual case.
             try? FileManager.default.removeItem(atPath: url.path + suffix)
         }
     }

@@ -90,23 +90,23 @@ public final class RawStore {
             let groupBase = try nextKey(RawStore.groups)
             for i in 0..<count {
                 let v = BenchData.values(row: i)
-                insert.bind(base + Int64(i), at: 1)
-                insert.bind(Int64(i), at: 2)
-                insert.bind(Int64(v.code), at: 3)
-                insert.bind(Int64(v.code), at: 4)
-                insert.bind(v.price, at: 5)
-                insert.bind(v.price, at: 6)
-                insert.bindText(v.name, at: 7)
+                try insert.bind(base + Int64(i), at: 1)
+                try insert.bind(Int64(i), at: 2)
+                try insert.bind(Int64(v.code), at: 3)
+                try insert.bind(Int64(v.code), at: 4)
+                try insert.bind(v.price, at: 5)
+                try insert.bind(v.price, at: 6)
+                try insert.bindText(v.name, at: 7)
                 if let groupSize {
                     let g = Int64(i / groupSize)
                     if i % groupSize == 0 {
-                        groupInsert.bind(groupBase + g, at: 1)
-                        groupInsert.bindText("group-\(g)", at: 2)
+                        try groupInsert.bind(groupBase + g, at: 1)
+                        try groupInsert.bindText("group-\(g)", at: 2)
                         try groupInsert.execute()
                     }
-                    insert.bind(groupBase + g, at: 8)
+                    try insert.bind(groupBase + g, at: 8)
                 } else {
-                    insert.bindNull(at: 8)
+                    try insert.bindNull(at: 8)
                 }
                 try insert.execute()
             }

@@ -27,6 +27,7 @@ extension IndexBenchmark {
         try runner.validate()
         let fm = FileManager.default
         try fm.createDirectory(at: directory, withIntermediateDirectories: true)
+        // try?: best-effort cleanup of scratch files; a leftover is harmless and must not mask the real result.
         defer { try? fm.removeItem(at: directory) }
         let source = try makeSource()
         var results: [BenchmarkResult] = []

@@ -43,6 +43,7 @@ public struct MachineInfo: Codable, Equatable, Sendable {
 
     /// The first `model name` line of `/proc/cpuinfo`.
     static func cpuModel(cpuinfo path: String = "/proc/cpuinfo") -> String? {
+        // try?: machine facts are optional report decoration; nil leaves the field out.
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix("model name") {
             if let colon = line.firstIndex(of: ":") {

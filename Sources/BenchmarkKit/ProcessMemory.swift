@@ -32,6 +32,7 @@ public enum ProcessMemory {
     /// Current resident set size in KiB, from the second field of `/proc/self/statm` (pages);
     /// `nil` where `/proc` is unavailable.
     public static func currentResidentKiB() -> Int? {
+        // try?: an unsupported metric is omitted (nil), never reported as 0 (STYLE 12).
         guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
         let fields = text.split(separator: " ")
         guard fields.count > 1, let pages = Int(fields[1]) else { return nil }

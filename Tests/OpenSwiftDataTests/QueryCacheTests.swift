@@ -30,3 +30,87 @@ struct QueryCacheTests {
         #expect(try ctx.fetchCount(FetchDescriptor<Word>(predicate: #Predicate { $0.length <= 2 })) == 2)
     }
 }
+
+/// The cache binds a later fetch's leaves in collection order to SQL translated once: that order
+/// must be the order of the SQL's placeholders, and it is checked before a shape is cached.
+@Suite("QueryCache bindings")
+struct QueryCacheBindingTests {
+    @Test("leaves in another order than the SQL's placeholders are refused")
+    func reorderedLeaves() throws {
+        let sql = #"(t."ZLENGTH" > ? AND instr(t."ZTEXT", ?) > 0) OR t."ZTEXT" = '?'"#
+        #expect(CompiledQuery.placeholderCount(sql) == 2)   // the quoted ? is no placeholder
+        let translated: [SQLValue] = [.integer(3), .text("b")]
+        try CompiledQuery.checkBindings(whereSQL: sql, translated: translated, collected: translated)
+        #expect(throws: CompiledQuery.BindingMismatch.self) {
+            try CompiledQuery.checkBindings(whereSQL: sql, translated: translated, collected: translated.reversed())
+        }
+        #expect(throws: CompiledQuery.BindingMismatch.self) {   // a leaf missing
+            try CompiledQuery.checkBindings(whereSQL: sql, translated: translated, collected: [.integer(3)])
+        }
+        #expect(throws: CompiledQuery.BindingMismatch.self) {   // the SQL and its arguments disagree
+            try CompiledQuery.checkBindings(whereSQL: sql + " AND ?", translated: translated, collected: translated)
+        }
+    }
+
+    @Test("every predicate family binds its leaves in placeholder order (no shape refused)", arguments: StoreKind.allCases)
+    func familiesBindInOrder(_ kind: StoreKind) throws {
+        let dir = TemporaryDirectory("qcache-order")
+        let container = try makeContainer(kind, [Word.self, Category.self], in: dir)
+        let ctx = ModelContext(container)
+        let fruit = Category(name: "fruit")
+        ctx.insert(fruit)
+        for text in ["apple", "banana", "cherry", "date", "elderberry", "fig"] {
+            let w = Word(text: text)
+            ctx.insert(w)
+            if text.count > 4 { w.category = fruit }
+        }
+        try ctx.save()
+        // Distinct captured values everywhere, so a swap between two leaves cannot go unseen.
+        let (a, b, c, s1, s2) = (3, 6, 10, "an", "ch")
+        let (name, names) = ("fruit", ["fruit", "veg"])
+        let (r1, r2) = (4...6, 2..<5)
+        let predicates: [Predicate<Word>] = [
+            #Predicate { $0.length > a && $0.length < b },
+            #Predicate { $0.length >= a && $0.text.contains(s1) || $0.length == c },
+            #Predicate { $0.text.starts(with: s2) || ($0.length > b && $0.length != c) },
+            #Predicate { !($0.length < a) && ($0.length + a) * 2 < c + b },
+            #Predicate { r1.contains($0.length) && !r2.contains($0.length) },
+            #Predicate { $0.category.flatMap { $0.name } == name && $0.length > a },
+            #Predicate { names.contains($0.category.flatMap { $0.name } ?? s1) && $0.length != b },
+            #Predicate { $0.length > (a > b ? b : c) || $0.text == s2 },
+        ]
+        for p in predicates {
+            let expected = try ctx.fetch(FetchDescriptor<Word>()).filter { try p.evaluate($0) }.map(\.text).sorted()
+            #expect(try ctx.fetch(FetchDescriptor(predicate: p)).map(\.text).sorted() == expected)
+            // Again, from the cache.
+            #expect(try ctx.fetch(FetchDescriptor(predicate: p)).map(\.text).sorted() == expected)
+        }
+        #expect(container.queryCache.refusals == [])
+        #expect(container.queryCache.count > 0)
+    }
+}
+
+/// Every `sqlite3_bind_*` result is checked: a value SQLite refuses, or a count of values that does
+/// not match the statement's parameters, is a typed ``SQLiteError`` (never a silent `NULL`).
+@Suite("SQLiteStatement bind")
+struct StatementBindTests {
+    @Test("too few or too many values, and an index out of range, throw SQLITE_RANGE")
+    func bindChecks() throws {
+        let dir = TemporaryDirectory("bind")
+        let container = try makeContainer(.memory, [Word.self, Category.self], in: dir)
+        try container.withStoreConnection { db in
+            let stmt = try db.prepare("SELECT ? + ?")
+            #expect(stmt.parameterCount == 2)
+            #expect { try stmt.bind([.integer(1)]) } throws: { ($0 as? SQLiteError)?.code == .range }
+            #expect { try stmt.bind([.integer(1), .integer(2), .integer(3)]) } throws: { ($0 as? SQLiteError)?.code == .range }
+            #expect { try stmt.bind(Int64(1), at: 3) } throws: { ($0 as? SQLiteError)?.code == .range }
+            #expect { try stmt.bind(1.5, at: 0) } throws: { ($0 as? SQLiteError)?.code == .range }
+            #expect { try stmt.bindText("x", at: 9) } throws: { ($0 as? SQLiteError)?.code == .range }
+            #expect { try stmt.bindNull(at: 9) } throws: { ($0 as? SQLiteError)?.code == .range }
+            stmt.reset()
+            try stmt.bind([.integer(1), .integer(2)])
+            #expect(try stmt.step())
+            #expect(stmt.int64(at: 0) == 3)
+        }
+    }
+}

@@ -56,12 +56,4 @@ struct WorkloadSmokeTests {
         #expect(try container.queryPlan(for: d).joined().contains("ZBENCHITEM_custom_ZCODE"))
         #expect(throws: SwiftDataError.self) { try container.applyIndexStrategy(.custom(["BenchItem": [["nope"]]])) }
     }
-
-    @Test("strategy arguments parse")
-    func strategies() throws {
-        #expect(try BenchCommand.parseStrategy("none") == .none)
-        #expect(try BenchCommand.parseStrategy("custom:BenchItem(code,price);BenchItem(name)")
-                == .custom(["BenchItem": [["code", "price"], ["name"]]]))
-        #expect(throws: ArgumentError.self) { try BenchCommand.parseStrategy("fast") }
-    }
 }

@@ -32,6 +32,7 @@ public final class ModelContainer: @unchecked Sendable {
     public var migrationWarnings: [String] { migrationReport.warnings }
 
     private var _mainContext: ModelContext?
+    private var _lastOperationFailure: OperationFailure?
     private let contextLock = NSLock()
 
     /// A container for the given schema and configurations.
@@ -120,9 +121,29 @@ public final class ModelContainer: @unchecked Sendable {
     }
 
     /// Deletes every model in the store, keeping it usable (CFG-06).
+    ///
+    /// This cannot throw (SwiftData's signature). The rows go in one transaction, so a failure
+    /// (a closed or read-only store, I/O) deletes nothing; it is posted as ``operationDidFail``
+    /// with an ``OperationFailure`` (``OperationFailure/Operation/deleteAllData``), logged to
+    /// standard error, and kept in ``lastOperationFailure``.
     public func deleteAllData() {
-        try? store.deleteAllData()
+        do {
+            try store.deleteAllData()
+        } catch {
+            let e = error as? SwiftDataError
+                ?? SwiftDataError(SwiftDataError.storeError.code, "the store's rows could not be deleted; nothing was deleted",
+                                  url: configurations.first?.url, underlying: error)
+            let failure = OperationFailure(.deleteAllData, e)
+            contextLock.withLock { _lastOperationFailure = failure }
+            failure.log()
+            NotificationCenter.default.post(name: ModelContainer.operationDidFail, object: self,
+                                            userInfo: [OperationFailure.userInfoKey: failure])
+        }
     }
+
+    /// The last failure of an operation of this container that cannot throw
+    /// (``deleteAllData()``), or `nil`.
+    public var lastOperationFailure: OperationFailure? { contextLock.withLock { _lastOperationFailure } }
 
     /// Deletes the container's store files (the main file, `-wal` and `-shm`), as SwiftData's
     /// `erase()` does; an in-memory store is emptied instead.

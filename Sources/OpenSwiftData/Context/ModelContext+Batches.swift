@@ -9,6 +9,9 @@ import Foundation
 /// ```
 /// Only the keys are read up front (`SELECT t."Z_PK" … ORDER BY …`); each batch is one
 /// `SELECT … WHERE t."Z_PK" IN (…)`. Models stay registered in the context.
+///
+/// A batch that cannot be read is reported as an ``OperationFailure`` (``OperationFailure/Operation/batchLoad``):
+/// the context's next fetch or save throws it, and the element read is a stand-in.
 public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessCollection {
     final class Loader {
         let context: ModelContext
@@ -28,10 +31,18 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
             if batches[b] == nil {
                 let slice = Array(keys[(b * batchSize)..<Swift.min((b + 1) * batchSize, keys.count)])
                 let sql = table.selectByKeysSQL(slice.count)
-                let rows = (try? context.materializeRows(sql, slice.map { SQLValue.integer($0) }, table: table, as: Element.self)) ?? []
-                var byKey: [Int64: Element] = [:]
-                for m in rows { byKey[m.persistentBackingData.pk] = m }
-                batches[b] = slice.compactMap { byKey[$0] }
+                do {
+                    let rows = try context.materializeRows(sql, slice.map { SQLValue.integer($0) }, table: table, as: Element.self)
+                    var byKey: [Int64: Element] = [:]
+                    for m in rows { byKey[m.persistentBackingData.pk] = m }
+                    batches[b] = slice.compactMap { byKey[$0] }
+                } catch {
+                    // Reported, not answered (OperationFailure): the batch is not kept, so the
+                    // next access reads it again; this one gets the model of ModelContext.model(for:).
+                    context.recordFailure(.batchLoad, error, sql: sql)
+                    return context.model(for: PersistentIdentifier(entityName: table.root.name, storeIdentifier: context.store.identifier,
+                                                                   key: .permanent(keys[index]))) as! Element
+                }
             }
             let batch = batches[b]!
             let offset = index - b * batchSize

@@ -162,7 +162,9 @@ extension ModelContext {
     }
 
     /// The query for `descriptor`, from the container's cache when its shape was seen before.
+    /// Throws first a read failure that could not be thrown where it happened (``OperationFailure``).
     func query<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> BoundQuery {
+        try throwPendingReadFailure()
         let style = stringSortStyle(of: descriptor)
         let key = QueryCache.Key(entity: ObjectIdentifier(T.self),
                                  predicateType: descriptor.predicate.map { ObjectIdentifier(type(of: $0.expression)) },
@@ -175,6 +177,7 @@ extension ModelContext {
                               hasIntegerArithmetic: leaves.hasIntegerArithmetic)
         }
         if let e = stack.schema.buildError { throw e }
+        // Not swallowed: a type outside the schema is thrown just below (unknownSchema).
         guard let layout = try? ModelLayout.of(T.self), let table = mapping.table(for: layout),
               table.entityID(layout) != nil else {
             throw SwiftDataError(SwiftDataError.unknownSchema.code,
@@ -192,8 +195,18 @@ extension ModelContext {
         let compiled = CompiledQuery(layout: layout, table: table,
                                      whereSQL: conditions.isEmpty ? "1" : conditions.joined(separator: " AND "),
                                      orderBy: try orderByClause(descriptor.sortBy, t, stringSortStyle: style))
-        if leaves.isCacheable, leaves.values.count == args.count {
-            stack.queryCache.insert(key, structure: leaves.structure, compiled)
+        if leaves.isCacheable {
+            // Cached only when later fetches' leaves bind exactly as this translation did.
+            do {
+                let scope = identifierScope
+                try CompiledQuery.checkBindings(whereSQL: compiled.whereSQL, translated: args,
+                                                collected: leaves.values.map { try sqlArgument($0, scope) })
+                stack.queryCache.insert(key, structure: leaves.structure, compiled)
+            } catch let e as CompiledQuery.BindingMismatch where e.kind == .leafCount {
+                // Not cacheable (a value bound twice, as before this check): every fetch translates.
+            } catch {
+                stack.queryCache.refuse("\(T.self): \(error)")
+            }
         }
         return BoundQuery(compiled: compiled, arguments: args, hasIntegerArithmetic: leaves.hasIntegerArithmetic)
     }
@@ -249,7 +262,7 @@ extension ModelContext {
                     let d = existing.persistentBackingData
                     if d.isFault || (d.committed == nil && d.status == .persisted) {
                         // Refresh only when the store changed since the values were read (CTX-11).
-                        let now = generation ?? store.generation(db)
+                        let now = try generation ?? store.generation(db)
                         generation = now
                         if d.isFault || d.loadedGeneration != now {
                             try decode(stmt, into: d, model: existing, table: table)
@@ -309,6 +322,7 @@ extension ModelContext {
                 if let model {
                     // Only values that differ are written, so observers hear of real changes only.
                     let current = read.slot < data.values.count ? data.values[read.slot] : nil
+                    // try?: only skips writing an unchanged value; a value that does not encode is replaced by the row's.
                     if current != nil, let old = try? codec.encode(current), old == stmt.value(at: read.column) { continue }
                     data.setSlot(read.slot, try codec.read(stmt, read.column), of: model, recordChange: false)
                 } else {
@@ -338,15 +352,26 @@ extension ModelContext {
     }
 
     /// Loads the attributes of a faulted model from its row.
+    ///
+    /// A row that no longer exists leaves the fault unfilled (the model reads as deleted,
+    /// CTX-09). A failed read leaves it unfilled too, so the next read tries again, and is
+    /// reported (``OperationFailure/Operation/faultFill``): the property read returns its
+    /// placeholder, and the context's next fetch or save throws the error.
     func fulfillFault(_ data: BackingData) {
         guard data.pk != 0, let layout = data.layout, let table = mapping.table(for: layout) else { return }
-        // A failed read leaves the fault unfilled: its attributes read their placeholders.
-        _ = try? store.readRow(table, pk: data.pk) { row, _ in try decode(row, into: data, model: nil, table: table) }
+        do {
+            try store.readRow(table, pk: data.pk) { row, _ in try decode(row, into: data, model: nil, table: table) }
+        } catch {
+            var e = storeError(error, sql: table.selectByKeySQL)
+            if e.entityName == nil { e.entityName = layout.name }
+            recordFailure(.faultFill, e)
+        }
     }
 
     /// Loads a relationship of a registered model from the store.
     func resolveRelationship(_ data: BackingData, slot: ModelLayout.Slot) -> Any? {
         guard let layout = data.layout, let storage = mapping.storage(of: layout, slot: slot.index),
+              // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
               let targetType = slot.target, let targetLayout = try? ModelLayout.of(targetType),
               let targetTable = mapping.table(for: targetLayout) else { return BackingData.emptyValue(for: slot) }
         var models: [any PersistentModel] = []
@@ -365,6 +390,11 @@ extension ModelContext {
                                                  [.integer(data.pk)], table: targetTable)
                 }
             } catch {
+                // Reported, not answered: this read is empty and not kept (BackingData.load), the next one retries.
+                var e = storeError(error, sql: nil)
+                if e.entityName == nil { e.entityName = layout.name }
+                if e.propertyName == nil { e.propertyName = slot.name }
+                recordFailure(.relationshipLoad, e)
                 models = []
             }
         }

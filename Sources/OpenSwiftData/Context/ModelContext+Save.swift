@@ -20,8 +20,11 @@ extension ModelContext {
     /// - Throws: ``SwiftDataError`` — `.saveNotAllowed`, `.deleteRuleDenied`,
     ///   `.modelValidationFailure` (minimum/maximumModelCount), `.invalidValue`
     ///   (NaN …), `.uniqueConstraintViolation`, `.mergeConflict`, `.unknownSchema`, `.storeError`.
+    ///   A read that could not throw and failed since the last fetch or save is thrown first
+    ///   (``OperationFailure``); nothing is written then, and the next save proceeds.
     public func save() throws {
         if let e = deferredErrors.first { throw e }
+        try throwPendingReadFailure()
         guard hasChanges else { return }
         guard stack.allowsSave else {
             throw SwiftDataError(SwiftDataError.saveNotAllowed.code,
@@ -144,7 +147,7 @@ extension ModelContext {
             if !reads.isEmpty {
                 let update = try w.updateStatement(table, reads: reads, checkingVersion: false)
                 let bound = try bindColumns(update, d, reads, model: m)
-                update.bindKey(d.pendingPK, at: Int32(bound + 1))
+                try update.bindKey(d.pendingPK, at: Int32(bound + 1))
                 outcome.versions[ObjectIdentifier(m)] = try update.runReturningVersion(layout.name)
             }
             if layout.relationshipSlots.contains(where: { layout.slots[$0].isToMany }) {
@@ -166,8 +169,8 @@ extension ModelContext {
             let insert = try w.insertStatement(table, reads: reads)
             for m in byEntity[ObjectIdentifier(layout)] ?? [] {
                 let d = m.persistentBackingData
-                insert.bindKey(d.pendingPK, at: 1)
-                insert.bindKey(ent, at: 2)
+                try insert.bindKey(d.pendingPK, at: 1)
+                try insert.bindKey(ent, at: 2)
                 try bindColumns(insert, d, reads, model: m)
                 try insert.run(layout.name)
             }
@@ -186,8 +189,8 @@ extension ModelContext {
             let checked = strict && d.version != 0
             let update = try w.updateStatement(table, reads: reads, checkingVersion: checked)
             let bound = try bindColumns(update, d, reads, model: m)
-            update.bindKey(d.pk, at: Int32(bound + 1))
-            if checked { update.bindKey(d.version, at: Int32(bound + 2)) }
+            try update.bindKey(d.pk, at: Int32(bound + 1))
+            if checked { try update.bindKey(d.version, at: Int32(bound + 2)) }
             guard let version = try update.runReturningVersion(layout.name) else {
                 // Strict: the row changed since it was read, or is gone. Default: it is gone
                 // (deleted by another writer); the change has nothing left to update.

@@ -133,6 +133,7 @@ extension ModelContext {
         guard let model = registered[RowKey(table: ObjectIdentifier(table.root), pk: pk)],
               changed[ObjectIdentifier(model)] != nil else { return false }
         let d = model.persistentBackingData
+        // try?: a value that does not encode makes the save throw when it is written; here it only counts as moved.
         let now = group.reads.map { (try? encodeColumn(d, $0, model: model)) ?? .null }
         return now != values
     }

@@ -67,6 +67,9 @@ public final class ModelContext {
     var propagatedDeletes = Set<ObjectIdentifier>()
     /// Problems found at insert time that `save()` must report (insert cannot throw).
     var deferredErrors: [SwiftDataError] = []
+    /// Reads that could not throw and failed, for the next fetch or save to throw
+    /// (`ModelContext+Failures.swift`).
+    var readFailures: [OperationFailure] = []
     /// One-way relationships pointing at each entity (`ModelContext+Delete.swift`), by layout.
     var oneWaySlotCache: [ObjectIdentifier: [OneWaySlot]] = [:]
 
@@ -341,9 +344,13 @@ public final class ModelContext {
         guard let (table, layout) = tableAndLayout(for: id) else {
             return Self.standIn(for: id, layout: ModelLayout.registered(named: id.entityName))
         }
-        if let pk = id.primaryKey, id.storeIdentifier == nil || id.storeIdentifier == store.identifier,
-           let m = try? materialize(table: table, pk: pk) {
-            return m
+        if let pk = id.primaryKey, id.storeIdentifier == nil || id.storeIdentifier == store.identifier {
+            do {
+                if let m = try materialize(table: table, pk: pk) { return m }
+            } catch {
+                // The stand-in is not the answer: the failure is reported (OperationFailure).
+                recordFailure(.modelLoad, error, sql: table.selectByKeySQL)
+            }
         }
         return Self.standIn(for: id, layout: layout)
     }
@@ -378,10 +385,25 @@ public final class ModelContext {
 
     /// Propagates pending deletes through delete rules (cascade, nullify), and autosaves when
     /// ``autosaveEnabled`` is on. A `.deny` rule is left for ``save()`` to report.
+    ///
+    /// This cannot throw (SwiftData's signature). A store error while applying the delete rules
+    /// (``OperationFailure/Operation/pendingChanges``; a related list that cannot be read is a
+    /// ``OperationFailure/Operation/relationshipLoad``, which the autosave then throws rather than
+    /// save an incomplete cascade) or a failed autosave (``OperationFailure/Operation/autosave``)
+    /// is posted as ``operationDidFail`` and logged to standard error; the changes stay pending,
+    /// and ``save()`` applies the rules again and throws.
     public func processPendingChanges() {
-        // A store error while reading related rows leaves the rest to the save, which reports it.
-        try? propagateDeletes(deferringRefusals: true)
-        if autosaveEnabled, hasChanges { try? save() }
+        do {
+            try propagateDeletes(deferringRefusals: true)
+        } catch {
+            recordFailure(.pendingChanges, error)
+        }
+        guard autosaveEnabled, hasChanges else { return }
+        do {
+            try save()
+        } catch {
+            recordFailure(.autosave, error)
+        }
     }
 }
 

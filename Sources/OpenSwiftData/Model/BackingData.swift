@@ -184,6 +184,7 @@ public final class BackingData {
 
     func attachLayout(_ type: any PersistentModel.Type, model: any PersistentModel) {
         let dynamicType = Swift.type(of: model)
+        // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
         layout = try? ModelLayout.of(dynamicType)
         if let layout { grow(to: layout.slots.count) }
         // Subclass values set before `super.init` are absorbed lazily by the subclass's own
@@ -216,7 +217,10 @@ public final class BackingData {
         guard let layout, slot < layout.slots.count else { return nil }
         let s = layout.slots[slot]
         if s.isRelationship {
-            let value = contextHandle?.loadingContext.resolveRelationship(self, slot: s) ?? BackingData.emptyValue(for: s)
+            let ctx = contextHandle?.loadingContext, failures = ctx?.readFailures.count ?? 0
+            let value = ctx?.resolveRelationship(self, slot: s) ?? BackingData.emptyValue(for: s)
+            // A read that failed (reported as an OperationFailure) is not kept: the next read retries.
+            if let ctx, ctx.readFailures.count != failures { return value }
             grow(to: slot + 1)
             values[slot] = value
             return value

@@ -39,6 +39,57 @@ struct CompiledQuery: @unchecked Sendable {
     }
 }
 
+extension CompiledQuery {
+    /// Why a translated query must not be cached: the values a later fetch would bind (its
+    /// predicate's leaves, in collection order) do not line up with the SQL's placeholders.
+    struct BindingMismatch: Error, CustomStringConvertible {
+        enum Kind { case placeholders, leafCount, order }
+        /// `.placeholders`: the translation's arguments do not match its SQL (a translator bug);
+        /// `.leafCount`: the SQL binds some value more than once or a folded one differently (the
+        /// shape is simply not cacheable); `.order`: the leaves are collected out of order (a bug).
+        let kind: Kind
+        let description: String
+    }
+
+    /// Checks that binding `collected` — the values ``PredicateLeaves`` collects, which a cached
+    /// fetch binds — gives the statement the translation built: one value per `?` placeholder
+    /// of `whereSQL`, equal to the translation's own `translated` arguments, in the same order.
+    ///
+    /// Run before a shape is cached, so a leaf collected out of order (or twice, or not at all)
+    /// makes the query uncached (every fetch translates) instead of binding values to the wrong
+    /// placeholders. Equal values at two positions cannot show a swap between them; the
+    /// differential tests fetch every shape with many value sets.
+    /// - Throws: ``BindingMismatch`` naming the first difference (values stay out of it).
+    static func checkBindings(whereSQL: String, translated: [SQLValue], collected: [SQLValue]) throws {
+        let placeholders = placeholderCount(whereSQL)
+        guard placeholders == translated.count else {
+            throw BindingMismatch(kind: .placeholders, description: "the SQL has \(placeholders) placeholders but the translation bound \(translated.count) values")
+        }
+        guard collected.count == translated.count else {
+            throw BindingMismatch(kind: .leafCount, description: "the predicate's leaves give \(collected.count) values for \(placeholders) placeholders")
+        }
+        if let i = collected.indices.first(where: { collected[$0] != translated[$0] }) {
+            throw BindingMismatch(kind: .order, description: "the value collected for placeholder \(i + 1) is not the one the translation bound there (leaves out of order)")
+        }
+    }
+
+    /// The number of `?` parameters in `sql`, outside string literals and quoted identifiers.
+    static func placeholderCount(_ sql: String) -> Int {
+        var count = 0
+        var quote: UInt8?
+        for byte in sql.utf8 {
+            if let q = quote {
+                if byte == q { quote = nil }   // a doubled quote closes and reopens: same count
+            } else if byte == UInt8(ascii: "'") || byte == UInt8(ascii: "\"") {
+                quote = byte
+            } else if byte == UInt8(ascii: "?") {
+                count += 1
+            }
+        }
+        return count
+    }
+}
+
 /// The per-container cache of ``CompiledQuery`` values, keyed by query shape.
 final class QueryCache: @unchecked Sendable {
     struct Key: Hashable {
@@ -51,7 +102,21 @@ final class QueryCache: @unchecked Sendable {
         let query: CompiledQuery
     }
     private var entries: [Key: [Entry]] = [:]
+    private var _refusals: [String] = []
     private let lock = NSLock()
+
+    /// Why shapes were not cached because ``CompiledQuery/checkBindings(whereSQL:translated:collected:)``
+    /// found a bug (`.placeholders`, `.order`), for tests: they must stay empty.
+    var refusals: [String] {
+        lock.lock(); defer { lock.unlock() }
+        return _refusals
+    }
+
+    /// Notes a shape that was not cached, and why.
+    func refuse(_ reason: String) {
+        lock.lock(); defer { lock.unlock() }
+        _refusals.append(reason)
+    }
 
     /// The compiled query for this shape, if one was cached.
     func lookup(_ key: Key, structure: [AnyHashable]) -> CompiledQuery? {

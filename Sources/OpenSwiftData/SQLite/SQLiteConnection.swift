@@ -166,6 +166,7 @@ public final class SQLiteConnection {
             try execute("COMMIT")
             return result
         } catch {
+            // try?: the body's error is rethrown; a ROLLBACK that fails leaves SQLite to roll back (nothing commits).
             if isInTransaction { try? execute("ROLLBACK") }
             throw error
         }

@@ -35,6 +35,9 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
         public static let constraint = Code(SQLITE_CONSTRAINT)
         /// `SQLITE_MISMATCH`: a datatype mismatch.
         public static let mismatch = Code(SQLITE_MISMATCH)
+        /// `SQLITE_RANGE`: a parameter index out of range, or a value count that does not match
+        /// the statement's parameters.
+        public static let range = Code(SQLITE_RANGE)
         /// `SQLITE_NOTADB`: the file is not a database.
         public static let notADatabase = Code(SQLITE_NOTADB)
         /// SQLite's own name for the code, e.g. `SQLITE_BUSY`.

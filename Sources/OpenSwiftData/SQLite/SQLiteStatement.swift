@@ -30,8 +30,18 @@ public final class SQLiteStatement {
     /// The number of result columns.
     public var columnCount: Int32 { sqlite3_column_count(handle) }
 
-    /// Binds `values` to parameters 1…n.
+    /// Binds `values` to parameters 1…n: exactly one value per parameter of the SQL.
+    ///
+    /// - Throws: ``SQLiteError`` with code ``SQLiteError/Code/range`` when the count differs from
+    ///   ``parameterCount`` (SQLite would silently bind `NULL` to the parameters left over), and
+    ///   SQLite's error for a value it refuses.
     public func bind(_ values: [SQLValue]) throws {
+        let expected = parameterCount
+        if values.count != Int(expected) {
+            throw SQLiteError(code: SQLITE_RANGE,
+                              message: "\(values.count) value\(values.count == 1 ? "" : "s") bound to a statement with \(expected) parameter\(expected == 1 ? "" : "s")",
+                              sql: sql)
+        }
         for (i, v) in values.enumerated() { try bind(v, at: Int32(i + 1)) }
     }
 
@@ -42,7 +52,7 @@ public final class SQLiteStatement {
         case .null: rc = sqlite3_bind_null(handle, index)
         case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
         case .real(let v): rc = sqlite3_bind_double(handle, index, v)
-        case .text(let s): rc = bindText(s, at: index)
+        case .text(let s): rc = bindTextCode(s, at: index)
         case .blob(let d):
             rc = d.withUnsafeBytes { raw in
                 sqlite3_bind_blob64(handle, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
@@ -53,16 +63,28 @@ public final class SQLiteStatement {
     }
 
     /// Binds an integer.
-    @inline(__always) public func bind(_ value: Int64, at index: Int32) {
-        sqlite3_bind_int64(handle, index, value)
+    ///
+    /// - Throws: ``SQLiteError`` when SQLite refuses (an index out of range: ``SQLiteError/Code/range``;
+    ///   a statement that is running: `SQLITE_MISUSE`). Every `bind` checks SQLite's result.
+    @inline(__always) public func bind(_ value: Int64, at index: Int32) throws {
+        let rc = sqlite3_bind_int64(handle, index, value)
+        if rc != SQLITE_OK { try check(rc) }
     }
     /// Binds a double.
-    @inline(__always) public func bind(_ value: Double, at index: Int32) {
-        sqlite3_bind_double(handle, index, value)
+    ///
+    /// - Throws: ``SQLiteError`` when SQLite refuses, as the integer `bind(_:at:)`.
+    @inline(__always) public func bind(_ value: Double, at index: Int32) throws {
+        let rc = sqlite3_bind_double(handle, index, value)
+        if rc != SQLITE_OK { try check(rc) }
     }
     /// Binds text (copied by SQLite).
-    @discardableResult
-    public func bindText(_ value: String, at index: Int32) -> Int32 {
+    ///
+    /// - Throws: ``SQLiteError`` when SQLite refuses (also `SQLITE_TOOBIG` for text over its limit).
+    public func bindText(_ value: String, at index: Int32) throws {
+        try check(bindTextCode(value, at: index))
+    }
+    /// Binds text and returns SQLite's result code.
+    private func bindTextCode(_ value: String, at index: Int32) -> Int32 {
         var s = value
         return s.withUTF8 { buf in
             buf.withMemoryRebound(to: CChar.self) { chars in
@@ -72,8 +94,11 @@ public final class SQLiteStatement {
         }
     }
     /// Binds `NULL`.
-    @inline(__always) public func bindNull(at index: Int32) {
-        sqlite3_bind_null(handle, index)
+    ///
+    /// - Throws: ``SQLiteError`` when SQLite refuses, as the integer `bind(_:at:)`.
+    @inline(__always) public func bindNull(at index: Int32) throws {
+        let rc = sqlite3_bind_null(handle, index)
+        if rc != SQLITE_OK { try check(rc) }
     }
 
     /// Advances to the next row: `true` when a row is ready, `false` when done.

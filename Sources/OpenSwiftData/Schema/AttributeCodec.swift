@@ -177,12 +177,14 @@ final class AttributeCodec: @unchecked Sendable {
             },
             decode: { sql in
                 if sql == .null { return optional ? (C?.none as Any) : nil }
+                // try?: nil is decode's "does not fit" answer: CompositeColumns throws corruptStore; history leaves such a tombstone value out.
                 guard case .text(let t) = sql, let v = try? decodeText(t) else { return nil }
                 return optional ? (Optional(v) as Any) : v
             },
             placeholder: {
                 if optional { return C?.none as Any }
                 for empty in ["{}", "[]", "\"\"", "0", "false"] {
+                    // try?: searches for a zero value to use as the placeholder; none is nil.
                     if let v = try? JSONDecoder().decode(C.self, from: Data(empty.utf8)) { return v }
                 }
                 return nil
@@ -212,6 +214,7 @@ final class AttributeCodec: @unchecked Sendable {
             decode: { sql in
                 if sql == .null { return none }
                 guard case .blob(let d) = sql, let t = _transformer(named: name) else { return nil }
+                // try?: nil is decode's "does not fit" answer: CompositeColumns throws corruptStore; history leaves such a tombstone value out.
                 return try? t.decode(d)
             },
             placeholder: { optional ? none : nil })

@@ -38,6 +38,7 @@ extension ModelLayout {
         }
         // Then attributes of each to-one target.
         for relSlot in relationshipSlots {
+            // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
             guard case .toOne(let targetType, _) = slots[relSlot].kind, let target = try? ModelLayout.of(targetType) else { continue }
             let (targetValues, sentinels) = ModelLayout.sentinels(for: target, base: 2_000_003)
             guard !sentinels.isEmpty, let targetModel = ModelLayout.standIn(target, targetValues) else { continue }
@@ -70,6 +71,7 @@ extension ModelLayout {
             }
             guard let probe else { continue }
             sentinels[s.index] = probe
+            // try?: a probe value that does not round-trip is used as it is (probes read no store).
             values[s.index] = codec.isOptional ? ((try? codec.encode(probe)).flatMap(codec.decode) ?? probe) : probe
         }
         return (values, sentinels)

@@ -216,6 +216,7 @@ final class ModelLayout: @unchecked Sendable {
         ModelLayout.lock.lock()
         if let cached = inverseCache[slot] { ModelLayout.lock.unlock(); return cached.map { ($0.0, $0.1) } }
         ModelLayout.lock.unlock()
+        // try?: resolveInverse throws only ModelLayout.of's error for the target, which the schema reports (Schema.buildError).
         let resolved = try? resolveInverse(slot)
         ModelLayout.lock.lock()
         inverseCache[slot] = .some(resolved.flatMap { $0 })
@@ -253,6 +254,7 @@ final class ModelLayout: @unchecked Sendable {
     }
 
     private func declaringLayout(of slot: Slot) -> ModelLayout {
+        // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
         (try? ModelLayout.of(slot.declaringType)) ?? self
     }
 

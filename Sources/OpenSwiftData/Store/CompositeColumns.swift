@@ -36,6 +36,7 @@ final class CompositeColumns: @unchecked Sendable {
         guard case .text(let json) = try codec.encode(value) else {
             return Array(repeating: .null, count: elements.count)
         }
+        // Not swallowed: a value that is not a JSON object is thrown just below (invalidValue).
         guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else {
             throw SwiftDataError(SwiftDataError.invalidValue.code,
                                  "\(codec.storedType) does not encode as a keyed container; it cannot be stored as a composite")

@@ -149,6 +149,7 @@ extension ModelContainer {
         let layoutIndexes = try schemaLayoutIndexes()
         // A feature probe, not a swallowed failure: SQLite built without SQLITE_ENABLE_DBSTAT_VTAB
         // refuses to prepare this, and sizes are then reported as unknown (nil), never 0.
+        // try?: a feature probe; a failed prepare means this SQLite has no dbstat table.
         let hasDBStat = (try? db.prepare("SELECT 1 FROM dbstat LIMIT 0")) != nil
         var result: [StoreIndex] = []
         let rows = try db.rows("SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY tbl_name, name")

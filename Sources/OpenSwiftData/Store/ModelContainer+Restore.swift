@@ -70,6 +70,7 @@ extension ModelContainer {
             _ = try target.scalar("PRAGMA journal_mode = DELETE")
         } catch {
             target.close()
+            // try?: removes a half-written copy; the backup's own error is what is rethrown.
             for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
             throw error
         }

@@ -96,7 +96,15 @@ final class SQLiteStore: @unchecked Sendable {
                                      "the store path is a directory, not a file; point the configuration at a file inside it",
                                      url: url)
             }
-            let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)??.intValue ?? 0
+            let attributes: [FileAttributeKey: Any]
+            do {
+                attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+            } catch {
+                // A size that cannot be read must not classify the file as empty (it would be created over).
+                throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
+                                     "the store file's size cannot be read; check its permissions", url: url, underlying: error)
+            }
+            let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
             return size == 0 ? .empty : .nonEmpty
         }
         var parent = url.deletingLastPathComponent()
@@ -161,6 +169,7 @@ final class SQLiteStore: @unchecked Sendable {
         }
         do {
             if checkIntegrity, let url,
+               // try?: an unreadable size only skips the optional quick_check; SQLite opening the file reports real errors.
                let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue,
                size <= 64 << 20 {
                 let check = try db.rows("PRAGMA quick_check(5)").compactMap { row -> String? in
@@ -242,9 +251,12 @@ final class SQLiteStore: @unchecked Sendable {
     /// A value that changes whenever the store's content may have changed: a save through this
     /// connection, or a commit by another connection or process (`PRAGMA data_version`). Rows
     /// loaded under an unchanged generation need no refresh. Call with the connection held.
-    func generation(_ db: SQLiteConnection) -> StoreGeneration {
+    ///
+    /// - Throws: ``SQLiteError`` when SQLite cannot answer (a guessed generation could keep
+    ///   stale values).
+    func generation(_ db: SQLiteConnection) throws -> StoreGeneration {
         var external: Int64 = 0
-        if case .integer(let v)? = try? db.scalar("PRAGMA data_version") { external = v }
+        if case .integer(let v)? = try db.scalar("PRAGMA data_version") { external = v }
         return StoreGeneration(local: localCommits, external: external)
     }
 
@@ -274,7 +286,7 @@ final class SQLiteStore: @unchecked Sendable {
                 defer { stmt.reset() }
                 try stmt.bind(.integer(pk), at: 1)
                 guard try stmt.step() else { return false }
-                try body(stmt, generation(db))
+                try body(stmt, try generation(db))
                 return true
             }
         } catch let e as SQLiteError {

@@ -47,7 +47,13 @@ extension StoreMapping {
     /// What differs between the columns the layout gives `entity`'s table and the store's.
     private func describeColumnChanges(of entity: String, db: SQLiteConnection) -> String {
         guard let table = layout.table(of: entity) else { return "its definition changed" }
-        let stored = Set(((try? db.rows("SELECT name FROM pragma_table_info(?)", [.text(table.name)])) ?? []).compactMap { row -> String? in
+        let rows: [[SQLValue]]
+        do {
+            rows = try db.rows("SELECT name FROM pragma_table_info(?)", [.text(table.name)])
+        } catch {
+            return "its columns could not be read (\(error))"
+        }
+        let stored = Set(rows.compactMap { row -> String? in
             if case .text(let name)? = row.first { return name }
             return nil
         })

@@ -59,11 +59,11 @@ extension StoreWriter {
         let insert = try db.cachedStatement(sql)
         defer { insert.reset() }
         for (i, change) in changes.enumerated() {
-            insert.bind(first + Int64(i), at: 1)
-            insert.bind(change.kind.rawValue, at: 2)
-            insert.bind(change.entity, at: 3)
-            insert.bind(change.key, at: 4)
-            insert.bind(transaction, at: 5)
+            try insert.bind(first + Int64(i), at: 1)
+            try insert.bind(change.kind.rawValue, at: 2)
+            try insert.bind(change.entity, at: 3)
+            try insert.bind(change.key, at: 4)
+            try insert.bind(transaction, at: 5)
             try insert.bind(change.columns.map { .blob($0) } ?? .null, at: 6)
             for t in 0..<tombstoneColumns {
                 try insert.bind(t < change.tombstone.count ? change.tombstone[t] : .null, at: Int32(7 + t))

@@ -234,8 +234,8 @@ struct RowStatement {
     }
 
     /// Binds an integer at a 1-based parameter position (keys, entity numbers, versions).
-    func bindKey(_ value: Int64, at parameter: Int32) {
-        stmt.bind(value, at: parameter)
+    func bindKey(_ value: Int64, at parameter: Int32) throws {
+        try stmt.bind(value, at: parameter)
     }
 
     /// Runs the statement; a uniqueness failure becomes ``SwiftDataError/uniqueConstraintViolation``

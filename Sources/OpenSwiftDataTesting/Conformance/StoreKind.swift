@@ -55,6 +55,7 @@ public final class ScratchDirectory: @unchecked Sendable {
     }
 
     deinit {
+        // try?: best-effort cleanup of scratch files; a leftover is harmless and must not mask the real result.
         if !keep { try? FileManager.default.removeItem(at: url) }
     }
 }

@@ -57,6 +57,7 @@ final class DifferentialDataset {
         while let parent = entity?.superentity { entity = parent }
         guard let table = entity?.name, let pk = id.primaryKey else { return id.description }
         let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // try?: describes a row inside a failure report; the identifier's description is the fallback.
         let text = try? container.withStoreConnection { db -> String in
             let names = try db.rows("PRAGMA table_info(\(quoted))").map { row -> String in
                 if case .text(let s) = row[1] { return s } else { return "?" }

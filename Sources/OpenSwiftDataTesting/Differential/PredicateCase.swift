@@ -262,6 +262,7 @@ struct PredicateCase<Root: PersistentModel> {
             progress = false
             for candidate in best.0.shrinkCandidates where candidate.size < best.0.size {
                 if isPivot {
+                    // try?: a shrink candidate that cannot be evaluated is skipped; the original failure stands.
                     guard let row = pivotRow, (try? candidate.predicate.evaluate(row)) == true else { continue }
                 }
                 attempts += 1
@@ -290,6 +291,7 @@ extension DifferentialHarness {
                                         rows: [String] = []) -> ConformanceFailure {
         let (p, m) = shrunk
         let descriptor = FetchDescriptor(predicate: p.predicate)
+        // try?: the SQL decorates a failure report; a predicate without SQL says so.
         let sql = (try? dataset.pair.container(m.store).sql(for: descriptor)) ?? "(not translatable)"
         let replay = dataset.name == "schema" ? "try DifferentialHarness(schema: …, seed: \(seed)).verifyCase(\(index))"
             : "harness conform --suite differential --seed \(seed) --case \(index)"

@@ -54,8 +54,11 @@ public enum RegressionFile {
 
     /// Appends the seed and case of every mismatch not yet in the file (creating it if needed).
     public static func append(_ mismatches: [ConformanceFailure], to url: URL) throws {
-        let existing = Set(((try? read(url)) ?? []).map { "\($0.seed) \($0.caseIndex)" })
-        var text = (try? String(contentsOf: url, encoding: .utf8)) ?? "# Differential cases that once failed; the tests replay every line.\n# seed case   # what failed\n"
+        // A file that exists but cannot be read or parsed throws: it must never be written over.
+        let exists = FileManager.default.fileExists(atPath: url.path)
+        let existing = Set((exists ? try read(url) : []).map { "\($0.seed) \($0.caseIndex)" })
+        var text = exists ? try String(contentsOf: url, encoding: .utf8)
+            : "# Differential cases that once failed; the tests replay every line.\n# seed case   # what failed\n"
         if !text.isEmpty && !text.hasSuffix("\n") { text += "\n" }
         for m in mismatches {
             guard let hash = m.caseID.lastIndex(of: "#"), let index = Int(m.caseID[m.caseID.index(after: hash)...]) else { continue }

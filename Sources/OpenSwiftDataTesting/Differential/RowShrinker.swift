@@ -13,9 +13,11 @@ extension PredicateCase {
         let (p, m) = shrunk
         guard harness.shrinks, rows.count > 1 else { return nil }
         let isPivot = m.check == "pivot"
+        // try?: shrinking is best effort; nil reports the unshrunk failure.
         guard let scratch = try? ScratchDirectory(prefix: "shrink-rows") else { return nil }
         let snapshot = scratch.url.appendingPathComponent("snapshot.sqlite")
         let source = dataset.pair.container(m.store)
+        // try?: shrinking is best effort; nil reports the unshrunk failure.
         guard (try? source.backup(to: snapshot)) != nil else { return nil }
 
         var copies = 0
@@ -40,6 +42,7 @@ extension PredicateCase {
         }
         /// The mismatch of the same check on a copy without `removed`, if it still fails.
         func failure(removing removed: Set<Int64>) -> DifferentialMismatch? {
+            // try?: shrinking is best effort; nil reports the unshrunk failure.
             guard let (container, remaining) = try? copy(removing: removed) else { return nil }
             let env = CheckEnvironment(rows: remaining, container: { _ in container })
             do {
@@ -74,6 +77,7 @@ extension PredicateCase {
             if chunk == 1 { break }
             chunk = max(1, chunk / 2)
         }
+        // try?: shrinking is best effort; nil reports the unshrunk failure.
         guard let (container, remaining) = try? copy(removing: removed) else { return nil }
         var lines = ["rows:      \(remaining.count) of \(rows.count) \(Root.self) rows still fail \(m.check) on a copy of the \(m.store) store"
                      + " (the others deleted, delete rules applied):"]

@@ -140,6 +140,7 @@ struct SchemaScript {
             guard !lists[0].isEmpty, !attributes.isEmpty else { return "update \(e.name) skipped" }
             let k = r.below(lists[0].count), a = attributes[r.below(attributes.count)]
             let unique = e.attributes.contains { $0.name == a.name && $0.isUnique } || e.uniquenessConstraints.joined().contains(a.name)
+            // try?: a type with no synthesised value writes nil, to both lists alike (the script stays symmetric).
             let value = try? ValueSynthesizer.value(of: a.valueType, row: row, field: a.name, unique: unique, nullRatio: 0.3)
             for c in 0..<2 { _ = (a.keypath as? any _AutoKeyPath)?._set(value ?? nil, on: lists[c][k]) }
             return "update \(e.name)[\(k)].\(a.name) = \(SchemaRules.describe(value ?? nil))"

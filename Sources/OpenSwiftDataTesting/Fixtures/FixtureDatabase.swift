@@ -87,6 +87,7 @@ public final class FixtureDatabase {
                 container = try ModelContainer(for: schema, configurations: ModelConfiguration(url: copy))
                 try container.restore(from: url)
             } catch {
+                // try?: cleanup before rethrowing the real error.
                 try? FileManager.default.removeItem(at: dir)
                 throw error
             }
@@ -123,6 +124,7 @@ public final class FixtureDatabase {
     }
 
     deinit {
+        // try?: best-effort cleanup of scratch files; a leftover is harmless and must not mask the real result.
         if let directory { try? FileManager.default.removeItem(at: directory) }
     }
 }

@@ -36,6 +36,7 @@ public enum FixtureFile {
     public static func write(_ fixture: Fixture, schema: Schema, name: String, scale: Int, to url: URL,
                              progress: ((FixtureProgress) -> Void)? = nil) throws -> FixtureManifest {
         let work = try temporaryDirectory("write")
+        // try?: best-effort cleanup of scratch files; a leftover is harmless and must not mask the real result.
         defer { try? FileManager.default.removeItem(at: work) }
         let store = work.appendingPathComponent("generate.store")
         try generate(fixture, schema: schema, into: store, progress: progress)
@@ -156,6 +157,7 @@ public enum FixtureFile {
                                      url: url)
             }
             let work = try temporaryDirectory("verify")
+            // try?: best-effort cleanup of scratch files; a leftover is harmless and must not mask the real result.
             defer { try? FileManager.default.removeItem(at: work) }
             let again = try write(sample, seed: manifest.seed, scale: manifest.scale, traits: traits,
                                   to: work.appendingPathComponent("regenerated.sqlite"))

@@ -177,6 +177,7 @@ enum BadFilesProbe {
             if FileBytes.size(FileBytes.wal(url)) > 0 {
                 throw ReliabilityWorkerError("closing the last container left a WAL of \(FileBytes.size(FileBytes.wal(url))) bytes")
             }
+            // try?: the WAL was checked empty above; removing the empty files may find them gone.
             try? FileManager.default.removeItem(at: FileBytes.wal(url))
             try? FileManager.default.removeItem(at: FileBytes.shm(url))
             return BadFileSetup(url: url, watched: [url], rows: Array(0..<(saves * rowsPerSave)))
@@ -269,6 +270,7 @@ enum BadFilesProbe {
                 continue
             }
             let before = setup.watched.map(FileBytes.read)
+            // try?: a listing that fails is nil both times and compares equal; the file bytes are the main check.
             let directoryBefore = try? FileManager.default.contentsOfDirectory(atPath: setup.url.path)
             let outcome = open(setup)
             let after = setup.watched.map(FileBytes.read)
@@ -278,6 +280,7 @@ enum BadFilesProbe {
             let changed = zip(setup.watched, zip(before, after)).filter { url, bytes in
                 bytes.0 != bytes.1 && !(url.path.hasSuffix("-wal") && bytes.0 == nil && bytes.1?.isEmpty == true)
             }.map(\.0.lastPathComponent)
+            // try?: see directoryBefore.
             let directoryAfter = try? FileManager.default.contentsOfDirectory(atPath: setup.url.path)
             let label = "\(kind.name) (\(kind.expectation.rawValue))"
 

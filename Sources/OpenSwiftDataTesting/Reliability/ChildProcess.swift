@@ -137,6 +137,7 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Writes the go byte to the child's standard input.
     func go() {
+        // try?: a child that already exited closed its stdin; wait() reports how it ended.
         try? input.fileHandleForWriting.write(contentsOf: Data([0x67]))
     }
 
@@ -178,6 +179,7 @@ final class ChildProcess: @unchecked Sendable {
             _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05))
         }
         condition.unlock()
+        // try?: closing a pipe the child already closed; the termination below is the result.
         try? input.fileHandleForWriting.close()
         if timedOut { return .timedOut }
         switch process.terminationReason {
@@ -189,6 +191,7 @@ final class ChildProcess: @unchecked Sendable {
 
     /// The last `limit` characters of the child's standard error, trimmed, for failure messages.
     func stderrTail(_ limit: Int = 600) -> String {
+        // try?: decoration for a failure message that is reported anyway; no stderr file reads as empty.
         let text = (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? ""
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         return trimmed.count > limit ? "…" + String(trimmed.suffix(limit)) : trimmed

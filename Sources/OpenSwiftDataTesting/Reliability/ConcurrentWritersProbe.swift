@@ -65,6 +65,7 @@ enum ConcurrentWritersProbe {
             for w in workers {
                 let line = w.line(startingWith: "result ")
                 let end = w.wait()
+                // Not swallowed: a missing or undecodable report is a tallied failure just below.
                 guard let line, let report = try? JSONDecoder().decode(WorkerReport.self, from: Data(line.dropFirst(7).utf8)) else {
                     errors += 1
                     tally.fail("\(w.label) gave no result: \(w.describe(end))")

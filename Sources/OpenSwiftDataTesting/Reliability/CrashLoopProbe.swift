@@ -134,6 +134,7 @@ enum CrashLoopProbe {
             let checker = try run.spawn("crash-checker", ["store=\(store.path)"], label: "checker \(round + 1)")
             let line = checker.line(startingWith: "check ")
             let checkerEnd = checker.wait()
+            // Not swallowed: a missing or undecodable answer is a tallied failure just below.
             guard let line, let check = try? JSONDecoder().decode(Check.self, from: Data(line.dropFirst(6).utf8)) else {
                 tally.add("failed reopens")
                 tally.fail("\(at): the checker gave no answer: \(checker.describe(checkerEnd))")
@@ -215,8 +216,10 @@ enum CrashLoopProbe {
     /// The size the main file's header promises (page count × page size), or `nil` when the
     /// header cannot be read; a kill inside a checkpoint leaves the file shorter than that.
     static func promisedSize(_ url: URL) -> Int? {
+        // try?: documented: nil when the header cannot be read.
         guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
         // Read-only and closed at once; this process holds no SQLite connection to the file.
+        // try?: a read-only handle; closing it cannot lose data.
         defer { try? handle.close() }
         guard let header = try? handle.read(upToCount: 100), header.count == 100 else { return nil }
         func be(_ offset: Int, _ count: Int) -> Int { header[offset..<(offset + count)].reduce(0) { $0 << 8 | Int($1) } }
@@ -294,6 +297,7 @@ enum CrashLoopProbe {
     }
 
     private static func report(_ check: Check) {
+        // try?: plain Codable values always encode; "{}" makes the parent report an undecodable answer.
         let json = (try? JSONEncoder().encode(check)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         WorkerIO.say("check " + json)
     }

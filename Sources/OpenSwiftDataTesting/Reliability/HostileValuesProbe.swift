@@ -183,8 +183,12 @@ enum HostileValuesProbe {
             if context.insertedModelsArray.count != 1 { tally.fail("\(store): after the refused NaN save the context has \(context.insertedModelsArray.count) pending inserts; expected 1") }
         }
         context.rollback()
-        let after = (try? ModelContext(context.container).fetchCount(FetchDescriptor<ReliabilityValue>())) ?? -1
-        if after != count { tally.fail("\(store): after the refused NaN save the store has \(after) rows; expected \(count)") }
+        do {
+            let after = try ModelContext(context.container).fetchCount(FetchDescriptor<ReliabilityValue>())
+            if after != count { tally.fail("\(store): after the refused NaN save the store has \(after) rows; expected \(count)") }
+        } catch {
+            tally.fail("\(store): after the refused NaN save the store cannot be counted: \(error)")
+        }
     }
 
     /// Fetches with `predicate` and compares the serials with `Predicate.evaluate` over `objects`.

@@ -47,6 +47,7 @@ enum ReadersDuringWritesProbe {
 
     /// Files open in this process.
     static func openDescriptors() -> Int {
+        // try?: a diagnostic count where /proc exists; 0 elsewhere only weakens the leak check.
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
     }
 
@@ -112,6 +113,7 @@ enum ReadersDuringWritesProbe {
             }
             if line == nil { line = r.line(startingWith: "result ") }
             let end = r.wait()
+            // Not swallowed: a missing or undecodable report is a tallied failure just below.
             guard let line, let report = try? JSONDecoder().decode(ReaderReport.self, from: Data(line.dropFirst(7).utf8)) else {
                 tally.add("read errors")
                 tally.fail("\(r.label) gave no result: \(r.describe(end))")

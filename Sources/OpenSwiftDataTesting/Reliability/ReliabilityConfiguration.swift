@@ -80,6 +80,7 @@ public struct ReliabilityConfiguration: Codable, Sendable, Equatable {
 
     /// The configuration as one command-line argument for a worker (base64 of its JSON).
     var encoded: String {
+        // try?: plain Codable numbers always encode; an empty argument makes the worker fail loudly on decode.
         (try? JSONEncoder().encode(self))?.base64EncodedString() ?? ""
     }
 

@@ -52,11 +52,13 @@ enum FileBytes {
     static func read(_ url: URL) -> Data? {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else { return nil }
+        // try?: a file that cannot be read compares as missing (nil), which the probes report as a change.
         return try? Data(contentsOf: url)
     }
 
     /// The size of the file at `url` in bytes (0 when missing).
     static func size(_ url: URL) -> Int {
+        // try?: documented: 0 when missing.
         ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber)?.intValue ?? 0
     }
 

@@ -88,6 +88,7 @@ public struct ReliabilityProbe: Sendable, CustomStringConvertible {
         let child = try run.spawn("probe", ["probe=\(name)"], label: name)
         let line = child.line(startingWith: "result ")
         let termination = child.wait()
+        // Not swallowed: without a decodable result the worker's end is tallied as a failure below.
         if let line, let result = try? JSONDecoder().decode(ReliabilityResult.self, from: Data(line.dropFirst(7).utf8)) {
             return result
         }

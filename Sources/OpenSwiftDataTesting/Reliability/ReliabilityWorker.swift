@@ -45,6 +45,7 @@ public enum ReliabilityWorker {
     /// let result = ReliabilityProbe.diskFull.run(.quick, executable: ReliabilityWorker.currentExecutable)
     /// ```
     public static var currentExecutable: URL {
+        // try?: /proc only exists on Linux; the fallback below is the other platforms' answer.
         if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             return URL(fileURLWithPath: target)
         }

@@ -123,6 +123,7 @@ extension SchemaRules {
         let ownersBefore = try SchemaRules.count(e.modelType, ModelContext(container))
         context.delete(owner)
         if refuses(rel, d) {
+            // Not swallowed: the check expects this save to throw.
             try check.expect((try? context.save()) == nil, "the save after deleting a \(e.name) with \(rel.name) throws",
                              expected: "an error", actual: "the save succeeded")
             let fresh = ModelContext(try check.reopen(container))

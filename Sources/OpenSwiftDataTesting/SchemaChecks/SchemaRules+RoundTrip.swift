@@ -84,6 +84,7 @@ extension SchemaRules {
         default:
             if let cases = type as? any CaseIterable.Type { return ValueSynthesizer.allCases(cases) }
             return (0..<3).compactMap { i in
+                // try?: extremes are extra values; a type with none adds none.
                 try? ValueSynthesizer.value(of: type, row: Row(index: i, entity: "extremes", seed: seed), field: "value",
                                             unique: false, nullRatio: 0)
             }

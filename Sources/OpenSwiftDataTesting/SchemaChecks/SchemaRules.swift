@@ -128,6 +128,7 @@ final class SchemaRules: @unchecked Sendable {
             if let ex = x as? any Encodable, let ey = y as? any Encodable {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = .sortedKeys
+                // try?: a comparison helper; values that do not encode compare as equal only if neither encodes.
                 return (try? encoder.encode(ex)) == (try? encoder.encode(ey))
             }
             return String(describing: x) == String(describing: y)

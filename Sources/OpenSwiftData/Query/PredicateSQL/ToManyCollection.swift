@@ -9,6 +9,7 @@ enum CollectionMember { case count, isEmpty, first, last }
 /// Inverse foreign key: `FROM "Tag" m1 WHERE m1."owner" = t."Z_PK"`.
 /// Join table: `FROM "Tag" m1 WHERE m1."Z_PK" IN (SELECT m1j."target_pk" FROM "Z_Post_tags" m1j WHERE m1j."source_pk" = t."Z_PK")`.
 func toManyScope(_ row: RowScope, _ base: SQLFragment, _ slot: ModelLayout.Slot, _ t: SQLTranslation) throws -> SQLFragment {
+    // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
     guard let mapping = t.mapping, let target = slot.target, let tl = try? ModelLayout.of(target),
           let tt = mapping.table(for: tl), let storage = mapping.storage(of: row.layout, slot: slot.index) else {
         throw t.unsupportedKeyPath("\(row.layout.name).\(slot.name) has no relationship storage in this store", entity: row.layout.name)

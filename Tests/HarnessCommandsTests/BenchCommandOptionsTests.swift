@@ -1,7 +1,9 @@
+import ArgumentParsing
 import BenchmarkKit
+@testable import HarnessCommands
 import Foundation
 import OpenSwiftData
-@testable import PersistenceWorkloads
+import PersistenceWorkloads
 import Testing
 
 /// `harness bench` validates every option before it runs anything: a bad value is one
@@ -85,5 +87,13 @@ struct BenchCommandOptionsTests {
         let error = #expect(throws: ArgumentError.self) { try options(["--compare", file.path]) }
         #expect(error?.message.hasPrefix("--compare: '\(file.path)' is not a benchmark report (") == true,
                 "\(error?.message ?? "")")
+    }
+
+    @Test("strategy arguments parse")
+    func strategies() throws {
+        #expect(try BenchCommand.parseStrategy("none") == .none)
+        #expect(try BenchCommand.parseStrategy("custom:BenchItem(code,price);BenchItem(name)")
+                == .custom(["BenchItem": [["code", "price"], ["name"]]]))
+        #expect(throws: ArgumentError.self) { try BenchCommand.parseStrategy("fast") }
     }
 }

@@ -1,3 +1,4 @@
+import ArgumentParsing
 import BenchmarkKit
 import Foundation
 import OpenSwiftDataTesting

@@ -1,5 +1,5 @@
 import Testing
-@testable import BenchmarkKit
+@testable import ArgumentParsing
 
 @Suite("BenchmarkKit ArgumentParser")
 struct ArgumentParserTests {

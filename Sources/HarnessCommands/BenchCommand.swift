@@ -1,6 +1,8 @@
+import ArgumentParsing
 import BenchmarkKit
 import Foundation
 import OpenSwiftData
+import PersistenceWorkloads
 
 /// `harness bench`: runs the persistence workloads against raw SQLite and writes the reports.
 public enum BenchCommand {
@@ -100,7 +102,7 @@ public enum BenchCommand {
         if !strategies.isEmpty { o.strategies = strategies }
         o.filters = args.list("filter").map { $0.lowercased() }
         let workloads = PersistenceWorkloads.all
-        for filter in o.filters where !workloads.contains(where: { matches($0, [filter]) }) {
+        for filter in o.filters where !workloads.contains(where: { PersistenceWorkloads.matches($0, [filter]) }) {
             let groups = Array(Set(workloads.map(\.group))).sorted()
             throw ArgumentError(code: .invalidValue, argument: filter,
                                 message: "--filter '\(filter)' matches no workload's name or group (groups: \(groups.joined(separator: ", ")))",
@@ -138,7 +140,7 @@ public enum BenchCommand {
     /// ```
     public static func run(_ o: Options, toolchain: String?) throws -> Int32 {
         if let rows = o.rssProbe {
-            print(try rssProbe(rows: rows))
+            print(try PersistenceWorkloads.rssProbe(rows: rows))
             return 0
         }
         try checkRunnable(o)
@@ -148,7 +150,7 @@ public enum BenchCommand {
         }
         let cache = FixtureCache()
         defer { cache.removeAll() }
-        let benchmarks = makeBenchmarks(cache: cache, stores: o.stores, strategies: o.strategies, scales: o.scales, filters: o.filters)
+        let benchmarks = PersistenceWorkloads.makeBenchmarks(cache: cache, stores: o.stores, strategies: o.strategies, scales: o.scales, filters: o.filters)
         guard !benchmarks.isEmpty else {
             print("no workload matches the filter \(o.filters)")
             return 1
@@ -248,41 +250,6 @@ public enum BenchCommand {
         }
     }
 
-    /// Whether `filters` (lowercased) select workload `w`: none given, or one is in its name or group.
-    static func matches(_ w: Workload, _ filters: [String]) -> Bool {
-        filters.isEmpty || filters.contains { w.name.lowercased().contains($0) || w.group.lowercased().contains($0) }
-    }
-
-    /// Builds one benchmark per workload × store × strategy.
-    public static func makeBenchmarks(cache: FixtureCache, stores: [BenchStore], strategies: [IndexStrategy],
-                                      scales: [Int], filters: [String]) -> [Benchmark] {
-        var out: [Benchmark] = []
-        for w in PersistenceWorkloads.all {
-            if !matches(w, filters) { continue }
-            for store in stores {
-                for strategy in (w.isQuery ? strategies : [.declared]) {
-                    let b = Benchmark(
-                        w.name, group: w.group, store: store.rawValue, strategy: strategy.description,
-                        scales: scales, operationsPerRun: w.operations,
-                        setUp: { rows in try w.oursSetUp(cache, store, rows, strategy) },
-                        body: { run in _ = try run.body() },
-                        counters: { run in SQLiteCounters(run.container.statementCounters(reset: true)) },
-                        queryPlan: w.plan.map { plan in { run in try plan(run.container, 1_000) } })
-                        .withRawBaseline(
-                            setUp: { rows in
-                                let r = try w.rawSetUp(cache, store, rows, strategy)
-                                _ = r.store.db.cachedStatementCounters(reset: true)
-                                return r
-                            },
-                            body: { run in _ = try run.body() },
-                            counters: { run in SQLiteCounters(run.store.db.cachedStatementCounters(reset: true)) })
-                    out.append(b)
-                }
-            }
-        }
-        return out
-    }
-
     /// The ratio table at the largest scale, for the terminal.
     static func summary(_ report: BenchmarkReport) -> String {
         guard let top = report.results.map(\.rows).max() else { return "no results" }
@@ -305,19 +272,6 @@ public enum BenchCommand {
             lines.append(line)
         }
         return lines.joined(separator: "\n")
-    }
-
-    /// Inserts `rows` items in 10k-row saves on disk and returns the peak RSS in KiB.
-    static func rssProbe(rows: Int) throws -> Int {
-        let cache = FixtureCache()
-        defer { cache.removeAll() }
-        let container = try cache.emptyContainer(.disk)
-        for start in stride(from: 0, to: rows, by: 10_000) {
-            let context = ModelContext(container)
-            for i in start..<min(start + 10_000, rows) { context.insert(BenchItem(row: i)) }
-            try context.save()
-        }
-        return ProcessMemory.peakResidentKiB() ?? -1
     }
 
     /// Runs two probes in child processes (peak RSS never falls within one process).

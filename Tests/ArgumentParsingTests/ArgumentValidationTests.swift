@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import BenchmarkKit
+@testable import ArgumentParsing
 
 /// The checked accessors of `ParsedArguments`: numbers, names and paths are validated, and a bad
 /// value is one `ArgumentError.invalidValue` whose message names the option.
