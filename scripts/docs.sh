@@ -24,18 +24,34 @@ modules=("$@")
 scratch=.build/docs
 graphs="$PWD/$scratch/symbol-graphs"
 out=.build/docs-html
-rm -rf "$graphs"
 mkdir -p "$graphs" "$out"
 
+# The compiler writes a module's graphs when it compiles the module, so they are kept between
+# runs (an up-to-date build writes none); a graph missing after the build means the scratch
+# build outlived its graphs, and it is rebuilt from scratch once.
+build_graphs() {
+    "$SWIFT" build --scratch-path "$scratch" \
+        -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs"
+}
+graphs_missing() {
+    for module in "${modules[@]}"; do [ -e "$graphs/$module.symbols.json" ] || return 0; done
+    return 1
+}
 echo "docs.sh: building symbol graphs ($scratch)"
-"$SWIFT" build --scratch-path "$scratch" \
-    -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs"
+build_graphs
+if graphs_missing; then
+    echo "docs.sh: symbol graphs missing; rebuilding $scratch from scratch"
+    rm -rf "$scratch"
+    mkdir -p "$graphs"
+    build_graphs
+fi
 
 for module in "${modules[@]}"; do
     catalog="Sources/$module/$module.docc"
     [ -d "$catalog" ] || { echo "docs.sh: no catalog $catalog" >&2; exit 1; }
     # Only this module's graphs: its own and its extensions of other modules' types.
-    dir="$graphs/by-module/$module"
+    dir="$PWD/$scratch/graphs-by-module/$module"
+    rm -rf "$dir"
     mkdir -p "$dir"
     cp "$graphs/$module.symbols.json" "$dir/"
     for extension in "$graphs/$module@"*.symbols.json; do
