@@ -5,7 +5,7 @@ SWIFT ?= swift
 export OPENSWIFTDATA_TOOLCHAIN_SWIFT_SYNTAX ?= 1
 SYSTEM_PACKAGES := libsqlite3-dev libjemalloc-dev
 
-.PHONY: run test conform bench bench-compare fixtures reliability deps clean
+.PHONY: run test conform bench bench-compare fixtures reliability docs deps clean
 
 ## Checks for SQLite and jemalloc (pkg-config); installs them with apt-get when missing and
 ## running as root, or prints the exact command to run.
@@ -55,6 +55,11 @@ fixtures: deps
 	$(SWIFT) run -c release harness fixtures --schema trips --seed 1 --scale 500 --out Fixtures/trips.sqlite
 	$(SWIFT) run -c release harness fixtures --schema users --seed 1 --scale 1000 --traits unicode-heavy,hostile --out Fixtures/users.sqlite
 	for f in Fixtures/*.sqlite; do $(SWIFT) run -c release harness fixtures verify $$f || exit 1; done
+
+## The DocC documentation of OpenSwiftData, OpenSwiftDataTesting and BenchmarkKit as static HTML
+## under .build/docs-html/ (offline, the toolchain's docc, warnings are errors): scripts/docs.sh.
+docs:
+	SWIFT=$(SWIFT) scripts/docs.sh
 
 clean:
 	$(SWIFT) package clean

@@ -36,6 +36,13 @@ public struct Benchmark {
     /// Defines a benchmark.
     ///
     /// - Parameters:
+    ///   - name: The benchmark's name, e.g. `"fetch by indexed key"`.
+    ///   - group: The operation group it belongs to, e.g. `"fetch"`, `"insert"`.
+    ///   - store: The store it runs on, e.g. `"disk"` or `"memory"`; empty when not applicable.
+    ///   - strategy: The index strategy, e.g. `"none"`, `"declared"`; empty when not applicable.
+    ///   - scales: The scales (usually row counts) to run at, each giving one result.
+    ///   - operationsPerRun: The operations one run performs at a scale (for throughput and
+    ///     per-operation metrics); `nil` when per-operation figures do not apply.
     ///   - setUp: Untimed; called before **every** run (warm-up and measured) with the scale.
     ///   - body: Timed; receives the context `setUp` made. The context is released after the
     ///     clock stops, so tear-down in `deinit` is untimed.

@@ -21,7 +21,7 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
     public var machine: MachineInfo
     /// The toolchain, e.g. the output of `swift --version`.
     public var toolchain: String
-    /// The SQLite library version (``SQLiteConnection/libraryVersion``).
+    /// The SQLite library version (`SQLiteConnection.libraryVersion`).
     public var sqliteVersion: String
     /// `"release"` or `"debug"`.
     public var buildConfiguration: String
@@ -46,8 +46,10 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
 
     /// A report for this process now: current machine, linked SQLite, this build's configuration.
     ///
-    /// - Parameter toolchain: the output of `swift --version` if the caller has it; otherwise
-    ///   ``ToolchainInfo/compilerDescription``.
+    /// - Parameters:
+    ///   - toolchain: the output of `swift --version` if the caller has it; otherwise
+    ///     ``ToolchainInfo/compilerDescription``.
+    ///   - results: The results of the run, in the order they were measured.
     public static func current(toolchain: String? = nil, results: [BenchmarkResult]) -> BenchmarkReport {
         BenchmarkReport(timestamp: Date(), machine: .current(),
                         toolchain: toolchain ?? ToolchainInfo.compilerDescription,

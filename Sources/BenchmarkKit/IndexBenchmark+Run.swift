@@ -14,7 +14,7 @@ extension IndexBenchmark {
     /// With `showsProgress`, one updating line on standard error counts the runs and estimates
     /// the time left (``ProgressLine``); `progress` receives every event as well.
     /// - Throws: ``BenchmarkError`` (a debug build without `allowDebug`, a failing body),
-    ///   or the ``SwiftDataError`` of a store, query or strategy that cannot be set up.
+    ///   or the `SwiftDataError` of a store, query or strategy that cannot be set up.
     public func run(configuration: RunnerConfiguration = RunnerConfiguration(), showsProgress: Bool = false,
                     progress: ((BenchmarkProgress) -> Void)? = nil) throws -> IndexBenchmarkReport {
         let perStrategy = queries.reduce(0) { $0 + $1.operations.count } + writes.count

@@ -6,7 +6,7 @@ import OpenSwiftData
 ///
 /// Each query is measured as `fetch`, `fetchCount` and `fetchIdentifiers` (with its
 /// `fetchLimit`/`fetchOffset`), next to a raw-SQLite twin that runs the very statement
-/// ``ModelContext/explain(_:as:)`` reports (so every query gets an ORM-overhead ratio, with no
+/// `ModelContext.explain(_:as:)` reports (so every query gets an ORM-overhead ratio, with no
 /// table name written by hand); each write workload is measured per operation. Every strategy
 /// runs on its own copy of the data.
 /// ```swift
@@ -43,7 +43,7 @@ public struct IndexBenchmark {
         case none
         /// The indexes the models declare (`#Index`, unique attributes).
         case declared
-        /// The indexes ``ModelContainer/suggestedIndexes(for:)`` derives from the queries:
+        /// The indexes `ModelContainer.suggestedIndexes(for:)` derives from the queries:
         /// equality columns first, then a range column, else the sort's columns.
         case suggested
         /// A named set of indexes: entity name → index groups of property names.

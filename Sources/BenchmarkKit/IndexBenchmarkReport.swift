@@ -1,7 +1,7 @@
 import Foundation
 import OpenSwiftData
 
-/// What ``IndexBenchmark/run(configuration:progress:)`` measured: every result, the indexes of
+/// What ``IndexBenchmark/run(configuration:showsProgress:progress:)`` measured: every result, the indexes of
 /// each strategy with their sizes, the statements, and a recommendation per query.
 ///
 /// ```swift
@@ -14,7 +14,7 @@ public struct IndexBenchmarkReport: Codable, Sendable {
     public struct StrategySummary: Codable, Sendable {
         /// The strategy's label (`none`, `declared`, `suggested`, a custom name).
         public var strategy: String
-        /// The index sets applied, as ``IndexStrategy/description`` spells them.
+        /// The index sets applied, as `IndexStrategy.description` spells them.
         public var indexStrategy: String
         /// Whether unique indexes were kept or dropped.
         public var uniqueIndexes: ModelContainer.UniqueIndexPolicy

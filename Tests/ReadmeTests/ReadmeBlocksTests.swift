@@ -1,5 +1,6 @@
-// The README's Swift can never drift from compiled code: every ```swift block of README.md is,
-// byte for byte, one of the files below, and each of those files is shown in the README.
+// The documentation's Swift can never drift from compiled code: every ```swift block of README.md
+// and of the DocC articles (`Sources/*/*.docc/**/*.md`) is, byte for byte, one of the files below,
+// and each of those files is shown in the README or an article.
 //
 // - `Tests/ReadmeTests/Examples/*.swift`: compiled by this test target in Swift 6 mode (and run:
 //   ReadmeExampleTests calls their functions; their @Test functions and XCTest cases run as tests).
@@ -14,7 +15,7 @@ struct ReadmeBlocksTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
-    /// A fenced ```swift block: its first line's number in README.md and its text (with the final newline).
+    /// A fenced ```swift block: its first line's number in its Markdown file and its text (with the final newline).
     struct Block {
         let line: Int
         let text: String
@@ -49,19 +50,65 @@ struct ReadmeBlocksTests {
         return try paths.map { ($0, try String(contentsOf: root.appendingPathComponent($0), encoding: .utf8)) }
     }
 
-    @Test("every Swift block of the README is a compiled file, and every such file is in the README")
-    func blocksAreCompiledFiles() throws {
-        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
-        let blocks = Self.swiftBlocks(in: readme)
-        let files = try Self.compiledFiles()
-        #expect(blocks.count >= files.count)
+    /// The Markdown files of the DocC catalogs (`Sources/<Module>/<Module>.docc`, at any depth), by
+    /// path relative to the root, sorted.
+    static func articles() throws -> [(path: String, text: String)] {
+        let fileManager = FileManager.default
+        let sources = root.appendingPathComponent("Sources")
+        var paths: [String] = []
+        for module in try fileManager.contentsOfDirectory(atPath: sources.path).sorted() {
+            let moduleDirectory = sources.appendingPathComponent(module)
+            guard let entries = try? fileManager.contentsOfDirectory(atPath: moduleDirectory.path) else { continue }
+            for catalog in entries.sorted() where catalog.hasSuffix(".docc") {
+                let catalogPath = "Sources/\(module)/\(catalog)"
+                guard let files = fileManager.enumerator(atPath: root.appendingPathComponent(catalogPath).path) else { continue }
+                for case let file as String in files where file.hasSuffix(".md") {
+                    paths.append("\(catalogPath)/\(file)")
+                }
+            }
+        }
+        return try paths.sorted().map { ($0, try String(contentsOf: root.appendingPathComponent($0), encoding: .utf8)) }
+    }
+
+    /// Expects every ```swift block of `markdown` (the file at `path`) to be one of `files`; returns the blocks.
+    @discardableResult
+    static func expectBlocksAreCompiledFiles(in markdown: String, path: String,
+                                             files: [(path: String, text: String)]) -> [Block] {
+        let blocks = swiftBlocks(in: markdown)
         for block in blocks {
             let firstLine = block.text.split(separator: "\n").first ?? ""
             #expect(files.contains { $0.text == block.text },
-                    "README.md:\(block.line) (\(firstLine)) is not, byte for byte, any of \(files.map(\.path)); edit the README and the file together")
+                    "\(path):\(block.line) (\(firstLine)) is not, byte for byte, any of \(files.map(\.path)); edit the block and the file together")
         }
-        for file in files {
-            #expect(blocks.contains { $0.text == file.text }, "\(file.path) is not shown in README.md as a ```swift block")
+        return blocks
+    }
+
+    @Test("every Swift block of the README is a compiled file")
+    func readmeBlocksAreCompiledFiles() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        Self.expectBlocksAreCompiledFiles(in: readme, path: "README.md", files: try Self.compiledFiles())
+    }
+
+    @Test("every Swift block of the DocC articles is a compiled file")
+    func articleBlocksAreCompiledFiles() throws {
+        let files = try Self.compiledFiles()
+        let articles = try Self.articles()
+        for module in ["OpenSwiftData", "OpenSwiftDataTesting", "BenchmarkKit"] {
+            #expect(articles.contains { $0.path == "Sources/\(module)/\(module).docc/\(module).md" },
+                    "Sources/\(module)/\(module).docc has no landing page \(module).md")
+        }
+        for article in articles {
+            Self.expectBlocksAreCompiledFiles(in: article.text, path: article.path, files: files)
+        }
+    }
+
+    @Test("every compiled file is shown in the README or a DocC article")
+    func compiledFilesAreShown() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let articles = try Self.articles()
+        let shown = ([readme] + articles.map(\.text)).flatMap { Self.swiftBlocks(in: $0).map(\.text) }
+        for file in try Self.compiledFiles() {
+            #expect(shown.contains(file.text), "\(file.path) is not shown as a ```swift block in README.md or any Sources/*/*.docc article")
         }
     }
 

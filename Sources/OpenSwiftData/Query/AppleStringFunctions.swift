@@ -71,7 +71,7 @@ enum StandardFolding {
 }
 
 extension PredicateExpressions {
-    /// `s.localizedStandardContains(t)`: a substring test after ``StandardFolding`` (case- and
+    /// `s.localizedStandardContains(t)`: a substring test after `StandardFolding` (case- and
     /// diacritic-insensitive for ASCII and Latin letters; exact elsewhere; not locale-aware).
     /// ```sql
     /// coalesce(instr(osd_fold(t."name"), osd_fold(?)) > 0, 0)

@@ -55,7 +55,7 @@ extension ConformanceCheck {
         try expectEqual((yes + no).sorted(), all, "\(check): fetch(p) + fetch(!p) vs every row")
     }
 
-    /// Runs `body`, which must throw a ``SwiftDataError`` with one of `codes`; returns that error.
+    /// Runs `body`, which must throw a `SwiftDataError` with one of `codes`; returns that error.
     ///
     /// ```swift
     /// try check.expectError(oneOf: [.unsupportedPredicate, .unsupportedKeyPath], "force unwrap") { try context.fetch(d) }

@@ -82,7 +82,7 @@ public final class ConformanceCheck {
         if !condition { throw failure(check, expected: expected, actual: actual) }
     }
 
-    /// Runs `body`, which must throw a ``SwiftDataError`` with `code`; returns that error.
+    /// Runs `body`, which must throw a `SwiftDataError` with `code`; returns that error.
     @discardableResult
     public func expectError<T>(_ code: SwiftDataError, _ check: String, _ body: () throws -> T) throws -> SwiftDataError {
         let result: T

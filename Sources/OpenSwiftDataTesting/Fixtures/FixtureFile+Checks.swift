@@ -2,7 +2,7 @@ import Foundation
 import OpenSwiftData
 
 /// Opening a fixture file for reading, SQLite's integrity check, and the errors a file that is no
-/// fixture gives: one ``SwiftDataError`` whose one-line message names the file and says what to do.
+/// fixture gives: one `SwiftDataError` whose one-line message names the file and says what to do.
 extension FixtureFile {
     /// The path as the caller wrote it (relative stays relative), for messages.
     static func displayPath(_ url: URL) -> String { url.relativePath }
@@ -48,7 +48,7 @@ extension FixtureFile {
     /// Opens `url` read-only, after checking that it is a non-empty file and that SQLite can read
     /// its schema; the file is never modified.
     ///
-    /// - Throws: ``SwiftDataError`` `.loadIssueModelContainer` when there is no file,
+    /// - Throws: `SwiftDataError` `.loadIssueModelContainer` when there is no file,
     ///   `.notADatabase` for a directory, an empty file or a file that is not SQLite's,
     ///   `.corruptStore` when SQLite finds it malformed.
     static func openReadOnly(_ url: URL, purpose: FilePurpose = .fixture) throws -> SQLiteConnection {
@@ -85,7 +85,7 @@ extension FixtureFile {
         }
     }
 
-    /// Runs `body`, turning an ``SQLiteError`` into a ``SwiftDataError`` that names `url`.
+    /// Runs `body`, turning an `SQLiteError` into a `SwiftDataError` that names `url`.
     static func reading<T>(_ url: URL, purpose: FilePurpose = .fixture, _ body: () throws -> T) throws -> T {
         do {
             return try body()

@@ -40,7 +40,7 @@ extension FixtureFile {
     /// SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1
     /// SELECT count(*) FROM Z_PRIMARYKEY
     /// ```
-    /// - Throws: ``SwiftDataError`` with a one-line message naming the file, as
+    /// - Throws: `SwiftDataError` with a one-line message naming the file, as
     ///   ``StoreFileDescription/init(contentsOf:)`` does: `.loadIssueModelContainer` (missing, or
     ///   not a Core Data store), `.notADatabase`, `.corruptStore` (malformed, or unreadable metadata).
     public static func verifyStore(_ url: URL) throws -> StoreVerification {

@@ -84,7 +84,7 @@ public enum FixtureFile {
 
     /// The content of a fixture file (digest, schema hash, row counts), read-only.
     ///
-    /// - Throws: ``SwiftDataError`` naming the file: `.loadIssueModelContainer` when it is
+    /// - Throws: `SwiftDataError` naming the file: `.loadIssueModelContainer` when it is
     ///   missing, `.notADatabase` when it is no SQLite database, `.corruptStore` when it is malformed.
     /// ```swift
     /// let digest = try FixtureFile.content(of: out).digest
@@ -122,7 +122,7 @@ public enum FixtureFile {
     ///
     /// A damaged file whose rows are intact (an index that misses rows) still fails: every line
     /// `PRAGMA integrity_check` reports is a mismatch.
-    /// - Throws: ``SwiftDataError`` whose one-line message names the file, when the input is no
+    /// - Throws: `SwiftDataError` whose one-line message names the file, when the input is no
     ///   fixture: `.loadIssueModelContainer` for a missing file or a missing or unreadable
     ///   manifest, `.notADatabase` for a directory, an empty file or a non-SQLite file,
     ///   `.corruptStore` when SQLite cannot read the file's content at all.

@@ -59,7 +59,7 @@ public struct FixtureManifest: Codable, Sendable, Equatable {
 
     /// Reads the manifest beside `fixture`.
     ///
-    /// - Throws: ``SwiftDataError`` `.loadIssueModelContainer` whose one-line message names the
+    /// - Throws: `SwiftDataError` `.loadIssueModelContainer` whose one-line message names the
     ///   manifest file, when it is missing, unreadable, not JSON, or lacks or mistypes a field.
     /// ```swift
     /// let m = try FixtureManifest.read(for: fixtureURL)

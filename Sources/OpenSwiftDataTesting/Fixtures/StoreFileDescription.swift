@@ -110,7 +110,7 @@ public struct StoreFileDescription: Codable, Sendable, Equatable {
     /// SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1
     /// SELECT name, tbl_name FROM sqlite_master WHERE type = 'index'; pragma_index_info / pragma_index_list
     /// ```
-    /// - Throws: ``SwiftDataError`` with a one-line message naming the file:
+    /// - Throws: `SwiftDataError` with a one-line message naming the file:
     ///   `.loadIssueModelContainer` when it is missing or is an SQLite database without
     ///   `Z_PRIMARYKEY` and `Z_METADATA` (not a Core Data store), `.notADatabase` for a directory,
     ///   an empty file or a file that is not SQLite's, `.corruptStore` when SQLite finds it malformed

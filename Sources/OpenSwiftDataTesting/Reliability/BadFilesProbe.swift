@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 extension ReliabilityProbe {
-    /// Opens a `ModelContainer` on damaged, foreign or impossible files (``BadFileKind/all``):
+    /// Opens a `ModelContainer` on damaged, foreign or impossible files (`BadFileKind.all`):
     /// each must give a typed `SwiftDataError` and leave the main file and its `-wal` byte for
     /// byte as they were, or — where SQLite can read the file — open and show exactly the
     /// committed rows with integrity ok.
