@@ -153,7 +153,7 @@ struct OptionalToManyTests {
         #expect(try reader.fetch(FetchDescriptor<OtmLabel>())[0].items == [])
     }
 
-    @Test("REL-01 REL-02 REL-03 inverses stay in sync: declared on either side, inferred, many-to-many", arguments: StoreKind.allCases)
+    @Test("[Model]? inverses stay in sync: declared on the to-one side, inferred, many-to-many with both sides optional (plain lists: relationships suite, REL-01, REL-02, REL-03)", arguments: StoreKind.allCases)
     func inverseSync(_ kind: StoreKind) throws {
         let dir = TemporaryDirectory("otm-inverse")
         let container = try makeContainer(kind, otmTypes, in: dir)
@@ -192,7 +192,7 @@ struct OptionalToManyTests {
         #expect(try reader.fetchCount(FetchDescriptor<OtmItem>()) == 2, "REL-03: nothing deleted")
     }
 
-    @Test("DEL-02 DEL-06 DEL-08 cascade, nullify and deny on optional to-many relationships", arguments: StoreKind.allCases)
+    @Test("cascade, nullify and deny through [Model]? relationships, deny included (the rules: deleteRules suite, DEL-02, DEL-06, DEL-08)", arguments: StoreKind.allCases)
     func deleteRules(_ kind: StoreKind) throws {
         let fixture = try OtmFixture(kind)
         let context = fixture.context

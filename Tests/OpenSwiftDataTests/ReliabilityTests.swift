@@ -179,7 +179,7 @@ struct ReliabilityTests {
         #expect(try after.fetch(FetchDescriptor<Everything>()).first { $0.int == 0 }?.double == 2)
     }
 
-    @Test("A save colliding with rows written behind the context's back is atomic; retry succeeds (UNQ-18)")
+    @Test("A save colliding with rows written behind the context's back by raw SQL is atomic; retry succeeds (in-context collisions: uniqueness suite, UNQ-18)")
     func atomicSaveUniqueCollision() throws {
         let dir = TemporaryDirectory("rel-unique")
         let url = dir.file("test.store")

@@ -33,7 +33,7 @@ struct ScriptFindingsTests {
         try context.fetch(FetchDescriptor<Word>(predicate: #Predicate { $0.text == text })).first!
     }
 
-    @Test("DEL-06 DEL-10 a pending-deleted child stays in its parent's list until delete rules run, loaded or not",
+    @Test("a pending-deleted child stays in its parent's list until delete rules run, loaded or not (the rules: deleteRules suite, DEL-06, DEL-10)",
           arguments: StoreKind.allCases, [false, true])
     func pendingDelete(_ kind: StoreKind, loadFirst: Bool) throws {
         let dir = TemporaryDirectory()
@@ -64,7 +64,7 @@ struct ScriptFindingsTests {
         #expect(try context.fetchCount(FetchDescriptor<Word>()) == 2)
     }
 
-    @Test("DEL-02 DEL-06 a cascade-deleted model that changed a many-to-many list in the same save leaves no join rows",
+    @Test("a cascade-deleted model that changed a many-to-many list in the same save leaves no join rows (the rules: deleteRules suite, DEL-02, DEL-06)",
           arguments: StoreKind.allCases, [false, true])
     func noDanglingPairs(_ kind: StoreKind, loadFirst: Bool) throws {
         let dir = TemporaryDirectory()
@@ -86,7 +86,7 @@ struct ScriptFindingsTests {
 }
 
 extension ScriptFindingsTests {
-    @Test("DEL-09 an unsaved insert linked to a saved parent, then deleted, is never written",
+    @Test("an unsaved insert linked to a saved parent, then deleted, is never written, list loaded or not (the plain case: deleteRules suite, DEL-09)",
           arguments: StoreKind.allCases, [false, true])
     func deleteUnsavedInsert(_ kind: StoreKind, loadFirst: Bool) throws {
         let dir = TemporaryDirectory()
