@@ -202,14 +202,14 @@ struct SchemaTests {
         #expect(try relationship(try entity(schema, "Traveler"), "trips").destination == "Trip")
     }
 
-    @Test("Subclasses are not discovered from their base (INH-20)")
+    @Test("Subclasses are not discovered from their base (a missing subclass at save: inheritance suite, INH-20)")
     func subclassesNotInferred() throws {
         let schema = Schema([Trip.self])
         #expect(Set(schema.entities.map(\.name)) == ["Trip", "Traveler"])
         #expect(try entity(schema, "Trip").subentities.isEmpty)
     }
 
-    @Test("A schema listing only a subclass brings its superclasses along (INH-20)")
+    @Test("A schema listing only a subclass brings its superclasses along (a missing subclass at save: inheritance suite, INH-20)")
     func subclassBringsSuperclass() throws {
         let schema = Schema([ExecutiveTrip.self])
         #expect(Set(schema.entities.map(\.name)).isSuperset(of: ["ExecutiveTrip", "BusinessTrip", "Trip"]))
