@@ -196,7 +196,7 @@ struct StorePairTests {
         #expect(error?.actual == "51")
     }
 
-    @Test("CTX-02 contents compare equal after the same saves, differ after a save on one store, and survive reopening")
+    @Test("StorePair contents compare equal after the same saves, differ after a save on one store, and survive reopening (change tracking: lifecycle suite, CTX-02)")
     func contents() throws {
         let pair = try StorePair(schema: Schema([AccountUser.self]), seed: 1)
         for store in StoreKind.allCases {

@@ -86,17 +86,4 @@ struct ReferenceScenarioTests {
         #expect(bob.n == 2)
         #expect(bob.note == "note 2")
     }
-
-    @Test("CTX-05 autosave: with autosaveEnabled a change is saved at processPendingChanges()", arguments: StoreKind.allCases)
-    func autosave(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("ref")
-        let (container, _) = try Self.seeded(kind, dir)
-        let main = container.mainContext
-        #expect(main.autosaveEnabled)
-        main.insert(CtxItem(name: "auto"))
-        #expect(try ModelContext(container).fetchCount(FetchDescriptor<CtxItem>()) == 6)
-        main.processPendingChanges()
-        #expect(!main.hasChanges)
-        #expect(try ModelContext(container).fetchCount(FetchDescriptor<CtxItem>()) == 7)
-    }
 }

@@ -18,7 +18,7 @@ struct RollbackRelationshipTests {
         return (context, c, w)
     }
 
-    @Test("CTX-04 moving a child out and rolling back restores the parent's list", arguments: StoreKind.allCases)
+    @Test("moving a child out and rolling back restores the parent's list (plain rollback: lifecycle suite, CTX-03)", arguments: StoreKind.allCases)
     func moveOut(kind: StoreKind) throws {
         let dir = TemporaryDirectory()
         let (context, c, w) = try seeded(kind, dir)
@@ -30,7 +30,7 @@ struct RollbackRelationshipTests {
         #expect(c.words.map(\.text) == ["w"])
     }
 
-    @Test("CTX-04 deleting the parent, moving the child out, deleting the child, then rollback", arguments: StoreKind.allCases)
+    @Test("deleting the parent, moving the child out, deleting the child, then rollback (plain rollback: lifecycle suite, CTX-03)", arguments: StoreKind.allCases)
     func deleteMoveDelete(kind: StoreKind) throws {
         let dir = TemporaryDirectory()
         let (context, c, w) = try seeded(kind, dir)
@@ -45,7 +45,7 @@ struct RollbackRelationshipTests {
         #expect(try context.fetchCount(FetchDescriptor<Word>()) == 1)
     }
 
-    @Test("CTX-04 deleting the parent (cascade pending) then rollback keeps both lists", arguments: StoreKind.allCases)
+    @Test("deleting the parent (cascade pending) then rollback keeps both lists (plain rollback: lifecycle suite, CTX-03)", arguments: StoreKind.allCases)
     func deleteParent(kind: StoreKind) throws {
         let dir = TemporaryDirectory()
         let (context, c, w) = try seeded(kind, dir)

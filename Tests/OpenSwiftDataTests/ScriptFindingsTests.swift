@@ -48,7 +48,7 @@ struct ScriptFindingsTests {
         #expect(try category(context).words.map(\.text) == ["a"])
     }
 
-    @Test("CTX-03 rollback of a child inserted into a saved parent, whose list was read after the insert",
+    @Test("rollback of a child inserted into a saved parent, whose list was read after the insert (plain rollback: lifecycle suite, CTX-03)",
           arguments: StoreKind.allCases, [false, true])
     func rollbackInsert(_ kind: StoreKind, loadFirst: Bool) throws {
         let dir = TemporaryDirectory()
