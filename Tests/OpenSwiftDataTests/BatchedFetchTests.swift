@@ -7,8 +7,8 @@ import Testing
 struct BatchedFetchTests {
     @Test("FET-11 batched fetch equals the unbatched fetch; pending changes are refused", arguments: StoreKind.allCases)
     func batched(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("batched")
-        let container = try makeContainer(kind, [Word.self, Category.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "batched")
+        let container = try kind.makeContainer(for: [Word.self, Category.self], in: dir)
         let ctx = ModelContext(container)
         for i in 0..<23 { ctx.insert(Word(text: String(repeating: "x", count: i % 7 + 1) + "\(i)")) }
         try ctx.save()
@@ -36,8 +36,8 @@ struct BatchedFetchTests {
 struct ConstantSubexpressionTests {
     @Test("PRD min()/max() over captured arrays match Predicate.evaluate", arguments: StoreKind.allCases)
     func minMax(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("const")
-        let container = try makeContainer(kind, [Word.self, Category.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "const")
+        let container = try kind.makeContainer(for: [Word.self, Category.self], in: dir)
         let ctx = ModelContext(container)
         let words = (1...9).map { Word(text: String(repeating: "y", count: $0)) }
         for w in words { ctx.insert(w) }
@@ -59,8 +59,8 @@ struct ConstantSubexpressionTests {
 struct ToOneSortTests {
     @Test("FET sort through a to-one key path matches sorted(using:)", arguments: StoreKind.allCases)
     func toOneSort(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("toonesort")
-        let container = try makeContainer(kind, [Word.self, Category.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "toonesort")
+        let container = try kind.makeContainer(for: [Word.self, Category.self], in: dir)
         let ctx = ModelContext(container)
         let b = Category(name: "b"), a = Category(name: "a")
         let words = [("w1", b), ("w2", a), ("w3", nil), ("w4", b), ("w5", a)].map { (text, cat) -> Word in

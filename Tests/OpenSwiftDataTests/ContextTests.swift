@@ -1,15 +1,12 @@
 import Foundation
 import Testing
 import OpenSwiftData
+import OpenSwiftDataTesting
 
 @Suite("Context")
 struct ContextTests {
-    func container(_ kind: StoreKind, _ dir: TemporaryDirectory) throws -> ModelContainer {
-        try makeContainer(kind, contextSuiteModels, in: dir)
-    }
-
-    func count<T: PersistentModel>(_ type: T.Type, in container: ModelContainer) throws -> Int {
-        try ModelContext(container).fetchCount(FetchDescriptor<T>())
+    func container(_ kind: StoreKind, _ dir: ScratchDirectory) throws -> ModelContainer {
+        try kind.makeContainer(for: contextSuiteModels, in: dir)
     }
 
     // MARK: Lookups
@@ -18,8 +15,8 @@ struct ContextTests {
     func modelForDeletedRow(_ kind: StoreKind) async throws {
         // Run in a child process so that a trap is reported as a failure instead of killing the run.
         await #expect(processExitsWith: .success) { [kind] in
-            let dir = TemporaryDirectory()
-            let container = try makeContainer(kind, contextSuiteModels, in: dir)
+            let dir = try ScratchDirectory()
+            let container = try kind.makeContainer(for: contextSuiteModels, in: dir)
             let writer = ModelContext(container)
             let item = CtxItem(name: "gone", n: 1)
             writer.insert(item)
@@ -44,7 +41,7 @@ struct ContextTests {
 
     @Test("CTX inserting the same object twice is a no-op", arguments: StoreKind.allCases)
     func doubleInsert(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let container = try container(kind, dir)
         let ctx = ModelContext(container)
         let item = CtxItem(name: "once")
@@ -57,12 +54,12 @@ struct ContextTests {
         ctx.insert(item)
         #expect(ctx.hasChanges == false)
         try ctx.save()
-        #expect(try count(CtxItem.self, in: container) == 1)
+        #expect(try storedCount(CtxItem.self, in: container) == 1)
     }
 
     @Test("CTX one object per row per context: two fetches return identical instances", arguments: StoreKind.allCases)
     func identityMap(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let container = try container(kind, dir)
         let writer = ModelContext(container)
         for i in 1...3 { writer.insert(CtxItem(name: "i\(i)", n: i)) }
@@ -85,7 +82,7 @@ struct ContextTests {
 
     @Test("CTX modelContext and isDeleted through insert, save, delete and save", arguments: StoreKind.allCases)
     func lifecycleFlags(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let container = try container(kind, dir)
         let ctx = ModelContext(container)
         let item = CtxItem(name: "life")
@@ -108,17 +105,17 @@ struct ContextTests {
         // A pending delete hides the model from fetches of this context.
         #expect(try ctx.fetch(FetchDescriptor<CtxItem>()).isEmpty)
         #expect(try ctx.fetchCount(FetchDescriptor<CtxItem>()) == 0)
-        #expect(try count(CtxItem.self, in: container) == 1)
+        #expect(try storedCount(CtxItem.self, in: container) == 1)
         try ctx.save()
         #expect(item.isDeleted == false)   // DEL-10: false again after the save, as SwiftData reports
         #expect(item.modelContext == nil)
         #expect(ctx.deletedModelsArray.isEmpty)
-        #expect(try count(CtxItem.self, in: container) == 0)
+        #expect(try storedCount(CtxItem.self, in: container) == 0)
     }
 
     @Test("CTX deleting an unsaved insert drops it without saving it", arguments: StoreKind.allCases)
     func deleteUnsavedInsert(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let container = try container(kind, dir)
         let ctx = ModelContext(container)
         let item = CtxItem(name: "brief")
@@ -127,12 +124,12 @@ struct ContextTests {
         #expect(ctx.insertedModelsArray.isEmpty)
         #expect(try ctx.fetch(FetchDescriptor<CtxItem>()).isEmpty)
         try ctx.save()
-        #expect(try count(CtxItem.self, in: container) == 0)
+        #expect(try storedCount(CtxItem.self, in: container) == 0)
     }
 
     @Test("CTX rollback of a pending delete restores the model", arguments: StoreKind.allCases)
     func rollbackDelete(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let container = try container(kind, dir)
         let ctx = ModelContext(container)
         let item = CtxItem(name: "back")
@@ -145,6 +142,6 @@ struct ContextTests {
         #expect(ctx.hasChanges == false)
         #expect(try ctx.fetch(FetchDescriptor<CtxItem>()).first === item)
         try ctx.save()
-        #expect(try count(CtxItem.self, in: container) == 1)
+        #expect(try storedCount(CtxItem.self, in: container) == 1)
     }
 }

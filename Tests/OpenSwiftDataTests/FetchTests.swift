@@ -5,8 +5,8 @@ import OpenSwiftData
 @Suite("Fetch")
 struct FetchTests {
     /// A container of `kind` holding `items` (saved), and a fresh context on it.
-    func seeded(_ kind: StoreKind, _ dir: TemporaryDirectory, _ items: [CtxItem]) throws -> (ModelContainer, ModelContext) {
-        let container = try makeContainer(kind, contextSuiteModels, in: dir)
+    func seeded(_ kind: StoreKind, _ dir: ScratchDirectory, _ items: [CtxItem]) throws -> (ModelContainer, ModelContext) {
+        let container = try kind.makeContainer(for: contextSuiteModels, in: dir)
         let writer = ModelContext(container)
         for item in items { writer.insert(item) }
         try writer.save()
@@ -55,7 +55,7 @@ struct FetchTests {
 
     @Test("FET-01 sort ascending, offset 3, limit 4 gives 4…7", arguments: StoreKind.allCases)
     func offsetAndLimit(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (_, ctx) = try seeded(kind, dir, tenItems().reversed())
         var d = FetchDescriptor<CtxItem>(sortBy: [SortDescriptor(\.n)])
         d.fetchOffset = 3
@@ -70,7 +70,7 @@ struct FetchTests {
 
     @Test("FET-02 an offset at or past the end gives nothing; fetchLimit 0 means no limit", arguments: StoreKind.allCases)
     func offsetPastEndAndZeroLimit(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (_, ctx) = try seeded(kind, dir, tenItems())
         var d = FetchDescriptor<CtxItem>(sortBy: [SortDescriptor(\.n)])
         d.fetchOffset = 10
@@ -87,7 +87,7 @@ struct FetchTests {
 
     @Test("FET-03 fetchCount honours predicate, offset and limit", arguments: StoreKind.allCases)
     func countWithPaging(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (_, ctx) = try seeded(kind, dir, tenItems())
         #expect(try ctx.fetchCount(FetchDescriptor<CtxItem>()) == 10)
         var d = FetchDescriptor<CtxItem>(predicate: #Predicate { $0.n > 2 })
@@ -114,8 +114,8 @@ struct FetchTests {
 
     @Test("FET-04 two sort keys: last name ascending, then first name descending", arguments: StoreKind.allCases)
     func twoKeySort(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
-        let container = try makeContainer(kind, contextSuiteModels, in: dir)
+        let dir = try ScratchDirectory()
+        let container = try kind.makeContainer(for: contextSuiteModels, in: dir)
         let writer = ModelContext(container)
         let people = [("Ann", "Smith", 30), ("Bob", "Jones", 40), ("Cid", "Smith", 20), ("Dee", "Adams", 50), ("Abe", "Jones", 60)]
         for (f, l, a) in people { writer.insert(CtxPerson(first: f, last: l, age: a)) }
@@ -131,7 +131,7 @@ struct FetchTests {
 
     @Test("FET-05 nil sorts first ascending and last descending", arguments: StoreKind.allCases)
     func nilOrdering(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (_, ctx) = try seeded(kind, dir, [
             CtxItem(name: "d2", n: 1, rank: 2, due: day(2)),
             CtxItem(name: "nil", n: 2, rank: nil, due: nil),
@@ -152,7 +152,7 @@ struct FetchTests {
 
     @Test("FET-06 String sorts exactly as Swift < (\"B\" < \"a\", \"10\" < \"2\")", arguments: StoreKind.allCases)
     func stringOrder(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let raw = ["b", "B", "a", "10", "2", "é", "z", "Z", "😀", "\u{FFFD}", ""]
         let (_, ctx) = try seeded(kind, dir, raw.enumerated().map { CtxItem(name: $1, n: $0) })
         let expected = raw.sorted()
@@ -169,7 +169,7 @@ struct FetchTests {
 
     @Test("FET-06 canonically equivalent strings match and sort together (NFC)", arguments: StoreKind.allCases)
     func unicodeEquivalence(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let decomposed = "e\u{301}"
         let composed = "\u{e9}"
         #expect(decomposed == composed)
@@ -193,7 +193,7 @@ struct FetchTests {
 
     @Test("FET-07 a pending insert participates in sort, offset and limit", arguments: StoreKind.allCases)
     func pendingInsertPaging(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (_, ctx) = try seeded(kind, dir, [1, 3, 5, 7].map { CtxItem(name: "s\($0)", n: $0) })
         let pending = CtxItem(name: "p2", n: 2)
         ctx.insert(pending)
@@ -222,7 +222,7 @@ struct FetchTests {
 
     @Test("FET-07 pending changes and deletes of saved rows are reflected in fetch and fetchCount", arguments: StoreKind.allCases)
     func pendingChangesAndDeletes(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (_, ctx) = try seeded(kind, dir, tenItems())
         let all = try ctx.fetch(FetchDescriptor<CtxItem>(sortBy: [SortDescriptor(\.n)]))
         let small = FetchDescriptor<CtxItem>(predicate: #Predicate { $0.n <= 3 }, sortBy: [SortDescriptor(\.n)])
@@ -248,7 +248,7 @@ struct FetchTests {
 
     @Test("FET-09 fetchIdentifiers matches fetch's identifiers in order", arguments: StoreKind.allCases)
     func fetchIdentifiers(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (_, ctx) = try seeded(kind, dir, tenItems())
         var d = FetchDescriptor<CtxItem>(predicate: #Predicate { $0.n > 2 }, sortBy: [SortDescriptor(\.n, order: .reverse)])
         d.fetchLimit = 5
@@ -264,7 +264,7 @@ struct FetchTests {
 
     @Test("FET-10 enumerate visits every match once across batches and rejects escaping mutations", arguments: StoreKind.allCases)
     func enumerateBatches(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (_, ctx) = try seeded(kind, dir, (1...5).map { CtxItem(name: "e\($0)", n: $0) })
         var seen: [Int] = []
         try ctx.enumerate(FetchDescriptor<CtxItem>(sortBy: [SortDescriptor(\.n)]), batchSize: 2) { seen.append($0.n) }
@@ -286,7 +286,7 @@ struct FetchTests {
 
     @Test("FET-12 paging over equal sort keys is stable: pages cover every row once", arguments: StoreKind.allCases)
     func stablePaging(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (_, ctx) = try seeded(kind, dir, (1...5).map { CtxItem(name: "same", n: $0) })
         var collected: [PersistentIdentifier] = []
         for offset in stride(from: 0, to: 6, by: 2) {
@@ -313,7 +313,7 @@ struct FetchTests {
 
     @Test("FET predicates: Int comparisons with &&, || and !", arguments: StoreKind.allCases)
     func intPredicates(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (_, ctx) = try seeded(kind, dir, mixedItems())
         expectMatches(ctx, #Predicate { $0.n == 3 }, ["gamma"])
         expectMatches(ctx, #Predicate { $0.n != 3 }, ["Epsilon", "alpha", "beta", "delta"])
@@ -331,7 +331,7 @@ struct FetchTests {
 
     @Test("FET predicates: Double, String, Bool and Date", arguments: StoreKind.allCases)
     func scalarPredicates(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (_, ctx) = try seeded(kind, dir, mixedItems())
         expectMatches(ctx, #Predicate { $0.score > 1.0 }, ["Epsilon", "beta", "delta"])
         expectMatches(ctx, #Predicate { $0.score < 0 }, ["gamma"])
@@ -354,7 +354,7 @@ struct FetchTests {
 
     @Test("FET predicates: optionals compared with values follow Swift (nil != value)", arguments: StoreKind.allCases)
     func optionalValuePredicates(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (_, ctx) = try seeded(kind, dir, mixedItems())
         expectMatches(ctx, #Predicate { $0.note == "x" }, ["alpha", "delta"])
         expectMatches(ctx, #Predicate { $0.note != "x" }, ["Epsilon", "beta", "gamma"])
@@ -379,7 +379,7 @@ struct FetchTests {
 
     @Test("FET predicates: == nil and != nil on optionals (nil == nil is true)", arguments: StoreKind.allCases)
     func optionalNilPredicates(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (_, ctx) = try seeded(kind, dir, mixedItems())
         expectMatches(ctx, #Predicate { $0.note == nil }, ["Epsilon", "beta"])
         expectMatches(ctx, #Predicate { $0.note != nil }, ["alpha", "delta", "gamma"])
@@ -395,7 +395,7 @@ struct FetchTests {
 
     @Test("FET predicates: p and !p partition every row", arguments: StoreKind.allCases)
     func negationPartitions(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (_, ctx) = try seeded(kind, dir, mixedItems())
         let total = try ctx.fetchCount(FetchDescriptor<CtxItem>())
         let due = day(5)
@@ -414,7 +414,7 @@ struct FetchTests {
 
     @Test("FET fetchCount with and without predicates and with pending changes", arguments: StoreKind.allCases)
     func fetchCountPending(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (_, ctx) = try seeded(kind, dir, mixedItems())
         #expect(try ctx.fetchCount(FetchDescriptor<CtxItem>()) == 5)
         let flagged = FetchDescriptor<CtxItem>(predicate: #Predicate { $0.flag })
@@ -441,7 +441,7 @@ struct FetchTests {
 
     @Test("FET an empty store gives an empty fetch and a zero count", arguments: StoreKind.allCases)
     func emptyStore(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (_, ctx) = try seeded(kind, dir, [])
         #expect(try ctx.fetch(FetchDescriptor<CtxItem>()).isEmpty)
         #expect(try ctx.fetchCount(FetchDescriptor<CtxItem>(predicate: #Predicate { $0.n > 0 })) == 0)
@@ -452,7 +452,7 @@ struct FetchTests {
 
     @Test("FET an untranslatable predicate throws SwiftDataError instead of crashing", arguments: StoreKind.allCases)
     func untranslatablePredicates(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (_, ctx) = try seeded(kind, dir, mixedItems())
         let accepted: Set<SwiftDataError.Code> = [SwiftDataError.unsupportedPredicate.code, SwiftDataError.unsupportedKeyPath.code]
         let predicates: [(String, Predicate<CtxItem>)] = [
@@ -481,7 +481,7 @@ struct FetchTests {
 
     @Test("FET sorting by a transient or computed property throws unsupportedSortDescriptor", arguments: StoreKind.allCases)
     func untranslatableSort(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (_, ctx) = try seeded(kind, dir, mixedItems())
         for sort in [SortDescriptor(\CtxItem.scratch), SortDescriptor(\CtxItem.doubled)] {
             let error = #expect(throws: SwiftDataError.self) {

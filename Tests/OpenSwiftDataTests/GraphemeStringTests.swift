@@ -12,8 +12,8 @@ struct GraphemeStringTests {
 
     @Test("PRD-05/06 contains and starts(with:) agree with Swift on grapheme clusters", arguments: StoreKind.allCases)
     func graphemes(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
-        let context = ModelContext(try makeContainer(kind, [Category.self, Word.self], in: dir))
+        let dir = try ScratchDirectory()
+        let context = ModelContext(try kind.makeContainer(for: [Category.self, Word.self], in: dir))
         for t in Self.texts { context.insert(Word(text: t)) }
         try context.save()
         let all = try context.fetch(FetchDescriptor<Word>())
@@ -43,8 +43,8 @@ struct GraphemeStringTests {
 struct NestedFoldingTests {
     @Test("PRD-04 localizedStandardContains two to-many levels deep", arguments: StoreKind.allCases)
     func nested(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
-        let context = ModelContext(try makeContainer(kind, [Product.self, Tag.self], in: dir))
+        let dir = try ScratchDirectory()
+        let context = ModelContext(try kind.makeContainer(for: [Product.self, Tag.self], in: dir))
         let tags = ["Élan", "plants", "ÉLAN vital", "nts"].map { Tag(label: $0) }
         for t in tags { context.insert(t) }
         for (i, name) in ["a", "b", "c"].enumerated() {

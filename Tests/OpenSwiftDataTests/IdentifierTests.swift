@@ -6,8 +6,8 @@ import OpenSwiftData
 struct IdentifierTests {
     @Test("PID-01 a saved identifier survives JSON encode and decode", arguments: StoreKind.allCases)
     func codableRoundTrip(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
-        let container = try makeContainer(kind, contextSuiteModels, in: dir)
+        let dir = try ScratchDirectory()
+        let container = try kind.makeContainer(for: contextSuiteModels, in: dir)
         let ctx = ModelContext(container)
         let item = CtxItem(name: "coded", n: 5)
         ctx.insert(item)
@@ -36,11 +36,11 @@ struct IdentifierTests {
 
     @Test("PID-01 an identifier survives closing and reopening the on-disk store")
     func survivesReopen() throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let encoded: Data
         let storeID: String?
         do {
-            let container = try makeContainer(.disk, contextSuiteModels, in: dir)
+            let container = try StoreKind.disk.makeContainer(for: contextSuiteModels, in: dir)
             let ctx = ModelContext(container)
             ctx.insert(CtxItem(name: "first", n: 1))
             let item = CtxItem(name: "reopened", n: 2, note: "still here")
@@ -50,7 +50,7 @@ struct IdentifierTests {
             storeID = item.persistentModelID.storeIdentifier
         }
         let id = try JSONDecoder().decode(PersistentIdentifier.self, from: encoded)
-        let container = try makeContainer(.disk, contextSuiteModels, in: dir)
+        let container = try StoreKind.disk.makeContainer(for: contextSuiteModels, in: dir)
         let ctx = ModelContext(container)
         let found = try #require(ctx.model(for: id) as? CtxItem)
         #expect(found.name == "reopened")
@@ -65,8 +65,8 @@ struct IdentifierTests {
 
     @Test("PID-01 a temporary identifier is Codable and differs from the permanent one", arguments: StoreKind.allCases)
     func temporaryIdentifier(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
-        let container = try makeContainer(kind, contextSuiteModels, in: dir)
+        let dir = try ScratchDirectory()
+        let container = try kind.makeContainer(for: contextSuiteModels, in: dir)
         let ctx = ModelContext(container)
         let item = CtxItem(name: "t")
         ctx.insert(item)
@@ -84,8 +84,8 @@ struct IdentifierTests {
 
     @Test("PID-02 two models never share an identifier", arguments: StoreKind.allCases)
     func distinctIdentifiers(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
-        let container = try makeContainer(kind, contextSuiteModels, in: dir)
+        let dir = try ScratchDirectory()
+        let container = try kind.makeContainer(for: contextSuiteModels, in: dir)
         let ctx = ModelContext(container)
         let items = (0..<20).map { CtxItem(name: "d\($0)", n: $0) }
         let people = (0..<5).map { CtxPerson(first: "p\($0)", last: "x", age: $0) }
@@ -107,9 +107,9 @@ struct IdentifierTests {
 
     @Test("PID-02 identifiers from different stores differ in storeIdentifier", arguments: StoreKind.allCases)
     func differentStores(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
-        let one = try makeContainer(kind, contextSuiteModels, in: dir, name: "one.store")
-        let two = try makeContainer(kind, contextSuiteModels, in: dir, name: "two.store")
+        let dir = try ScratchDirectory()
+        let one = try kind.makeContainer(for: contextSuiteModels, in: dir, name: "one")
+        let two = try kind.makeContainer(for: contextSuiteModels, in: dir, name: "two")
         let a = CtxItem(name: "same", n: 1)
         let b = CtxItem(name: "same", n: 1)
         let ca = ModelContext(one), cb = ModelContext(two)
@@ -130,8 +130,8 @@ struct IdentifierTests {
 
     @Test("PID Hashable: identifiers work as dictionary keys and in sets", arguments: StoreKind.allCases)
     func hashable(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
-        let container = try makeContainer(kind, contextSuiteModels, in: dir)
+        let dir = try ScratchDirectory()
+        let container = try kind.makeContainer(for: contextSuiteModels, in: dir)
         let ctx = ModelContext(container)
         let items = (1...4).map { CtxItem(name: "h\($0)", n: $0) }
         for i in items { ctx.insert(i) }

@@ -8,8 +8,8 @@ import Testing
 struct InheritanceTests {
     @Test("A base-typed to-many with an inverse holds mixed subclasses after refetch; its cascade deletes them (one-way case: inheritance suite, INH-07)", arguments: StoreKind.allCases)
     func cascadeToSubclasses(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("inh")
-        let container = try makeContainer(kind, integrityModels, in: dir)
+        let dir = try ScratchDirectory(prefix: "inh")
+        let container = try kind.makeContainer(for: integrityModels, in: dir)
         let ctx = ModelContext(container)
         let t = Traveler(name: "ada")
         t.trips = [Trip(name: "t", days: 1), BusinessTrip(name: "b", days: 1, perdiem: 1), PersonalTrip(name: "p", days: 1, reason: "r"),
@@ -34,8 +34,8 @@ struct InheritanceTests {
 
     @Test("A subclass instance's inverse declared on the base nullifies when it is deleted (one-way case: inheritance suite, INH-07)", arguments: StoreKind.allCases)
     func subclassRelationshipNullify(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("inh")
-        let container = try makeContainer(kind, integrityModels, in: dir)
+        let dir = try ScratchDirectory(prefix: "inh")
+        let container = try kind.makeContainer(for: integrityModels, in: dir)
         let ctx = ModelContext(container)
         let t = Traveler(name: "ada")
         let b = BusinessTrip(name: "b", days: 1, perdiem: 1)

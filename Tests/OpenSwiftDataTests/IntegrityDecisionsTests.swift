@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import OpenSwiftData
+import OpenSwiftDataTesting
 
 /// Where the behaviour reference marks **[REC]** for uniqueness, delete rules, batch delete and
 /// inheritance: our decisions, kept apart so a run on Apple hardware can confirm or reverse them.
@@ -9,8 +10,8 @@ struct IntegrityDecisionsTests {
 
     @Test("[REC] §3.3 delete rules run at processPendingChanges, before any save", arguments: StoreKind.allCases)
     func rulesAtProcessPendingChanges(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("dec")
-        let container = try makeContainer(kind, integrityModels, in: dir)
+        let dir = try ScratchDirectory(prefix: "dec")
+        let container = try kind.makeContainer(for: integrityModels, in: dir)
         let ctx = ModelContext(container)
         let house = IgHouse(name: "h")
         let room = IgRoom(name: "r")
@@ -34,8 +35,8 @@ struct IntegrityDecisionsTests {
 
     @Test("[REC] §3.5 batch delete picks its models at call time; a matching pending insert is dropped", arguments: StoreKind.allCases)
     func batchSnapshot(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("dec")
-        let container = try makeContainer(kind, integrityModels, in: dir)
+        let dir = try ScratchDirectory(prefix: "dec")
+        let container = try kind.makeContainer(for: integrityModels, in: dir)
         let ctx = ModelContext(container)
         ctx.insert(IgParent(name: "stored"))
         try ctx.save()

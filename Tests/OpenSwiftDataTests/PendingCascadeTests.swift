@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import OpenSwiftData
+import OpenSwiftDataTesting
 
 /// Delete rules as fetches with pending changes see them before the save (behaviour reference
 /// §3.3): cascaded models are pending deletes, nullified references read nil, nothing is written,
@@ -34,8 +35,8 @@ struct PendingCascadeTests {
     @Test("fetchCount, fetch, fetchIdentifiers and enumerate skip cascaded children before save (the cascade itself: deleteRules suite, DEL-02)",
           arguments: StoreKind.allCases)
     func cascadeBeforeSave(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("pcascade")
-        let container = try makeContainer(kind, integrityModels, in: dir)
+        let dir = try ScratchDirectory(prefix: "pcascade")
+        let container = try kind.makeContainer(for: integrityModels, in: dir)
         let ctx = ModelContext(container)
         let house = try savedHouse(ctx)
         _ = try savedHouse(ctx, "other")
@@ -56,8 +57,8 @@ struct PendingCascadeTests {
 
     @Test("delete(model:) and delete(model:where:) cascades are visible before save (at save: deleteRules suite, DEL-13)", arguments: StoreKind.allCases)
     func batchCascadeBeforeSave(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("pcascade")
-        let container = try makeContainer(kind, integrityModels, in: dir)
+        let dir = try ScratchDirectory(prefix: "pcascade")
+        let container = try kind.makeContainer(for: integrityModels, in: dir)
         let ctx = ModelContext(container)
         _ = try savedHouse(ctx, "a")
         _ = try savedHouse(ctx, "b")
@@ -73,8 +74,8 @@ struct PendingCascadeTests {
     @Test("nested cascades reach depth 3 before save; nullified leaves read nil (at save: deleteRules suite, DEL-04, DEL-05)",
           arguments: StoreKind.allCases)
     func nestedCascadeBeforeSave(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("pcascade")
-        let container = try makeContainer(kind, integrityModels, in: dir)
+        let dir = try ScratchDirectory(prefix: "pcascade")
+        let container = try kind.makeContainer(for: integrityModels, in: dir)
         let ctx = ModelContext(container)
         let top = try savedTree(ctx)
         ctx.delete(top)
@@ -89,8 +90,8 @@ struct PendingCascadeTests {
 
     @Test("nullified references read nil before save (at save: deleteRules suite, DEL-01)", arguments: StoreKind.allCases)
     func nullifyBeforeSave(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("pcascade")
-        let container = try makeContainer(kind, integrityModels, in: dir)
+        let dir = try ScratchDirectory(prefix: "pcascade")
+        let container = try kind.makeContainer(for: integrityModels, in: dir)
         let ctx = ModelContext(container)
         let p = IgParent(name: "p")
         p.children = [IgChild(name: "a"), IgChild(name: "b")]
@@ -107,8 +108,8 @@ struct PendingCascadeTests {
 
     @Test("rollback after pending-aware fetches restores cascaded children and nullified links (deleteRules suite, DEL-15)", arguments: StoreKind.allCases)
     func rollbackRestores(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("pcascade")
-        let container = try makeContainer(kind, integrityModels, in: dir)
+        let dir = try ScratchDirectory(prefix: "pcascade")
+        let container = try kind.makeContainer(for: integrityModels, in: dir)
         let ctx = ModelContext(container)
         let top = try savedTree(ctx)
         ctx.delete(top)
@@ -128,8 +129,8 @@ struct PendingCascadeTests {
     @Test("save after a pending-aware fetch writes the same rows as a plain save (the cascade: deleteRules suite, DEL-04)", arguments: StoreKind.allCases)
     func saveWritesSameRows(_ kind: StoreKind) throws {
         func run(fetchFirst: Bool) throws -> [String] {
-            let dir = TemporaryDirectory("pcascade")
-            let container = try makeContainer(kind, integrityModels, in: dir)
+            let dir = try ScratchDirectory(prefix: "pcascade")
+            let container = try kind.makeContainer(for: integrityModels, in: dir)
             let ctx = ModelContext(container)
             let top = try savedTree(ctx)
             ctx.delete(top)
@@ -148,8 +149,8 @@ struct PendingCascadeTests {
 
     @Test("a deny rule still throws at save, not at delete or at a pending-aware fetch (the rule: deleteRules suite, DEL-08)", arguments: StoreKind.allCases)
     func denyThrowsAtSave(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("pcascade")
-        let container = try makeContainer(kind, integrityModels, in: dir)
+        let dir = try ScratchDirectory(prefix: "pcascade")
+        let container = try kind.makeContainer(for: integrityModels, in: dir)
         let ctx = ModelContext(container)
         let house = try savedHouse(ctx)
         let dept = IgDepartment(name: "d")

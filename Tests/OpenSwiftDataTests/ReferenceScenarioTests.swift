@@ -15,8 +15,8 @@ func countNamed<T: Keyed>(_ type: T.Type, _ name: String, in context: ModelConte
 /// Behaviour-reference scenarios not covered by the per-area suites.
 @Suite("ReferenceScenarios")
 struct ReferenceScenarioTests {
-    static func seeded(_ kind: StoreKind, _ dir: TemporaryDirectory) throws -> (ModelContainer, ModelContext) {
-        let container = try makeContainer(kind, contextSuiteModels, in: dir)
+    static func seeded(_ kind: StoreKind, _ dir: ScratchDirectory) throws -> (ModelContainer, ModelContext) {
+        let container = try kind.makeContainer(for: contextSuiteModels, in: dir)
         let ctx = ModelContext(container)
         for (i, name) in ["Alice", "alice", "Bob", "100% sure", "a_b", "Alba"].enumerated() {
             ctx.insert(CtxItem(name: name, n: i, note: i % 2 == 0 ? "note \(i)" : nil,
@@ -32,7 +32,7 @@ struct ReferenceScenarioTests {
 
     @Test("PRD-02 PRD-03 PRD-06 contains/starts(with:) are case-sensitive and take % and _ literally", arguments: StoreKind.allCases)
     func strings(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("ref")
+        let dir = try ScratchDirectory(prefix: "ref")
         let (_, ctx) = try Self.seeded(kind, dir)
         #expect(try Self.names(ctx, #Predicate { $0.name.contains("li") }) == ["Alice", "alice"])
         #expect(try Self.names(ctx, #Predicate { $0.name.contains("LI") }) == [])
@@ -43,7 +43,7 @@ struct ReferenceScenarioTests {
 
     @Test("PRD-08 flatMap on an optional date excludes nil", arguments: StoreKind.allCases)
     func optionalOrdering(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("ref")
+        let dir = try ScratchDirectory(prefix: "ref")
         let (_, ctx) = try Self.seeded(kind, dir)
         let cutoff = Date(timeIntervalSinceReferenceDate: 86_400 * 1.5)
         let p = #Predicate<CtxItem> { $0.due.flatMap { $0 > cutoff } == true }
@@ -56,7 +56,7 @@ struct ReferenceScenarioTests {
 
     @Test("PRD-21 PRD-22 final-class key paths and a generic helper's predicate", arguments: StoreKind.allCases)
     func genericHelper(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("ref")
+        let dir = try ScratchDirectory(prefix: "ref")
         let (_, ctx) = try Self.seeded(kind, dir)
         #expect(try countNamed(CtxItem.self, "Bob", in: ctx) == 1)
         #expect(try countNamed(CtxItem.self, "nobody", in: ctx) == 0)
@@ -64,7 +64,7 @@ struct ReferenceScenarioTests {
 
     @Test("PRD-23 PRD-24 pending inserts and modifications take part in predicate matching", arguments: StoreKind.allCases)
     func pending(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("ref")
+        let dir = try ScratchDirectory(prefix: "ref")
         let (_, ctx) = try Self.seeded(kind, dir)
         ctx.insert(CtxItem(name: "Alfred"))
         let bob = try #require(try ctx.fetch(FetchDescriptor<CtxItem>(predicate: #Predicate { $0.name == "Bob" })).first)
@@ -77,7 +77,7 @@ struct ReferenceScenarioTests {
 
     @Test("FET-08 propertiesToFetch: other attributes still read their stored values", arguments: StoreKind.allCases)
     func propertiesToFetch(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("ref")
+        let dir = try ScratchDirectory(prefix: "ref")
         let (container, _) = try Self.seeded(kind, dir)
         var d = FetchDescriptor<CtxItem>(predicate: #Predicate { $0.name == "Bob" })
         d.propertiesToFetch = [\.name]

@@ -216,7 +216,7 @@ struct SchemaTests {
         #expect(schema.entitiesByName["PersonalTrip"] == nil)
         #expect(schema.entitiesByName["ExecutiveTrip"]?.superentity?.name == "BusinessTrip")
         #expect(schema.entitiesByName["BusinessTrip"]?.superentity?.name == "Trip")
-        let dir = TemporaryDirectory("schema-sub")
+        let dir = try ScratchDirectory(prefix: "schema-sub")
         let container = try ModelContainer(for: schema, configurations: ModelConfiguration(url: dir.file("s.store")))
         let ctx = ModelContext(container)
         ctx.insert(ExecutiveTrip(name: "e", days: 1, perdiem: 2, lounge: "L"))
@@ -255,7 +255,7 @@ struct SchemaTests {
 
     @Test("An unsupported attribute type on disk throws and creates no store file")
     func unsupportedAttributeTypeOnDisk() throws {
-        let dir = TemporaryDirectory("schema-bad")
+        let dir = try ScratchDirectory(prefix: "schema-bad")
         let url = dir.file("bad.store")
         let error = #expect(throws: SwiftDataError.self) {
             _ = try ModelContainer(for: SchUnstorable.self, configurations: ModelConfiguration(url: url))

@@ -13,7 +13,7 @@ struct StorageTests {
 
     // MARK: Raw SQL helpers
 
-    private func raw(_ dir: TemporaryDirectory, _ name: String = "test.store") throws -> SQLiteConnection {
+    private func raw(_ dir: ScratchDirectory, _ name: String = "store.store") throws -> SQLiteConnection {
         try SQLiteConnection(path: dir.file(name).path, mode: .readOnly)
     }
 
@@ -58,8 +58,8 @@ struct StorageTests {
 
     @Test("One Z<ROOT> table per inheritance root with Z_PK, Z_ENT, Z_OPT; subclass columns NULL for other classes (INH storage)")
     func inheritanceTableLayout() throws {
-        let dir = TemporaryDirectory("storage-layout")
-        let container = try makeContainer(.disk, Self.allModels, in: dir)
+        let dir = try ScratchDirectory(prefix: "storage-layout")
+        let container = try StoreKind.disk.makeContainer(for: Self.allModels, in: dir)
         let ctx = ModelContext(container)
         ctx.insert(Trip(name: "plain", days: 1))
         ctx.insert(BusinessTrip(name: "biz", days: 2, perdiem: 50))
@@ -111,8 +111,8 @@ struct StorageTests {
 
     @Test("To-one is a Z<NAME> key column; many-to-many is a Z_<n><NAME> join table")
     func relationshipColumns() throws {
-        let dir = TemporaryDirectory("storage-fk")
-        let container = try makeContainer(.disk, Self.allModels, in: dir)
+        let dir = try ScratchDirectory(prefix: "storage-fk")
+        let container = try StoreKind.disk.makeContainer(for: Self.allModels, in: dir)
         let ctx = ModelContext(container)
         let animals = Category(name: "animals")
         animals.words = [Word(text: "cat"), Word(text: "dog")]
@@ -148,8 +148,8 @@ struct StorageTests {
 
     @Test("Unique attributes and #Index declarations become SQLite indexes (UNQ, #Index)")
     func indexesFromDeclarations() throws {
-        let dir = TemporaryDirectory("storage-index")
-        _ = try makeContainer(.disk, Self.allModels + [SchNote.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "storage-index")
+        _ = try StoreKind.disk.makeContainer(for: Self.allModels + [SchNote.self], in: dir)
         let db = try raw(dir)
         let category = try indexes(db, "ZCATEGORY")
         #expect(category.contains { $0.name == "Z_Category_UNIQUE_name" && $0.unique && $0.columns == ["ZNAME"] }, "\(category)")
@@ -170,8 +170,8 @@ struct StorageTests {
 
     @Test("The on-disk store is in WAL mode")
     func walJournal() throws {
-        let dir = TemporaryDirectory("storage-wal")
-        let container = try makeContainer(.disk, [User.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "storage-wal")
+        let container = try StoreKind.disk.makeContainer(for: [User.self], in: dir)
         let ctx = ModelContext(container)
         ctx.insert(User(id: UUID(), name: "a", joined: Date(timeIntervalSinceReferenceDate: 0)))
         try ctx.save()
@@ -181,8 +181,8 @@ struct StorageTests {
 
     @Test("Values are bound: a hostile string is stored verbatim and no table is dropped")
     func valuesAreBound() throws {
-        let dir = TemporaryDirectory("storage-bound")
-        let container = try makeContainer(.disk, Self.allModels, in: dir)
+        let dir = try ScratchDirectory(prefix: "storage-bound")
+        let container = try StoreKind.disk.makeContainer(for: Self.allModels, in: dir)
         let evil = "x'); DROP TABLE \"ZWORD\"; DROP TABLE ZCATEGORY; -- \" ' ; ?1 :a"
         let ctx = ModelContext(container)
         let c = Category(name: evil)
@@ -203,8 +203,8 @@ struct StorageTests {
 
     @Test("Column types and values follow store-format README §3 (UUID 16-byte BLOB, Date REAL since 2001, enum raw value, Codable struct as composite columns, Decimal number)")
     func storageClasses() throws {
-        let dir = TemporaryDirectory("storage-classes")
-        let container = try makeContainer(.disk, [Everything.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "storage-classes")
+        let container = try StoreKind.disk.makeContainer(for: [Everything.self], in: dir)
         let ctx = ModelContext(container)
         let e = Everything()
         e.uuid = UUID(uuidString: "00112233-4455-6677-8899-AABBCCDDEEFF")!
@@ -239,8 +239,8 @@ struct StorageTests {
 
     @Test("Nullify on disk: the foreign-key column and join rows are cleared")
     func nullifyOnDiskColumns() throws {
-        let dir = TemporaryDirectory("nullify-sql")
-        let container = try makeContainer(.disk, [Category.self, Product.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "nullify-sql")
+        let container = try StoreKind.disk.makeContainer(for: [Category.self, Product.self], in: dir)
         let ctx = ModelContext(container)
         let w = Word(text: "lonely")
         let c = Category(name: "c")

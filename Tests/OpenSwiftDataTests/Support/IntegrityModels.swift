@@ -201,10 +201,6 @@ let integrityModels: [any PersistentModel.Type] = [
     Trip.self, BusinessTrip.self, ExecutiveTrip.self, PersonalTrip.self, Traveler.self,
 ]
 
-/// How many `T`s the store holds, read through a fresh context (pending changes of others unseen).
-func storedCount<T: PersistentModel>(_ type: T.Type, in container: ModelContainer) throws -> Int {
-    try ModelContext(container).fetchCount(FetchDescriptor<T>())
-}
 
 /// A non-optional to-one inverse: nullifying it is impossible (DEL-13 [REC]).
 @Model final class IgMachine {
