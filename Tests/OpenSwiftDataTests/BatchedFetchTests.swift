@@ -2,34 +2,6 @@ import Foundation
 import Testing
 @testable import OpenSwiftData
 
-/// `fetch(_:batchSize:)`: the same models in the same order as the unbatched fetch (FET-11).
-@Suite("BatchedFetch")
-struct BatchedFetchTests {
-    @Test("FET-11 batched fetch equals the unbatched fetch; pending changes are refused", arguments: StoreKind.allCases)
-    func batched(_ kind: StoreKind) throws {
-        let dir = try ScratchDirectory(prefix: "batched")
-        let container = try kind.makeContainer(for: [Word.self, Category.self], in: dir)
-        let ctx = ModelContext(container)
-        for i in 0..<23 { ctx.insert(Word(text: String(repeating: "x", count: i % 7 + 1) + "\(i)")) }
-        try ctx.save()
-        var d = FetchDescriptor<Word>(predicate: #Predicate { $0.length > 2 }, sortBy: [SortDescriptor(\.text, order: .reverse)])
-        let plain = try ctx.fetch(d)
-        let batched = try ctx.fetch(d, batchSize: 4)
-        #expect(batched.count == plain.count)
-        #expect(batched.count == (try ctx.fetchCount(d)))
-        #expect(zip(batched, plain).allSatisfy { $0 === $1 })   // same registered instances, same order
-        d.fetchOffset = 3
-        d.fetchLimit = 5
-        #expect(try ctx.fetch(d, batchSize: 2).map(\.text) == (try ctx.fetch(d)).map(\.text))
-        ctx.insert(Word(text: "pending"))
-        #expect { try ctx.fetch(d, batchSize: 2) } throws: {
-            ($0 as? SwiftDataError)?.code == SwiftDataError.includePendingChangesWithBatchSize.code
-        }
-        d.includePendingChanges = false
-        #expect(try ctx.fetch(d, batchSize: 2).count == 5)
-    }
-}
-
 /// Sub-expressions that do not read the row are evaluated once in Swift (e.g. `min()`/`max()`
 /// of a captured array) and bound as values.
 @Suite("ConstantSubexpressions")

@@ -57,7 +57,7 @@ struct NaturalSortTests {
         #expect(["User 2", "User 10"].sorted() == ["User 10", "User 2"])
     }
 
-    @Test("FET-04 a fetch with stringSortStyle .natural orders as Swift's natural sort; the default stays <", arguments: StoreKind.allCases)
+    @Test("a fetch with stringSortStyle .natural orders as Swift's natural sort; the default stays < (plain sorts: fetching suite, FET-04)", arguments: StoreKind.allCases)
     func perFetch(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "natural-fetch")
         let container = try nsContainer(kind, dir)
@@ -83,7 +83,7 @@ struct NaturalSortTests {
         #expect(pages == nsNatural)
     }
 
-    @Test("FET-05 optional strings, to-one key paths, several keys and pending changes agree with Swift", arguments: StoreKind.allCases)
+    @Test("natural sort: optional strings, to-one key paths, several keys and pending changes agree with Swift (plain sorts: fetching suite, FET-05)", arguments: StoreKind.allCases)
     func shapes(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "natural-shapes")
         let container = try nsContainer(kind, dir)

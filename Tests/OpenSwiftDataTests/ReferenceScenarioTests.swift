@@ -74,16 +74,4 @@ struct ReferenceScenarioTests {
         d.includePendingChanges = false
         #expect(try ctx.fetch(d).map(\.name).sorted() == ["Alba", "Alice"])
     }
-
-    @Test("FET-08 propertiesToFetch: other attributes still read their stored values", arguments: StoreKind.allCases)
-    func propertiesToFetch(_ kind: StoreKind) throws {
-        let dir = try ScratchDirectory(prefix: "ref")
-        let (container, _) = try Self.seeded(kind, dir)
-        var d = FetchDescriptor<CtxItem>(predicate: #Predicate { $0.name == "Bob" })
-        d.propertiesToFetch = [\.name]
-        let reader = ModelContext(container)
-        let bob = try #require(try reader.fetch(d).first)
-        #expect(bob.n == 2)
-        #expect(bob.note == "note 2")
-    }
 }
