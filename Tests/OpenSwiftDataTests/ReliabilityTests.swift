@@ -95,7 +95,7 @@ struct ReliabilityTests {
         }
     }
 
-    @Test("A persistent identifier survives a container re-creation (PID-01)")
+    @Test("A persistent identifier survives releasing the container and opening the file again (with the first container open: lifecycle suite, PID-01)")
     func identifierSurvivesReopen() throws {
         let dir = try ScratchDirectory(prefix: "rel-pid")
         let id: PersistentIdentifier
@@ -306,7 +306,7 @@ struct ReliabilityTests {
         #expect(try db.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table'") == .integer(1))
     }
 
-    @Test("A store written with a different schema throws .incompatibleSchema and is not modified (CFG-05)")
+    @Test("A store written with a different schema is not modified by the refused open, byte for byte (the error: migrations suite, CFG-05)")
     func differentSchema() throws {
         let dir = try ScratchDirectory(prefix: "rel-schema")
         let url = dir.file("store.store")

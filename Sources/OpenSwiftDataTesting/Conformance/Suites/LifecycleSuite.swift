@@ -257,13 +257,40 @@ extension ConformanceSuite {
                 try check.expectEqual(decoded, id, "decoded identifier")
                 try check.expectEqual(decoded.hashValue, id.hashValue, "hash of the decoded identifier")
                 try check.expectEqual(decoded.storeIdentifier, id.storeIdentifier, "storeIdentifier")
+                try check.expectEqual(decoded.entityName, "ConformanceRecord", "entityName of the decoded identifier")
+                try check.expectEqual(decoded.isTemporary, false, "isTemporary of the decoded identifier")
+                let map = [id: "coded"]
+                let back = try JSONDecoder().decode([PersistentIdentifier: String].self, from: JSONEncoder().encode(map))
+                try check.expectEqual(back, map, "a dictionary keyed by identifiers after JSON")
                 let reader = ModelContext(try check.reopen(container))
                 guard let found = reader.model(for: decoded) as? ConformanceRecord else {
                     throw check.failure("model(for: decoded)", expected: "a ConformanceRecord", actual: "\(type(of: reader.model(for: decoded)))")
                 }
                 try check.expectEqual("\(found.name) \(found.number) \(found.note ?? "-")", "coded 5 still here", "attributes of the found row")
+                try check.expectEqual(found.persistentModelID, id, "identifier of the found model")
+                try check.expectEqual(found.isDeleted, false, "isDeleted of the found model")
+                try check.expect((reader.registeredModel(for: decoded) as ConformanceRecord?) === found, "the found model is registered",
+                                 actual: "not registered")
                 let fetched = try reader.fetch(FetchDescriptor<ConformanceRecord>(predicate: #Predicate { $0.number == 5 }))
                 try check.expectEqual(fetched.map(\.persistentModelID), [id], "identifier of a fetch in the reopened store")
+                try check.expect(fetched.first === found, "the fetch gives the found instance", actual: "another instance")
+                try check.expectEqual(fetched.first?.persistentModelID.storeIdentifier, id.storeIdentifier, "storeIdentifier after the reopen")
+            },
+            ConformanceCase(suite: "lifecycle", id: "PID-01", title: "a temporary identifier is stable until save, Codable, finds its model, and differs from the permanent one") { check in
+                let context = ModelContext(try check.container(for: ConformanceRecord.self))
+                let record = ConformanceRecord(name: "t", number: 1)
+                context.insert(record)
+                let temporary = record.persistentModelID
+                try check.expectEqual(temporary.isTemporary, true, "isTemporary before save")
+                try check.expectEqual(record.persistentModelID, temporary, "the identifier is stable until saved")
+                let decoded = try JSONDecoder().decode(PersistentIdentifier.self, from: JSONEncoder().encode(temporary))
+                try check.expectEqual(decoded, temporary, "the decoded temporary identifier")
+                try check.expectEqual(decoded.isTemporary, true, "isTemporary of the decoded identifier")
+                try check.expect(context.model(for: temporary) as? ConformanceRecord === record, "model(for:) with the temporary identifier",
+                                 actual: "another model")
+                try context.save()
+                try check.expect(record.persistentModelID != temporary, "the permanent identifier differs", actual: "equal")
+                try check.expectEqual(record.persistentModelID.isTemporary, false, "isTemporary after save")
             },
             ConformanceCase(suite: "lifecycle", id: "PID-02", title: "two models never share an identifier; two stores differ in storeIdentifier") { check in
                 let container = try check.container(for: ConformanceRecord.self, ConformanceAccount.self)
@@ -279,13 +306,20 @@ extension ConformanceSuite {
                 try check.expectEqual(Set(permanent).count, 25, "distinct permanent identifiers")
                 try check.expect(Set(permanent).isDisjoint(with: Set(temporary)), "permanent and temporary identifiers differ", actual: "overlap")
                 try check.expect(records[0].persistentModelID != accounts[0].persistentModelID, "identifiers of two entities differ", actual: "equal")
+                try check.expectEqual(accounts[0].persistentModelID.entityName, "ConformanceAccount", "entityName of an account's identifier")
+                let again = try ModelContext(container).fetch(FetchDescriptor<ConformanceRecord>(sortBy: [SortDescriptor(\.number)]))
+                try check.expectEqual(again.map(\.persistentModelID), records.map(\.persistentModelID), "identifiers seen by a second context")
                 let second = try check.container(for: ConformanceRecord.self)
                 let other = ModelContext(second)
                 let twin = ConformanceRecord(name: "r0", number: 0)
                 other.insert(twin)
                 try other.save()
+                try check.expect(twin.persistentModelID.storeIdentifier != nil && records[0].persistentModelID.storeIdentifier != nil,
+                                 "both stores name themselves", actual: "a nil storeIdentifier")
                 try check.expect(twin.persistentModelID.storeIdentifier != records[0].persistentModelID.storeIdentifier,
                                  "storeIdentifier of two stores", expected: "different", actual: "equal")
+                try check.expectEqual(twin.persistentModelID.entityName, records[0].persistentModelID.entityName, "entityName across stores")
+                try check.expectEqual(Set([twin.persistentModelID, records[0].persistentModelID]).count, 2, "distinct in a set")
                 try check.expect(twin.persistentModelID != records[0].persistentModelID, "identifiers from two stores differ", actual: "equal")
                 try check.expect((context.registeredModel(for: twin.persistentModelID) as ConformanceRecord?) == nil,
                                  "another store's identifier is not registered here", expected: "nil", actual: "a model")
