@@ -374,7 +374,7 @@ struct AttributeTypesTests {
         }
     }
 
-    @Test("Text is stored NFC: e + combining acute reads back as é (PRD-05)", arguments: StoreKind.allCases)
+    @Test("Text is stored NFC: e + combining acute reads back as é (matching: predicates suite, PRD-05)", arguments: StoreKind.allCases)
     func nfcNormalisation(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "att-nfc")
         let container = try kind.makeContainer(for: [Everything.self], in: dir)

@@ -272,7 +272,7 @@ struct OptionalToManyTests {
 }
 
 extension OptionalToManyTests {
-    @Test("PRD-09 a list reached through an optional to-one is nil when the to-one is", arguments: StoreKind.allCases)
+    @Test("a [Model]? list reached through an optional to-one is nil when the to-one is (plain to-one chains: predicates suite, PRD-09)", arguments: StoreKind.allCases)
     func throughToOne(_ kind: StoreKind) throws {
         let f = try OtmFixture(kind)
         f.context.insert(OtmItem(title: "loose", rank: 50))
