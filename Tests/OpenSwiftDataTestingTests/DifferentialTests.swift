@@ -51,7 +51,7 @@ struct DifferentialTests {
 
     /// A store whose rows change behind the contexts' backs no longer equals the reference:
     /// the checks fail, name the store, and print the seed, the case, the predicate and its SQL.
-    @Test("PRD-01 a tampered disk store is caught and reported with seed, case, predicate and SQL")
+    @Test("a tampered disk store is caught by the differential harness and reported with seed, case, predicate and SQL (the comparison: predicates suite, PRD-01)")
     func tamperedStoreIsCaught() throws {
         let harness = DifferentialHarness(seed: 1)
         try harness.verifyCase(0)   // CatalogueProduct over the catalogue dataset: loads the reference rows
@@ -196,7 +196,7 @@ struct StorePairTests {
         #expect(error?.actual == "51")
     }
 
-    @Test("CTX-02 contents compare equal after the same saves, differ after a save on one store, and survive reopening")
+    @Test("StorePair contents compare equal after the same saves, differ after a save on one store, and survive reopening (change tracking: lifecycle suite, CTX-02)")
     func contents() throws {
         let pair = try StorePair(schema: Schema([AccountUser.self]), seed: 1)
         for store in StoreKind.allCases {

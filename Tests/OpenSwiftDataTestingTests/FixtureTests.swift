@@ -37,8 +37,8 @@ struct FixturesTests {
 
     @Test("same seed, same digest; another seed, another digest")
     func determinism() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try ScratchDirectory(prefix: "osdt")
+        let dir = scratch.url
         let a = try FixtureFile.write(.users, seed: 11, scale: 150, traits: [.hostile], to: dir.appendingPathComponent("a.sqlite"))
         let b = try FixtureFile.write(.users, seed: 11, scale: 150, traits: [.hostile], to: dir.appendingPathComponent("b.sqlite"))
         let c = try FixtureFile.write(.users, seed: 12, scale: 150, traits: [.hostile], to: dir.appendingPathComponent("c.sqlite"))
@@ -100,8 +100,8 @@ struct FixturesTests {
 
     @Test("verify rejects a tampered fixture")
     func tampered() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try ScratchDirectory(prefix: "osdt")
+        let dir = scratch.url
         let source = committedFixtures.appendingPathComponent("dictionary.sqlite")
         let copy = dir.appendingPathComponent("dictionary.sqlite")
         try FileManager.default.copyItem(at: source, to: copy)
@@ -127,8 +127,8 @@ struct FixturesTests {
 
     @Test("a test author's own fixture opens on both stores")
     func ownModels() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try ScratchDirectory(prefix: "osdt")
+        let dir = scratch.url
         let url = dir.appendingPathComponent("library.sqlite")
         let manifest = try FixtureFile.write(library(seed: 8), schema: librarySchema, name: "library", scale: 300, to: url)
         for store in StoreKind.allCases {

@@ -17,8 +17,8 @@ struct FixtureVerifyTests {
 
     @Test("an index that disagrees with its table fails verification, naming the index")
     func corruptIndexFailsVerification() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try ScratchDirectory(prefix: "osdt")
+        let dir = scratch.url
         let url = try Self.copyOfUsersFixture(in: dir)
         #expect(try FixtureFile.verify(url).isValid)
 
@@ -115,8 +115,8 @@ struct FixtureVerifyTests {
     @Test("input that is no usable fixture throws one SwiftDataError whose one-line message names the file",
           arguments: badInputs)
     func badInputGivesSwiftDataErrorNamingTheFile(_ input: BadInput) throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try ScratchDirectory(prefix: "osdt")
+        let dir = scratch.url
         let url = try input.make(dir)
         let error = #expect(throws: SwiftDataError.self) { try FixtureFile.verify(url) }
         #expect(error?.code == input.code, "\(error.map { "\($0)" } ?? "no error")")

@@ -99,8 +99,8 @@ struct GeneratorsTests {
 
     @Test("the batch size does not change the content")
     func batchSizeInvariance() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try ScratchDirectory(prefix: "osdt")
+        let dir = scratch.url
         let small = try FixtureFile.write(library(seed: 3, batchSize: 7), schema: librarySchema, name: "library",
                                           scale: 300, to: dir.appendingPathComponent("a.sqlite"))
         let large = try FixtureFile.write(library(seed: 3), schema: librarySchema, name: "library",

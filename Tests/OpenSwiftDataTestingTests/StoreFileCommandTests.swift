@@ -51,8 +51,8 @@ struct StoreFileCommandTests {
 
     @Test("verify and describe a copied store without a manifest; the file and its -wal keep their bytes")
     func verifyAndDescribeCopiedStore() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try ScratchDirectory(prefix: "osdt")
+        let dir = scratch.url
         let url = try Self.copiedStore(in: dir)
         let before = try Self.bytes(url)
         #expect(before[1].count > 0, "the rows are in the -wal file")
@@ -88,8 +88,8 @@ struct StoreFileCommandTests {
 
     @Test("describe and verify give one line and exit 1 for a file that is no Core Data store")
     func notAStore() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try ScratchDirectory(prefix: "osdt")
+        let dir = scratch.url
         let text = dir.appendingPathComponent("notes.store")
         try Data("not a database, only some text that is long enough to be read\n".utf8).write(to: text)
         let plain = dir.appendingPathComponent("plain.sqlite")

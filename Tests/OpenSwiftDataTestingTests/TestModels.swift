@@ -71,9 +71,3 @@ func memoryContainer(_ schema: Schema) throws -> ModelContainer {
     try ModelContainer(for: schema, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
 }
 
-/// A private temporary directory, removed by the caller.
-func temporaryDirectory() throws -> URL {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("osdt-\(ProcessInfo.processInfo.globallyUniqueString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    return dir
-}

@@ -202,8 +202,8 @@ struct AppleStoreTests {
           arguments: StoreKind.allCases)
     func composites(_ kind: StoreKind) throws {
         typealias M = CocktailsVectorModels
-        let dir = TemporaryDirectory("composites")
-        let container = try makeContainer(kind, [M.Ingredient.self, M.IngredientBase.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "composites")
+        let container = try kind.makeContainer(for: [M.Ingredient.self, M.IngredientBase.self], in: dir)
         let prepID = UUID()
         do {
             let context = ModelContext(container)

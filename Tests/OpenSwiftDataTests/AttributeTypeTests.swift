@@ -169,8 +169,8 @@ struct AttributeTypesTests {
     @Test("Every attribute type and its optional round-trips in a new context (ATT-07, ATT-09, ATT-10)",
           arguments: StoreKind.allCases)
     func roundTripNewContext(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("att")
-        let container = try makeContainer(kind, [Everything.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "att")
+        let container = try kind.makeContainer(for: [Everything.self], in: dir)
         try saveBoth(ModelContext(container))
         let reader = ModelContext(container)
         let (full, empty) = try fetchPair(reader)
@@ -181,12 +181,12 @@ struct AttributeTypesTests {
 
     @Test("Every attribute type round-trips on disk after the container is re-created (ATT-10)")
     func roundTripReopenedContainer() throws {
-        let dir = TemporaryDirectory("att-reopen")
+        let dir = try ScratchDirectory(prefix: "att-reopen")
         do {
-            let container = try makeContainer(.disk, [Everything.self], in: dir)
+            let container = try StoreKind.disk.makeContainer(for: [Everything.self], in: dir)
             try saveBoth(ModelContext(container))
         }
-        let reopened = try makeContainer(.disk, [Everything.self], in: dir)
+        let reopened = try StoreKind.disk.makeContainer(for: [Everything.self], in: dir)
         let reader = ModelContext(reopened)
         let (full, empty) = try fetchPair(reader)
         Self.checkFilled(full, "reopened")
@@ -196,8 +196,8 @@ struct AttributeTypesTests {
 
     @Test("Updated values round-trip, including setting optionals back to nil", arguments: StoreKind.allCases)
     func updateRoundTrip(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("att-update")
-        let container = try makeContainer(kind, [Everything.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "att-update")
+        let container = try kind.makeContainer(for: [Everything.self], in: dir)
         try saveBoth(ModelContext(container))
         let ctx = ModelContext(container)
         let (full, empty) = try fetchPair(ctx)
@@ -226,8 +226,8 @@ struct AttributeTypesTests {
     /// so -0.0 comes back as +0.0 (equal under Swift's `==`, but with the sign lost).
     @Test("Double negative zero reads back equal to zero, without its sign", arguments: StoreKind.allCases)
     func negativeZero(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("att-negzero")
-        let container = try makeContainer(kind, [Everything.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "att-negzero")
+        let container = try kind.makeContainer(for: [Everything.self], in: dir)
         let ctx = ModelContext(container)
         let e = Everything()
         e.double = -0.0
@@ -244,8 +244,8 @@ struct AttributeTypesTests {
 
     @Test("@Transient resets to its default when fetched in a new context (ATT-06)", arguments: StoreKind.allCases)
     func transientResets(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("att-transient")
-        let container = try makeContainer(kind, [Everything.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "att-transient")
+        let container = try kind.makeContainer(for: [Everything.self], in: dir)
         let ctx = ModelContext(container)
         let e = Everything()
         e.cache = 9
@@ -266,8 +266,8 @@ struct AttributeTypesTests {
     @Test("NaN in a Double: save throws .invalidValue, store unchanged, changes kept; retry succeeds",
           arguments: StoreKind.allCases)
     func nanRejected(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("att-nan")
-        let container = try makeContainer(kind, [Everything.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "att-nan")
+        let container = try kind.makeContainer(for: [Everything.self], in: dir)
         let ctx = ModelContext(container)
         let ok = Everything()
         ok.int = 1
@@ -295,8 +295,8 @@ struct AttributeTypesTests {
 
     @Test("NaN in an update of a saved row is rejected and the stored value kept", arguments: StoreKind.allCases)
     func nanInUpdate(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("att-nan-update")
-        let container = try makeContainer(kind, [Everything.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "att-nan-update")
+        let container = try kind.makeContainer(for: [Everything.self], in: dir)
         let ctx = ModelContext(container)
         let e = Everything()
         e.double = 1.25
@@ -315,8 +315,8 @@ struct AttributeTypesTests {
 
     @Test("UInt64 above Int64.max: save throws .invalidValue", arguments: StoreKind.allCases)
     func uint64OutOfRange(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("att-uint64")
-        let container = try makeContainer(kind, [Everything.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "att-uint64")
+        let container = try kind.makeContainer(for: [Everything.self], in: dir)
         let ctx = ModelContext(container)
         let e = Everything()
         e.uint64 = UInt64(Int64.max) + 1
@@ -347,8 +347,8 @@ struct AttributeTypesTests {
 
     @Test("Hostile strings round-trip verbatim", arguments: StoreKind.allCases)
     func hostileStrings(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("att-hostile")
-        let container = try makeContainer(kind, [Everything.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "att-hostile")
+        let container = try kind.makeContainer(for: [Everything.self], in: dir)
         let ctx = ModelContext(container)
         for (i, s) in Self.hostile.enumerated() {
             let e = Everything()
@@ -374,10 +374,10 @@ struct AttributeTypesTests {
         }
     }
 
-    @Test("Text is stored NFC: e + combining acute reads back as é (PRD-05)", arguments: StoreKind.allCases)
+    @Test("Text is stored NFC: e + combining acute reads back as é (matching: predicates suite, PRD-05)", arguments: StoreKind.allCases)
     func nfcNormalisation(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("att-nfc")
-        let container = try makeContainer(kind, [Everything.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "att-nfc")
+        let container = try kind.makeContainer(for: [Everything.self], in: dir)
         let ctx = ModelContext(container)
         let e = Everything()
         e.string = "e\u{301}"

@@ -7,8 +7,8 @@ import Testing
 struct BackupTests {
     @Test("backup (an OpenSwiftData addition, no SwiftData counterpart) of each store kind reopens on disk and restores into memory with the same rows", arguments: StoreKind.allCases)
     func roundTrip(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
-        let container = try makeContainer(kind, [Category.self, Word.self], in: dir)
+        let dir = try ScratchDirectory()
+        let container = try kind.makeContainer(for: [Category.self, Word.self], in: dir)
         let context = ModelContext(container)
         let c = Category(name: "fruit")
         context.insert(c)
@@ -34,8 +34,8 @@ struct BackupTests {
 
     @Test("backup (an OpenSwiftData addition) refuses an existing file and leaves it unchanged")
     func existingFile() throws {
-        let dir = TemporaryDirectory()
-        let container = try makeContainer(.memory, [Category.self, Word.self], in: dir)
+        let dir = try ScratchDirectory()
+        let container = try StoreKind.memory.makeContainer(for: [Category.self, Word.self], in: dir)
         let url = dir.url.appendingPathComponent("taken.sqlite")
         try Data("keep me".utf8).write(to: url)
         let error = #expect(throws: SwiftDataError.self) { try container.backup(to: url) }

@@ -2,42 +2,14 @@ import Foundation
 import Testing
 @testable import OpenSwiftData
 
-/// `fetch(_:batchSize:)`: the same models in the same order as the unbatched fetch (FET-11).
-@Suite("BatchedFetch")
-struct BatchedFetchTests {
-    @Test("FET-11 batched fetch equals the unbatched fetch; pending changes are refused", arguments: StoreKind.allCases)
-    func batched(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("batched")
-        let container = try makeContainer(kind, [Word.self, Category.self], in: dir)
-        let ctx = ModelContext(container)
-        for i in 0..<23 { ctx.insert(Word(text: String(repeating: "x", count: i % 7 + 1) + "\(i)")) }
-        try ctx.save()
-        var d = FetchDescriptor<Word>(predicate: #Predicate { $0.length > 2 }, sortBy: [SortDescriptor(\.text, order: .reverse)])
-        let plain = try ctx.fetch(d)
-        let batched = try ctx.fetch(d, batchSize: 4)
-        #expect(batched.count == plain.count)
-        #expect(batched.count == (try ctx.fetchCount(d)))
-        #expect(zip(batched, plain).allSatisfy { $0 === $1 })   // same registered instances, same order
-        d.fetchOffset = 3
-        d.fetchLimit = 5
-        #expect(try ctx.fetch(d, batchSize: 2).map(\.text) == (try ctx.fetch(d)).map(\.text))
-        ctx.insert(Word(text: "pending"))
-        #expect { try ctx.fetch(d, batchSize: 2) } throws: {
-            ($0 as? SwiftDataError)?.code == SwiftDataError.includePendingChangesWithBatchSize.code
-        }
-        d.includePendingChanges = false
-        #expect(try ctx.fetch(d, batchSize: 2).count == 5)
-    }
-}
-
 /// Sub-expressions that do not read the row are evaluated once in Swift (e.g. `min()`/`max()`
 /// of a captured array) and bound as values.
 @Suite("ConstantSubexpressions")
 struct ConstantSubexpressionTests {
     @Test("PRD min()/max() over captured arrays match Predicate.evaluate", arguments: StoreKind.allCases)
     func minMax(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("const")
-        let container = try makeContainer(kind, [Word.self, Category.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "const")
+        let container = try kind.makeContainer(for: [Word.self, Category.self], in: dir)
         let ctx = ModelContext(container)
         let words = (1...9).map { Word(text: String(repeating: "y", count: $0)) }
         for w in words { ctx.insert(w) }
@@ -59,8 +31,8 @@ struct ConstantSubexpressionTests {
 struct ToOneSortTests {
     @Test("FET sort through a to-one key path matches sorted(using:)", arguments: StoreKind.allCases)
     func toOneSort(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("toonesort")
-        let container = try makeContainer(kind, [Word.self, Category.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "toonesort")
+        let container = try kind.makeContainer(for: [Word.self, Category.self], in: dir)
         let ctx = ModelContext(container)
         let b = Category(name: "b"), a = Category(name: "a")
         let words = [("w1", b), ("w2", a), ("w3", nil), ("w4", b), ("w5", a)].map { (text, cat) -> Word in

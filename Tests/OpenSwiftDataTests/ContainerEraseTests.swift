@@ -11,7 +11,7 @@ import OpenSwiftData
 struct ContainerEraseTests {
     @Test("erase() closes the store and deletes the main, -wal and -shm files")
     func eraseDeletesFiles() throws {
-        let dir = TemporaryDirectory("erase")
+        let dir = try ScratchDirectory(prefix: "erase")
         let url = dir.file("erase.store")
         let container = try ModelContainer(for: EraseItem.self, configurations: ModelConfiguration(url: url))
         let context = ModelContext(container)

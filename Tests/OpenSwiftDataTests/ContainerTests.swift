@@ -5,7 +5,7 @@ import OpenSwiftData
 @Suite("Container")
 struct ContainerTests {
     /// A configuration of `kind` (disk stores at `dir/<name>`).
-    func configuration(_ kind: StoreKind, _ dir: TemporaryDirectory, name: String = "test.store",
+    func configuration(_ kind: StoreKind, _ dir: ScratchDirectory, name: String = "test.store",
                        schema: Schema? = nil, allowsSave: Bool = true) -> ModelConfiguration {
         switch kind {
         case .memory: ModelConfiguration(schema: schema, isStoredInMemoryOnly: true, allowsSave: allowsSave)
@@ -15,7 +15,7 @@ struct ContainerTests {
 
     @Test("CFG-01 two containers on different stores do not share data", arguments: StoreKind.allCases)
     func separateStores(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         // Two in-memory containers with the same (default) name must still be separate stores.
         let one = try ModelContainer(for: CtxItem.self, configurations: configuration(kind, dir, name: "one.store"))
         let two = try ModelContainer(for: CtxItem.self, configurations: configuration(kind, dir, name: "two.store"))
@@ -46,7 +46,7 @@ struct ContainerTests {
 
     @Test("CFG-02 an on-disk store keeps its data across reopening")
     func reopenKeepsData() throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let url = dir.file("kept.store")
         do {
             let container = try ModelContainer(for: CtxItem.self, Category.self, configurations: ModelConfiguration(url: url))
@@ -79,7 +79,7 @@ struct ContainerTests {
 
     @Test("CFG-03 allowsSave false: save throws saveNotAllowed and the store is unchanged", arguments: StoreKind.allCases)
     func allowsSaveFalse(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         var before = 0
         if kind == .disk {
             // Seed the file through a writable container first.
@@ -116,7 +116,7 @@ struct ContainerTests {
 
     @Test("CFG-04 a container for one type includes the types it relates to", arguments: StoreKind.allCases)
     func relatedTypesIncluded(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let container = try ModelContainer(for: Category.self, configurations: configuration(kind, dir))
         let names = Set(container.schema.entities.map(\.name))
         #expect(names.contains("Category"))
@@ -133,7 +133,7 @@ struct ContainerTests {
 
     @Test("CFG-06 deleteAllData leaves an empty, usable store", arguments: StoreKind.allCases)
     func deleteAllData(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let container = try ModelContainer(for: CtxItem.self, Category.self, configurations: configuration(kind, dir))
         let ctx = ModelContext(container)
         for i in 0..<5 { ctx.insert(CtxItem(name: "x\(i)", n: i)) }
@@ -160,7 +160,7 @@ struct ContainerTests {
 
     @Test("CFG initialisers: for types with configurations, for a schema with an array; schema and configurations", arguments: StoreKind.allCases)
     func initialisersAndProperties(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let config = configuration(kind, dir, name: "types.store")
         let byTypes = try ModelContainer(for: CtxItem.self, CtxPerson.self, configurations: config)
         #expect(byTypes.configurations == [config])
@@ -189,7 +189,7 @@ struct ContainerTests {
 
     @Test("CFG fetching a type outside the container's schema throws instead of crashing", arguments: StoreKind.allCases)
     func typeOutsideSchema(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let container = try ModelContainer(for: CtxItem.self, configurations: configuration(kind, dir))
         let ctx = ModelContext(container)
         #expect(throws: SwiftDataError.self) { try ctx.fetch(FetchDescriptor<CtxPerson>()) }

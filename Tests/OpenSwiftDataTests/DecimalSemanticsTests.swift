@@ -30,13 +30,14 @@ private struct DsFixture {
         "-123456789012345", "0.00000000000000000000000000000000001", "0.30000000000000004",
         "9.5", "10", "2", "20", "1e2", "123.456",
     ]
-    let dir = TemporaryDirectory("decimal")
+    let dir: ScratchDirectory
     let container: ModelContainer
     let context: ModelContext
     let all: [DsAccount]
 
     init(_ kind: StoreKind, balances: [String] = Self.balances) throws {
-        container = try makeContainer(kind, [DsAccount.self, DsOwner.self], in: dir)
+        dir = try ScratchDirectory(prefix: "decimal")
+        container = try kind.makeContainer(for: [DsAccount.self, DsOwner.self], in: dir)
         let writer = ModelContext(container)
         for (i, b) in balances.enumerated() {
             let a = DsAccount(seq: i, balance: dec(b), limit: i % 3 == 0 ? nil : dec(balances[(i * 7) % balances.count]))
@@ -185,8 +186,8 @@ struct DecimalSemanticsTests {
 
     @Test("a Decimal the DECIMAL column cannot keep exactly is refused at save; nothing is written", arguments: StoreKind.allCases)
     func precisionLimit(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("decimal-precision")
-        let container = try makeContainer(kind, [DsAccount.self, DsOwner.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "decimal-precision")
+        let container = try kind.makeContainer(for: [DsAccount.self, DsOwner.self], in: dir)
         let context = ModelContext(container)
         context.insert(DsAccount(seq: 1, balance: dec("12.5"), limit: nil))
         context.insert(DsAccount(seq: 2, balance: dec("99.999999999999999999"), limit: nil))

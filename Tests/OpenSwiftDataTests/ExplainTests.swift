@@ -29,7 +29,7 @@ struct ExplainTests {
 
     @Test("the explained SQL is the SQL each call runs", arguments: StoreKind.allCases)
     func explainedSQLIsRun(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("explain")
+        let dir = try ScratchDirectory(prefix: "explain")
         let container = try makePlanContainer(kind, rows: 30, in: dir)
         let context = ModelContext(container)
         for (label, d) in Self.descriptors() {
@@ -50,7 +50,7 @@ struct ExplainTests {
 
     @Test("with pending changes of the model, every call reads the store in key order and merges", arguments: StoreKind.allCases)
     func pendingChangesMerge(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("explain-pending")
+        let dir = try ScratchDirectory(prefix: "explain-pending")
         let container = try makePlanContainer(kind, rows: 10, in: dir)
         let context = ModelContext(container)
         context.insert(PlanItem.row(50))
@@ -75,7 +75,7 @@ struct ExplainTests {
 
     @Test("the description shows SQL and plan, never bound values")
     func descriptionHidesValues() throws {
-        let dir = TemporaryDirectory("explain-description")
+        let dir = try ScratchDirectory(prefix: "explain-description")
         let container = try makePlanContainer(.memory, rows: 5, in: dir)
         let secret = "user3@example.com"
         let e = try ModelContext(container).explain(FetchDescriptor<PlanItem>(predicate: #Predicate { $0.email == secret }))
@@ -86,7 +86,7 @@ struct ExplainTests {
 
     @Test("an untranslatable predicate throws as the fetch would")
     func unsupportedThrows() throws {
-        let dir = TemporaryDirectory("explain-unsupported")
+        let dir = try ScratchDirectory(prefix: "explain-unsupported")
         let container = try makePlanContainer(.memory, rows: 1, in: dir)
         let zero = 0
         let d = FetchDescriptor<PlanItem>(predicate: #Predicate { $0.code > 10 / zero })

@@ -5,8 +5,8 @@ import OpenSwiftData
 @Suite("Fetch")
 struct FetchTests {
     /// A container of `kind` holding `items` (saved), and a fresh context on it.
-    func seeded(_ kind: StoreKind, _ dir: TemporaryDirectory, _ items: [CtxItem]) throws -> (ModelContainer, ModelContext) {
-        let container = try makeContainer(kind, contextSuiteModels, in: dir)
+    func seeded(_ kind: StoreKind, _ dir: ScratchDirectory, _ items: [CtxItem]) throws -> (ModelContainer, ModelContext) {
+        let container = try kind.makeContainer(for: contextSuiteModels, in: dir)
         let writer = ModelContext(container)
         for item in items { writer.insert(item) }
         try writer.save()
@@ -51,87 +51,11 @@ struct FetchTests {
         #expect(got == expected.sorted(), sourceLocation: sourceLocation)
     }
 
-    // MARK: FET-01 … FET-03 paging
+    // MARK: Sorting
 
-    @Test("FET-01 sort ascending, offset 3, limit 4 gives 4…7", arguments: StoreKind.allCases)
-    func offsetAndLimit(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
-        let (_, ctx) = try seeded(kind, dir, tenItems().reversed())
-        var d = FetchDescriptor<CtxItem>(sortBy: [SortDescriptor(\.n)])
-        d.fetchOffset = 3
-        d.fetchLimit = 4
-        #expect(try ctx.fetch(d).map(\.n) == [4, 5, 6, 7])
-        d.fetchOffset = 8
-        #expect(try ctx.fetch(d).map(\.n) == [9, 10])
-        d.fetchOffset = nil
-        d.fetchLimit = 2
-        #expect(try ctx.fetch(d).map(\.n) == [1, 2])
-    }
-
-    @Test("FET-02 an offset at or past the end gives nothing; fetchLimit 0 means no limit", arguments: StoreKind.allCases)
-    func offsetPastEndAndZeroLimit(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
-        let (_, ctx) = try seeded(kind, dir, tenItems())
-        var d = FetchDescriptor<CtxItem>(sortBy: [SortDescriptor(\.n)])
-        d.fetchOffset = 10
-        #expect(try ctx.fetch(d).isEmpty)
-        d.fetchOffset = 50
-        #expect(try ctx.fetch(d).isEmpty)
-        d.fetchOffset = nil
-        d.fetchLimit = 0
-        #expect(try ctx.fetch(d).map(\.n) == Array(1...10))
-        d.fetchOffset = 7
-        #expect(try ctx.fetch(d).map(\.n) == [8, 9, 10])
-        #expect(try ctx.fetchCount(d) == 3)
-    }
-
-    @Test("FET-03 fetchCount honours predicate, offset and limit", arguments: StoreKind.allCases)
-    func countWithPaging(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
-        let (_, ctx) = try seeded(kind, dir, tenItems())
-        #expect(try ctx.fetchCount(FetchDescriptor<CtxItem>()) == 10)
-        var d = FetchDescriptor<CtxItem>(predicate: #Predicate { $0.n > 2 })
-        #expect(try ctx.fetchCount(d) == 8)
-        d.fetchOffset = 3
-        #expect(try ctx.fetchCount(d) == 5)
-        d.fetchLimit = 4
-        #expect(try ctx.fetchCount(d) == 4)
-        d.fetchOffset = 20
-        #expect(try ctx.fetchCount(d) == 0)
-        #expect(try ctx.fetchCount(FetchDescriptor<CtxItem>(predicate: #Predicate { $0.n > 100 })) == 0)
-        // The count always equals the number of models a fetch returns.
-        for offset in [0, 5, 9, 10] {
-            for limit in [nil, 0, 1, 3] as [Int?] {
-                var p = FetchDescriptor<CtxItem>(sortBy: [SortDescriptor(\.n)])
-                p.fetchOffset = offset
-                p.fetchLimit = limit
-                #expect(try ctx.fetchCount(p) == ctx.fetch(p).count, "offset \(offset) limit \(String(describing: limit))")
-            }
-        }
-    }
-
-    // MARK: FET-04 … FET-06 sorting
-
-    @Test("FET-04 two sort keys: last name ascending, then first name descending", arguments: StoreKind.allCases)
-    func twoKeySort(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
-        let container = try makeContainer(kind, contextSuiteModels, in: dir)
-        let writer = ModelContext(container)
-        let people = [("Ann", "Smith", 30), ("Bob", "Jones", 40), ("Cid", "Smith", 20), ("Dee", "Adams", 50), ("Abe", "Jones", 60)]
-        for (f, l, a) in people { writer.insert(CtxPerson(first: f, last: l, age: a)) }
-        try writer.save()
-        let ctx = ModelContext(container)
-        let sorts = [SortDescriptor(\CtxPerson.last), SortDescriptor(\CtxPerson.first, order: .reverse)]
-        let fetched = try ctx.fetch(FetchDescriptor<CtxPerson>(sortBy: sorts))
-        #expect(fetched.map { "\($0.first) \($0.last)" } == ["Dee Adams", "Bob Jones", "Abe Jones", "Cid Smith", "Ann Smith"])
-        #expect(fetched.map(\.first) == fetched.sorted(using: sorts).map(\.first))
-        let byAgeDesc = try ctx.fetch(FetchDescriptor<CtxPerson>(sortBy: [SortDescriptor(\.age, order: .reverse)]))
-        #expect(byAgeDesc.map(\.age) == [60, 50, 40, 30, 20])
-    }
-
-    @Test("FET-05 nil sorts first ascending and last descending", arguments: StoreKind.allCases)
+    @Test("an optional Date and an optional Int sort nil first ascending and last descending, as sorted(using:) (Int and String: fetching suite, FET-05)", arguments: StoreKind.allCases)
     func nilOrdering(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (_, ctx) = try seeded(kind, dir, [
             CtxItem(name: "d2", n: 1, rank: 2, due: day(2)),
             CtxItem(name: "nil", n: 2, rank: nil, due: nil),
@@ -150,26 +74,9 @@ struct FetchTests {
         #expect(forward.map(\.name) == all.sorted(using: [SortDescriptor(\CtxItem.due)]).map(\.name))
     }
 
-    @Test("FET-06 String sorts exactly as Swift < (\"B\" < \"a\", \"10\" < \"2\")", arguments: StoreKind.allCases)
-    func stringOrder(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
-        let raw = ["b", "B", "a", "10", "2", "é", "z", "Z", "😀", "\u{FFFD}", ""]
-        let (_, ctx) = try seeded(kind, dir, raw.enumerated().map { CtxItem(name: $1, n: $0) })
-        let expected = raw.sorted()
-        #expect(Array(expected.prefix(7)) == ["", "10", "2", "B", "Z", "a", "b"])
-        let fetched = try ctx.fetch(FetchDescriptor<CtxItem>(sortBy: [SortDescriptor(\.name)])).map(\.name)
-        #expect(fetched == expected)
-        let lexical = try ctx.fetch(FetchDescriptor<CtxItem>(sortBy: [SortDescriptor(\.name, comparator: .lexical)])).map(\.name)
-        #expect(lexical == expected)
-        let reverse = try ctx.fetch(FetchDescriptor<CtxItem>(sortBy: [SortDescriptor(\.name, order: .reverse)])).map(\.name)
-        #expect(reverse == expected.reversed())
-        expectMatches(ctx, #Predicate { $0.name < "a" }, ["", "10", "2", "B", "Z"])
-        expectMatches(ctx, #Predicate { $0.name >= "B" && $0.name <= "a" }, ["B", "Z", "a"])
-    }
-
-    @Test("FET-06 canonically equivalent strings match and sort together (NFC)", arguments: StoreKind.allCases)
+    @Test("canonically equivalent strings match and sort together (NFC) (plain string order: fetching suite, FET-06)", arguments: StoreKind.allCases)
     func unicodeEquivalence(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let decomposed = "e\u{301}"
         let composed = "\u{e9}"
         #expect(decomposed == composed)
@@ -189,131 +96,11 @@ struct FetchTests {
         #expect(sorted == [2, 1, 3])
     }
 
-    // MARK: FET-07 pending changes
-
-    @Test("FET-07 a pending insert participates in sort, offset and limit", arguments: StoreKind.allCases)
-    func pendingInsertPaging(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
-        let (_, ctx) = try seeded(kind, dir, [1, 3, 5, 7].map { CtxItem(name: "s\($0)", n: $0) })
-        let pending = CtxItem(name: "p2", n: 2)
-        ctx.insert(pending)
-        var d = FetchDescriptor<CtxItem>(sortBy: [SortDescriptor(\.n)])
-        #expect(try ctx.fetch(d).map(\.n) == [1, 2, 3, 5, 7])
-        d.fetchOffset = 1
-        d.fetchLimit = 2
-        let page = try ctx.fetch(d)
-        #expect(page.map(\.n) == [2, 3])
-        #expect(page.first === pending)
-        #expect(try ctx.fetchCount(d) == 2)
-        d.sortBy = [SortDescriptor(\.n, order: .reverse)]
-        d.fetchOffset = 3
-        d.fetchLimit = 5
-        #expect(try ctx.fetch(d).map(\.n) == [2, 1])
-        // Predicates filter pending inserts too.
-        d = FetchDescriptor<CtxItem>(predicate: #Predicate { $0.n < 3 }, sortBy: [SortDescriptor(\.n)])
-        #expect(try ctx.fetch(d).map(\.n) == [1, 2])
-        ctx.insert(CtxItem(name: "p9", n: 9))
-        #expect(try ctx.fetch(d).map(\.n) == [1, 2])
-        // Without pending changes only the store is read.
-        d.includePendingChanges = false
-        #expect(try ctx.fetch(d).map(\.n) == [1])
-        #expect(try ctx.fetchCount(d) == 1)
-    }
-
-    @Test("FET-07 pending changes and deletes of saved rows are reflected in fetch and fetchCount", arguments: StoreKind.allCases)
-    func pendingChangesAndDeletes(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
-        let (_, ctx) = try seeded(kind, dir, tenItems())
-        let all = try ctx.fetch(FetchDescriptor<CtxItem>(sortBy: [SortDescriptor(\.n)]))
-        let small = FetchDescriptor<CtxItem>(predicate: #Predicate { $0.n <= 3 }, sortBy: [SortDescriptor(\.n)])
-        #expect(try ctx.fetchCount(small) == 3)
-        all[0].n = 50          // 1 → 50: leaves the set
-        all[8].n = 0           // 9 → 0: joins the set, first in order
-        ctx.delete(all[1])     // 2 deleted
-        ctx.insert(CtxItem(name: "new", n: -1))
-        #expect(try ctx.fetch(small).map(\.n) == [-1, 0, 3])
-        #expect(try ctx.fetchCount(small) == 3)
-        #expect(try ctx.fetchCount(FetchDescriptor<CtxItem>()) == 10)
-        var paged = FetchDescriptor<CtxItem>(sortBy: [SortDescriptor(\.n, order: .reverse)])
-        paged.fetchLimit = 2
-        #expect(try ctx.fetch(paged).map(\.n) == [50, 10])
-        var storeOnly = small
-        storeOnly.includePendingChanges = false
-        #expect(try ctx.fetchCount(storeOnly) == 3)
-        try ctx.save()
-        #expect(try ModelContext(ctx.container).fetch(small).map(\.n) == [-1, 0, 3])
-    }
-
-    // MARK: FET-09, FET-10, FET-12
-
-    @Test("FET-09 fetchIdentifiers matches fetch's identifiers in order", arguments: StoreKind.allCases)
-    func fetchIdentifiers(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
-        let (_, ctx) = try seeded(kind, dir, tenItems())
-        var d = FetchDescriptor<CtxItem>(predicate: #Predicate { $0.n > 2 }, sortBy: [SortDescriptor(\.n, order: .reverse)])
-        d.fetchLimit = 5
-        let ids = try ctx.fetchIdentifiers(d)
-        #expect(ids.count == 5)
-        #expect(ids == (try ctx.fetch(d).map(\.persistentModelID)))
-        #expect(ids.allSatisfy { !$0.isTemporary && $0.entityName == "CtxItem" })
-        // In a fresh context the identifiers resolve to the same rows.
-        let other = ModelContext(ctx.container)
-        let fromIDs = try other.fetchIdentifiers(d).compactMap { other.model(for: $0) as? CtxItem }.map(\.n)
-        #expect(fromIDs == [10, 9, 8, 7, 6])
-    }
-
-    @Test("FET-10 enumerate visits every match once across batches and rejects escaping mutations", arguments: StoreKind.allCases)
-    func enumerateBatches(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
-        let (_, ctx) = try seeded(kind, dir, (1...5).map { CtxItem(name: "e\($0)", n: $0) })
-        var seen: [Int] = []
-        try ctx.enumerate(FetchDescriptor<CtxItem>(sortBy: [SortDescriptor(\.n)]), batchSize: 2) { seen.append($0.n) }
-        #expect(seen == [1, 2, 3, 4, 5])
-        seen = []
-        try ctx.enumerate(FetchDescriptor<CtxItem>(predicate: #Predicate { $0.n != 3 }), batchSize: 2) { seen.append($0.n) }
-        #expect(seen.sorted() == [1, 2, 4, 5])
-        #expect(throws: SwiftDataError.self) {
-            try ctx.enumerate(FetchDescriptor<CtxItem>(), batchSize: 2, allowEscapingMutations: false) { $0.n += 100 }
-        }
-        ctx.rollback()
-        var touched = 0
-        try ctx.enumerate(FetchDescriptor<CtxItem>(), batchSize: 2, allowEscapingMutations: true) {
-            $0.n += 100
-            touched += 1
-        }
-        #expect(touched == 5)
-    }
-
-    @Test("FET-12 paging over equal sort keys is stable: pages cover every row once", arguments: StoreKind.allCases)
-    func stablePaging(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
-        let (_, ctx) = try seeded(kind, dir, (1...5).map { CtxItem(name: "same", n: $0) })
-        var collected: [PersistentIdentifier] = []
-        for offset in stride(from: 0, to: 6, by: 2) {
-            var d = FetchDescriptor<CtxItem>(sortBy: [SortDescriptor(\.name)])
-            d.fetchOffset = offset
-            d.fetchLimit = 2
-            collected += try ctx.fetch(d).map(\.persistentModelID)
-        }
-        #expect(collected.count == 5)
-        #expect(Set(collected).count == 5)
-        // Same with a pending insert among them.
-        ctx.insert(CtxItem(name: "same", n: 6))
-        var withPending: [Int] = []
-        for offset in stride(from: 0, to: 8, by: 2) {
-            var d = FetchDescriptor<CtxItem>(sortBy: [SortDescriptor(\.name)])
-            d.fetchOffset = offset
-            d.fetchLimit = 2
-            withPending += try ctx.fetch(d).map(\.n)
-        }
-        #expect(withPending.sorted() == [1, 2, 3, 4, 5, 6])
-    }
-
     // MARK: Predicates
 
     @Test("FET predicates: Int comparisons with &&, || and !", arguments: StoreKind.allCases)
     func intPredicates(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (_, ctx) = try seeded(kind, dir, mixedItems())
         expectMatches(ctx, #Predicate { $0.n == 3 }, ["gamma"])
         expectMatches(ctx, #Predicate { $0.n != 3 }, ["Epsilon", "alpha", "beta", "delta"])
@@ -331,7 +118,7 @@ struct FetchTests {
 
     @Test("FET predicates: Double, String, Bool and Date", arguments: StoreKind.allCases)
     func scalarPredicates(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (_, ctx) = try seeded(kind, dir, mixedItems())
         expectMatches(ctx, #Predicate { $0.score > 1.0 }, ["Epsilon", "beta", "delta"])
         expectMatches(ctx, #Predicate { $0.score < 0 }, ["gamma"])
@@ -354,7 +141,7 @@ struct FetchTests {
 
     @Test("FET predicates: optionals compared with values follow Swift (nil != value)", arguments: StoreKind.allCases)
     func optionalValuePredicates(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (_, ctx) = try seeded(kind, dir, mixedItems())
         expectMatches(ctx, #Predicate { $0.note == "x" }, ["alpha", "delta"])
         expectMatches(ctx, #Predicate { $0.note != "x" }, ["Epsilon", "beta", "gamma"])
@@ -379,7 +166,7 @@ struct FetchTests {
 
     @Test("FET predicates: == nil and != nil on optionals (nil == nil is true)", arguments: StoreKind.allCases)
     func optionalNilPredicates(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (_, ctx) = try seeded(kind, dir, mixedItems())
         expectMatches(ctx, #Predicate { $0.note == nil }, ["Epsilon", "beta"])
         expectMatches(ctx, #Predicate { $0.note != nil }, ["alpha", "delta", "gamma"])
@@ -395,7 +182,7 @@ struct FetchTests {
 
     @Test("FET predicates: p and !p partition every row", arguments: StoreKind.allCases)
     func negationPartitions(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (_, ctx) = try seeded(kind, dir, mixedItems())
         let total = try ctx.fetchCount(FetchDescriptor<CtxItem>())
         let due = day(5)
@@ -414,7 +201,7 @@ struct FetchTests {
 
     @Test("FET fetchCount with and without predicates and with pending changes", arguments: StoreKind.allCases)
     func fetchCountPending(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (_, ctx) = try seeded(kind, dir, mixedItems())
         #expect(try ctx.fetchCount(FetchDescriptor<CtxItem>()) == 5)
         let flagged = FetchDescriptor<CtxItem>(predicate: #Predicate { $0.flag })
@@ -441,7 +228,7 @@ struct FetchTests {
 
     @Test("FET an empty store gives an empty fetch and a zero count", arguments: StoreKind.allCases)
     func emptyStore(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (_, ctx) = try seeded(kind, dir, [])
         #expect(try ctx.fetch(FetchDescriptor<CtxItem>()).isEmpty)
         #expect(try ctx.fetchCount(FetchDescriptor<CtxItem>(predicate: #Predicate { $0.n > 0 })) == 0)
@@ -452,7 +239,7 @@ struct FetchTests {
 
     @Test("FET an untranslatable predicate throws SwiftDataError instead of crashing", arguments: StoreKind.allCases)
     func untranslatablePredicates(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (_, ctx) = try seeded(kind, dir, mixedItems())
         let accepted: Set<SwiftDataError.Code> = [SwiftDataError.unsupportedPredicate.code, SwiftDataError.unsupportedKeyPath.code]
         let predicates: [(String, Predicate<CtxItem>)] = [
@@ -481,7 +268,7 @@ struct FetchTests {
 
     @Test("FET sorting by a transient or computed property throws unsupportedSortDescriptor", arguments: StoreKind.allCases)
     func untranslatableSort(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (_, ctx) = try seeded(kind, dir, mixedItems())
         for sort in [SortDescriptor(\CtxItem.scratch), SortDescriptor(\CtxItem.doubled)] {
             let error = #expect(throws: SwiftDataError.self) {

@@ -10,10 +10,10 @@ struct GraphemeStringTests {
     static let texts = ["Z\u{36B}\u{343}algo", "plain Zalgo", "🇺🇸🇫🇷", "👩‍👩‍👧 family", "cr\r\nlf", "cr\rlf", "a\u{310}b", "ab", "é", "e\u{301}x", ""]
     static let needles = ["Z", "Z\u{36B}\u{343}", "🇸🇫", "🇺🇸", "👩", "👩‍👩‍👧", "\r", "\r\n", "\n", "a", "ab", "b", "e", "é", ""]
 
-    @Test("PRD-05/06 contains and starts(with:) agree with Swift on grapheme clusters", arguments: StoreKind.allCases)
+    @Test("contains and starts(with:) agree with Swift on grapheme clusters (strings in general: predicates suite, PRD-05, PRD-06)", arguments: StoreKind.allCases)
     func graphemes(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
-        let context = ModelContext(try makeContainer(kind, [Category.self, Word.self], in: dir))
+        let dir = try ScratchDirectory()
+        let context = ModelContext(try kind.makeContainer(for: [Category.self, Word.self], in: dir))
         for t in Self.texts { context.insert(Word(text: t)) }
         try context.save()
         let all = try context.fetch(FetchDescriptor<Word>())
@@ -41,10 +41,10 @@ struct GraphemeStringTests {
 /// table expressions, which SQLite could not prepare two correlated subqueries deep.
 @Suite("Folding in nested closures")
 struct NestedFoldingTests {
-    @Test("PRD-04 localizedStandardContains two to-many levels deep", arguments: StoreKind.allCases)
+    @Test("localizedStandardContains two to-many levels deep (on an attribute: predicates suite, PRD-04)", arguments: StoreKind.allCases)
     func nested(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
-        let context = ModelContext(try makeContainer(kind, [Product.self, Tag.self], in: dir))
+        let dir = try ScratchDirectory()
+        let context = ModelContext(try kind.makeContainer(for: [Product.self, Tag.self], in: dir))
         let tags = ["Élan", "plants", "ÉLAN vital", "nts"].map { Tag(label: $0) }
         for t in tags { context.insert(t) }
         for (i, name) in ["a", "b", "c"].enumerated() {

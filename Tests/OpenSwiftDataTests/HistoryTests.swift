@@ -41,13 +41,13 @@ import Testing
 struct HistoryTests {
     private static let all = HistoryDescriptor<DefaultHistoryTransaction>()
 
-    private func container(_ kind: StoreKind, _ dir: TemporaryDirectory, _ types: [any PersistentModel.Type] = [HiNote.self]) throws -> ModelContainer {
-        try makeContainer(kind, types, in: dir)
+    private func container(_ kind: StoreKind, _ dir: ScratchDirectory, _ types: [any PersistentModel.Type] = [HiNote.self]) throws -> ModelContainer {
+        try kind.makeContainer(for: types, in: dir)
     }
 
     @Test("HIS-01: insert, update, delete in three saves are three transactions in order, one change each", arguments: StoreKind.allCases)
     func his01(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("his01")
+        let dir = try ScratchDirectory(prefix: "his01")
         let context = ModelContext(try container(kind, dir))
         let note = HiNote(key: "a", title: "first")
         context.insert(note)
@@ -76,7 +76,7 @@ struct HistoryTests {
 
     @Test("HIS-02 and HIS-11: two inserts in one save are one transaction; a save without changes records none", arguments: StoreKind.allCases)
     func his02(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("his02")
+        let dir = try ScratchDirectory(prefix: "his02")
         let context = ModelContext(try container(kind, dir))
         context.insert(HiNote(key: "a", title: "a"))
         context.insert(HiNote(key: "b", title: "b"))
@@ -90,7 +90,7 @@ struct HistoryTests {
 
     @Test("HIS-03: a delete's tombstone holds the .preserveValueOnDeletion values only", arguments: StoreKind.allCases)
     func his03(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("his03")
+        let dir = try ScratchDirectory(prefix: "his03")
         let context = ModelContext(try container(kind, dir))
         let note = HiNote(key: "k", title: "kept", body: "dropped")
         context.insert(note)
@@ -106,7 +106,7 @@ struct HistoryTests {
 
     @Test("HIS-04, HIS-05, HIS-10: token and author filters, latest transaction by sort and limit", arguments: StoreKind.allCases)
     func his04(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("his04")
+        let dir = try ScratchDirectory(prefix: "his04")
         let container = try container(kind, dir)
         let app = ModelContext(container), widget = ModelContext(container)
         app.author = "app"
@@ -134,7 +134,7 @@ struct HistoryTests {
 
     @Test("HIS-06: deleteHistory before t2 expires t1; fetching with t2 still works", arguments: StoreKind.allCases)
     func his06(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("his06")
+        let dir = try ScratchDirectory(prefix: "his06")
         let context = ModelContext(try container(kind, dir))
         context.insert(HiNote(key: "1", title: "t"))
         try context.save()
@@ -155,7 +155,7 @@ struct HistoryTests {
 
     @Test("HIS-07: a batch delete records a delete for every row, tombstones included", arguments: StoreKind.allCases)
     func his07(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("his07")
+        let dir = try ScratchDirectory(prefix: "his07")
         let context = ModelContext(try container(kind, dir))
         for i in 0..<5 { context.insert(HiNote(key: "\(i)", title: "n\(i)", pages: i)) }
         try context.save()
@@ -171,7 +171,7 @@ struct HistoryTests {
 
     @Test("HIS-08: an upsert into a stored row is an update of that row, not an insert and a delete", arguments: StoreKind.allCases)
     func his08(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("his08")
+        let dir = try ScratchDirectory(prefix: "his08")
         let container = try container(kind, dir)
         let context = ModelContext(container)
         let original = HiNote(key: "same", title: "v1")
@@ -189,7 +189,7 @@ struct HistoryTests {
 
     @Test("HIS-09: many-to-many saves record updates on both sides and fetchHistory reads them", arguments: StoreKind.allCases)
     func his09(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("his09")
+        let dir = try ScratchDirectory(prefix: "his09")
         let context = ModelContext(try container(kind, dir, [Product.self, Tag.self]))
         let p = Product(name: "p", price: 1), t = Tag(label: "t")
         context.insert(p)
@@ -212,7 +212,7 @@ struct HistoryTests {
 
     @Test("history lives in Apple's tables: one ATRANSACTION row per save, ACHANGE rows with the ZCOLUMNS bitmap, strings once")
     func layout() throws {
-        let dir = TemporaryDirectory("history-layout")
+        let dir = try ScratchDirectory(prefix: "history-layout")
         let container = try container(.disk, dir)
         let context = ModelContext(container)
         context.author = "importer"
@@ -242,7 +242,7 @@ struct HistoryTests {
     @Test("history an Apple app wrote (swiftdata-resources' rows) reads as the same transactions and changes")
     func appleHistory() throws {
         let vector = try StoreVector.named("swiftdata-resources")
-        let dir = TemporaryDirectory("history-apple")
+        let dir = try ScratchDirectory(prefix: "history-apple")
         let url = dir.file("default.store")
         do {
             let db = try SQLiteConnection(path: url.path)
@@ -303,7 +303,7 @@ struct HistoryTests {
 
     @Test("HIS-11: a model inserted and deleted in the same save, and changes rolled back, record nothing", arguments: StoreKind.allCases)
     func his11InsertDeleteRollback(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("his11-insdel")
+        let dir = try ScratchDirectory(prefix: "his11-insdel")
         let context = ModelContext(try container(kind, dir))
         let kept = HiNote(key: "k", title: "kept")
         context.insert(kept)
@@ -329,7 +329,7 @@ struct HistoryTests {
 
     @Test("HIS-03: deleting a fault (never read) keeps its preserved value in the tombstone", arguments: StoreKind.allCases)
     func his03Fault(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("his03-fault")
+        let dir = try ScratchDirectory(prefix: "his03-fault")
         let container = try container(kind, dir)
         let writer = ModelContext(container)
         let note = HiNote(key: "f", title: "faulted")
@@ -349,7 +349,7 @@ struct HistoryTests {
 
     @Test("HIS-07: a cascade delete records a delete, with its tombstone, for every cascaded row", arguments: StoreKind.allCases)
     func his07Cascade(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("his07-cascade")
+        let dir = try ScratchDirectory(prefix: "his07-cascade")
         let container = try container(kind, dir, [HiBinder.self, HiSheet.self])
         let writer = ModelContext(container)
         let binder = HiBinder(name: "b")
@@ -371,7 +371,7 @@ struct HistoryTests {
 
     @Test("HIS-09: a change made only through inverse maintenance records an update of both rows", arguments: StoreKind.allCases)
     func his09Inverse(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("his09-inverse")
+        let dir = try ScratchDirectory(prefix: "his09-inverse")
         let context = ModelContext(try container(kind, dir, [HiBinder.self, HiSheet.self]))
         let binder = HiBinder(name: "b"), sheet = HiSheet(label: "s")
         context.insert(binder)
@@ -390,7 +390,7 @@ struct HistoryTests {
 
     @Test("HIS-07: subclass rows record their own entity; delete(model:where:includeSubclasses: false) records only the base rows", arguments: StoreKind.allCases)
     func his07Subclasses(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("his07-sub")
+        let dir = try ScratchDirectory(prefix: "his07-sub")
         let container = try container(kind, dir, [HiShape.self, HiCircle.self])
         let context = ModelContext(container)
         context.insert(HiShape(name: "square", size: 1))
@@ -438,7 +438,7 @@ struct HistoryTests {
 
     @Test("HIS-05: saves of two contexts on two threads each record their own transaction with their author", arguments: StoreKind.allCases)
     func his05Concurrent(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("his05-concurrent")
+        let dir = try ScratchDirectory(prefix: "his05-concurrent")
         let container = try container(kind, dir)
         let failures = LockedValue<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 2) { worker in

@@ -61,8 +61,8 @@ struct InferredTypeTests {
 
     @Test("models with inferred types round-trip", arguments: StoreKind.allCases)
     func roundTrip(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("inf")
-        let container = try makeContainer(kind, [InfAccount.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "inf")
+        let container = try kind.makeContainer(for: [InfAccount.self], in: dir)
         let writer = ModelContext(container)
         let account = InfAccount(name: "cash")
         writer.insert(account)

@@ -10,7 +10,7 @@ import OpenSwiftData
 @Suite("MergePolicy")
 struct MergePolicyTests {
     /// Two contexts on the same store: one container for memory, two containers for disk.
-    private func writers(_ kind: StoreKind, _ dir: TemporaryDirectory,
+    private func writers(_ kind: StoreKind, _ dir: ScratchDirectory,
                          policy: ModelConfiguration.MergePolicy) throws -> (ModelContext, ModelContext, ModelContainer) {
         func config() -> ModelConfiguration {
             var c = kind == .memory ? ModelConfiguration(isStoredInMemoryOnly: true)
@@ -36,7 +36,7 @@ struct MergePolicyTests {
 
     @Test("Z_OPT is 1 for a new row and grows by one with every saved update; an unchanged save leaves it", arguments: StoreKind.allCases)
     func versionsCount(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("versions")
+        let dir = try ScratchDirectory(prefix: "versions")
         let (a, _, container) = try writers(kind, dir, policy: .mergeByPropertyObjectTrump)
         #expect(try version(container) == .integer(1))
         let item = try only(a)
@@ -53,7 +53,7 @@ struct MergePolicyTests {
 
     @Test("Default policy: each writer's changed properties win, the others keep the newer stored values, and the model shows them after its save", arguments: StoreKind.allCases)
     func defaultMergesByProperty(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("by-property")
+        let dir = try ScratchDirectory(prefix: "by-property")
         let (a, b, _) = try writers(kind, dir, policy: .mergeByPropertyObjectTrump)
         let inA = try only(a), inB = try only(b)
         inA.name = "named by A"
@@ -68,7 +68,7 @@ struct MergePolicyTests {
 
     @Test("Default policy: a read-modify-write of one property by two writers keeps the last save (documented lost update)", arguments: StoreKind.allCases)
     func defaultLastWriterWins(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("last-wins")
+        let dir = try ScratchDirectory(prefix: "last-wins")
         let (a, b, _) = try writers(kind, dir, policy: .mergeByPropertyObjectTrump)
         let inA = try only(a), inB = try only(b)
         inA.n += 1
@@ -80,7 +80,7 @@ struct MergePolicyTests {
 
     @Test("Strict policy: a save based on a stale read throws .mergeConflict, writes nothing, keeps its changes, and succeeds after a refetch", arguments: StoreKind.allCases)
     func strictRejectsStaleUpdate(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("strict-update")
+        let dir = try ScratchDirectory(prefix: "strict-update")
         let (a, b, container) = try writers(kind, dir, policy: .error)
         let inA = try only(a), inB = try only(b)
         inA.n += 1
@@ -108,7 +108,7 @@ struct MergePolicyTests {
 
     @Test("Strict policy: deleting a row changed since it was read, and updating a row deleted since, both throw .mergeConflict", arguments: StoreKind.allCases)
     func strictRejectsStaleDeleteAndUpdateOfDeleted(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("strict-delete")
+        let dir = try ScratchDirectory(prefix: "strict-delete")
         let (a, b, container) = try writers(kind, dir, policy: .error)
         let inA = try only(a), inB = try only(b)
         inA.n = 5
@@ -130,7 +130,7 @@ struct MergePolicyTests {
 
     @Test("Strict policy: saves that do not overlap never conflict", arguments: StoreKind.allCases)
     func strictAllowsSequentialSaves(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("strict-ok")
+        let dir = try ScratchDirectory(prefix: "strict-ok")
         let (a, b, container) = try writers(kind, dir, policy: .error)
         for round in 1...5 {
             let inA = try only(a)

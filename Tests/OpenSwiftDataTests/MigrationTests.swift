@@ -8,7 +8,9 @@ import OpenSwiftDataTesting
 /// the refusals' messages, and the working copy's clean-up. The models are the suite's.
 @Suite("Migrations")
 struct MigrationTests {
-    let dir = TemporaryDirectory("migration")
+    let dir: ScratchDirectory
+
+    init() throws { dir = try ScratchDirectory(prefix: "migration") }
 
     /// A V1 store with three voyages (two named "Lisbon") and a port.
     func writeV1Store(_ name: String = "voyages.store") throws -> URL {

@@ -73,8 +73,8 @@ func insertRow(serial: Int, on actor: isolated any ModelActor) throws {
 struct ModelActorTests {
     @Test("a background importer's rows are re-fetched on another context by identifier", arguments: StoreKind.allCases)
     func importAndRefetch(_ kind: StoreKind) async throws {
-        let dir = TemporaryDirectory("actor")
-        let container = try makeContainer(kind, [ImportedRow.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "actor")
+        let container = try kind.makeContainer(for: [ImportedRow.self], in: dir)
         let importer = RowImporter(modelContainer: container)
         let ids = try await importer.importRows(20_000, batchSize: 2_500)
         #expect(ids.count == 20_000)
@@ -92,8 +92,8 @@ struct ModelActorTests {
 
     @Test("changes saved on the actor's context are visible to other contexts' next fetch", arguments: StoreKind.allCases)
     func savedChangesVisible(_ kind: StoreKind) async throws {
-        let dir = TemporaryDirectory("actor")
-        let container = try makeContainer(kind, [ImportedRow.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "actor")
+        let container = try kind.makeContainer(for: [ImportedRow.self], in: dir)
         let reader = ModelContext(container)
         let importer = RowImporter(modelContainer: container)
         #expect(try reader.fetchCount(FetchDescriptor<ImportedRow>()) == 0)
@@ -115,8 +115,8 @@ struct ModelActorTests {
 
     @Test("two actors import concurrently into one disk container")
     func twoActorsConcurrently() async throws {
-        let dir = TemporaryDirectory("actor")
-        let container = try makeContainer(.disk, [ImportedRow.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "actor")
+        let container = try StoreKind.disk.makeContainer(for: [ImportedRow.self], in: dir)
         let first = RowImporter(modelContainer: container)
         let second = RowImporter(modelContainer: container)
         #expect(await first.contextIdentity() != second.contextIdentity())
@@ -134,8 +134,8 @@ struct ModelActorTests {
 
     @Test("the subscript finds a model by identifier and gives nil for a deleted row", arguments: StoreKind.allCases)
     func subscriptByIdentifier(_ kind: StoreKind) async throws {
-        let dir = TemporaryDirectory("actor")
-        let container = try makeContainer(kind, [ImportedRow.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "actor")
+        let container = try kind.makeContainer(for: [ImportedRow.self], in: dir)
         let importer = RowImporter(modelContainer: container)
         let ids = try await importer.importRows(3)
         #expect(await importer.label(of: ids[1]) == "row")
@@ -151,8 +151,8 @@ struct ModelActorTests {
 
     @Test("isolated (any ModelActor) parameters and public actors work", arguments: StoreKind.allCases)
     func isolatedParameterAndPublicActor(_ kind: StoreKind) async throws {
-        let dir = TemporaryDirectory("actor")
-        let container = try makeContainer(kind, [ImportedRow.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "actor")
+        let container = try kind.makeContainer(for: [ImportedRow.self], in: dir)
         let importer = RowImporter(modelContainer: container)
         try await insertRow(serial: 1, on: importer)
         let counter = PublicCounter(modelContainer: container)
@@ -164,7 +164,7 @@ struct ModelActorTests {
 
     @Test("the default executor runs jobs one at a time in order")
     func executorIsSerial() async throws {
-        let container = try makeContainer(.memory, [ImportedRow.self], in: TemporaryDirectory("actor"))
+        let container = try StoreKind.memory.makeContainer(for: [ImportedRow.self], in: try ScratchDirectory(prefix: "actor"))
         let importer = RowImporter(modelContainer: container)
         // Many concurrent callers: every save goes through the one context without a data race.
         try await withThrowingTaskGroup(of: Void.self) { group in

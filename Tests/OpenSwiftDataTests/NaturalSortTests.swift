@@ -24,7 +24,7 @@ private let nsNames = ["User 10", "user 2", "User 1", "User 02", "Émile", "emil
 private let nsNatural = [" space", "1 apple", "a07", "a7", "emile", "Émile", "file", "file1", "strasse", "Straße",
                          "User 1", "User 02", "user 2", "User 10", "User 100", "Zoë", "zoe", "Ωmega"]
 
-private func nsContainer(_ kind: StoreKind, _ dir: TemporaryDirectory, style: StringSortStyle = .lexical) throws -> ModelContainer {
+private func nsContainer(_ kind: StoreKind, _ dir: ScratchDirectory, style: StringSortStyle = .lexical) throws -> ModelContainer {
     let schema = Schema([NsUser.self, NsTeam.self])
     var config = kind == .memory ? ModelConfiguration(schema: schema, isStoredInMemoryOnly: true)
         : ModelConfiguration(schema: schema, url: dir.file("natural.store"))
@@ -57,9 +57,9 @@ struct NaturalSortTests {
         #expect(["User 2", "User 10"].sorted() == ["User 10", "User 2"])
     }
 
-    @Test("FET-04 a fetch with stringSortStyle .natural orders as Swift's natural sort; the default stays <", arguments: StoreKind.allCases)
+    @Test("a fetch with stringSortStyle .natural orders as Swift's natural sort; the default stays < (plain sorts: fetching suite, FET-04)", arguments: StoreKind.allCases)
     func perFetch(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("natural-fetch")
+        let dir = try ScratchDirectory(prefix: "natural-fetch")
         let container = try nsContainer(kind, dir)
         try nsSeed(ModelContext(container))
         let context = ModelContext(container)
@@ -83,9 +83,9 @@ struct NaturalSortTests {
         #expect(pages == nsNatural)
     }
 
-    @Test("FET-05 optional strings, to-one key paths, several keys and pending changes agree with Swift", arguments: StoreKind.allCases)
+    @Test("natural sort: optional strings, to-one key paths, several keys and pending changes agree with Swift (plain sorts: fetching suite, FET-05)", arguments: StoreKind.allCases)
     func shapes(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("natural-shapes")
+        let dir = try ScratchDirectory(prefix: "natural-shapes")
         let container = try nsContainer(kind, dir)
         try nsSeed(ModelContext(container))
         let context = ModelContext(container)
@@ -112,7 +112,7 @@ struct NaturalSortTests {
 
     @Test("a container configured .natural sorts every fetch naturally; a descriptor can ask for .lexical", arguments: StoreKind.allCases)
     func configuration(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("natural-config")
+        let dir = try ScratchDirectory(prefix: "natural-config")
         let container = try nsContainer(kind, dir, style: .natural)
         #expect(container.configurations.first?.stringSortStyle == .natural)
         try nsSeed(ModelContext(container))

@@ -57,12 +57,13 @@ private let otmTypes: [any PersistentModel.Type] = [OtmFolder.self, OtmItem.self
 
 /// Folders f0…f3 with 0, 1, 2, 3 items; items i0…i5 (rank = n); labels red (i0, i1, i2, i4), blue (i1), none.
 private struct OtmFixture {
-    let dir = TemporaryDirectory("optional-to-many")
+    let dir: ScratchDirectory
     let container: ModelContainer
     let context: ModelContext
 
     init(_ kind: StoreKind) throws {
-        container = try makeContainer(kind, otmTypes, in: dir)
+        dir = try ScratchDirectory(prefix: "optional-to-many")
+        container = try kind.makeContainer(for: otmTypes, in: dir)
         let writer = ModelContext(container)
         let red = OtmLabel(name: "red"), blue = OtmLabel(name: "blue"), none = OtmLabel(name: "none")
         [red, blue, none].forEach(writer.insert)
@@ -106,8 +107,8 @@ private struct OtmFixture {
 struct OptionalToManyTests {
     @Test("a [Model]? property is an optional to-many relationship in the schema and the store model", arguments: StoreKind.allCases)
     func schema(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("otm-schema")
-        let container = try makeContainer(kind, otmTypes, in: dir)
+        let dir = try ScratchDirectory(prefix: "otm-schema")
+        let container = try kind.makeContainer(for: otmTypes, in: dir)
         let folder = try #require(container.schema.entitiesByName["OtmFolder"])
         let items = try #require(folder.relationships.first { $0.name == "items" })
         #expect(!items.isToOneRelationship)
@@ -129,8 +130,8 @@ struct OptionalToManyTests {
     /// README, "Optional to-many relationships").
     @Test("an optional to-many reads [] and never nil: unmanaged, after = nil, inserted, saved, fetched", arguments: StoreKind.allCases)
     func neverNil(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("otm-nil")
-        let container = try makeContainer(kind, otmTypes, in: dir)
+        let dir = try ScratchDirectory(prefix: "otm-nil")
+        let container = try kind.makeContainer(for: otmTypes, in: dir)
         let shelf = OtmShelf(name: "s", books: nil)
         #expect(shelf.books != nil && shelf.books!.isEmpty, "unmanaged, initialised with nil")
         let label = OtmLabel(name: "l")
@@ -153,10 +154,10 @@ struct OptionalToManyTests {
         #expect(try reader.fetch(FetchDescriptor<OtmLabel>())[0].items == [])
     }
 
-    @Test("REL-01 REL-02 REL-03 inverses stay in sync: declared on either side, inferred, many-to-many", arguments: StoreKind.allCases)
+    @Test("[Model]? inverses stay in sync: declared on the to-one side, inferred, many-to-many with both sides optional (plain lists: relationships suite, REL-01, REL-02, REL-03)", arguments: StoreKind.allCases)
     func inverseSync(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("otm-inverse")
-        let container = try makeContainer(kind, otmTypes, in: dir)
+        let dir = try ScratchDirectory(prefix: "otm-inverse")
+        let container = try kind.makeContainer(for: otmTypes, in: dir)
         let context = ModelContext(container)
         let folder = OtmFolder(name: "f"), other = OtmFolder(name: "g")
         let a = OtmItem(title: "a"), b = OtmItem(title: "b")
@@ -192,7 +193,7 @@ struct OptionalToManyTests {
         #expect(try reader.fetchCount(FetchDescriptor<OtmItem>()) == 2, "REL-03: nothing deleted")
     }
 
-    @Test("DEL-02 DEL-06 DEL-08 cascade, nullify and deny on optional to-many relationships", arguments: StoreKind.allCases)
+    @Test("cascade, nullify and deny through [Model]? relationships, deny included (the rules: deleteRules suite, DEL-02, DEL-06, DEL-08)", arguments: StoreKind.allCases)
     func deleteRules(_ kind: StoreKind) throws {
         let fixture = try OtmFixture(kind)
         let context = fixture.context
@@ -271,7 +272,7 @@ struct OptionalToManyTests {
 }
 
 extension OptionalToManyTests {
-    @Test("PRD-09 a list reached through an optional to-one is nil when the to-one is", arguments: StoreKind.allCases)
+    @Test("a [Model]? list reached through an optional to-one is nil when the to-one is (plain to-one chains: predicates suite, PRD-09)", arguments: StoreKind.allCases)
     func throughToOne(_ kind: StoreKind) throws {
         let f = try OtmFixture(kind)
         f.context.insert(OtmItem(title: "loose", rank: 50))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import OpenSwiftData
+import OpenSwiftDataTesting
 
 /// Delete rules as fetches with pending changes see them before the save (behaviour reference
 /// §3.3): cascaded models are pending deletes, nullified references read nil, nothing is written,
@@ -31,11 +32,11 @@ struct PendingCascadeTests {
         return top
     }
 
-    @Test("DEL-02 fetchCount, fetch, fetchIdentifiers and enumerate skip cascaded children before save",
+    @Test("fetchCount, fetch, fetchIdentifiers and enumerate skip cascaded children before save (the cascade itself: deleteRules suite, DEL-02)",
           arguments: StoreKind.allCases)
     func cascadeBeforeSave(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("pcascade")
-        let container = try makeContainer(kind, integrityModels, in: dir)
+        let dir = try ScratchDirectory(prefix: "pcascade")
+        let container = try kind.makeContainer(for: integrityModels, in: dir)
         let ctx = ModelContext(container)
         let house = try savedHouse(ctx)
         _ = try savedHouse(ctx, "other")
@@ -54,10 +55,10 @@ struct PendingCascadeTests {
         #expect(try ctx.fetchCount(storeOnly) == 4)
     }
 
-    @Test("DEL-13 delete(model:) and delete(model:where:) cascade before save", arguments: StoreKind.allCases)
+    @Test("delete(model:) and delete(model:where:) cascades are visible before save (at save: deleteRules suite, DEL-13)", arguments: StoreKind.allCases)
     func batchCascadeBeforeSave(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("pcascade")
-        let container = try makeContainer(kind, integrityModels, in: dir)
+        let dir = try ScratchDirectory(prefix: "pcascade")
+        let container = try kind.makeContainer(for: integrityModels, in: dir)
         let ctx = ModelContext(container)
         _ = try savedHouse(ctx, "a")
         _ = try savedHouse(ctx, "b")
@@ -70,11 +71,11 @@ struct PendingCascadeTests {
         #expect(try storedCount(IgRoom.self, in: container) == 0)
     }
 
-    @Test("DEL-04 DEL-05 nested cascades reach depth 3 before save; nullified leaves read nil",
+    @Test("nested cascades reach depth 3 before save; nullified leaves read nil (at save: deleteRules suite, DEL-04, DEL-05)",
           arguments: StoreKind.allCases)
     func nestedCascadeBeforeSave(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("pcascade")
-        let container = try makeContainer(kind, integrityModels, in: dir)
+        let dir = try ScratchDirectory(prefix: "pcascade")
+        let container = try kind.makeContainer(for: integrityModels, in: dir)
         let ctx = ModelContext(container)
         let top = try savedTree(ctx)
         ctx.delete(top)
@@ -87,10 +88,10 @@ struct PendingCascadeTests {
         #expect(try storedCount(IgLevel3.self, in: container) == 4)
     }
 
-    @Test("DEL-01 nullified references read nil before save", arguments: StoreKind.allCases)
+    @Test("nullified references read nil before save (at save: deleteRules suite, DEL-01)", arguments: StoreKind.allCases)
     func nullifyBeforeSave(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("pcascade")
-        let container = try makeContainer(kind, integrityModels, in: dir)
+        let dir = try ScratchDirectory(prefix: "pcascade")
+        let container = try kind.makeContainer(for: integrityModels, in: dir)
         let ctx = ModelContext(container)
         let p = IgParent(name: "p")
         p.children = [IgChild(name: "a"), IgChild(name: "b")]
@@ -105,10 +106,10 @@ struct PendingCascadeTests {
         #expect(other.allSatisfy { $0.parent?.name == "p" })
     }
 
-    @Test("DEL-15 rollback restores cascaded children and nullified links", arguments: StoreKind.allCases)
+    @Test("rollback after pending-aware fetches restores cascaded children and nullified links (deleteRules suite, DEL-15)", arguments: StoreKind.allCases)
     func rollbackRestores(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("pcascade")
-        let container = try makeContainer(kind, integrityModels, in: dir)
+        let dir = try ScratchDirectory(prefix: "pcascade")
+        let container = try kind.makeContainer(for: integrityModels, in: dir)
         let ctx = ModelContext(container)
         let top = try savedTree(ctx)
         ctx.delete(top)
@@ -125,11 +126,11 @@ struct PendingCascadeTests {
         #expect(try storedCount(IgLevel3.self, in: container) == 4)
     }
 
-    @Test("DEL-04 save after a pending-aware fetch writes the same rows as a plain save", arguments: StoreKind.allCases)
+    @Test("save after a pending-aware fetch writes the same rows as a plain save (the cascade: deleteRules suite, DEL-04)", arguments: StoreKind.allCases)
     func saveWritesSameRows(_ kind: StoreKind) throws {
         func run(fetchFirst: Bool) throws -> [String] {
-            let dir = TemporaryDirectory("pcascade")
-            let container = try makeContainer(kind, integrityModels, in: dir)
+            let dir = try ScratchDirectory(prefix: "pcascade")
+            let container = try kind.makeContainer(for: integrityModels, in: dir)
             let ctx = ModelContext(container)
             let top = try savedTree(ctx)
             ctx.delete(top)
@@ -146,10 +147,10 @@ struct PendingCascadeTests {
         #expect(try run(fetchFirst: true) == plain)
     }
 
-    @Test("DEL-08 a deny rule still throws at save, not at delete or fetch", arguments: StoreKind.allCases)
+    @Test("a deny rule still throws at save, not at delete or at a pending-aware fetch (the rule: deleteRules suite, DEL-08)", arguments: StoreKind.allCases)
     func denyThrowsAtSave(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("pcascade")
-        let container = try makeContainer(kind, integrityModels, in: dir)
+        let dir = try ScratchDirectory(prefix: "pcascade")
+        let container = try kind.makeContainer(for: integrityModels, in: dir)
         let ctx = ModelContext(container)
         let house = try savedHouse(ctx)
         let dept = IgDepartment(name: "d")
@@ -168,19 +169,5 @@ struct PendingCascadeTests {
         ctx.rollback()
         #expect(try ctx.fetchCount(FetchDescriptor<IgRoom>()) == 2)
         #expect(house.rooms.count == 2)
-    }
-
-    @Test("DEL-10 a deleted model's to-one reads nil after the save", arguments: StoreKind.allCases)
-    func deletedToOneReadsNil(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("pcascade")
-        let container = try makeContainer(kind, integrityModels, in: dir)
-        let ctx = ModelContext(container)
-        let house = try savedHouse(ctx)
-        let room = house.rooms.first { $0.name == "h-kitchen" }!
-        ctx.delete(room)
-        try ctx.save()
-        #expect(room.house == nil)
-        #expect(house.rooms.map(\.name) == ["h-hall"])
-        #expect(try storedCount(IgHouse.self, in: container) == 1)
     }
 }

@@ -94,7 +94,7 @@ enum DeepPredicate {
 /// A store of `CtxItem`s, a context without pending changes and one with pending inserts.
 struct LimitsFixture {
     static let savedValues = [-3, 0, 1, 2, 5, 17, 150, 199, 200, 250]
-    let dir: TemporaryDirectory
+    let dir: ScratchDirectory
     let container: ModelContainer
     /// Sees only the saved rows.
     let saved: ModelContext
@@ -102,8 +102,8 @@ struct LimitsFixture {
     let pending: ModelContext
 
     init(_ kind: StoreKind, saved values: [Int] = LimitsFixture.savedValues, pending pendingValues: [Int] = [3, 201]) throws {
-        dir = TemporaryDirectory("limits")
-        container = try makeContainer(kind, contextSuiteModels, in: dir)
+        dir = try ScratchDirectory(prefix: "limits")
+        container = try kind.makeContainer(for: contextSuiteModels, in: dir)
         let w = ModelContext(container)
         for (i, n) in values.enumerated() { w.insert(CtxItem(name: "s\(i)", n: n, flag: i % 3 == 0)) }
         try w.save()
@@ -208,8 +208,8 @@ struct PredicateLimitsTests {
     // MARK: Identifiers from another container
 
     /// A saved `Product` in a container whose schema has none of `contextSuiteModels`.
-    static func foreignProductID(_ kind: StoreKind, _ dir: TemporaryDirectory) throws -> (ModelContainer, PersistentIdentifier) {
-        let other = try makeContainer(kind, [Product.self, Tag.self], in: dir, name: "other.store")
+    static func foreignProductID(_ kind: StoreKind, _ dir: ScratchDirectory) throws -> (ModelContainer, PersistentIdentifier) {
+        let other = try kind.makeContainer(for: [Product.self, Tag.self], in: dir, name: "other")
         let ctx = ModelContext(other)
         let product = Product(name: "foreign", price: 1)
         ctx.insert(product)

@@ -16,15 +16,15 @@ func pqNegated<T>(_ p: Predicate<T>) -> Predicate<T> {
 struct PqFixture {
     let container: ModelContainer
     let context: ModelContext
-    let dir: TemporaryDirectory
+    let dir: ScratchDirectory
 
     static let day = 86_400.0
     static let names = ["Alice", "alice", "Álice", "100% pure", "under_score", "back\\slash",
                         "e\u{301}cole", "🇺🇸🇫🇷", "'; DROP TABLE PqBook; --", "", "Ωmega", "li\u{0}nul"]
 
     init(_ kind: StoreKind) throws {
-        dir = TemporaryDirectory("prd")
-        container = try makeContainer(kind, predicateSuiteModels, in: dir)
+        dir = try ScratchDirectory(prefix: "prd")
+        container = try kind.makeContainer(for: predicateSuiteModels, in: dir)
         let w = ModelContext(container)
         let ann = PqAuthor(name: "Ann", born: 1970), bob = PqAuthor(name: "Bob"), cyd = PqAuthor(name: "Cyd", born: 1990)
         let pub = PqLabel(name: "x", isPublic: true), priv = PqLabel(name: "y", isPublic: false), other = PqLabel(name: "z%", isPublic: true)
@@ -298,8 +298,8 @@ struct PredicateTranslationTests {
 
     @Test("captured-array IN and starts(with:) on an indexed column: the plan", arguments: StoreKind.allCases)
     func queryPlans(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("prd-plan")
-        let container = try makeContainer(kind, [Product.self, Tag.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "prd-plan")
+        let container = try kind.makeContainer(for: [Product.self, Tag.self], in: dir)
         let ctx = ModelContext(container)
         for i in 0..<50 { ctx.insert(Product(name: "p\(i)", price: Double(i))) }
         try ctx.save()
@@ -312,8 +312,8 @@ struct PredicateTranslationTests {
 
     @Test("a count on an indexed range searches the index", arguments: StoreKind.allCases)
     func countPlanUsesIndex(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("prd-count-plan")
-        let container = try makeContainer(kind, [Product.self, Tag.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "prd-count-plan")
+        let container = try kind.makeContainer(for: [Product.self, Tag.self], in: dir)
         let ctx = ModelContext(container)
         for i in 0..<200 { ctx.insert(Product(name: "p\(i)", price: Double(i))) }
         try ctx.save()

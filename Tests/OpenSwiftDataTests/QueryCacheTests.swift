@@ -8,8 +8,8 @@ import Testing
 struct QueryCacheTests {
     @Test("same shape, new values: one cached translation, correct rows", arguments: StoreKind.allCases)
     func reuse(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("qcache")
-        let container = try makeContainer(kind, [Word.self, Category.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "qcache")
+        let container = try kind.makeContainer(for: [Word.self, Category.self], in: dir)
         let ctx = ModelContext(container)
         for text in ["a", "bb", "ccc", "dddd"] { ctx.insert(Word(text: text)) }
         try ctx.save()

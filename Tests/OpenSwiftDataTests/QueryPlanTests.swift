@@ -56,7 +56,7 @@ struct QueryPlanTests {
 
     @Test("fetches search the declared index and return Swift's rows", arguments: StoreKind.allCases, cases)
     func fetchUsesIndex(_ kind: StoreKind, _ c: Case) throws {
-        let dir = TemporaryDirectory("plans")
+        let dir = try ScratchDirectory(prefix: "plans")
         let container = try makePlanContainer(kind, rows: Self.rows, in: dir)
         let context = ModelContext(container)
         let d = c.descriptor()
@@ -74,7 +74,7 @@ struct QueryPlanTests {
 
     @Test("a count on an indexed range reads only the index", arguments: StoreKind.allCases)
     func countOnRangeIsCovering(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("plans-count")
+        let dir = try ScratchDirectory(prefix: "plans-count")
         let container = try makePlanContainer(kind, rows: Self.rows, in: dir)
         let context = ModelContext(container)
         let lo = 100, hi = 200
@@ -88,7 +88,7 @@ struct QueryPlanTests {
 
     @Test("a sort with a limit walks the index instead of sorting", arguments: StoreKind.allCases)
     func sortWithLimitWalksIndex(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("plans-sort")
+        let dir = try ScratchDirectory(prefix: "plans-sort")
         let container = try makePlanContainer(kind, rows: Self.rows, in: dir)
         let context = ModelContext(container)
         for order in [SortOrder.forward, .reverse] {
@@ -126,8 +126,8 @@ struct QueryPlanTests {
 
     @Test("prefix ranges keep Swift's answer for grapheme clusters, empty and NUL prefixes", arguments: StoreKind.allCases)
     func prefixSemantics(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("plans-prefix")
-        let container = try makeContainer(kind, [PlanItem.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "plans-prefix")
+        let container = try kind.makeContainer(for: [PlanItem.self], in: dir)
         let context = ModelContext(container)
         let names = ["Z\u{36B}oo", "Zoo", "e\u{301}clair", "éclair", "ecl", "a\u{0}b", "a", "", "🇫🇷x", "🇫", "\u{10FFFF}z"]
         for (i, n) in names.enumerated() {

@@ -32,7 +32,7 @@ struct ReliabilityOpeningTests {
     }
 
     /// Descriptors of this process that point into `dir`.
-    private func openDescriptors(in dir: TemporaryDirectory) throws -> [String] {
+    private func openDescriptors(in dir: ScratchDirectory) throws -> [String] {
         let fds = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
         return fds.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)") }
             .filter { $0.hasPrefix(dir.url.path) }
@@ -54,7 +54,7 @@ struct ReliabilityOpeningTests {
 
     @Test("Opening a second container on a file keeps the POSIX lock the first connection holds (a dropped lock let another process delete a WAL in use)")
     func secondContainerKeepsLocks() throws {
-        let dir = TemporaryDirectory("locks")
+        let dir = try ScratchDirectory(prefix: "locks")
         let url = dir.file("shared.store")
         let first = try ModelContainer(for: Category.self, configurations: ModelConfiguration(url: url))
         let ctx = ModelContext(first)
@@ -74,7 +74,7 @@ struct ReliabilityOpeningTests {
 
     @Test("A store whose main file promises pages only its WAL holds (a writer killed mid-checkpoint) opens with every row")
     func grownWALIsNotCorruption() throws {
-        let dir = TemporaryDirectory("grown-wal")
+        let dir = try ScratchDirectory(prefix: "grown-wal")
         let url = dir.file("live.store")
         let copy = dir.file("crashed.store")
         let container = try ModelContainer(for: Category.self, configurations: ModelConfiguration(url: url))
@@ -106,7 +106,7 @@ struct ReliabilityOpeningTests {
 
     @Test("A store that fails validation leaves its main file and its WAL byte for byte unchanged (no checkpoint on the way out)")
     func failedOpenDoesNotCheckpoint() throws {
-        let dir = TemporaryDirectory("no-checkpoint")
+        let dir = try ScratchDirectory(prefix: "no-checkpoint")
         let url = dir.file("live.store")
         let copy = dir.file("snapshot.store")
         let container = try ModelContainer(for: Category.self, configurations: ModelConfiguration(url: url))
@@ -133,7 +133,7 @@ struct ReliabilityOpeningTests {
 
     @Test("FixtureDatabase copies a store through SQLite: rows that are still only in its WAL come along", arguments: StoreKind.allCases)
     func fixtureCopyIncludesWAL(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("fixture-wal")
+        let dir = try ScratchDirectory(prefix: "fixture-wal")
         let url = dir.file("app.store")
         let writer = try ModelContainer(for: Category.self, configurations: ModelConfiguration(url: url))
         let ctx = ModelContext(writer)
@@ -149,7 +149,7 @@ struct ReliabilityOpeningTests {
 
     @Test("Four connections creating one new store at the same moment all open it and agree on one schema (30 trials)")
     func concurrentCreation() throws {
-        let dir = TemporaryDirectory("create-race")
+        let dir = try ScratchDirectory(prefix: "create-race")
         for trial in 0..<30 {
             let url = dir.file("race-\(trial).store")
             let start = DispatchSemaphore(value: 0)
@@ -184,7 +184,7 @@ struct ReliabilityOpeningTests {
 
     @Test("A directory, a path below a regular file and /dev/null give typed SwiftDataErrors that say what to do")
     func badPathsAreTyped() throws {
-        let dir = TemporaryDirectory("bad-paths")
+        let dir = try ScratchDirectory(prefix: "bad-paths")
         let file = dir.file("plain.txt")
         try Data("not a directory".utf8).write(to: file)
         let cases: [(String, URL)] = [
@@ -211,7 +211,7 @@ struct ReliabilityOpeningTests {
 
     @Test("allowsSave: false opens the file read-only: a missing store is a typed error and an existing one is never written")
     func readOnlyConfiguration() throws {
-        let dir = TemporaryDirectory("read-only")
+        let dir = try ScratchDirectory(prefix: "read-only")
         let url = dir.file("ro.store")
         let missing = #expect(throws: SwiftDataError.self) {
             _ = try ModelContainer(for: Category.self, configurations: ModelConfiguration(url: url, allowsSave: false))
@@ -238,7 +238,7 @@ struct ReliabilityOpeningTests {
 
     @Test("Containers whose contexts saved to-many relationships with inverses are freed and close their files")
     func releasedContainersCloseFiles() throws {
-        let dir = TemporaryDirectory("leak")
+        let dir = try ScratchDirectory(prefix: "leak")
         weak var lastContainer: ModelContainer?
         weak var lastModel: Category?
         for i in 0..<20 {
@@ -263,7 +263,7 @@ struct ReliabilityOpeningTests {
 
     @Test("A container used through its mainContext is freed with it and closes its file; a context that outlives its container still works")
     func mainContextDoesNotKeepContainer() throws {
-        let dir = TemporaryDirectory("main-context")
+        let dir = try ScratchDirectory(prefix: "main-context")
         weak var lastContainer: ModelContainer?
         for i in 0..<10 {
             let container = try ModelContainer(for: Category.self,
@@ -287,7 +287,7 @@ struct ReliabilityOpeningTests {
 
     @Test("A saved model kept after its context is gone still reads its relationships from the store")
     func modelOutlivesContext() throws {
-        let dir = TemporaryDirectory("outlive")
+        let dir = try ScratchDirectory(prefix: "outlive")
         let container = try ModelContainer(for: Category.self, configurations: ModelConfiguration(url: dir.file("o.store")))
         var kept: Category?
         do {

@@ -18,8 +18,8 @@ struct ReliabilityTests {
     }
 
     /// Writes a small store of Category/Word rows through a container that is released on return.
-    private func writeStore(_ dir: TemporaryDirectory, name: String = "test.store", words: Int = 3) throws {
-        let container = try makeContainer(.disk, [Category.self], in: dir, name: name)
+    private func writeStore(_ dir: ScratchDirectory, name: String = "store", words: Int = 3) throws {
+        let container = try StoreKind.disk.makeContainer(for: [Category.self], in: dir, name: name)
         let ctx = ModelContext(container)
         let c = Category(name: "c")
         c.words = (0..<words).map { Word(text: "word \($0) " + String(repeating: "x", count: 200)) }
@@ -57,11 +57,11 @@ struct ReliabilityTests {
 
     @Test("Data persists across container re-creation (CFG-02)")
     func persistsAcrossContainers() throws {
-        let dir = TemporaryDirectory("rel-persist")
+        let dir = try ScratchDirectory(prefix: "rel-persist")
         let models: [any PersistentModel.Type] = [Category.self, Product.self, Trip.self, BusinessTrip.self, User.self]
         let userID = UUID(uuidString: "7B0F9A2C-1111-4222-8333-944455556666")!
         do {
-            let container = try makeContainer(.disk, models, in: dir)
+            let container = try StoreKind.disk.makeContainer(for: models, in: dir)
             let ctx = ModelContext(container)
             let c = Category(name: "animals")
             c.words = [Word(text: "cat"), Word(text: "dog")]
@@ -79,7 +79,7 @@ struct ReliabilityTests {
             try ctx.save()
         }
         for round in 1...2 {
-            let container = try makeContainer(.disk, models, in: dir)
+            let container = try StoreKind.disk.makeContainer(for: models, in: dir)
             let ctx = ModelContext(container)
             let cats = try ctx.fetch(FetchDescriptor<Category>())
             #expect(cats.map(\.name) == ["animals"], "round \(round)")
@@ -95,19 +95,19 @@ struct ReliabilityTests {
         }
     }
 
-    @Test("A persistent identifier survives a container re-creation (PID-01)")
+    @Test("A persistent identifier survives releasing the container and opening the file again (with the first container open: lifecycle suite, PID-01)")
     func identifierSurvivesReopen() throws {
-        let dir = TemporaryDirectory("rel-pid")
+        let dir = try ScratchDirectory(prefix: "rel-pid")
         let id: PersistentIdentifier
         do {
-            let container = try makeContainer(.disk, [User.self], in: dir)
+            let container = try StoreKind.disk.makeContainer(for: [User.self], in: dir)
             let ctx = ModelContext(container)
             let u = User(id: UUID(), name: "a", joined: Date(timeIntervalSinceReferenceDate: 0))
             ctx.insert(u)
             try ctx.save()
             id = u.persistentModelID
         }
-        let container = try makeContainer(.disk, [User.self], in: dir)
+        let container = try StoreKind.disk.makeContainer(for: [User.self], in: dir)
         let fetched = try #require(try ModelContext(container).fetch(FetchDescriptor<User>()).first)
         #expect(fetched.persistentModelID == id)
     }
@@ -116,10 +116,10 @@ struct ReliabilityTests {
 
     @Test("A save failing partway (NaN after valid inserts) leaves the file and rows unchanged; retry succeeds")
     func atomicSaveNaN() throws {
-        let dir = TemporaryDirectory("rel-atomic")
-        let url = dir.file("test.store")
+        let dir = try ScratchDirectory(prefix: "rel-atomic")
+        let url = dir.file("store.store")
         let models: [any PersistentModel.Type] = [Category.self, Everything.self]
-        let container = try makeContainer(.disk, models, in: dir)
+        let container = try StoreKind.disk.makeContainer(for: models, in: dir)
         let ctx = ModelContext(container)
         let base = Category(name: "base")
         base.words = [Word(text: "w0")]
@@ -159,7 +159,7 @@ struct ReliabilityTests {
         #expect(row.double.isNaN)
 
         do {
-            let other = try makeContainer(.disk, models, in: dir)
+            let other = try StoreKind.disk.makeContainer(for: models, in: dir)
             let check = ModelContext(other)
             #expect(try check.fetchCount(FetchDescriptor<Category>()) == 1)
             #expect(try check.fetchCount(FetchDescriptor<Word>()) == 1)
@@ -172,19 +172,19 @@ struct ReliabilityTests {
         row.double = 2
         try ctx.save()
         #expect(!ctx.hasChanges)
-        let after = ModelContext(try makeContainer(.disk, models, in: dir))
+        let after = ModelContext(try StoreKind.disk.makeContainer(for: models, in: dir))
         #expect(try after.fetchCount(FetchDescriptor<Category>()) == 6)
         #expect(try after.fetchCount(FetchDescriptor<Word>()) == 10)
         #expect(try after.fetchCount(FetchDescriptor<Everything>()) == 2)
         #expect(try after.fetch(FetchDescriptor<Everything>()).first { $0.int == 0 }?.double == 2)
     }
 
-    @Test("A save colliding with rows written behind the context's back is atomic; retry succeeds (UNQ-18)")
+    @Test("A save colliding with rows written behind the context's back by raw SQL is atomic; retry succeeds (in-context collisions: uniqueness suite, UNQ-18)")
     func atomicSaveUniqueCollision() throws {
-        let dir = TemporaryDirectory("rel-unique")
-        let url = dir.file("test.store")
+        let dir = try ScratchDirectory(prefix: "rel-unique")
+        let url = dir.file("store.store")
         let models: [any PersistentModel.Type] = [StCounter.self, SchNote.self]
-        let container = try makeContainer(.disk, models, in: dir)
+        let container = try StoreKind.disk.makeContainer(for: models, in: dir)
         let ctx = ModelContext(container)
         ctx.insert(StCounter(key: "a", value: 1))
         try ctx.save()
@@ -211,7 +211,7 @@ struct ReliabilityTests {
         #expect(ctx.hasChanges)
         #expect(ctx.insertedModelsArray.count == 3)
         do {
-            let check = ModelContext(try makeContainer(.disk, models, in: dir))
+            let check = ModelContext(try StoreKind.disk.makeContainer(for: models, in: dir))
             #expect(try check.fetchCount(FetchDescriptor<StCounter>()) == 1)
             #expect(Set(try check.fetch(FetchDescriptor<SchNote>()).map(\.code)) == ["x", "y"])
         }
@@ -219,7 +219,7 @@ struct ReliabilityTests {
         clash.title = "t3"
         try ctx.save()
         #expect(!ctx.hasChanges)
-        let check = ModelContext(try makeContainer(.disk, models, in: dir))
+        let check = ModelContext(try StoreKind.disk.makeContainer(for: models, in: dir))
         #expect(try check.fetchCount(FetchDescriptor<StCounter>()) == 2)
         #expect(Set(try check.fetch(FetchDescriptor<SchNote>()).map(\.code)) == ["x", "y", "free", "z"])
     }
@@ -228,7 +228,7 @@ struct ReliabilityTests {
 
     @Test("A text file throws .notADatabase and is not modified")
     func textFile() throws {
-        let dir = TemporaryDirectory("rel-text")
+        let dir = try ScratchDirectory(prefix: "rel-text")
         let url = dir.file("notes.store")
         try Data("This is a shopping list, not a database.\nmilk\neggs\n".utf8).write(to: url)
         try expectOpenFails(url, [Category.self], codes: [SwiftDataError.notADatabase.code], "text file")
@@ -236,7 +236,7 @@ struct ReliabilityTests {
 
     @Test("Random bytes throw .notADatabase and are not modified")
     func randomBytes() throws {
-        let dir = TemporaryDirectory("rel-random")
+        let dir = try ScratchDirectory(prefix: "rel-random")
         let url = dir.file("random.store")
         try pseudoRandomBytes(8192, seed: 0x9E37_79B9_7F4A_7C15).write(to: url)
         try expectOpenFails(url, [Category.self], codes: [SwiftDataError.notADatabase.code], "random bytes")
@@ -244,7 +244,7 @@ struct ReliabilityTests {
 
     @Test("An SQLite header followed by garbage throws a typed error and is not modified")
     func headerThenGarbage() throws {
-        let dir = TemporaryDirectory("rel-garbage")
+        let dir = try ScratchDirectory(prefix: "rel-garbage")
         let url = dir.file("garbage.store")
         var data = Data("SQLite format 3\u{0}".utf8)
         data.append(pseudoRandomBytes(4096 - 16, seed: 42))
@@ -255,9 +255,9 @@ struct ReliabilityTests {
 
     @Test("A truncated store throws .corruptStore and is not modified")
     func truncatedStore() throws {
-        let dir = TemporaryDirectory("rel-trunc")
+        let dir = try ScratchDirectory(prefix: "rel-trunc")
         try writeStore(dir, words: 300)
-        let original = dir.file("test.store")
+        let original = dir.file("store.store")
         try checkpoint(original)
         let full = try bytes(original)
         #expect(full.count >= 8 * 4096, "the store is big enough to cut: \(full.count) bytes")
@@ -270,15 +270,15 @@ struct ReliabilityTests {
         try expectOpenFails(odd, [Category.self], codes: [SwiftDataError.corruptStore.code], "half a store plus 100 bytes")
 
         // The original is intact and still opens.
-        let container = try makeContainer(.disk, [Category.self], in: dir)
+        let container = try StoreKind.disk.makeContainer(for: [Category.self], in: dir)
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Word>()) == 300)
     }
 
     @Test("A page of a store overwritten with garbage throws .corruptStore and is not modified")
     func corruptedPage() throws {
-        let dir = TemporaryDirectory("rel-corrupt")
+        let dir = try ScratchDirectory(prefix: "rel-corrupt")
         try writeStore(dir, words: 300)
-        let original = dir.file("test.store")
+        let original = dir.file("store.store")
         try checkpoint(original)
         var data = try bytes(original)
         #expect(data.count > 4 * 4096)
@@ -292,7 +292,7 @@ struct ReliabilityTests {
 
     @Test("A valid SQLite database not written by this library throws and is not modified")
     func foreignDatabase() throws {
-        let dir = TemporaryDirectory("rel-foreign")
+        let dir = try ScratchDirectory(prefix: "rel-foreign")
         let url = dir.file("foreign.sqlite")
         do {
             let db = try SQLiteConnection(path: url.path, mode: .readWriteCreate)
@@ -306,12 +306,12 @@ struct ReliabilityTests {
         #expect(try db.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table'") == .integer(1))
     }
 
-    @Test("A store written with a different schema throws .incompatibleSchema and is not modified (CFG-05)")
+    @Test("A store written with a different schema is not modified by the refused open, byte for byte (the error: migrations suite, CFG-05)")
     func differentSchema() throws {
-        let dir = TemporaryDirectory("rel-schema")
-        let url = dir.file("test.store")
+        let dir = try ScratchDirectory(prefix: "rel-schema")
+        let url = dir.file("store.store")
         do {
-            let container = try makeContainer(.disk, [User.self], in: dir)
+            let container = try StoreKind.disk.makeContainer(for: [User.self], in: dir)
             let ctx = ModelContext(container)
             ctx.insert(User(id: UUID(), name: "keep me", joined: Date(timeIntervalSinceReferenceDate: 0)))
             try ctx.save()
@@ -321,7 +321,7 @@ struct ReliabilityTests {
         try expectOpenFails(url, [User.self, Category.self], codes: [SwiftDataError.incompatibleSchema.code], "added model")
         try expectOpenFails(url, [Everything.self], codes: [SwiftDataError.incompatibleSchema.code], "unrelated model")
         // The original schema still opens, with its data.
-        let container = try makeContainer(.disk, [User.self], in: dir)
+        let container = try StoreKind.disk.makeContainer(for: [User.self], in: dir)
         #expect(try ModelContext(container).fetch(FetchDescriptor<User>()).map(\.name) == ["keep me"])
     }
 
@@ -329,8 +329,8 @@ struct ReliabilityTests {
 
     @Test("Two contexts on one disk container saving alternately lose no update")
     func twoContextsAlternate() throws {
-        let dir = TemporaryDirectory("rel-two")
-        let container = try makeContainer(.disk, [StCounter.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "rel-two")
+        let container = try StoreKind.disk.makeContainer(for: [StCounter.self], in: dir)
         let a = ModelContext(container), b = ModelContext(container)
         for i in 0..<10 {
             let ctx = i.isMultiple(of: 2) ? a : b
@@ -356,7 +356,7 @@ struct ReliabilityTests {
             row.value += 1000
             try ctx.save()
         }
-        let fresh = ModelContext(try makeContainer(.disk, [StCounter.self], in: dir))
+        let fresh = ModelContext(try StoreKind.disk.makeContainer(for: [StCounter.self], in: dir))
         let rows = try fresh.fetch(FetchDescriptor<StCounter>())
         #expect(rows.count == 10)
         let k0 = try #require(rows.first { $0.key == "k0" })
@@ -369,9 +369,9 @@ struct ReliabilityTests {
 
     @Test("Two containers on one file: writes from each are visible to the other; no busy error")
     func twoContainersOneFile() throws {
-        let dir = TemporaryDirectory("rel-two-containers")
-        let one = try makeContainer(.disk, [StCounter.self], in: dir)
-        let two = try makeContainer(.disk, [StCounter.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "rel-two-containers")
+        let one = try StoreKind.disk.makeContainer(for: [StCounter.self], in: dir)
+        let two = try StoreKind.disk.makeContainer(for: [StCounter.self], in: dir)
         let a = ModelContext(one), b = ModelContext(two)
         for i in 0..<6 {
             let ctx = i.isMultiple(of: 2) ? a : b

@@ -7,8 +7,8 @@ import Testing
 /// scripts (`harness conform --suite differential --seed 1 --case 7359`).
 @Suite("Rollback of relationship changes")
 struct RollbackRelationshipTests {
-    func seeded(_ kind: StoreKind, _ dir: TemporaryDirectory) throws -> (ModelContext, Category, Word) {
-        let context = ModelContext(try makeContainer(kind, [Category.self, Word.self], in: dir))
+    func seeded(_ kind: StoreKind, _ dir: ScratchDirectory) throws -> (ModelContext, Category, Word) {
+        let context = ModelContext(try kind.makeContainer(for: [Category.self, Word.self], in: dir))
         let c = Category(name: "c1")
         let w = Word(text: "w")
         context.insert(c)
@@ -18,9 +18,9 @@ struct RollbackRelationshipTests {
         return (context, c, w)
     }
 
-    @Test("CTX-04 moving a child out and rolling back restores the parent's list", arguments: StoreKind.allCases)
+    @Test("moving a child out and rolling back restores the parent's list (plain rollback: lifecycle suite, CTX-03)", arguments: StoreKind.allCases)
     func moveOut(kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (context, c, w) = try seeded(kind, dir)
         #expect(c.words.count == 1)
         w.category = nil
@@ -30,9 +30,9 @@ struct RollbackRelationshipTests {
         #expect(c.words.map(\.text) == ["w"])
     }
 
-    @Test("CTX-04 deleting the parent, moving the child out, deleting the child, then rollback", arguments: StoreKind.allCases)
+    @Test("deleting the parent, moving the child out, deleting the child, then rollback (plain rollback: lifecycle suite, CTX-03)", arguments: StoreKind.allCases)
     func deleteMoveDelete(kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (context, c, w) = try seeded(kind, dir)
         _ = c.words.count
         context.delete(c)
@@ -45,9 +45,9 @@ struct RollbackRelationshipTests {
         #expect(try context.fetchCount(FetchDescriptor<Word>()) == 1)
     }
 
-    @Test("CTX-04 deleting the parent (cascade pending) then rollback keeps both lists", arguments: StoreKind.allCases)
+    @Test("deleting the parent (cascade pending) then rollback keeps both lists (plain rollback: lifecycle suite, CTX-03)", arguments: StoreKind.allCases)
     func deleteParent(kind: StoreKind) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (context, c, w) = try seeded(kind, dir)
         _ = c.words.count
         context.delete(c)

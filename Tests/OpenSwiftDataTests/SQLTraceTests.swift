@@ -17,7 +17,7 @@ final class TraceRecorder: @unchecked Sendable {
 struct SQLTraceTests {
     @Test("the trace reports every statement of a fetch, a count and a save, then stops", arguments: StoreKind.allCases)
     func traceReportsStatements(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("trace")
+        let dir = try ScratchDirectory(prefix: "trace")
         let container = try makePlanContainer(kind, rows: 20, in: dir)
         let recorder = TraceRecorder()
         try container.setSQLTrace { recorder.record($0) }
@@ -66,7 +66,7 @@ struct SQLTraceTests {
 
     @Test("with OPENSWIFTDATA_SQL_LOG=1 every statement is logged, beside the handler", arguments: StoreKind.allCases)
     func environmentLog(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("trace-log")
+        let dir = try ScratchDirectory(prefix: "trace-log")
         let container = try makePlanContainer(kind, rows: 3, in: dir)
         let lines = TraceRecorder(), events = TraceRecorder()
         try container.setSQLTrace({ events.record($0) }, environment: [ModelContainer.sqlLogEnvironmentVariable: "1"],
@@ -86,8 +86,8 @@ struct SQLTraceTests {
 
     @Test("setting a trace after erase() throws storeError")
     func traceAfterErase() throws {
-        let dir = TemporaryDirectory("trace-erase")
-        let container = try makeContainer(.disk, [PlanItem.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "trace-erase")
+        let container = try StoreKind.disk.makeContainer(for: [PlanItem.self], in: dir)
         try container.erase()
         #expect(throws: SwiftDataError.self) { try container.setSQLTrace { _ in } }
     }

@@ -202,21 +202,21 @@ struct SchemaTests {
         #expect(try relationship(try entity(schema, "Traveler"), "trips").destination == "Trip")
     }
 
-    @Test("Subclasses are not discovered from their base (INH-20)")
+    @Test("Subclasses are not discovered from their base (a missing subclass at save: inheritance suite, INH-20)")
     func subclassesNotInferred() throws {
         let schema = Schema([Trip.self])
         #expect(Set(schema.entities.map(\.name)) == ["Trip", "Traveler"])
         #expect(try entity(schema, "Trip").subentities.isEmpty)
     }
 
-    @Test("A schema listing only a subclass brings its superclasses along (INH-20)")
+    @Test("A schema listing only a subclass brings its superclasses along (a missing subclass at save: inheritance suite, INH-20)")
     func subclassBringsSuperclass() throws {
         let schema = Schema([ExecutiveTrip.self])
         #expect(Set(schema.entities.map(\.name)).isSuperset(of: ["ExecutiveTrip", "BusinessTrip", "Trip"]))
         #expect(schema.entitiesByName["PersonalTrip"] == nil)
         #expect(schema.entitiesByName["ExecutiveTrip"]?.superentity?.name == "BusinessTrip")
         #expect(schema.entitiesByName["BusinessTrip"]?.superentity?.name == "Trip")
-        let dir = TemporaryDirectory("schema-sub")
+        let dir = try ScratchDirectory(prefix: "schema-sub")
         let container = try ModelContainer(for: schema, configurations: ModelConfiguration(url: dir.file("s.store")))
         let ctx = ModelContext(container)
         ctx.insert(ExecutiveTrip(name: "e", days: 1, perdiem: 2, lounge: "L"))
@@ -255,7 +255,7 @@ struct SchemaTests {
 
     @Test("An unsupported attribute type on disk throws and creates no store file")
     func unsupportedAttributeTypeOnDisk() throws {
-        let dir = TemporaryDirectory("schema-bad")
+        let dir = try ScratchDirectory(prefix: "schema-bad")
         let url = dir.file("bad.store")
         let error = #expect(throws: SwiftDataError.self) {
             _ = try ModelContainer(for: SchUnstorable.self, configurations: ModelConfiguration(url: url))

@@ -8,8 +8,8 @@ import Testing
 @Suite("Loaded and unloaded lists agree")
 struct ScriptFindingsTests {
     /// A category with words a and b, and two tags on products — saved through `context`.
-    func seeded(_ kind: StoreKind, _ dir: TemporaryDirectory) throws -> (ModelContext, ModelContainer) {
-        let container = try makeContainer(kind, [Category.self, Word.self, Product.self, Tag.self], in: dir)
+    func seeded(_ kind: StoreKind, _ dir: ScratchDirectory) throws -> (ModelContext, ModelContainer) {
+        let container = try kind.makeContainer(for: [Category.self, Word.self, Product.self, Tag.self], in: dir)
         let context = ModelContext(container)
         let c = Category(name: "c")
         context.insert(c)
@@ -33,10 +33,10 @@ struct ScriptFindingsTests {
         try context.fetch(FetchDescriptor<Word>(predicate: #Predicate { $0.text == text })).first!
     }
 
-    @Test("DEL-06 DEL-10 a pending-deleted child stays in its parent's list until delete rules run, loaded or not",
+    @Test("a pending-deleted child stays in its parent's list until delete rules run, loaded or not (the rules: deleteRules suite, DEL-06, DEL-10)",
           arguments: StoreKind.allCases, [false, true])
     func pendingDelete(_ kind: StoreKind, loadFirst: Bool) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (context, _) = try seeded(kind, dir)
         if loadFirst { _ = try category(context).words.count }
         let parent = try category(context)
@@ -48,10 +48,10 @@ struct ScriptFindingsTests {
         #expect(try category(context).words.map(\.text) == ["a"])
     }
 
-    @Test("CTX-03 rollback of a child inserted into a saved parent, whose list was read after the insert",
+    @Test("rollback of a child inserted into a saved parent, whose list was read after the insert (plain rollback: lifecycle suite, CTX-03)",
           arguments: StoreKind.allCases, [false, true])
     func rollbackInsert(_ kind: StoreKind, loadFirst: Bool) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (context, _) = try seeded(kind, dir)
         let c = try category(context)
         if loadFirst { _ = c.words.count }
@@ -64,10 +64,10 @@ struct ScriptFindingsTests {
         #expect(try context.fetchCount(FetchDescriptor<Word>()) == 2)
     }
 
-    @Test("DEL-02 DEL-06 a cascade-deleted model that changed a many-to-many list in the same save leaves no join rows",
+    @Test("a cascade-deleted model that changed a many-to-many list in the same save leaves no join rows (the rules: deleteRules suite, DEL-02, DEL-06)",
           arguments: StoreKind.allCases, [false, true])
     func noDanglingPairs(_ kind: StoreKind, loadFirst: Bool) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (context, container) = try seeded(kind, dir)
         let t2 = try context.fetch(FetchDescriptor<Tag>(predicate: #Predicate { $0.label == "t2" })).first!
         if loadFirst { _ = t2.products.count }
@@ -86,10 +86,10 @@ struct ScriptFindingsTests {
 }
 
 extension ScriptFindingsTests {
-    @Test("DEL-09 an unsaved insert linked to a saved parent, then deleted, is never written",
+    @Test("an unsaved insert linked to a saved parent, then deleted, is never written, list loaded or not (the plain case: deleteRules suite, DEL-09)",
           arguments: StoreKind.allCases, [false, true])
     func deleteUnsavedInsert(_ kind: StoreKind, loadFirst: Bool) throws {
-        let dir = TemporaryDirectory()
+        let dir = try ScratchDirectory()
         let (context, container) = try seeded(kind, dir)
         let c = try category(context)
         let tags = try context.fetch(FetchDescriptor<Tag>())

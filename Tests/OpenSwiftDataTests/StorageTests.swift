@@ -13,7 +13,7 @@ struct StorageTests {
 
     // MARK: Raw SQL helpers
 
-    private func raw(_ dir: TemporaryDirectory, _ name: String = "test.store") throws -> SQLiteConnection {
+    private func raw(_ dir: ScratchDirectory, _ name: String = "store.store") throws -> SQLiteConnection {
         try SQLiteConnection(path: dir.file(name).path, mode: .readOnly)
     }
 
@@ -58,8 +58,8 @@ struct StorageTests {
 
     @Test("One Z<ROOT> table per inheritance root with Z_PK, Z_ENT, Z_OPT; subclass columns NULL for other classes (INH storage)")
     func inheritanceTableLayout() throws {
-        let dir = TemporaryDirectory("storage-layout")
-        let container = try makeContainer(.disk, Self.allModels, in: dir)
+        let dir = try ScratchDirectory(prefix: "storage-layout")
+        let container = try StoreKind.disk.makeContainer(for: Self.allModels, in: dir)
         let ctx = ModelContext(container)
         ctx.insert(Trip(name: "plain", days: 1))
         ctx.insert(BusinessTrip(name: "biz", days: 2, perdiem: 50))
@@ -111,8 +111,8 @@ struct StorageTests {
 
     @Test("To-one is a Z<NAME> key column; many-to-many is a Z_<n><NAME> join table")
     func relationshipColumns() throws {
-        let dir = TemporaryDirectory("storage-fk")
-        let container = try makeContainer(.disk, Self.allModels, in: dir)
+        let dir = try ScratchDirectory(prefix: "storage-fk")
+        let container = try StoreKind.disk.makeContainer(for: Self.allModels, in: dir)
         let ctx = ModelContext(container)
         let animals = Category(name: "animals")
         animals.words = [Word(text: "cat"), Word(text: "dog")]
@@ -148,8 +148,8 @@ struct StorageTests {
 
     @Test("Unique attributes and #Index declarations become SQLite indexes (UNQ, #Index)")
     func indexesFromDeclarations() throws {
-        let dir = TemporaryDirectory("storage-index")
-        _ = try makeContainer(.disk, Self.allModels + [SchNote.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "storage-index")
+        _ = try StoreKind.disk.makeContainer(for: Self.allModels + [SchNote.self], in: dir)
         let db = try raw(dir)
         let category = try indexes(db, "ZCATEGORY")
         #expect(category.contains { $0.name == "Z_Category_UNIQUE_name" && $0.unique && $0.columns == ["ZNAME"] }, "\(category)")
@@ -170,8 +170,8 @@ struct StorageTests {
 
     @Test("The on-disk store is in WAL mode")
     func walJournal() throws {
-        let dir = TemporaryDirectory("storage-wal")
-        let container = try makeContainer(.disk, [User.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "storage-wal")
+        let container = try StoreKind.disk.makeContainer(for: [User.self], in: dir)
         let ctx = ModelContext(container)
         ctx.insert(User(id: UUID(), name: "a", joined: Date(timeIntervalSinceReferenceDate: 0)))
         try ctx.save()
@@ -181,8 +181,8 @@ struct StorageTests {
 
     @Test("Values are bound: a hostile string is stored verbatim and no table is dropped")
     func valuesAreBound() throws {
-        let dir = TemporaryDirectory("storage-bound")
-        let container = try makeContainer(.disk, Self.allModels, in: dir)
+        let dir = try ScratchDirectory(prefix: "storage-bound")
+        let container = try StoreKind.disk.makeContainer(for: Self.allModels, in: dir)
         let evil = "x'); DROP TABLE \"ZWORD\"; DROP TABLE ZCATEGORY; -- \" ' ; ?1 :a"
         let ctx = ModelContext(container)
         let c = Category(name: evil)
@@ -203,8 +203,8 @@ struct StorageTests {
 
     @Test("Column types and values follow store-format README §3 (UUID 16-byte BLOB, Date REAL since 2001, enum raw value, Codable struct as composite columns, Decimal number)")
     func storageClasses() throws {
-        let dir = TemporaryDirectory("storage-classes")
-        let container = try makeContainer(.disk, [Everything.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "storage-classes")
+        let container = try StoreKind.disk.makeContainer(for: [Everything.self], in: dir)
         let ctx = ModelContext(container)
         let e = Everything()
         e.uuid = UUID(uuidString: "00112233-4455-6677-8899-AABBCCDDEEFF")!
@@ -235,213 +235,12 @@ struct StorageTests {
         #expect(back.address == Address(street: "s", city: "c") && back.list == ["a", "b"] && back.mood == .busy)
     }
 
-    // MARK: Inheritance queries
-
-    private func insertTrips(_ ctx: ModelContext) {
-        ctx.insert(Trip(name: "t1", days: 1))
-        ctx.insert(BusinessTrip(name: "b1", days: 2, perdiem: 80))
-        ctx.insert(BusinessTrip(name: "b2", days: 3, perdiem: 120))
-        ctx.insert(PersonalTrip(name: "p1", days: 4, reason: "r1"))
-        ctx.insert(PersonalTrip(name: "p2", days: 5, reason: "r2"))
-        ctx.insert(PersonalTrip(name: "p3", days: 6, reason: "r3"))
-    }
-
-    @Test("INH-01: fetching the base returns every subclass instance with its dynamic type", arguments: StoreKind.allCases)
-    func inh01(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("inh01")
-        let container = try makeContainer(kind, Self.tripModels, in: dir)
-        let ctx = ModelContext(container)
-        insertTrips(ctx)
-        try ctx.save()
-        let reader = ModelContext(container)
-        defer { withExtendedLifetime(reader) {} }
-        let trips = try reader.fetch(FetchDescriptor<Trip>())
-        #expect(trips.count == 6)
-        #expect(trips.filter { $0 is BusinessTrip }.count == 2)
-        #expect(trips.filter { $0 is PersonalTrip }.count == 3)
-        #expect(trips.filter { type(of: $0) == Trip.self }.count == 1)
-        let b2 = try #require(trips.first { $0.name == "b2" } as? BusinessTrip)
-        #expect(b2.perdiem == 120)
-        #expect(b2.days == 3)
-        let p3 = try #require(trips.first { $0.name == "p3" } as? PersonalTrip)
-        #expect(p3.reason == "r3")
-    }
-
-    @Test("INH-02/08: fetching a subclass returns its subtree only", arguments: StoreKind.allCases)
-    func inh02and08(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("inh02")
-        let container = try makeContainer(kind, Self.tripModels, in: dir)
-        let ctx = ModelContext(container)
-        insertTrips(ctx)
-        ctx.insert(ExecutiveTrip(name: "e1", days: 7, perdiem: 500, lounge: "Gold"))
-        try ctx.save()
-        let fresh = ModelContext(container)
-        defer { withExtendedLifetime(fresh) {} }
-        let business = try fresh.fetch(FetchDescriptor<BusinessTrip>())
-        #expect(Set(business.map(\.name)) == ["b1", "b2", "e1"])
-        #expect((business.first { $0.name == "e1" } as? ExecutiveTrip)?.lounge == "Gold")
-        let personal = try fresh.fetch(FetchDescriptor<PersonalTrip>())
-        #expect(Set(personal.map(\.name)) == ["p1", "p2", "p3"])
-        let executive = try fresh.fetch(FetchDescriptor<ExecutiveTrip>())
-        #expect(executive.map(\.name) == ["e1"])
-        let all = try fresh.fetch(FetchDescriptor<Trip>())
-        #expect(all.count == 7)
-        #expect(all.contains { $0 is ExecutiveTrip })
-        // One instance per row: the executive trip fetched through Trip and BusinessTrip is the same object.
-        #expect(all.first { $0.name == "e1" } === business.first { $0.name == "e1" })
-    }
-
-    @Test("INH-03: counts per level of the hierarchy", arguments: StoreKind.allCases)
-    func inh03(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("inh03")
-        let container = try makeContainer(kind, Self.tripModels, in: dir)
-        let ctx = ModelContext(container)
-        insertTrips(ctx)
-        ctx.insert(ExecutiveTrip(name: "e1", days: 7, perdiem: 500, lounge: "Gold"))
-        try ctx.save()
-        let fresh = ModelContext(container)
-        defer { withExtendedLifetime(fresh) {} }
-        #expect(try fresh.fetchCount(FetchDescriptor<Trip>()) == 7)
-        #expect(try fresh.fetchCount(FetchDescriptor<BusinessTrip>()) == 3)
-        #expect(try fresh.fetchCount(FetchDescriptor<ExecutiveTrip>()) == 1)
-        #expect(try fresh.fetchCount(FetchDescriptor<PersonalTrip>()) == 3)
-    }
-
-    @Test("INH-07: a to-many typed as the base holds mixed subclasses after refetch", arguments: StoreKind.allCases)
-    func inh07(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("inh07")
-        let container = try makeContainer(kind, Self.tripModels, in: dir)
-        let ctx = ModelContext(container)
-        let ann = Traveler(name: "Ann")
-        ann.trips = [Trip(name: "t", days: 1), BusinessTrip(name: "b", days: 2, perdiem: 10),
-                     ExecutiveTrip(name: "e", days: 3, perdiem: 20, lounge: "L"), PersonalTrip(name: "p", days: 4, reason: "r")]
-        ctx.insert(ann)
-        ctx.insert(Traveler(name: "Bob"))
-        try ctx.save()
-
-        let fresh = ModelContext(container)
-        defer { withExtendedLifetime(fresh) {} }
-
-        defer { withExtendedLifetime(fresh) {} }
-        let travelers = try fresh.fetch(FetchDescriptor<Traveler>())
-        let back = try #require(travelers.first { $0.name == "Ann" })
-        let byName = Dictionary(uniqueKeysWithValues: back.trips.map { ($0.name, $0) })
-        #expect(byName.count == 4)
-        #expect(type(of: try #require(byName["t"])) == Trip.self)
-        #expect(type(of: try #require(byName["b"])) == BusinessTrip.self)
-        #expect((byName["e"] as? ExecutiveTrip)?.lounge == "L")
-        #expect((byName["p"] as? PersonalTrip)?.reason == "r")
-        #expect(back.trips.allSatisfy { $0.traveler === back })
-        #expect(travelers.first { $0.name == "Bob" }?.trips.isEmpty == true)
-    }
-
     // MARK: Relationships
-
-    @Test("Many-to-many round-trips in both directions (REL-02)", arguments: StoreKind.allCases)
-    func manyToMany(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("m2m")
-        let container = try makeContainer(kind, [Product.self], in: dir)
-        let ctx = ModelContext(container)
-        let p1 = Product(name: "p1", price: 1), p2 = Product(name: "p2", price: 2)
-        let red = Tag(label: "red"), blue = Tag(label: "blue")
-        ctx.insert(p1)
-        ctx.insert(p2)
-        p1.tags = [red, blue]          // set from the product side
-        blue.products.append(p2)       // set from the tag side
-        #expect(red.products.map(\.name) == ["p1"], "inverse updated before save")
-        #expect(p2.tags.map(\.label) == ["blue"], "inverse updated before save")
-        try ctx.save()
-
-        let fresh = ModelContext(container)
-        defer { withExtendedLifetime(fresh) {} }
-
-        defer { withExtendedLifetime(fresh) {} }
-        let products = try fresh.fetch(FetchDescriptor<Product>())
-        let tags = try fresh.fetch(FetchDescriptor<Tag>())
-        #expect(tags.count == 2)
-        #expect(Set(try #require(products.first { $0.name == "p1" }).tags.map(\.label)) == ["red", "blue"])
-        #expect(try #require(products.first { $0.name == "p2" }).tags.map(\.label) == ["blue"])
-        #expect(Set(try #require(tags.first { $0.label == "blue" }).products.map(\.name)) == ["p1", "p2"])
-        #expect(try #require(tags.first { $0.label == "red" }).products.map(\.name) == ["p1"])
-
-        // Remove a link from the tag side; the product side sees it after refetch.
-        let blueAgain = try #require(tags.first { $0.label == "blue" })
-        blueAgain.products.removeAll { $0.name == "p1" }
-        try fresh.save()
-        let third = ModelContext(container)
-        defer { withExtendedLifetime(third) {} }
-        let p1Back = try #require(try third.fetch(FetchDescriptor<Product>()).first { $0.name == "p1" })
-        #expect(p1Back.tags.map(\.label) == ["red"])
-        #expect(try third.fetchCount(FetchDescriptor<Tag>()) == 2, "unlinking deletes nothing (REL-03)")
-    }
-
-    @Test("Cascade: deleting a Category deletes its Words after save (DEL)", arguments: StoreKind.allCases)
-    func cascadeDelete(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("cascade")
-        let container = try makeContainer(kind, [Category.self], in: dir)
-        let ctx = ModelContext(container)
-        let animals = Category(name: "animals"), plants = Category(name: "plants")
-        animals.words = [Word(text: "cat"), Word(text: "dog"), Word(text: "owl")]
-        plants.words = [Word(text: "fern")]
-        ctx.insert(animals)
-        ctx.insert(plants)
-        try ctx.save()
-        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Word>()) == 4, "REL-01: the graph was inserted")
-
-        let del = ModelContext(container)
-        let target = try #require(try del.fetch(FetchDescriptor<Category>()).first { $0.name == "animals" })
-        del.delete(target)
-        try del.save()
-        let fresh = ModelContext(container)
-        defer { withExtendedLifetime(fresh) {} }
-        #expect(try fresh.fetch(FetchDescriptor<Category>()).map(\.name) == ["plants"])
-        let words = try fresh.fetch(FetchDescriptor<Word>())
-        #expect(words.map(\.text) == ["fern"])
-        #expect(words.first?.category?.name == "plants")
-    }
-
-    @Test("Nullify (the default): deleting one side clears the inverse (DEL)", arguments: StoreKind.allCases)
-    func nullifyDelete(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("nullify")
-        let container = try makeContainer(kind, [SchAuthor.self, Product.self], in: dir)
-        let ctx = ModelContext(container)
-        let author = SchAuthor(name: "Ann")
-        author.books = [SchBook(title: "one"), SchBook(title: "two")]
-        ctx.insert(author)
-        let p = Product(name: "p", price: 1)
-        p.tags = [Tag(label: "keep"), Tag(label: "drop")]
-        ctx.insert(p)
-        try ctx.save()
-
-        let del = ModelContext(container)
-        let a = try #require(try del.fetch(FetchDescriptor<SchAuthor>()).first)
-        let books = a.books
-        #expect(books.count == 2)
-        del.delete(a)
-        let drop = try #require(try del.fetch(FetchDescriptor<Tag>()).first { $0.label == "drop" })
-        let product = try #require(try del.fetch(FetchDescriptor<Product>()).first)
-        #expect(product.tags.count == 2)
-        del.delete(drop)
-        try del.save()
-        #expect(books.allSatisfy { $0.author == nil }, "in-memory inverse cleared")
-        #expect(product.tags.map(\.label) == ["keep"], "in-memory inverse cleared")
-
-        let fresh = ModelContext(container)
-        defer { withExtendedLifetime(fresh) {} }
-
-        defer { withExtendedLifetime(fresh) {} }
-        let freshBooks = try fresh.fetch(FetchDescriptor<SchBook>())
-        #expect(freshBooks.count == 2, "nullify deletes nothing")
-        #expect(freshBooks.allSatisfy { $0.author == nil })
-        #expect(try fresh.fetchCount(FetchDescriptor<SchAuthor>()) == 0)
-        #expect(try fresh.fetch(FetchDescriptor<Product>()).first?.tags.map(\.label) == ["keep"])
-        #expect(try fresh.fetch(FetchDescriptor<Tag>()).map(\.label) == ["keep"])
-    }
 
     @Test("Nullify on disk: the foreign-key column and join rows are cleared")
     func nullifyOnDiskColumns() throws {
-        let dir = TemporaryDirectory("nullify-sql")
-        let container = try makeContainer(.disk, [Category.self, Product.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "nullify-sql")
+        let container = try StoreKind.disk.makeContainer(for: [Category.self, Product.self], in: dir)
         let ctx = ModelContext(container)
         let w = Word(text: "lonely")
         let c = Category(name: "c")

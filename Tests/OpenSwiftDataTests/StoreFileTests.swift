@@ -188,7 +188,7 @@ struct StoreFileTests {
 
     @Test("describe and verifyStore give one-line typed errors for a file that is no Core Data store")
     func describeErrors() throws {
-        let dir = TemporaryDirectory("storefile")
+        let dir = try ScratchDirectory(prefix: "storefile")
         let text = dir.file("notes.store")
         try Data("hello, this is not a database at all, just text\n".utf8).write(to: text)
         let plain = dir.file("plain.sqlite")

@@ -53,8 +53,8 @@ enum TagListTransforming: ValueTransforming {
 struct ValueTransformerTests {
     @Test("a ValueTransformer subclass stores a transformable attribute", arguments: StoreKind.allCases)
     func transformerRoundTrip(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("transformer")
-        let container = try makeContainer(kind, [Palette.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "transformer")
+        let container = try kind.makeContainer(for: [Palette.self], in: dir)
         let writer = ModelContext(container)
         writer.insert(Palette(name: "sea", primary: Swatch(red: 0, green: 80, blue: 200), tags: ["cool", "blue"]))
         writer.insert(Palette(name: "sun", primary: Swatch(red: 250, green: 200, blue: 0), accent: Swatch(red: 1, green: 2, blue: 3)))

@@ -36,7 +36,7 @@ struct ReadmeExampleTests {
         #expect(try context.fetchCount(FetchDescriptor<Song>()) == 1, "cascade")
     }
 
-    @Test("the history example: the widget's changes since a token (HIS-04, HIS-05)")
+    @Test("the history example: the widget's changes since a token (the behaviour: history suite, HIS-04, HIS-05)")
     func history() throws {
         let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let app = ModelContext(container), widget = ModelContext(container)
@@ -67,7 +67,7 @@ struct ReadmeExampleTests {
         try context.save()
     }
 
-    @Test("the migrations example: a V1 store opens as V2 through the custom stage (MIG-03, MIG-06)")
+    @Test("the migrations example: a V1 store opens as V2 through the custom stage (the behaviour: migrations suite, MIG-03, MIG-06)")
     func migrations() throws {
         let scratch = try ScratchDirectory(prefix: "readme-notes")
         let url = scratch.url.appendingPathComponent("notes.store")

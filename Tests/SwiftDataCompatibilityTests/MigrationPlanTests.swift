@@ -79,7 +79,7 @@ enum SampleTripsMigrationPlan: SchemaMigrationPlan {
 
 @Suite("Compatibility: a WWDC-style migration plan")
 struct MigrationPlanTests {
-    @Test("MIG-03 MIG-06 de-duplicate in willMigrate, then rename with originalName")
+    @Test("a user-written plan compiles in Swift 5 mode: de-duplicate in willMigrate, then rename with originalName (the behaviour: migrations suite, MIG-03, MIG-06)")
     func migratesTrips() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("wwdc-trips-\(UUID().uuidString).store")
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) } }

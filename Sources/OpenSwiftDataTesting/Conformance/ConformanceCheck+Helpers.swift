@@ -9,7 +9,7 @@ extension ConformanceCheck {
     /// try check.expectEqual(try check.storedCount(ConformanceRoom.self, in: container), 0, "rooms left")
     /// ```
     public func storedCount<T: PersistentModel>(_ type: T.Type, in container: ModelContainer) throws -> Int {
-        try ModelContext(reopen(container)).fetchCount(FetchDescriptor<T>())
+        try OpenSwiftDataTesting.storedCount(type, in: reopen(container))
     }
 
     /// The stored `T`s, sorted by `key`, read through a fresh context on a reopened container.

@@ -20,6 +20,23 @@ import OpenSwiftData
     }
 }
 
+/// The tutorial user, unique on a UUID (UNQ-10): the key is stored as 16 bytes and an upsert
+/// overwrites the other attributes, a `Date` included.
+@Model public final class ConformanceUser {
+    /// The unique key.
+    @Attribute(.unique) public var id: UUID
+    /// The user's name.
+    public var name: String
+    /// When the user joined.
+    public var joined: Date
+    /// A user with an identifier, a name and a joining date.
+    public init(id: UUID, name: String, joined: Date) {
+        self.id = id
+        self.name = name
+        self.joined = joined
+    }
+}
+
 /// A row unique on the pair (`first`, `second`) through `#Unique` (compound uniqueness).
 @Model public final class ConformancePair {
     #Unique<ConformancePair>([\.first, \.second])

@@ -32,6 +32,29 @@ public enum StoreKind: String, CaseIterable, Codable, Sendable, CustomStringConv
                                       configurations: [ModelConfiguration(url: directory.appendingPathComponent("\(name).store"))])
         }
     }
+
+    /// A new, empty container of this kind for `types`; on disk, the file is `name.store` in `directory`.
+    ///
+    /// ```swift
+    /// @Test(arguments: StoreKind.allCases) func counts(store: StoreKind) throws {
+    ///     let scratch = try ScratchDirectory(prefix: "counts")
+    ///     let container = try store.makeContainer(for: [Item.self], in: scratch)
+    /// }
+    /// ```
+    public func makeContainer(for types: [any PersistentModel.Type], in directory: ScratchDirectory,
+                              name: String = "store") throws -> ModelContainer {
+        try makeContainer(Schema(types), in: directory.url, name: name)
+    }
+}
+
+/// How many `T`s `container` holds, counted through a new context (so no context's pending
+/// changes are included).
+///
+/// ```swift
+/// #expect(try storedCount(Item.self, in: container) == 3)
+/// ```
+public func storedCount<T: PersistentModel>(_ type: T.Type, in container: ModelContainer) throws -> Int {
+    try ModelContext(container).fetchCount(FetchDescriptor<T>())
 }
 
 /// A uniquely named temporary directory, removed (with everything in it) when this object goes away.
@@ -53,6 +76,13 @@ public final class ScratchDirectory: @unchecked Sendable {
         self.keep = keep
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
+
+    /// The location of `name` inside the directory.
+    ///
+    /// ```swift
+    /// let store = scratch.file("store.store")
+    /// ```
+    public func file(_ name: String) -> URL { url.appendingPathComponent(name) }
 
     deinit {
         // try?: best-effort cleanup of scratch files; a leftover is harmless and must not mask the real result.

@@ -46,7 +46,7 @@ public final class FixtureDatabase {
         if let migrationPlan {
             // The fixture's pages as they are onto a scratch file with its own identifier, then
             // the plan migrates that file; the in-memory store is loaded from the result.
-            let dir = try FixtureFile.temporaryDirectory("open")
+            let dir = try ScratchDirectory(prefix: "openswiftdata-fixture-open", keep: true).url
             let copy = dir.appendingPathComponent(url.lastPathComponent)
             do {
                 try FixtureDatabase.rawCopy(url, to: copy)
@@ -77,7 +77,7 @@ public final class FixtureDatabase {
             container = try ModelContainer(for: schema, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
             try container.restore(from: url)
         case .disk:
-            let dir = try FixtureFile.temporaryDirectory("open")
+            let dir = try ScratchDirectory(prefix: "openswiftdata-fixture-open", keep: true).url
             let copy = dir.appendingPathComponent(url.lastPathComponent)
             do {
                 // A new store, then the fixture's pages through SQLite's backup API: the file is

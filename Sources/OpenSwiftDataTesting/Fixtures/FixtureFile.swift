@@ -35,7 +35,7 @@ public enum FixtureFile {
     @discardableResult
     public static func write(_ fixture: Fixture, schema: Schema, name: String, scale: Int, to url: URL,
                              progress: ((FixtureProgress) -> Void)? = nil) throws -> FixtureManifest {
-        let work = try temporaryDirectory("write")
+        let work = try ScratchDirectory(prefix: "openswiftdata-fixture-write", keep: true).url
         // try?: best-effort cleanup of scratch files; a leftover is harmless and must not mask the real result.
         defer { try? FileManager.default.removeItem(at: work) }
         let store = work.appendingPathComponent("generate.store")
@@ -156,7 +156,7 @@ public enum FixtureFile {
                                      "\(displayPath(FixtureManifest.url(for: url))): names schema '\(manifest.schema)' with traits \(manifest.traits), which this harness cannot regenerate; verify without --regenerate",
                                      url: url)
             }
-            let work = try temporaryDirectory("verify")
+            let work = try ScratchDirectory(prefix: "openswiftdata-fixture-verify", keep: true).url
             // try?: best-effort cleanup of scratch files; a leftover is harmless and must not mask the real result.
             defer { try? FileManager.default.removeItem(at: work) }
             let again = try write(sample, seed: manifest.seed, scale: manifest.scale, traits: traits,
@@ -167,14 +167,6 @@ public enum FixtureFile {
         }
         return Verification(manifest: manifest, content: content, integrityProblems: integrityProblems,
                             mismatches: mismatches)
-    }
-
-    /// A new private directory under the system's temporary directory.
-    static func temporaryDirectory(_ purpose: String) throws -> URL {
-        let dir = FileManager.default.temporaryDirectory
-            .appendingPathComponent("openswiftdata-fixture-\(purpose)-\(ProcessInfo.processInfo.globallyUniqueString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir
     }
 }
 

@@ -34,8 +34,8 @@ import OpenSwiftData
 }
 
 /// A container of `kind` holding `rows` ``PlanItem``s, analysed so the planner sees the data.
-func makePlanContainer(_ kind: StoreKind, rows: Int, in dir: TemporaryDirectory) throws -> ModelContainer {
-    let container = try makeContainer(kind, [PlanItem.self], in: dir)
+func makePlanContainer(_ kind: StoreKind, rows: Int, in dir: ScratchDirectory) throws -> ModelContainer {
+    let container = try kind.makeContainer(for: [PlanItem.self], in: dir)
     let context = ModelContext(container)
     for i in 0..<rows { context.insert(PlanItem.row(i)) }
     try context.save()

@@ -84,6 +84,9 @@ extension ConformanceSuite {
                 other.delete(a[0])
                 try other.save()
                 try check.expectEqual(try check.stored(ConformanceCascaded.self, in: container, key: \.label), ["b1", "b2", "b3"], "children left")
+                let owners = try check.stored(ConformanceCascaded.self, in: container) { "\($0.label):\($0.owner?.name ?? "-")" }
+                try check.expectEqual(owners, ["b1:b", "b2:b", "b3:b"], "the children left keep their owner")
+                try check.expectEqual(try check.stored(ConformanceOwner.self, in: container, key: \.name), ["b"], "owners left")
             },
             ConformanceCase(suite: "deleteRules", id: "DEL-03", title: "cascade through a to-one deletes the target") { check in
                 let container = try check.container(for: ConformanceVoyage.self, ConformanceLodging.self)
@@ -183,16 +186,52 @@ extension ConformanceSuite {
                 try context.save()
                 context.delete(full)
                 let error = try check.expectError(SwiftDataError.deleteRuleDenied, "save of a denied delete") { try context.save() }
+                try check.expectEqual(error.entityName, "ConformanceOwner", "model named by the error")
                 try check.expectEqual(error.relationshipName, "denied", "relationship named by the error")
                 try check.expectEqual(try check.storedCount(ConformanceOwner.self, in: container), 2, "owners stored after the refused save")
                 try check.expect(context.deletedModelsArray.contains { $0 === full }, "the delete stays pending", actual: "not pending")
                 context.rollback()
                 try check.expectEqual(full.isDeleted, false, "isDeleted after rollback")
                 try check.expect(child.owner === full, "the child keeps its owner after rollback", actual: "owner changed")
+                try check.expectEqual(try context.fetchCount(FetchDescriptor<ConformanceOwner>()), 2, "owners the context counts after rollback")
                 context.delete(empty)
                 try check.expectNoError("save deleting an owner with no denied children") { try context.save() }
                 try check.expectEqual(try check.stored(ConformanceOwner.self, in: container, key: \.name), ["full"], "owners left")
                 try check.expectEqual(try check.storedCount(ConformanceDenied.self, in: container), 1, "denied children left")
+            },
+            ConformanceCase(suite: "deleteRules", id: "DEL-08", title: "[REC] .deny at processPendingChanges does not throw; the save does; deleting the children too is legal") { check in
+                let container = try check.container(for: ConformanceOwner.self)
+                let context = ModelContext(container)
+                let owner = ConformanceOwner(name: "o")
+                owner.denied = [ConformanceDenied(label: "d")]
+                context.insert(owner)
+                try context.save()
+                context.delete(owner)
+                context.processPendingChanges()
+                try check.expectEqual(owner.isDeleted, true, "the owner is pending-deleted after processPendingChanges")
+                try check.expectError(SwiftDataError.deleteRuleDenied, "save after processPendingChanges") { try context.save() }
+                for child in owner.denied { context.delete(child) }
+                try check.expectNoError("save deleting the owner with its denied children") { try context.save() }
+                try check.expectEqual(try check.storedCount(ConformanceOwner.self, in: container), 0, "owners left")
+                try check.expectEqual(try check.storedCount(ConformanceDenied.self, in: container), 0, "denied children left")
+            },
+            ConformanceCase(suite: "deleteRules", id: "DEL-08", title: "[REC] .deny through a batch delete: save throws, deletes nothing; a batch of empty owners deletes") { check in
+                let container = try check.container(for: ConformanceOwner.self)
+                let context = ModelContext(container)
+                let full = ConformanceOwner(name: "full")
+                full.denied = [ConformanceDenied(label: "d")]
+                context.insert(full)
+                context.insert(ConformanceOwner(name: "empty"))
+                try context.save()
+                try context.delete(model: ConformanceOwner.self)
+                try check.expectError(SwiftDataError.deleteRuleDenied, "save of a denied batch delete") { try context.save() }
+                try check.expectEqual(try check.storedCount(ConformanceOwner.self, in: container), 2, "owners stored after the refused save")
+                try check.expectEqual(context.hasChanges, true, "the batch delete stays pending")
+                context.rollback()
+                try check.expectEqual(try context.fetchCount(FetchDescriptor<ConformanceOwner>()), 2, "owners the context counts after rollback")
+                try context.delete(model: ConformanceOwner.self, where: #Predicate { $0.name == "empty" })
+                try check.expectNoError("batch delete of the empty owner") { try context.save() }
+                try check.expectEqual(try check.stored(ConformanceOwner.self, in: container, key: \.name), ["full"], "owners left")
             },
             ConformanceCase(suite: "deleteRules", id: "DEL-09", title: "deleting an unsaved insert drops it: nothing written, no changes left") { check in
                 let container = try check.container(for: ConformanceParent.self, ConformanceChild.self)
@@ -223,6 +262,21 @@ extension ConformanceSuite {
                 try check.expect(parent.modelContext == nil, "modelContext after save", expected: "nil", actual: "a context")
                 try check.expectEqual(parent.name, "p", "reading an attribute after save")
                 try check.expectEqual(try check.storedCount(ConformanceParent.self, in: container), 0, "stored after save")
+            },
+            ConformanceCase(suite: "deleteRules", id: "DEL-10", title: "a deleted child's to-one reads nil after the save; its parent's list drops it") { check in
+                let container = try check.container(for: ConformanceParent.self, ConformanceChild.self)
+                let context = ModelContext(container)
+                let parent = ConformanceParent(name: "p")
+                let kitchen = ConformanceChild(name: "kitchen"), hall = ConformanceChild(name: "hall")
+                parent.children = [kitchen, hall]
+                context.insert(parent)
+                try context.save()
+                context.delete(kitchen)
+                try context.save()
+                try check.expect(kitchen.parent == nil, "the deleted child's parent after save", expected: "nil", actual: "still set")
+                try check.expectEqual(parent.children.map(\.name), ["hall"], "the parent's children after save")
+                try check.expectEqual(try check.storedCount(ConformanceParent.self, in: container), 1, "parents stored")
+                try check.expectEqual(try check.stored(ConformanceChild.self, in: container, key: \.name), ["hall"], "children stored")
             },
             ConformanceCase(suite: "deleteRules", id: "DEL-11", title: "batch delete is deferred until save") { check in
                 let container = try check.container(for: ConformanceParent.self, ConformanceChild.self)
@@ -277,10 +331,15 @@ extension ConformanceSuite {
                 let part = ConformancePart(name: "p", machine: machine)
                 context.insert(part)
                 try context.save()
+                let storedParts = try ModelContext(try check.reopen(container)).fetch(FetchDescriptor<ConformanceMachine>()).first?.parts.map(\.name)
+                try check.expectEqual(storedParts, ["p"], "the stored machine's parts (inverse of the mandatory to-one)")
                 try context.delete(model: ConformanceMachine.self)
+                context.processPendingChanges()
+                try check.expect(part.machine === machine, "the part keeps its machine until the save", actual: "machine changed")
                 let error = try check.expectError(SwiftDataError.modelValidationFailure, "save of a batch delete leaving a mandatory to-one dangling") {
                     try context.save()
                 }
+                try check.expectEqual(error.entityName, "ConformancePart", "model named by the error")
                 try check.expectEqual(error.relationshipName, "machine", "relationship named by the error")
                 try check.expectEqual(try check.storedCount(ConformanceMachine.self, in: container), 1, "machines stored")
                 context.rollback()

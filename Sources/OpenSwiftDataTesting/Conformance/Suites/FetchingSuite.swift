@@ -56,6 +56,10 @@ extension ConformanceSuite {
                 try check.expectEqual(try context.fetchCount(d), 5, "with offset 3")
                 d.fetchLimit = 4
                 try check.expectEqual(try context.fetchCount(d), 4, "with offset 3, limit 4")
+                d.fetchOffset = 20
+                try check.expectEqual(try context.fetchCount(d), 0, "with offset 20")
+                try check.expectEqual(try context.fetchCount(FetchDescriptor<ConformanceRecord>(predicate: #Predicate { $0.number > 100 })), 0,
+                                      "count of a predicate nothing matches")
                 for offset in [0, 5, 9, 10] {
                     for limit in [nil, 0, 1, 3] as [Int?] {
                         try check.within("offset=\(offset) limit=\(limit.map(String.init) ?? "nil")") {
@@ -148,6 +152,11 @@ extension ConformanceSuite {
                                       expected, ".lexical")
                 try check.expectEqual(try context.fetch(FetchDescriptor<ConformanceRecord>(sortBy: [SortDescriptor(\.name, order: .reverse)])).map(\.name),
                                       expected.reversed(), "reverse")
+                let below = try check.expectSwiftAgrees(#Predicate<ConformanceRecord> { $0.name < "a" }, in: context, key: \.name, "name < \"a\"")
+                try check.expectEqual(below, ["", "10", "2", "B", "Z"], "names < \"a\"")
+                let between = try check.expectSwiftAgrees(#Predicate<ConformanceRecord> { $0.name >= "B" && $0.name <= "a" }, in: context,
+                                                          key: \.name, "\"B\" <= name <= \"a\"")
+                try check.expectEqual(between, ["B", "Z", "a"], "names from \"B\" to \"a\"")
             },
             ConformanceCase(suite: "fetching", id: "FET-07", title: "[REC] a pending insert takes part in sort, offset, limit and count") { check in
                 let context = try numbered(check, [1, 3, 5, 7])
@@ -167,11 +176,20 @@ extension ConformanceSuite {
                 try check.expectEqual(try context.fetch(d).map(\.number), [2, 1], "reverse page")
                 d.includePendingChanges = false
                 try check.expectEqual(try context.fetch(d).map(\.number), [1], "reverse page without pending changes")
+                // Predicates filter pending inserts too.
+                var small = FetchDescriptor<ConformanceRecord>(predicate: #Predicate { $0.number < 3 }, sortBy: [SortDescriptor(\.number)])
+                try check.expectEqual(try context.fetch(small).map(\.number), [1, 2], "number < 3 with the pending insert")
+                context.insert(ConformanceRecord(name: "p9", number: 9))
+                try check.expectEqual(try context.fetch(small).map(\.number), [1, 2], "a pending insert the predicate rejects")
+                small.includePendingChanges = false
+                try check.expectEqual(try context.fetch(small).map(\.number), [1], "number < 3 without pending changes")
+                try check.expectEqual(try context.fetchCount(small), 1, "count of number < 3 without pending changes")
             },
             ConformanceCase(suite: "fetching", id: "FET-07", title: "[REC] pending changes and deletes of stored rows are reflected in fetch and fetchCount") { check in
                 let context = try numbered(check, 1...10)
                 let all = try context.fetch(FetchDescriptor<ConformanceRecord>(sortBy: [SortDescriptor(\.number)]))
                 let small = FetchDescriptor<ConformanceRecord>(predicate: #Predicate { $0.number <= 3 }, sortBy: [SortDescriptor(\.number)])
+                try check.expectEqual(try context.fetchCount(small), 3, "count of small numbers before the changes")
                 all[0].number = 50     // 1 leaves the set
                 all[8].number = 0      // 9 joins it, first
                 context.delete(all[1]) // 2 is deleted
@@ -182,6 +200,9 @@ extension ConformanceSuite {
                 var top = FetchDescriptor<ConformanceRecord>(sortBy: [SortDescriptor(\.number, order: .reverse)])
                 top.fetchLimit = 2
                 try check.expectEqual(try context.fetch(top).map(\.number), [50, 10], "top two")
+                var storeOnly = small
+                storeOnly.includePendingChanges = false
+                try check.expectEqual(try context.fetchCount(storeOnly), 3, "count of small numbers in the store only")
                 try context.save()
                 try check.expectEqual(try ModelContext(try check.reopen(context.container)).fetch(small).map(\.number), [-1, 0, 3], "stored after save")
             },
@@ -207,6 +228,7 @@ extension ConformanceSuite {
                 let ids = try context.fetchIdentifiers(d)
                 try check.expectEqual(ids, try context.fetch(d).map(\.persistentModelID), "identifiers vs fetch")
                 try check.expect(ids.allSatisfy { !$0.isTemporary }, "identifiers are permanent", actual: "a temporary identifier")
+                try check.expect(ids.allSatisfy { $0.entityName == "ConformanceRecord" }, "identifiers name the entity", actual: "another entity")
                 let other = ModelContext(try check.reopen(context.container))
                 let numbers = ids.compactMap { other.model(for: $0) as? ConformanceRecord }.map(\.number)
                 try check.expectEqual(numbers, [10, 9, 8, 7, 6], "numbers of the resolved identifiers")
@@ -239,6 +261,7 @@ extension ConformanceSuite {
                     try check.within("batchSize=\(batch)") {
                         let batched = try context.fetch(d, batchSize: batch)
                         try check.expectEqual(batched.count, plain.count, "count")
+                        try check.expectEqual(batched.count, try context.fetchCount(d), "count vs fetchCount")
                         try check.expectEqual(batched.map(\.number), plain.map(\.number), "elements in order")
                         try check.expect(zip(batched, plain).allSatisfy { $0 === $1 }, "the same registered instances", actual: "different instances")
                     }
@@ -271,6 +294,16 @@ extension ConformanceSuite {
                         try check.expectEqual(collected.sorted(), Array(1...7), "numbers collected over the pages")
                     }
                 }
+                // Same with a pending insert among the equal keys.
+                context.insert(ConformanceRecord(name: "same", number: 8))
+                var withPending: [Int] = []
+                for offset in stride(from: 0, to: 10, by: 2) {
+                    var d = FetchDescriptor<ConformanceRecord>(sortBy: [SortDescriptor(\.name)])
+                    d.fetchOffset = offset
+                    d.fetchLimit = 2
+                    withPending += try context.fetch(d).map(\.number)
+                }
+                try check.expectEqual(withPending.sorted(), Array(1...8), "numbers collected over the pages with a pending insert")
             },
         ])
     }

@@ -119,6 +119,11 @@ extension ConformanceSuite {
                                  "the electric car is not among trucks", actual: "present")
                 let ev = try context.fetch(FetchDescriptor<ConformanceElectricCar>())
                 try check.expectEqual(ev.map(\.name), ["ev"], "electric cars")
+                // One instance per row: the grandchild fetched through each ancestor is the same object.
+                let viaBase = try context.fetch(FetchDescriptor<ConformanceVehicle>()).first { $0.name == "ev" }
+                let viaCar = try context.fetch(FetchDescriptor<ConformanceCar>()).first { $0.name == "ev" }
+                try check.expect(viaBase != nil && viaBase === viaCar && viaCar === ev.first, "one instance for the row through Vehicle, Car and ElectricCar",
+                                 actual: "different instances")
                 // An edit through the grandchild updates base and middle attributes alike.
                 ev[0].name = "ev2"
                 ev[0].seats = 2

@@ -27,11 +27,14 @@ extension ConformanceSuite {
                 let permanent = record.persistentModelID
                 try check.expectEqual(permanent.isTemporary, false, "isTemporary after save")
                 try check.expect(permanent != temporary, "the permanent identifier differs from the temporary one", actual: "equal")
+                try check.expect(permanent.primaryKey != nil, "the permanent identifier has a primary key", actual: "nil")
+                try check.expect(permanent.storeIdentifier != nil, "the permanent identifier names its store", actual: "nil")
                 try check.expectEqual(context.insertedModelsArray.count + context.changedModelsArray.count + context.deletedModelsArray.count, 0,
                                       "pending models after save")
                 try check.expectEqual(try context.fetch(FetchDescriptor<ConformanceRecord>()).map(\.persistentModelID), [permanent], "identifier on refetch")
                 let fresh = try ModelContext(try check.reopen(container)).fetch(FetchDescriptor<ConformanceRecord>())
                 try check.expectEqual(fresh.map(\.persistentModelID), [permanent], "identifier in a reopened store")
+                try check.expectEqual(fresh.map(\.name), ["a"], "name in a reopened store")
             },
             ConformanceCase(suite: "lifecycle", id: "CTX-02", title: "a change to a saved model is tracked; rollback restores the saved values") { check in
                 let container = try check.container(for: ConformanceRecord.self)
@@ -45,10 +48,13 @@ extension ConformanceSuite {
                 try check.expect(context.changedModelsArray.count == 1 && context.changedModelsArray.first === record,
                                  "changedModelsArray holds the model", actual: "\(context.changedModelsArray.count) models")
                 try check.expectEqual(context.insertedModelsArray.count, 0, "insertedModelsArray after an edit")
+                try check.expectEqual(record.hasChanges, true, "the model's hasChanges after an edit")
                 context.rollback()
                 try check.expectEqual(record.name, "saved", "name after rollback")
                 try check.expectEqual(record.note, "kept", "note after rollback")
                 try check.expectEqual(context.hasChanges, false, "hasChanges after rollback")
+                try check.expectEqual(context.changedModelsArray.count, 0, "changedModelsArray after rollback")
+                try check.expectEqual(record.hasChanges, false, "the model's hasChanges after rollback")
                 try context.save()
                 let stored = try ModelContext(try check.reopen(container)).fetch(FetchDescriptor<ConformanceRecord>())
                 try check.expectEqual(stored.map { "\($0.name) \($0.note ?? "nil")" }, ["saved kept"], "stored values")
@@ -66,7 +72,9 @@ extension ConformanceSuite {
                 try check.expectEqual(context.insertedModelsArray.count, 0, "insertedModelsArray after rollback")
                 try check.expectEqual(context.deletedModelsArray.count, 0, "deletedModelsArray after rollback")
                 try check.expectEqual(kept.isDeleted, false, "isDeleted of the restored model")
+                try check.expectEqual(context.hasChanges, false, "hasChanges after rollback")
                 try check.expectEqual(try context.fetch(FetchDescriptor<ConformanceRecord>()).map(\.name), ["kept"], "fetch after rollback")
+                try check.expectEqual(try context.fetchCount(FetchDescriptor<ConformanceRecord>()), 1, "fetchCount after rollback")
                 try context.save()
                 try check.expectEqual(try check.stored(ConformanceRecord.self, in: container, key: \.name), ["kept"], "stored after rollback and save")
             },
@@ -75,6 +83,7 @@ extension ConformanceSuite {
                 try check.expectEqual(ModelContext(container).autosaveEnabled, false, "autosaveEnabled of ModelContext(container)")
                 try check.expectEqual(container.mainContext.autosaveEnabled, true, "autosaveEnabled of mainContext")
                 try check.expect(container.mainContext === container.mainContext, "mainContext is one object", actual: "two objects")
+                try check.expect(container.mainContext.container === container, "mainContext's container", actual: "another container")
             },
             ConformanceCase(suite: "lifecycle", id: "CTX-05", title: "[REC] with autosave a change is saved at processPendingChanges()") { check in
                 let container = try check.container(for: ConformanceRecord.self)
@@ -112,6 +121,7 @@ extension ConformanceSuite {
                 }
                 try check.expectEqual(try check.storedCount(ConformanceRecord.self, in: container), 0, "stored after the failed transaction")
                 try check.expectEqual(context.insertedModelsArray.count, 1, "pending inserts after the failed transaction")
+                try check.expectEqual(context.hasChanges, true, "hasChanges after the failed transaction")
             },
             ConformanceCase(suite: "lifecycle", id: "CTX-08", title: "registeredModel is nil in a fresh context and the fetched instance after a fetch") { check in
                 let container = try check.container(for: ConformanceRecord.self)
@@ -122,10 +132,13 @@ extension ConformanceSuite {
                                  "registered in the inserting context before save", actual: "not registered")
                 try writer.save()
                 let id = record.persistentModelID
+                try check.expect((writer.registeredModel(for: id) as ConformanceRecord?) === record,
+                                 "registered in the inserting context under its permanent identifier after save", actual: "not registered")
                 let reader = ModelContext(try check.reopen(container))
                 try check.expect((reader.registeredModel(for: id) as ConformanceRecord?) == nil, "registeredModel in a fresh context",
                                  expected: "nil", actual: "a model")
                 let fetched = try reader.fetch(FetchDescriptor<ConformanceRecord>())
+                try check.expectEqual(fetched.count, 1, "rows fetched")
                 try check.expect((reader.registeredModel(for: id) as ConformanceRecord?) === fetched.first, "registeredModel after a fetch",
                                  actual: "not the fetched instance")
                 try check.expect((reader.registeredModel(for: id) as ConformanceAccount?) == nil, "registeredModel with the wrong type",
@@ -146,6 +159,8 @@ extension ConformanceSuite {
                 }
                 try check.expectEqual("\(loaded.name) \(loaded.number) \(loaded.amount) \(loaded.note ?? "-") \(loaded.rank ?? -1) \(loaded.flag) \(loaded.date == date)",
                                       "lazy 42 1.5 n 2 true true", "loaded attributes")
+                try check.expectEqual(loaded.isDeleted, false, "isDeleted of the loaded model")
+                try check.expect(loaded.modelContext === reader, "the loaded model's context", actual: "another context")
                 try check.expect(reader.model(for: id) as? ConformanceRecord === loaded, "model(for:) again gives the same instance", actual: "another")
                 try check.expect(try reader.fetch(FetchDescriptor<ConformanceRecord>()).first === loaded, "fetch gives the same instance", actual: "another")
             },
@@ -193,7 +208,11 @@ extension ConformanceSuite {
                 try check.expectEqual(again.map(\.name), ["new", "added"], "A's new fetch")
                 try check.expect(again.first === inA, "A keeps one instance per row", actual: "another instance")
                 try check.expectEqual(inA.name, "new", "A's registered instance")
+                try check.expectEqual(inA.number, 2, "A's registered instance's number")
                 try check.expectEqual(a.hasChanges, false, "A has no changes")
+                let matching = try a.fetch(FetchDescriptor<ConformanceRecord>(predicate: #Predicate { $0.name == "new" }))
+                try check.expect(matching.count == 1 && matching.first === inA, "a predicate on B's saved value finds A's instance",
+                                 actual: "\(matching.count) models")
             },
             ConformanceCase(suite: "lifecycle", id: "CTX-11", title: "[REC] a refetch in A keeps A's own pending change over B's saved one") { check in
                 let container = try check.container(for: ConformanceRecord.self)
@@ -207,6 +226,7 @@ extension ConformanceSuite {
                 try b.save()
                 _ = try a.fetch(FetchDescriptor<ConformanceRecord>())
                 try check.expectEqual(inA.amount, 5, "A's pending amount")
+                try check.expectEqual(a.hasChanges, true, "A keeps its changes")
                 try check.expectEqual(a.changedModelsArray.count, 1, "A's changed models")
             },
             ConformanceCase(suite: "lifecycle", id: "CTX-12", title: "a save with no changes posts nothing and writes nothing") { check in
@@ -237,13 +257,40 @@ extension ConformanceSuite {
                 try check.expectEqual(decoded, id, "decoded identifier")
                 try check.expectEqual(decoded.hashValue, id.hashValue, "hash of the decoded identifier")
                 try check.expectEqual(decoded.storeIdentifier, id.storeIdentifier, "storeIdentifier")
+                try check.expectEqual(decoded.entityName, "ConformanceRecord", "entityName of the decoded identifier")
+                try check.expectEqual(decoded.isTemporary, false, "isTemporary of the decoded identifier")
+                let map = [id: "coded"]
+                let back = try JSONDecoder().decode([PersistentIdentifier: String].self, from: JSONEncoder().encode(map))
+                try check.expectEqual(back, map, "a dictionary keyed by identifiers after JSON")
                 let reader = ModelContext(try check.reopen(container))
                 guard let found = reader.model(for: decoded) as? ConformanceRecord else {
                     throw check.failure("model(for: decoded)", expected: "a ConformanceRecord", actual: "\(type(of: reader.model(for: decoded)))")
                 }
                 try check.expectEqual("\(found.name) \(found.number) \(found.note ?? "-")", "coded 5 still here", "attributes of the found row")
+                try check.expectEqual(found.persistentModelID, id, "identifier of the found model")
+                try check.expectEqual(found.isDeleted, false, "isDeleted of the found model")
+                try check.expect((reader.registeredModel(for: decoded) as ConformanceRecord?) === found, "the found model is registered",
+                                 actual: "not registered")
                 let fetched = try reader.fetch(FetchDescriptor<ConformanceRecord>(predicate: #Predicate { $0.number == 5 }))
                 try check.expectEqual(fetched.map(\.persistentModelID), [id], "identifier of a fetch in the reopened store")
+                try check.expect(fetched.first === found, "the fetch gives the found instance", actual: "another instance")
+                try check.expectEqual(fetched.first?.persistentModelID.storeIdentifier, id.storeIdentifier, "storeIdentifier after the reopen")
+            },
+            ConformanceCase(suite: "lifecycle", id: "PID-01", title: "a temporary identifier is stable until save, Codable, finds its model, and differs from the permanent one") { check in
+                let context = ModelContext(try check.container(for: ConformanceRecord.self))
+                let record = ConformanceRecord(name: "t", number: 1)
+                context.insert(record)
+                let temporary = record.persistentModelID
+                try check.expectEqual(temporary.isTemporary, true, "isTemporary before save")
+                try check.expectEqual(record.persistentModelID, temporary, "the identifier is stable until saved")
+                let decoded = try JSONDecoder().decode(PersistentIdentifier.self, from: JSONEncoder().encode(temporary))
+                try check.expectEqual(decoded, temporary, "the decoded temporary identifier")
+                try check.expectEqual(decoded.isTemporary, true, "isTemporary of the decoded identifier")
+                try check.expect(context.model(for: temporary) as? ConformanceRecord === record, "model(for:) with the temporary identifier",
+                                 actual: "another model")
+                try context.save()
+                try check.expect(record.persistentModelID != temporary, "the permanent identifier differs", actual: "equal")
+                try check.expectEqual(record.persistentModelID.isTemporary, false, "isTemporary after save")
             },
             ConformanceCase(suite: "lifecycle", id: "PID-02", title: "two models never share an identifier; two stores differ in storeIdentifier") { check in
                 let container = try check.container(for: ConformanceRecord.self, ConformanceAccount.self)
@@ -259,13 +306,20 @@ extension ConformanceSuite {
                 try check.expectEqual(Set(permanent).count, 25, "distinct permanent identifiers")
                 try check.expect(Set(permanent).isDisjoint(with: Set(temporary)), "permanent and temporary identifiers differ", actual: "overlap")
                 try check.expect(records[0].persistentModelID != accounts[0].persistentModelID, "identifiers of two entities differ", actual: "equal")
+                try check.expectEqual(accounts[0].persistentModelID.entityName, "ConformanceAccount", "entityName of an account's identifier")
+                let again = try ModelContext(container).fetch(FetchDescriptor<ConformanceRecord>(sortBy: [SortDescriptor(\.number)]))
+                try check.expectEqual(again.map(\.persistentModelID), records.map(\.persistentModelID), "identifiers seen by a second context")
                 let second = try check.container(for: ConformanceRecord.self)
                 let other = ModelContext(second)
                 let twin = ConformanceRecord(name: "r0", number: 0)
                 other.insert(twin)
                 try other.save()
+                try check.expect(twin.persistentModelID.storeIdentifier != nil && records[0].persistentModelID.storeIdentifier != nil,
+                                 "both stores name themselves", actual: "a nil storeIdentifier")
                 try check.expect(twin.persistentModelID.storeIdentifier != records[0].persistentModelID.storeIdentifier,
                                  "storeIdentifier of two stores", expected: "different", actual: "equal")
+                try check.expectEqual(twin.persistentModelID.entityName, records[0].persistentModelID.entityName, "entityName across stores")
+                try check.expectEqual(Set([twin.persistentModelID, records[0].persistentModelID]).count, 2, "distinct in a set")
                 try check.expect(twin.persistentModelID != records[0].persistentModelID, "identifiers from two stores differ", actual: "equal")
                 try check.expect((context.registeredModel(for: twin.persistentModelID) as ConformanceRecord?) == nil,
                                  "another store's identifier is not registered here", expected: "nil", actual: "a model")

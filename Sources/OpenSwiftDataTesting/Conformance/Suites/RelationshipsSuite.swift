@@ -181,6 +181,7 @@ extension ConformanceSuite {
                 context.insert(team)
                 context.insert(ConformanceParent(name: "bystander"))
                 let error = try check.expectError(SwiftDataError.modelValidationFailure, "save of a team with no members") { try context.save() }
+                try check.expectEqual(error.entityName, "ConformanceTeam", "model named by the error")
                 try check.expectEqual(error.relationshipName, "members", "relationship named by the error")
                 try check.expectEqual(try check.storedCount(ConformanceTeam.self, in: container), 0, "teams stored")
                 try check.expectEqual(try check.storedCount(ConformanceParent.self, in: container), 0, "nothing else from the failed save stored")
@@ -200,6 +201,7 @@ extension ConformanceSuite {
                 try check.expectError(SwiftDataError.modelValidationFailure, "save of a team with four members") { try context.save() }
                 try check.expectEqual(try check.storedCount(ConformanceTeamMember.self, in: container), 1, "members stored")
                 context.rollback()
+                try check.expectEqual(try context.fetch(FetchDescriptor<ConformanceTeam>()).first?.members.count, 1, "members after rollback")
                 team.members.append(contentsOf: (2...3).map { ConformanceTeamMember(name: "m\($0)") })
                 try check.expectNoError("save of a team with three members") { try context.save() }
                 team.members = []
@@ -207,6 +209,65 @@ extension ConformanceSuite {
                 context.rollback()
                 let stored = try ModelContext(try check.reopen(container)).fetch(FetchDescriptor<ConformanceTeam>())
                 try check.expectEqual(stored.first?.members.map(\.name).sorted(), ["m1", "m2", "m3"], "stored members")
+            },
+            ConformanceCase(suite: "relationships", id: "REL-04", title: "a count violation inside transaction {} throws, writes nothing, keeps the changes for a retry") { check in
+                let container = try check.container(for: ConformanceTeam.self, ConformanceTeamMember.self, ConformanceParent.self)
+                let context = ModelContext(container)
+                let team = ConformanceTeam(name: "t")
+                try check.expectError(SwiftDataError.modelValidationFailure, "transaction inserting a team with no members") {
+                    try context.transaction {
+                        context.insert(ConformanceParent(name: "bystander"))
+                        context.insert(team)
+                    }
+                }
+                try check.expectEqual(try check.storedCount(ConformanceParent.self, in: container), 0, "nothing from the transaction stored")
+                try check.expectEqual(context.insertedModelsArray.count, 2, "inserts kept pending")
+                team.members = [ConformanceTeamMember(name: "m")]
+                try check.expectNoError("save after adding a member") { try context.save() }
+                try check.expectEqual(try check.storedCount(ConformanceParent.self, in: container), 1, "parents stored after the retry")
+                try check.expectEqual(try check.storedCount(ConformanceTeamMember.self, in: container), 1, "members stored after the retry")
+            },
+            ConformanceCase(suite: "relationships", id: "REL-02", title: "a to-one assigned in init appears in the inverse after insert, without duplicates when also linked by hand") { check in
+                let container = try check.container(for: ConformanceMachine.self, ConformancePart.self)
+                let context = ModelContext(container)
+                let machine = ConformanceMachine(name: "m")
+                context.insert(machine)
+                let a = ConformancePart(name: "a", machine: machine)
+                context.insert(a)
+                try check.expectEqual(machine.parts.map(\.name), ["a"], "parts after inserting a part made with its machine")
+                let b = ConformancePart(name: "b", machine: machine)
+                machine.parts.append(b)
+                context.insert(b)
+                try check.expectEqual(machine.parts.map(\.name), ["a", "b"], "parts after linking by hand too")
+                try context.save()
+                try check.expectEqual(machine.parts.count, 2, "parts after save")
+                let stored = try ModelContext(try check.reopen(container)).fetch(FetchDescriptor<ConformanceMachine>())
+                try check.expectEqual(stored.first?.parts.map(\.name).sorted(), ["a", "b"], "stored parts")
+            },
+            ConformanceCase(suite: "relationships", id: "REL-02", title: "links to a stored parent whose to-many is not loaded show before save and persist") { check in
+                let container = try check.container(for: ConformanceParent.self, ConformanceChild.self)
+                let setup = ModelContext(container)
+                let animals = ConformanceParent(name: "animals"), plants = ConformanceParent(name: "plants")
+                animals.children = [ConformanceChild(name: "cat"), ConformanceChild(name: "dog")]
+                setup.insert(animals)
+                setup.insert(plants)
+                try setup.save()
+                let context = ModelContext(try check.reopen(container))
+                let parents = try context.fetch(FetchDescriptor<ConformanceParent>(sortBy: [SortDescriptor(\.name)]))
+                try check.expectEqual(parents.map(\.name), ["animals", "plants"], "stored parents")
+                let dog = try context.fetch(FetchDescriptor<ConformanceChild>(predicate: #Predicate { $0.name == "dog" }))
+                try check.expectEqual(dog.count, 1, "dog found")
+                let cow = ConformanceChild(name: "cow")
+                cow.parent = parents[0]          // animals.children is not loaded yet
+                dog[0].parent = parents[1]       // moves a stored child away from animals
+                try check.expectEqual(parents[0].children.map(\.name).sorted(), ["cat", "cow"], "animals' children before save")
+                try check.expectEqual(parents[1].children.map(\.name), ["dog"], "plants' children before save")
+                try context.save()
+                let reader = ModelContext(try check.reopen(container))
+                let again = try reader.fetch(FetchDescriptor<ConformanceParent>(sortBy: [SortDescriptor(\.name)]))
+                try check.expectEqual(again.map { "\($0.name):\($0.children.map(\.name).sorted())" },
+                                      ["animals:[\"cat\", \"cow\"]", "plants:[\"dog\"]"], "stored parents and children")
+                try check.expectEqual(try reader.fetchCount(FetchDescriptor<ConformanceChild>()), 3, "children stored")
             },
             ConformanceCase(suite: "relationships", id: "REL-02", title: "an optional to-many ([T]?) keeps inverses in sync and reads [] rather than nil") { check in
                 let container = try check.container(for: ConformanceAlbum.self, ConformanceKeyword.self)

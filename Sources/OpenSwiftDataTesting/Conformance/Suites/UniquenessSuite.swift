@@ -32,6 +32,21 @@ extension ConformanceSuite {
                 try check.expectEqual(rows.count, 1, "rows with handle 1234 after the second save")
                 try check.expectEqual(rows.first?.balance, 0, "balance after the upsert")
             },
+            ConformanceCase(suite: "uniqueness", id: "UNQ-10", title: "the tutorial User: re-inserting a user with the same UUID id updates its name and date") { check in
+                let container = try check.container(for: ConformanceUser.self)
+                let context = ModelContext(container)
+                let id = UUID(uuidString: "00000000-0000-0000-0000-0000000000AD")!
+                let day = { (n: Double) in Date(timeIntervalSinceReferenceDate: n * 86_400) }
+                context.insert(ConformanceUser(id: id, name: "Ada", joined: day(1)))
+                context.insert(ConformanceUser(id: UUID(uuidString: "00000000-0000-0000-0000-0000000000B0")!, name: "Bob", joined: day(1)))
+                try context.save()
+                context.insert(ConformanceUser(id: id, name: "Ada Lovelace", joined: day(2)))
+                try context.save()
+                let users = try ModelContext(try check.reopen(container)).fetch(FetchDescriptor<ConformanceUser>(sortBy: [SortDescriptor(\.name)]))
+                try check.expectEqual(users.map(\.name), ["Ada Lovelace", "Bob"], "stored users")
+                try check.expectEqual(users.first?.id, id, "the upserted user's id")
+                try check.expectEqual(users.first?.joined, day(2), "the upserted user's joining date")
+            },
             ConformanceCase(suite: "uniqueness", id: "UNQ-11", title: "the upserted row keeps its identifier; the new instance takes it") { check in
                 let container = try check.container(for: ConformanceAccount.self)
                 let context = ModelContext(container)
@@ -47,6 +62,12 @@ extension ConformanceSuite {
                 let rows = try ModelContext(try check.reopen(container)).fetch(FetchDescriptor<ConformanceAccount>())
                 try check.expectEqual(rows.map(\.persistentModelID), [idA], "identifiers of the stored rows")
                 try check.expectEqual(rows.map(\.balance), [2], "stored balance")
+                // One row, one storage: a change through the new instance reads through the first one.
+                second.balance = 7
+                try check.expectEqual(first.balance, 7, "the first instance after a change through the second")
+                try context.save()
+                let after = try ModelContext(try check.reopen(container)).fetch(FetchDescriptor<ConformanceAccount>())
+                try check.expectEqual(after.map { "\($0.persistentModelID == idA) \($0.balance)" }, ["true 7"], "the stored row after that change")
             },
             ConformanceCase(suite: "uniqueness", id: "UNQ-12", title: "an instance registered in the saving context shows the upserted values") { check in
                 let container = try check.container(for: ConformanceAccount.self)
@@ -143,6 +164,7 @@ extension ConformanceSuite {
                 context.insert(ConformanceContact(code: 1, givenName: "B", familyName: "B", phone: "c"))
                 try check.expectError(SwiftDataError.uniqueConstraintViolation, "save of a double collision") { try context.save() }
                 try check.expectEqual(context.insertedModelsArray.count, 1, "pending inserts after the failed save")
+                try check.expectEqual(context.hasChanges, true, "hasChanges after the failed save")
                 let rows = try ModelContext(try check.reopen(container)).fetch(FetchDescriptor<ConformanceContact>(sortBy: [SortDescriptor(\.code)]))
                 try check.expectEqual(rows.map(\.phone), ["a", "b"], "stored rows after the failed save")
                 context.rollback()
@@ -249,6 +271,7 @@ extension ConformanceSuite {
                 let tours = try ModelContext(try check.reopen(container)).fetch(FetchDescriptor<ConformanceTour>())
                 try check.expectEqual(tours.map { String(describing: type(of: $0)) }, ["ConformanceCityTour"], "stored tour classes")
                 try check.expectEqual(tours.map(\.price), [10], "stored prices")
+                try check.expectEqual(context.hasChanges, true, "the refused insert stays pending")
                 context.rollback()
                 try check.expectNoError("save after rollback") { try context.save() }
             },
