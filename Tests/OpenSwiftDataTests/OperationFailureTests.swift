@@ -32,8 +32,8 @@ struct OperationFailureTests {
     }
 
     /// A container with `count` saved notes titled `note-<i>`, ranked `i`.
-    func seeded(_ kind: StoreKind, _ dir: TemporaryDirectory, count: Int) throws -> ModelContainer {
-        let container = try makeContainer(kind, [FailureNote.self], in: dir)
+    func seeded(_ kind: StoreKind, _ dir: ScratchDirectory, count: Int) throws -> ModelContainer {
+        let container = try kind.makeContainer(for: [FailureNote.self], in: dir)
         let context = ModelContext(container)
         for i in 0..<count { context.insert(FailureNote(title: "note-\(i)", rank: i)) }
         try context.save()
@@ -49,7 +49,7 @@ struct OperationFailureTests {
 
     @Test("a fault fill that fails is reported, stays a fault, and the next fetch throws it once", arguments: StoreKind.allCases)
     func faultFill(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("failure-fault")
+        let dir = try ScratchDirectory(prefix: "failure-fault")
         let container = try seeded(kind, dir, count: 3)
         let context = ModelContext(container)
         let recorder = Recorder(ModelContext.operationDidFail, object: context)
@@ -79,7 +79,7 @@ struct OperationFailureTests {
 
     @Test("a save after a failed read throws it first, writes nothing, and the retry saves", arguments: StoreKind.allCases)
     func saveAfterFailedRead(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("failure-save")
+        let dir = try ScratchDirectory(prefix: "failure-save")
         let container = try seeded(kind, dir, count: 2)
         let context = ModelContext(container)
         let note = try context.fetch(FetchDescriptor<FailureNote>(sortBy: [SortDescriptor(\.rank)]))[0]
@@ -98,7 +98,7 @@ struct OperationFailureTests {
 
     @Test("a batch of fetch(_:batchSize:) that cannot be read is reported, not read as deleted rows", arguments: StoreKind.allCases)
     func batchLoad(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("failure-batch")
+        let dir = try ScratchDirectory(prefix: "failure-batch")
         let container = try seeded(kind, dir, count: 10)
         let context = ModelContext(container)
         let recorder = Recorder(ModelContext.operationDidFail, object: context)
@@ -121,8 +121,8 @@ struct OperationFailureTests {
 
     @Test("a relationship that cannot be read is reported and not kept; the next read loads it", arguments: StoreKind.allCases)
     func relationshipLoad(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("failure-relationship")
-        let container = try makeContainer(kind, [Word.self, Category.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "failure-relationship")
+        let container = try kind.makeContainer(for: [Word.self, Category.self], in: dir)
         let seed = ModelContext(container)
         let fruit = Category(name: "fruit")
         seed.insert(fruit)
@@ -147,7 +147,7 @@ struct OperationFailureTests {
 
     @Test("a failed autosave is posted, logged and keeps the pending changes", arguments: StoreKind.allCases)
     func autosave(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("failure-autosave")
+        let dir = try ScratchDirectory(prefix: "failure-autosave")
         let container = try seeded(kind, dir, count: 1)
         let context = container.mainContext
         #expect(context.autosaveEnabled)
@@ -167,8 +167,8 @@ struct OperationFailureTests {
 
     @Test("delete rules that cannot read the related rows: reported, nothing autosaved, and the retry cascades", arguments: StoreKind.allCases)
     func pendingChanges(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("failure-pending")
-        let container = try makeContainer(kind, [Word.self, Category.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "failure-pending")
+        let container = try kind.makeContainer(for: [Word.self, Category.self], in: dir)
         let context = container.mainContext
         let fruit = Category(name: "fruit")
         context.insert(fruit)
@@ -198,7 +198,7 @@ struct OperationFailureTests {
 
     @Test("a failed deleteAllData() is posted, logged and kept on the container; nothing is deleted", arguments: StoreKind.allCases)
     func deleteAllData(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("failure-deleteall")
+        let dir = try ScratchDirectory(prefix: "failure-deleteall")
         let container = try seeded(kind, dir, count: 4)
         let recorder = Recorder(ModelContainer.operationDidFail, object: container)
         #expect(container.lastOperationFailure == nil)

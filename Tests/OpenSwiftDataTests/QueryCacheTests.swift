@@ -54,8 +54,8 @@ struct QueryCacheBindingTests {
 
     @Test("every predicate family binds its leaves in placeholder order (no shape refused)", arguments: StoreKind.allCases)
     func familiesBindInOrder(_ kind: StoreKind) throws {
-        let dir = TemporaryDirectory("qcache-order")
-        let container = try makeContainer(kind, [Word.self, Category.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "qcache-order")
+        let container = try kind.makeContainer(for: [Word.self, Category.self], in: dir)
         let ctx = ModelContext(container)
         let fruit = Category(name: "fruit")
         ctx.insert(fruit)
@@ -96,8 +96,8 @@ struct QueryCacheBindingTests {
 struct StatementBindTests {
     @Test("too few or too many values, and an index out of range, throw SQLITE_RANGE")
     func bindChecks() throws {
-        let dir = TemporaryDirectory("bind")
-        let container = try makeContainer(.memory, [Word.self, Category.self], in: dir)
+        let dir = try ScratchDirectory(prefix: "bind")
+        let container = try StoreKind.memory.makeContainer(for: [Word.self, Category.self], in: dir)
         try container.withStoreConnection { db in
             let stmt = try db.prepare("SELECT ? + ?")
             #expect(stmt.parameterCount == 2)
