@@ -139,18 +139,26 @@ extension ModelContext {
         try allocatePrimaryKeys(w, plan)
         var outcome = WriteOutcome(plan: plan)
 
-        // Rows that collide with stored ones replace those rows' values (upsert).
+        // Rows that collide with stored ones replace those rows' values (upsert): one prepared
+        // statement per entity, built once and reused for every such row.
+        var adoptShapes: [ObjectIdentifier: (reads: [StoreMapping.Table.ColumnRead], update: RowStatement?,
+                                             detachesToMany: Bool)] = [:]
         for m in inserted where plan.adopted[ObjectIdentifier(m)] != nil {
             let d = m.persistentBackingData
             guard let layout = d.layout, let table = mapping.table(for: layout) else { continue }
-            let reads = table.plan(layout)
-            if !reads.isEmpty {
-                let update = try w.updateStatement(table, reads: reads, checkingVersion: false)
-                let bound = try bindColumns(update, d, reads, model: m)
+            let shape: (reads: [StoreMapping.Table.ColumnRead], update: RowStatement?, detachesToMany: Bool)
+            if let known = adoptShapes[ObjectIdentifier(layout)] { shape = known } else {
+                let reads = table.plan(layout)
+                shape = (reads, reads.isEmpty ? nil : try w.updateStatement(table, reads: reads, checkingVersion: false),
+                         layout.relationshipSlots.contains(where: { layout.slots[$0].isToMany }))
+                adoptShapes[ObjectIdentifier(layout)] = shape
+            }
+            if let update = shape.update {
+                let bound = try bindColumns(update, d, shape.reads, model: m)
                 try update.bindKey(d.pendingPK, at: Int32(bound + 1))
                 outcome.versions[ObjectIdentifier(m)] = try update.runReturningVersion(layout.name)
             }
-            if layout.relationshipSlots.contains(where: { layout.slots[$0].isToMany }) {
+            if shape.detachesToMany {
                 try w.detachStoredToMany(of: layout, pk: d.pendingPK)
             }
         }

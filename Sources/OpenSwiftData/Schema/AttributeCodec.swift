@@ -93,23 +93,20 @@ final class AttributeCodec: @unchecked Sendable {
 
     private static func native<T: StorableValue>(_ t: T.Type, valueType: Any.Type, optional: Bool) -> AttributeCodec {
         let readOne: (SQLiteStatement, Int32) throws -> Any
+        // Through the boxed readers: `T.readIfPresent(s, i) as Any` here, generic over `T`,
+        // would look up `Optional<T>`'s metadata on every row.
         if optional {
-            readOne = { s, i in T.readIfPresent(s, i) as Any }
+            readOne = { s, i in T.readBoxedOptional(s, i) }
         } else {
             readOne = { s, i in
-                guard let v = T.readIfPresent(s, i) else { throw nullInNonOptional(T.self) }
-                return v as Any
+                guard let v = T.readBoxed(s, i) else { throw nullInNonOptional(T.self) }
+                return v
             }
         }
         return AttributeCodec(
             kind: .native, columnType: T.columnType, valueType: valueType, storedType: T.self,
             isOptional: optional, read: readOne,
-            encode: { any in
-                guard let any else { return .null }
-                if let v = any as? T { return try v.sqlValue() }
-                guard let v = _flattenOptional(any) as? T else { return .null }
-                return try v.sqlValue()
-            },
+            encode: { any in try T.encodeBoxed(any) },
             decode: { sql in
                 if sql == .null { return optional ? (T?.none as Any) : nil }
                 guard let v = T(sqlValue: sql) else { return nil }

@@ -2,7 +2,10 @@ import Foundation
 
 /// Quotes an SQL identifier: `"name"` with embedded quotes doubled.
 func quoteIdentifier(_ name: String) -> String {
-    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    // Save paths build statements per row: skip Foundation's search-and-replace (the common
+    // case, a name without a quote, costs a byte scan).
+    guard name.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + name + "\"" }
+    return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }
 
 /// How a schema maps to SQLite tables: Apple's layout (``StoreLayout``, store-format README
@@ -118,9 +121,16 @@ final class StoreMapping: @unchecked Sendable {
             let composite: CompositeColumns?
         }
 
+        /// `DELETE FROM <table> WHERE "Z_PK" = ?`, built once (a save runs it per deleted row).
+        let deleteByKeySQL: String
+        /// `DELETE FROM <table> WHERE "Z_PK" = ? AND "Z_OPT" = ?` (the `.error` merge policy).
+        let deleteByKeyAndVersionSQL: String
+
         init(root: ModelLayout, name: String) {
             self.root = root
             self.name = name
+            deleteByKeySQL = "DELETE FROM \(quoteIdentifier(name)) WHERE \"Z_PK\" = ?"
+            deleteByKeyAndVersionSQL = "DELETE FROM \(quoteIdentifier(name)) WHERE \"Z_PK\" = ? AND \"Z_OPT\" = ?"
         }
 
         func entityID(_ layout: ModelLayout) -> Int64? { entityIDs[ObjectIdentifier(layout.type)] }
@@ -142,10 +152,10 @@ final class StoreMapping: @unchecked Sendable {
     /// How many distinct uniqueness groups the schema has (``Table/UniqueGroup/id`` < this).
     private(set) var uniqueGroupCount = 0
     private var tableByRoot: [ObjectIdentifier: Table] = [:]
-    private var relationshipStorage: [String: RelationshipStorage] = [:]
+    private var relationshipStorage: [SlotKey: RelationshipStorage] = [:]
     /// Relationship slots (by ``key(_:)``) stored as a key column the owner holds on the
     /// destination's rows with no to-one inverse maintaining it (`Z<n><NAME>`): a save writes it.
-    private var ownerKeySlots: Set<String> = []
+    private var ownerKeySlots: Set<SlotKey> = []
     /// Every `CREATE` statement of a new store except the `#Index` fetch indexes, in
     /// ``StoreLayout/statements`` order.
     private(set) var ddl: [String] = []
@@ -240,7 +250,15 @@ final class StoreMapping: @unchecked Sendable {
         relationshipStorage[key(layout.slots[slot])]
     }
 
-    private func key(_ slot: ModelLayout.Slot) -> String { "\(String(reflecting: slot.declaringType)).\(slot.name)" }
+    /// A relationship slot by its declaring class and name (one per property, shared by subclasses).
+    private struct SlotKey: Hashable {
+        let type: ObjectIdentifier
+        let name: String
+    }
+
+    /// Looked up for every deleted or saved model with relationships, so it hashes a type
+    /// identity and a name, never a `String(reflecting:)` of the type (which walks a `Mirror`).
+    private func key(_ slot: ModelLayout.Slot) -> SlotKey { SlotKey(type: ObjectIdentifier(slot.declaringType), name: slot.name) }
 
     /// Reads Apple's layout (``StoreLayout``) into per-entity column reads and relationship
     /// storage. The select list orders the columns so that a composite's element columns are
@@ -332,6 +350,18 @@ final class StoreMapping: @unchecked Sendable {
 
     private var inboundCache: [ObjectIdentifier: [(Table, String)]] = [:]
     private var joinCache: [ObjectIdentifier: [(String, String)]] = [:]
+    private var detachCache: [ObjectIdentifier: [String]] = [:]
+
+    /// The statements that clear every stored reference to one row of `table` (its key bound
+    /// as the only parameter), built once: a save runs them for every deleted row.
+    ///
+    /// ```sql
+    /// UPDATE "ZWORD" SET "ZCATEGORY" = NULL WHERE "ZCATEGORY" = ?
+    /// DELETE FROM "Z_1TAGS" WHERE "Z_1PRODUCTS" = ?
+    /// ```
+    func detachStatements(to table: Table) -> [String] {
+        detachCache[ObjectIdentifier(table)] ?? []
+    }
 
     /// Foreign-key columns (in any table) that point at rows of `table`; a deleted row's
     /// references are cleared through them (`UPDATE … SET fk = NULL WHERE fk = ?`).
@@ -378,6 +408,10 @@ final class StoreMapping: @unchecked Sendable {
                 }
             }
             joinCache[ObjectIdentifier(table)] = joins
+            detachCache[ObjectIdentifier(table)] =
+                inbound.map { other, column in
+                    "UPDATE \(quoteIdentifier(other.name)) SET \(quoteIdentifier(column)) = NULL WHERE \(quoteIdentifier(column)) = ?"
+                } + joins.map { name, column in "DELETE FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(column)) = ?" }
         }
     }
 

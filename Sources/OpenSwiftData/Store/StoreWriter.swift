@@ -20,10 +20,9 @@ struct StoreWriter {
     /// ```
     func deleteRow(_ table: StoreMapping.Table, pk: Int64, ifVersion version: Int64?) throws -> Bool {
         if let version {
-            try db.run("DELETE FROM \(quoteIdentifier(table.name)) WHERE \"Z_PK\" = ? AND \"Z_OPT\" = ?",
-                       [.integer(pk), .integer(version)])
+            try db.run(table.deleteByKeyAndVersionSQL, [.integer(pk), .integer(version)])
         } else {
-            try db.run("DELETE FROM \(quoteIdentifier(table.name)) WHERE \"Z_PK\" = ?", [.integer(pk)])
+            try db.run(table.deleteByKeySQL, [.integer(pk)])
         }
         return db.changes > 0
     }
@@ -37,13 +36,7 @@ struct StoreWriter {
     /// DELETE FROM "Z_1TAGS" WHERE "Z_1PRODUCTS" = ?
     /// ```
     func detachReferences(to table: StoreMapping.Table, pk: Int64) throws {
-        for (other, column) in mapping.inboundForeignKeys(to: table) {
-            try db.run("UPDATE \(quoteIdentifier(other.name)) SET \(quoteIdentifier(column)) = NULL WHERE \(quoteIdentifier(column)) = ?",
-                       [.integer(pk)])
-        }
-        for (name, column) in mapping.joinTables(touching: table) {
-            try db.run("DELETE FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(column)) = ?", [.integer(pk)])
-        }
+        for sql in mapping.detachStatements(to: table) { try db.run(sql, [.integer(pk)]) }
     }
 
     /// Clears the stored to-many relationships of row `pk` before an upsert writes the new
