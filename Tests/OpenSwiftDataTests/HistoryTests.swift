@@ -45,171 +45,6 @@ struct HistoryTests {
         try kind.makeContainer(for: types, in: dir)
     }
 
-    @Test("HIS-01: insert, update, delete in three saves are three transactions in order, one change each", arguments: StoreKind.allCases)
-    func his01(_ kind: StoreKind) throws {
-        let dir = try ScratchDirectory(prefix: "his01")
-        let context = ModelContext(try container(kind, dir))
-        let note = HiNote(key: "a", title: "first")
-        context.insert(note)
-        try context.save()
-        let id = note.persistentModelID
-        note.pages = 2
-        try context.save()
-        context.delete(note)
-        try context.save()
-        let history = try context.fetchHistory(Self.all)
-        #expect(history.count == 3)
-        #expect(history.map(\.transactionIdentifier) == history.map(\.transactionIdentifier).sorted())
-        #expect(history.map { $0.changes.count } == [1, 1, 1])
-        guard history.count == 3 else { return }
-        guard case .insert(let insert) = history[0].changes[0] else { Issue.record("not an insert"); return }
-        #expect(insert.changedPersistentIdentifier == id)
-        guard case .update(let update as DefaultHistoryUpdate<HiNote>) = history[1].changes[0] else { Issue.record("not an update"); return }
-        #expect(update.changedPersistentIdentifier == id)
-        #expect(update.updatedAttributes == [\HiNote.pages])
-        guard case .delete(let delete) = history[2].changes[0] else { Issue.record("not a delete"); return }
-        #expect(delete.changedPersistentIdentifier == id)
-        #expect(history.allSatisfy { $0.storeIdentifier == id.storeIdentifier && $0.token.storeIdentifier == id.storeIdentifier })
-        #expect(history[0].timestamp <= history[2].timestamp)
-        #expect(history[0].processIdentifier == ProcessInfo.processInfo.processName)
-    }
-
-    @Test("HIS-02 and HIS-11: two inserts in one save are one transaction; a save without changes records none", arguments: StoreKind.allCases)
-    func his02(_ kind: StoreKind) throws {
-        let dir = try ScratchDirectory(prefix: "his02")
-        let context = ModelContext(try container(kind, dir))
-        context.insert(HiNote(key: "a", title: "a"))
-        context.insert(HiNote(key: "b", title: "b"))
-        try context.save()
-        try context.save()
-        let history = try context.fetchHistory(Self.all)
-        #expect(history.count == 1)
-        #expect(history.first?.changes.count == 2)
-        #expect(history.first?.changes.allSatisfy { if case .insert = $0 { true } else { false } } == true)
-    }
-
-    @Test("HIS-03: a delete's tombstone holds the .preserveValueOnDeletion values only", arguments: StoreKind.allCases)
-    func his03(_ kind: StoreKind) throws {
-        let dir = try ScratchDirectory(prefix: "his03")
-        let context = ModelContext(try container(kind, dir))
-        let note = HiNote(key: "k", title: "kept", body: "dropped")
-        context.insert(note)
-        try context.save()
-        context.delete(note)
-        try context.save()
-        let last = try #require(try context.fetchHistory(Self.all).last)
-        guard case .delete(let delete as DefaultHistoryDelete<HiNote>) = last.changes.first else { Issue.record("no delete"); return }
-        #expect(delete.tombstone[\HiNote.title] as? String == "kept")
-        #expect(delete.tombstone[\HiNote.body] == nil)
-        #expect(Array(delete.tombstone).count == 1)
-    }
-
-    @Test("HIS-04, HIS-05, HIS-10: token and author filters, latest transaction by sort and limit", arguments: StoreKind.allCases)
-    func his04(_ kind: StoreKind) throws {
-        let dir = try ScratchDirectory(prefix: "his04")
-        let container = try container(kind, dir)
-        let app = ModelContext(container), widget = ModelContext(container)
-        app.author = "app"
-        widget.author = "widget"
-        app.insert(HiNote(key: "1", title: "t"))
-        try app.save()
-        let t1 = try #require(try app.fetchHistory(Self.all).last?.token)
-        widget.insert(HiNote(key: "2", title: "t"))
-        try widget.save()
-        app.insert(HiNote(key: "3", title: "t"))
-        try app.save()
-        let after = try app.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > t1 }))
-        #expect(after.count == 2 && after.allSatisfy { $0.token > t1 })
-        let widgets = try app.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.author == "widget" }))
-        #expect(widgets.count == 1 && widgets.first?.author == "widget")
-        var latest = HistoryDescriptor<DefaultHistoryTransaction>()
-        latest.sortBy = [SortDescriptor(\.transactionIdentifier, order: .reverse)]
-        latest.fetchLimit = 1
-        let newest = try app.fetchHistory(latest)
-        #expect(newest.count == 1 && newest.first?.author == "app" && newest.first?.token == after.last?.token)
-        // Tokens are Codable: a stored token compares equal after a round trip.
-        let decoded = try JSONDecoder().decode(DefaultHistoryToken.self, from: JSONEncoder().encode(t1))
-        #expect(decoded == t1)
-    }
-
-    @Test("HIS-06: deleteHistory before t2 expires t1; fetching with t2 still works", arguments: StoreKind.allCases)
-    func his06(_ kind: StoreKind) throws {
-        let dir = try ScratchDirectory(prefix: "his06")
-        let context = ModelContext(try container(kind, dir))
-        context.insert(HiNote(key: "1", title: "t"))
-        try context.save()
-        let t1 = try #require(try context.fetchHistory(Self.all).last?.token)
-        context.insert(HiNote(key: "2", title: "t"))
-        try context.save()
-        let t2 = try #require(try context.fetchHistory(Self.all).last?.token)
-        context.insert(HiNote(key: "3", title: "t"))
-        try context.save()
-        try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token < t2 }))
-        _ = expectSwiftDataError(.historyTokenExpired, "t1 was deleted") {
-            _ = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > t1 }))
-        }
-        let rest = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > t2 }))
-        #expect(rest.count == 1)
-        #expect(try context.fetchHistory(Self.all).count == 2)
-    }
-
-    @Test("HIS-07: a batch delete records a delete for every row, tombstones included", arguments: StoreKind.allCases)
-    func his07(_ kind: StoreKind) throws {
-        let dir = try ScratchDirectory(prefix: "his07")
-        let context = ModelContext(try container(kind, dir))
-        for i in 0..<5 { context.insert(HiNote(key: "\(i)", title: "n\(i)", pages: i)) }
-        try context.save()
-        try context.delete(model: HiNote.self, where: #Predicate { $0.pages >= 2 })
-        try context.save()
-        let last = try #require(try context.fetchHistory(Self.all).last)
-        let titles = last.changes.compactMap { change -> String? in
-            guard case .delete(let d as DefaultHistoryDelete<HiNote>) = change else { return nil }
-            return d.tombstone[\HiNote.title] as? String
-        }
-        #expect(titles.sorted() == ["n2", "n3", "n4"])
-    }
-
-    @Test("HIS-08: an upsert into a stored row is an update of that row, not an insert and a delete", arguments: StoreKind.allCases)
-    func his08(_ kind: StoreKind) throws {
-        let dir = try ScratchDirectory(prefix: "his08")
-        let container = try container(kind, dir)
-        let context = ModelContext(container)
-        let original = HiNote(key: "same", title: "v1")
-        context.insert(original)
-        try context.save()
-        let id = original.persistentModelID
-        let other = ModelContext(container)
-        other.insert(HiNote(key: "same", title: "v2"))
-        try other.save()
-        let last = try #require(try other.fetchHistory(Self.all).last)
-        #expect(last.changes.count == 1)
-        guard case .update(let update) = last.changes.first else { Issue.record("not an update: \(last.changes)"); return }
-        #expect(update.changedPersistentIdentifier == id)
-    }
-
-    @Test("HIS-09: many-to-many saves record updates on both sides and fetchHistory reads them", arguments: StoreKind.allCases)
-    func his09(_ kind: StoreKind) throws {
-        let dir = try ScratchDirectory(prefix: "his09")
-        let context = ModelContext(try container(kind, dir, [Product.self, Tag.self]))
-        let p = Product(name: "p", price: 1), t = Tag(label: "t")
-        context.insert(p)
-        context.insert(t)
-        try context.save()
-        p.tags.append(t)
-        try context.save()
-        let last = try #require(try context.fetchHistory(Self.all).last)
-        let updated = Set(last.changes.compactMap { change -> PersistentIdentifier? in
-            if case .update = change { return change.changedPersistentIdentifier }
-            return nil
-        })
-        #expect(updated.contains(p.persistentModelID))
-        let productUpdate = last.changes.compactMap { change -> [PartialKeyPath<Product>]? in
-            if case .update(let u as DefaultHistoryUpdate<Product>) = change { return u.updatedAttributes }
-            return nil
-        }.first
-        #expect(productUpdate == [\Product.tags])
-    }
-
     @Test("history lives in Apple's tables: one ATRANSACTION row per save, ACHANGE rows with the ZCOLUMNS bitmap, strings once")
     func layout() throws {
         let dir = try ScratchDirectory(prefix: "history-layout")
@@ -301,7 +136,7 @@ struct HistoryTests {
         }.sorted()
     }
 
-    @Test("HIS-11: a model inserted and deleted in the same save, and changes rolled back, record nothing", arguments: StoreKind.allCases)
+    @Test("Saves that end with nothing to write record no transaction: inserted and deleted in one save, rolled back (beyond the history suite's HIS-11 case)", arguments: StoreKind.allCases)
     func his11InsertDeleteRollback(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "his11-insdel")
         let context = ModelContext(try container(kind, dir))
@@ -327,7 +162,7 @@ struct HistoryTests {
         #expect(last.last?.changes.map(\.changedPersistentIdentifier) == [other.persistentModelID])
     }
 
-    @Test("HIS-03: deleting a fault (never read) keeps its preserved value in the tombstone", arguments: StoreKind.allCases)
+    @Test("Deleting a fault (never read) keeps its preserved value in the tombstone (the history suite checks tombstones, HIS-03)", arguments: StoreKind.allCases)
     func his03Fault(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "his03-fault")
         let container = try container(kind, dir)
@@ -347,7 +182,7 @@ struct HistoryTests {
         #expect(titles == ["faulted"])
     }
 
-    @Test("HIS-07: a cascade delete records a delete, with its tombstone, for every cascaded row", arguments: StoreKind.allCases)
+    @Test("A cascade delete records a delete, with its tombstone, for every cascaded row (the history suite covers batch deletes, HIS-07)", arguments: StoreKind.allCases)
     func his07Cascade(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "his07-cascade")
         let container = try container(kind, dir, [HiBinder.self, HiSheet.self])
@@ -369,7 +204,7 @@ struct HistoryTests {
         #expect(labels.sorted() == ["s1", "s2"])
     }
 
-    @Test("HIS-09: a change made only through inverse maintenance records an update of both rows", arguments: StoreKind.allCases)
+    @Test("A change made only through inverse maintenance records an update of both rows (the history suite covers many-to-many, HIS-09)", arguments: StoreKind.allCases)
     func his09Inverse(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "his09-inverse")
         let context = ModelContext(try container(kind, dir, [HiBinder.self, HiSheet.self]))
@@ -388,7 +223,7 @@ struct HistoryTests {
         #expect(binderUpdate == [[\HiBinder.sheets]])
     }
 
-    @Test("HIS-07: subclass rows record their own entity; delete(model:where:includeSubclasses: false) records only the base rows", arguments: StoreKind.allCases)
+    @Test("Subclass rows record their own entity and inherited properties by the subclass's key paths; a batch delete without subclasses records only base rows (history suite: HIS-07)", arguments: StoreKind.allCases)
     func his07Subclasses(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "his07-sub")
         let container = try container(kind, dir, [HiShape.self, HiCircle.self])
@@ -436,7 +271,7 @@ struct HistoryTests {
         }
     }
 
-    @Test("HIS-05: saves of two contexts on two threads each record their own transaction with their author", arguments: StoreKind.allCases)
+    @Test("Saves of two contexts on two threads each record their own transaction with their author (the history suite covers authors, HIS-05)", arguments: StoreKind.allCases)
     func his05Concurrent(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "his05-concurrent")
         let container = try container(kind, dir)

@@ -97,7 +97,7 @@ struct PqFixture {
 struct PredicateTranslationTests {
     // MARK: Strings
 
-    @Test("PRD-01/02/03/05/06 String contains and starts(with:), case-sensitive, % _ literal", arguments: StoreKind.allCases)
+    @Test("Translator shapes for strings: contains and starts(with:) with % and _ as literals (behaviours: predicates suite, PRD-01…06)", arguments: StoreKind.allCases)
     func strings(_ kind: StoreKind) throws {
         let f = try PqFixture(kind)
         for needle in ["li", "LI", "%", "_", "\\", "'", "", "é", "e\u{301}", "Ω", "🇺🇸", "\u{0}"] {
@@ -119,7 +119,7 @@ struct PredicateTranslationTests {
 
     // MARK: Optionals
 
-    @Test("PRD-07/08/09 optional equality, flatMap, ??, to-one chains", arguments: StoreKind.allCases)
+    @Test("Translator shapes for optionals: equality, flatMap, ?? and to-one chains (behaviours: predicates suite, PRD-07…09)", arguments: StoreKind.allCases)
     func optionals(_ kind: StoreKind) throws {
         let f = try PqFixture(kind)
         try f.books(#Predicate<PqBook> { $0.subtitle == nil }, "subtitle == nil")
@@ -149,7 +149,7 @@ struct PredicateTranslationTests {
 
     // MARK: Captured arrays and ranges
 
-    @Test("PRD-13/14/19 captured arrays (empty → false), ranges, raw-value enums", arguments: StoreKind.allCases)
+    @Test("Translator shapes for captured arrays, ranges and raw-value enums (behaviours: predicates suite, PRD-13, 14, 19)", arguments: StoreKind.allCases)
     func arraysAndRanges(_ kind: StoreKind) throws {
         let f = try PqFixture(kind)
         let all = try f.context.fetch(FetchDescriptor<PqBook>())
@@ -192,7 +192,7 @@ struct PredicateTranslationTests {
 
     // MARK: To-many
 
-    @Test("PRD-10/11/12 to-many contains(where:), allSatisfy, count, isEmpty, filter", arguments: StoreKind.allCases)
+    @Test("Translator shapes for to-many: contains(where:), allSatisfy, count, isEmpty, filter (behaviours: predicates suite, PRD-10…12)", arguments: StoreKind.allCases)
     func toMany(_ kind: StoreKind) throws {
         let f = try PqFixture(kind)
         for name in ["x", "y", "z%", "none"] {
@@ -221,7 +221,7 @@ struct PredicateTranslationTests {
 
     // MARK: Conditional, arithmetic, Bool, dates
 
-    @Test("PRD-15/16/20 ternary, arithmetic, Bool and Date", arguments: StoreKind.allCases)
+    @Test("Translator shapes for ternaries, arithmetic, Bool and Date (behaviours: predicates suite, PRD-15, 16, 20)", arguments: StoreKind.allCases)
     func conditionalAndArithmetic(_ kind: StoreKind) throws {
         let f = try PqFixture(kind)
         try f.books(#Predicate<PqBook> { $0.isFeatured ? $0.pages > 10 : $0.pages > 25 }, "PRD-16 ternary")
@@ -264,7 +264,7 @@ struct PredicateTranslationTests {
 
     // MARK: Errors
 
-    @Test("PRD-17/18 untranslatable predicates throw, never trap", arguments: StoreKind.allCases)
+    @Test("Translator refusals: each untranslatable shape throws its typed error (behaviours: predicates suite, PRD-17, 18)", arguments: StoreKind.allCases)
     func unsupported(_ kind: StoreKind) throws {
         let f = try PqFixture(kind)
         f.expectUnsupported(#Predicate<PqBook> { $0.stock! == 1 }, "PRD-17 force unwrap")
@@ -278,7 +278,7 @@ struct PredicateTranslationTests {
 
     // MARK: Apple-only string functions
 
-    @Test("PRD-04 localizedStandardContains, caseInsensitiveCompare, localizedCompare shims", arguments: StoreKind.allCases)
+    @Test("Translator shapes for the Linux string shims: localizedStandardContains, caseInsensitiveCompare, localizedCompare (behaviour: predicates suite, PRD-04)", arguments: StoreKind.allCases)
     func appleStringFunctions(_ kind: StoreKind) throws {
         let f = try PqFixture(kind)
         let ali = try f.books(#Predicate<PqBook> { $0.title.localizedStandardContains("ALI") }, "PRD-04 ALI")

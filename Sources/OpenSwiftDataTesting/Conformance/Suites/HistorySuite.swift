@@ -33,6 +33,11 @@ extension ConformanceSuite {
                                  actual: "\(update.updatedAttributes)")
                 try check.expect(!update.updatedAttributes.contains(\ConformanceEntry.title), "updatedAttributes leaves out \\.title",
                                  actual: "\(update.updatedAttributes)")
+                try check.expect(history.allSatisfy { $0.storeIdentifier == id.storeIdentifier && $0.token.storeIdentifier == id.storeIdentifier },
+                                 "every transaction and token names the model's store", actual: "\(history.map(\.storeIdentifier))")
+                try check.expect(history[0].timestamp <= history[2].timestamp, "timestamps in save order",
+                                 actual: "\(history.map(\.timestamp))")
+                try check.expectEqual(history[0].processIdentifier, ProcessInfo.processInfo.processName, "the process identifier")
             },
             ConformanceCase(suite: "history", id: "HIS-02", title: "two inserts in one save are one transaction with two inserts") { check in
                 let container = try check.container(for: ConformanceEntry.self, ConformanceReader.self)
@@ -79,6 +84,11 @@ extension ConformanceSuite {
                 let later = try check.history(in: container, HistoryDescriptor(predicate: #Predicate { $0.token > t1 }))
                 try check.expectEqual(later.map(\.transactionIdentifier), all.dropFirst().map(\.transactionIdentifier),
                                       "transactions after t1")
+                // Tokens are Codable: a token kept across launches compares equal after a round trip.
+                let decoded = try JSONDecoder().decode(DefaultHistoryToken.self, from: JSONEncoder().encode(t1))
+                try check.expectEqual(decoded, t1, "t1 after a JSON round trip")
+                let again = try check.history(in: container, HistoryDescriptor(predicate: #Predicate { $0.token > decoded }))
+                try check.expectEqual(again.map(\.transactionIdentifier), later.map(\.transactionIdentifier), "transactions after the decoded t1")
             },
             ConformanceCase(suite: "history", id: "HIS-05", title: "an author predicate returns only that context's transactions") { check in
                 let container = try check.container(for: ConformanceEntry.self, ConformanceReader.self)
