@@ -109,14 +109,15 @@ var targets: [Target] = [
     // The command line: argument parser, subcommand specs, checked option values (no product: the
     // harness's own; OpenSwiftData only for a decoding error's brief description).
     .target(name: "ArgumentParsing", dependencies: ["OpenSwiftData"]),
-    .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
+    .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing", "OpenSwiftDataTesting"]),
     .target(name: "PersistenceWorkloads", dependencies: ["OpenSwiftData", "BenchmarkKit"],
             path: "Benchmarks/PersistenceWorkloads"),
     // Every `harness` subcommand, one file each; the executables below only call into it.
     .target(name: "HarnessCommands",
             dependencies: ["ArgumentParsing", "PersistenceWorkloads", "BenchmarkKit", "OpenSwiftData", "OpenSwiftDataTesting"]),
     .testTarget(name: "HarnessCommandsTests",
-                dependencies: ["HarnessCommands", "ArgumentParsing", "PersistenceWorkloads", "BenchmarkKit", "OpenSwiftData"]),
+                dependencies: ["HarnessCommands", "ArgumentParsing", "PersistenceWorkloads", "BenchmarkKit", "OpenSwiftData",
+                               "OpenSwiftDataTesting"]),
     .executableTarget(name: "PersistenceBenchmarks", dependencies: ["HarnessCommands", "ArgumentParsing"],
                       path: "Benchmarks/PersistenceBenchmarks"),
     // A team's own index benchmark in one file (the README's IndexBenchmark example as a program).

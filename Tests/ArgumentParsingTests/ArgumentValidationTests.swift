@@ -1,4 +1,5 @@
 import Foundation
+import OpenSwiftDataTesting
 import Testing
 @testable import ArgumentParsing
 
@@ -32,11 +33,6 @@ struct ArgumentValidationTests {
         return error
     }
 
-    func temporaryDirectory() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("argval-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir
-    }
 
     // MARK: Numbers
 
@@ -101,8 +97,8 @@ struct ArgumentValidationTests {
 
     @Test("a file to read must exist, be no directory, and hold what the reader expects")
     func existingFiles() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try ScratchDirectory(prefix: "argval")
+        let dir = scratch.url
         let file = dir.appendingPathComponent("numbers.txt")
         try Data("1 2 3".utf8).write(to: file)
         #expect(try parse("--input", file.path).existingFile("input") == file)
@@ -134,8 +130,8 @@ struct ArgumentValidationTests {
 
     @Test("a directory to write may be new (nothing is created) but never a file or under one")
     func writableDirectories() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try ScratchDirectory(prefix: "argval")
+        let dir = scratch.url
         #expect(try parse("--out", dir.path).writableDirectory("out")?.path == dir.path)
         let nested = dir.appendingPathComponent("a/b/c")
         #expect(try parse("--out", nested.path).writableDirectory("out")?.path == nested.path)
@@ -153,8 +149,8 @@ struct ArgumentValidationTests {
 
     @Test("a default directory is checked like a given one, and the error names the option")
     func writableDirectoryDefault() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try ScratchDirectory(prefix: "argval")
+        let dir = scratch.url
         #expect(try parse().writableDirectory("out", default: dir.path).path == dir.path)
         let given = dir.appendingPathComponent("given")
         #expect(try parse("--out", given.path).writableDirectory("out", default: "/dev/null/x").path == given.path)
@@ -164,8 +160,8 @@ struct ArgumentValidationTests {
 
     @Test("a file to write may be new or a regular file, never a directory, a device, or under a file")
     func writableFiles() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try ScratchDirectory(prefix: "argval")
+        let dir = scratch.url
         let new = dir.appendingPathComponent("reports/junit.xml")
         #expect(try parse("--report", new.path).writableFile("report") == new)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty, "validation created something")

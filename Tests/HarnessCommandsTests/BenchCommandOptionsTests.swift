@@ -4,6 +4,7 @@ import BenchmarkKit
 import Foundation
 import OpenSwiftData
 import PersistenceWorkloads
+import OpenSwiftDataTesting
 import Testing
 
 /// `harness bench` validates every option before it runs anything: a bad value is one
@@ -16,11 +17,6 @@ struct BenchCommandOptionsTests {
         try BenchCommand.options(parser.parse(["bench"] + arguments))
     }
 
-    func temporaryDirectory() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bench-options-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir
-    }
 
     @Test("no options give the documented defaults")
     func defaults() throws {
@@ -34,8 +30,8 @@ struct BenchCommandOptionsTests {
 
     @Test("valid options are parsed into typed values, the baseline report included")
     func validOptions() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try ScratchDirectory(prefix: "bench-options")
+        let dir = scratch.url
         let baseline = dir.appendingPathComponent("baseline.json")
         let encoded = try JSONReportCoder.encode(BenchmarkReport.current(toolchain: "test", results: []))
         try encoded.write(to: baseline)
@@ -80,8 +76,8 @@ struct BenchCommandOptionsTests {
 
     @Test("a --compare file that is no benchmark report is rejected before the run")
     func compareMustBeAReport() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try ScratchDirectory(prefix: "bench-options")
+        let dir = scratch.url
         let file = dir.appendingPathComponent("notes.json")
         try Data(#"{"results": "none"}"#.utf8).write(to: file)
         let error = #expect(throws: ArgumentError.self) { try options(["--compare", file.path]) }
