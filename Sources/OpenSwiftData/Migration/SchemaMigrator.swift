@@ -167,93 +167,37 @@ struct SchemaMigrator {
         // The store's write lock, held from before the copy until the migrated content is
         // committed: no other connection or process can write rows the migration would not
         // carry over, or migrate the same file at the same time.
-        let lock = try SQLiteStore.openConnection(url, mode: .readWrite)
-        defer { lock.close() }
-        do {
-            try lock.execute("BEGIN IMMEDIATE")
-        } catch let e as SQLiteError {
-            throw SwiftDataError(SwiftDataError.storeError.code,
-                                 "the store needs migrating but another connection kept it locked past the busy timeout; the migration did not start and the store was not modified. Try again",
-                                 url: url, underlying: e)
+        let lock = try MigrationLock(url: url)
+        defer { lock.release() }
+        // Re-read under the lock: another process may have migrated it meanwhile.
+        let stored = try storeStep("reading the store's metadata") { try lock.storedMetadata() }
+        if stored.versionHashes == versions[targetIndex].mapping.versionHashes { return Outcome() }
+        guard stored.versionHashes == versions[storeIndex].mapping.versionHashes else {
+            throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
+                                 "the store changed to another model while its migration was starting; it was not modified. Try again",
+                                 url: url)
         }
-        do {
-            // Re-read under the lock: another process may have migrated it meanwhile.
-            let stored = try storeStep("reading the store's metadata") { try SQLiteStore.storedMetadata(lock, url: url) }
-            if stored.versionHashes == versions[targetIndex].mapping.versionHashes {
-                try lock.execute("ROLLBACK")
-                return Outcome()
+        try storeStep("copying the store") { try lock.copyContents(to: work) }
+        var outcome = Outcome()
+        for (stage, from, to) in path {
+            let old = versions[from], new = versions[to]
+            if case .custom(_, _, let willMigrate?, _) = stage {
+                try runClosure(willMigrate, "willMigrate", stage, schema: old.type, at: work)
             }
-            guard stored.versionHashes == versions[storeIndex].mapping.versionHashes else {
-                throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
-                                     "the store changed to another model while its migration was starting; it was not modified. Try again",
-                                     url: url)
+            let migration = StoreMigration(old: old.mapping, new: new.mapping, stageName: stage.description)
+            try storeStep("\(stage)") { try MigrationLock.run(migration, at: work) }
+            outcome.warnings += migration.warnings()
+            if case .custom(_, _, _, let didMigrate?) = stage {
+                try runClosure(didMigrate, "didMigrate", stage, schema: new.type, at: work)
             }
-            try storeStep("copying the store") {
-                let copy = try SQLiteConnection(path: work.path, mode: .readWriteCreate)
-                defer { copy.close() }
-                for pragma in StoreLayout.filePragmas { try copy.execute(pragma) }
-                try copy.immediateTransaction { try SchemaMigrator.copyDatabase(from: lock, to: copy) }
-            }
-            var outcome = Outcome()
-            for (stage, from, to) in path {
-                let old = versions[from], new = versions[to]
-                if case .custom(_, _, let willMigrate?, _) = stage {
-                    try runClosure(willMigrate, "willMigrate", stage, schema: old.type, at: work)
-                }
-                let migration = StoreMigration(old: old.mapping, new: new.mapping, stageName: stage.description)
-                try storeStep("\(stage)") {
-                    let db = try SQLiteConnection(path: work.path, mode: .readWrite)
-                    defer { db.close() }
-                    try db.immediateTransaction { try migration.run(on: db) }
-                }
-                outcome.warnings += migration.warnings()
-                if case .custom(_, _, _, let didMigrate?) = stage {
-                    try runClosure(didMigrate, "didMigrate", stage, schema: new.type, at: work)
-                }
-                outcome.stages.append(stage.description)
-            }
-            // The migrated copy replaces the store's content in the transaction holding the lock.
-            try storeStep("writing the migrated store back") {
-                let source = try SQLiteConnection(path: work.path, mode: .readOnly)
-                defer { source.close() }
-                for row in try lock.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") {
-                    if case .text(let name)? = row.first { try lock.execute("DROP TABLE \(quoteIdentifier(name))") }
-                }
-                try SchemaMigrator.copyDatabase(from: source, to: lock)
-                try lock.execute("COMMIT")
-            }
-            for warning in outcome.warnings {
-                FileHandle.standardError.write(Data("OpenSwiftData: warning: \(warning)\n".utf8))
-            }
-            return outcome
-        } catch {
-            if lock.isInTransaction { try? lock.execute("ROLLBACK") }   // nothing was committed; the error below is the one to report
-            throw error
+            outcome.stages.append(stage.description)
         }
-    }
-
-    /// Copies every table (with its rows), index and trigger of `source` into `destination`,
-    /// which has none of them, inside the caller's transaction. Values keep their storage
-    /// classes (bound as read).
-    static func copyDatabase(from source: SQLiteConnection, to destination: SQLiteConnection) throws {
-        let objects = try source.rows("""
-            SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%'
-            ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 ELSE 2 END, rowid
-            """)
-        for object in objects {
-            guard case .text(let type)? = object.first, case .text(let name) = object[1], case .text(let sql) = object[2] else { continue }
-            try destination.execute(sql)
-            guard type == "table" else { continue }
-            let select = try source.prepare("SELECT * FROM \(quoteIdentifier(name))")
-            let columns = select.columnCount
-            guard columns > 0 else { continue }
-            let insert = try destination.prepare("INSERT INTO \(quoteIdentifier(name)) VALUES ("
-                + Array(repeating: "?", count: Int(columns)).joined(separator: ", ") + ")")
-            while try select.step() {
-                for i in 0..<columns { try insert.bind(select.value(at: i), at: i + 1) }
-                try insert.execute()
-            }
+        // The migrated copy replaces the store's content in the transaction holding the lock.
+        try storeStep("writing the migrated store back") { try lock.commit(from: work) }
+        for warning in outcome.warnings {
+            FileHandle.standardError.write(Data("OpenSwiftData: warning: \(warning)\n".utf8))
         }
+        return outcome
     }
 
     /// Runs a stage's closure on a context of `schema`'s models over the working copy and saves
