@@ -126,6 +126,22 @@ struct ReadmeExampleTests {
         #expect(try ModelContext(setup.container).fetch(FetchDescriptor<Trip>()).map(\.price) == [116])
     }
 
+    @Test("the several-stores example: trips and preferences in two files, one context saving both")
+    func severalStores() throws {
+        let scratch = try ScratchDirectory(prefix: "readme-stores")
+        do {
+            let context = ModelContext(try openSplitStores(in: scratch.url))
+            context.insert(Trip(name: "Lisbon", price: 100))
+            context.insert(Preference(key: "currency", value: "EUR"))
+            try context.save()
+        }
+        let trips = ModelContext(try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: scratch.url.appendingPathComponent("trips.store"))))
+        #expect(try trips.fetch(FetchDescriptor<Trip>()).map(\.name) == ["Lisbon"])
+        let both = ModelContext(try openSplitStores(in: scratch.url))
+        #expect(try both.fetch(FetchDescriptor<Preference>()).map(\.value) == ["EUR"])
+        #expect(try both.fetchCount(FetchDescriptor<Trip>()) == 1)
+    }
+
     @Test("the fixture example writes the library and reproduces its digest")
     func library() throws {
         let scratch = try ScratchDirectory(prefix: "readme-library")

@@ -40,7 +40,7 @@ extension ModelContainer {
         case (let log?, let handler?): combined = { log($0); handler($0) }
         }
         do {
-            try store.withConnection { db in try db.setTrace(combined) }
+            for store in stack.stores { try store.withConnection { db in try db.setTrace(combined) } }
         } catch let e as SQLiteError {
             throw SwiftDataError(SwiftDataError.storeError.code, "the SQL trace could not be set", underlying: e)
         }

@@ -43,40 +43,57 @@ public final class ModelContainer: @unchecked Sendable {
     /// `.incompatibleSchema` naming what differs (SwiftData would try an inferred lightweight
     /// migration; here a change of model is always declared).
     ///
+    /// With several configurations, each is a store of its own and each model lives in the one
+    /// whose `schema` lists it (a configuration without a `schema` takes the models no other
+    /// lists); see "Several configurations in one container" in the storage-layout article.
+    ///
     /// - Throws: ``SwiftDataError`` when the schema is invalid or the store cannot be opened:
     ///   `.notADatabase`, `.corruptStore`, `.incompatibleSchema`, `.unknownSchema`,
-    ///   `.backwardMigration`, `.loadIssueModelContainer`, `.storeError`; a failing migration
+    ///   `.backwardMigration`, `.loadIssueModelContainer` (also for configurations that
+    ///   cannot work together, naming the model or file), `.storeError`; a failing migration
     ///   stage's error. The store file is never modified by a failed open. With
     ///   `allowsSave: false` the file is opened read-only and must exist.
     public init(for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
                 configurations: [ModelConfiguration]) throws {
         if let error = schema.buildError { throw error }
         let configs = configurations.isEmpty ? [ModelConfiguration()] : configurations
-        if configs.count > 1 {
-            throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
-                                 "several configurations in one container are not supported yet; create one container per store")
-        }
-        let config = configs[0]
-        if let cs = config.schema {
-            for e in cs.entities where schema.entitiesByName[e.name] == nil {
-                throw SwiftDataError(SwiftDataError.configurationSchemaNotFoundInContainerSchema.code,
-                                     "the configuration's schema has \(e.name), which the container's schema lacks",
-                                     entityName: e.name)
+        for config in configs {
+            if let cs = config.schema {
+                for e in cs.entities where schema.entitiesByName[e.name] == nil {
+                    throw SwiftDataError(SwiftDataError.configurationSchemaNotFoundInContainerSchema.code,
+                                         "the configuration \"\(config.name)\" has \(e.name), which the container's schema lacks",
+                                         entityName: e.name)
+                }
             }
         }
         try ModelContainer.checkSubclassesListed(schema)
-        let mapping = try StoreMapping(schema: schema)
-        // A store written with an older version of the plan's schema is migrated first.
-        var migration = SchemaMigrator.Outcome()
-        if let migrationPlan, !config.isStoredInMemoryOnly {
-            migration = try SchemaMigrator(plan: migrationPlan, target: mapping, url: config.url,
-                                           allowsSave: config.allowsSave).migrateIfNeeded()
+        // Which configuration stores which entities: all of them when there is one.
+        let schemas = try ModelContainer.storeSchemas(schema, configs)
+        if configs.count > 1, migrationPlan != nil {
+            throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
+                                 "a migration plan with several configurations is not supported yet; migrate each store with a container of one configuration (ModelContainer(for:migrationPlan:configurations:) with that store's schema), then open them together",
+                                 url: configs.first?.url)
         }
-        // A configuration that never saves opens its file read-only, so it cannot change it.
-        let store = try SQLiteStore(url: config.isStoredInMemoryOnly ? nil : config.url, mapping: mapping,
-                                    readOnly: !config.allowsSave)
-        stack = ContainerStack(schema: schema, configurations: configs, migrationPlan: migrationPlan,
-                               store: store, mapping: mapping)
+        var stores: [SQLiteStore] = []
+        var migration = SchemaMigrator.Outcome()
+        do {
+            for (config, storeSchema) in zip(configs, schemas) {
+                let mapping = try StoreMapping(schema: storeSchema)
+                // A store written with an older version of the plan's schema is migrated first.
+                if let migrationPlan, !config.isStoredInMemoryOnly {
+                    migration = try SchemaMigrator(plan: migrationPlan, target: mapping, url: config.url,
+                                                   allowsSave: config.allowsSave).migrateIfNeeded()
+                }
+                // A configuration that never saves opens its file read-only, so it cannot change it.
+                stores.append(try SQLiteStore(url: config.isStoredInMemoryOnly ? nil : config.url, mapping: mapping,
+                                              readOnly: !config.allowsSave))
+            }
+        } catch {
+            // The stores opened so far close (nothing was written through them).
+            for store in stores { store.connection.close() }
+            throw error
+        }
+        stack = ContainerStack(schema: schema, configurations: configs, migrationPlan: migrationPlan, stores: stores)
         migrationReport = migration
         // OPENSWIFTDATA_SQL_LOG=1: print every statement from here on (ModelContainer+SQLTrace).
         try installEnvironmentSQLLog()
@@ -122,13 +139,14 @@ public final class ModelContainer: @unchecked Sendable {
 
     /// Deletes every model in the store, keeping it usable (CFG-06).
     ///
-    /// This cannot throw (SwiftData's signature). The rows go in one transaction, so a failure
-    /// (a closed or read-only store, I/O) deletes nothing; it is posted as ``operationDidFail``
+    /// This cannot throw (SwiftData's signature). The rows go in one transaction per store, so a
+    /// failure (a closed or read-only store, I/O) deletes nothing of that store (with several
+    /// configurations, the stores before it are already emptied); it is posted as ``operationDidFail``
     /// with an ``OperationFailure`` (``OperationFailure/Operation/deleteAllData``), logged to
     /// standard error, and kept in ``lastOperationFailure``.
     public func deleteAllData() {
         do {
-            try store.deleteAllData()
+            for store in stack.stores { try store.deleteAllData() }
         } catch {
             let e = error as? SwiftDataError
                 ?? SwiftDataError(SwiftDataError.storeError.code, "the store's rows could not be deleted; nothing was deleted",
@@ -145,7 +163,8 @@ public final class ModelContainer: @unchecked Sendable {
     /// (``deleteAllData()``), or `nil`.
     public var lastOperationFailure: OperationFailure? { contextLock.withLock { _lastOperationFailure } }
 
-    /// Deletes the container's store files (the main file, `-wal` and `-shm`), as SwiftData's
+    /// Deletes the container's store files (the main file, `-wal` and `-shm`; every
+    /// configuration's), as SwiftData's
     /// `erase()` does; an in-memory store is emptied instead.
     ///
     /// ```swift
@@ -161,7 +180,64 @@ public final class ModelContainer: @unchecked Sendable {
     /// - Throws: ``SwiftDataError/storeError`` when a file cannot be deleted (the store is closed
     ///   by then).
     public func erase() throws {
-        try store.erase()
+        for store in stack.stores { try store.erase() }
+    }
+
+    /// Throws for an operation that works on one store when the container has several.
+    func requireOneStore(_ operation: String) throws {
+        guard stack.stores.count > 1 else { return }
+        throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
+                             "\(operation) works on a container of one configuration, and this one has \(stack.stores.count) (\(configurations.map(\.name).joined(separator: ", "))); open the store with a container of its own configuration for it")
+    }
+
+    /// The schema each configuration's store holds. With one configuration, the container's whole
+    /// schema. With several, a configuration with a `schema` stores those models (and the
+    /// subclasses of the container's schema below them, which share their table); one
+    /// configuration without a `schema` stores every model no other configuration lists. Each
+    /// model lives in exactly one store, so a relationship never crosses stores: a
+    /// configuration's schema includes the models its models reach.
+    ///
+    /// - Throws: `.loadIssueModelContainer` naming the model and configurations when a model is
+    ///   in two configurations or in none, when two configurations have no schema, or when two
+    ///   share a file.
+    static func storeSchemas(_ schema: Schema, _ configs: [ModelConfiguration]) throws -> [Schema] {
+        guard configs.count > 1 else { return [schema] }
+        func problem(_ message: String, _ entity: String? = nil) -> SwiftDataError {
+            SwiftDataError(SwiftDataError.loadIssueModelContainer.code, message, entityName: entity)
+        }
+        var files: [String: String] = [:]
+        for c in configs where !c.isStoredInMemoryOnly {
+            let path = c.url.standardizedFileURL.path
+            if let other = files[path] {
+                throw problem("the configurations \"\(other)\" and \"\(c.name)\" both use the file \(path); give each its own URL")
+            }
+            files[path] = c.name
+        }
+        let open = configs.indices.filter { configs[$0].schema == nil }
+        if open.count > 1 {
+            throw problem("the configurations \"\(configs[open[0]].name)\" and \"\(configs[open[1]].name)\" have no schema, so both would store every model; give all but one a schema listing its models")
+        }
+        // Root entity name → configuration index.
+        var owner: [String: Int] = [:]
+        for (i, c) in configs.enumerated() {
+            guard let cs = c.schema else { continue }
+            for e in cs.entities {
+                let root = e.layout.root.name
+                if let j = owner[root], j != i {
+                    throw problem("\(e.name) is in the schemas of both configurations \"\(configs[j].name)\" and \"\(c.name)\"; each model is stored in one configuration (a configuration's schema also includes the models its models' relationships reach)", e.name)
+                }
+                owner[root] = i
+            }
+        }
+        var types: [[any PersistentModel.Type]] = Array(repeating: [], count: configs.count)
+        for e in schema.entities {
+            guard let i = owner[e.layout.root.name] ?? open.first else {
+                let names = configs.map { "\"\($0.name)\"" }.joined(separator: ", ")
+                throw problem("\(e.name) is in the container's schema but in none of its configurations (\(names)); add it to one configuration's schema, or give one configuration no schema to store the rest", e.name)
+            }
+            types[i].append(e.layout.type)
+        }
+        return types.map { Schema($0, version: schema.version) }
     }
 
     /// A subclass listed in the schema needs its superclass; a superclass does not need its
@@ -177,33 +253,102 @@ public final class ModelContainer: @unchecked Sendable {
     }
 }
 
-/// What a container's contexts and models share: the schema, configurations, store, mapping and
-/// query cache. Contexts and models hold this, never the container itself, so nothing they hold
-/// keeps a released container (or its main context) alive.
+/// What a container's contexts and models share: the schema, configurations, stores, mappings
+/// and query cache. Contexts and models hold this, never the container itself, so nothing they
+/// hold keeps a released container (or its main context) alive.
+///
+/// A container has one store per configuration; each entity lives in exactly one of them (see
+/// ``ModelContainer/storeSchemas(_:_:)``), so every per-entity question (its table, its store,
+/// whether it may be saved) is answered by the entity's store. With one configuration, which is
+/// almost every container, that is ``store``.
 final class ContainerStack: @unchecked Sendable {
     let schema: Schema
     let configurations: [ModelConfiguration]
     let migrationPlan: (any SchemaMigrationPlan.Type)?
+    /// One store per configuration, in the configurations' order.
+    let stores: [SQLiteStore]
+    /// The first configuration's store (the only one, almost always).
     let store: SQLiteStore
+    /// The first store's mapping.
     let mapping: StoreMapping
+    /// The index in ``stores`` of every entity's store, by its root class; empty with one store.
+    private let route: [ObjectIdentifier: Int]
     /// Translated fetches by query shape, shared by every context (see ``QueryCache``).
     let queryCache = QueryCache()
-    /// Whether saves may write (the configuration's `allowsSave`).
-    let allowsSave: Bool
-    /// How saves resolve conflicts with other writers (the configuration's merge policy).
-    let mergePolicy: ModelConfiguration.MergePolicy
-    /// How fetches order strings unless their descriptor says (the configuration's style).
+    /// How fetches order strings unless their descriptor says (the first configuration's style).
     let stringSortStyle: StringSortStyle
 
     init(schema: Schema, configurations: [ModelConfiguration], migrationPlan: (any SchemaMigrationPlan.Type)?,
-         store: SQLiteStore, mapping: StoreMapping) {
+         stores: [SQLiteStore]) {
         self.schema = schema
         self.configurations = configurations
         self.migrationPlan = migrationPlan
-        self.store = store
-        self.mapping = mapping
-        allowsSave = configurations.first?.allowsSave ?? true
-        mergePolicy = configurations.first?.mergePolicy ?? .mergeByPropertyObjectTrump
+        self.stores = stores
+        store = stores[0]
+        mapping = stores[0].mapping
+        var route: [ObjectIdentifier: Int] = [:]
+        if stores.count > 1 {
+            for (index, store) in stores.enumerated() {
+                for table in store.mapping.tables { route[ObjectIdentifier(table.root.type)] = index }
+            }
+        }
+        self.route = route
         stringSortStyle = configurations.first?.stringSortStyle ?? .lexical
+    }
+
+    /// The index in ``stores`` of the store holding `layout`'s rows, or `nil` for an entity
+    /// outside the container's schema.
+    func storeIndex(for layout: ModelLayout) -> Int? {
+        if stores.count == 1 { return mapping.table(for: layout) != nil ? 0 : nil }
+        return route[ObjectIdentifier(layout.root.type)]
+    }
+
+    /// The store holding `layout`'s rows.
+    func store(for layout: ModelLayout) -> SQLiteStore? {
+        if stores.count == 1 { return store }
+        return route[ObjectIdentifier(layout.root.type)].map { stores[$0] }
+    }
+
+    /// The store whose mapping has `table`.
+    func store(of table: StoreMapping.Table) -> SQLiteStore {
+        if stores.count == 1 { return store }
+        return stores.first { $0.mapping === table.mapping } ?? store
+    }
+
+    /// The store whose mapping is `mapping`.
+    func store(of mapping: StoreMapping) -> SQLiteStore {
+        if stores.count == 1 { return store }
+        return stores.first { $0.mapping === mapping } ?? store
+    }
+
+    /// The store with this identifier (`Z_UUID`), if it is one of the container's.
+    func store(identifiedBy identifier: String) -> SQLiteStore? {
+        stores.first { $0.identifier == identifier }
+    }
+
+    /// The configuration of the store holding `layout`'s rows.
+    func configuration(for layout: ModelLayout) -> ModelConfiguration {
+        configurations[storeIndex(for: layout) ?? 0]
+    }
+
+    /// The configuration of the store with this mapping.
+    func configuration(of mapping: StoreMapping) -> ModelConfiguration {
+        configurations[stores.firstIndex { $0.mapping === mapping } ?? 0]
+    }
+
+    /// `layout`'s table in its store.
+    func table(for layout: ModelLayout) -> StoreMapping.Table? {
+        if stores.count == 1 { return mapping.table(for: layout) }
+        return route[ObjectIdentifier(layout.root.type)].flatMap { stores[$0].mapping.table(for: layout) }
+    }
+
+    /// How `layout`'s relationship `slot` is stored (see ``StoreMapping/storage(of:slot:)``).
+    func storage(of layout: ModelLayout, slot: Int) -> StoreMapping.RelationshipStorage? {
+        store(for: layout)?.mapping.storage(of: layout, slot: slot)
+    }
+
+    /// See ``StoreMapping/ownsKeysOnDestination(_:slot:)``.
+    func ownsKeysOnDestination(_ layout: ModelLayout, slot: Int) -> Bool {
+        store(for: layout)?.mapping.ownsKeysOnDestination(layout, slot: slot) ?? false
     }
 }

@@ -40,7 +40,7 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
                     // Reported, not answered (OperationFailure): the batch is not kept, so the
                     // next access reads it again; this one gets the model of ModelContext.model(for:).
                     context.recordFailure(.batchLoad, error, sql: sql)
-                    return context.model(for: PersistentIdentifier(entityName: table.root.name, storeIdentifier: context.store.identifier,
+                    return context.model(for: PersistentIdentifier(entityName: table.root.name, storeIdentifier: context.stack.store(of: table).identifier,
                                                                    key: .permanent(keys[index]))) as! Element
                 }
             }
@@ -48,7 +48,7 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
             let offset = index - b * batchSize
             if offset < batch.count, batch[offset].persistentBackingData.pk == keys[index] { return batch[offset] }
             // A row deleted since the keys were read: a stand-in that reads as deleted.
-            return context.model(for: PersistentIdentifier(entityName: table.root.name, storeIdentifier: context.store.identifier,
+            return context.model(for: PersistentIdentifier(entityName: table.root.name, storeIdentifier: context.stack.store(of: table).identifier,
                                                           key: .permanent(keys[index]))) as! Element
         }
     }
@@ -78,7 +78,7 @@ extension ModelContext {
         }
         let limit = descriptor.fetchLimit.flatMap { $0 > 0 ? $0 : nil } ?? -1
         let offset = max(descriptor.fetchOffset ?? 0, 0)
-        let keys: [Int64] = try withFetchConnection(sql: q.compiled.keysSQL) { db in
+        let keys: [Int64] = try withFetchConnection(sql: q.compiled.keysSQL, table: q.table) { db in
             let stmt = try db.cachedStatement(q.compiled.keysSQL)
             defer { stmt.reset() }
             try stmt.bind(q.arguments + [.integer(Int64(limit)), .integer(Int64(offset))])

@@ -69,9 +69,9 @@ extension ModelContext {
             where m.persistentBackingData.layout?.isKind(of: ows.layout) == true {
                 unlinkOneWay(m, ows.slot, from: deleted)
             }
-            guard d.pk != 0, let table = mapping.table(for: ows.layout) else { continue }
-            let sources = try mapping.storage(of: ows.layout, slot: ows.slot.index)
-                .map { try store.keys(holding: $0, of: table, pointingAt: d.pk) } ?? []
+            guard d.pk != 0, let table = stack.table(for: ows.layout) else { continue }
+            let sources = try stack.storage(of: ows.layout, slot: ows.slot.index)
+                .map { try stack.store(of: table).keys(holding: $0, of: table, pointingAt: d.pk) } ?? []
             for pk in sources {
                 guard let m = registered[RowKey(table: ObjectIdentifier(ows.layout.root), pk: pk)],
                       !m.isDeleted else { continue }

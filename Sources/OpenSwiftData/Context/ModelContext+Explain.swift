@@ -84,7 +84,7 @@ extension ModelContext {
             case .identifiers: (sql, arguments) = (q.compiled.keysSQL, q.arguments + paging)
             }
         }
-        let plan = try withFetchConnection(sql: sql) { db in try db.queryPlan(sql, arguments) }
+        let plan = try withFetchConnection(sql: sql, table: q.table) { db in try db.queryPlan(sql, arguments) }
         return QueryExplanation(operation: operation, sql: sql, arguments: arguments, plan: plan,
                                 mergesPendingChanges: merges)
     }

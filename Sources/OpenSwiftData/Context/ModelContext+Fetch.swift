@@ -85,7 +85,7 @@ extension ModelContext {
             total = try fetch(unpaged).count
         } else {
             let sql = q.compiled.countSQL
-            total = try withFetchConnection(sql: sql) { db in
+            total = try withFetchConnection(sql: sql, table: q.table) { db in
                 if case .integer(let n)? = try db.scalar(sql, q.arguments) { return Int(n) }
                 return 0
             }
@@ -108,8 +108,8 @@ extension ModelContext {
         }
         let limit = descriptor.fetchLimit.flatMap { $0 > 0 ? $0 : nil } ?? -1
         let offset = max(descriptor.fetchOffset ?? 0, 0)
-        let storeID = store.identifier
-        return try withFetchConnection(sql: q.compiled.keysSQL) { db in
+        let storeID = stack.store(of: q.table).identifier
+        return try withFetchConnection(sql: q.compiled.keysSQL, table: q.table) { db in
             let stmt = try db.cachedStatement(q.compiled.keysSQL)
             defer { stmt.reset() }
             try stmt.bind(q.arguments + [.integer(Int64(limit)), .integer(Int64(offset))])
@@ -178,7 +178,7 @@ extension ModelContext {
         }
         if let e = stack.schema.buildError { throw e }
         // Not swallowed: a type outside the schema is thrown just below (unknownSchema).
-        guard let layout = try? ModelLayout.of(T.self), let table = mapping.table(for: layout),
+        guard let layout = try? ModelLayout.of(T.self), let table = stack.table(for: layout),
               table.entityID(layout) != nil else {
             throw SwiftDataError(SwiftDataError.unknownSchema.code,
                                  "\(T.self) is not in the container's schema", entityName: String(describing: T.self))
@@ -246,7 +246,7 @@ extension ModelContext {
 
     /// ``materializeRows(_:_:table:)`` returning `T`s directly (no second array).
     func materializeRows<T>(_ sql: String, _ args: [SQLValue], table: StoreMapping.Table, as: T.Type) throws -> [T] {
-        try withFetchConnection(sql: sql) { db in
+        try withFetchConnection(sql: sql, table: table) { db in
             let stmt = try db.cachedStatement(sql)
             defer { stmt.reset() }
             try stmt.bind(args)
@@ -254,7 +254,7 @@ extension ModelContext {
             let tableKey = ObjectIdentifier(table.root)
             let identities = registered.table(tableKey, create: true)!
             let entities = table.entitiesByID, readersByID = table.slotReadersByID
-            let storeID = store.identifier, handle = self.handle
+            let storeID = stack.store(of: table).identifier, handle = self.handle
             var generation: StoreGeneration?
             while try stmt.step() {
                 let pk = stmt.int64(at: 0)
@@ -262,7 +262,7 @@ extension ModelContext {
                     let d = existing.persistentBackingData
                     if d.isFault || (d.committed == nil && d.status == .persisted) {
                         // Refresh only when the store changed since the values were read (CTX-11).
-                        let now = try generation ?? store.generation(db)
+                        let now = try generation ?? stack.store(of: table).generation(db)
                         generation = now
                         if d.isFault || d.loadedGeneration != now {
                             try decode(stmt, into: d, model: existing, table: table)
@@ -358,9 +358,9 @@ extension ModelContext {
     /// reported (``OperationFailure/Operation/faultFill``): the property read returns its
     /// placeholder, and the context's next fetch or save throws the error.
     func fulfillFault(_ data: BackingData) {
-        guard data.pk != 0, let layout = data.layout, let table = mapping.table(for: layout) else { return }
+        guard data.pk != 0, let layout = data.layout, let table = stack.table(for: layout) else { return }
         do {
-            try store.readRow(table, pk: data.pk) { row, _ in try decode(row, into: data, model: nil, table: table) }
+            try stack.store(of: table).readRow(table, pk: data.pk) { row, _ in try decode(row, into: data, model: nil, table: table) }
         } catch {
             var e = storeError(error, sql: table.selectByKeySQL)
             if e.entityName == nil { e.entityName = layout.name }
@@ -370,10 +370,10 @@ extension ModelContext {
 
     /// Loads a relationship of a registered model from the store.
     func resolveRelationship(_ data: BackingData, slot: ModelLayout.Slot) -> Any? {
-        guard let layout = data.layout, let storage = mapping.storage(of: layout, slot: slot.index),
+        guard let layout = data.layout, let storage = stack.storage(of: layout, slot: slot.index),
               // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
               let targetType = slot.target, let targetLayout = try? ModelLayout.of(targetType),
-              let targetTable = mapping.table(for: targetLayout) else { return BackingData.emptyValue(for: slot) }
+              let targetTable = stack.table(for: targetLayout) else { return BackingData.emptyValue(for: slot) }
         var models: [any PersistentModel] = []
         if data.pk != 0 {
             do {

@@ -40,10 +40,11 @@ extension ModelContext {
         ("too many FROM clause terms", "SQLite's limit on FROM clause terms"),
     ]
 
-    /// Runs `body` on the store's connection, turning its errors into ``fetchError(_:sql:)``'s.
-    func withFetchConnection<R>(sql: String, _ body: (SQLiteConnection) throws -> R) throws -> R {
+    /// Runs `body` on the connection of `table`'s store, turning its errors into
+    /// ``fetchError(_:sql:)``'s.
+    func withFetchConnection<R>(sql: String, table: StoreMapping.Table, _ body: (SQLiteConnection) throws -> R) throws -> R {
         do {
-            return try store.withConnection(body)
+            return try stack.store(of: table).withConnection(body)
         } catch {
             throw fetchError(error, sql: sql)
         }

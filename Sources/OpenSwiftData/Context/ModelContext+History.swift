@@ -23,9 +23,17 @@ extension ModelContext {
             throw SwiftDataError(SwiftDataError.unsupportedPredicate.code,
                                  "history is recorded as DefaultHistoryTransaction; fetch HistoryDescriptor<DefaultHistoryTransaction>")
         }
-        let stored = try store.readHistory()
-        if let predicate = descriptor.predicate { try checkTokens(in: predicate, existing: Set(stored.map(\.key))) }
-        var result = stored.map(transaction(from:)) as! [T]
+        var all: [DefaultHistoryTransaction] = []
+        for store in stack.stores {
+            let stored = try store.readHistory()
+            if let predicate = descriptor.predicate {
+                try checkTokens(in: predicate, of: store, existing: Set(stored.map(\.key)))
+            }
+            all += stored.map { transaction(from: $0, of: store) }
+        }
+        // Several stores: their transactions interleave by time (each store's keep their order).
+        if stack.stores.count > 1 { all = all.enumerated().sorted { ($0.1.timestamp, $0.0) < ($1.1.timestamp, $1.0) }.map(\.1) }
+        var result = all as! [T]
         if let predicate = descriptor.predicate { result = try result.filter { try predicate.evaluate($0) } }
         if !descriptor.sortBy.isEmpty { result.sort(using: descriptor.sortBy) }
         if let limit = descriptor.fetchLimit, limit >= 0 { result = Array(result.prefix(limit)) }
@@ -43,12 +51,15 @@ extension ModelContext {
         var selection = HistoryDescriptor<T>(predicate: descriptor.predicate, sortBy: descriptor.sortBy, fetchLimit: descriptor.fetchLimit)
         if descriptor.predicate == nil && descriptor.fetchLimit == nil { selection.sortBy = [] }
         let doomed = try fetchHistory(selection)
-        try store.deleteTransactions(doomed.map(\.transactionIdentifier))
+        for store in stack.stores {
+            let keys = doomed.filter { $0.storeIdentifier == store.identifier }.map(\.transactionIdentifier)
+            if !keys.isEmpty { try store.deleteTransactions(keys) }
+        }
     }
 
-    /// Throws ``SwiftDataError/historyTokenExpired`` when `predicate` holds a token of this
-    /// store whose transaction was handed out but no longer exists.
-    private func checkTokens<T>(in predicate: Predicate<T>, existing: Set<Int64>) throws {
+    /// Throws ``SwiftDataError/historyTokenExpired`` when `predicate` holds a token of `store`
+    /// whose transaction was handed out but no longer exists.
+    private func checkTokens<T>(in predicate: Predicate<T>, of store: SQLiteStore, existing: Set<Int64>) throws {
         var tokens: [DefaultHistoryToken] = []
         collectTokens(predicate.expression, into: &tokens, depth: 0)
         guard !tokens.isEmpty else { return }
@@ -69,20 +80,20 @@ extension ModelContext {
     }
 
     /// A stored transaction as the public value.
-    private func transaction(from stored: StoredTransaction) -> DefaultHistoryTransaction {
+    private func transaction(from stored: StoredTransaction, of store: SQLiteStore) -> DefaultHistoryTransaction {
         let storeID = store.identifier
         let process = stored.process ?? ""
         return DefaultHistoryTransaction(
-            author: stored.author, changes: stored.changes.compactMap { change(from: $0, transaction: stored.key) },
+            author: stored.author, changes: stored.changes.compactMap { change(from: $0, transaction: stored.key, of: store) },
             storeIdentifier: storeID, timestamp: stored.timestamp,
             token: DefaultHistoryToken(storeIdentifier: storeID, transactionIdentifier: stored.key),
             transactionIdentifier: stored.key, bundleIdentifier: stored.bundle ?? process, processIdentifier: process)
     }
 
-    private func change(from stored: StoredChange, transaction: Int64) -> HistoryChange? {
-        guard let layout = mapping.layoutsByEntityNumber[stored.entity] else { return nil }
+    private func change(from stored: StoredChange, transaction: Int64, of store: SQLiteStore) -> HistoryChange? {
+        guard let layout = store.mapping.layoutsByEntityNumber[stored.entity] else { return nil }
         return Self.change(layout.type, layout: layout, stored: stored, transaction: transaction,
-                           info: mapping.historyInfo(layout), storeIdentifier: store.identifier)
+                           info: store.mapping.historyInfo(layout), storeIdentifier: store.identifier)
     }
 
     private static func change<M: PersistentModel>(_ type: M.Type, layout: ModelLayout, stored: StoredChange, transaction: Int64,
@@ -123,7 +134,7 @@ extension ModelContext {
     /// row, HIS-11): inserts, updates with the bitmap of changed properties (to-many changes
     /// included), upserts as updates of the stored row (HIS-08), deletes with their tombstone.
     func recordHistory(_ w: StoreWriter, plan: UpsertPlan) throws {
-        let settings = try store.historySettings(w.db)
+        let settings = try stack.store(of: w.mapping).historySettings(w.db)
         guard settings.records else { return }
         var rows: [HistoryChangeRow] = []
         // New rows: the key range the save handed out per table (recorded from the table).
@@ -131,11 +142,11 @@ extension ModelContext {
         var rangeOrder: [ObjectIdentifier] = []
         for m in inserted {
             let d = m.persistentBackingData
-            guard let layout = d.layout, let info = mapping.historyInfo(layout) else { continue }
+            guard let layout = d.layout, let info = w.mapping.historyInfo(layout) else { continue }
             if let existing = plan.adopted[ObjectIdentifier(m)] {
                 rows.append(HistoryChangeRow(kind: .update, entity: info.entity, key: existing,
                                              columns: info.allProperties, tombstone: []))
-            } else if plan.writesNewRow(m), d.pendingPK != 0, let table = mapping.table(for: layout) {
+            } else if plan.writesNewRow(m), d.pendingPK != 0, let table = stack.table(for: layout) {
                 let key = ObjectIdentifier(table)
                 if let r = ranges[key] {
                     ranges[key] = (r.table, min(r.first, d.pendingPK), max(r.last, d.pendingPK))
@@ -150,7 +161,7 @@ extension ModelContext {
             guard let m = changed[id] else { continue }
             let d = m.persistentBackingData
             guard d.status == .persisted, !d.isDeleted, !upserted.contains(d.pk), let layout = d.layout,
-                  let info = mapping.historyInfo(layout) else { continue }
+                  let info = w.mapping.historyInfo(layout) else { continue }
             let slots = d.changed.indices.filter { d.changed[$0] && info.bitOfSlot[$0] != nil }
             guard !slots.isEmpty else { continue }
             rows.append(HistoryChangeRow(kind: .update, entity: info.entity, key: d.pk, columns: info.bitmap(slots), tombstone: []))
@@ -158,7 +169,7 @@ extension ModelContext {
         for id in deletedOrder {
             guard let m = deleted[id] else { continue }
             let d = m.persistentBackingData
-            guard d.pk != 0, let layout = d.layout, let info = mapping.historyInfo(layout) else { continue }
+            guard d.pk != 0, let layout = d.layout, let info = w.mapping.historyInfo(layout) else { continue }
             if d.isFault && !info.tombstoneSlots.isEmpty { fulfillFault(d) }
             let tombstone = try info.tombstoneSlots.map { slot -> SQLValue in
                 guard slot < d.values.count, let codec = layout.slots[slot].codec else { return .null }

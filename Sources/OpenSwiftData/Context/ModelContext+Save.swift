@@ -26,7 +26,7 @@ extension ModelContext {
         if let e = deferredErrors.first { throw e }
         try throwPendingReadFailure()
         guard hasChanges else { return }
-        guard stack.allowsSave else {
+        guard stack.configurations.contains(where: \.allowsSave) else {
             throw SwiftDataError(SwiftDataError.saveNotAllowed.code,
                                  "the container's configuration was created with allowsSave: false")
         }
@@ -35,11 +35,12 @@ extension ModelContext {
         // New models reached through relationships of inserted or changed models are inserted too.
         for m in inserted + changedOrder.compactMap({ changed[$0] }) { insertRelated(of: m, m.persistentBackingData) }
         try validateRelationshipCounts()
+        let parts = try pendingChangesByStore()
         NotificationCenter.default.post(name: ModelContext.willSave, object: self)
 
         let outcome: WriteOutcome
         do {
-            outcome = try store.write { try self.write($0) }
+            outcome = try write(parts)
         } catch {
             for m in inserted { m.persistentBackingData.pendingPK = 0 }
             throw error
@@ -81,7 +82,7 @@ extension ModelContext {
             d.pk = d.pendingPK
             d.pendingPK = 0
             d.status = .persisted
-            d.storeIdentifier = store.identifier
+            d.storeIdentifier = (d.layout.flatMap(stack.store(for:)) ?? store).identifier
             d.committed = nil
             d.changed = []
             if plan.adopted[ObjectIdentifier(m)] != nil, let existing = registered[rowKey(d)], existing !== m {
@@ -115,19 +116,97 @@ extension ModelContext {
         ])
     }
 
+    /// The pending changes of each store (a container has one per configuration), in the
+    /// stores' order; one part holding everything when the container has one store.
+    ///
+    /// - Throws: `.saveNotAllowed` naming the model and configuration when a change belongs to
+    ///   a configuration created with `allowsSave: false` (nothing is written).
+    private func pendingChangesByStore() throws -> [(store: SQLiteStore, changes: PendingChanges)] {
+        let all = PendingChanges(inserted: inserted, changed: changed, changedOrder: changedOrder,
+                                 deleted: deleted, deletedOrder: deletedOrder)
+        guard stack.stores.count > 1 else { return [(store, all)] }
+        var parts = stack.stores.map { _ in PendingChanges() }
+        func index(_ m: any PersistentModel) throws -> Int? {
+            guard let layout = m.persistentBackingData.layout, let i = stack.storeIndex(for: layout) else { return nil }
+            guard stack.configurations[i].allowsSave else {
+                throw SwiftDataError(SwiftDataError.saveNotAllowed.code,
+                                     "\(layout.name) is stored by the configuration \"\(stack.configurations[i].name)\", created with allowsSave: false; nothing was saved",
+                                     entityName: layout.name)
+            }
+            return i
+        }
+        for m in inserted { if let i = try index(m) { parts[i].inserted.append(m) } }
+        for id in changedOrder {
+            guard let m = changed[id], let i = try index(m) else { continue }
+            parts[i].changed[id] = m
+            parts[i].changedOrder.append(id)
+        }
+        for id in deletedOrder {
+            guard let m = deleted[id], let i = try index(m) else { continue }
+            parts[i].deleted[id] = m
+            parts[i].deletedOrder.append(id)
+        }
+        return zip(stack.stores, parts).filter { !$0.1.isEmpty }.map { ($0.0, $0.1) }
+    }
+
+    /// One store's share of a save's pending changes (see ``pendingChangesByStore()``).
+    struct PendingChanges {
+        var inserted: [any PersistentModel] = []
+        var changed: [ObjectIdentifier: any PersistentModel] = [:]
+        var changedOrder: [ObjectIdentifier] = []
+        var deleted: [ObjectIdentifier: any PersistentModel] = [:]
+        var deletedOrder: [ObjectIdentifier] = []
+        var isEmpty: Bool { inserted.isEmpty && changedOrder.isEmpty && deletedOrder.isEmpty }
+    }
+
+    /// Writes every part in its store's transaction. Several stores nest their transactions (in
+    /// the stores' order, so two saves never wait on each other's locks): a failure in any part
+    /// rolls every part back. The commits then run innermost first, so only a failing `COMMIT`
+    /// of an outer store (an I/O error) can leave an inner store's part written without it.
+    private func write(_ parts: [(store: SQLiteStore, changes: PendingChanges)]) throws -> WriteOutcome {
+        if stack.stores.count == 1 { return try store.write { try self.write($0) } }
+        var outcome = WriteOutcome(plan: UpsertPlan())
+        func run(_ k: Int) throws {
+            guard k < parts.count else { return }
+            try parts[k].store.write { w in
+                let part = try withPendingChanges(parts[k].changes) { try self.write(w) }
+                outcome.plan.adopted.merge(part.plan.adopted) { a, _ in a }
+                outcome.plan.collapsed.merge(part.plan.collapsed) { a, _ in a }
+                outcome.versions.merge(part.versions) { a, _ in a }
+                outcome.stale += part.stale
+                try run(k + 1)
+            }
+        }
+        try run(0)
+        return outcome
+    }
+
+    /// Runs `body` with the context's pending changes narrowed to `part`, then restores them.
+    private func withPendingChanges<T>(_ part: PendingChanges, _ body: () throws -> T) rethrows -> T {
+        let saved = PendingChanges(inserted: inserted, changed: changed, changedOrder: changedOrder,
+                                   deleted: deleted, deletedOrder: deletedOrder)
+        (inserted, changed, changedOrder, deleted, deletedOrder) =
+            (part.inserted, part.changed, part.changedOrder, part.deleted, part.deletedOrder)
+        defer {
+            (inserted, changed, changedOrder, deleted, deletedOrder) =
+                (saved.inserted, saved.changed, saved.changedOrder, saved.deleted, saved.deletedOrder)
+        }
+        return try body()
+    }
+
     /// Writes the pending changes inside an open transaction, in this order: deletes; then the
     /// uniqueness resolution (`ModelContext+Upsert.swift`) and primary keys for new rows; rows
     /// that upsert into stored ones; inserts; updates; join-table pairs. Touches no in-memory
     /// state but the new rows' `pendingPK`, which `save()` clears on failure, so a failure leaves
     /// the context exactly as it was.
     private func write(_ w: StoreWriter) throws -> WriteOutcome {
-        let strict = stack.mergePolicy == .error
+        let strict = stack.configuration(of: w.mapping).mergePolicy == .error
         var conflicts: [any PersistentModel] = []
         // Deletes first, so a new model may take the unique values of one deleted in this save.
         for id in deletedOrder {
             guard let m = deleted[id] else { continue }
             let d = m.persistentBackingData
-            guard let layout = d.layout, let table = mapping.table(for: layout) else { continue }
+            guard let layout = d.layout, let table = stack.table(for: layout) else { continue }
             let checked = strict && d.version != 0
             if try !w.deleteRow(table, pk: d.pk, ifVersion: checked ? d.version : nil), checked {
                 conflicts.append(m)
@@ -145,7 +224,7 @@ extension ModelContext {
                                              detachesToMany: Bool)] = [:]
         for m in inserted where plan.adopted[ObjectIdentifier(m)] != nil {
             let d = m.persistentBackingData
-            guard let layout = d.layout, let table = mapping.table(for: layout) else { continue }
+            guard let layout = d.layout, let table = stack.table(for: layout) else { continue }
             let shape: (reads: [StoreMapping.Table.ColumnRead], update: RowStatement?, detachesToMany: Bool)
             if let known = adoptShapes[ObjectIdentifier(layout)] { shape = known } else {
                 let reads = table.plan(layout)
@@ -172,7 +251,7 @@ extension ModelContext {
             byEntity[key, default: []].append(m)
         }
         for layout in entityOrder {
-            guard let table = mapping.table(for: layout), let ent = table.entityID(layout) else { continue }
+            guard let table = stack.table(for: layout), let ent = table.entityID(layout) else { continue }
             let reads = table.plan(layout)
             let insert = try w.insertStatement(table, reads: reads)
             for m in byEntity[ObjectIdentifier(layout)] ?? [] {
@@ -189,7 +268,7 @@ extension ModelContext {
             guard let m = changed[id] else { continue }
             let d = m.persistentBackingData
             guard d.status == .persisted, !upserted.contains(d.pk),
-                  let layout = d.layout, let table = mapping.table(for: layout) else { continue }
+                  let layout = d.layout, let table = stack.table(for: layout) else { continue }
             // Only a row whose columns change gets a new version: a to-many change lives in the
             // other rows' keys or a join table (set-like, nothing to lose), so it bumps nothing.
             let reads = table.plan(layout).filter { $0.slot < d.changed.count && d.changed[$0.slot] }
@@ -216,8 +295,8 @@ extension ModelContext {
             // removed with its row above; writing its list again would leave dangling pairs.
             guard !d.isDeleted, let layout = d.layout, let own = pendingOrStoredPK(m) else { continue }
             for slot in layout.relationshipSlots where layout.slots[slot].isToMany {
-                let storage = mapping.storage(of: layout, slot: slot)
-                let ownerKeys = mapping.ownsKeysOnDestination(layout, slot: slot)
+                let storage = stack.storage(of: layout, slot: slot)
+                let ownerKeys = stack.ownsKeysOnDestination(layout, slot: slot)
                 switch storage {
                 case .joinTable?: break
                 case .inverseForeignKey? where ownerKeys: break
@@ -278,9 +357,9 @@ extension ModelContext {
     /// context has not changed (every property, right after a save).
     private func refreshFromStore(_ model: any PersistentModel) {
         let d = model.persistentBackingData
-        guard let layout = d.layout, let table = mapping.table(for: layout) else { return }
+        guard let layout = d.layout, let table = stack.table(for: layout) else { return }
         do {
-            try store.readRow(table, pk: d.pk) { row, generation in
+            try stack.store(of: table).readRow(table, pk: d.pk) { row, generation in
                 try decode(row, into: d, model: model, table: table)
                 d.loadedGeneration = generation
             }
@@ -297,7 +376,7 @@ extension ModelContext {
         var order: [ObjectIdentifier] = []
         for m in inserted where plan.writesNewRow(m) {
             let d = m.persistentBackingData
-            guard let layout = d.layout, let table = mapping.table(for: layout) else { continue }
+            guard let layout = d.layout, let table = stack.table(for: layout) else { continue }
             let key = ObjectIdentifier(table)
             if next[key] == nil {
                 next[key] = (table, try w.largestKey(of: table))
@@ -377,10 +456,10 @@ extension ModelContext {
         if let fk = d.unresolvedForeignKey(slot) {
             guard fk != 0, let target = d.layout?.slots[slot].target else { return .null }
             let tl = try ModelLayout.of(target)
-            guard let table = mapping.table(for: tl) else { return .null }
+            guard let table = stack.table(for: tl) else { return .null }
             // Not loaded: the destination's entity is read back from its row (a missing row
             // keeps the declared destination's number).
-            if let stored = try store.keys(holding: .inverseForeignKey(table: table, column: "Z_ENT"), of: table, pointingAt: fk).first,
+            if let stored = try stack.store(of: table).keys(holding: .inverseForeignKey(table: table, column: "Z_ENT"), of: table, pointingAt: fk).first,
                stored > 0 {
                 return .integer(stored)
             }
@@ -388,7 +467,7 @@ extension ModelContext {
         }
         guard slot < d.values.count, let v = d.values[slot], let target = d.layout?.slots[slot].toOneModel(v),
               !target.isDeleted, let tl = target.persistentBackingData.layout,
-              let id = mapping.table(for: tl)?.entityID(tl) else { return .null }
+              let id = stack.table(for: tl)?.entityID(tl) else { return .null }
         return .integer(id)
     }
 

@@ -51,11 +51,11 @@ extension ModelContext {
             var found: [SQLValue: [(pk: Int64, ent: Int64)]] = [:]
             var group: StoreMapping.Table.UniqueGroup?
         }
-        let states = (0..<mapping.uniqueGroupCount).map { _ in GroupState() }
+        let states = (0..<w.mapping.uniqueGroupCount).map { _ in GroupState() }
         var candidates: [Candidate] = []
         for m in inserted {
             let d = m.persistentBackingData
-            guard let layout = d.layout, let table = mapping.table(for: layout),
+            guard let layout = d.layout, let table = stack.table(for: layout),
                   let groups = table.uniqueGroups[ObjectIdentifier(layout.type)], !groups.isEmpty else { continue }
             var c = Candidate(model: m, layout: layout, table: table, groups: [])
             c.groups.reserveCapacity(groups.count)

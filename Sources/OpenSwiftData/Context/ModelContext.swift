@@ -125,8 +125,9 @@ public final class ModelContext {
         }
     }
 
+    /// The first configuration's store (the only one, almost always); per-entity work goes
+    /// through ``ContainerStack/store(for:)`` and ``ContainerStack/table(for:)``.
     var store: SQLiteStore { stack.store }
-    var mapping: StoreMapping { stack.mapping }
 
     // MARK: Pending changes
 
@@ -174,7 +175,7 @@ public final class ModelContext {
             return
         case .unmanaged, .removed: break
         }
-        guard let layout = data.layout, let table = mapping.table(for: layout), table.entityID(layout) != nil else {
+        guard let layout = data.layout, let table = stack.table(for: layout), table.entityID(layout) != nil else {
             deferredErrors.append(SwiftDataError(
                 SwiftDataError.unknownSchema.code,
                 "\(type(of: model)) is not in the container's schema; add it to Schema([...]) or ModelContainer(for:)",
@@ -325,8 +326,8 @@ public final class ModelContext {
         if id.isTemporary {
             return inserted.first { $0.persistentModelID == id }
         }
-        if let sid = id.storeIdentifier, sid != store.identifier { return nil }
         guard let (table, _) = tableAndLayout(for: id), let pk = id.primaryKey else { return nil }
+        if let sid = id.storeIdentifier, sid != stack.store(of: table).identifier { return nil }
         return registered[RowKey(table: ObjectIdentifier(table.root), pk: pk)]
     }
 
@@ -344,7 +345,7 @@ public final class ModelContext {
         guard let (table, layout) = tableAndLayout(for: id) else {
             return Self.standIn(for: id, layout: ModelLayout.registered(named: id.entityName))
         }
-        if let pk = id.primaryKey, id.storeIdentifier == nil || id.storeIdentifier == store.identifier {
+        if let pk = id.primaryKey, id.storeIdentifier == nil || id.storeIdentifier == stack.store(of: table).identifier {
             do {
                 if let m = try materialize(table: table, pk: pk) { return m }
             } catch {
@@ -370,7 +371,7 @@ public final class ModelContext {
 
     func tableAndLayout(for id: PersistentIdentifier) -> (StoreMapping.Table, ModelLayout)? {
         guard let entity = stack.schema.entitiesByName[id.entityName],
-              let table = mapping.table(for: entity.layout) else { return nil }
+              let table = stack.table(for: entity.layout) else { return nil }
         return (table, entity.layout)
     }
 

@@ -14,7 +14,8 @@ extension ModelContainer {
         return try context.query(descriptor).compiled.selectSQL
     }
 
-    /// Runs `body` with the store's SQLite connection, serialised with every other use of it.
+    /// Runs `body` with the store's SQLite connection, serialised with every other use of it
+    /// (the first configuration's store, when the container has several).
     ///
     /// For reading only — canonical dumps, `EXPLAIN`, integrity checks: a write through this
     /// connection bypasses the contexts and their identity maps.

@@ -68,7 +68,8 @@ extension ModelContainer {
     /// `SELECT sum(pgsize) FROM dbstat WHERE name = ?`.
     /// - Throws: ``SwiftDataError/storeError`` when the store cannot be read.
     public func storeIndexes() throws -> [StoreIndex] {
-        try mapped { try store.withConnection { db in try indexes(db) } }
+        try requireOneStore("storeIndexes()")
+        return try mapped { try store.withConnection { db in try indexes(db) } }
     }
 
     /// Replaces the store's secondary indexes with `strategy`'s, and drops or keeps the unique
@@ -82,6 +83,7 @@ extension ModelContainer {
     ///   ``SwiftDataError/storeError`` when SQLite refuses a change (nothing is changed then).
     @discardableResult
     public func applyIndexStrategy(_ strategy: IndexStrategy, uniqueIndexes: UniqueIndexPolicy) throws -> [StoreIndex] {
+        try requireOneStore("applyIndexStrategy(_:uniqueIndexes:)")
         let create = try strategyStatements(strategy)
         return try mapped {
             try store.withConnection { db in

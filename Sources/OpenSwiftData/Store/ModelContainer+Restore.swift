@@ -17,6 +17,7 @@ extension ModelContainer {
     ///   whose hashes differ) or a database that is not a SwiftData store; `.notADatabase` / `.corruptStore` for a bad file;
     ///   `.storeError` when the copy fails (the store is then unchanged or rolled back by SQLite).
     public func restore(from url: URL) throws {
+        try requireOneStore("restore(from:)")
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code, "no store file to restore from", url: url)
         }
@@ -49,6 +50,7 @@ extension ModelContainer {
     /// - Throws: `SwiftDataError.storeError` when `url` already exists or cannot be created, or
     ///   when the copy fails (a partial file is removed).
     public func backup(to url: URL) throws {
+        try requireOneStore("backup(to:)")
         guard !FileManager.default.fileExists(atPath: url.path) else {
             throw SwiftDataError(SwiftDataError.storeError.code, "the backup file already exists; choose a new path", url: url)
         }
