@@ -120,17 +120,23 @@ public final class RawStore {
 
     /// Runs a `SELECT <columns> …` statement and reads every row into ``Row`` values.
     public func rows(_ sql: String, _ args: [SQLValue] = []) throws -> [Row] {
+        var out: [Row] = []
+        try forEachRow(sql, args) { out.append($0) }
+        return out
+    }
+
+    /// Runs a `SELECT <columns> …` statement and calls `body` with each row as it is read
+    /// (streaming: one ``Row`` at a time).
+    public func forEachRow(_ sql: String, _ args: [SQLValue] = [], _ body: (Row) throws -> Void) throws {
         let stmt = try db.cachedStatement(sql)
         defer { stmt.reset() }
         try stmt.bind(args)
-        var out: [Row] = []
         while try stmt.step() {
-            out.append(Row(pk: stmt.int64(at: 0), key: Int(stmt.int64(at: 2)), code: Int(stmt.int64(at: 3)),
-                           codeUnindexed: Int(stmt.int64(at: 4)), price: stmt.double(at: 5),
-                           priceUnindexed: stmt.double(at: 6), name: stmt.text(at: 7),
-                           group: stmt.isNull(at: 8) ? nil : stmt.int64(at: 8)))
+            try body(Row(pk: stmt.int64(at: 0), key: Int(stmt.int64(at: 2)), code: Int(stmt.int64(at: 3)),
+                         codeUnindexed: Int(stmt.int64(at: 4)), price: stmt.double(at: 5),
+                         priceUnindexed: stmt.double(at: 6), name: stmt.text(at: 7),
+                         group: stmt.isNull(at: 8) ? nil : stmt.int64(at: 8)))
         }
-        return out
     }
 
     /// `SELECT count(*) …` with arguments.

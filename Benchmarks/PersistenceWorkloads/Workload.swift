@@ -58,7 +58,7 @@ public enum PersistenceWorkloads {
 
     /// Every workload.
     public static var all: [Workload] {
-        [batchInsert, fetchAll,
+        [batchInsert, fetchAll, batchedFetchAll, enumerateAll,
          equality(indexed: true), equality(indexed: false),
          range(indexed: true), range(indexed: false),
          sortedLimit(indexed: true), sortedLimit(indexed: false),

@@ -29,13 +29,10 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
         func element(at index: Int) -> Element {
             let b = index / batchSize
             if batches[b] == nil {
-                let slice = Array(keys[(b * batchSize)..<Swift.min((b + 1) * batchSize, keys.count)])
-                let sql = table.selectByKeysSQL(slice.count)
+                let slice = keys[(b * batchSize)..<Swift.min((b + 1) * batchSize, keys.count)]
+                let sql = table.selectByKeysSQL(Swift.min(slice.count, ModelContext.keysPerSelect))
                 do {
-                    let rows = try context.materializeRows(sql, slice.map { SQLValue.integer($0) }, table: table, as: Element.self)
-                    var byKey: [Int64: Element] = [:]
-                    for m in rows { byKey[m.persistentBackingData.pk] = m }
-                    batches[b] = slice.compactMap { byKey[$0] }
+                    batches[b] = try context.materializeRows(keys: slice, table: table, as: Element.self)
                 } catch {
                     // Reported, not answered (OperationFailure): the batch is not kept, so the
                     // next access reads it again; this one gets the model of ModelContext.model(for:).
@@ -76,9 +73,16 @@ extension ModelContext {
                                  "a batched fetch reads from the store and cannot include the context's unsaved \(q.layout.name) changes: save first, or set includePendingChanges = false",
                                  entityName: q.layout.name)
         }
+        let keys = try storeKeys(q, descriptor)
+        return FetchResultsCollection(loader: .init(context: self, table: q.table, keys: keys, batchSize: max(batchSize, 1)))
+    }
+
+    /// The keys of the stored rows `descriptor` matches, in fetch order (its sort, then `Z_PK`),
+    /// with its offset and limit: `SELECT t."Z_PK", t."Z_ENT" … ORDER BY … LIMIT ? OFFSET ?`.
+    func storeKeys<T>(_ q: BoundQuery, _ descriptor: FetchDescriptor<T>) throws -> [Int64] {
         let limit = descriptor.fetchLimit.flatMap { $0 > 0 ? $0 : nil } ?? -1
         let offset = max(descriptor.fetchOffset ?? 0, 0)
-        let keys: [Int64] = try withFetchConnection(sql: q.compiled.keysSQL, table: q.table) { db in
+        return try withFetchConnection(sql: q.compiled.keysSQL, table: q.table) { db in
             let stmt = try db.cachedStatement(q.compiled.keysSQL)
             defer { stmt.reset() }
             try stmt.bind(q.arguments + [.integer(Int64(limit)), .integer(Int64(offset))])
@@ -86,6 +90,43 @@ extension ModelContext {
             while try stmt.step() { out.append(stmt.int64(at: 0)) }
             return out
         }
-        return FetchResultsCollection(loader: .init(context: self, table: q.table, keys: keys, batchSize: max(batchSize, 1)))
+    }
+
+    /// At most this many keys go into one `… WHERE t."Z_PK" IN (…)` (SQLite limits bound values).
+    static let keysPerSelect = 4_096
+
+    /// The models of the rows with `keys`, in the keys' order (a row deleted since the keys were
+    /// read is left out).
+    ///
+    /// Keys that come in long runs of consecutive numbers (rows in key order with few gaps: the
+    /// usual unsorted batch) are read one run at a time, `… WHERE t."Z_PK" BETWEEN ? AND ?`: a
+    /// new row never takes a key inside a run (keys are handed out above `Z_MAX`), so a run
+    /// reads exactly its keys' rows. Other keys are read with `… WHERE t."Z_PK" IN (…)`, at most
+    /// ``keysPerSelect`` per statement.
+    func materializeRows<T, Keys: Collection<Int64>>(keys: Keys, table: StoreMapping.Table, as: T.Type) throws -> [T] {
+        var byKey: [Int64: T] = [:]
+        byKey.reserveCapacity(keys.count)
+        var runs: [(first: Int64, last: Int64)] = []
+        for k in keys {
+            if let run = runs.last, k == run.last &+ 1 { runs[runs.count - 1].last = k } else { runs.append((k, k)) }
+            if runs.count * 32 > keys.count { break }   // short runs: IN is cheaper
+        }
+        if runs.count * 32 <= keys.count {
+            for run in runs {
+                let rows = try materializeRows(table.selectByKeyRangeSQL, [.integer(run.first), .integer(run.last)],
+                                               table: table, as: (any PersistentModel).self)
+                for m in rows { byKey[m.persistentBackingData.pk] = (m as! T) }
+            }
+            return keys.compactMap { byKey[$0] }
+        }
+        var rest = keys[...]
+        while !rest.isEmpty {
+            let chunk = rest.prefix(Self.keysPerSelect)
+            rest = rest.dropFirst(chunk.count)
+            let rows = try materializeRows(table.selectByKeysSQL(chunk.count), chunk.map { SQLValue.integer($0) },
+                                           table: table, as: (any PersistentModel).self)
+            for m in rows { byKey[m.persistentBackingData.pk] = (m as! T) }
+        }
+        return keys.compactMap { byKey[$0] }
     }
 }

@@ -123,19 +123,24 @@ extension ModelContext {
     }
 
     /// Calls `block` for each matching model, fetching `batchSize` at a time (FET-10).
+    ///
+    /// The matching keys are read first, in fetch order (`SELECT t."Z_PK" … ORDER BY …`), then
+    /// each batch by key (`… WHERE t."Z_PK" IN (…)`), so every batch costs the same however far
+    /// into the results it is (no `OFFSET` rescans). With pending changes of this model type
+    /// and `includePendingChanges`, batches are pages of the merged fetch instead.
+    ///
+    /// - Throws: ``SwiftDataError/modelValidationFailure`` when `block` changes a model of a
+    ///   context that had no changes and `allowEscapingMutations` is false; what `block` throws;
+    ///   the errors of ``fetch(_:)``.
     public func enumerate<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int = 5000,
                                               allowEscapingMutations: Bool = false,
                                               block: (T) throws -> Void) throws {
-        var page = descriptor
         let size = max(batchSize, 1)
-        var offset = descriptor.fetchOffset ?? 0
-        var remaining = descriptor.fetchLimit.flatMap { $0 > 0 ? $0 : nil }
-        while true {
-            page.fetchOffset = offset
-            page.fetchLimit = remaining.map { min($0, size) } ?? size
-            let batch = try fetch(page)
+        func run(_ batch: [T]) throws {
             let before = hasChanges
             for model in batch {
+                // A model the block deleted (allowEscapingMutations) is no longer a match.
+                if descriptor.includePendingChanges, model.isDeleted { continue }
                 try block(model)
                 if !allowEscapingMutations, !before, hasChanges {
                     throw SwiftDataError(SwiftDataError.modelValidationFailure.code,
@@ -143,6 +148,27 @@ extension ModelContext {
                                          entityName: String(describing: T.self))
                 }
             }
+        }
+        let q = try query(descriptor)
+        if descriptor.includePendingChanges { try applyDeleteRulesForFetch() }
+        guard descriptor.includePendingChanges, pendingModels(kindOf: q.layout) != nil else {
+            let keys = try storeKeys(q, descriptor)
+            var start = 0
+            while start < keys.count {
+                let end = min(start + size, keys.count)
+                try run(materializeRows(keys: keys[start..<end], table: q.table, as: T.self))
+                start = end
+            }
+            return
+        }
+        var page = descriptor
+        var offset = descriptor.fetchOffset ?? 0
+        var remaining = descriptor.fetchLimit.flatMap { $0 > 0 ? $0 : nil }
+        while true {
+            page.fetchOffset = offset
+            page.fetchLimit = remaining.map { min($0, size) } ?? size
+            let batch = try fetch(page)
+            try run(batch)
             offset += batch.count
             if let r = remaining { remaining = r - batch.count; if remaining! <= 0 { break } }
             if batch.count < (page.fetchLimit ?? size) { break }

@@ -245,6 +245,31 @@ extension ConformanceSuite {
                         try check.expectEqual(seen.sorted(), [1, 2, 4, 5], "visited numbers with a predicate")
                     }
                 }
+                // Offset and limit apply to the whole enumeration, in the descriptor's order.
+                var window = FetchDescriptor<ConformanceRecord>(sortBy: [SortDescriptor(\.number, order: .reverse)])
+                window.fetchOffset = 1
+                window.fetchLimit = 3
+                var seen: [Int] = []
+                try context.enumerate(window, batchSize: 2) { seen.append($0.number) }
+                try check.expectEqual(seen, [4, 3, 2], "visited numbers, reverse order, offset 1, limit 3")
+                // A model the block deletes before its batch is reached is not visited.
+                seen = []
+                try context.enumerate(FetchDescriptor<ConformanceRecord>(sortBy: [SortDescriptor(\.number)]), batchSize: 2,
+                                      allowEscapingMutations: true) { record in
+                    seen.append(record.number)
+                    if record.number == 1, let five = try context.fetch(FetchDescriptor<ConformanceRecord>(predicate: #Predicate { $0.number == 5 })).first {
+                        context.delete(five)
+                    }
+                }
+                try check.expectEqual(seen, [1, 2, 3, 4], "visited numbers after deleting 5 from the block")
+                context.rollback()
+                // Pending inserts are enumerated with the stored rows (includePendingChanges).
+                context.insert(ConformanceRecord(name: "pending", number: 6))
+                seen = []
+                try context.enumerate(FetchDescriptor<ConformanceRecord>(sortBy: [SortDescriptor(\.number)]), batchSize: 4,
+                                      allowEscapingMutations: true) { seen.append($0.number) }
+                try check.expectEqual(seen, [1, 2, 3, 4, 5, 6], "visited numbers with a pending insert")
+                context.rollback()
                 try check.expectError(SwiftDataError.modelValidationFailure, "a mutation with allowEscapingMutations: false") {
                     try context.enumerate(FetchDescriptor<ConformanceRecord>(), batchSize: 2, allowEscapingMutations: false) { $0.number += 100 }
                 }
@@ -269,6 +294,21 @@ extension ConformanceSuite {
                 d.fetchOffset = 3
                 d.fetchLimit = 5
                 try check.expectEqual(try context.fetch(d, batchSize: 2).map(\.number), try context.fetch(d).map(\.number), "offset 3, limit 5")
+                // Long batches in key order (read as key ranges), with a gap, and batches whose
+                // keys skip rows (read by key): each equals the unbatched fetch.
+                let many = try numbered(check, 1...300)
+                let gone = try many.fetch(FetchDescriptor<ConformanceRecord>(predicate: #Predicate { $0.number == 150 }))
+                for record in gone { many.delete(record) }
+                try many.save()
+                for (label, descriptor) in [("all", FetchDescriptor<ConformanceRecord>()),
+                                            ("odd numbers", FetchDescriptor<ConformanceRecord>(predicate: #Predicate { $0.number % 2 == 1 })),
+                                            ("descending", FetchDescriptor<ConformanceRecord>(sortBy: [SortDescriptor(\.number, order: .reverse)]))] {
+                    let plain = try many.fetch(descriptor).map(\.number)
+                    try check.expectEqual(try many.fetch(descriptor, batchSize: 100).map(\.number), plain, "batched \(label)")
+                    var visited: [Int] = []
+                    try many.enumerate(descriptor, batchSize: 100) { visited.append($0.number) }
+                    try check.expectEqual(visited, plain, "enumerated \(label)")
+                }
                 context.insert(ConformanceRecord(name: "pending", number: 100))
                 try check.expectError(SwiftDataError.includePendingChangesWithBatchSize, "batched fetch with a pending insert") {
                     try context.fetch(d, batchSize: 2).count
