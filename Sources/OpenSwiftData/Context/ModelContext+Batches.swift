@@ -103,7 +103,7 @@ extension ModelContext {
     /// new row never takes a key inside a run (keys are handed out above `Z_MAX`), so a run
     /// reads exactly its keys' rows. Other keys are read with `… WHERE t."Z_PK" IN (…)`, at most
     /// ``keysPerSelect`` per statement.
-    func materializeRows<T, Keys: Collection<Int64>>(keys: Keys, table: StoreMapping.Table, as: T.Type) throws -> [T] {
+    func materializeRows<T>(keys: ArraySlice<Int64>, table: StoreMapping.Table, as: T.Type) throws -> [T] {
         var byKey: [Int64: T] = [:]
         byKey.reserveCapacity(keys.count)
         var runs: [(first: Int64, last: Int64)] = []
@@ -119,7 +119,7 @@ extension ModelContext {
             }
             return keys.compactMap { byKey[$0] }
         }
-        var rest = keys[...]
+        var rest = keys
         while !rest.isEmpty {
             let chunk = rest.prefix(Self.keysPerSelect)
             rest = rest.dropFirst(chunk.count)
