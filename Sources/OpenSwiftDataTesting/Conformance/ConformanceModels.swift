@@ -527,7 +527,23 @@ public enum ConformanceStatus: String, Codable, CaseIterable, Sendable {
     }
 }
 
-/// A book: optionals, a UUID, an enum, a to-one and a to-many, a transient and a computed property (PRD-*).
+/// A chapter of a ``ConformanceBook``: the to-many side whose inverse is a foreign key (PRD-10…12).
+@Model public final class ConformanceChapter {
+    /// The chapter's title.
+    public var title: String
+    /// Page count.
+    public var pages: Int
+    /// The containing book.
+    public var book: ConformanceBook?
+    /// A chapter.
+    public init(title: String, pages: Int) {
+        self.title = title
+        self.pages = pages
+    }
+}
+
+/// A book: optionals, a UUID, an enum, a to-one and to-manys (a join table and an inverse foreign key),
+/// a transient and a computed property (PRD-*).
 @Model public final class ConformanceBook {
     /// A UUID key (captured-array `contains`).
     public var code: UUID
@@ -539,6 +555,8 @@ public enum ConformanceStatus: String, Codable, CaseIterable, Sendable {
     public var pages: Int
     /// Price.
     public var price: Double
+    /// An optional rating (a nullable `Double`).
+    public var rating: Double?
     /// Optional stock.
     public var stock: Int?
     /// Optional publication date.
@@ -551,18 +569,21 @@ public enum ConformanceStatus: String, Codable, CaseIterable, Sendable {
     public var author: ConformanceAuthor?
     /// Labels (many-to-many).
     @Relationship(inverse: \ConformanceLabel.books) public var labels: [ConformanceLabel] = []
+    /// Chapters (one-to-many, the inverse holds the foreign key).
+    @Relationship(inverse: \ConformanceChapter.book) public var chapters: [ConformanceChapter] = []
     /// Not stored: predicates on it are unsupported.
     @Transient public var scratch: Int = 0
     /// Computed, not stored: predicates on it are unsupported.
     public var shoutedTitle: String { title.uppercased() }
     /// A book.
-    public init(code: UUID, title: String, subtitle: String? = nil, pages: Int, price: Double, stock: Int? = nil,
-                published: Date? = nil, isFeatured: Bool = false, status: ConformanceStatus = .draft) {
+    public init(code: UUID, title: String, subtitle: String? = nil, pages: Int, price: Double, rating: Double? = nil,
+                stock: Int? = nil, published: Date? = nil, isFeatured: Bool = false, status: ConformanceStatus = .draft) {
         self.code = code
         self.title = title
         self.subtitle = subtitle
         self.pages = pages
         self.price = price
+        self.rating = rating
         self.stock = stock
         self.published = published
         self.isFeatured = isFeatured

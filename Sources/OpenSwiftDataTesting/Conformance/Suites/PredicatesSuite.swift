@@ -272,6 +272,9 @@ extension ConformanceSuite {
                 try check.expectError(oneOf: [.unsupportedPredicate, .unsupportedKeyPath], "labels.first") {
                     try context.fetch(FetchDescriptor(predicate: #Predicate<ConformanceBook> { $0.labels.first?.name == "x" }))
                 }
+                try check.expectError(oneOf: [.unsupportedPredicate, .unsupportedKeyPath], "String.count") {
+                    try context.fetch(FetchDescriptor(predicate: #Predicate<ConformanceBook> { $0.title.count == 5 }))
+                }
                 try check.expectEqual(try context.fetchCount(FetchDescriptor<ConformanceBook>()), libraryTitles.count, "the context still works")
             },
             ConformanceCase(suite: "predicates", id: "PRD-19", title: "[REC] raw-value enums compare by raw value, alone and in captured arrays") { check in
@@ -341,7 +344,7 @@ extension ConformanceSuite {
                 try check.expectEqual(try context.fetchCount(descriptor), 2, "fetchCount with pending modifications")
                 try check.expectEqual(try ModelContext(try check.reopen(container)).fetch(descriptor).map(\.name), ["Alba", "Alice"], "another context sees the store")
             },
-            ConformanceCase(suite: "predicates", id: "INH-05", title: "is and as? predicates over a hierarchy agree with Predicate.evaluate") { check in
+            ConformanceCase(suite: "predicates", id: "INH-05", title: "is and as? predicates over a hierarchy agree with Predicate.evaluate; as! throws") { check in
                 let container = try check.container(for: ConformanceVehicle.self, ConformanceCar.self, ConformanceElectricCar.self, ConformanceTruck.self)
                 let writer = ModelContext(container)
                 writer.insert(ConformanceVehicle(name: "cart", wheels: 2))
@@ -357,6 +360,21 @@ extension ConformanceSuite {
                 try check.expectSwiftAgrees(#Predicate<ConformanceVehicle> { ($0 as? ConformanceCar)?.seats == 4 }, in: context, key: \.name, "as? Car seats")
                 try check.expectSwiftAgrees(#Predicate<ConformanceVehicle> { ($0 as? ConformanceElectricCar).flatMap { $0.batteryKWh > 50 } ?? false },
                                             in: context, key: \.name, "as? ElectricCar battery")
+                try check.expectSwiftAgrees(#Predicate<ConformanceVehicle> { ($0 as? ConformanceElectricCar)?.batteryKWh == 75 }, in: context, key: \.name,
+                                            "as? ElectricCar battery ==")
+                try check.expectSwiftAgrees(#Predicate<ConformanceVehicle> { $0 is ConformanceTruck }, in: context, key: \.name, "is Truck")
+                try check.expectSwiftAgrees(#Predicate<ConformanceVehicle> { ($0 as? ConformanceCar) != nil && $0.wheels > 2 }, in: context, key: \.name,
+                                            "as? Car != nil and wheels")
+                try check.expectPartition(#Predicate<ConformanceVehicle> { $0 is ConformanceCar }, in: context, key: \.name, "is Car")
+                try check.expectPartition(#Predicate<ConformanceVehicle> { $0 is ConformanceTruck }, in: context, key: \.name, "is Truck")
+                try check.expectPartition(#Predicate<ConformanceVehicle> { ($0 as? ConformanceCar)?.seats == 4 }, in: context, key: \.name, "as? Car seats")
+                try check.expectPartition(#Predicate<ConformanceVehicle> { ($0 as? ConformanceCar) != nil && $0.wheels > 2 }, in: context, key: \.name,
+                                          "as? Car != nil and wheels")
+                try check.expectPartition(#Predicate<ConformanceVehicle> { ($0 as? ConformanceElectricCar)?.batteryKWh == 75 }, in: context, key: \.name,
+                                          "as? ElectricCar battery ==")
+                try check.expectError(oneOf: [.unsupportedPredicate, .unsupportedKeyPath], "as! Car") {
+                    try context.fetch(FetchDescriptor(predicate: #Predicate<ConformanceVehicle> { ($0 as! ConformanceCar).seats == 1 }))
+                }
             },
         ])
     }
