@@ -129,6 +129,11 @@ extension ModelContext {
     /// into the results it is (no `OFFSET` rescans). With pending changes of this model type
     /// and `includePendingChanges`, batches are pages of the merged fetch instead.
     ///
+    /// Memory holds one batch: after its batch, a model `enumerate` registered is released
+    /// from the context unless something still references it (the block kept it, another
+    /// registered model's loaded relationship reaches it, or it has pending changes), so the
+    /// context keeps one object per row and a million rows need the keys and one batch.
+    ///
     /// - Throws: ``SwiftDataError/modelValidationFailure`` when `block` changes a model of a
     ///   context that had no changes and `allowEscapingMutations` is false; what `block` throws;
     ///   the errors of ``fetch(_:)``.
@@ -153,10 +158,15 @@ extension ModelContext {
         if descriptor.includePendingChanges { try applyDeleteRulesForFetch() }
         guard descriptor.includePendingChanges, pendingModels(kindOf: q.layout) != nil else {
             let keys = try storeKeys(q, descriptor)
+            let tableKey = ObjectIdentifier(q.table.root)
             var start = 0
             while start < keys.count {
                 let end = min(start + size, keys.count)
-                try run(materializeRows(keys: keys[start..<end], table: q.table, as: T.self))
+                let known = registered.table(tableKey, create: false)
+                let fresh = keys[start..<end].map { known?.find($0) == nil }
+                var batch = try materializeRows(keys: keys[start..<end], table: q.table, as: T.self)
+                try run(batch)
+                release(&batch, fresh: fresh, tableKey: tableKey)
                 start = end
             }
             return
@@ -172,6 +182,19 @@ extension ModelContext {
             offset += batch.count
             if let r = remaining { remaining = r - batch.count; if remaining! <= 0 { break } }
             if batch.count < (page.fetchLimit ?? size) { break }
+        }
+    }
+
+    /// Unregisters the models of an enumerated batch that this batch registered (`fresh`) and
+    /// that nothing else references — not the caller, not another model's relationship, not the
+    /// context's pending changes — so enumerating a million rows holds one batch at a time. A
+    /// model still referenced anywhere stays registered, so the context keeps one object per row.
+    private func release<T: PersistentModel>(_ batch: inout [T], fresh: [Bool], tableKey: ObjectIdentifier) {
+        guard batch.count == fresh.count else { return }   // a row vanished meanwhile: keep them all
+        for i in batch.indices where fresh[i] {
+            let key = RowKey(table: tableKey, pk: batch[i].persistentBackingData.pk)
+            registered[key] = nil
+            if !isKnownUniquelyReferenced(&batch[i]) { registered[key] = batch[i] }
         }
     }
 

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+
+/// `enumerate` holds one batch at a time: what it registered and nothing references is released
+/// after its batch, and what is still referenced stays registered, so the context keeps one
+/// object per row (the visiting order and batching themselves: the fetching suite's enumerate case).
+@Suite("Enumerate memory")
+struct EnumerateMemoryTests {
+    /// 300 words, one in ten in a category; a fresh context over the store.
+    func words(_ kind: StoreKind, _ dir: ScratchDirectory) throws -> ModelContext {
+        let container = try kind.makeContainer(for: [Word.self, Category.self], in: dir)
+        let writer = ModelContext(container)
+        let category = Category(name: "tens")
+        writer.insert(category)
+        for n in 1...300 {
+            let word = Word(text: "w\(n)")
+            writer.insert(word)
+            if n % 10 == 0 { word.category = category }
+        }
+        try writer.save()
+        return ModelContext(container)
+    }
+
+    @Test("models nothing references are released after their batch", arguments: StoreKind.allCases)
+    func releasesUnreferenced(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory(prefix: "enumerate")
+        let context = try words(kind, dir)
+        var visited = 0, largestRegistered = 0
+        try context.enumerate(FetchDescriptor<Word>(sortBy: [SortDescriptor(\.text)]), batchSize: 50) { word in
+            visited += 1
+            _ = word.length
+            largestRegistered = max(largestRegistered, context.registered.count)
+        }
+        #expect(visited == 300)
+        #expect(largestRegistered <= 50, "at most one batch registered at a time, saw \(largestRegistered)")
+        #expect(context.registered.count == 0)
+        // Enumerating again reads the same rows.
+        var texts: [String] = []
+        try context.enumerate(FetchDescriptor<Word>(sortBy: [SortDescriptor(\.text)]), batchSize: 50) { texts.append($0.text) }
+        #expect(texts == (1...300).map { "w\($0)" }.sorted())
+    }
+
+    @Test("models the caller keeps, or that a loaded relationship reaches, stay registered: one object per row",
+          arguments: StoreKind.allCases)
+    func keepsReferenced(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory(prefix: "enumerate")
+        let context = try words(kind, dir)
+        let registeredBefore = try context.fetch(FetchDescriptor<Word>(predicate: #Predicate { $0.text == "w7" }))
+        var kept: [Word] = []
+        var categories: [Category] = []
+        try context.enumerate(FetchDescriptor<Word>(), batchSize: 40) { word in
+            if word.text == "w3" || word.text == "w250" { kept.append(word) }
+            // Loading a word's category registers it; the category's loaded words refer back.
+            if word.text == "w20", let category = word.category {
+                categories.append(category)
+                _ = category.words.count
+            }
+        }
+        for word in kept + registeredBefore {
+            let text = word.text
+            let again = try context.fetch(FetchDescriptor<Word>(predicate: #Predicate { $0.text == text }))
+            #expect(again.first === word, "\(word.text) is the same object after enumerate")
+        }
+        // The category's words (loaded from the category) are the objects the context returns.
+        let tens = try #require(categories.first).words
+        #expect(tens.count == 30)
+        for word in tens.prefix(3) {
+            let text = word.text
+            let again = try context.fetch(FetchDescriptor<Word>(predicate: #Predicate { $0.text == text }))
+            #expect(again.first === word)
+        }
+        // Changes made while enumerating (allowEscapingMutations) are kept and saved.
+        try context.enumerate(FetchDescriptor<Word>(predicate: #Predicate { $0.length == 2 }), batchSize: 3,
+                              allowEscapingMutations: true) { $0.length = 20 }
+        #expect(context.hasChanges)
+        try context.save()
+        let fresh = ModelContext(context.container)
+        #expect(try fresh.fetchCount(FetchDescriptor<Word>(predicate: #Predicate { $0.length == 20 })) == 9)
+    }
+}
