@@ -136,7 +136,14 @@ protocol SQLPredicateExpression {
 /// the expression's type does not spell out: key paths, and operators stored as values
 /// (`Comparison.op`); two predicates of one type with equal structure translate alike.
 struct PredicateLeaves {
-    var structure: [AnyHashable] = []
+    /// One element of ``structure``. A key path is kept as itself, not in an `AnyHashable`:
+    /// every fetch compares its shape with the cached one, and `AnyKeyPath`'s `==` answers
+    /// an identical key path (a literal is instantiated once) without `AnyHashable`'s casts.
+    enum Item: Hashable {
+        case keyPath(AnyKeyPath)
+        case value(AnyHashable)
+    }
+    var structure: [Item] = []
     var values: [Any] = []
     /// False when some node cannot be cached (its SQL depends on a captured value).
     var isCacheable = true

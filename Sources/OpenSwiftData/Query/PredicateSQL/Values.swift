@@ -94,7 +94,7 @@ extension PredicateExpressions.KeyPath: SQLPredicateExpression {
     }
     func collect(_ leaves: inout PredicateLeaves) {
         collectLeaves(root, &leaves)
-        leaves.structure.append(AnyHashable(keyPath))
+        leaves.structure.append(.keyPath(keyPath))
     }
 
     /// `count`, `isEmpty`, `first`, `last` of a collection.
