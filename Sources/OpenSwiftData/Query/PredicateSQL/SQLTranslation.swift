@@ -170,6 +170,11 @@ func collectLeaves(_ expression: Any, _ leaves: inout PredicateLeaves) {
         return
     }
     guard let sqlType = kind.sqlType else { leaves.isCacheable = false; return }
+    guard kind.isSmall else {
+        // A large node (a deep tree) is not copied onto the stack: one existential cast.
+        (expression as! any SQLPredicateExpression).collect(&leaves)
+        return
+    }
     func collect<E: SQLPredicateExpression>(_: E.Type) {
         // A cast to the concrete type (a type comparison), not to an existential.
         (expression as! E).collect(&leaves)
@@ -186,7 +191,13 @@ enum LeafNodeKinds {
         let mayFold: Bool
         /// Its translation, when it has one.
         let sqlType: (any SQLPredicateExpression.Type)?
+        /// Small enough to copy onto the stack (``collectLeaves(_:_:)`` recurses once per level,
+        /// and a node of a tree 1000 deep holds the whole subtree inline).
+        var isSmall = false
     }
+
+    /// The largest node (in bytes) ``collectLeaves(_:_:)`` casts to its concrete type.
+    static let smallNodeSize = 128
 
     private static let lock = NSLock()
     nonisolated(unsafe) private static var kinds: [ObjectIdentifier: Kind] = [:]
@@ -197,8 +208,10 @@ enum LeafNodeKinds {
         if let known = kinds[id] { lock.unlock(); return known }
         lock.unlock()
         let leaf = type is CapturedPredicateValue.Type || type is NilLiteralExpression.Type
-        let kind = Kind(mayFold: !leaf && ConstantFolding.shape(of: type) != .rowDependent,
+        var kind = Kind(mayFold: !leaf && ConstantFolding.shape(of: type) != .rowDependent,
                         sqlType: type as? any SQLPredicateExpression.Type)
+        func size<E: SQLPredicateExpression>(_: E.Type) -> Int { MemoryLayout<E>.size }
+        if let sqlType = kind.sqlType { kind.isSmall = size(sqlType) <= smallNodeSize }
         lock.lock(); kinds[id] = kind; lock.unlock()
         return kind
     }
