@@ -217,7 +217,8 @@ extension ModelContext {
         let style = stringSortStyle(of: descriptor)
         let key = QueryCache.Key(entity: ObjectIdentifier(T.self),
                                  predicateType: descriptor.predicate.map { ObjectIdentifier(type(of: $0.expression)) },
-                                 sorts: style == .lexical ? AnyHashable(descriptor.sortBy) : AnyHashable([AnyHashable(descriptor.sortBy), AnyHashable(style)]))
+                                 sorts: style == .lexical ? (descriptor.sortBy.isEmpty ? nil : AnyHashable(descriptor.sortBy))
+                                     : AnyHashable([AnyHashable(descriptor.sortBy), AnyHashable(style)]))
         var leaves = PredicateLeaves()
         if let p = descriptor.predicate { collectLeaves(p.expression, &leaves) }
         if leaves.isCacheable, let compiled = stack.queryCache.lookup(key, structure: leaves.structure) {

@@ -95,10 +95,12 @@ final class QueryCache: @unchecked Sendable {
     struct Key: Hashable {
         let entity: ObjectIdentifier
         let predicateType: ObjectIdentifier?
-        let sorts: AnyHashable
+        /// The sort descriptors (with the string order when it is not lexical); `nil` for no
+        /// sorts and lexical order, so a fetch without sorts builds no `AnyHashable` array.
+        let sorts: AnyHashable?
     }
     private struct Entry {
-        let structure: [AnyHashable]
+        let structure: [PredicateLeaves.Item]
         let query: CompiledQuery
     }
     private var entries: [Key: [Entry]] = [:]
@@ -119,13 +121,13 @@ final class QueryCache: @unchecked Sendable {
     }
 
     /// The compiled query for this shape, if one was cached.
-    func lookup(_ key: Key, structure: [AnyHashable]) -> CompiledQuery? {
+    func lookup(_ key: Key, structure: [PredicateLeaves.Item]) -> CompiledQuery? {
         lock.lock(); defer { lock.unlock() }
         return entries[key]?.first { $0.structure == structure }?.query
     }
 
     /// Remembers a compiled query.
-    func insert(_ key: Key, structure: [AnyHashable], _ query: CompiledQuery) {
+    func insert(_ key: Key, structure: [PredicateLeaves.Item], _ query: CompiledQuery) {
         lock.lock(); defer { lock.unlock() }
         entries[key, default: []].append(Entry(structure: structure, query: query))
     }

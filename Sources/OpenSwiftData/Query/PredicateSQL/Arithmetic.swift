@@ -48,7 +48,7 @@ extension PredicateExpressions.Arithmetic: SQLPredicateExpression {
         return SQLFragment(sql: sql, arguments: l.arguments + r.arguments, codec: l.codec ?? r.codec)
     }
     func collect(_ leaves: inout PredicateLeaves) {
-        leaves.structure.append(AnyHashable(op))
+        leaves.structure.append(.value(AnyHashable(op)))
         if isTrappingInteger(LHS.Output.self) { leaves.hasIntegerArithmetic = true }
         collectLeaves(lhs, &leaves)
         collectLeaves(rhs, &leaves)
@@ -94,7 +94,7 @@ func division(_ lhs: Any, _ rhs: Any, _ op: String, _ outputType: Any.Type, _ t:
 
 /// Collects a division: the divisor's safety decides whether the SQL exists, so it is shape.
 func collectDivision(_ lhs: Any, _ rhs: Any, _ leaves: inout PredicateLeaves) {
-    leaves.structure.append(AnyHashable(divisorIsSafe(capturedNumber(rhs))))
+    leaves.structure.append(.value(AnyHashable(divisorIsSafe(capturedNumber(rhs)))))
     collectLeaves(lhs, &leaves)
     collectLeaves(rhs, &leaves)
 }

@@ -52,7 +52,7 @@ extension PredicateExpressions.Comparison: SQLPredicateExpression {
         return try ordering(lhs, rhs, op, t, decimal: comparesAsDecimal(LHS.Output.self))
     }
     func collect(_ leaves: inout PredicateLeaves) {
-        leaves.structure.append(AnyHashable(op))
+        leaves.structure.append(.value(AnyHashable(op)))
         collectLeaves(lhs, &leaves)
         collectLeaves(rhs, &leaves)
     }

@@ -98,7 +98,7 @@ extension PredicateExpressions.RangeExpressionContains: SQLPredicateExpression {
         if e.hasIntegerArithmetic { leaves.hasIntegerArithmetic = true }
         if !e.isCacheable || !e.values.isEmpty { leaves.isCacheable = false; return }
         if let r = capturedOperand(range) as? CapturedRangeBounds {
-            leaves.structure.append(AnyHashable("\(type(of: r))"))
+            leaves.structure.append(.value(AnyHashable("\(type(of: r))")))
             if let lo = r.lowerBoundValue { leaves.values.append(lo) }
             if let hi = r.upperBoundValue { leaves.values.append(hi) }
         } else if let r = range as? RangeBoundExpressions {

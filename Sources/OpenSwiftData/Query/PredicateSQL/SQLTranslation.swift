@@ -136,7 +136,14 @@ protocol SQLPredicateExpression {
 /// the expression's type does not spell out: key paths, and operators stored as values
 /// (`Comparison.op`); two predicates of one type with equal structure translate alike.
 struct PredicateLeaves {
-    var structure: [AnyHashable] = []
+    /// One element of ``structure``. A key path is kept as itself, not in an `AnyHashable`:
+    /// every fetch compares its shape with the cached one, and `AnyKeyPath`'s `==` answers
+    /// an identical key path (a literal is instantiated once) without `AnyHashable`'s casts.
+    enum Item: Hashable {
+        case keyPath(AnyKeyPath)
+        case value(AnyHashable)
+    }
+    var structure: [Item] = []
     var values: [Any] = []
     /// False when some node cannot be cached (its SQL depends on a captured value).
     var isCacheable = true
@@ -149,16 +156,65 @@ struct PredicateLeaves {
 /// (its translation will throw anyway).
 /// A sub-expression that reads no row is folded (``ConstantFolding``): its value, evaluated
 /// again for this fetch, is the leaf bound in place of the `?` its translation emitted.
+///
+/// Runs on every fetch, also for a cached query: what the node's type allows (fold, translate,
+/// neither) is looked up once per type in ``LeafNodeKinds`` instead of asking the runtime for
+/// three protocol conformances per node and fetch.
 func collectLeaves(_ expression: Any, _ leaves: inout PredicateLeaves) {
-    if let folded = ConstantFolding.value(of: expression) {
+    let kind = LeafNodeKinds.kind(of: type(of: expression))
+    if kind.mayFold, let folded = ConstantFolding.evaluate(expression) {
         switch folded {
         case .success(let value): leaves.values.append(value)
         case .failure: leaves.isCacheable = false   // the translation throws the error
         }
         return
     }
-    guard let e = expression as? any SQLPredicateExpression else { leaves.isCacheable = false; return }
-    e.collect(&leaves)
+    guard let sqlType = kind.sqlType else { leaves.isCacheable = false; return }
+    guard kind.isSmall else {
+        // A large node (a deep tree) is not copied onto the stack: one existential cast.
+        (expression as! any SQLPredicateExpression).collect(&leaves)
+        return
+    }
+    func collect<E: SQLPredicateExpression>(_: E.Type) {
+        // A cast to the concrete type (a type comparison), not to an existential.
+        (expression as! E).collect(&leaves)
+    }
+    collect(sqlType)
+}
+
+/// What ``collectLeaves(_:_:)`` may do with a node of a given type, computed once per type:
+/// the same decisions ``ConstantFolding/value(of:)`` and the `SQLPredicateExpression` cast
+/// take, which depend on the node's type only.
+enum LeafNodeKinds {
+    struct Kind {
+        /// Not a captured value or `nil` literal, and its type reads no row: try to fold it.
+        let mayFold: Bool
+        /// Its translation, when it has one.
+        let sqlType: (any SQLPredicateExpression.Type)?
+        /// Small enough to copy onto the stack (``collectLeaves(_:_:)`` recurses once per level,
+        /// and a node of a tree 1000 deep holds the whole subtree inline).
+        var isSmall = false
+    }
+
+    /// The largest node (in bytes) ``collectLeaves(_:_:)`` casts to its concrete type.
+    static let smallNodeSize = 128
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var kinds: [ObjectIdentifier: Kind] = [:]
+
+    static func kind(of type: Any.Type) -> Kind {
+        let id = ObjectIdentifier(type)
+        lock.lock()
+        if let known = kinds[id] { lock.unlock(); return known }
+        lock.unlock()
+        let leaf = type is CapturedPredicateValue.Type || type is NilLiteralExpression.Type
+        var kind = Kind(mayFold: !leaf && ConstantFolding.shape(of: type) != .rowDependent,
+                        sqlType: type as? any SQLPredicateExpression.Type)
+        func size<E: SQLPredicateExpression>(_: E.Type) -> Int { MemoryLayout<E>.size }
+        if let sqlType = kind.sqlType { kind.isSmall = size(sqlType) <= smallNodeSize }
+        lock.lock(); kinds[id] = kind; lock.unlock()
+        return kind
+    }
 }
 
 /// Collects a sub-expression whose SQL is repeated `times` times in the emitted text (a CASE

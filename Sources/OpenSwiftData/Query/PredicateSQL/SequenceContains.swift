@@ -67,8 +67,8 @@ extension PredicateExpressions.SequenceContains: SQLPredicateExpression {
             return
         }
         let hasNil = elements.contains { _flattenOptional($0) == nil }
-        leaves.structure.append(AnyHashable(elements.count))
-        leaves.structure.append(AnyHashable(hasNil))
+        leaves.structure.append(.value(AnyHashable(elements.count)))
+        leaves.structure.append(.value(AnyHashable(hasNil)))
         var inner = PredicateLeaves()
         collectLeaves(element, &inner)
         leaves.structure += inner.structure

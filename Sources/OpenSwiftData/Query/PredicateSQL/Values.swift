@@ -94,7 +94,7 @@ extension PredicateExpressions.KeyPath: SQLPredicateExpression {
     }
     func collect(_ leaves: inout PredicateLeaves) {
         collectLeaves(root, &leaves)
-        leaves.structure.append(AnyHashable(keyPath))
+        leaves.structure.append(.keyPath(keyPath))
     }
 
     /// `count`, `isEmpty`, `first`, `last` of a collection.
@@ -160,6 +160,12 @@ struct IdentifierScope {
 /// enums by raw value, models and `PersistentIdentifier`s by primary key (`-1`, matching
 /// nothing, while unsaved or when `scope` says they belong elsewhere), `nil` as NULL.
 func sqlArgument(_ value: Any, _ scope: IdentifierScope?) throws -> SQLValue {
+    // The common captured types first, by a type comparison: each fetch binds its values
+    // again, and the existential casts below cost more than the rest of the binding.
+    let valueType = type(of: value)
+    if valueType == Int.self { return try (value as! Int).sqlValue() }
+    if valueType == String.self { return try (value as! String).sqlValue() }
+    if valueType == Double.self { return try (value as! Double).sqlValue() }
     guard let v = _flattenOptional(value) else { return .null }
     if let s = v as? any StorableValue { return try s.sqlValue() }
     if let r = v as? any RawRepresentable, let raw = r.rawValue as? any StorableValue { return try raw.sqlValue() }
