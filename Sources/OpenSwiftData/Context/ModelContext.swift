@@ -109,6 +109,8 @@ public final class ModelContext {
     /// its next read (through a private context, as any model that outlives its context does).
     /// Models with unsaved changes keep their references: their graph cannot be reloaded.
     deinit {
+        // swift-format-ignore: ReplaceForEachWithForLoop
+        // (IdentityMap is not a Sequence: forEach walks its open-addressing tables.)
         registered.forEach { model in
             let d = model.persistentBackingData
             guard d.status == .persisted, d.committed == nil, let layout = d.layout else { return }
@@ -298,6 +300,8 @@ public final class ModelContext {
         // A to-many list loaded while changes were pending holds them (pending links are merged
         // in when a list loads, and an unchanged owner keeps no saved copy): every loaded list
         // reloads from the store on its next read. Found by the differential change scripts.
+        // swift-format-ignore: ReplaceForEachWithForLoop
+        // (IdentityMap is not a Sequence: forEach walks its open-addressing tables.)
         registered.forEach { model in
             let d = model.persistentBackingData
             guard let layout = d.layout else { return }

@@ -103,11 +103,11 @@ struct MutationScript {
                     for c in contexts where !c.hasChanges {
                         throw failure("failed save keeps pending changes", expected: "hasChanges == true", actual: "false")
                     }
-                    contexts.forEach { $0.rollback() }
+                    for context in contexts { context.rollback() }
                     log.append("rollback after failed save")
                 }
             } else if roll < 28 {
-                contexts.forEach { $0.rollback() }
+                for context in contexts { context.rollback() }
                 log.append("rollback")
                 checks += 1
                 let now = try contexts.map(view)

@@ -77,7 +77,7 @@ struct SchemaScript {
             if step.roll < 15 {
                 try save(contexts, pair)
             } else if step.roll < 22 {
-                contexts.forEach { $0.rollback() }
+                for context in contexts { context.rollback() }
                 log.append("rollback")
             } else {
                 log.append(try change(step, &r, contexts, maker))
@@ -102,7 +102,7 @@ struct SchemaScript {
         if outcomes[0] != outcomes[1] { throw failure("save outcome", expected: "memory: \(outcomes[0])", actual: "disk: \(outcomes[1])") }
         try expectStores(pair, "after save")
         if outcomes[0] != "saved" {
-            contexts.forEach { $0.rollback() }
+            for context in contexts { context.rollback() }
             log.append("rollback after the failed save")
         }
     }
