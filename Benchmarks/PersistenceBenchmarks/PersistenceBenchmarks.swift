@@ -7,11 +7,15 @@ import HarnessCommands
 @main
 struct PersistenceBenchmarks {
     static func main() {
-        let parser = ArgumentParser(program: "PersistenceBenchmarks", abstract: "Persistence workloads vs raw SQLite.",
-                                    subcommands: [BenchCommand.subcommand])
+        let parser = ArgumentParser(
+            program: "PersistenceBenchmarks", abstract: "Persistence workloads vs raw SQLite.",
+            subcommands: [BenchCommand.subcommand])
         do {
             let args = try parser.parse(["bench"] + CommandLine.arguments.dropFirst())
-            if args.isHelpRequested { print(parser.helpText(for: "bench")); return }
+            if args.isHelpRequested {
+                print(parser.helpText(for: "bench"))
+                return
+            }
             exit(try BenchCommand.run(args, toolchain: nil))
         } catch {
             FileHandle.standardError.write(Data("PersistenceBenchmarks: \(error)\n".utf8))

@@ -19,17 +19,22 @@ public enum FixtureQueryShapes {
     ///
     /// - Throws: what fetching the sample values throws.
     @discardableResult
-    public static func add(_ type: any PersistentModel.Type, to bench: inout IndexBenchmark,
-                           sampling container: ModelContainer) throws -> [String] {
+    public static func add(
+        _ type: any PersistentModel.Type, to bench: inout IndexBenchmark,
+        sampling container: ModelContainer
+    ) throws -> [String] {
         func open<T: PersistentModel>(_ t: T.Type) throws -> [String] { try addShapes(t, &bench, container) }
         return try open(type)
     }
 
-    static func addShapes<T: PersistentModel>(_ type: T.Type, _ bench: inout IndexBenchmark,
-                                              _ container: ModelContainer) throws -> [String] {
+    static func addShapes<T: PersistentModel>(
+        _ type: T.Type, _ bench: inout IndexBenchmark,
+        _ container: ModelContainer
+    ) throws -> [String] {
         guard let entity = container.schema.entity(for: T.self) else { return [] }
-        let indexed = Set(entity.indices.compactMap(\.first) + entity.uniquenessConstraints.compactMap(\.first)
-                          + entity.attributes.filter(\.isUnique).map(\.name))
+        let indexed = Set(
+            entity.indices.compactMap(\.first) + entity.uniquenessConstraints.compactMap(\.first)
+                + entity.attributes.filter(\.isUnique).map(\.name))
         var names: [String] = []
         for attribute in entity.attributes where indexed.contains(attribute.name) && !attribute.isOptional {
             guard let keyPath = attribute.keypath else { continue }
@@ -65,8 +70,9 @@ public enum FixtureQueryShapes {
         guard let mid = try value(at: total / 2) else { return [] }
         var names: [String] = []
         let equality = Predicate<T>({
-            PredicateExpressions.build_Equal(lhs: PredicateExpressions.build_KeyPath(root: PredicateExpressions.build_Arg($0), keyPath: path),
-                                             rhs: PredicateExpressions.build_Arg(mid))
+            PredicateExpressions.build_Equal(
+                lhs: PredicateExpressions.build_KeyPath(root: PredicateExpressions.build_Arg($0), keyPath: path),
+                rhs: PredicateExpressions.build_Arg(mid))
         })
         names.append("\(label) equality")
         bench.query(names.last!, FetchDescriptor<T>(predicate: equality))
@@ -74,10 +80,12 @@ public enum FixtureQueryShapes {
             let range = Predicate<T>({
                 PredicateExpressions.build_Conjunction(
                     lhs: PredicateExpressions.build_Comparison(
-                        lhs: PredicateExpressions.build_KeyPath(root: PredicateExpressions.build_Arg($0), keyPath: path),
+                        lhs: PredicateExpressions.build_KeyPath(
+                            root: PredicateExpressions.build_Arg($0), keyPath: path),
                         rhs: PredicateExpressions.build_Arg(mid), op: .greaterThanOrEqual),
                     rhs: PredicateExpressions.build_Comparison(
-                        lhs: PredicateExpressions.build_KeyPath(root: PredicateExpressions.build_Arg($0), keyPath: path),
+                        lhs: PredicateExpressions.build_KeyPath(
+                            root: PredicateExpressions.build_Arg($0), keyPath: path),
                         rhs: PredicateExpressions.build_Arg(hi), op: .lessThan))
             })
             names.append("\(label) 1 % range")

@@ -22,7 +22,9 @@ public final class FixtureCache {
 
     /// Fixtures live under `directory` (a fresh temporary folder by default) until `removeAll()`.
     public init(directory: URL? = nil) {
-        self.directory = directory ?? FileManager.default.temporaryDirectory
+        self.directory =
+            directory
+            ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("openswiftdata-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         // try?: a directory that cannot be made fails the first fixture write, which throws.
         try? FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
@@ -63,7 +65,9 @@ public final class FixtureCache {
     func populated(_ store: BenchStore, rows: Int, strategy: IndexStrategy) throws -> ModelContainer {
         let key = "\(store)-\(rows)"
         let container: ModelContainer
-        if let c = ours[key] { container = c } else {
+        if let c = ours[key] {
+            container = c
+        } else {
             container = try emptyContainer(store)
             let context = ModelContext(container)
             for start in stride(from: 0, to: rows, by: 10_000) {
@@ -84,7 +88,9 @@ public final class FixtureCache {
     func populatedRaw(_ store: BenchStore, rows: Int, strategy: IndexStrategy) throws -> RawStore {
         let key = "\(store)-\(rows)"
         let db: RawStore
-        if let r = raw[key] { db = r } else {
+        if let r = raw[key] {
+            db = r
+        } else {
             db = try emptyRaw(store)
             try db.insertRows(rows)
             raw[key] = db

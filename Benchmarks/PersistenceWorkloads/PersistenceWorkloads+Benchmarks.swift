@@ -10,8 +10,10 @@ extension PersistenceWorkloads {
     }
 
     /// Builds one benchmark per workload × store × strategy.
-    public static func makeBenchmarks(cache: FixtureCache, stores: [BenchStore], strategies: [IndexStrategy],
-                                      scales: [Int], filters: [String]) -> [Benchmark] {
+    public static func makeBenchmarks(
+        cache: FixtureCache, stores: [BenchStore], strategies: [IndexStrategy],
+        scales: [Int], filters: [String]
+    ) -> [Benchmark] {
         var out: [Benchmark] = []
         for w in PersistenceWorkloads.all {
             if !matches(w, filters) { continue }
@@ -23,15 +25,16 @@ extension PersistenceWorkloads {
                         setUp: { rows in try w.oursSetUp(cache, store, rows, strategy) },
                         body: { run in _ = try run.body() },
                         counters: { run in SQLiteCounters(run.container.statementCounters(reset: true)) },
-                        queryPlan: w.plan.map { plan in { run in try plan(run.container, 1_000) } })
-                        .withRawBaseline(
-                            setUp: { rows in
-                                let r = try w.rawSetUp(cache, store, rows, strategy)
-                                _ = r.store.db.cachedStatementCounters(reset: true)
-                                return r
-                            },
-                            body: { run in _ = try run.body() },
-                            counters: { run in SQLiteCounters(run.store.db.cachedStatementCounters(reset: true)) })
+                        queryPlan: w.plan.map { plan in { run in try plan(run.container, 1_000) } }
+                    )
+                    .withRawBaseline(
+                        setUp: { rows in
+                            let r = try w.rawSetUp(cache, store, rows, strategy)
+                            _ = r.store.db.cachedStatementCounters(reset: true)
+                            return r
+                        },
+                        body: { run in _ = try run.body() },
+                        counters: { run in SQLiteCounters(run.store.db.cachedStatementCounters(reset: true)) })
                     out.append(b)
                 }
             }

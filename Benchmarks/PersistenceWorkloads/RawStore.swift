@@ -36,7 +36,9 @@ public final class RawStore {
     public static func column(_ property: String) -> String { quote(names.column("BenchItem", property)!) }
     static func quote(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 
-    static let columns = (["\"Z_PK\"", "\"Z_ENT\""] + ["key", "code", "codeUnindexed", "price", "priceUnindexed", "name", "group"].map(column))
+    static let columns =
+        (["\"Z_PK\"", "\"Z_ENT\""]
+        + ["key", "code", "codeUnindexed", "price", "priceUnindexed", "name", "group"].map(column))
         .joined(separator: ", ")
 
     /// A fresh database in memory (`url == nil`) or at `url` (WAL, synchronous=NORMAL), with
@@ -62,20 +64,26 @@ public final class RawStore {
     public func apply(_ strategy: IndexStrategy) throws {
         let names = RawStore.names
         var drop = names.declaredIndexes("BenchItem")
-        for p in ["code", "codeUnindexed", "price", "priceUnindexed"] { drop += names.customIndex("BenchItem", [p]).map { [$0] } ?? [] }
+        for p in ["code", "codeUnindexed", "price", "priceUnindexed"] {
+            drop += names.customIndex("BenchItem", [p]).map { [$0] } ?? []
+        }
         for name in drop { try db.execute("DROP INDEX IF EXISTS \(RawStore.quote(name))") }
         switch strategy {
         case .none: break
         case .declared:
             let declared = Set(names.declaredIndexes("BenchItem"))
             for statement in names.createStatements
-            where statement.hasPrefix("CREATE INDEX ") && declared.contains(where: { statement.hasPrefix("CREATE INDEX \($0) ") }) {
+            where statement.hasPrefix("CREATE INDEX ")
+                && declared.contains(where: { statement.hasPrefix("CREATE INDEX \($0) ") })
+            {
                 try db.execute(statement)
             }
         case .custom(let sets):
             for g in sets["BenchItem"] ?? [] {
                 guard let name = names.customIndex("BenchItem", g) else { continue }
-                try db.execute("CREATE INDEX IF NOT EXISTS \(RawStore.quote(name)) ON \(RawStore.items) (\(g.map(RawStore.column).joined(separator: ", ")))")
+                try db.execute(
+                    "CREATE INDEX IF NOT EXISTS \(RawStore.quote(name)) ON \(RawStore.items) (\(g.map(RawStore.column).joined(separator: ", ")))"
+                )
             }
         }
     }
@@ -83,10 +91,15 @@ public final class RawStore {
     /// Inserts rows `0..<count` in one transaction.
     public func insertRows(_ count: Int, groupSize: Int? = nil) throws {
         try db.immediateTransaction {
-            let item = RawStore.names.entityNumber("BenchItem")!, group = RawStore.names.entityNumber("BenchGroup")!
-            let insert = try db.cachedStatement("INSERT INTO \(RawStore.items) (\(RawStore.columns), \"Z_OPT\") VALUES (?, \(item), ?, ?, ?, ?, ?, ?, ?, 1)")
+            let item = RawStore.names.entityNumber("BenchItem")!
+            let group = RawStore.names.entityNumber("BenchGroup")!
+            let insert = try db.cachedStatement(
+                "INSERT INTO \(RawStore.items) (\(RawStore.columns), \"Z_OPT\") VALUES (?, \(item), ?, ?, ?, ?, ?, ?, ?, 1)"
+            )
             let base = try nextKey(RawStore.items)
-            let groupInsert = try db.cachedStatement("INSERT INTO \(RawStore.groups) (\"Z_PK\", \"Z_ENT\", \"Z_OPT\", \(RawStore.quote(RawStore.names.column("BenchGroup", "name")!))) VALUES (?, \(group), 1, ?)")
+            let groupInsert = try db.cachedStatement(
+                "INSERT INTO \(RawStore.groups) (\"Z_PK\", \"Z_ENT\", \"Z_OPT\", \(RawStore.quote(RawStore.names.column("BenchGroup", "name")!))) VALUES (?, \(group), 1, ?)"
+            )
             let groupBase = try nextKey(RawStore.groups)
             for i in 0..<count {
                 let v = BenchData.values(row: i)
@@ -132,10 +145,12 @@ public final class RawStore {
         defer { stmt.reset() }
         try stmt.bind(args)
         while try stmt.step() {
-            try body(Row(pk: stmt.int64(at: 0), key: Int(stmt.int64(at: 2)), code: Int(stmt.int64(at: 3)),
-                         codeUnindexed: Int(stmt.int64(at: 4)), price: stmt.double(at: 5),
-                         priceUnindexed: stmt.double(at: 6), name: stmt.text(at: 7),
-                         group: stmt.isNull(at: 8) ? nil : stmt.int64(at: 8)))
+            try body(
+                Row(
+                    pk: stmt.int64(at: 0), key: Int(stmt.int64(at: 2)), code: Int(stmt.int64(at: 3)),
+                    codeUnindexed: Int(stmt.int64(at: 4)), price: stmt.double(at: 5),
+                    priceUnindexed: stmt.double(at: 6), name: stmt.text(at: 7),
+                    group: stmt.isNull(at: 8) ? nil : stmt.int64(at: 8)))
         }
     }
 

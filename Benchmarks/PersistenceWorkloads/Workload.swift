@@ -58,11 +58,13 @@ public enum PersistenceWorkloads {
 
     /// Every workload.
     public static var all: [Workload] {
-        [batchInsert, fetchAll, batchedFetchAll, enumerateAll,
-         equality(indexed: true), equality(indexed: false),
-         range(indexed: true), range(indexed: false),
-         sortedLimit(indexed: true), sortedLimit(indexed: false),
-         countAll, count(indexed: true), count(indexed: false), countContains,
-         upsert, cascadeDelete]
+        [
+            batchInsert, fetchAll, batchedFetchAll, enumerateAll,
+            equality(indexed: true), equality(indexed: false),
+            range(indexed: true), range(indexed: false),
+            sortedLimit(indexed: true), sortedLimit(indexed: false),
+            countAll, count(indexed: true), count(indexed: false), countContains,
+            upsert, cascadeDelete,
+        ]
     }
 }

@@ -6,7 +6,10 @@ import OpenSwiftData
 @Model final class Customer {
     @Attribute(.unique) var email: String
     var city: String
-    init(email: String, city: String) { self.email = email; self.city = city }
+    init(email: String, city: String) {
+        self.email = email
+        self.city = city
+    }
 }
 
 @Model final class Order {
@@ -14,19 +17,26 @@ import OpenSwiftData
     var status: String
     var total: Double
     var placed: Date
-    init(_ i: Int) { status = ["open", "paid", "shipped", "returned"][i % 4]; total = Double(i % 1_000); placed = Date(timeIntervalSinceReferenceDate: Double(i) * 60) }
+    init(_ i: Int) {
+        status = ["open", "paid", "shipped", "returned"][i % 4]
+        total = Double(i % 1_000)
+        placed = Date(timeIntervalSinceReferenceDate: Double(i) * 60)
+    }
 }
 
 @main struct ShopIndexBenchmark {
     static func main() throws {
         let rows = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 20_000
-        var bench = IndexBenchmark("shop", schema: Schema([Customer.self, Order.self]), data: .generated(rows: rows) { context, i in
-            context.insert(Customer(email: "c\(i)@shop.test", city: "city \(i % 50)"))
-            context.insert(Order(i))
-        })
+        var bench = IndexBenchmark(
+            "shop", schema: Schema([Customer.self, Order.self]),
+            data: .generated(rows: rows) { context, i in
+                context.insert(Customer(email: "c\(i)@shop.test", city: "city \(i % 50)"))
+                context.insert(Order(i))
+            })
         let email = "c\(rows / 2)@shop.test"
         bench.query("customer by email", FetchDescriptor<Customer>(predicate: #Predicate { $0.email == email }))
-        bench.query("big open orders", FetchDescriptor<Order>(predicate: #Predicate { $0.status == "open" && $0.total > 990 }))
+        bench.query(
+            "big open orders", FetchDescriptor<Order>(predicate: #Predicate { $0.status == "open" && $0.total > 990 }))
         var latest = FetchDescriptor<Order>(sortBy: [SortDescriptor(\.placed, order: .reverse)])
         latest.fetchLimit = 20
         bench.query("latest orders", latest)

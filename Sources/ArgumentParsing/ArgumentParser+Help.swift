@@ -18,7 +18,10 @@ extension ArgumentParser {
             var options = [("-h, --help", "Show this help.")]
             if version != nil { options.append(("--version", "Show the version.")) }
             lines += ["", "OPTIONS:"] + Self.columns(options)
-            lines += ["", "See '\(program) help <subcommand>' or '\(program) <subcommand> --help' for a subcommand's options."]
+            lines += [
+                "",
+                "See '\(program) help <subcommand>' or '\(program) <subcommand> --help' for a subcommand's options.",
+            ]
             return lines.joined(separator: "\n") + "\n"
         }
         var usage = "USAGE: \(program) \(command.name) [options]"

@@ -42,8 +42,10 @@ public struct ArgumentError: Error, Equatable, CustomStringConvertible {
     public var subcommand: String?
 
     /// Creates an error; commands built on the parser use it to reject option values.
-    public init(code: Code, argument: String, message: String, suggestion: String? = nil,
-                subcommand: String? = nil) {
+    public init(
+        code: Code, argument: String, message: String, suggestion: String? = nil,
+        subcommand: String? = nil
+    ) {
         self.code = code
         self.argument = argument
         self.message = message
@@ -93,8 +95,9 @@ public struct ArgumentParser: Sendable {
     public func parse(_ arguments: [String]) throws -> ParsedArguments {
         var result = ParsedArguments()
         guard let first = arguments.first else {
-            throw ArgumentError(code: .missingSubcommand, argument: "",
-                                message: "missing subcommand; one of: \(subcommands.map(\.name).joined(separator: ", "))")
+            throw ArgumentError(
+                code: .missingSubcommand, argument: "",
+                message: "missing subcommand; one of: \(subcommands.map(\.name).joined(separator: ", "))")
         }
         if Self.isHelp(first) {
             result.isHelpRequested = true
@@ -108,9 +111,10 @@ public struct ArgumentParser: Sendable {
             return try parseHelpCommand(Array(arguments.dropFirst()))
         }
         guard let command = subcommands.first(where: { $0.name == first }) else {
-            throw ArgumentError(code: .unknownSubcommand, argument: first,
-                                message: "unknown subcommand '\(first)'",
-                                suggestion: Self.closest(to: first, in: subcommands.map(\.name)))
+            throw ArgumentError(
+                code: .unknownSubcommand, argument: first,
+                message: "unknown subcommand '\(first)'",
+                suggestion: Self.closest(to: first, in: subcommands.map(\.name)))
         }
         result.subcommand = command.name
         var index = 1
@@ -120,18 +124,26 @@ public struct ArgumentParser: Sendable {
             index += 1
             if onlyPositionals || !argument.hasPrefix("-") || argument == "-" {
                 guard command.positionalPlaceholder != nil else {
-                    throw ArgumentError(code: .unexpectedArgument, argument: argument,
-                                        message: "unexpected argument '\(argument)' for '\(command.name)'",
-                                        subcommand: command.name)
+                    throw ArgumentError(
+                        code: .unexpectedArgument, argument: argument,
+                        message: "unexpected argument '\(argument)' for '\(command.name)'",
+                        subcommand: command.name)
                 }
                 result.positionals.append(argument)
                 continue
             }
-            if argument == "--" { onlyPositionals = true; continue }
-            if Self.isHelp(argument) { result.isHelpRequested = true; continue }
+            if argument == "--" {
+                onlyPositionals = true
+                continue
+            }
+            if Self.isHelp(argument) {
+                result.isHelpRequested = true
+                continue
+            }
 
             let body = argument.drop { $0 == "-" }
-            let name: String, inlineValue: String?
+            let name: String
+            let inlineValue: String?
             if let equals = body.firstIndex(of: "=") {
                 name = String(body[..<equals])
                 inlineValue = String(body[body.index(after: equals)...])
@@ -140,21 +152,24 @@ public struct ArgumentParser: Sendable {
                 inlineValue = nil
             }
             guard argument.hasPrefix("--"), let option = command.options.first(where: { $0.name == name }) else {
-                throw ArgumentError(code: .unknownOption, argument: argument,
-                                    message: "unknown option '\(argument)' for '\(command.name)'",
-                                    suggestion: Self.closest(to: name, in: command.options.map(\.name)).map { "--\($0)" },
-                                    subcommand: command.name)
+                throw ArgumentError(
+                    code: .unknownOption, argument: argument,
+                    message: "unknown option '\(argument)' for '\(command.name)'",
+                    suggestion: Self.closest(to: name, in: command.options.map(\.name)).map { "--\($0)" },
+                    subcommand: command.name)
             }
             let seen = result.flags.contains(name) || result.options[name] != nil
             if seen && !option.isRepeatable {
-                throw ArgumentError(code: .duplicateOption, argument: argument,
-                                    message: "option '--\(name)' given more than once", subcommand: command.name)
+                throw ArgumentError(
+                    code: .duplicateOption, argument: argument,
+                    message: "option '--\(name)' given more than once", subcommand: command.name)
             }
             switch option.kind {
             case .flag:
                 if inlineValue != nil {
-                    throw ArgumentError(code: .unexpectedValue, argument: argument,
-                                        message: "flag '--\(name)' takes no value", subcommand: command.name)
+                    throw ArgumentError(
+                        code: .unexpectedValue, argument: argument,
+                        message: "flag '--\(name)' takes no value", subcommand: command.name)
                 }
                 result.flags.insert(name)
             case .value(let placeholder):
@@ -165,9 +180,10 @@ public struct ArgumentParser: Sendable {
                     value = arguments[index]
                     index += 1
                 } else {
-                    throw ArgumentError(code: .missingValue, argument: argument,
-                                        message: "option '--\(name)' needs a value <\(placeholder)>",
-                                        subcommand: command.name)
+                    throw ArgumentError(
+                        code: .missingValue, argument: argument,
+                        message: "option '--\(name)' needs a value <\(placeholder)>",
+                        subcommand: command.name)
                 }
                 result.options[name, default: []].append(value)
             }
@@ -183,13 +199,15 @@ public struct ArgumentParser: Sendable {
         result.isHelpRequested = true
         guard let name = rest.first else { return result }
         guard subcommands.contains(where: { $0.name == name }) else {
-            throw ArgumentError(code: .unknownSubcommand, argument: name,
-                                message: "unknown subcommand '\(name)'",
-                                suggestion: Self.closest(to: name, in: subcommands.map(\.name)))
+            throw ArgumentError(
+                code: .unknownSubcommand, argument: name,
+                message: "unknown subcommand '\(name)'",
+                suggestion: Self.closest(to: name, in: subcommands.map(\.name)))
         }
         if rest.count > 1 {
-            throw ArgumentError(code: .unexpectedArgument, argument: rest[1],
-                                message: "unexpected argument '\(rest[1])' for 'help'")
+            throw ArgumentError(
+                code: .unexpectedArgument, argument: rest[1],
+                message: "unexpected argument '\(rest[1])' for 'help'")
         }
         result.subcommand = name
         return result
@@ -208,7 +226,8 @@ public struct ArgumentParser: Sendable {
 
     /// Levenshtein distance.
     static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         if a.isEmpty { return b.count }
         var previous = Array(0...b.count)
         for i in 1...a.count {

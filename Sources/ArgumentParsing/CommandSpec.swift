@@ -38,8 +38,10 @@ public struct CommandOption: Sendable, Equatable {
     }
 
     /// An option with a value, `--name <placeholder>`.
-    public static func option(_ name: String, placeholder: String = "value", repeatable: Bool = false,
-                              help: String) -> CommandOption {
+    public static func option(
+        _ name: String, placeholder: String = "value", repeatable: Bool = false,
+        help: String
+    ) -> CommandOption {
         CommandOption(name: name, kind: .value(placeholder: placeholder), isRepeatable: repeatable, help: help)
     }
 
@@ -69,8 +71,10 @@ public struct Subcommand: Sendable, Equatable {
     public var positionalPlaceholder: String?
 
     /// Creates a subcommand.
-    public init(_ name: String, abstract: String, options: [CommandOption] = [],
-                positionalPlaceholder: String? = nil) {
+    public init(
+        _ name: String, abstract: String, options: [CommandOption] = [],
+        positionalPlaceholder: String? = nil
+    ) {
         self.name = name
         self.abstract = abstract
         self.options = options

@@ -1,9 +1,10 @@
 import Foundation
 import OpenSwiftData
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 // Typed, checked option values: every command validates all its options with these before any
@@ -43,8 +44,10 @@ extension ParsedArguments {
     /// // "--seed -1" throws: --seed takes an unsigned 64-bit integer, not '-1'
     /// ```
     /// - Throws: ``ArgumentError`` `.invalidValue` naming the option.
-    public func integer<T: FixedWidthInteger>(_ name: String, as type: T.Type,
-                                              in range: ClosedRange<T> = T.min...T.max) throws -> T? {
+    public func integer<T: FixedWidthInteger>(
+        _ name: String, as type: T.Type,
+        in range: ClosedRange<T> = T.min...T.max
+    ) throws -> T? {
         guard let text = value(name) else { return nil }
         return try Self.integer(text, option: name, in: range)
     }
@@ -137,8 +140,10 @@ extension ParsedArguments {
     /// ```
     /// - Throws: ``ArgumentError`` `.invalidValue` naming the option, as ``existingFile(_:)``
     ///   does, or when `read` throws (its reason in a few words).
-    public func existingFile<T>(_ name: String, holding description: String,
-                                read: (URL) throws -> T) throws -> T? {
+    public func existingFile<T>(
+        _ name: String, holding description: String,
+        read: (URL) throws -> T
+    ) throws -> T? {
         guard let url = try existingFile(name), let text = value(name) else { return nil }
         do {
             return try read(url)
@@ -238,7 +243,8 @@ extension ParsedArguments {
         return text
     }
 
-    static func invalid(_ name: String, _ value: String, _ message: String, suggestion: String? = nil) -> ArgumentError {
+    static func invalid(_ name: String, _ value: String, _ message: String, suggestion: String? = nil) -> ArgumentError
+    {
         ArgumentError(code: .invalidValue, argument: value, message: message, suggestion: suggestion)
     }
 
@@ -261,11 +267,13 @@ extension ParsedArguments {
 
     static func choice(_ text: String, option: String, from choices: [String]) throws -> String {
         guard choices.contains(text) else {
-            let listed = choices.count > 1
+            let listed =
+                choices.count > 1
                 ? choices.dropLast().joined(separator: ", ") + " or " + choices[choices.count - 1]
                 : choices.joined()
-            throw invalid(option, text, "--\(option) takes \(listed), not '\(text)'",
-                          suggestion: ArgumentParser.closest(to: text, in: choices))
+            throw invalid(
+                option, text, "--\(option) takes \(listed), not '\(text)'",
+                suggestion: ArgumentParser.closest(to: text, in: choices))
         }
         return text
     }
@@ -336,7 +344,8 @@ enum PathProbe {
     ///
     /// A real creation, not `access(W_OK)`: root passes `access` even on a read-only mount.
     static func createProblem(in directory: String) -> String? {
-        let probe = (directory as NSString).appendingPathComponent(".harness-write-probe-\(getpid())-\(UUID().uuidString)")
+        let probe = (directory as NSString).appendingPathComponent(
+            ".harness-write-probe-\(getpid())-\(UUID().uuidString)")
         let descriptor = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard descriptor >= 0 else { return String(cString: strerror(errno)) }
         close(descriptor)

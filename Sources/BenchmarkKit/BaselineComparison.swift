@@ -73,8 +73,10 @@ public struct ComparisonOutcome: Sendable, Equatable {
         var cells = [header]
         for row in rows {
             let gate = row.isRegression ? "FAIL" : (row.isGated ? "ok" : "")
-            cells.append([row.key.description, row.metric, Self.number(row.baseline), Self.number(row.current),
-                          Self.percent(row.deltaPercent), gate])
+            cells.append([
+                row.key.description, row.metric, Self.number(row.baseline), Self.number(row.current),
+                Self.percent(row.deltaPercent), gate,
+            ])
         }
         let widths = (0..<header.count).map { column in cells.map { $0[column].count }.max() ?? 0 }
         var lines = cells.map { line in
@@ -85,11 +87,13 @@ public struct ComparisonOutcome: Sendable, Equatable {
         }
         for key in missingFromCurrent { lines.append("missing from this run: \(key)") }
         for key in newInCurrent { lines.append("not in baseline: \(key)") }
-        let limits = String(format: "ratioToRaw +%.0f%%, mallocCountPerRun +%.0f%%",
-                            thresholds.ratioToRawIncrease * 100, thresholds.mallocCountIncrease * 100)
-        lines.append(verdict == .pass
-                     ? "PASS: no gated metric regressed (\(limits))"
-                     : "FAIL: \(regressions.count) gated metric(s) regressed past \(limits)")
+        let limits = String(
+            format: "ratioToRaw +%.0f%%, mallocCountPerRun +%.0f%%",
+            thresholds.ratioToRawIncrease * 100, thresholds.mallocCountIncrease * 100)
+        lines.append(
+            verdict == .pass
+                ? "PASS: no gated metric regressed (\(limits))"
+                : "FAIL: \(regressions.count) gated metric(s) regressed past \(limits)")
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -120,8 +124,10 @@ public enum BaselineComparison {
     ///
     /// Fails only when `ratioToRaw` grows by more than `thresholds.ratioToRawIncrease` or
     /// `mallocCountPerRun` by more than `thresholds.mallocCountIncrease` (relative to the baseline).
-    public static func compare(current: BenchmarkReport, baseline: BenchmarkReport,
-                               thresholds: ComparisonThresholds = .default) -> ComparisonOutcome {
+    public static func compare(
+        current: BenchmarkReport, baseline: BenchmarkReport,
+        thresholds: ComparisonThresholds = .default
+    ) -> ComparisonOutcome {
         let base = Dictionary(baseline.results.map { ($0.key, $0) }, uniquingKeysWith: { _, last in last })
         let now = Dictionary(current.results.map { ($0.key, $0) }, uniquingKeysWith: { _, last in last })
         var rows: [ComparisonRow] = []
@@ -130,20 +136,24 @@ public enum BaselineComparison {
             for metric in comparedMetrics {
                 guard let bv = value(metric, of: b), let cv = value(metric, of: c) else { continue }
                 let delta = bv == 0 ? (cv == 0 ? 0 : .infinity) : (cv - bv) / abs(bv) * 100
-                let limit: Double? = switch metric {
-                case MetricName.ratioToRaw: thresholds.ratioToRawIncrease
-                case MetricName.mallocCountPerRun: thresholds.mallocCountIncrease
-                default: nil
-                }
-                rows.append(ComparisonRow(key: key, metric: metric, baseline: bv, current: cv, deltaPercent: delta,
-                                          isGated: limit != nil,
-                                          isRegression: limit.map { delta > $0 * 100 + 1e-9 } ?? false))
+                let limit: Double? =
+                    switch metric {
+                    case MetricName.ratioToRaw: thresholds.ratioToRawIncrease
+                    case MetricName.mallocCountPerRun: thresholds.mallocCountIncrease
+                    default: nil
+                    }
+                rows.append(
+                    ComparisonRow(
+                        key: key, metric: metric, baseline: bv, current: cv, deltaPercent: delta,
+                        isGated: limit != nil,
+                        isRegression: limit.map { delta > $0 * 100 + 1e-9 } ?? false))
             }
         }
-        return ComparisonOutcome(rows: rows,
-                                 missingFromCurrent: base.keys.filter { now[$0] == nil }.sorted(),
-                                 newInCurrent: now.keys.filter { base[$0] == nil }.sorted(),
-                                 thresholds: thresholds)
+        return ComparisonOutcome(
+            rows: rows,
+            missingFromCurrent: base.keys.filter { now[$0] == nil }.sorted(),
+            newInCurrent: now.keys.filter { base[$0] == nil }.sorted(),
+            thresholds: thresholds)
     }
 
     private static func value(_ metric: String, of result: BenchmarkResult) -> Double? {

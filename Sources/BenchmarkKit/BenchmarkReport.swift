@@ -31,9 +31,11 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
     public var results: [BenchmarkResult]
 
     /// Creates a report from explicit values.
-    public init(schemaVersion: Int = BenchmarkReport.currentSchemaVersion, timestamp: Date, machine: MachineInfo,
-                toolchain: String, sqliteVersion: String, buildConfiguration: String, allocator: String? = nil,
-                results: [BenchmarkResult]) {
+    public init(
+        schemaVersion: Int = BenchmarkReport.currentSchemaVersion, timestamp: Date, machine: MachineInfo,
+        toolchain: String, sqliteVersion: String, buildConfiguration: String, allocator: String? = nil,
+        results: [BenchmarkResult]
+    ) {
         self.schemaVersion = schemaVersion
         self.timestamp = timestamp
         self.machine = machine
@@ -51,11 +53,12 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
     ///     ``ToolchainInfo/compilerDescription``.
     ///   - results: The results of the run, in the order they were measured.
     public static func current(toolchain: String? = nil, results: [BenchmarkResult]) -> BenchmarkReport {
-        BenchmarkReport(timestamp: Date(), machine: .current(),
-                        toolchain: toolchain ?? ToolchainInfo.compilerDescription,
-                        sqliteVersion: SQLiteConnection.libraryVersion,
-                        buildConfiguration: BuildConfiguration.name,
-                        allocator: JemallocStatus.current.explanation, results: results)
+        BenchmarkReport(
+            timestamp: Date(), machine: .current(),
+            toolchain: toolchain ?? ToolchainInfo.compilerDescription,
+            sqliteVersion: SQLiteConnection.libraryVersion,
+            buildConfiguration: BuildConfiguration.name,
+            allocator: JemallocStatus.current.explanation, results: results)
     }
 
     /// The groups of the results, in first-appearance order.
@@ -70,15 +73,15 @@ public enum ToolchainInfo {
     /// `"Swift compiler ≥ 6.x"`, from `#if compiler(>=…)` checks.
     public static var compilerDescription: String {
         #if compiler(>=6.4)
-        return "Swift compiler >= 6.4"
+            return "Swift compiler >= 6.4"
         #elseif compiler(>=6.3)
-        return "Swift compiler 6.3"
+            return "Swift compiler 6.3"
         #elseif compiler(>=6.2)
-        return "Swift compiler 6.2"
+            return "Swift compiler 6.2"
         #elseif compiler(>=6.1)
-        return "Swift compiler 6.1"
+            return "Swift compiler 6.1"
         #else
-        return "Swift compiler 6.0"
+            return "Swift compiler 6.0"
         #endif
     }
 }

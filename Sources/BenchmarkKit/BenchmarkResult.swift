@@ -30,8 +30,10 @@ public struct BenchmarkResult: Codable, Equatable, Sendable {
     public var queryPlan: [String]
 
     /// Creates a result.
-    public init(name: String, group: String, store: String = "", rows: Int, strategy: String = "",
-                iterations: Int, metrics: [String: Double], ratioToRaw: Double? = nil, queryPlan: [String] = []) {
+    public init(
+        name: String, group: String, store: String = "", rows: Int, strategy: String = "",
+        iterations: Int, metrics: [String: Double], ratioToRaw: Double? = nil, queryPlan: [String] = []
+    ) {
         self.name = name
         self.group = group
         self.store = store

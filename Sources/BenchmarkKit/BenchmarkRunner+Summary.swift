@@ -1,8 +1,10 @@
 extension BenchmarkRunner {
     /// Turns per-run samples into a result: distributions, per-run medians, per-operation figures,
     /// SQLite counters, process memory and `ratioToRaw`. Unsupported metrics never appear.
-    func summarize(_ benchmark: Benchmark, scale: Int, iterations: Int,
-                   ours: Samples, raw: Samples?, queryPlan: [String]) -> BenchmarkResult {
+    func summarize(
+        _ benchmark: Benchmark, scale: Int, iterations: Int,
+        ours: Samples, raw: Samples?, queryPlan: [String]
+    ) -> BenchmarkResult {
         let descriptors = producers.flatMap(\.supportedMetrics)
         var metrics = Self.summarize(ours, descriptors: descriptors, prefix: nil)
         if let raw {
@@ -28,16 +30,20 @@ extension BenchmarkRunner {
 
         var ratio: Double?
         if let raw {
-            ratio = Statistics.ratioOfMedians(ours.byMetric[WallClockProducer.wallNanoseconds.name] ?? [],
-                                              raw.byMetric[WallClockProducer.wallNanoseconds.name] ?? [])
+            ratio = Statistics.ratioOfMedians(
+                ours.byMetric[WallClockProducer.wallNanoseconds.name] ?? [],
+                raw.byMetric[WallClockProducer.wallNanoseconds.name] ?? [])
         }
-        return BenchmarkResult(name: benchmark.name, group: benchmark.group, store: benchmark.store,
-                               rows: scale, strategy: benchmark.strategy, iterations: iterations,
-                               metrics: metrics, ratioToRaw: ratio, queryPlan: queryPlan)
+        return BenchmarkResult(
+            name: benchmark.name, group: benchmark.group, store: benchmark.store,
+            rows: scale, strategy: benchmark.strategy, iterations: iterations,
+            metrics: metrics, ratioToRaw: ratio, queryPlan: queryPlan)
     }
 
-    private static func summarize(_ samples: Samples, descriptors: [MetricDescriptor],
-                                  prefix: ((String) -> String)?) -> [String: Double] {
+    private static func summarize(
+        _ samples: Samples, descriptors: [MetricDescriptor],
+        prefix: ((String) -> String)?
+    ) -> [String: Double] {
         let name = prefix ?? { $0 }
         var out: [String: Double] = [:]
         for descriptor in descriptors {

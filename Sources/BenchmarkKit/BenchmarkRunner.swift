@@ -23,15 +23,20 @@ public final class BenchmarkRunner {
     }
 
     /// Creates a runner.
-    public convenience init(configuration: RunnerConfiguration = RunnerConfiguration(),
-                            producers: [any MetricProducer] = BenchmarkRunner.defaultProducers(),
-                            progress: ((BenchmarkProgress) -> Void)? = nil) {
-        self.init(configuration: configuration, producers: producers, progress: progress,
-                  buildIsOptimized: BenchmarkRunner.isOptimizedBuild)
+    public convenience init(
+        configuration: RunnerConfiguration = RunnerConfiguration(),
+        producers: [any MetricProducer] = BenchmarkRunner.defaultProducers(),
+        progress: ((BenchmarkProgress) -> Void)? = nil
+    ) {
+        self.init(
+            configuration: configuration, producers: producers, progress: progress,
+            buildIsOptimized: BenchmarkRunner.isOptimizedBuild)
     }
 
-    init(configuration: RunnerConfiguration, producers: [any MetricProducer],
-         progress: ((BenchmarkProgress) -> Void)?, buildIsOptimized: Bool) {
+    init(
+        configuration: RunnerConfiguration, producers: [any MetricProducer],
+        progress: ((BenchmarkProgress) -> Void)?, buildIsOptimized: Bool
+    ) {
         self.configuration = configuration
         self.producers = producers
         self.progress = progress
@@ -42,15 +47,18 @@ public final class BenchmarkRunner {
     /// and ``BenchmarkError/Code/invalidConfiguration`` for a configuration that cannot run.
     public func validate() throws {
         if !buildIsOptimized && !configuration.allowDebug {
-            throw BenchmarkError(.debugBuild, message:
-                "refusing to benchmark a debug build; build with `swift run -c release` or pass --allow-debug")
+            throw BenchmarkError(
+                .debugBuild,
+                message:
+                    "refusing to benchmark a debug build; build with `swift run -c release` or pass --allow-debug")
         }
         switch configuration.mode {
         case .iterations(let n) where n < 1:
             throw BenchmarkError(.invalidConfiguration, message: "iterations must be at least 1, got \(n)")
         case .timeBudget(let seconds, let lo, let hi) where seconds < 0 || lo < 1 || hi < lo:
-            throw BenchmarkError(.invalidConfiguration,
-                                 message: "time budget needs seconds ≥ 0 and 1 ≤ min ≤ max, got \(seconds)s \(lo)…\(hi)")
+            throw BenchmarkError(
+                .invalidConfiguration,
+                message: "time budget needs seconds ≥ 0 and 1 ≤ min ≤ max, got \(seconds)s \(lo)…\(hi)")
         default:
             break
         }
@@ -84,7 +92,8 @@ public final class BenchmarkRunner {
             report.emit(.warmUp, i + 1, warmUps)
         }
 
-        var ours = Samples(), raw = Samples()
+        var ours = Samples()
+        var raw = Samples()
         var queryPlan: [String] = []
         let planned: Int? = if case .iterations(let n) = configuration.mode { n } else { nil }
         let start = MonotonicClock.wallNanoseconds()
@@ -99,8 +108,9 @@ public final class BenchmarkRunner {
             iteration += 1
             report.emit(.measuring, iteration, planned)
         }
-        let result = summarize(benchmark, scale: scale, iterations: iteration,
-                               ours: ours, raw: benchmark.prepareRaw == nil ? nil : raw, queryPlan: queryPlan)
+        let result = summarize(
+            benchmark, scale: scale, iterations: iteration,
+            ours: ours, raw: benchmark.prepareRaw == nil ? nil : raw, queryPlan: queryPlan)
         report.emit(.finished, iteration, planned)
         return result
     }
@@ -118,13 +128,15 @@ public final class BenchmarkRunner {
     }
 
     /// Sets up (untimed), runs the body inside every producer's window, then reads the probes (untimed).
-    private func runOnce(_ benchmark: Benchmark, _ prepare: (Int) throws -> PreparedRun,
-                         scale: Int, wantPlan: Bool) throws -> RunSample {
+    private func runOnce(
+        _ benchmark: Benchmark, _ prepare: (Int) throws -> PreparedRun,
+        scale: Int, wantPlan: Bool
+    ) throws -> RunSample {
         let prepared: PreparedRun
         do { prepared = try prepare(scale) } catch {
             throw BenchmarkError(.setUpFailed, benchmark: benchmark.name, scale: scale, message: "\(error)")
         }
-        defer { withExtendedLifetime(prepared) {} }   // the context is released after the clocks stop
+        defer { withExtendedLifetime(prepared) {} }  // the context is released after the clocks stop
         let failure = measure(prepared.body)
         var metrics: [String: Double] = [:]
         for producer in producers { metrics.merge(producer.samples()) { _, new in new } }
@@ -132,11 +144,13 @@ public final class BenchmarkRunner {
             throw BenchmarkError(.bodyFailed, benchmark: benchmark.name, scale: scale, message: "\(failure)")
         }
         do {
-            return RunSample(metrics: metrics, counters: try prepared.counters?(),
-                             queryPlan: wantPlan ? try prepared.queryPlan?() : nil)
+            return RunSample(
+                metrics: metrics, counters: try prepared.counters?(),
+                queryPlan: wantPlan ? try prepared.queryPlan?() : nil)
         } catch {
-            throw BenchmarkError(.bodyFailed, benchmark: benchmark.name, scale: scale,
-                                 message: "counters or query plan: \(error)")
+            throw BenchmarkError(
+                .bodyFailed, benchmark: benchmark.name, scale: scale,
+                message: "counters or query plan: \(error)")
         }
     }
 
@@ -183,8 +197,10 @@ private struct Progress {
     let sink: ((BenchmarkProgress) -> Void)?
 
     func emit(_ phase: BenchmarkProgress.Phase, _ iteration: Int, _ planned: Int?) {
-        sink?(BenchmarkProgress(benchmark: benchmark.name, group: benchmark.group, store: benchmark.store,
-                                strategy: benchmark.strategy, scale: scale, phase: phase,
-                                iteration: iteration, plannedIterations: planned))
+        sink?(
+            BenchmarkProgress(
+                benchmark: benchmark.name, group: benchmark.group, store: benchmark.store,
+                strategy: benchmark.strategy, scale: scale, phase: phase,
+                iteration: iteration, plannedIterations: planned))
     }
 }

@@ -10,9 +10,9 @@ public enum BuildConfiguration {
     /// `true` when BenchmarkKit was compiled without the `DEBUG` condition (a release build).
     public static var isOptimized: Bool {
         #if DEBUG
-        return false
+            return false
         #else
-        return true
+            return true
         #endif
     }
 

@@ -15,15 +15,19 @@ extension IndexBenchmark {
     /// the time left (``ProgressLine``); `progress` receives every event as well.
     /// - Throws: ``BenchmarkError`` (a debug build without `allowDebug`, a failing body),
     ///   or the `SwiftDataError` of a store, query or strategy that cannot be set up.
-    public func run(configuration: RunnerConfiguration = RunnerConfiguration(), showsProgress: Bool = false,
-                    progress: ((BenchmarkProgress) -> Void)? = nil) throws -> IndexBenchmarkReport {
+    public func run(
+        configuration: RunnerConfiguration = RunnerConfiguration(), showsProgress: Bool = false,
+        progress: ((BenchmarkProgress) -> Void)? = nil
+    ) throws -> IndexBenchmarkReport {
         let perStrategy = queries.reduce(0) { $0 + $1.operations.count } + writes.count
         let line = showsProgress ? ProgressLine(label: name, total: perStrategy * strategies.count) : nil
         defer { line?.finish() }
-        let runner = BenchmarkRunner(configuration: configuration, progress: { event in
-            line?.update(event)
-            progress?(event)
-        })
+        let runner = BenchmarkRunner(
+            configuration: configuration,
+            progress: { event in
+                line?.update(event)
+                progress?(event)
+            })
         try runner.validate()
         let fm = FileManager.default
         try fm.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -40,12 +44,15 @@ extension IndexBenchmark {
             let indexes = try container.applyIndexStrategy(indexStrategy, uniqueIndexes: policy)
             var note: String?
             if strategy == .none {
-                note = policy == .drop
+                note =
+                    policy == .drop
                     ? "unique indexes dropped: saves still upsert new models by their unique values; nothing updates rows here"
                     : "unique indexes kept: a write workload updates rows, and only the index rejects a duplicate value then"
             }
-            summaries.append(.init(strategy: label, indexStrategy: indexStrategy.description, uniqueIndexes: policy,
-                                   note: note, indexes: indexes))
+            summaries.append(
+                .init(
+                    strategy: label, indexStrategy: indexStrategy.description, uniqueIndexes: policy,
+                    note: note, indexes: indexes))
             var benchmarks: [Benchmark] = []
             for q in queries {
                 for operation in q.operations {
@@ -60,58 +67,66 @@ extension IndexBenchmark {
             results += try runner.run(benchmarks)
         }
         let report = BenchmarkReport.current(results: results)
-        return IndexBenchmarkReport(name: name, store: store.rawValue, rows: data.rows, benchmark: report,
-                                    strategies: summaries, statements: statements,
-                                    queryNames: queries.map(\.name), writeNames: writes.map(\.name))
+        return IndexBenchmarkReport(
+            name: name, store: store.rawValue, rows: data.rows, benchmark: report,
+            strategies: summaries, statements: statements,
+            queryNames: queries.map(\.name), writeNames: writes.map(\.name))
     }
 
     /// One query operation: ours through a fresh context, the raw twin running the explained
     /// statement with its arguments through the store's connection (every column read).
-    func queryBenchmark(_ q: Query, _ operation: QueryExplanation.Operation, _ e: QueryExplanation,
-                        _ container: ModelContainer, _ label: String) -> Benchmark {
-        Benchmark("\(q.name) · \(operation.rawValue)", group: name, store: store.rawValue, strategy: label,
-                  scales: [data.rows], operationsPerRun: { _ in 1 },
-                  setUp: { _ in
-                      _ = container.statementCounters(reset: true)
-                      return ModelContext(container)
-                  },
-                  body: { context in try q.run(context, operation) },
-                  counters: { _ in SQLiteCounters(container.statementCounters(reset: true)) },
-                  queryPlan: { context in try q.explain(context, operation).plan })
-            .withRawBaseline(
-                setUp: { _ in _ = container.statementCounters(reset: true) },
-                body: { _ in
-                    try container.withStoreConnection { db in
-                        let stmt = try db.cachedStatement(e.sql)
-                        defer { stmt.reset() }
-                        try stmt.bind(e.arguments)
-                        let columns = stmt.columnCount
-                        while try stmt.step() {
-                            for c in 0..<columns { _ = stmt.value(at: c) }
-                        }
+    func queryBenchmark(
+        _ q: Query, _ operation: QueryExplanation.Operation, _ e: QueryExplanation,
+        _ container: ModelContainer, _ label: String
+    ) -> Benchmark {
+        Benchmark(
+            "\(q.name) · \(operation.rawValue)", group: name, store: store.rawValue, strategy: label,
+            scales: [data.rows], operationsPerRun: { _ in 1 },
+            setUp: { _ in
+                _ = container.statementCounters(reset: true)
+                return ModelContext(container)
+            },
+            body: { context in try q.run(context, operation) },
+            counters: { _ in SQLiteCounters(container.statementCounters(reset: true)) },
+            queryPlan: { context in try q.explain(context, operation).plan }
+        )
+        .withRawBaseline(
+            setUp: { _ in _ = container.statementCounters(reset: true) },
+            body: { _ in
+                try container.withStoreConnection { db in
+                    let stmt = try db.cachedStatement(e.sql)
+                    defer { stmt.reset() }
+                    try stmt.bind(e.arguments)
+                    let columns = stmt.columnCount
+                    while try stmt.step() {
+                        for c in 0..<columns { _ = stmt.value(at: c) }
                     }
-                },
-                counters: { _ in SQLiteCounters(container.statementCounters(reset: true)) })
+                }
+            },
+            counters: { _ in SQLiteCounters(container.statementCounters(reset: true)) })
     }
 
     /// One write workload: `operations` calls of the body on a fresh context, then one save.
     func writeBenchmark(_ w: Writes, _ container: ModelContainer, _ label: String) -> Benchmark {
         let next = WriteIndex()
-        return Benchmark("\(w.name) · \(w.kind.rawValue)", group: name, store: store.rawValue, strategy: label,
-                         scales: [data.rows], operationsPerRun: { _ in w.operations },
-                         setUp: { _ -> (ModelContext, Int) in
-                             _ = container.statementCounters(reset: true)
-                             return (ModelContext(container), next.take(w.operations))
-                         },
-                         body: { context, base in
-                             for i in 0..<w.operations { try w.body(context, base + i) }
-                             try context.save()
-                         },
-                         counters: { _ in SQLiteCounters(container.statementCounters(reset: true)) })
+        return Benchmark(
+            "\(w.name) · \(w.kind.rawValue)", group: name, store: store.rawValue, strategy: label,
+            scales: [data.rows], operationsPerRun: { _ in w.operations },
+            setUp: { _ -> (ModelContext, Int) in
+                _ = container.statementCounters(reset: true)
+                return (ModelContext(container), next.take(w.operations))
+            },
+            body: { context, base in
+                for i in 0..<w.operations { try w.body(context, base + i) }
+                try context.save()
+            },
+            counters: { _ in SQLiteCounters(container.statementCounters(reset: true)) })
     }
 
     /// The strategy's index sets and unique-index policy on `container`.
-    func resolve(_ strategy: Strategy, _ container: ModelContainer) throws -> (IndexStrategy, ModelContainer.UniqueIndexPolicy) {
+    func resolve(_ strategy: Strategy, _ container: ModelContainer) throws -> (
+        IndexStrategy, ModelContainer.UniqueIndexPolicy
+    ) {
         switch strategy {
         case .none: return (.none, dropsUniqueIndexesUnderNone ? .drop : .keep)
         case .declared: return (.declared, .keep)
@@ -126,7 +141,8 @@ extension IndexBenchmark {
         case .storeFile(let url, _):
             return url
         case .generated(let rows, let batchSize, let make):
-            let container = try ModelContainer(for: schema, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+            let container = try ModelContainer(
+                for: schema, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
             let context = ModelContext(container)
             context.autosaveEnabled = false
             for i in 0..<rows {
@@ -147,7 +163,8 @@ extension IndexBenchmark {
         case .memory: configuration = ModelConfiguration(isStoredInMemoryOnly: true)
         case .disk:
             let safe = String(label.map { $0.isLetter || $0.isNumber ? $0 : "-" })
-            configuration = ModelConfiguration(url: directory.appendingPathComponent("\(safe)-\(UUID().uuidString).store"))
+            configuration = ModelConfiguration(
+                url: directory.appendingPathComponent("\(safe)-\(UUID().uuidString).store"))
         }
         let container = try ModelContainer(for: schema, configurations: configuration)
         try container.restore(from: source)

@@ -108,36 +108,44 @@ public struct IndexBenchmark {
     var writes: [Writes] = []
 
     /// Creates a benchmark with no queries yet.
-    public init(_ name: String, schema: Schema, data: DataSource,
-                strategies: [Strategy] = [.none, .declared, .suggested]) {
+    public init(
+        _ name: String, schema: Schema, data: DataSource,
+        strategies: [Strategy] = [.none, .declared, .suggested]
+    ) {
         self.name = name
         self.schema = schema
         self.data = data
         self.strategies = strategies
         directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("openswiftdata-indexbench-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)")
+            .appendingPathComponent(
+                "openswiftdata-indexbench-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)")
     }
 
     /// Adds a query, measured as each of `operations` (fetch, count, identifiers by default).
-    public mutating func query<T: PersistentModel>(_ name: String, _ descriptor: FetchDescriptor<T>,
-                                                   as operations: [QueryExplanation.Operation] = QueryExplanation.Operation.allCases) {
-        queries.append(Query(
-            name: name, operations: operations,
-            explain: { context, operation in try context.explain(descriptor, as: operation) },
-            run: { context, operation in
-                switch operation {
-                case .fetch: _ = try context.fetch(descriptor)
-                case .count: _ = try context.fetchCount(descriptor)
-                case .identifiers: _ = try context.fetchIdentifiers(descriptor)
-                }
-            },
-            suggest: { container in try container.suggestedIndexes(for: descriptor) }))
+    public mutating func query<T: PersistentModel>(
+        _ name: String, _ descriptor: FetchDescriptor<T>,
+        as operations: [QueryExplanation.Operation] = QueryExplanation.Operation.allCases
+    ) {
+        queries.append(
+            Query(
+                name: name, operations: operations,
+                explain: { context, operation in try context.explain(descriptor, as: operation) },
+                run: { context, operation in
+                    switch operation {
+                    case .fetch: _ = try context.fetch(descriptor)
+                    case .count: _ = try context.fetchCount(descriptor)
+                    case .identifiers: _ = try context.fetchIdentifiers(descriptor)
+                    }
+                },
+                suggest: { container in try container.suggestedIndexes(for: descriptor) }))
     }
 
     /// Adds a write workload: one run calls `body(context, i)` `operations` times with an `i`
     /// never used before in this benchmark (from 1,000,000,000 up), then saves.
-    public mutating func writes(_ name: String, operations: Int = 100, kind: WriteKind = .inserts,
-                                _ body: @escaping (ModelContext, Int) throws -> Void) {
+    public mutating func writes(
+        _ name: String, operations: Int = 100, kind: WriteKind = .inserts,
+        _ body: @escaping (ModelContext, Int) throws -> Void
+    ) {
         writes.append(Writes(name: name, operations: max(1, operations), kind: kind, body: body))
     }
 

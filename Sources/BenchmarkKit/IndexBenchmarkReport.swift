@@ -77,8 +77,10 @@ public struct IndexBenchmarkReport: Codable, Sendable {
     public var recommendations: [Recommendation] = []
 
     /// Creates a report and derives its ``recommendations``.
-    public init(name: String, store: String, rows: Int, benchmark: BenchmarkReport, strategies: [StrategySummary],
-                statements: [Statement], queryNames: [String], writeNames: [String]) {
+    public init(
+        name: String, store: String, rows: Int, benchmark: BenchmarkReport, strategies: [StrategySummary],
+        statements: [Statement], queryNames: [String], writeNames: [String]
+    ) {
         self.name = name
         self.store = store
         self.rows = rows
@@ -97,7 +99,9 @@ public struct IndexBenchmarkReport: Codable, Sendable {
         let writeCost = writeNanosecondsPerOperation
         var indexBytes: [String: Int] = [:]
         for summary in strategies {
-            indexBytes[summary.strategy] = summary.indexes.filter { $0.role != .required }.reduce(0) { $0 + ($1.sizeBytes ?? 1) }
+            indexBytes[summary.strategy] = summary.indexes.filter { $0.role != .required }.reduce(0) {
+                $0 + ($1.sizeBytes ?? 1)
+            }
         }
         return statements.compactMap { s in
             let name = "\(s.query) · \(s.operation.rawValue)"
@@ -110,9 +114,10 @@ public struct IndexBenchmarkReport: Codable, Sendable {
             let none = runs.first { $0.strategy == "none" }
             let speedup = none.map { median($0) / max(median(best), 1) }
             let writes = writeCost[best.strategy].flatMap { w in writeCost["none"].map { w / max($0, 1) } }
-            return Recommendation(query: s.query, operation: s.operation, strategy: best.strategy,
-                                  medianNanoseconds: median(best), speedupOverNone: speedup,
-                                  ratioToRaw: best.ratioToRaw, writeCostOverNone: writes, plan: best.queryPlan)
+            return Recommendation(
+                query: s.query, operation: s.operation, strategy: best.strategy,
+                medianNanoseconds: median(best), speedupOverNone: speedup,
+                ratioToRaw: best.ratioToRaw, writeCostOverNone: writes, plan: best.queryPlan)
         }
     }
 
@@ -130,34 +135,46 @@ public struct IndexBenchmarkReport: Codable, Sendable {
     /// The report as Markdown: the recommendation first, then write costs, indexes and sizes per
     /// strategy, the statements, and every measurement with its plan.
     public func markdown() -> String {
-        var lines = ["# Index benchmark: \(name)", "",
-                     "\(rows) rows, \(store) store; strategies: \(strategies.map(\.strategy).joined(separator: ", ")). "
-                     + "Query times are per call (one fetch, count or identifier fetch); write times are per "
-                     + "operation (one model written, the save included pro rata); ratio to raw compares with the "
-                     + "same SQL run through SQLite directly. The measurements table at the end shows medians per "
-                     + "run: one call for a query, `operations` writes and one save for a write workload.", "",
-                     "## Recommendation", "",
-                     "| query | operation | cheapest strategy | median | speed-up over none | ratio to raw | write cost over none | plan |",
-                     "|---|---|---|---:|---:|---:|---:|---|"]
+        var lines = [
+            "# Index benchmark: \(name)", "",
+            "\(rows) rows, \(store) store; strategies: \(strategies.map(\.strategy).joined(separator: ", ")). "
+                + "Query times are per call (one fetch, count or identifier fetch); write times are per "
+                + "operation (one model written, the save included pro rata); ratio to raw compares with the "
+                + "same SQL run through SQLite directly. The measurements table at the end shows medians per "
+                + "run: one call for a query, `operations` writes and one save for a write workload.", "",
+            "## Recommendation", "",
+            "| query | operation | cheapest strategy | median | speed-up over none | ratio to raw | write cost over none | plan |",
+            "|---|---|---|---:|---:|---:|---:|---|",
+        ]
         for r in recommendations {
-            lines.append("| " + [cell(r.query), r.operation.rawValue, cell(r.strategy),
-                                MarkdownReportWriter.duration(r.medianNanoseconds),
-                                r.speedupOverNone.map { String(format: "%.1f×", $0) } ?? "—",
-                                r.ratioToRaw.map { String(format: "%.2f×", $0) } ?? "—",
-                                r.writeCostOverNone.map { String(format: "%.2f×", $0) } ?? "—",
-                                cell(r.plan.joined(separator: "; "))].joined(separator: " | ") + " |")
+            lines.append(
+                "| "
+                    + [
+                        cell(r.query), r.operation.rawValue, cell(r.strategy),
+                        MarkdownReportWriter.duration(r.medianNanoseconds),
+                        r.speedupOverNone.map { String(format: "%.1f×", $0) } ?? "—",
+                        r.ratioToRaw.map { String(format: "%.2f×", $0) } ?? "—",
+                        r.writeCostOverNone.map { String(format: "%.2f×", $0) } ?? "—",
+                        cell(r.plan.joined(separator: "; ")),
+                    ].joined(separator: " | ") + " |")
         }
         let writeCost = writeNanosecondsPerOperation
-        lines += ["", "## Indexes and write cost per strategy", "",
-                  "| strategy | secondary indexes | unique indexes | index bytes | write time per operation |",
-                  "|---|---|---|---:|---:|"]
+        lines += [
+            "", "## Indexes and write cost per strategy", "",
+            "| strategy | secondary indexes | unique indexes | index bytes | write time per operation |",
+            "|---|---|---|---:|---:|",
+        ]
         for s in strategies {
             let secondary = s.indexes.filter { $0.role == .secondary }.map(\.description)
             let bytes = s.indexes.compactMap(\.sizeBytes).reduce(0, +)
-            lines.append("| " + [cell(s.strategy), secondary.isEmpty ? "—" : cell(secondary.joined(separator: ", ")),
-                                s.uniqueIndexes.rawValue + (s.note.map { " (\(cell($0)))" } ?? ""),
-                                s.indexes.contains { $0.sizeBytes != nil } ? "\(bytes)" : "—",
-                                MarkdownReportWriter.duration(writeCost[s.strategy])].joined(separator: " | ") + " |")
+            lines.append(
+                "| "
+                    + [
+                        cell(s.strategy), secondary.isEmpty ? "—" : cell(secondary.joined(separator: ", ")),
+                        s.uniqueIndexes.rawValue + (s.note.map { " (\(cell($0)))" } ?? ""),
+                        s.indexes.contains { $0.sizeBytes != nil } ? "\(bytes)" : "—",
+                        MarkdownReportWriter.duration(writeCost[s.strategy]),
+                    ].joined(separator: " | ") + " |")
         }
         for s in strategies {
             lines += ["", "### Indexes under \(cell(s.strategy))", ""]
@@ -167,7 +184,9 @@ public struct IndexBenchmarkReport: Codable, Sendable {
             }
             lines += ["| index | role | bytes |", "|---|---|---:|"]
             for i in s.indexes {
-                lines.append("| \(cell(i.entity))(\(cell(i.properties.joined(separator: ", ")))) | \(i.role.rawValue) | \(i.sizeBytes.map(String.init) ?? "—") |")
+                lines.append(
+                    "| \(cell(i.entity))(\(cell(i.properties.joined(separator: ", ")))) | \(i.role.rawValue) | \(i.sizeBytes.map(String.init) ?? "—") |"
+                )
             }
         }
         lines += ["", "## Statements", ""]
@@ -197,7 +216,8 @@ public struct IndexBenchmarkReport: Codable, Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         return try encoder.encode(self)
     }
 
@@ -205,7 +225,8 @@ public struct IndexBenchmarkReport: Codable, Sendable {
     public static func decode(_ data: Data) throws -> IndexBenchmarkReport {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         return try decoder.decode(IndexBenchmarkReport.self, from: data)
     }
 

@@ -1,6 +1,7 @@
 import CJemalloc
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Whether jemalloc's statistics describe this process's allocations, decided once at run time.
@@ -57,8 +58,9 @@ public struct JemallocStatus: Sendable, Equatable {
         block.storeBytes(of: 1, as: UInt8.self)
         let after = Jemalloc.threadAllocatedBytes() ?? 0
         block.deallocate()
-        return JemallocStatus(version: version, statsEnabled: true,
-                              isProcessAllocator: after &- before >= UInt64(byteCount))
+        return JemallocStatus(
+            version: version, statsEnabled: true,
+            isProcessAllocator: after &- before >= UInt64(byteCount))
     }
 }
 
@@ -89,7 +91,9 @@ enum Jemalloc {
         var result = value
         var length = MemoryLayout<T>.size
         let rc = mib.withUnsafeBufferPointer { m in
-            withUnsafeMutableBytes(of: &result) { mallctlbymib(m.baseAddress, m.count, $0.baseAddress, &length, nil, 0) }
+            withUnsafeMutableBytes(of: &result) {
+                mallctlbymib(m.baseAddress, m.count, $0.baseAddress, &length, nil, 0)
+            }
         }
         return rc == 0 ? result : nil
     }
@@ -174,13 +178,13 @@ public final class JemallocProducer: MetricProducer {
         guard status.isUsable else { return }
         startRequests = Jemalloc.totalRequests() ?? 0
         allocatedPointer = Jemalloc.threadAllocatedPointer()
-        startBytes = allocatedPointer?.pointee ?? 0   // innermost: excludes the request reads
+        startBytes = allocatedPointer?.pointee ?? 0  // innermost: excludes the request reads
     }
 
     /// Snapshots the byte and request counters again.
     public func stopRun() {
         guard status.isUsable else { return }
-        endBytes = allocatedPointer?.pointee   // same thread as startRun: the runner is synchronous
+        endBytes = allocatedPointer?.pointee  // same thread as startRun: the runner is synchronous
         endRequests = Jemalloc.totalRequests()
     }
 

@@ -41,9 +41,11 @@ public struct LogLogChart {
     public var yTickLabel: (Double) -> String
 
     /// Creates a chart.
-    public init(title: String, xLabel: String, yLabel: String, series: [Series],
-                xTickLabel: @escaping (Double) -> String = LogLogChart.countLabel,
-                yTickLabel: @escaping (Double) -> String = LogLogChart.countLabel) {
+    public init(
+        title: String, xLabel: String, yLabel: String, series: [Series],
+        xTickLabel: @escaping (Double) -> String = LogLogChart.countLabel,
+        yTickLabel: @escaping (Double) -> String = LogLogChart.countLabel
+    ) {
         self.title = title
         self.xLabel = xLabel
         self.yLabel = yLabel
@@ -54,7 +56,12 @@ public struct LogLogChart {
 
     /// The chart as a standalone SVG document.
     public func render() -> String {
-        let width = 860.0, left = 90.0, right = 40.0, top = 56.0, axisSpace = 64.0, plotH = 400.0
+        let width = 860.0
+        let left = 90.0
+        let right = 40.0
+        let top = 56.0
+        let axisSpace = 64.0
+        let plotH = 400.0
         let legendTop = top + plotH + axisSpace
         let height = legendTop + Double(series.count) * 22 + 12
         let plotW = width - left - right
@@ -62,8 +69,10 @@ public struct LogLogChart {
         svg.text(title, x: left + plotW / 2, y: 30, anchor: "middle", size: 18, weight: "bold")
 
         let kept = series.map { s in (s, s.points.filter { $0.x > 0 && $0.y > 0 && $0.x.isFinite && $0.y.isFinite }) }
-        let xs = kept.flatMap { $0.1.map(\.x) }, ys = kept.flatMap { $0.1.map(\.y) }
-        let (x0, x1) = LogLogChart.decades(xs), (y0, y1) = LogLogChart.decades(ys)
+        let xs = kept.flatMap { $0.1.map(\.x) }
+        let ys = kept.flatMap { $0.1.map(\.y) }
+        let (x0, x1) = LogLogChart.decades(xs)
+        let (y0, y1) = LogLogChart.decades(ys)
         func px(_ x: Double) -> Double { left + (log10(x) - Double(x0)) / Double(x1 - x0) * plotW }
         func py(_ y: Double) -> Double { top + plotH - (log10(y) - Double(y0)) / Double(y1 - y0) * plotH }
 
@@ -90,7 +99,7 @@ public struct LogLogChart {
                 svg.polyline(sortedPoints, stroke: color, dash: s.dashed ? "7 4" : nil)
             }
             for p in sortedPoints { svg.circle(cx: p.x, cy: p.y, r: 3.5, fill: color) }
-            let ly = legendTop + 8 + Double(index) * 22   // legend below the plot: long names fit
+            let ly = legendTop + 8 + Double(index) * 22  // legend below the plot: long names fit
             svg.line(x1: left, y1: ly, x2: left + 32, y2: ly, stroke: color, width: 3, dash: s.dashed ? "7 4" : nil)
             svg.text(s.name, x: left + 40, y: ly + 4)
         }
@@ -100,7 +109,8 @@ public struct LogLogChart {
     /// The decade exponents spanning `values` (at least one decade; `0…1` when empty).
     static func decades(_ values: [Double]) -> (Int, Int) {
         guard let lo = values.min(), let hi = values.max() else { return (0, 1) }
-        let a = Int(log10(lo).rounded(.down)), b = Int(log10(hi).rounded(.up))
+        let a = Int(log10(lo).rounded(.down))
+        let b = Int(log10(hi).rounded(.up))
         return b > a ? (a, b) : (a, a + 1)
     }
 

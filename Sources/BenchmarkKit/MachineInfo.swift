@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The machine a report was produced on: host, CPU, cores, memory, operating system.
@@ -33,12 +34,14 @@ public struct MachineInfo: Codable, Equatable, Sendable {
     /// Describes the machine this process runs on.
     public static func current() -> MachineInfo {
         var buffer = [CChar](repeating: 0, count: 256)
-        let hostname = gethostname(&buffer, buffer.count) == 0
+        let hostname =
+            gethostname(&buffer, buffer.count) == 0
             ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             : ProcessInfo.processInfo.hostName
         let info = ProcessInfo.processInfo
-        return MachineInfo(hostname: hostname, cpuModel: cpuModel(), coreCount: info.activeProcessorCount,
-                           memoryBytes: info.physicalMemory, operatingSystem: info.operatingSystemVersionString)
+        return MachineInfo(
+            hostname: hostname, cpuModel: cpuModel(), coreCount: info.activeProcessorCount,
+            memoryBytes: info.physicalMemory, operatingSystem: info.operatingSystemVersionString)
     }
 
     /// The first `model name` line of `/proc/cpuinfo`.

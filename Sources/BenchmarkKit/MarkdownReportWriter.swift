@@ -18,8 +18,9 @@ public enum MarkdownReportWriter {
         lines.append("- Date: \(date)")
         let cpu = report.machine.cpuModel ?? "unknown CPU"
         let gib = Double(report.machine.memoryBytes) / Double(1 << 30)
-        lines.append("- Machine: \(escape(report.machine.hostname)), \(escape(cpu)), "
-                     + "\(report.machine.coreCount) cores, \(String(format: "%.1f", gib)) GiB")
+        lines.append(
+            "- Machine: \(escape(report.machine.hostname)), \(escape(cpu)), "
+                + "\(report.machine.coreCount) cores, \(String(format: "%.1f", gib)) GiB")
         let toolchain = report.toolchain.split(separator: "\n").first.map(String.init) ?? report.toolchain
         lines.append("- Toolchain: \(escape(toolchain))")
         lines.append("- SQLite: \(report.sqliteVersion); build: \(report.buildConfiguration)")

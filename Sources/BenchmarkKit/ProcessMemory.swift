@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The process's resident memory, read after a benchmark's runs (not per run).
@@ -17,15 +18,15 @@ public enum ProcessMemory {
     public static func peakResidentKiB() -> Int? {
         var usage = rusage()
         #if os(Linux)
-        let who = __rusage_who_t(RUSAGE_SELF.rawValue)
+            let who = __rusage_who_t(RUSAGE_SELF.rawValue)
         #else
-        let who = RUSAGE_SELF
+            let who = RUSAGE_SELF
         #endif
         guard getrusage(who, &usage) == 0, usage.ru_maxrss > 0 else { return nil }
         #if os(Linux)
-        return Int(usage.ru_maxrss)
+            return Int(usage.ru_maxrss)
         #else
-        return Int(usage.ru_maxrss) / 1024   // Darwin reports bytes
+            return Int(usage.ru_maxrss) / 1024  // Darwin reports bytes
         #endif
     }
 

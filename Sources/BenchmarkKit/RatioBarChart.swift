@@ -58,8 +58,12 @@ public struct RatioBarChart {
         // Labels are right-aligned left of the bars: the margin grows with the longest one
         // (about 7 px per character at 12 px), so no label is clipped at the left edge.
         let longest = bars.map(\.label.count).max() ?? 0
-        let left = max(160.0, Double(longest) * 7.0 + 20), right = 70.0, barHeight = 22.0, gap = 8.0
-        let top = 50.0 + (targets.isEmpty ? 0 : Double(targets.count) * 16), bottom = 44.0
+        let left = max(160.0, Double(longest) * 7.0 + 20)
+        let right = 70.0
+        let barHeight = 22.0
+        let gap = 8.0
+        let top = 50.0 + (targets.isEmpty ? 0 : Double(targets.count) * 16)
+        let bottom = 44.0
         let plotW = 520.0
         let width = left + plotW + right
         let height = top + Double(max(bars.count, 1)) * (barHeight + gap) + bottom
@@ -86,8 +90,9 @@ public struct RatioBarChart {
             let color = bar.ratio > 1 ? "#D55E00" : "#009E73"
             svg.rect(x: left, y: y, width: max(px(value) - left, 1), height: barHeight, fill: color)
             svg.text(bar.label, x: left - 8, y: y + barHeight * 0.7, anchor: "end", size: 12)
-            svg.text(bar.ratio.isFinite ? String(format: "%.2f×", bar.ratio) : "∞",
-                     x: px(value) + 5, y: y + barHeight * 0.7, size: 11)
+            svg.text(
+                bar.ratio.isFinite ? String(format: "%.2f×", bar.ratio) : "∞",
+                x: px(value) + 5, y: y + barHeight * 0.7, size: 11)
         }
         svg.line(x1: px(1), y1: top - 6, x2: px(1), y2: plotBottom, stroke: "#000000", width: 2)
         svg.text(referenceLabel, x: px(1), y: plotBottom + 36, anchor: "middle", size: 11)

@@ -12,8 +12,10 @@ public enum ReportCharts {
     /// Median wall time vs rows for one group: a solid line per (name, store, strategy) and a dashed
     /// line for its raw baseline. `nil` when the group has no plottable points.
     ///   - name: only this workload (one chart per workload keeps the legend readable).
-    public static func costVsRows(_ report: BenchmarkReport, group: String, name: String? = nil,
-                                  metric: String = MetricName.wallNanosecondsMedian) -> LogLogChart? {
+    public static func costVsRows(
+        _ report: BenchmarkReport, group: String, name: String? = nil,
+        metric: String = MetricName.wallNanosecondsMedian
+    ) -> LogLogChart? {
         var order: [String] = []
         var points: [String: [(x: Double, y: Double)]] = [:]
         var dashed: Set<String> = []
@@ -27,7 +29,8 @@ public enum ReportCharts {
             }
         }
         for r in report.results where r.group == group && (name == nil || r.name == name) {
-            let series = [name == nil ? r.name : "", r.store, r.strategy].filter { !$0.isEmpty }.joined(separator: " · ")
+            let series = [name == nil ? r.name : "", r.store, r.strategy].filter { !$0.isEmpty }.joined(
+                separator: " · ")
             add(series, r.rows, r.metrics[metric], raw: false)
             add("\(series) · raw", r.rows, r.metrics[MetricName.raw(metric)], raw: true)
         }
@@ -40,8 +43,9 @@ public enum ReportCharts {
             isTime ? LogLogChart.durationLabel(value) : LogLogChart.countLabel(value)
         }
         let words = axisTitle(metric)
-        return LogLogChart(title: "\(name ?? group): \(words) vs rows", xLabel: "rows", yLabel: words, series: series,
-                           yTickLabel: yTickLabel)
+        return LogLogChart(
+            title: "\(name ?? group): \(words) vs rows", xLabel: "rows", yLabel: words, series: series,
+            yTickLabel: yTickLabel)
     }
 
     /// A metric's name in words for an axis or a title (`wallNanosecondsMedian` → "median time
@@ -64,13 +68,16 @@ public enum ReportCharts {
 
     /// Ratio-to-raw bars for the results at `rows` (default: the largest scale that has a ratio).
     /// `nil` when no result has a ratio.
-    public static func ratioToRaw(_ report: BenchmarkReport, rows: Int? = nil,
-                                  targets: [RatioBarChart.Target] = []) -> RatioBarChart? {
+    public static func ratioToRaw(
+        _ report: BenchmarkReport, rows: Int? = nil,
+        targets: [RatioBarChart.Target] = []
+    ) -> RatioBarChart? {
         let withRatio = report.results.filter { $0.ratioToRaw != nil }
         guard let scale = rows ?? withRatio.map(\.rows).max() else { return nil }
         let bars = withRatio.filter { $0.rows == scale }.map { r in
-            RatioBarChart.Bar(label: [r.name, r.store, r.strategy].filter { !$0.isEmpty }.joined(separator: " · "),
-                              ratio: r.ratioToRaw ?? 0)
+            RatioBarChart.Bar(
+                label: [r.name, r.store, r.strategy].filter { !$0.isEmpty }.joined(separator: " · "),
+                ratio: r.ratioToRaw ?? 0)
         }
         guard !bars.isEmpty else { return nil }
         return RatioBarChart(title: "Median cost ÷ raw SQLite at \(scale) rows", bars: bars, targets: targets)
@@ -88,8 +95,10 @@ public enum ReportCharts {
 public enum ReportDirectoryWriter {
     /// Writes every file and returns their URLs, JSON first.
     @discardableResult
-    public static func write(_ report: BenchmarkReport, to directory: URL,
-                             targets: [RatioBarChart.Target] = []) throws -> [URL] {
+    public static func write(
+        _ report: BenchmarkReport, to directory: URL,
+        targets: [RatioBarChart.Target] = []
+    ) throws -> [URL] {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var written: [URL] = []
         let formatter = DateFormatter()

@@ -23,9 +23,11 @@ public struct RunnerConfiguration: Sendable, Equatable {
     public var allowDebug: Bool
 
     /// Creates a configuration; the defaults suit a full run: 1 warm-up, 1 s budget, 5…1000 iterations.
-    public init(warmUpIterations: Int = 1,
-                mode: Mode = .timeBudget(seconds: 1, minIterations: 5, maxIterations: 1000),
-                allowDebug: Bool = false) {
+    public init(
+        warmUpIterations: Int = 1,
+        mode: Mode = .timeBudget(seconds: 1, minIterations: 5, maxIterations: 1000),
+        allowDebug: Bool = false
+    ) {
         self.warmUpIterations = warmUpIterations
         self.mode = mode
         self.allowDebug = allowDebug

@@ -28,8 +28,9 @@ public struct SQLiteCounters: Sendable, Equatable, Codable {
 
     /// Converts OpenSwiftData's `SQLiteStatement.Counters`.
     public init(_ counters: SQLiteStatement.Counters) {
-        self.init(vmSteps: counters.vmSteps, fullScanSteps: counters.fullScanSteps,
-                  sorts: counters.sorts, autoIndexRows: counters.autoIndexRows)
+        self.init(
+            vmSteps: counters.vmSteps, fullScanSteps: counters.fullScanSteps,
+            sorts: counters.sorts, autoIndexRows: counters.autoIndexRows)
     }
 
     /// All zeros.
@@ -37,19 +38,23 @@ public struct SQLiteCounters: Sendable, Equatable, Codable {
 
     /// The field-wise sum, for a run that used several statements.
     public static func + (lhs: SQLiteCounters, rhs: SQLiteCounters) -> SQLiteCounters {
-        SQLiteCounters(vmSteps: lhs.vmSteps + rhs.vmSteps, fullScanSteps: lhs.fullScanSteps + rhs.fullScanSteps,
-                       sorts: lhs.sorts + rhs.sorts, autoIndexRows: lhs.autoIndexRows + rhs.autoIndexRows)
+        SQLiteCounters(
+            vmSteps: lhs.vmSteps + rhs.vmSteps, fullScanSteps: lhs.fullScanSteps + rhs.fullScanSteps,
+            sorts: lhs.sorts + rhs.sorts, autoIndexRows: lhs.autoIndexRows + rhs.autoIndexRows)
     }
 
     /// The field-wise difference, `after - before`, for providers that report running totals.
     public static func - (lhs: SQLiteCounters, rhs: SQLiteCounters) -> SQLiteCounters {
-        SQLiteCounters(vmSteps: lhs.vmSteps - rhs.vmSteps, fullScanSteps: lhs.fullScanSteps - rhs.fullScanSteps,
-                       sorts: lhs.sorts - rhs.sorts, autoIndexRows: lhs.autoIndexRows - rhs.autoIndexRows)
+        SQLiteCounters(
+            vmSteps: lhs.vmSteps - rhs.vmSteps, fullScanSteps: lhs.fullScanSteps - rhs.fullScanSteps,
+            sorts: lhs.sorts - rhs.sorts, autoIndexRows: lhs.autoIndexRows - rhs.autoIndexRows)
     }
 
     /// The counters as metric entries: `vmSteps`, `fullScanSteps`, `sorts`, `autoIndexRows` (per run).
     public var metrics: [String: Double] {
-        ["vmSteps": Double(vmSteps), "fullScanSteps": Double(fullScanSteps),
-         "sorts": Double(sorts), "autoIndexRows": Double(autoIndexRows)]
+        [
+            "vmSteps": Double(vmSteps), "fullScanSteps": Double(fullScanSteps),
+            "sorts": Double(sorts), "autoIndexRows": Double(autoIndexRows),
+        ]
     }
 }

@@ -23,26 +23,35 @@ public struct SVGDocument {
     }
 
     /// Adds a rectangle.
-    public mutating func rect(x: Double, y: Double, width: Double, height: Double, fill: String,
-                              stroke: String? = nil) {
-        var attributes = "x=\"\(n(x))\" y=\"\(n(y))\" width=\"\(n(width))\" height=\"\(n(height))\" fill=\"\(SVGDocument.escape(fill))\""
+    public mutating func rect(
+        x: Double, y: Double, width: Double, height: Double, fill: String,
+        stroke: String? = nil
+    ) {
+        var attributes =
+            "x=\"\(n(x))\" y=\"\(n(y))\" width=\"\(n(width))\" height=\"\(n(height))\" fill=\"\(SVGDocument.escape(fill))\""
         if let stroke { attributes += " stroke=\"\(SVGDocument.escape(stroke))\"" }
         body.append("<rect \(attributes)/>")
     }
 
     /// Adds a line; `dash` is an SVG `stroke-dasharray` such as `"6 4"`.
-    public mutating func line(x1: Double, y1: Double, x2: Double, y2: Double, stroke: String,
-                              width: Double = 1, dash: String? = nil) {
-        var attributes = "x1=\"\(n(x1))\" y1=\"\(n(y1))\" x2=\"\(n(x2))\" y2=\"\(n(y2))\" stroke=\"\(SVGDocument.escape(stroke))\" stroke-width=\"\(n(width))\""
+    public mutating func line(
+        x1: Double, y1: Double, x2: Double, y2: Double, stroke: String,
+        width: Double = 1, dash: String? = nil
+    ) {
+        var attributes =
+            "x1=\"\(n(x1))\" y1=\"\(n(y1))\" x2=\"\(n(x2))\" y2=\"\(n(y2))\" stroke=\"\(SVGDocument.escape(stroke))\" stroke-width=\"\(n(width))\""
         if let dash { attributes += " stroke-dasharray=\"\(SVGDocument.escape(dash))\"" }
         body.append("<line \(attributes)/>")
     }
 
     /// Adds an unfilled polyline through `points`.
-    public mutating func polyline(_ points: [(x: Double, y: Double)], stroke: String, width: Double = 2,
-                                  dash: String? = nil) {
+    public mutating func polyline(
+        _ points: [(x: Double, y: Double)], stroke: String, width: Double = 2,
+        dash: String? = nil
+    ) {
         let list = points.map { "\(n($0.x)),\(n($0.y))" }.joined(separator: " ")
-        var attributes = "points=\"\(list)\" fill=\"none\" stroke=\"\(SVGDocument.escape(stroke))\" stroke-width=\"\(n(width))\""
+        var attributes =
+            "points=\"\(list)\" fill=\"none\" stroke=\"\(SVGDocument.escape(stroke))\" stroke-width=\"\(n(width))\""
         if let dash { attributes += " stroke-dasharray=\"\(SVGDocument.escape(dash))\"" }
         body.append("<polyline \(attributes)/>")
     }
@@ -53,10 +62,13 @@ public struct SVGDocument {
     }
 
     /// Adds text; `anchor` is `start`, `middle` or `end`; `rotate` turns it about (x, y) in degrees.
-    public mutating func text(_ content: String, x: Double, y: Double, anchor: String = "start",
-                              size: Double = 12, weight: String = "normal", fill: String = "#222222",
-                              rotate: Double? = nil) {
-        var attributes = "x=\"\(n(x))\" y=\"\(n(y))\" text-anchor=\"\(anchor)\" font-size=\"\(n(size))\" font-weight=\"\(weight)\" fill=\"\(SVGDocument.escape(fill))\""
+    public mutating func text(
+        _ content: String, x: Double, y: Double, anchor: String = "start",
+        size: Double = 12, weight: String = "normal", fill: String = "#222222",
+        rotate: Double? = nil
+    ) {
+        var attributes =
+            "x=\"\(n(x))\" y=\"\(n(y))\" text-anchor=\"\(anchor)\" font-size=\"\(n(size))\" font-weight=\"\(weight)\" fill=\"\(SVGDocument.escape(fill))\""
         if let rotate { attributes += " transform=\"rotate(\(n(rotate)) \(n(x)) \(n(y)))\"" }
         body.append("<text \(attributes)>\(SVGDocument.escape(content))</text>")
     }

@@ -12,19 +12,35 @@ public enum BenchCommand {
         abstract: "Measure every core operation against raw SQLite in the same process and write reports.",
         options: [
             .flag("quick", help: "Fewer iterations, scales 1k/10k/100k: the set `make bench` runs (under 5 minutes)."),
-            .option("scale", placeholder: "rows", repeatable: true, help: "Row counts to run at (comma-separated or repeated); default 1000,10000,100000."),
+            .option(
+                "scale", placeholder: "rows", repeatable: true,
+                help: "Row counts to run at (comma-separated or repeated); default 1000,10000,100000."),
             .flag("million", help: "Also run at 1,000,000 rows."),
-            .option("filter", placeholder: "text", repeatable: true, help: "Only workloads whose name or group contains this text."),
+            .option(
+                "filter", placeholder: "text", repeatable: true,
+                help: "Only workloads whose name or group contains this text."),
             .option("store", placeholder: "memory|disk|all", help: "Which stores to run on; default all."),
-            .option("strategy", placeholder: "strategies", repeatable: true,
-                    help: "Index strategies for the query workloads: none, declared, custom:BenchItem(a,b);BenchItem(c). Default none,declared."),
-            .option("compare", placeholder: "FILE", help: "Compare with a baseline report; exit 1 when a ratio to raw or malloc count regresses."),
+            .option(
+                "strategy", placeholder: "strategies", repeatable: true,
+                help:
+                    "Index strategies for the query workloads: none, declared, custom:BenchItem(a,b);BenchItem(c). Default none,declared."
+            ),
+            .option(
+                "compare", placeholder: "FILE",
+                help: "Compare with a baseline report; exit 1 when a ratio to raw or malloc count regresses."),
             .option("out", placeholder: "DIR", help: "Where the report files go; default Reports."),
-            .option("fixture", placeholder: "FILE",
-                    help: "Instead of the built-in workloads: equality, 1 % range and sorted-limit queries (fetch, count, identifiers) on every indexed attribute of a fixture file's entities, under each --strategy and suggested (harness only)."),
+            .option(
+                "fixture", placeholder: "FILE",
+                help:
+                    "Instead of the built-in workloads: equality, 1 % range and sorted-limit queries (fetch, count, identifiers) on every indexed attribute of a fixture file's entities, under each --strategy and suggested (harness only)."
+            ),
             .flag("allow-debug", help: "Run even in a debug build (numbers are then meaningless)."),
-            .flag("memory-check", help: "Also compare peak RSS of inserting 1M vs 100k rows in 10k-row saves (two child processes)."),
-            .option("rss-probe", placeholder: "rows", help: "Internal: insert this many rows in 10k-row saves and print the peak RSS."),
+            .flag(
+                "memory-check",
+                help: "Also compare peak RSS of inserting 1M vs 100k rows in 10k-row saves (two child processes)."),
+            .option(
+                "rss-probe", placeholder: "rows",
+                help: "Internal: insert this many rows in 10k-row saves and print the peak RSS."),
         ])
 
     /// The ratio targets of issue #3, drawn on the ratio chart.
@@ -68,9 +84,12 @@ public enum BenchCommand {
         public var configuration: RunnerConfiguration {
             // Quick: one warm-up, then about a quarter second per result (at least 5 runs), so cheap
             // operations still get enough runs for a stable median (at least 5, so a 25 % gate is not tripped by noise).
-            var config = quick
-                ? RunnerConfiguration(warmUpIterations: 1, mode: .timeBudget(seconds: 0.25, minIterations: 5, maxIterations: 200))
-                : RunnerConfiguration(warmUpIterations: 1, mode: .timeBudget(seconds: 2, minIterations: 5, maxIterations: 500))
+            var config =
+                quick
+                ? RunnerConfiguration(
+                    warmUpIterations: 1, mode: .timeBudget(seconds: 0.25, minIterations: 5, maxIterations: 200))
+                : RunnerConfiguration(
+                    warmUpIterations: 1, mode: .timeBudget(seconds: 2, minIterations: 5, maxIterations: 500))
             config.allowDebug = allowDebug
             return config
         }
@@ -104,11 +123,15 @@ public enum BenchCommand {
         let workloads = PersistenceWorkloads.all
         for filter in o.filters where !workloads.contains(where: { PersistenceWorkloads.matches($0, [filter]) }) {
             let groups = Array(Set(workloads.map(\.group))).sorted()
-            throw ArgumentError(code: .invalidValue, argument: filter,
-                                message: "--filter '\(filter)' matches no workload's name or group (groups: \(groups.joined(separator: ", ")))",
-                                suggestion: ArgumentParser.closest(to: filter, in: groups))
+            throw ArgumentError(
+                code: .invalidValue, argument: filter,
+                message:
+                    "--filter '\(filter)' matches no workload's name or group (groups: \(groups.joined(separator: ", ")))",
+                suggestion: ArgumentParser.closest(to: filter, in: groups))
         }
-        o.baseline = try args.existingFile("compare", holding: "a benchmark report") { try JSONReportCoder.read(from: $0) }
+        o.baseline = try args.existingFile("compare", holding: "a benchmark report") {
+            try JSONReportCoder.read(from: $0)
+        }
         o.out = try args.writableDirectory("out", default: "Reports")
         o.fixture = try args.existingFile("fixture")
         return o
@@ -145,21 +168,27 @@ public enum BenchCommand {
         }
         try checkRunnable(o)
         if let fixture = o.fixture {
-            throw ArgumentError(code: .invalidValue, argument: fixture.path,
-                                message: "--fixture runs through the harness, which knows the sample schemas: swift run -c release harness bench --fixture \(fixture.path)")
+            throw ArgumentError(
+                code: .invalidValue, argument: fixture.path,
+                message:
+                    "--fixture runs through the harness, which knows the sample schemas: swift run -c release harness bench --fixture \(fixture.path)"
+            )
         }
         let cache = FixtureCache()
         defer { cache.removeAll() }
-        let benchmarks = PersistenceWorkloads.makeBenchmarks(cache: cache, stores: o.stores, strategies: o.strategies, scales: o.scales, filters: o.filters)
+        let benchmarks = PersistenceWorkloads.makeBenchmarks(
+            cache: cache, stores: o.stores, strategies: o.strategies, scales: o.scales, filters: o.filters)
         guard !benchmarks.isEmpty else {
             print("no workload matches the filter \(o.filters)")
             return 1
         }
         // One updating line: runs done of all, the one in progress, the time left.
         let line = ProgressLine(label: "bench", total: benchmarks.reduce(0) { $0 + $1.scales.count })
-        let runner = BenchmarkRunner(configuration: o.configuration, progress: { p in
-            line.update(p)
-        })
+        let runner = BenchmarkRunner(
+            configuration: o.configuration,
+            progress: { p in
+                line.update(p)
+            })
         let results: [BenchmarkResult]
         do {
             defer { line.finish() }
@@ -182,7 +211,9 @@ public enum BenchCommand {
     /// Splits one `--strategy` value at the commas outside parentheses:
     /// `none,custom:BenchItem(code,price)` → `none`, `custom:BenchItem(code,price)`.
     static func splitStrategies(_ text: String) -> [String] {
-        var parts: [String] = [], current = "", depth = 0
+        var parts: [String] = []
+        var current = ""
+        var depth = 0
         for character in text {
             switch character {
             case "(": depth += 1
@@ -212,39 +243,48 @@ public enum BenchCommand {
         case "declared": return .declared
         default:
             guard text.hasPrefix("custom:") else {
-                throw ArgumentError(code: .invalidValue, argument: text,
-                                    message: "--strategy takes none, declared or custom:Entity(a,b), not '\(text)'",
-                                    suggestion: ArgumentParser.closest(to: text, in: ["none", "declared"]))
+                throw ArgumentError(
+                    code: .invalidValue, argument: text,
+                    message: "--strategy takes none, declared or custom:Entity(a,b), not '\(text)'",
+                    suggestion: ArgumentParser.closest(to: text, in: ["none", "declared"]))
             }
             var sets: [String: [[String]]] = [:]
-            let attributes = Schema([BenchItem.self, BenchGroup.self]).entitiesByName["BenchItem"]?.attributes.map(\.name) ?? []
+            let attributes =
+                Schema([BenchItem.self, BenchGroup.self]).entitiesByName["BenchItem"]?.attributes.map(\.name) ?? []
             for part in text.dropFirst("custom:".count).split(separator: ";") {
                 guard let open = part.firstIndex(of: "("), part.last == ")" else {
-                    throw ArgumentError(code: .invalidValue, argument: String(part),
-                                        message: "--strategy: write a custom index as Entity(property,property), not '\(part)'")
+                    throw ArgumentError(
+                        code: .invalidValue, argument: String(part),
+                        message: "--strategy: write a custom index as Entity(property,property), not '\(part)'")
                 }
                 let entity = String(part[..<open])
                 guard entity == "BenchItem" else {
-                    throw ArgumentError(code: .invalidValue, argument: entity,
-                                        message: "--strategy: custom indexes go on BenchItem (the table both sides of the benchmark share), not '\(entity)'",
-                                        suggestion: ArgumentParser.closest(to: entity, in: ["BenchItem"]))
+                    throw ArgumentError(
+                        code: .invalidValue, argument: entity,
+                        message:
+                            "--strategy: custom indexes go on BenchItem (the table both sides of the benchmark share), not '\(entity)'",
+                        suggestion: ArgumentParser.closest(to: entity, in: ["BenchItem"]))
                 }
                 let props = part[part.index(after: open)..<part.index(before: part.endIndex)]
                     .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
                 guard !props.isEmpty else {
-                    throw ArgumentError(code: .invalidValue, argument: String(part),
-                                        message: "--strategy: '\(part)' names no property; write BenchItem(property,property)")
+                    throw ArgumentError(
+                        code: .invalidValue, argument: String(part),
+                        message: "--strategy: '\(part)' names no property; write BenchItem(property,property)")
                 }
                 for property in props where !attributes.contains(property) {
-                    throw ArgumentError(code: .invalidValue, argument: property,
-                                        message: "--strategy: BenchItem has no attribute '\(property)' (attributes: \(attributes.joined(separator: ", ")))",
-                                        suggestion: ArgumentParser.closest(to: property, in: attributes))
+                    throw ArgumentError(
+                        code: .invalidValue, argument: property,
+                        message:
+                            "--strategy: BenchItem has no attribute '\(property)' (attributes: \(attributes.joined(separator: ", ")))",
+                        suggestion: ArgumentParser.closest(to: property, in: attributes))
                 }
                 sets[entity, default: []].append(props)
             }
             guard !sets.isEmpty else {
-                throw ArgumentError(code: .invalidValue, argument: text,
-                                    message: "--strategy: '\(text)' names no index; write custom:BenchItem(property,property)")
+                throw ArgumentError(
+                    code: .invalidValue, argument: text,
+                    message: "--strategy: '\(text)' names no index; write custom:BenchItem(property,property)")
             }
             return .custom(sets)
         }
@@ -253,21 +293,28 @@ public enum BenchCommand {
     /// The ratio table at the largest scale, for the terminal.
     static func summary(_ report: BenchmarkReport) -> String {
         guard let top = report.results.map(\.rows).max() else { return "no results" }
-        var lines = ["ratio to raw SQLite at \(top) rows (median ÷ raw median; lower is better);",
-                     "index speed-up = none median ÷ declared median (higher is better; ours should be near raw's):",
-                     "  workload                                   store   strategy   ratio   ours/op      mallocs/op   index speed-up"]
+        var lines = [
+            "ratio to raw SQLite at \(top) rows (median ÷ raw median; lower is better);",
+            "index speed-up = none median ÷ declared median (higher is better; ours should be near raw's):",
+            "  workload                                   store   strategy   ratio   ours/op      mallocs/op   index speed-up",
+        ]
         let speedups = IndexSpeedup.all(in: report.results)
         for r in report.results where r.rows == top {
             let ratio = r.ratioToRaw.map { String(format: "%.2f×", $0) } ?? "—"
-            let perOp = r.metrics[MetricName.wallNanosecondsMedianPerOperation].map { MarkdownReportWriter.duration($0) } ?? "—"
+            let perOp =
+                r.metrics[MetricName.wallNanosecondsMedianPerOperation].map { MarkdownReportWriter.duration($0) } ?? "—"
             let mallocs = r.metrics[MetricName.mallocCountPerOperation].map { String(format: "%.1f", $0) } ?? "—"
-            var line = "  " + [r.name.padding(toLength: 42, withPad: " ", startingAt: 0),
-                                 r.store.padding(toLength: 7, withPad: " ", startingAt: 0),
-                                 r.strategy.padding(toLength: 10, withPad: " ", startingAt: 0),
-                                 ratio.padding(toLength: 7, withPad: " ", startingAt: 0),
-                                 perOp.padding(toLength: 12, withPad: " ", startingAt: 0),
-                                 mallocs.padding(toLength: 12, withPad: " ", startingAt: 0),
-                                 speedups[r.key]?.description ?? ""].joined(separator: " ")
+            var line =
+                "  "
+                + [
+                    r.name.padding(toLength: 42, withPad: " ", startingAt: 0),
+                    r.store.padding(toLength: 7, withPad: " ", startingAt: 0),
+                    r.strategy.padding(toLength: 10, withPad: " ", startingAt: 0),
+                    ratio.padding(toLength: 7, withPad: " ", startingAt: 0),
+                    perOp.padding(toLength: 12, withPad: " ", startingAt: 0),
+                    mallocs.padding(toLength: 12, withPad: " ", startingAt: 0),
+                    speedups[r.key]?.description ?? "",
+                ].joined(separator: " ")
             while line.hasSuffix(" ") { line.removeLast() }
             lines.append(line)
         }
@@ -287,8 +334,11 @@ public enum BenchCommand {
             p.waitUntilExit()
             return Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
         }
-        let small = try probe(100_000), large = try probe(1_000_000)
+        let small = try probe(100_000)
+        let large = try probe(1_000_000)
         let ratio = Double(large) / Double(max(small, 1))
-        return String(format: "peak RSS inserting in 10k-row saves: 100k rows %d KiB, 1M rows %d KiB, ratio %.2f (target ≤ 1.5)", small, large, ratio)
+        return String(
+            format: "peak RSS inserting in 10k-row saves: 100k rows %d KiB, 1M rows %d KiB, ratio %.2f (target ≤ 1.5)",
+            small, large, ratio)
     }
 }

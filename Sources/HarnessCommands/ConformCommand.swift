@@ -10,19 +10,38 @@ enum ConformCommand {
         "conform",
         abstract: "Run the conformance suites on each store and the differential checks; print a suite × store table.",
         options: [
-            .option("store", placeholder: "memory|disk|all", help: "Which stores to check against the reference; default all (change scripts always compare both)."),
-            .option("suite", placeholder: "name", repeatable: true,
-                    help: "Only these suites (comma-separated or repeated): \(ConformanceSuite.all.map(\.name).joined(separator: ", ")), differential."),
+            .option(
+                "store", placeholder: "memory|disk|all",
+                help: "Which stores to check against the reference; default all (change scripts always compare both)."),
+            .option(
+                "suite", placeholder: "name", repeatable: true,
+                help:
+                    "Only these suites (comma-separated or repeated): \(ConformanceSuite.all.map(\.name).joined(separator: ", ")), differential."
+            ),
             .option("seed", placeholder: "S", help: "Seed for generated data and random cases; default 1."),
-            .option("differential", placeholder: "N", help: "Number of differential cases; default 10000 (0 skips them)."),
-            .option("case", placeholder: "I", repeatable: true, help: "Replay only these differential case numbers (from a failure's replay line)."),
+            .option(
+                "differential", placeholder: "N", help: "Number of differential cases; default 10000 (0 skips them)."),
+            .option(
+                "case", placeholder: "I", repeatable: true,
+                help: "Replay only these differential case numbers (from a failure's replay line)."),
             .option("jobs", placeholder: "N", help: "Parallel differential shards; default the number of CPUs."),
             .option("junit", placeholder: "FILE", help: "Write JUnit XML here."),
             .option("markdown", placeholder: "FILE", help: "Write a Markdown report here."),
-            .option("json", placeholder: "FILE", help: "Write the report as JSON here (what 'harness report merge' reads)."),
-            .option("shard", placeholder: "I/N", help: "Run only shard I of N: every N-th conformance case and differential case; merge the N reports with 'harness report merge'."),
-            .option("regressions", placeholder: "FILE", help: "Append the seed and case of every differential mismatch to this file (the tests replay it)."),
-            .flag("no-shrink", help: "Report differential mismatches as found, without shrinking the predicate, the rows or the script steps."),
+            .option(
+                "json", placeholder: "FILE", help: "Write the report as JSON here (what 'harness report merge' reads)."),
+            .option(
+                "shard", placeholder: "I/N",
+                help:
+                    "Run only shard I of N: every N-th conformance case and differential case; merge the N reports with 'harness report merge'."
+            ),
+            .option(
+                "regressions", placeholder: "FILE",
+                help: "Append the seed and case of every differential mismatch to this file (the tests replay it)."),
+            .flag(
+                "no-shrink",
+                help:
+                    "Report differential mismatches as found, without shrinking the predicate, the rows or the script steps."
+            ),
         ],
         positionalPlaceholder: nil)
 
@@ -56,7 +75,7 @@ enum ConformCommand {
         }
         let names = try args.choices("suite", from: ConformanceSuite.all.map(\.name) + ["differential"])
         if !names.isEmpty {
-            o.suites = names.filter { $0 != "differential" }.compactMap(ConformanceSuite.named)   // names are checked
+            o.suites = names.filter { $0 != "differential" }.compactMap(ConformanceSuite.named)  // names are checked
             o.differential = names.contains("differential")
         }
         o.seed = try args.integer("seed", as: UInt64.self) ?? 1
@@ -73,7 +92,9 @@ enum ConformCommand {
         o.json = try args.writableFile("json")?.path
         if let text = args.value("shard") {
             guard let shard = Shard(text) else {
-                throw ArgumentError(code: .invalidValue, argument: "--shard", message: "--shard takes I/N with 1 ≤ I ≤ N, e.g. 2/4; got '\(text)'")
+                throw ArgumentError(
+                    code: .invalidValue, argument: "--shard",
+                    message: "--shard takes I/N with 1 ≤ I ≤ N, e.g. 2/4; got '\(text)'")
             }
             o.shard = shard
         }
@@ -93,9 +114,10 @@ enum ConformCommand {
 
     /// Runs the suites and the differential cases, prints the table and failures, writes the reports.
     static func conform(_ o: Options) throws -> ConformanceReport {
-        let report = ConformanceReport.run(suites: o.suites, stores: o.stores, seed: o.seed,
-                                           differentialCases: o.differential ? (o.only.isEmpty ? Array(0..<o.cases) : o.only) : [],
-                                           shard: o.shard, jobs: o.jobs, shrink: o.shrink, progress: { progress($0) })
+        let report = ConformanceReport.run(
+            suites: o.suites, stores: o.stores, seed: o.seed,
+            differentialCases: o.differential ? (o.only.isEmpty ? Array(0..<o.cases) : o.only) : [],
+            shard: o.shard, jobs: o.jobs, shrink: o.shrink, progress: { progress($0) })
         if o.shard != .all { print("shard \(o.shard): every \(o.shard.count)th case from case \(o.shard.index)\n") }
         print(report.table())
         for failure in report.failures {
@@ -119,7 +141,7 @@ enum ConformCommand {
     }
 
     static func progress(_ line: String) {
-        fflush(nil)   // what was printed to stdout first stays first when both are piped
+        fflush(nil)  // what was printed to stdout first stays first when both are piped
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 }

@@ -19,8 +19,11 @@ enum FixtureBenchCommand {
         try BenchCommand.checkRunnable(o)
         let manifest = try FixtureManifest.read(for: fixture)
         guard let sample = SampleSchema.named(manifest.schema) else {
-            throw ArgumentError(code: .invalidValue, argument: fixture.path,
-                                message: "the fixture's manifest names schema '\(manifest.schema)', which is no sample schema of the harness; benchmark it with IndexBenchmark from your own executable")
+            throw ArgumentError(
+                code: .invalidValue, argument: fixture.path,
+                message:
+                    "the fixture's manifest names schema '\(manifest.schema)', which is no sample schema of the harness; benchmark it with IndexBenchmark from your own executable"
+            )
         }
         var strategies: [IndexBenchmark.Strategy] = o.strategies.map { strategy in
             switch strategy {
@@ -30,10 +33,12 @@ enum FixtureBenchCommand {
             }
         }
         strategies.append(.suggested)
-        var bench = IndexBenchmark(fixture.lastPathComponent, schema: sample.schema,
-                                   data: .storeFile(fixture, rows: manifest.scale), strategies: strategies)
+        var bench = IndexBenchmark(
+            fixture.lastPathComponent, schema: sample.schema,
+            data: .storeFile(fixture, rows: manifest.scale), strategies: strategies)
         bench.store = o.stores.contains(.disk) ? .disk : .memory
-        let source = try ModelContainer(for: sample.schema, configurations: ModelConfiguration(url: fixture, allowsSave: false))
+        let source = try ModelContainer(
+            for: sample.schema, configurations: ModelConfiguration(url: fixture, allowsSave: false))
         var queries: [String] = []
         for type in sample.modelTypes { queries += try FixtureQueryShapes.add(type, to: &bench, sampling: source) }
         guard !queries.isEmpty else {

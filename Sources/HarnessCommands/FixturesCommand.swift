@@ -16,14 +16,19 @@ enum FixturesCommand {
     /// The subcommand's options, for the harness's argument parser.
     static let subcommand = Subcommand(
         "fixtures",
-        abstract: "Write a seeded fixture database and manifest; 'verify FILE' (against its manifest, or integrity and metadata of a store without one); 'describe FILE' (entities, metadata, tables, indexes of any SwiftData/Core Data store).",
+        abstract:
+            "Write a seeded fixture database and manifest; 'verify FILE' (against its manifest, or integrity and metadata of a store without one); 'describe FILE' (entities, metadata, tables, indexes of any SwiftData/Core Data store).",
         options: [
-            .option("schema", placeholder: "name", help: "Sample schema: "
-                + SampleSchema.all.map { "\($0.name) (\($0.summary))" }.joined(separator: "; ") + "."),
+            .option(
+                "schema", placeholder: "name",
+                help: "Sample schema: "
+                    + SampleSchema.all.map { "\($0.name) (\($0.summary))" }.joined(separator: "; ") + "."),
             .option("seed", placeholder: "S", help: "The seed (unsigned 64-bit); default 1."),
             .option("scale", placeholder: "N", help: "Rows of the schema's main entity; default 1000."),
             .option("out", placeholder: "FILE", help: "The fixture file to write; FILE.manifest.json goes beside it."),
-            .option("traits", placeholder: "a,b", help: "Data traits: " + Traits.named.map(\.name).joined(separator: ", ") + "."),
+            .option(
+                "traits", placeholder: "a,b",
+                help: "Data traits: " + Traits.named.map(\.name).joined(separator: ", ") + "."),
             .flag("regenerate", help: "With verify: also regenerate from the manifest's seed and compare digests."),
             .flag("json", help: "With describe: print JSON instead of text."),
         ],
@@ -48,39 +53,50 @@ enum FixturesCommand {
     static func mode(_ args: ParsedArguments) throws -> Mode {
         if let first = args.positionals.first {
             guard first == "verify" || first == "describe", args.positionals.count == 2 else {
-                throw ArgumentError(code: .unexpectedArgument, argument: first,
-                                    message: "expected 'fixtures verify FILE', 'fixtures describe FILE' or 'fixtures --schema NAME … --out FILE'")
+                throw ArgumentError(
+                    code: .unexpectedArgument, argument: first,
+                    message:
+                        "expected 'fixtures verify FILE', 'fixtures describe FILE' or 'fixtures --schema NAME … --out FILE'"
+                )
             }
             if let stray = writeOptions.first(where: { args.value($0) != nil }) {
-                throw ArgumentError(code: .unexpectedArgument, argument: "--\(stray)",
-                                    message: "--\(stray) writes a fixture; 'fixtures \(first) FILE' takes only --\(first == "verify" ? "regenerate" : "json")")
+                throw ArgumentError(
+                    code: .unexpectedArgument, argument: "--\(stray)",
+                    message:
+                        "--\(stray) writes a fixture; 'fixtures \(first) FILE' takes only --\(first == "verify" ? "regenerate" : "json")"
+                )
             }
             let url = URL(fileURLWithPath: args.positionals[1])
             if first == "describe" {
                 if args.flag("regenerate") {
-                    throw ArgumentError(code: .unexpectedArgument, argument: "--regenerate",
-                                        message: "--regenerate goes with 'fixtures verify FILE'")
+                    throw ArgumentError(
+                        code: .unexpectedArgument, argument: "--regenerate",
+                        message: "--regenerate goes with 'fixtures verify FILE'")
                 }
                 return .describe(url, json: args.flag("json"))
             }
             if args.flag("json") {
-                throw ArgumentError(code: .unexpectedArgument, argument: "--json",
-                                    message: "--json goes with 'fixtures describe FILE'")
+                throw ArgumentError(
+                    code: .unexpectedArgument, argument: "--json",
+                    message: "--json goes with 'fixtures describe FILE'")
             }
             return .verify(url, regenerate: args.flag("regenerate"))
         }
         if args.flag("regenerate") {
-            throw ArgumentError(code: .unexpectedArgument, argument: "--regenerate",
-                                message: "--regenerate goes with 'fixtures verify FILE'")
+            throw ArgumentError(
+                code: .unexpectedArgument, argument: "--regenerate",
+                message: "--regenerate goes with 'fixtures verify FILE'")
         }
         if args.flag("json") {
-            throw ArgumentError(code: .unexpectedArgument, argument: "--json",
-                                message: "--json goes with 'fixtures describe FILE'")
+            throw ArgumentError(
+                code: .unexpectedArgument, argument: "--json",
+                message: "--json goes with 'fixtures describe FILE'")
         }
         let names = SampleSchema.all.map(\.name)
         guard let name = try args.choice("schema", from: names), let sample = SampleSchema.named(name) else {
-            throw ArgumentError(code: .missingValue, argument: "--schema",
-                                message: "--schema is required; one of: \(names.joined(separator: ", "))")
+            throw ArgumentError(
+                code: .missingValue, argument: "--schema",
+                message: "--schema is required; one of: \(names.joined(separator: ", "))")
         }
         let seed = try args.integer("seed", as: UInt64.self) ?? 1
         let scale = try args.integer("scale", in: 1...) ?? 1000
@@ -104,8 +120,12 @@ enum FixturesCommand {
             let size = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber
             print("wrote \(url.path) (\(size.map { "\($0) bytes, " } ?? "")page size \(manifest.pageSize))")
             print("manifest \(FixtureManifest.url(for: url).path)")
-            print("schema \(manifest.schema), seed \(manifest.seed), scale \(manifest.scale), traits [\(manifest.traits.joined(separator: ","))]")
-            for (table, rows) in manifest.rowCounts.sorted(by: { $0.key < $1.key }) { print("  \(table): \(rows) rows") }
+            print(
+                "schema \(manifest.schema), seed \(manifest.seed), scale \(manifest.scale), traits [\(manifest.traits.joined(separator: ","))]"
+            )
+            for (table, rows) in manifest.rowCounts.sorted(by: { $0.key < $1.key }) {
+                print("  \(table): \(rows) rows")
+            }
             print("digest \(manifest.digest)")
             return 0
         }
@@ -117,7 +137,9 @@ enum FixturesCommand {
         }
         let result = try FixtureFile.verify(url, regenerate: regenerate)
         if result.isValid {
-            print("ok \(url.path): integrity_check ok, digest \(result.content.digest)\(regenerate ? " (regenerated: same)" : "")")
+            print(
+                "ok \(url.path): integrity_check ok, digest \(result.content.digest)\(regenerate ? " (regenerated: same)" : "")"
+            )
             return 0
         }
         print("MISMATCH \(url.path):")
@@ -129,15 +151,21 @@ enum FixturesCommand {
     private static func verifyStore(_ url: URL, regenerate: Bool) throws -> Int32 {
         let path = url.relativePath
         if regenerate {
-            throw ArgumentError(code: .unexpectedArgument, argument: "--regenerate",
-                                message: "\(path) has no manifest (\(FixtureManifest.url(for: url).lastPathComponent)), so there is no seed to regenerate from")
+            throw ArgumentError(
+                code: .unexpectedArgument, argument: "--regenerate",
+                message:
+                    "\(path) has no manifest (\(FixtureManifest.url(for: url).lastPathComponent)), so there is no seed to regenerate from"
+            )
         }
         let result = try FixtureFile.verifyStore(url)
         let metadata = result.metadata
-        let summary = "\(result.entityCount) entities, store \(metadata.uuid), framework \(metadata.frameworkVersion.map(String.init) ?? "unknown")"
+        let summary =
+            "\(result.entityCount) entities, store \(metadata.uuid), framework \(metadata.frameworkVersion.map(String.init) ?? "unknown")"
         if result.isValid {
             print("ok \(path): integrity_check ok, metadata readable (\(summary))")
-            print("no manifest (\(FixtureManifest.url(for: url).lastPathComponent)) beside it: content not compared; 'harness fixtures describe \(path)' shows it")
+            print(
+                "no manifest (\(FixtureManifest.url(for: url).lastPathComponent)) beside it: content not compared; 'harness fixtures describe \(path)' shows it"
+            )
             return 0
         }
         print("DAMAGED \(path): metadata readable (\(summary)), integrity_check reports:")

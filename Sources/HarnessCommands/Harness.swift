@@ -14,10 +14,13 @@ package enum Harness {
     /// Every subcommand's options.
     package static let parser = ArgumentParser(
         program: "harness",
-        abstract: "OpenSwiftData's test-fixture and benchmarking harness. With no arguments: conformance on both stores, 10,000 differential cases, quick benchmarks, reports in Reports/.",
+        abstract:
+            "OpenSwiftData's test-fixture and benchmarking harness. With no arguments: conformance on both stores, 10,000 differential cases, quick benchmarks, reports in Reports/.",
         version: harnessVersion,
-        subcommands: [ConformCommand.subcommand, BenchCommand.subcommand, FixturesCommand.subcommand,
-                      ReliabilityCommand.subcommand, ReportCommand.subcommand])
+        subcommands: [
+            ConformCommand.subcommand, BenchCommand.subcommand, FixturesCommand.subcommand,
+            ReliabilityCommand.subcommand, ReportCommand.subcommand,
+        ])
 
     /// Runs `harness` with `arguments` (the program name left out); returns the exit code.
     /// Errors are printed to standard error: an argument error with the subcommand's help (exit 2),
@@ -51,7 +54,8 @@ package enum Harness {
                 return 2
             }
         } catch let error as ArgumentError {
-            FileHandle.standardError.write(Data("harness: \(error)\n\n\(parser.helpText(for: error.subcommand ?? currentSubcommand))\n".utf8))
+            FileHandle.standardError.write(
+                Data("harness: \(error)\n\n\(parser.helpText(for: error.subcommand ?? currentSubcommand))\n".utf8))
             return 2
         } catch let error as SwiftDataError {
             // The message says what to do; the cause chain (decoder and SQLite dumps) stays out of the terminal.

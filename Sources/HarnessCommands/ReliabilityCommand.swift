@@ -15,20 +15,38 @@ enum ReliabilityCommand {
     /// The subcommand's options, for the harness's argument parser.
     static let subcommand = Subcommand(
         "reliability",
-        abstract: "Run the reliability probes in child processes (SIGKILL loop, readers, multi-process writers, concurrent creation, disk full, bad files, hostile values); exit 1 on a failure.",
+        abstract:
+            "Run the reliability probes in child processes (SIGKILL loop, readers, multi-process writers, concurrent creation, disk full, bad files, hostile values); exit 1 on a failure.",
         options: [
-            .flag("quick", help: "The quick configuration (what the tests run, well under a minute) instead of the full one."),
-            .option("probe", placeholder: "name", repeatable: true,
-                    help: "Only these probes (comma-separated or repeated): \(ReliabilityProbe.all.map(\.name).joined(separator: ", "))."),
-            .option("seed", placeholder: "S", help: "Seed of every random choice (kill moments, batch sizes, garbage bytes); default 1."),
+            .flag(
+                "quick",
+                help: "The quick configuration (what the tests run, well under a minute) instead of the full one."),
+            .option(
+                "probe", placeholder: "name", repeatable: true,
+                help:
+                    "Only these probes (comma-separated or repeated): \(ReliabilityProbe.all.map(\.name).joined(separator: ", "))."
+            ),
+            .option(
+                "seed", placeholder: "S",
+                help: "Seed of every random choice (kill moments, batch sizes, garbage bytes); default 1."),
             .option("kills", placeholder: "N", help: "Crash loop: SIGKILLs of the writer (full 200, quick 20)."),
-            .option("saves", placeholder: "N", help: "Readers during writes: saves of the writer (full 2000, quick 200)."),
+            .option(
+                "saves", placeholder: "N", help: "Readers during writes: saves of the writer (full 2000, quick 200)."),
             .option("writers", placeholder: "N", help: "Concurrent writers: processes (full 4, quick 2)."),
-            .option("increments", placeholder: "N", help: "Concurrent writers: increments per process (full 1000, quick 100)."),
-            .option("trials", placeholder: "N", help: "Concurrent creation: new stores opened at once by 4 processes (full 30, quick 5)."),
-            .option("timeout", placeholder: "seconds", help: "Seconds a child process may run before it is killed and its probe fails (full 300, quick 60)."),
-            .option("out", placeholder: "DIR", help: "Directory for reliability.md and reliability.json; default Reports."),
-            .flag("keep", help: "Keep each probe's scratch directory (stores, workers' standard error) and print where it is."),
+            .option(
+                "increments", placeholder: "N",
+                help: "Concurrent writers: increments per process (full 1000, quick 100)."),
+            .option(
+                "trials", placeholder: "N",
+                help: "Concurrent creation: new stores opened at once by 4 processes (full 30, quick 5)."),
+            .option(
+                "timeout", placeholder: "seconds",
+                help: "Seconds a child process may run before it is killed and its probe fails (full 300, quick 60)."),
+            .option(
+                "out", placeholder: "DIR", help: "Directory for reliability.md and reliability.json; default Reports."),
+            .flag(
+                "keep",
+                help: "Keep each probe's scratch directory (stores, workers' standard error) and print where it is."),
         ],
         positionalPlaceholder: nil)
 
@@ -49,9 +67,10 @@ enum ReliabilityCommand {
             o.probes = try names.map { name in
                 guard let probe = ReliabilityProbe.named(name) else {
                     let all = ReliabilityProbe.all.map(\.name)
-                    throw ArgumentError(code: .unexpectedValue, argument: name,
-                                        message: "no probe named '\(name)' (probes: \(all.joined(separator: ", ")))",
-                                        suggestion: ArgumentParser.closest(to: name, in: all))
+                    throw ArgumentError(
+                        code: .unexpectedValue, argument: name,
+                        message: "no probe named '\(name)' (probes: \(all.joined(separator: ", ")))",
+                        suggestion: ArgumentParser.closest(to: name, in: all))
                 }
                 return probe
             }
@@ -59,15 +78,18 @@ enum ReliabilityCommand {
         func count(_ name: String, minimum: Int, maximum: Int) throws -> Int? {
             guard let text = args.value(name) else { return nil }
             guard let n = Int(text.replacingOccurrences(of: "_", with: "")), n >= minimum, n <= maximum else {
-                throw ArgumentError(code: .unexpectedValue, argument: text,
-                                    message: "--\(name) takes an integer from \(minimum) to \(maximum), not '\(text)'")
+                throw ArgumentError(
+                    code: .unexpectedValue, argument: text,
+                    message: "--\(name) takes an integer from \(minimum) to \(maximum), not '\(text)'")
             }
             return n
         }
         var c = o.configuration
         if let text = args.value("seed") {
             guard let seed = UInt64(text.replacingOccurrences(of: "_", with: "")) else {
-                throw ArgumentError(code: .unexpectedValue, argument: text, message: "--seed takes an unsigned 64-bit integer, not '\(text)'")
+                throw ArgumentError(
+                    code: .unexpectedValue, argument: text,
+                    message: "--seed takes an unsigned 64-bit integer, not '\(text)'")
             }
             c.seed = seed
         }
@@ -78,17 +100,22 @@ enum ReliabilityCommand {
         if let n = try count("trials", minimum: 1, maximum: 10_000) { c.creationTrials = n }
         if let text = args.value("timeout") {
             guard let seconds = Double(text), seconds.isFinite, seconds >= 1, seconds <= 86_400 else {
-                throw ArgumentError(code: .unexpectedValue, argument: text, message: "--timeout takes seconds from 1 to 86400, not '\(text)'")
+                throw ArgumentError(
+                    code: .unexpectedValue, argument: text,
+                    message: "--timeout takes seconds from 1 to 86400, not '\(text)'")
             }
             c.childTimeout = seconds
         }
         if c != o.configuration { c.name = "\(o.configuration.name), customised" }
         o.configuration = c
         if let out = args.value("out") {
-            guard !out.isEmpty else { throw ArgumentError(code: .missingValue, argument: "--out", message: "--out needs a directory") }
+            guard !out.isEmpty else {
+                throw ArgumentError(code: .missingValue, argument: "--out", message: "--out needs a directory")
+            }
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: out, isDirectory: &isDirectory), !isDirectory.boolValue {
-                throw ArgumentError(code: .unexpectedValue, argument: out, message: "--out '\(out)' is a file, not a directory")
+                throw ArgumentError(
+                    code: .unexpectedValue, argument: out, message: "--out '\(out)' is a file, not a directory")
             }
             o.out = out
         }
@@ -101,12 +128,16 @@ enum ReliabilityCommand {
         let o = try options(args)
         let executable = ReliabilityWorker.currentExecutable
         let c = o.configuration
-        print("Reliability probes (\(c.name), seed \(c.seed)), each in child processes of \(executable.lastPathComponent):\n")
+        print(
+            "Reliability probes (\(c.name), seed \(c.seed)), each in child processes of \(executable.lastPathComponent):\n"
+        )
         var results: [ReliabilityResult] = []
         for probe in o.probes {
             ConformCommand.progress("\(probe.name): \(probe.title)")
             let result = probe.run(c, executable: executable, keepFiles: o.keep)
-            ConformCommand.progress("\(probe.name): \(result.passed ? "PASS" : "FAIL") in \(String(format: "%.1f", result.seconds)) s — \(result.reason)")
+            ConformCommand.progress(
+                "\(probe.name): \(result.passed ? "PASS" : "FAIL") in \(String(format: "%.1f", result.seconds)) s — \(result.reason)"
+            )
             results.append(result)
         }
         let report = ReliabilityReport(configuration: c, results: results)
@@ -121,7 +152,9 @@ enum ReliabilityCommand {
         try report.markdown().write(to: dir.appendingPathComponent("reliability.md"), atomically: true, encoding: .utf8)
         try report.json().write(to: dir.appendingPathComponent("reliability.json"), options: .atomic)
         print("\nreports: \(dir.path)/reliability.md, \(dir.path)/reliability.json")
-        print(report.passed ? "\nPASS" : "\nFAIL: \(results.filter { !$0.passed }.count) of \(results.count) probes failed")
+        print(
+            report.passed
+                ? "\nPASS" : "\nFAIL: \(results.filter { !$0.passed }.count) of \(results.count) probes failed")
         return report.passed ? 0 : 1
     }
 }

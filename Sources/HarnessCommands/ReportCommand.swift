@@ -17,17 +17,23 @@ import OpenSwiftDataTesting
 enum ReportCommand {
     static let subcommand = Subcommand(
         "report",
-        abstract: "'report merge DIR…': merge the conformance reports of shards (harness conform --shard I/N --json) into one.",
+        abstract:
+            "'report merge DIR…': merge the conformance reports of shards (harness conform --shard I/N --json) into one.",
         options: [
-            .option("out", placeholder: "DIR", help: "Where to write the merged conformance.json, conformance-junit.xml and conformance.md; default Reports/merged."),
+            .option(
+                "out", placeholder: "DIR",
+                help:
+                    "Where to write the merged conformance.json, conformance-junit.xml and conformance.md; default Reports/merged."
+            )
         ],
         positionalPlaceholder: "merge DIR")
 
     /// The shard reports to merge (every file read and parsed) and the output directory.
     static func inputs(_ args: ParsedArguments) throws -> (reports: [ConformanceReport], out: URL) {
         guard args.positionals.first == "merge", args.positionals.count >= 2 else {
-            throw ArgumentError(code: .unexpectedArgument, argument: args.positionals.first ?? "report",
-                                message: "expected 'report merge DIR…' with one directory (or conformance.json) per shard")
+            throw ArgumentError(
+                code: .unexpectedArgument, argument: args.positionals.first ?? "report",
+                message: "expected 'report merge DIR…' with one directory (or conformance.json) per shard")
         }
         var reports: [ConformanceReport] = []
         for path in args.positionals.dropFirst() {
@@ -39,8 +45,9 @@ enum ReportCommand {
             do {
                 reports.append(try ConformanceReport(json: Data(contentsOf: url)))
             } catch {
-                throw ArgumentError(code: .invalidValue, argument: path,
-                                    message: "\(url.path) is not a readable conformance report (harness conform --json): \(error)")
+                throw ArgumentError(
+                    code: .invalidValue, argument: path,
+                    message: "\(url.path) is not a readable conformance report (harness conform --json): \(error)")
             }
         }
         let out = URL(fileURLWithPath: args.value("out") ?? "Reports/merged", isDirectory: true)
@@ -58,11 +65,14 @@ enum ReportCommand {
         }
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
         try merged.json().write(to: out.appendingPathComponent("conformance.json"))
-        try merged.junitXML().write(to: out.appendingPathComponent("conformance-junit.xml"), atomically: true, encoding: .utf8)
+        try merged.junitXML().write(
+            to: out.appendingPathComponent("conformance-junit.xml"), atomically: true, encoding: .utf8)
         try merged.markdown().write(to: out.appendingPathComponent("conformance.md"), atomically: true, encoding: .utf8)
         print(merged.table())
         for failure in merged.failures { print("\n" + failure.description) }
-        print("\nmerged \(reports.count) shard report(s) into \(out.path)/conformance.{json,md} and conformance-junit.xml")
+        print(
+            "\nmerged \(reports.count) shard report(s) into \(out.path)/conformance.{json,md} and conformance-junit.xml"
+        )
         print(merged.passed ? "PASS" : "FAIL: \(merged.failures.count) failure(s)")
         return merged.passed ? 0 : 1
     }

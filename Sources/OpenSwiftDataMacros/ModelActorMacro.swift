@@ -13,10 +13,12 @@ import SwiftSyntaxMacros
 /// The generated members take the actor's access level (`public`, `package` or none), so a
 /// public actor's conformance is satisfied by public members.
 public struct ModelActorMacro: MemberMacro, ExtensionMacro {
-    public static func expansion(of node: AttributeSyntax,
-                                 providingMembersOf declaration: some DeclGroupSyntax,
-                                 conformingTo protocols: [TypeSyntax],
-                                 in context: some MacroExpansionContext) throws -> [DeclSyntax] {
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingMembersOf declaration: some DeclGroupSyntax,
+        conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
         guard let actorDecl = declaration.as(ActorDeclSyntax.self) else {
             context.diagnose(ModelDiagnostic(.notAnActor).at(node))
             return []
@@ -40,11 +42,13 @@ public struct ModelActorMacro: MemberMacro, ExtensionMacro {
         ]
     }
 
-    public static func expansion(of node: AttributeSyntax,
-                                 attachedTo declaration: some DeclGroupSyntax,
-                                 providingExtensionsOf type: some TypeSyntaxProtocol,
-                                 conformingTo protocols: [TypeSyntax],
-                                 in context: some MacroExpansionContext) throws -> [ExtensionDeclSyntax] {
+    public static func expansion(
+        of node: AttributeSyntax,
+        attachedTo declaration: some DeclGroupSyntax,
+        providingExtensionsOf type: some TypeSyntaxProtocol,
+        conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [ExtensionDeclSyntax] {
         guard declaration.is(ActorDeclSyntax.self), !protocols.isEmpty else { return [] }
         return [try ExtensionDeclSyntax("extension \(type.trimmed): OpenSwiftData.ModelActor {}")]
     }

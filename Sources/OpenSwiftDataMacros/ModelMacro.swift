@@ -15,16 +15,19 @@ import SwiftSyntaxMacros
 public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     // MARK: Member
 
-    public static func expansion(of node: AttributeSyntax,
-                                 providingMembersOf declaration: some DeclGroupSyntax,
-                                 conformingTo protocols: [TypeSyntax],
-                                 in context: some MacroExpansionContext) throws -> [DeclSyntax] {
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingMembersOf declaration: some DeclGroupSyntax,
+        conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
         guard let classDecl = validClass(declaration, attribute: node, context: context) else {
             return []
         }
         let scan = PropertyScanner.scan(classDecl, modelClassNames: modelClassNames(near: classDecl))
         for diagnostic in scan.diagnostics { context.diagnose(diagnostic) }
-        let isBase = names(protocols, contain: "PersistentModel")
+        let isBase =
+            names(protocols, contain: "PersistentModel")
             || declaresPersistentModelDirectly(classDecl)
         let members = ModelMembers(
             className: classDecl.name.text, suffix: suffix(of: classDecl),
@@ -34,40 +37,50 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
 
     // MARK: Member attribute
 
-    public static func expansion(of node: AttributeSyntax,
-                                 attachedTo declaration: some DeclGroupSyntax,
-                                 providingAttributesFor member: some DeclSyntaxProtocol,
-                                 in context: some MacroExpansionContext) throws -> [AttributeSyntax] {
+    public static func expansion(
+        of node: AttributeSyntax,
+        attachedTo declaration: some DeclGroupSyntax,
+        providingAttributesFor member: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [AttributeSyntax] {
         guard let classDecl = declaration.as(ClassDeclSyntax.self),
-              classDecl.genericParameterClause == nil,
-              let variable = member.as(VariableDeclSyntax.self),
-              variable.bindingSpecifier.tokenKind == .keyword(.var),
-              variable.bindings.count == 1, let binding = variable.bindings.first,
-              let name = PropertyScanner.identifier(of: binding) else { return [] }
+            classDecl.genericParameterClause == nil,
+            let variable = member.as(VariableDeclSyntax.self),
+            variable.bindingSpecifier.tokenKind == .keyword(.var),
+            variable.bindings.count == 1, let binding = variable.bindings.first,
+            let name = PropertyScanner.identifier(of: binding)
+        else { return [] }
         let scan = PropertyScanner.scan(classDecl)
         guard let property = scan.property(named: name), !property.isConstant else { return [] }
         let owner = StringLiteralExprSyntax(content: suffix(of: classDecl))
-        return [AttributeSyntax(
-            "@OpenSwiftData._PersistedProperty(\(literal: property.index), \(owner))")]
+        return [
+            AttributeSyntax(
+                "@OpenSwiftData._PersistedProperty(\(literal: property.index), \(owner))")
+        ]
     }
 
     // MARK: Extension
 
-    public static func expansion(of node: AttributeSyntax,
-                                 attachedTo declaration: some DeclGroupSyntax,
-                                 providingExtensionsOf type: some TypeSyntaxProtocol,
-                                 conformingTo protocols: [TypeSyntax],
-                                 in context: some MacroExpansionContext) throws -> [ExtensionDeclSyntax] {
+    public static func expansion(
+        of node: AttributeSyntax,
+        attachedTo declaration: some DeclGroupSyntax,
+        providingExtensionsOf type: some TypeSyntaxProtocol,
+        conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [ExtensionDeclSyntax] {
         guard let classDecl = declaration.as(ClassDeclSyntax.self),
-              classDecl.genericParameterClause == nil else { return [] }
+            classDecl.genericParameterClause == nil
+        else { return [] }
         var extensions: [ExtensionDeclSyntax] = []
         if names(protocols, contain: "PersistentModel") {
-            extensions.append(try ExtensionDeclSyntax(
-                "extension \(type.trimmed): OpenSwiftData.PersistentModel {}"))
+            extensions.append(
+                try ExtensionDeclSyntax(
+                    "extension \(type.trimmed): OpenSwiftData.PersistentModel {}"))
         }
         if names(protocols, contain: "Observable") {
-            extensions.append(try ExtensionDeclSyntax(
-                "extension \(type.trimmed): Observation.Observable {}"))
+            extensions.append(
+                try ExtensionDeclSyntax(
+                    "extension \(type.trimmed): Observation.Observable {}"))
         }
         return extensions
     }
@@ -75,8 +88,10 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     // MARK: Helpers
 
     /// The class declaration if `@Model` may expand on it; otherwise diagnoses and returns nil.
-    private static func validClass(_ declaration: some DeclGroupSyntax, attribute: AttributeSyntax,
-                                   context: some MacroExpansionContext) -> ClassDeclSyntax? {
+    private static func validClass(
+        _ declaration: some DeclGroupSyntax, attribute: AttributeSyntax,
+        context: some MacroExpansionContext
+    ) -> ClassDeclSyntax? {
         guard let classDecl = declaration.as(ClassDeclSyntax.self) else {
             context.diagnose(ModelDiagnostic(.notAClass).at(attribute))
             return nil

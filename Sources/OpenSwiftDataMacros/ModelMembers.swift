@@ -26,7 +26,8 @@ struct ModelMembers {
     func declarations() -> [DeclSyntax] {
         var source = [
             "private var \(storage): OpenSwiftData.BackingData? = nil",
-            isBase ? "private static let \(slotBase): Int = 0"
+            isBase
+                ? "private static let \(slotBase): Int = 0"
                 : "private static let \(slotBase): Int = OpenSwiftData._slotBase(of: \(className).self)",
             liveAccessor(),
         ]
@@ -68,8 +69,9 @@ struct ModelMembers {
             if property.isConstant {
                 // A `let` with a default keeps it: it cannot be assigned a second time.
                 guard property.initializer == nil else { continue }
-                lines.append("self.\(escaped(property.name)) = backingData._constantValue("
-                    + "\(className).\(slotBase) + \(property.index))")
+                lines.append(
+                    "self.\(escaped(property.name)) = backingData._constantValue("
+                        + "\(className).\(slotBase) + \(property.index))")
             } else {
                 lines.append("_$\(property.name) = OpenSwiftData._NoStorage()")
             }
@@ -99,7 +101,9 @@ struct ModelMembers {
     private func rootedKeyPaths() -> String {
         let entries = scan.persisted.map { "\"\($0.name)\": \\Root.\(escaped($0.name))" }
         let dictionary = entries.isEmpty ? "[:]" : "[" + entries.joined(separator: ", ") + "]"
-        let result = isBase ? "rooted(Self.self)"
+        let result =
+            isBase
+            ? "rooted(Self.self)"
             : "super._$rootedKeyPaths().merging(rooted(Self.self)) { _, own in own }"
         return """
             \(access)\(isBase ? "" : "override ")class func _$rootedKeyPaths() -> [String: AnyKeyPath] {
@@ -114,7 +118,8 @@ struct ModelMembers {
         if let initializer = property.initializer {
             // Without a written type the default's own type is the property's (the compiler
             // inferred it from this very expression).
-            defaultValue = property.type.map { "(\(initializer.trimmedDescription)) as \(castType($0))" }
+            defaultValue =
+                property.type.map { "(\(initializer.trimmedDescription)) as \(castType($0))" }
                 ?? "(\(initializer.trimmedDescription)) as Any"
         }
         var metadata = "nil"
@@ -124,7 +129,8 @@ struct ModelMembers {
             metadata = "OpenSwiftData.Schema.Attribute(\(arguments(of: attribute)))"
         }
         let name = escaped(property.name)
-        var entry = "OpenSwiftData.Schema.PropertyMetadata(name: \"\(property.name)\", "
+        var entry =
+            "OpenSwiftData.Schema.PropertyMetadata(name: \"\(property.name)\", "
             + "keypath: \\\(className).\(name), defaultValue: \(defaultValue), metadata: \(metadata)"
         if property.isConstant { entry += ", isConstant: true" }
         return entry + ")"
@@ -132,9 +138,10 @@ struct ModelMembers {
 
     private func entityConstraints() -> String {
         func list(_ groups: [ConstraintGroup]) -> String {
-            "[" + groups.map { group in
-                "[" + group.names.map { "\"\($0)\"" }.joined(separator: ", ") + "]"
-            }.joined(separator: ", ") + "]"
+            "["
+                + groups.map { group in
+                    "[" + group.names.map { "\"\($0)\"" }.joined(separator: ", ") + "]"
+                }.joined(separator: ", ") + "]"
         }
         return """
             \(access)\(isBase ? "" : "override ")class var _$entityConstraints: OpenSwiftData._EntityConstraints {

@@ -20,40 +20,50 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
     }
 
     /// Reads the slot, owner and property; reports problems through `report`.
-    private static func target(_ node: AttributeSyntax, _ declaration: some DeclSyntaxProtocol,
-                               report: (Diagnostic) -> Void) -> Target? {
+    private static func target(
+        _ node: AttributeSyntax, _ declaration: some DeclSyntaxProtocol,
+        report: (Diagnostic) -> Void
+    ) -> Target? {
         guard case .argumentList(let arguments) = node.arguments, arguments.count == 2,
-              let slot = arguments.first?.expression.as(IntegerLiteralExprSyntax.self),
-              let owner = arguments.last?.expression.as(StringLiteralExprSyntax.self)?
-                .representedLiteralValue else {
+            let slot = arguments.first?.expression.as(IntegerLiteralExprSyntax.self),
+            let owner = arguments.last?.expression.as(StringLiteralExprSyntax.self)?
+                .representedLiteralValue
+        else {
             report(ModelDiagnostic(.badPersistedPropertyArguments).at(node))
             return nil
         }
         guard let variable = declaration.as(VariableDeclSyntax.self),
-              variable.bindings.count == 1, let binding = variable.bindings.first,
-              let name = PropertyScanner.identifier(of: binding),
-              let pattern = binding.pattern.as(IdentifierPatternSyntax.self) else {
+            variable.bindings.count == 1, let binding = variable.bindings.first,
+            let name = PropertyScanner.identifier(of: binding),
+            let pattern = binding.pattern.as(IdentifierPatternSyntax.self)
+        else {
             report(ModelDiagnostic(.persistedPropertyNotAVar).at(node))
             return nil
         }
-        return Target(slot: slot.literal.text, owner: owner, name: name,
-                      keyPathName: pattern.identifier.text)
+        return Target(
+            slot: slot.literal.text, owner: owner, name: name,
+            keyPathName: pattern.identifier.text)
     }
 
-    public static func expansion(of node: AttributeSyntax,
-                                 providingPeersOf declaration: some DeclSyntaxProtocol,
-                                 in context: some MacroExpansionContext) throws -> [DeclSyntax] {
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingPeersOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
         // Diagnostics are reported once, by the accessor role.
         guard let target = target(node, declaration, report: { _ in }) else { return [] }
         return ["private var _$\(raw: target.name): OpenSwiftData._NoStorage"]
     }
 
-    public static func expansion(of node: AttributeSyntax,
-                                 providingAccessorsOf declaration: some DeclSyntaxProtocol,
-                                 in context: some MacroExpansionContext) throws -> [AccessorDeclSyntax] {
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingAccessorsOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [AccessorDeclSyntax] {
         guard let target = target(node, declaration, report: context.diagnose) else { return [] }
         let owner = target.owner
-        let storage = "_$storage_\(owner)", live = "_$live_\(owner)"
+        let storage = "_$storage_\(owner)"
+        let live = "_$live_\(owner)"
         let slot = "\(owner)._$slotBase_\(owner) + \(target.slot)"
         let keyPath = "\\\(owner).\(target.keyPathName)"
         return [

@@ -68,9 +68,11 @@ enum PropertyScanner {
             } else if let expansion = item.decl.as(MacroExpansionDeclSyntax.self) {
                 scanConstraint(expansion, into: &scan)
             } else if let ifConfig = item.decl.as(IfConfigDeclSyntax.self),
-                      containsVariables(ifConfig) {
+                containsVariables(ifConfig)
+            {
                 scan.diagnostics.append(
-                    ModelDiagnostic(.conditionalMembers, severity: .warning).at(ifConfig.clauses.first?.poundKeyword ?? ifConfig.poundEndif))
+                    ModelDiagnostic(.conditionalMembers, severity: .warning).at(
+                        ifConfig.clauses.first?.poundKeyword ?? ifConfig.poundEndif))
             }
         }
         validateConstraints(decl, &scan)
@@ -79,8 +81,10 @@ enum PropertyScanner {
 
     // MARK: Properties
 
-    private static func scanVariable(_ variable: VariableDeclSyntax, into scan: inout ModelScan,
-                                     modelClassNames: Set<String>) {
+    private static func scanVariable(
+        _ variable: VariableDeclSyntax, into scan: inout ModelScan,
+        modelClassNames: Set<String>
+    ) {
         let modifiers = variable.modifiers.map(\.name.tokenKind)
         if modifiers.contains(.keyword(.static)) || modifiers.contains(.keyword(.class)) { return }
         let names = variable.bindings.compactMap { identifier(of: $0) }
@@ -88,12 +92,14 @@ enum PropertyScanner {
         let isIgnored = hasAttribute(variable, named: "ObservationIgnored")
         if isTransient || isIgnored {
             scan.nonPersisted.formUnion(names)
-            checkHasDefault(variable, attribute: isTransient ? "Transient" : "ObservationIgnored",
-                            into: &scan)
+            checkHasDefault(
+                variable, attribute: isTransient ? "Transient" : "ObservationIgnored",
+                into: &scan)
             return
         }
         guard variable.bindings.count == 1, let binding = variable.bindings.first,
-              let name = identifier(of: binding) else {
+            let name = identifier(of: binding)
+        else {
             if variable.bindings.contains(where: { isStored($0) }) {
                 scan.diagnostics.append(ModelDiagnostic(.multipleBindings).at(variable.bindings))
             }
@@ -133,25 +139,30 @@ enum PropertyScanner {
         }
         let relationship = attribute(variable, named: "Relationship")
         let elementName = type.flatMap(collectionElementName) ?? initializer.flatMap(constructedElementName)
-        let isToMany = elementName != nil
+        let isToMany =
+            elementName != nil
             && (relationship != nil || modelClassNames.contains(elementName!))
-        scan.persisted.append(PersistedProperty(
-            name: name, type: type, initializer: initializer?.trimmed,
-            isConstant: isConstant,
-            index: scan.persisted.count,
-            attribute: attribute(variable, named: "Attribute"),
-            relationship: relationship, isToMany: isToMany))
+        scan.persisted.append(
+            PersistedProperty(
+                name: name, type: type, initializer: initializer?.trimmed,
+                isConstant: isConstant,
+                index: scan.persisted.count,
+                attribute: attribute(variable, named: "Attribute"),
+                relationship: relationship, isToMany: isToMany))
     }
 
     /// A property `@Model` leaves alone must still be initialised by `init(backingData:)`, so it
     /// needs a default (an optional `var` defaults to `nil`).
-    private static func checkHasDefault(_ variable: VariableDeclSyntax, attribute: String,
-                                        into scan: inout ModelScan) {
+    private static func checkHasDefault(
+        _ variable: VariableDeclSyntax, attribute: String,
+        into scan: inout ModelScan
+    ) {
         let isLet = variable.bindingSpecifier.tokenKind == .keyword(.let)
         for binding in variable.bindings where isStored(binding) && binding.initializer == nil {
             guard let name = identifier(of: binding) else { continue }
             if !isLet, let type = binding.typeAnnotation?.type, isOptional(type) { continue }
-            let kind: ModelDiagnostic.Kind = attribute == "Transient"
+            let kind: ModelDiagnostic.Kind =
+                attribute == "Transient"
                 ? .transientWithoutDefault(name) : .ignoredWithoutDefault(name)
             scan.diagnostics.append(ModelDiagnostic(kind).at(binding))
         }
@@ -211,15 +222,17 @@ enum PropertyScanner {
         guard let call = expr.as(FunctionCallExprSyntax.self) else { return nil }
         let callee = call.calledExpression
         if let array = callee.as(ArrayExprSyntax.self), array.elements.count == 1,
-           let element = array.elements.first?.expression {
+            let element = array.elements.first?.expression
+        {
             if let ref = element.as(DeclReferenceExprSyntax.self) { return ref.baseName.text }
             if let member = element.as(MemberAccessExprSyntax.self) { return member.declName.baseName.text }
             return nil
         }
         if let generic = callee.as(GenericSpecializationExprSyntax.self),
-           let ref = generic.expression.as(DeclReferenceExprSyntax.self),
-           ["Array", "Set", "ContiguousArray"].contains(ref.baseName.text),
-           let argument = generic.genericArgumentClause.arguments.first {
+            let ref = generic.expression.as(DeclReferenceExprSyntax.self),
+            ["Array", "Set", "ContiguousArray"].contains(ref.baseName.text),
+            let argument = generic.genericArgumentClause.arguments.first
+        {
             return argument.argument.as(TypeSyntax.self).flatMap(lastComponent)
         }
         return nil
@@ -250,34 +263,47 @@ enum PropertyScanner {
             generic = nil
         }
         guard let (name, clause) = generic, ["Array", "Set", "ContiguousArray"].contains(name),
-              let argument = clause?.arguments.first else { return nil }
+            let argument = clause?.arguments.first
+        else { return nil }
         return argument.argument.as(TypeSyntax.self).flatMap(lastComponent)
     }
 
     // MARK: #Unique / #Index
 
-    private static func scanConstraint(_ expansion: MacroExpansionDeclSyntax,
-                                       into scan: inout ModelScan) {
+    private static func scanConstraint(
+        _ expansion: MacroExpansionDeclSyntax,
+        into scan: inout ModelScan
+    ) {
         let macro = expansion.macroName.text
         guard macro == "Unique" || macro == "Index" else { return }
         var groups: [ConstraintGroup] = []
         for argument in expansion.arguments {
             guard let array = argument.expression.as(ArrayExprSyntax.self) else {
-                scan.diagnostics.append(ModelDiagnostic(.constraintNotKeyPath(
-                    macro: macro, expression: argument.expression.trimmedDescription)).at(argument))
+                scan.diagnostics.append(
+                    ModelDiagnostic(
+                        .constraintNotKeyPath(
+                            macro: macro, expression: argument.expression.trimmedDescription)
+                    ).at(argument))
                 continue
             }
             var group = ConstraintGroup(names: [], keyPaths: [])
             for element in array.elements {
                 guard let keyPath = element.expression.as(KeyPathExprSyntax.self) else {
-                    scan.diagnostics.append(ModelDiagnostic(.constraintNotKeyPath(
-                        macro: macro, expression: element.expression.trimmedDescription)).at(element))
+                    scan.diagnostics.append(
+                        ModelDiagnostic(
+                            .constraintNotKeyPath(
+                                macro: macro, expression: element.expression.trimmedDescription)
+                        ).at(element))
                     continue
                 }
                 guard keyPath.components.count == 1, let component = keyPath.components.first,
-                      case .property(let property) = component.component else {
-                    scan.diagnostics.append(ModelDiagnostic(.constraintNestedKeyPath(
-                        macro: macro, keyPath: keyPath.trimmedDescription)).at(keyPath))
+                    case .property(let property) = component.component
+                else {
+                    scan.diagnostics.append(
+                        ModelDiagnostic(
+                            .constraintNestedKeyPath(
+                                macro: macro, keyPath: keyPath.trimmedDescription)
+                        ).at(keyPath))
                     continue
                 }
                 let token = property.declName.baseName

@@ -7,5 +7,5 @@
 // with `condition: .when(platforms: [.linux])`: then SwiftPM never builds it for an Apple platform.
 // The product itself is declared everywhere so that such a client's manifest resolves on a Mac.
 #if os(Linux)
-@_exported import OpenSwiftData
+    @_exported import OpenSwiftData
 #endif

@@ -1,22 +1,29 @@
 import Testing
+
 @testable import ArgumentParsing
 
 @Suite("BenchmarkKit ArgumentParser")
 struct ArgumentParserTests {
-    let parser = ArgumentParser(program: "harness", abstract: "OpenSwiftData's command-line tool.", subcommands: [
-        Subcommand("bench", abstract: "Run the persistence benchmarks.", options: [
-            .flag("quick", help: "Run the quick set."),
-            .flag("allow-debug", help: "Run even in a debug build."),
-            .option("scale", placeholder: "rows", repeatable: true, help: "Scales to run."),
-            .option("store", placeholder: "memory|disk|all", help: "Stores to run on."),
-            .option("compare", placeholder: "file", help: "Compare against a baseline."),
-        ]),
-        Subcommand("conform", abstract: "Run conformance suites.", positionalPlaceholder: "suite"),
-    ])
+    let parser = ArgumentParser(
+        program: "harness", abstract: "OpenSwiftData's command-line tool.",
+        subcommands: [
+            Subcommand(
+                "bench", abstract: "Run the persistence benchmarks.",
+                options: [
+                    .flag("quick", help: "Run the quick set."),
+                    .flag("allow-debug", help: "Run even in a debug build."),
+                    .option("scale", placeholder: "rows", repeatable: true, help: "Scales to run."),
+                    .option("store", placeholder: "memory|disk|all", help: "Stores to run on."),
+                    .option("compare", placeholder: "file", help: "Compare against a baseline."),
+                ]),
+            Subcommand("conform", abstract: "Run conformance suites.", positionalPlaceholder: "suite"),
+        ])
 
     @Test func flagsOptionsAndBothValueSpellings() throws {
-        let parsed = try parser.parse(["bench", "--quick", "--scale", "1000", "--scale=10000,100000",
-                                       "--store=disk", "--compare", "Reports/baseline.json"])
+        let parsed = try parser.parse([
+            "bench", "--quick", "--scale", "1000", "--scale=10000,100000",
+            "--store=disk", "--compare", "Reports/baseline.json",
+        ])
         #expect(parsed.subcommand == "bench")
         #expect(parsed.flag("quick") && !parsed.flag("allow-debug"))
         #expect(parsed.values("scale") == ["1000", "10000,100000"])
@@ -77,14 +84,18 @@ struct ArgumentParserTests {
         #expect(help.contains("  --quick                     Run the quick set.\n"))
         #expect(help.contains("  -h, --help                  Show this help.\n"))
         let top = parser.helpText()
-        #expect(top.contains("SUBCOMMANDS:\n  bench     Run the persistence benchmarks.\n  conform   Run conformance suites."))
+        #expect(
+            top.contains(
+                "SUBCOMMANDS:\n  bench     Run the persistence benchmarks.\n  conform   Run conformance suites."))
         #expect(parser.helpText(for: "conform").contains("USAGE: harness conform [options] [<suite> ...]"))
     }
 
     @Test func errorsInsideASubcommandNameIt() {
         // The CLI shows that subcommand's help with the error, not the program's.
-        let cases: [[String]] = [["bench", "--scael", "1"], ["bench", "--quick=yes"], ["bench", "--scale"],
-                                 ["bench", "--store", "a", "--store", "b"], ["bench", "stray"]]
+        let cases: [[String]] = [
+            ["bench", "--scael", "1"], ["bench", "--quick=yes"], ["bench", "--scale"],
+            ["bench", "--store", "a", "--store", "b"], ["bench", "stray"],
+        ]
         for arguments in cases {
             let error = #expect(throws: ArgumentError.self, "\(arguments)") { try parser.parse(arguments) }
             #expect(error?.subcommand == "bench", "\(arguments)")
@@ -111,7 +122,9 @@ struct ArgumentParserTests {
         versioned.version = "1.2.3"
         #expect(try versioned.parse(["--version"]).isVersionRequested)
         #expect(!(try versioned.parse(["bench"]).isVersionRequested))
-        #expect(versioned.helpText().contains("OPTIONS:\n  -h, --help   Show this help.\n  --version    Show the version.\n"))
+        #expect(
+            versioned.helpText().contains(
+                "OPTIONS:\n  -h, --help   Show this help.\n  --version    Show the version.\n"))
         #expect(versioned.helpText().contains("See 'harness help <subcommand>'"))
     }
 

@@ -1,38 +1,45 @@
 import Foundation
 import OpenSwiftDataTesting
 import Testing
+
 @testable import ArgumentParsing
 
 /// The checked accessors of `ParsedArguments`: numbers, names and paths are validated, and a bad
 /// value is one `ArgumentError.invalidValue` whose message names the option.
 @Suite("BenchmarkKit ArgumentValidation")
 struct ArgumentValidationTests {
-    let parser = ArgumentParser(program: "tool", abstract: "A tool.", subcommands: [
-        Subcommand("run", abstract: "Run.", options: [
-            .option("scale", repeatable: true, help: "Scales."),
-            .option("jobs", help: "Jobs."),
-            .option("percent", help: "Percent."),
-            .option("seed", help: "Seed."),
-            .option("store", help: "Store."),
-            .option("suite", repeatable: true, help: "Suites."),
-            .option("input", help: "A file to read."),
-            .option("out", help: "A directory to write."),
-            .option("report", help: "A file to write."),
-        ]),
-    ])
+    let parser = ArgumentParser(
+        program: "tool", abstract: "A tool.",
+        subcommands: [
+            Subcommand(
+                "run", abstract: "Run.",
+                options: [
+                    .option("scale", repeatable: true, help: "Scales."),
+                    .option("jobs", help: "Jobs."),
+                    .option("percent", help: "Percent."),
+                    .option("seed", help: "Seed."),
+                    .option("store", help: "Store."),
+                    .option("suite", repeatable: true, help: "Suites."),
+                    .option("input", help: "A file to read."),
+                    .option("out", help: "A directory to write."),
+                    .option("report", help: "A file to write."),
+                ])
+        ])
 
     func parse(_ arguments: String...) throws -> ParsedArguments {
         try parser.parse(["run"] + arguments)
     }
 
     /// The error `body` throws, which must be `.invalidValue` with a message naming `--option`.
-    func invalid(_ option: String, _ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) -> ArgumentError? {
+    func invalid(_ option: String, _ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation)
+        -> ArgumentError?
+    {
         let error = #expect(throws: ArgumentError.self, sourceLocation: sourceLocation) { try body() }
         #expect(error?.code == .invalidValue, sourceLocation: sourceLocation)
-        #expect(error?.message.hasPrefix("--\(option)") == true, "\(error?.message ?? "")", sourceLocation: sourceLocation)
+        #expect(
+            error?.message.hasPrefix("--\(option)") == true, "\(error?.message ?? "")", sourceLocation: sourceLocation)
         return error
     }
-
 
     // MARK: Numbers
 
@@ -89,7 +96,9 @@ struct ArgumentValidationTests {
         #expect(far?.suggestion == nil)
         let suites = ["uniqueness", "predicates"]
         #expect(try parse("--suite", "uniqueness,predicates").choices("suite", from: suites) == suites)
-        let unknown = invalid("suite") { _ = try parse("--suite", "uniqueness,predicats").choices("suite", from: suites) }
+        let unknown = invalid("suite") {
+            _ = try parse("--suite", "uniqueness,predicats").choices("suite", from: suites)
+        }
         #expect(unknown?.argument == "predicats" && unknown?.suggestion == "predicates")
     }
 
@@ -135,7 +144,9 @@ struct ArgumentValidationTests {
         #expect(try parse("--out", dir.path).writableDirectory("out")?.path == dir.path)
         let nested = dir.appendingPathComponent("a/b/c")
         #expect(try parse("--out", nested.path).writableDirectory("out")?.path == nested.path)
-        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("a").path), "validation created a directory")
+        #expect(
+            !FileManager.default.fileExists(atPath: dir.appendingPathComponent("a").path),
+            "validation created a directory")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty, "the probe file was left behind")
 
         let underDevice = invalid("out") { _ = try parse("--out", "/dev/null/x").writableDirectory("out") }
@@ -144,7 +155,9 @@ struct ArgumentValidationTests {
         try Data("x".utf8).write(to: file)
         let isFile = invalid("out") { _ = try parse("--out", file.path).writableDirectory("out") }
         #expect(isFile?.message == "--out: '\(file.path)' is a file, not a directory")
-        _ = invalid("out") { _ = try parse("--out", file.appendingPathComponent("deeper/still").path).writableDirectory("out") }
+        _ = invalid("out") {
+            _ = try parse("--out", file.appendingPathComponent("deeper/still").path).writableDirectory("out")
+        }
     }
 
     @Test("a default directory is checked like a given one, and the error names the option")

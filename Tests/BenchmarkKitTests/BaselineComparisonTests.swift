@@ -1,24 +1,29 @@
 import Testing
+
 @testable import BenchmarkKit
 
 @Suite("BenchmarkKit Comparison")
 struct BaselineComparisonTests {
     private let baseline = Fixtures.report([
-        Fixtures.result("fetch all", rows: 100_000, ratio: 1.5,
-                        metrics: [MetricName.mallocCountPerRun: 1_000, MetricName.wallNanosecondsMedian: 1_000_000]),
+        Fixtures.result(
+            "fetch all", rows: 100_000, ratio: 1.5,
+            metrics: [MetricName.mallocCountPerRun: 1_000, MetricName.wallNanosecondsMedian: 1_000_000]),
         Fixtures.result("only in baseline", rows: 10, ratio: 1),
     ])
 
     private func current(ratio: Double?, mallocs: Double?, wall: Double) -> BenchmarkReport {
         var metrics = [MetricName.wallNanosecondsMedian: wall]
         metrics[MetricName.mallocCountPerRun] = mallocs
-        return Fixtures.report([Fixtures.result("fetch all", rows: 100_000, ratio: ratio, metrics: metrics),
-                                Fixtures.result("brand new", rows: 1, ratio: 9)])
+        return Fixtures.report([
+            Fixtures.result("fetch all", rows: 100_000, ratio: ratio, metrics: metrics),
+            Fixtures.result("brand new", rows: 1, ratio: 9),
+        ])
     }
 
     @Test func ratioRegressionFails() throws {
-        let outcome = BaselineComparison.compare(current: current(ratio: 2.1, mallocs: 1_000, wall: 1_000_000),
-                                                 baseline: baseline)
+        let outcome = BaselineComparison.compare(
+            current: current(ratio: 2.1, mallocs: 1_000, wall: 1_000_000),
+            baseline: baseline)
         #expect(outcome.verdict == .fail)
         let row = try #require(outcome.regressions.first)
         #expect(outcome.regressions.count == 1)
@@ -33,8 +38,9 @@ struct BaselineComparisonTests {
     }
 
     @Test func wallTimeAloneNeverFails() {
-        let outcome = BaselineComparison.compare(current: current(ratio: 1.5, mallocs: 1_000, wall: 9_000_000),
-                                                 baseline: baseline)
+        let outcome = BaselineComparison.compare(
+            current: current(ratio: 1.5, mallocs: 1_000, wall: 9_000_000),
+            baseline: baseline)
         #expect(outcome.verdict == .pass)
         let wall = outcome.rows.first { $0.metric == MetricName.wallNanosecondsMedian }
         #expect(wall?.deltaPercent == 800 && wall?.isGated == false && wall?.isRegression == false)
@@ -45,29 +51,37 @@ struct BaselineComparisonTests {
         let over = BaselineComparison.compare(current: current(ratio: 1.5, mallocs: 1_150, wall: 1), baseline: baseline)
         #expect(over.verdict == .fail)
         #expect(over.regressions.map(\.metric) == [MetricName.mallocCountPerRun])
-        let within = BaselineComparison.compare(current: current(ratio: 1.5, mallocs: 1_100, wall: 1), baseline: baseline)
-        #expect(within.verdict == .pass)   // exactly +10 % is allowed
+        let within = BaselineComparison.compare(
+            current: current(ratio: 1.5, mallocs: 1_100, wall: 1), baseline: baseline)
+        #expect(within.verdict == .pass)  // exactly +10 % is allowed
     }
 
     @Test func thresholdsAndImprovements() {
-        let ratioWithin = BaselineComparison.compare(current: current(ratio: 1.875, mallocs: 900, wall: 1),
-                                                     baseline: baseline)
-        #expect(ratioWithin.verdict == .pass)   // exactly +25 %, and fewer mallocs
-        let strict = BaselineComparison.compare(current: current(ratio: 1.6, mallocs: 1_000, wall: 1), baseline: baseline,
-                                                thresholds: ComparisonThresholds(ratioToRawIncrease: 0.05))
+        let ratioWithin = BaselineComparison.compare(
+            current: current(ratio: 1.875, mallocs: 900, wall: 1),
+            baseline: baseline)
+        #expect(ratioWithin.verdict == .pass)  // exactly +25 %, and fewer mallocs
+        let strict = BaselineComparison.compare(
+            current: current(ratio: 1.6, mallocs: 1_000, wall: 1), baseline: baseline,
+            thresholds: ComparisonThresholds(ratioToRawIncrease: 0.05))
         #expect(strict.verdict == .fail)
     }
 
     @Test func unsupportedMetricsAreNotCompared() {
         // This run could not count mallocs (e.g. jemalloc not the allocator): nothing to gate on, not a failure.
-        let outcome = BaselineComparison.compare(current: current(ratio: 1.5, mallocs: nil, wall: 1), baseline: baseline)
+        let outcome = BaselineComparison.compare(
+            current: current(ratio: 1.5, mallocs: nil, wall: 1), baseline: baseline)
         #expect(!outcome.rows.contains { $0.metric == MetricName.mallocCountPerRun })
         #expect(outcome.verdict == .pass)
     }
 
     @Test func growthFromZeroIsInfinite() {
-        let zero = Fixtures.report([Fixtures.result("fetch all", rows: 100_000, metrics: [MetricName.mallocCountPerRun: 0])])
-        let some = Fixtures.report([Fixtures.result("fetch all", rows: 100_000, metrics: [MetricName.mallocCountPerRun: 3])])
+        let zero = Fixtures.report([
+            Fixtures.result("fetch all", rows: 100_000, metrics: [MetricName.mallocCountPerRun: 0])
+        ])
+        let some = Fixtures.report([
+            Fixtures.result("fetch all", rows: 100_000, metrics: [MetricName.mallocCountPerRun: 3])
+        ])
         let outcome = BaselineComparison.compare(current: some, baseline: zero)
         #expect(outcome.verdict == .fail)
         #expect(outcome.table().contains("+inf"))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import BenchmarkKit
 
 @Suite("BenchmarkKit Report")
@@ -13,7 +14,8 @@ struct BenchmarkReportTests {
         #expect(text.contains("\"schemaVersion\" : 1"))
         #expect(text.contains("\"timestamp\" : \"2025-10-09T08:53:20Z\""))
         // Sorted keys: a stable order for diffs.
-        let machine = try #require(text.range(of: "\"machine\"")), results = try #require(text.range(of: "\"results\""))
+        let machine = try #require(text.range(of: "\"machine\""))
+        let results = try #require(text.range(of: "\"results\""))
         #expect(machine.lowerBound < results.lowerBound)
         // A result without a raw baseline has no ratioToRaw at all (not 0, not null).
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -33,7 +35,8 @@ struct BenchmarkReportTests {
 
     @Test func cpuModelIsReadFromCpuinfo() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("cpuinfo-\(UUID().uuidString)")
-        try "processor\t: 0\nvendor_id\t: X\nmodel name\t: Fancy CPU 9000\n".write(to: url, atomically: true, encoding: .utf8)
+        try "processor\t: 0\nvendor_id\t: X\nmodel name\t: Fancy CPU 9000\n".write(
+            to: url, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: url) }
         #expect(MachineInfo.cpuModel(cpuinfo: url.path) == "Fancy CPU 9000")
         #expect(MachineInfo.cpuModel(cpuinfo: "/nonexistent/cpuinfo") == nil)
@@ -42,10 +45,14 @@ struct BenchmarkReportTests {
     @Test func directoryWriterWritesJsonMarkdownAndCharts() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bk-reports-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let written = try ReportDirectoryWriter.write(Fixtures.scaledReport(), to: dir,
-                                                      targets: [.init(label: "fetch ≤ 3×", ratio: 3)])
-        #expect(written.map(\.lastPathComponent) == ["bench-20251009-085320.json", "latest.md",
-                                                     "batch-insert-wall.svg", "equality-fetch-wall.svg", "ratio-to-raw.svg"])
+        let written = try ReportDirectoryWriter.write(
+            Fixtures.scaledReport(), to: dir,
+            targets: [.init(label: "fetch ≤ 3×", ratio: 3)])
+        #expect(
+            written.map(\.lastPathComponent) == [
+                "bench-20251009-085320.json", "latest.md",
+                "batch-insert-wall.svg", "equality-fetch-wall.svg", "ratio-to-raw.svg",
+            ])
         #expect(ReportDirectoryWriter.fileName("Fetch / Count") == "fetch-count")
     }
 }
@@ -54,20 +61,29 @@ struct BenchmarkReportTests {
 struct MarkdownReportWriterTests {
     @Test func oneTablePerGroupWithTheRequiredColumns() {
         let report = Fixtures.report([
-            Fixtures.result("batch insert", group: "insert", rows: 1_000, ratio: 1.25,
-                            metrics: [MetricName.wallNanosecondsMedian: 1_500_000, MetricName.wallNanosecondsP90: 2_000_000,
-                                      MetricName.mallocCountPerOperation: 3]),
-            Fixtures.result("point | fetch", group: "fetch", store: "memory", rows: 100_000, strategy: "declared",
-                            ratio: nil, metrics: [MetricName.wallNanosecondsMedian: 812, MetricName.mallocCountPerRun: 7],
-                            plan: ["SEARCH t USING INDEX t_a (a=?)", "USE TEMP B-TREE"]),
+            Fixtures.result(
+                "batch insert", group: "insert", rows: 1_000, ratio: 1.25,
+                metrics: [
+                    MetricName.wallNanosecondsMedian: 1_500_000, MetricName.wallNanosecondsP90: 2_000_000,
+                    MetricName.mallocCountPerOperation: 3,
+                ]),
+            Fixtures.result(
+                "point | fetch", group: "fetch", store: "memory", rows: 100_000, strategy: "declared",
+                ratio: nil, metrics: [MetricName.wallNanosecondsMedian: 812, MetricName.mallocCountPerRun: 7],
+                plan: ["SEARCH t USING INDEX t_a (a=?)", "USE TEMP B-TREE"]),
         ])
         let md = MarkdownReportWriter.render(report)
         #expect(md.contains("## insert\n"))
         #expect(md.contains("## fetch\n"))
-        #expect(md.contains("| name | store | rows | strategy | median per run | p90 per run | ratio to raw | index speed-up | mallocs/op | plan |"))
+        #expect(
+            md.contains(
+                "| name | store | rows | strategy | median per run | p90 per run | ratio to raw | index speed-up | mallocs/op | plan |"
+            ))
         #expect(md.contains("| batch insert | disk | 1000 | none | 1.50 ms | 2.00 ms | 1.25× | — | 3.00 | — |"))
-        #expect(md.contains("| point \\| fetch | memory | 100000 | declared | 812 ns | — | — | — | 7/run | "
-                            + "SEARCH t USING INDEX t_a (a=?); USE TEMP B-TREE |"))
+        #expect(
+            md.contains(
+                "| point \\| fetch | memory | 100000 | declared | 812 ns | — | — | — | 7/run | "
+                    + "SEARCH t USING INDEX t_a (a=?); USE TEMP B-TREE |"))
         #expect(md.contains("- SQLite: 3.40.1; build: release"))
         #expect(md.contains("- Toolchain: Swift version 6.3.1 (swift-6.3.1-RELEASE)\n"))
         // Groups appear in first-appearance order.
@@ -87,11 +103,14 @@ struct MarkdownReportWriterTests {
 struct IndexSpeedupTests {
     @Test func noneMedianOverDeclaredMedianForOursAndRaw() {
         func r(_ strategy: String, _ ours: Double, _ raw: Double, rows: Int = 1_000) -> BenchmarkResult {
-            Fixtures.result("count (indexed)", group: "count", rows: rows, strategy: strategy,
-                            metrics: [MetricName.wallNanosecondsMedian: ours, MetricName.rawWallNanosecondsMedian: raw])
+            Fixtures.result(
+                "count (indexed)", group: "count", rows: rows, strategy: strategy,
+                metrics: [MetricName.wallNanosecondsMedian: ours, MetricName.rawWallNanosecondsMedian: raw])
         }
-        let results = [r("none", 5_000_000, 4_000_000), r("declared", 50_000, 20_000),
-                       r("declared", 1_000, 1_000, rows: 10_000)]   // no `none` twin at 10k
+        let results = [
+            r("none", 5_000_000, 4_000_000), r("declared", 50_000, 20_000),
+            r("declared", 1_000, 1_000, rows: 10_000),
+        ]  // no `none` twin at 10k
         let speedups = IndexSpeedup.all(in: results)
         #expect(speedups.count == 1)
         let s = speedups[results[1].key]

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BenchmarkKit
 
 /// An object the body allocates, one heap allocation each.
@@ -10,20 +11,22 @@ final class Payload {
 @Suite("BenchmarkKit Jemalloc")
 struct JemallocProducerTests {
     private func allocate1000Benchmark() -> Benchmark {
-        Benchmark("allocate 1000", group: "alloc", scales: [1_000], operationsPerRun: { $0 },
-                  setUp: { n in n },
-                  body: { n in
-                      var kept: [Payload] = []
-                      kept.reserveCapacity(n)
-                      for i in 0..<n { kept.append(Payload(i)) }
-                      precondition(kept.count == n)
-                  })
+        Benchmark(
+            "allocate 1000", group: "alloc", scales: [1_000], operationsPerRun: { $0 },
+            setUp: { n in n },
+            body: { n in
+                var kept: [Payload] = []
+                kept.reserveCapacity(n)
+                for i in 0..<n { kept.append(Payload(i)) }
+                precondition(kept.count == n)
+            })
     }
 
     @Test func countsAreUnsupportedOrPlausible() throws {
         let status = JemallocStatus.current
-        let runner = BenchmarkRunner(configuration: .init(warmUpIterations: 0, mode: .iterations(3), allowDebug: true),
-                                     producers: [JemallocProducer()])
+        let runner = BenchmarkRunner(
+            configuration: .init(warmUpIterations: 0, mode: .iterations(3), allowDebug: true),
+            producers: [JemallocProducer()])
         let result = try #require(try runner.run(allocate1000Benchmark()).first)
         if status.isUsable {
             let count = try #require(result.metrics[MetricName.mallocCountPerRun])
@@ -39,8 +42,9 @@ struct JemallocProducerTests {
 
     @Test func anEmptyBodyCountsAlmostNothing() throws {
         guard JemallocStatus.current.isUsable else { return }
-        let runner = BenchmarkRunner(configuration: .init(warmUpIterations: 1, mode: .iterations(5), allowDebug: true),
-                                     producers: [JemallocProducer()])
+        let runner = BenchmarkRunner(
+            configuration: .init(warmUpIterations: 1, mode: .iterations(5), allowDebug: true),
+            producers: [JemallocProducer()])
         let empty = Benchmark("empty", group: "alloc", scales: [1], setUp: { _ in () }, body: { _ in })
         let result = try #require(try runner.run(empty).first)
         // Other tests run in parallel threads and may flush into the shared arena counters: allow slack.
@@ -56,8 +60,9 @@ struct JemallocProducerTests {
         #expect(foreign.explanation.contains("another allocator"))
         let producer = JemallocProducer(status: foreign)
         #expect(producer.supportedMetrics.isEmpty)
-        let runner = BenchmarkRunner(configuration: .init(warmUpIterations: 0, mode: .iterations(1), allowDebug: true),
-                                     producers: [producer])
+        let runner = BenchmarkRunner(
+            configuration: .init(warmUpIterations: 0, mode: .iterations(1), allowDebug: true),
+            producers: [producer])
         let result = try #require(try runner.run(allocate1000Benchmark()).first)
         #expect(result.metrics.keys.allSatisfy { !$0.contains("malloc") && !$0.contains("allocated") })
     }

@@ -1,9 +1,11 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import Testing
+
 @testable import BenchmarkKit
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 /// Collects element names, attributes and text while parsing an SVG document.
 final class SVGCollector: NSObject, XMLParserDelegate {
@@ -11,15 +13,19 @@ final class SVGCollector: NSObject, XMLParserDelegate {
     var texts: [String] = []
     private var currentText = ""
 
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+        qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]
+    ) {
         elements.append((elementName, attributeDict))
         currentText = ""
     }
 
     func parser(_ parser: XMLParser, foundCharacters string: String) { currentText += string }
 
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
+    func parser(
+        _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?
+    ) {
         if elementName == "text" { texts.append(currentText) }
     }
 
@@ -43,8 +49,8 @@ struct SVGChartTests {
         let root = try #require(parsed.elements.first)
         #expect(root.name == "svg")
         #expect(root.attributes["xmlns"] == "http://www.w3.org/2000/svg")
-        #expect(root.attributes["viewBox"] == "0 0 860 620")   // 56 + 400 plot + 64 axis + 4 legend rows × 22 + 12
-        #expect(parsed.texts.contains("fetch <indexed> & \"unindexed\""))   // escaped, then unescaped by the parser
+        #expect(root.attributes["viewBox"] == "0 0 860 620")  // 56 + 400 plot + 64 axis + 4 legend rows × 22 + 12
+        #expect(parsed.texts.contains("fetch <indexed> & \"unindexed\""))  // escaped, then unescaped by the parser
         // Series: declared, its raw, none, its raw.
         #expect(parsed.elements.filter { $0.name == "polyline" }.count == 4)
         #expect(parsed.texts.contains("equality fetch · disk · declared"))
@@ -56,10 +62,14 @@ struct SVGChartTests {
     }
 
     @Test func ratioChartHasBarsTheOneLineAndTargets() throws {
-        let chart = try #require(ReportCharts.ratioToRaw(Fixtures.scaledReport(),
-                                                         targets: [.init(label: "insert ≤ 2×", ratio: 2),
-                                                                   .init(label: "point fetch ≤ 3×", ratio: 3)]))
-        #expect(chart.bars.count == 3)   // the 100k results
+        let chart = try #require(
+            ReportCharts.ratioToRaw(
+                Fixtures.scaledReport(),
+                targets: [
+                    .init(label: "insert ≤ 2×", ratio: 2),
+                    .init(label: "point fetch ≤ 3×", ratio: 3),
+                ]))
+        #expect(chart.bars.count == 3)  // the 100k results
         let parsed = try SVGCollector.parse(chart.render())
         #expect(parsed.elements.first?.attributes["xmlns"] == "http://www.w3.org/2000/svg")
         #expect(parsed.elements.first?.attributes["viewBox"] != nil)
@@ -72,7 +82,8 @@ struct SVGChartTests {
     @Test func emptyInputsGiveNoChartOrAnEmptyButValidOne() throws {
         #expect(ReportCharts.costVsRows(Fixtures.report([]), group: "x") == nil)
         #expect(ReportCharts.ratioToRaw(Fixtures.report([Fixtures.result(ratio: nil)])) == nil)
-        let empty = LogLogChart(title: "nothing", xLabel: "x", yLabel: "y", series: [.init(name: "s", points: [(0, -1)])])
+        let empty = LogLogChart(
+            title: "nothing", xLabel: "x", yLabel: "y", series: [.init(name: "s", points: [(0, -1)])])
         _ = try SVGCollector.parse(empty.render())
     }
 

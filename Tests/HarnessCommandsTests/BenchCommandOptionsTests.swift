@@ -1,11 +1,12 @@
 import ArgumentParsing
 import BenchmarkKit
-@testable import HarnessCommands
 import Foundation
 import OpenSwiftData
-import PersistenceWorkloads
 import OpenSwiftDataTesting
+import PersistenceWorkloads
 import Testing
+
+@testable import HarnessCommands
 
 /// `harness bench` validates every option before it runs anything: a bad value is one
 /// `ArgumentError` naming the option, not a crash, a silently dropped value or a failure after the run.
@@ -16,7 +17,6 @@ struct BenchCommandOptionsTests {
     func options(_ arguments: [String]) throws -> BenchCommand.Options {
         try BenchCommand.options(parser.parse(["bench"] + arguments))
     }
-
 
     @Test("no options give the documented defaults")
     func defaults() throws {
@@ -35,9 +35,11 @@ struct BenchCommandOptionsTests {
         let baseline = dir.appendingPathComponent("baseline.json")
         let encoded = try JSONReportCoder.encode(BenchmarkReport.current(toolchain: "test", results: []))
         try encoded.write(to: baseline)
-        let o = try options(["--quick", "--scale", "1000,2_000", "--million", "--store", "disk",
-                             "--strategy", "none,custom:BenchItem(code, price);BenchItem(name)", "--filter", "Fetch",
-                             "--compare", baseline.path, "--out", dir.appendingPathComponent("new").path])
+        let o = try options([
+            "--quick", "--scale", "1000,2_000", "--million", "--store", "disk",
+            "--strategy", "none,custom:BenchItem(code, price);BenchItem(name)", "--filter", "Fetch",
+            "--compare", baseline.path, "--out", dir.appendingPathComponent("new").path,
+        ])
         #expect(o.quick)
         #expect(o.scales == [1_000, 2_000, 1_000_000])
         #expect(o.stores == [.disk])
@@ -81,14 +83,16 @@ struct BenchCommandOptionsTests {
         let file = dir.appendingPathComponent("notes.json")
         try Data(#"{"results": "none"}"#.utf8).write(to: file)
         let error = #expect(throws: ArgumentError.self) { try options(["--compare", file.path]) }
-        #expect(error?.message.hasPrefix("--compare: '\(file.path)' is not a benchmark report (") == true,
-                "\(error?.message ?? "")")
+        #expect(
+            error?.message.hasPrefix("--compare: '\(file.path)' is not a benchmark report (") == true,
+            "\(error?.message ?? "")")
     }
 
     @Test("strategy arguments parse")
     func strategies() throws {
         #expect(try BenchCommand.parseStrategy("none") == .none)
-        #expect(try BenchCommand.parseStrategy("custom:BenchItem(code,price);BenchItem(name)")
+        #expect(
+            try BenchCommand.parseStrategy("custom:BenchItem(code,price);BenchItem(name)")
                 == .custom(["BenchItem": [["code", "price"], ["name"]]]))
         #expect(throws: ArgumentError.self) { try BenchCommand.parseStrategy("fast") }
     }

@@ -16,8 +16,11 @@ struct ConformanceTests {
 
     @Test("every suite has cases, and every case names a behaviour-reference ID")
     func catalogue() throws {
-        #expect(ConformanceSuite.all.map(\.name) == ["uniqueness", "deleteRules", "predicates", "inheritance",
-                                                     "fetching", "relationships", "lifecycle", "history", "migrations"])
+        #expect(
+            ConformanceSuite.all.map(\.name) == [
+                "uniqueness", "deleteRules", "predicates", "inheritance",
+                "fetching", "relationships", "lifecycle", "history", "migrations",
+            ])
         for suite in ConformanceSuite.all {
             #expect(!suite.cases.isEmpty, "\(suite.name) has no cases")
             for c in suite.cases {

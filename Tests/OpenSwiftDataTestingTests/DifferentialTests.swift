@@ -1,7 +1,8 @@
 import Foundation
 import OpenSwiftData
-@testable import OpenSwiftDataTesting
 import Testing
+
+@testable import OpenSwiftDataTesting
 
 /// The differential checks the CI runs: 10,000 cases of seed 1 (random predicates over the
 /// sample schemas and change scripts) on both stores against plain Swift, the regression file,
@@ -32,13 +33,16 @@ struct DifferentialTests {
         for entry in entries {
             let harness = harnesses[entry.seed] ?? DifferentialHarness(seed: entry.seed)
             harnesses[entry.seed] = harness
-            #expect(throws: Never.self, "\(entry.seed) \(entry.caseIndex) # \(entry.comment)") { try harness.verifyCase(entry.caseIndex) }
+            #expect(throws: Never.self, "\(entry.seed) \(entry.caseIndex) # \(entry.comment)") {
+                try harness.verifyCase(entry.caseIndex)
+            }
         }
     }
 
     @Test("the same seed and case give the same predicate and the same checks")
     func deterministic() throws {
-        let a = DifferentialHarness(seed: 9), b = DifferentialHarness(seed: 9)
+        let a = DifferentialHarness(seed: 9)
+        let b = DifferentialHarness(seed: 9)
         for index in [0, 1, 5, 19, 39] {
             #expect(a.kind(ofCase: index) == b.kind(ofCase: index))
             #expect(try a.verifyCase(index) == b.verifyCase(index))
@@ -51,25 +55,29 @@ struct DifferentialTests {
 
     /// A store whose rows change behind the contexts' backs no longer equals the reference:
     /// the checks fail, name the store, and print the seed, the case, the predicate and its SQL.
-    @Test("a tampered disk store is caught by the differential harness and reported with seed, case, predicate and SQL (the comparison: predicates suite, PRD-01)")
+    @Test(
+        "a tampered disk store is caught by the differential harness and reported with seed, case, predicate and SQL (the comparison: predicates suite, PRD-01)"
+    )
     func tamperedStoreIsCaught() throws {
         let harness = DifferentialHarness(seed: 1)
-        try harness.verifyCase(0)   // CatalogueProduct over the catalogue dataset: loads the reference rows
+        try harness.verifyCase(0)  // CatalogueProduct over the catalogue dataset: loads the reference rows
         let dataset = try harness.dataset("catalogue")
         try dataset.pair.disk.withStoreConnection { db in
             try db.execute(#"UPDATE "ZCATALOGUEPRODUCT" SET "ZPRICE" = "ZPRICE" + 1000, "ZNAME" = upper("ZNAME")"#)
         }
-        let productCases = stride(from: 0, to: 9 * 40, by: 9).map { $0 }   // every 9th case queries CatalogueProduct
+        let productCases = stride(from: 0, to: 9 * 40, by: 9).map { $0 }  // every 9th case queries CatalogueProduct
         var failures: [ConformanceFailure] = []
         for index in productCases {
             do { try harness.verifyCase(index) } catch let f as ConformanceFailure { failures.append(f) }
         }
-        #expect(failures.count > productCases.count / 3, "only \(failures.count) of \(productCases.count) cases noticed")
+        #expect(
+            failures.count > productCases.count / 3, "only \(failures.count) of \(productCases.count) cases noticed")
         #expect(failures.allSatisfy { $0.store == .disk }, "the memory store was not tampered with")
         let first = try #require(failures.first)
         #expect(first.suite == "differential")
         #expect(first.seed == 1)
-        #expect(first.details.contains { $0.hasPrefix("replay:    harness conform --suite differential --seed 1 --case ") })
+        #expect(
+            first.details.contains { $0.hasPrefix("replay:    harness conform --suite differential --seed 1 --case ") })
         #expect(first.details.contains { $0.hasPrefix("predicate: #Predicate<CatalogueProduct> { ") })
         #expect(first.details.contains { $0.hasPrefix("SQL:       SELECT ") })
     }
@@ -77,12 +85,15 @@ struct DifferentialTests {
     @Test("a mismatching predicate is shrunk to a smaller one that still fails")
     func shrinking() throws {
         let harness = DifferentialHarness(seed: 1)
-        try harness.verifyCase(6)   // AccountUser over the users dataset
+        try harness.verifyCase(6)  // AccountUser over the users dataset
         let dataset = try harness.dataset("users")
-        try dataset.pair.memory.withStoreConnection { db in try db.execute(#"UPDATE "ZACCOUNTUSER" SET "ZSCORE" = -5"#) }
+        try dataset.pair.memory.withStoreConnection { db in try db.execute(#"UPDATE "ZACCOUNTUSER" SET "ZSCORE" = -5"#)
+        }
         var shrunk: [ConformanceFailure] = []
         for index in stride(from: 6, to: 9 * 60, by: 9) {
-            do { try harness.verifyCase(index) } catch let f as ConformanceFailure where f.details.contains(where: { $0.hasPrefix("shrunk from") }) {
+            do { try harness.verifyCase(index) } catch let f as ConformanceFailure
+                where f.details.contains(where: { $0.hasPrefix("shrunk from") })
+            {
                 shrunk.append(f)
             } catch {}
         }
@@ -104,16 +115,21 @@ struct DifferentialTests {
         var text = ""
         var longestChain = 0
         for _ in 0..<600 {
-            let p = EntityProfile<CatalogueProduct>.catalogueProduct.randomPredicate(depth: 4, rows: rows, universe: dataset.reference, using: &random)
+            let p = EntityProfile<CatalogueProduct>.catalogueProduct.randomPredicate(
+                depth: 4, rows: rows, universe: dataset.reference, using: &random)
             #expect(p.depth <= 4)
             text += p.source + "\n"
             longestChain = max(longestChain, p.chainOperands.count)
         }
         #expect(longestChain > 20, "no long && / || chain among the generated predicates")
-        for family in [" && ", " || ", "!(", " ? ", ".contains(", ".starts(with:", " == nil", "?.contains(", " ?? ", ".contains { ",
-                       ".allSatisfy { ", ".filter { ", ".count", ".isEmpty", "...", "..<", " * ", " + ", " % ", "category?.name", "].contains(",
-                       ".localizedStandardContains(", ".persistentModelID", "-$0.", " / ",
-                       "\"\".isEmpty ? ", "CapturedFilter(text: "] {
+        for family in [
+            " && ", " || ", "!(", " ? ", ".contains(", ".starts(with:", " == nil", "?.contains(", " ?? ",
+            ".contains { ",
+            ".allSatisfy { ", ".filter { ", ".count", ".isEmpty", "...", "..<", " * ", " + ", " % ", "category?.name",
+            "].contains(",
+            ".localizedStandardContains(", ".persistentModelID", "-$0.", " / ",
+            "\"\".isEmpty ? ", "CapturedFilter(text: ",
+        ] {
             #expect(text.contains(family), "no generated predicate uses \(family)")
         }
     }
@@ -150,10 +166,16 @@ struct DifferentialTests {
         var random = SeededGenerator(seed: 11)
         var text = ""
         for _ in 0..<400 {
-            text += EntityProfile<CatalogueTag>.catalogueTag.randomPredicate(depth: 4, rows: rows, universe: dataset.reference, using: &random).source + "\n"
+            text +=
+                EntityProfile<CatalogueTag>.catalogueTag.randomPredicate(
+                    depth: 4, rows: rows, universe: dataset.reference, using: &random
+                ).source + "\n"
         }
-        for family in [".products == nil", ".products != nil", ".products?.isEmpty == ", ".products?.isEmpty ?? ", ".products?.count ?? 0)",
-                       ".products?.contains { ", ".products.flatMap { $0.allSatisfy { ", ".products?.filter { "] {
+        for family in [
+            ".products == nil", ".products != nil", ".products?.isEmpty == ", ".products?.isEmpty ?? ",
+            ".products?.count ?? 0)",
+            ".products?.contains { ", ".products.flatMap { $0.allSatisfy { ", ".products?.filter { ",
+        ] {
             #expect(text.contains(family), "no generated predicate uses \(family)")
         }
     }
@@ -165,8 +187,9 @@ struct RegressionFileTests {
     func roundTrip() throws {
         let dir = try ScratchDirectory(prefix: "regressions")
         let url = dir.url.appendingPathComponent("r.txt")
-        let f = ConformanceFailure(suite: "differential", caseID: "partition #42", store: .disk, seed: 7, check: "partition of X predicate",
-                                   expected: "", actual: "")
+        let f = ConformanceFailure(
+            suite: "differential", caseID: "partition #42", store: .disk, seed: 7, check: "partition of X predicate",
+            expected: "", actual: "")
         try RegressionFile.append([f, f], to: url)
         try RegressionFile.append([f], to: url)
         let entries = try RegressionFile.read(url)
@@ -184,7 +207,8 @@ struct StorePairTests {
         let pair = try StorePair(sample: .users, seed: 4, scale: 50)
         try pair.expectSameContents("fresh pair")
         let count = try ModelContext(pair.memory).fetchCount(FetchDescriptor<AccountUser>())
-        try pair.run("count", reference: { 50 }) { context, _ in try context.fetchCount(FetchDescriptor<AccountUser>()) }
+        try pair.run("count", reference: { 50 }) { context, _ in try context.fetchCount(FetchDescriptor<AccountUser>())
+        }
         #expect(count == 50)
         let error = #expect(throws: ConformanceFailure.self) {
             try pair.run("count differs on disk", reference: { 50 }) { context, store in
@@ -196,21 +220,27 @@ struct StorePairTests {
         #expect(error?.actual == "51")
     }
 
-    @Test("StorePair contents compare equal after the same saves, differ after a save on one store, and survive reopening (change tracking: lifecycle suite, CTX-02)")
+    @Test(
+        "StorePair contents compare equal after the same saves, differ after a save on one store, and survive reopening (change tracking: lifecycle suite, CTX-02)"
+    )
     func contents() throws {
         let pair = try StorePair(schema: Schema([AccountUser.self]), seed: 1)
         for store in StoreKind.allCases {
             let c = ModelContext(pair.container(store))
-            c.insert(AccountUser(id: UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)), username: "a", name: "A",
-                                 email: "a@x", joined: Date(timeIntervalSinceReferenceDate: 0)))
+            c.insert(
+                AccountUser(
+                    id: UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)), username: "a", name: "A",
+                    email: "a@x", joined: Date(timeIntervalSinceReferenceDate: 0)))
             try c.save()
         }
         try pair.expectSameContents("same saves")
         try pair.reopenDisk()
         try pair.expectSameContents("after reopening")
         let c = ModelContext(pair.disk)
-        c.insert(AccountUser(id: UUID(uuid: (2, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)), username: "b", name: "B",
-                             email: "b@x", joined: Date(timeIntervalSinceReferenceDate: 0)))
+        c.insert(
+            AccountUser(
+                id: UUID(uuid: (2, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)), username: "b", name: "B",
+                email: "b@x", joined: Date(timeIntervalSinceReferenceDate: 0)))
         try c.save()
         let error = #expect(throws: ConformanceFailure.self) { try pair.expectSameContents("one more row on disk") }
         #expect(error?.store == nil)
@@ -223,11 +253,16 @@ struct ConformanceReportTests {
     @Test("table, Markdown and JUnit XML show passes, failures and the differential count")
     func rendering() throws {
         var report = ConformanceReport(seed: 1, stores: StoreKind.allCases)
-        let failure = ConformanceFailure(suite: "uniqueness", caseID: "UNQ-10", store: .disk, seed: 1, check: "balance <after> & \"upsert\"",
-                                         expected: "0", actual: "1000")
+        let failure = ConformanceFailure(
+            suite: "uniqueness", caseID: "UNQ-10", store: .disk, seed: 1, check: "balance <after> & \"upsert\"",
+            expected: "0", actual: "1000")
         report.results = [
-            ConformanceResult(suite: "uniqueness", caseID: "UNQ-10", title: "upsert", store: .memory, seed: 1, seconds: 0.01, failure: nil),
-            ConformanceResult(suite: "uniqueness", caseID: "UNQ-10", title: "upsert", store: .disk, seed: 1, seconds: 0.01, failure: failure),
+            ConformanceResult(
+                suite: "uniqueness", caseID: "UNQ-10", title: "upsert", store: .memory, seed: 1, seconds: 0.01,
+                failure: nil),
+            ConformanceResult(
+                suite: "uniqueness", caseID: "UNQ-10", title: "upsert", store: .disk, seed: 1, seconds: 0.01,
+                failure: failure),
         ]
         var d = DifferentialReport(seed: 1)
         d.cases = 10_000

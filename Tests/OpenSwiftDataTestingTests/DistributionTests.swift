@@ -55,7 +55,8 @@ struct RandomDistributionTests {
 
     @Test("null ratio and duplicate-key ratio hold over many rows")
     func nullAndDuplicateRatios() {
-        var nulls = 0, duplicates = 0
+        var nulls = 0
+        var duplicates = 0
         var seen = Set<String>()
         for i in 0..<20_000 {
             let row = Row(index: i, entity: "T", seed: 3)

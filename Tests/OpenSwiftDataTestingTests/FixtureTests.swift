@@ -15,33 +15,39 @@ struct FixturesTests {
         let db = try SQLiteConnection(path: ":memory:", mode: .inMemory)
         try db.execute("CREATE TABLE b (k INTEGER PRIMARY KEY, v)")
         try db.execute("CREATE TABLE a (x)")
-        try db.run("INSERT INTO b VALUES (2, ?), (1, ?), (3, ?), (4, ?)", [.text("a b\n"), .real(1), .blob(Data([0, 255])), .null])
+        try db.run(
+            "INSERT INTO b VALUES (2, ?), (1, ?), (3, ?), (4, ?)",
+            [.text("a b\n"), .real(1), .blob(Data([0, 255])), .null])
         try db.run("INSERT INTO a VALUES (?)", [.integer(-42)])
-        #expect(try CanonicalDump.text(of: db) == """
-            OpenSwiftData canonical dump 2
-            table a
-            columns x
-            I-42 
-            end a 1
-            table b
-            columns k,v
-            I1 R3ff0000000000000 
-            I2 T4:a b
-             
-            I3 B2:00ff 
-            I4 N 
-            end b 4
+        #expect(
+            try CanonicalDump.text(of: db) == """
+                OpenSwiftData canonical dump 2
+                table a
+                columns x
+                I-42 
+                end a 1
+                table b
+                columns k,v
+                I1 R3ff0000000000000 
+                I2 T4:a b
+                 
+                I3 B2:00ff 
+                I4 N 
+                end b 4
 
-            """)
+                """)
     }
 
     @Test("same seed, same digest; another seed, another digest")
     func determinism() throws {
         let scratch = try ScratchDirectory(prefix: "osdt")
         let dir = scratch.url
-        let a = try FixtureFile.write(.users, seed: 11, scale: 150, traits: [.hostile], to: dir.appendingPathComponent("a.sqlite"))
-        let b = try FixtureFile.write(.users, seed: 11, scale: 150, traits: [.hostile], to: dir.appendingPathComponent("b.sqlite"))
-        let c = try FixtureFile.write(.users, seed: 12, scale: 150, traits: [.hostile], to: dir.appendingPathComponent("c.sqlite"))
+        let a = try FixtureFile.write(
+            .users, seed: 11, scale: 150, traits: [.hostile], to: dir.appendingPathComponent("a.sqlite"))
+        let b = try FixtureFile.write(
+            .users, seed: 11, scale: 150, traits: [.hostile], to: dir.appendingPathComponent("b.sqlite"))
+        let c = try FixtureFile.write(
+            .users, seed: 12, scale: 150, traits: [.hostile], to: dir.appendingPathComponent("c.sqlite"))
         let d = try FixtureFile.write(.users, seed: 11, scale: 150, to: dir.appendingPathComponent("d.sqlite"))
         #expect(a.digest == b.digest)
         #expect(a.digest != c.digest)
@@ -62,14 +68,21 @@ struct FixturesTests {
                 let context = ModelContext(fixture.container)
                 switch sample.name {
                 case "catalogue":
-                    #expect(try context.fetchCount(FetchDescriptor<CatalogueProduct>()) == manifest.rowCounts["CatalogueProduct"])
-                    #expect(try context.fetchCount(FetchDescriptor<CatalogueCategory>()) == manifest.rowCounts["CatalogueCategory"])
-                    let product = try #require(try context.fetch(FetchDescriptor<CatalogueProduct>(sortBy: [SortDescriptor(\.sku)])).first)
+                    #expect(
+                        try context.fetchCount(FetchDescriptor<CatalogueProduct>())
+                            == manifest.rowCounts["CatalogueProduct"])
+                    #expect(
+                        try context.fetchCount(FetchDescriptor<CatalogueCategory>())
+                            == manifest.rowCounts["CatalogueCategory"])
+                    let product = try #require(
+                        try context.fetch(FetchDescriptor<CatalogueProduct>(sortBy: [SortDescriptor(\.sku)])).first)
                     #expect(product.category != nil)
-                    context.delete(product)   // writes go to the copy only
+                    context.delete(product)  // writes go to the copy only
                     try context.save()
                 case "dictionary":
-                    #expect(try context.fetchCount(FetchDescriptor<DictionaryWord>()) == manifest.rowCounts["DictionaryWord"])
+                    #expect(
+                        try context.fetchCount(FetchDescriptor<DictionaryWord>())
+                            == manifest.rowCounts["DictionaryWord"])
                 case "trips":
                     #expect(try context.fetchCount(FetchDescriptor<TravelTrip>()) == manifest.rowCounts["TravelTrip"])
                     let business = try context.fetch(FetchDescriptor<TravelBusinessTrip>())
@@ -130,7 +143,8 @@ struct FixturesTests {
         let scratch = try ScratchDirectory(prefix: "osdt")
         let dir = scratch.url
         let url = dir.appendingPathComponent("library.sqlite")
-        let manifest = try FixtureFile.write(library(seed: 8), schema: librarySchema, name: "library", scale: 300, to: url)
+        let manifest = try FixtureFile.write(
+            library(seed: 8), schema: librarySchema, name: "library", scale: 300, to: url)
         for store in StoreKind.allCases {
             let db = try FixtureDatabase(contentsOf: url, schema: librarySchema, store: store)
             let context = ModelContext(db.container)

@@ -27,19 +27,24 @@ struct FixtureVerifyTests {
         // rows (and so the canonical dump) are untouched.
         let db = try SQLiteConnection(path: url.path, mode: .readWrite)
         try db.execute("PRAGMA writable_schema = ON")
-        try db.run("UPDATE sqlite_master SET sql = ? WHERE name = ?",
-                   [.text("CREATE UNIQUE INDEX Z_AccountUser_UNIQUE_username ON ZACCOUNTUSER (Z_PK)"),
-                    .text("Z_AccountUser_UNIQUE_username")])
+        try db.run(
+            "UPDATE sqlite_master SET sql = ? WHERE name = ?",
+            [
+                .text("CREATE UNIQUE INDEX Z_AccountUser_UNIQUE_username ON ZACCOUNTUSER (Z_PK)"),
+                .text("Z_AccountUser_UNIQUE_username"),
+            ])
         db.close()
 
         let verification = try FixtureFile.verify(url)
         #expect(!verification.isValid)
         #expect(verification.content.digest == verification.manifest.digest, "the table rows are intact")
         #expect(!verification.integrityProblems.isEmpty)
-        #expect(verification.integrityProblems.allSatisfy { $0.contains("Z_AccountUser_UNIQUE_username") },
-                "\(verification.integrityProblems.prefix(3))")
-        #expect(verification.mismatches.contains { $0.hasPrefix("integrity_check: ") && $0.contains("missing from index") },
-                "\(verification.mismatches.prefix(3))")
+        #expect(
+            verification.integrityProblems.allSatisfy { $0.contains("Z_AccountUser_UNIQUE_username") },
+            "\(verification.integrityProblems.prefix(3))")
+        #expect(
+            verification.mismatches.contains { $0.hasPrefix("integrity_check: ") && $0.contains("missing from index") },
+            "\(verification.mismatches.prefix(3))")
     }
 
     /// One kind of input that is not a usable fixture, and the error code it must give.
@@ -70,7 +75,8 @@ struct FixtureVerifyTests {
             try Data(#"{"schema": "users", "seed": 1}"#.utf8).write(to: FixtureManifest.url(for: url))
             return url
         },
-        BadInput(name: "manifest with a field of the wrong type", code: SwiftDataError.loadIssueModelContainer.code) { dir in
+        BadInput(name: "manifest with a field of the wrong type", code: SwiftDataError.loadIssueModelContainer.code) {
+            dir in
             let url = try copyOfUsersFixture(in: dir)
             let manifestURL = FixtureManifest.url(for: url)
             let text = try String(contentsOf: manifestURL, encoding: .utf8)
@@ -112,8 +118,9 @@ struct FixtureVerifyTests {
         },
     ]
 
-    @Test("input that is no usable fixture throws one SwiftDataError whose one-line message names the file",
-          arguments: badInputs)
+    @Test(
+        "input that is no usable fixture throws one SwiftDataError whose one-line message names the file",
+        arguments: badInputs)
     func badInputGivesSwiftDataErrorNamingTheFile(_ input: BadInput) throws {
         let scratch = try ScratchDirectory(prefix: "osdt")
         let dir = scratch.url

@@ -30,7 +30,10 @@ struct GeneratorsTests {
         #expect(row.uuid("id") != row.uuid("other"))
         #expect(row.uuid("id").uuidString.dropFirst(14).first == "4")
         #expect(FixtureEpoch.reference == ISO8601DateFormatter().date(from: "2024-01-01T00:00:00Z"))
-        #expect(Row(index: 0, entity: "P", seed: 1).personName("n", script: .cjk).unicodeScalars.allSatisfy { $0.value > 0x2E80 })
+        #expect(
+            Row(index: 0, entity: "P", seed: 1).personName("n", script: .cjk).unicodeScalars.allSatisfy {
+                $0.value > 0x2E80
+            })
     }
 
     @Test("traits: hostile strings, unicode-heavy text, long strings; never NUL")
@@ -39,7 +42,8 @@ struct GeneratorsTests {
         for needle in ["'", "%", "_", "\\", "DROP TABLE", "\u{301}", "مرحبا", "👩‍👩‍👧‍👦"] {
             #expect(HostileStrings.all.contains { $0.contains(needle) }, "\(needle)")
         }
-        var hostile = 0, nonASCII = 0
+        var hostile = 0
+        var nonASCII = 0
         for i in 0..<1_000 {
             let h = Row(index: i, entity: "T", seed: 1, traits: .hostile).word("w")
             if HostileStrings.all.contains(h) { hostile += 1 }
@@ -64,15 +68,21 @@ struct GeneratorsTests {
         }
         let v2 = Fixture(seed: 5) {
             Generate(GadgetV2.self, count: 50, label: "Gadget") { row in
-                GadgetV2(name: row.words("name", count: .uniform(1...3)), colour: row.word("colour"),
-                         price: row.price("price", cents: 1...10_000))
+                GadgetV2(
+                    name: row.words("name", count: .uniform(1...3)), colour: row.word("colour"),
+                    price: row.price("price", cents: 1...10_000))
             }
         }
-        let c1 = try memoryContainer(Schema([GadgetV1.self])), c2 = try memoryContainer(Schema([GadgetV2.self]))
+        let c1 = try memoryContainer(Schema([GadgetV1.self]))
+        let c2 = try memoryContainer(Schema([GadgetV2.self]))
         _ = try v1.populate(c1)
         _ = try v2.populate(c2)
-        let a = try ModelContext(c1).fetch(FetchDescriptor<GadgetV1>()).sorted { $0.persistentModelID < $1.persistentModelID }
-        let b = try ModelContext(c2).fetch(FetchDescriptor<GadgetV2>()).sorted { $0.persistentModelID < $1.persistentModelID }
+        let a = try ModelContext(c1).fetch(FetchDescriptor<GadgetV1>()).sorted {
+            $0.persistentModelID < $1.persistentModelID
+        }
+        let b = try ModelContext(c2).fetch(FetchDescriptor<GadgetV2>()).sorted {
+            $0.persistentModelID < $1.persistentModelID
+        }
         #expect(a.count == 50 && b.count == 50)
         #expect(a.map(\.name) == b.map(\.name))
         #expect(a.map(\.price) == b.map(\.price))
@@ -91,8 +101,11 @@ struct GeneratorsTests {
         #expect((40...110) ~= comics)
         let shelves = try context.fetch(FetchDescriptor<Shelf>()).sorted { $0.persistentModelID < $1.persistentModelID }
         #expect(shelves.reduce(0) { $0 + $1.books.count } == 300)
-        #expect(shelves[0].books.count > 2 * shelves[11].books.count)   // Zipf: the first shelf is the biggest
-        #expect(books.allSatisfy { (0...3) ~= $0.labels.count && Set($0.labels.map(\.persistentModelID)).count == $0.labels.count })
+        #expect(shelves[0].books.count > 2 * shelves[11].books.count)  // Zipf: the first shelf is the biggest
+        #expect(
+            books.allSatisfy {
+                (0...3) ~= $0.labels.count && Set($0.labels.map(\.persistentModelID)).count == $0.labels.count
+            })
         let linked = try context.fetch(FetchDescriptor<Label>()).reduce(0) { $0 + $1.books.count }
         #expect(linked == books.reduce(0) { $0 + $1.labels.count } && linked > 300)
     }
@@ -101,10 +114,12 @@ struct GeneratorsTests {
     func batchSizeInvariance() throws {
         let scratch = try ScratchDirectory(prefix: "osdt")
         let dir = scratch.url
-        let small = try FixtureFile.write(library(seed: 3, batchSize: 7), schema: librarySchema, name: "library",
-                                          scale: 300, to: dir.appendingPathComponent("a.sqlite"))
-        let large = try FixtureFile.write(library(seed: 3), schema: librarySchema, name: "library",
-                                          scale: 300, to: dir.appendingPathComponent("b.sqlite"))
+        let small = try FixtureFile.write(
+            library(seed: 3, batchSize: 7), schema: librarySchema, name: "library",
+            scale: 300, to: dir.appendingPathComponent("a.sqlite"))
+        let large = try FixtureFile.write(
+            library(seed: 3), schema: librarySchema, name: "library",
+            scale: 300, to: dir.appendingPathComponent("b.sqlite"))
         #expect(small.digest == large.digest)
         #expect(small.rowCounts["Book"] == 300)
     }

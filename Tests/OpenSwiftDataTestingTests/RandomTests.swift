@@ -8,8 +8,10 @@ struct RandomTests {
     func splitMixGolden() {
         // Reference values: Vigna's splitmix64.c (as used by rand_xoshiro's tests).
         var a = SplitMix64(seed: 1_477_776_061_723_855_037)
-        let expected: [UInt64] = [1_985_237_415_132_408_290, 2_979_275_885_539_914_483, 13_511_426_838_097_143_398,
-                                  8_488_337_342_461_049_707, 15_141_737_807_933_549_159, 17_093_170_987_380_407_015]
+        let expected: [UInt64] = [
+            1_985_237_415_132_408_290, 2_979_275_885_539_914_483, 13_511_426_838_097_143_398,
+            8_488_337_342_461_049_707, 15_141_737_807_933_549_159, 17_093_170_987_380_407_015,
+        ]
         #expect((0..<6).map { _ in a.next() } == expected)
         var zero = SplitMix64(seed: 0)
         #expect(zero.next() == 0xE220_A839_7B1D_CDAF)
@@ -19,16 +21,21 @@ struct RandomTests {
     func xoshiroGolden() {
         // Reference values: xoshiro256starstar.c from state {1, 2, 3, 4}.
         var rng = SeededGenerator(state: (1, 2, 3, 4))
-        let expected: [UInt64] = [11520, 0, 1_509_978_240, 1_215_971_899_390_074_240, 1_216_172_134_540_287_360,
-                                  607_988_272_756_665_600, 16_172_922_978_634_559_625, 8_476_171_486_693_032_832,
-                                  10_595_114_339_597_558_777, 2_904_607_092_377_533_576]
+        let expected: [UInt64] = [
+            11520, 0, 1_509_978_240, 1_215_971_899_390_074_240, 1_216_172_134_540_287_360,
+            607_988_272_756_665_600, 16_172_922_978_634_559_625, 8_476_171_486_693_032_832,
+            10_595_114_339_597_558_777, 2_904_607_092_377_533_576,
+        ]
         #expect((0..<10).map { _ in rng.next() } == expected)
     }
 
     @Test("seeding is SplitMix64 filling xoshiro's state")
     func seededGolden() {
         var rng = SeededGenerator(seed: 42)
-        #expect((0..<3).map { _ in rng.next() } == [1_546_998_764_402_558_742, 6_990_951_692_964_543_102, 12_544_586_762_248_559_009])
+        #expect(
+            (0..<3).map { _ in rng.next() } == [
+                1_546_998_764_402_558_742, 6_990_951_692_964_543_102, 12_544_586_762_248_559_009,
+            ])
     }
 
     @Test("FNV-1a 64 labels")
@@ -54,7 +61,7 @@ struct RandomTests {
             #expect((-3)...(-1) ~= v)
         }
         #expect(rng.uniform(in: 5...5) == 5)
-        _ = rng.uniform(in: Int.min...Int.max)   // full width does not trap
+        _ = rng.uniform(in: Int.min...Int.max)  // full width does not trap
         // An awkward bound (just over 2^63) is still unbiased between halves.
         let bound = UInt64(1) << 63 + 1
         var low = 0
@@ -77,8 +84,10 @@ struct RandomTests {
 
     @Test("shuffles are permutations, fixed by the seed, and every position is reached")
     func shuffles() {
-        var a = SeededGenerator(seed: 11), b = SeededGenerator(seed: 11)
-        let x = a.shuffled(Array(0..<50)), y = b.shuffled(Array(0..<50))
+        var a = SeededGenerator(seed: 11)
+        var b = SeededGenerator(seed: 11)
+        let x = a.shuffled(Array(0..<50))
+        let y = b.shuffled(Array(0..<50))
         #expect(x == y)
         #expect(x.sorted() == Array(0..<50))
         #expect(x != Array(0..<50))
@@ -106,12 +115,14 @@ struct RandomTests {
         let root = SeededGenerator(seed: 99)
         var used = root
         for _ in 0..<10 { _ = used.next() }
-        var s1 = root.stream("Word", "text"), s2 = used.stream("Word", "text")
+        var s1 = root.stream("Word", "text")
+        var s2 = used.stream("Word", "text")
         #expect(s1.next() == s2.next())
         var other = root.stream("Word", "length")
         var s3 = root.stream("Word", "text")
         #expect(other.next() != s3.next())
-        #expect(SeededGenerator.derive(1, labels: ["a"], index: 0) != SeededGenerator.derive(1, labels: ["a"], index: 1))
+        #expect(
+            SeededGenerator.derive(1, labels: ["a"], index: 0) != SeededGenerator.derive(1, labels: ["a"], index: 1))
         #expect(SeededGenerator.derive(1, labels: ["ab"]) != SeededGenerator.derive(1, labels: ["a", "b"]))
     }
 
@@ -126,6 +137,8 @@ struct RandomTests {
         }
         #expect(abs(DeterministicMath.pow(2, 10) - 1024) < 1e-10)
         // Golden bits: these must never change, whatever the platform's libm does.
-        #expect(DeterministicMath.pow(7, -0.99).bitPattern == DeterministicMath.exp(-0.99 * DeterministicMath.log(7)).bitPattern)
+        #expect(
+            DeterministicMath.pow(7, -0.99).bitPattern
+                == DeterministicMath.exp(-0.99 * DeterministicMath.log(7)).bitPattern)
     }
 }

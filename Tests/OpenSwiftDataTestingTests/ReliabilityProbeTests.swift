@@ -14,7 +14,9 @@ struct ReliabilityProbes {
         if let path = ProcessInfo.processInfo.environment["OPENSWIFTDATA_HARNESS"], !path.isEmpty {
             return URL(fileURLWithPath: path)
         }
-        let starts = [Bundle.main.bundleURL, URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath()]
+        let starts = [
+            Bundle.main.bundleURL, URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath(),
+        ]
         for start in starts {
             var dir = start.hasDirectoryPath ? start : start.deletingLastPathComponent()
             for _ in 0..<8 {
@@ -22,7 +24,8 @@ struct ReliabilityProbes {
                     let url = dir.appendingPathComponent(candidate)
                     var isDirectory: ObjCBool = false
                     if fm.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                       fm.isExecutableFile(atPath: url.path) {
+                        fm.isExecutableFile(atPath: url.path)
+                    {
                         return url.resolvingSymlinksInPath()
                     }
                 }
@@ -36,13 +39,18 @@ struct ReliabilityProbes {
 
     /// Runs `probe` in the quick configuration and fails with its reason and every failure.
     private func check(_ probe: ReliabilityProbe) throws {
-        let harness = try #require(Self.harness(), """
+        let harness = try #require(
+            Self.harness(),
+            """
             the harness executable was not found beside the test bundle (\(Bundle.main.bundleURL.path)) or above it; \
             build it with `swift build` (or `swift build --build-tests`) or set OPENSWIFTDATA_HARNESS to its path
             """)
         let result = probe.run(.quick, executable: harness)
-        let passed = result.passed   // not the whole result: the comment says it better
-        #expect(passed, "\(probe.name): \(result.reason)\n\(result.failures.map { "  - \($0)" }.joined(separator: "\n"))\nfigures: \(result.figureSummary)")
+        let passed = result.passed  // not the whole result: the comment says it better
+        #expect(
+            passed,
+            "\(probe.name): \(result.reason)\n\(result.failures.map { "  - \($0)" }.joined(separator: "\n"))\nfigures: \(result.figureSummary)"
+        )
     }
 
     @Test("crash loop: SIGKILLed writers leave only whole saves, every reopen succeeds")
@@ -69,9 +77,11 @@ struct ReliabilityProbes {
     @Test("the report renders a row per probe and round-trips through JSON")
     func report() throws {
         let results = [
-            ReliabilityResult(probe: "crash-loop", passed: true, reason: "ok", figures: [ReliabilityFigure("kills", 20)]),
-            ReliabilityResult(probe: "disk-full", passed: false, reason: "the full store threw SQLiteError",
-                              figures: [ReliabilityFigure("untyped errors", 1)], failures: ["the full store threw SQLiteError"]),
+            ReliabilityResult(
+                probe: "crash-loop", passed: true, reason: "ok", figures: [ReliabilityFigure("kills", 20)]),
+            ReliabilityResult(
+                probe: "disk-full", passed: false, reason: "the full store threw SQLiteError",
+                figures: [ReliabilityFigure("untyped errors", 1)], failures: ["the full store threw SQLiteError"]),
         ]
         let report = ReliabilityReport(configuration: .quick, results: results)
         #expect(!report.passed)
@@ -86,12 +96,20 @@ struct ReliabilityProbes {
     @Test("every probe has a unique name, and the quick configuration is smaller than the full one")
     func catalogue() {
         let names = ReliabilityProbe.all.map(\.name)
-        #expect(names == ["crash-loop", "readers-during-writes", "concurrent-writers", "concurrent-creation",
-                          "disk-full", "bad-files", "hostile-values"])
+        #expect(
+            names == [
+                "crash-loop", "readers-during-writes", "concurrent-writers", "concurrent-creation",
+                "disk-full", "bad-files", "hostile-values",
+            ])
         #expect(names.allSatisfy { ReliabilityProbe.named($0)?.name == $0 })
-        let quick = ReliabilityConfiguration.quick, full = ReliabilityConfiguration.full
-        #expect(quick.kills < full.kills && quick.readerSaves < full.readerSaves && quick.creationTrials < full.creationTrials)
-        #expect(full.kills >= 200 && full.readerSaves >= 2_000 && full.writerProcesses * full.increments >= 4_000 && full.creationTrials >= 30)
+        let quick = ReliabilityConfiguration.quick
+        let full = ReliabilityConfiguration.full
+        #expect(
+            quick.kills < full.kills && quick.readerSaves < full.readerSaves
+                && quick.creationTrials < full.creationTrials)
+        #expect(
+            full.kills >= 200 && full.readerSaves >= 2_000 && full.writerProcesses * full.increments >= 4_000
+                && full.creationTrials >= 30)
         #expect(HostileValues.strings.count >= 50)
     }
 }

@@ -18,7 +18,9 @@ struct ShardTests {
     @Test("I/N parses, selects every N-th item, and N shards cover a run exactly once")
     func selection() {
         #expect(Shard("2/4") == Shard(2, of: 4))
-        #expect(Shard("0/4") == nil && Shard("5/4") == nil && Shard("1/0") == nil && Shard("a/b") == nil && Shard("1/2/3") == nil)
+        #expect(
+            Shard("0/4") == nil && Shard("5/4") == nil && Shard("1/0") == nil && Shard("a/b") == nil
+                && Shard("1/2/3") == nil)
         #expect(Shard(2, of: 4).select(Array(0..<10)) == [1, 5, 9])
         let union = (1...4).flatMap { Shard($0, of: 4).select(Array(0..<23)) }.sorted()
         #expect(union == Array(0..<23))
@@ -29,7 +31,8 @@ struct ShardTests {
         let suites = [ConformanceSuite.uniqueness]
         let whole = ConformanceReport.run(suites: suites, seed: 3, differential: 60)
         let parts = try (1...4).map { i in
-            try ConformanceReport(json: ConformanceReport.run(suites: suites, seed: 3, differential: 60, shard: Shard(i, of: 4)).json())
+            try ConformanceReport(
+                json: ConformanceReport.run(suites: suites, seed: 3, differential: 60, shard: Shard(i, of: 4)).json())
         }
         #expect(parts.allSatisfy { $0.results.count < whole.results.count })
         let merged = try ConformanceReport.merged(parts.reversed())
@@ -39,7 +42,7 @@ struct ShardTests {
         #expect(merged.differential?.checks == whole.differential?.checks)
         #expect(merged.differential?.scripts == whole.differential?.scripts)
         #expect(merged.differential?.mismatches.count == whole.differential?.mismatches.count)
-        #expect(merged.table().split(separator: "\n").dropLast() == whole.table().split(separator: "\n").dropLast())   // all but the timing line
+        #expect(merged.table().split(separator: "\n").dropLast() == whole.table().split(separator: "\n").dropLast())  // all but the timing line
         #expect(Self.junitTotals(merged.junitXML()) == Self.junitTotals(whole.junitXML()))
 
         #expect(throws: ConformanceReport.MergeError.self) { try ConformanceReport.merged(Array(parts.prefix(3))) }
@@ -48,7 +51,8 @@ struct ShardTests {
 
     @Test("harness conform --shard I/N --json and harness report merge give an unsharded run's totals")
     func commandLine() throws {
-        let harness = try #require(ReliabilityProbes.harness(), "the harness executable was not found beside the test bundle")
+        let harness = try #require(
+            ReliabilityProbes.harness(), "the harness executable was not found beside the test bundle")
         let scratch = try ScratchDirectory(prefix: "shards")
         func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
             let process = Process()
@@ -62,7 +66,9 @@ struct ShardTests {
             process.waitUntilExit()
             return (process.terminationStatus, output)
         }
-        let common = ["conform", "--suite", "uniqueness,differential", "--differential", "40", "--jobs", "1", "--seed", "5"]
+        let common = [
+            "conform", "--suite", "uniqueness,differential", "--differential", "40", "--jobs", "1", "--seed", "5",
+        ]
         let whole = scratch.url.appendingPathComponent("whole")
         #expect(try run(common + ["--junit", whole.path + "/junit.xml"]).status == 0)
         var dirs: [String] = []

@@ -10,11 +10,13 @@ import Testing
 struct StoreFileCommandTests {
     /// Runs `harness` with `arguments`; returns its exit status, standard output and error.
     private static func harness(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
-        let executable = try #require(ReliabilityProbes.harness(), "the harness executable was not found beside the test bundle")
+        let executable = try #require(
+            ReliabilityProbes.harness(), "the harness executable was not found beside the test bundle")
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         try process.run()
@@ -31,8 +33,10 @@ struct StoreFileCommandTests {
         let context = ModelContext(container)
         let shelf = Shelf(name: "Fiction")
         context.insert(shelf)
-        for (n, book) in [Book(title: "A", pages: 10), Book(title: "B", pages: 20), Book(title: "C", pages: 30),
-                          Comic(title: "D", pages: 40, artist: "E")].enumerated() {
+        for (n, book) in [
+            Book(title: "A", pages: 10), Book(title: "B", pages: 20), Book(title: "C", pages: 30),
+            Comic(title: "D", pages: 40, artist: "E"),
+        ].enumerated() {
             context.insert(book)
             book.shelf = n < 2 ? shelf : nil
         }
@@ -59,7 +63,9 @@ struct StoreFileCommandTests {
 
         let verify = try Self.harness(["fixtures", "verify", url.path])
         #expect(verify.status == 0, "\(verify.output)\(verify.error)")
-        #expect(verify.output.hasPrefix("ok ") && verify.output.contains("integrity_check ok, metadata readable"), "\(verify.output)")
+        #expect(
+            verify.output.hasPrefix("ok ") && verify.output.contains("integrity_check ok, metadata readable"),
+            "\(verify.output)")
         #expect(verify.output.contains("no manifest"), "\(verify.output)")
 
         let text = try Self.harness(["fixtures", "describe", url.path])
@@ -80,7 +86,9 @@ struct StoreFileCommandTests {
         #expect(try Self.bytes(url) == before)
 
         // A fixture with its manifest is still verified against it.
-        let fixture = try Self.harness(["fixtures", "verify", committedFixtures.appendingPathComponent("users.sqlite").path])
+        let fixture = try Self.harness([
+            "fixtures", "verify", committedFixtures.appendingPathComponent("users.sqlite").path,
+        ])
         #expect(fixture.status == 0 && fixture.output.contains("digest"), "\(fixture.output)\(fixture.error)")
         // --regenerate needs a manifest's seed.
         #expect(try Self.harness(["fixtures", "verify", url.path, "--regenerate"]).status == 2)
@@ -102,7 +110,8 @@ struct StoreFileCommandTests {
                 #expect(result.status == 1, "\(command) \(file.lastPathComponent)")
                 #expect(result.output.isEmpty)
                 let lines = result.error.split(separator: "\n")
-                #expect(lines.count == 1 && lines[0].hasPrefix("harness: ") && lines[0].contains(phrase)
+                #expect(
+                    lines.count == 1 && lines[0].hasPrefix("harness: ") && lines[0].contains(phrase)
                         && lines[0].contains(file.lastPathComponent), "\(command): \(result.error)")
             }
         }

@@ -39,14 +39,21 @@ import OpenSwiftDataTesting
 @Model final class GadgetV1 {
     var name: String
     var price: Double
-    init(name: String, price: Double) { self.name = name; self.price = price }
+    init(name: String, price: Double) {
+        self.name = name
+        self.price = price
+    }
 }
 
 @Model final class GadgetV2 {
     var name: String
     var colour: String
     var price: Double
-    init(name: String, colour: String, price: Double) { self.name = name; self.colour = colour; self.price = price }
+    init(name: String, colour: String, price: Double) {
+        self.name = name
+        self.colour = colour
+        self.price = price
+    }
 }
 
 func library(seed: UInt64, books: Int = 300, batchSize: Int = 10_000) -> Fixture {
@@ -56,7 +63,9 @@ func library(seed: UInt64, books: Int = 300, batchSize: Int = 10_000) -> Fixture
         Generate(Book.self, count: books, parent: \.shelf, fanOut: .zipf(0.99)) { row in
             let title = row.words("title", count: .uniform(1...4))
             let pages = row.int("pages", .normal(mean: 300, standardDeviation: 80, in: 20...2_000))
-            if row.weighted("kind", [3, 1]) == 1 { return Comic(title: title, pages: pages, artist: row.personName("artist")) }
+            if row.weighted("kind", [3, 1]) == 1 {
+                return Comic(title: title, pages: pages, artist: row.personName("artist"))
+            }
             return Book(title: title, pages: pages)
         }
         .linking(\.labels, count: .uniform(0...3))
@@ -70,4 +79,3 @@ let librarySchema = Schema([Shelf.self, Book.self, Comic.self, Label.self])
 func memoryContainer(_ schema: Schema) throws -> ModelContainer {
     try ModelContainer(for: schema, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
 }
-

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import OpenSwiftData
+import Testing
 
 /// Every attribute type round-trips through save and fetch in a new context (and through a
 /// re-created container on disk); values SQLite cannot hold faithfully are rejected at save.
@@ -166,8 +166,9 @@ struct AttributeTypesTests {
         return (full, empty)
     }
 
-    @Test("Every attribute type and its optional round-trips in a new context (ATT-07, ATT-09, ATT-10)",
-          arguments: StoreKind.allCases)
+    @Test(
+        "Every attribute type and its optional round-trips in a new context (ATT-07, ATT-09, ATT-10)",
+        arguments: StoreKind.allCases)
     func roundTripNewContext(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "att")
         let container = try kind.makeContainer(for: [Everything.self], in: dir)
@@ -263,8 +264,9 @@ struct AttributeTypesTests {
 
     // MARK: Values SQLite cannot hold
 
-    @Test("NaN in a Double: save throws .invalidValue, store unchanged, changes kept; retry succeeds",
-          arguments: StoreKind.allCases)
+    @Test(
+        "NaN in a Double: save throws .invalidValue, store unchanged, changes kept; retry succeeds",
+        arguments: StoreKind.allCases)
     func nanRejected(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "att-nan")
         let container = try kind.makeContainer(for: [Everything.self], in: dir)
@@ -374,7 +376,9 @@ struct AttributeTypesTests {
         }
     }
 
-    @Test("Text is stored NFC: e + combining acute reads back as é (matching: predicates suite, PRD-05)", arguments: StoreKind.allCases)
+    @Test(
+        "Text is stored NFC: e + combining acute reads back as é (matching: predicates suite, PRD-05)",
+        arguments: StoreKind.allCases)
     func nfcNormalisation(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "att-nfc")
         let container = try kind.makeContainer(for: [Everything.self], in: dir)
@@ -388,7 +392,9 @@ struct AttributeTypesTests {
         defer { withExtendedLifetime(reader) {} }
         let back = try #require(try reader.fetch(FetchDescriptor<Everything>()).first)
         #expect(back.string == "\u{e9}")
-        #expect(Array(back.string.unicodeScalars) == ["\u{e9}"], "stored scalars: \(back.string.unicodeScalars.map { String($0.value, radix: 16) })")
+        #expect(
+            Array(back.string.unicodeScalars) == ["\u{e9}"],
+            "stored scalars: \(back.string.unicodeScalars.map { String($0.value, radix: 16) })")
         #expect(Array(back.oString?.unicodeScalars ?? "".unicodeScalars) == Array("caf\u{e9}".unicodeScalars))
     }
 }

@@ -5,7 +5,9 @@ import Testing
 /// `ModelContainer.backup(to:)` copies either store kind to a file that reopens with the same rows.
 @Suite("Backup to a file")
 struct BackupTests {
-    @Test("backup (an OpenSwiftData addition, no SwiftData counterpart) of each store kind reopens on disk and restores into memory with the same rows", arguments: StoreKind.allCases)
+    @Test(
+        "backup (an OpenSwiftData addition, no SwiftData counterpart) of each store kind reopens on disk and restores into memory with the same rows",
+        arguments: StoreKind.allCases)
     func roundTrip(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory()
         let container = try kind.makeContainer(for: [Category.self, Word.self], in: dir)
@@ -18,7 +20,7 @@ struct BackupTests {
             word.category = c
         }
         try context.save()
-        context.insert(Word(text: "unsaved"))   // pending changes are not part of the backup
+        context.insert(Word(text: "unsaved"))  // pending changes are not part of the backup
 
         let url = dir.url.appendingPathComponent("backup.sqlite")
         try container.backup(to: url)
@@ -27,7 +29,8 @@ struct BackupTests {
         #expect(words.map(\.text) == ["apple", "fig", "pear"])
         #expect(words.allSatisfy { $0.category?.name == "fruit" })
 
-        let memory = try ModelContainer(for: Category.self, Word.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let memory = try ModelContainer(
+            for: Category.self, Word.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         try memory.restore(from: url)
         #expect(try ModelContext(memory).fetchCount(FetchDescriptor<Word>()) == 3)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OpenSwiftData
 
 /// Sub-expressions that do not read the row are evaluated once in Swift (e.g. `min()`/`max()`
@@ -34,7 +35,8 @@ struct ToOneSortTests {
         let dir = try ScratchDirectory(prefix: "toonesort")
         let container = try kind.makeContainer(for: [Word.self, Category.self], in: dir)
         let ctx = ModelContext(container)
-        let b = Category(name: "b"), a = Category(name: "a")
+        let b = Category(name: "b")
+        let a = Category(name: "a")
         let words = [("w1", b), ("w2", a), ("w3", nil), ("w4", b), ("w5", a)].map { (text, cat) -> Word in
             let w = Word(text: text)
             w.category = cat

@@ -1,6 +1,7 @@
 import Foundation
 import OpenSwiftDataTesting
 import Testing
+
 @testable import OpenSwiftData
 
 /// A captured filter value with properties, as a view model would hold.
@@ -20,7 +21,9 @@ struct CapturedValuePredicateTests {
     func searchBox(_ kind: StoreKind) throws {
         let f = try PredicateFixture(kind)
         for searchText in ["", "ali", "ALI", "zzz", "ω"] {
-            let ternary = #Predicate<ConformanceBook> { searchText.isEmpty ? true : $0.title.localizedStandardContains(searchText) }
+            let ternary = #Predicate<ConformanceBook> {
+                searchText.isEmpty ? true : $0.title.localizedStandardContains(searchText)
+            }
             let got = try f.books(ternary, "ternary \(searchText)")
             if searchText.isEmpty { #expect(got.count == PredicateFixture.names.count) }
             let ifElse = #Predicate<ConformanceBook> {
@@ -65,7 +68,9 @@ struct CapturedValuePredicateTests {
     @Test("folds that would trap in Swift throw instead", arguments: StoreKind.allCases)
     func trappingFolds(_ kind: StoreKind) throws {
         let f = try PredicateFixture(kind)
-        let big = Int.max, zero = 0, empty: [Int] = []
+        let big = Int.max
+        let zero = 0
+        let empty: [Int] = []
         let overflow = #expect(throws: SwiftDataError.self) {
             try f.context.fetch(FetchDescriptor(predicate: #Predicate<ConformanceBook> { $0.pages > big + 1 }))
         }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import OpenSwiftData
+import Testing
 
 @Model final class EraseItem {
     var name: String
@@ -28,7 +28,7 @@ struct ContainerEraseTests {
         #expect(throws: SwiftDataError.self) { try context.fetchCount(FetchDescriptor<EraseItem>()) }
         context.insert(EraseItem(name: "too late"))
         #expect(throws: SwiftDataError.self) { try context.save() }
-        try container.erase()   // a second erase is a no-op
+        try container.erase()  // a second erase is a no-op
 
         // A new container on the same path starts empty.
         let fresh = try ModelContainer(for: EraseItem.self, configurations: ModelConfiguration(url: url))
@@ -37,7 +37,8 @@ struct ContainerEraseTests {
 
     @Test("erase() empties an in-memory store, which stays usable")
     func eraseInMemory() throws {
-        let container = try ModelContainer(for: EraseItem.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try ModelContainer(
+            for: EraseItem.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let context = ModelContext(container)
         context.insert(EraseItem(name: "a"))
         try context.save()

@@ -1,12 +1,14 @@
 import Foundation
-import Testing
 import OpenSwiftData
+import Testing
 
 @Suite("Container")
 struct ContainerTests {
     /// A configuration of `kind` (disk stores at `dir/<name>`).
-    func configuration(_ kind: StoreKind, _ dir: ScratchDirectory, name: String = "test.store",
-                       schema: Schema? = nil, allowsSave: Bool = true) -> ModelConfiguration {
+    func configuration(
+        _ kind: StoreKind, _ dir: ScratchDirectory, name: String = "test.store",
+        schema: Schema? = nil, allowsSave: Bool = true
+    ) -> ModelConfiguration {
         switch kind {
         case .memory: ModelConfiguration(schema: schema, isStoredInMemoryOnly: true, allowsSave: allowsSave)
         case .disk: ModelConfiguration(schema: schema, url: dir.file(name), allowsSave: allowsSave)
@@ -35,12 +37,14 @@ struct ContainerTests {
     @Test("CFG-01 a new in-memory container starts empty")
     func inMemoryStartsEmpty() throws {
         do {
-            let first = try ModelContainer(for: CtxItem.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+            let first = try ModelContainer(
+                for: CtxItem.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
             let ctx = ModelContext(first)
             ctx.insert(CtxItem(name: "gone with the container"))
             try ctx.save()
         }
-        let second = try ModelContainer(for: CtxItem.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let second = try ModelContainer(
+            for: CtxItem.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         #expect(try ModelContext(second).fetchCount(FetchDescriptor<CtxItem>()) == 0)
     }
 
@@ -49,16 +53,20 @@ struct ContainerTests {
         let dir = try ScratchDirectory()
         let url = dir.file("kept.store")
         do {
-            let container = try ModelContainer(for: CtxItem.self, Category.self, configurations: ModelConfiguration(url: url))
+            let container = try ModelContainer(
+                for: CtxItem.self, Category.self, configurations: ModelConfiguration(url: url))
             let ctx = ModelContext(container)
-            ctx.insert(CtxItem(name: "persisted", n: 3, score: 2.5, flag: true, when: day(9), note: "n", rank: nil, due: day(1)))
+            ctx.insert(
+                CtxItem(
+                    name: "persisted", n: 3, score: 2.5, flag: true, when: day(9), note: "n", rank: nil, due: day(1)))
             let category = Category(name: "c")
             category.words = [Word(text: "w1"), Word(text: "w2")]
             ctx.insert(category)
             try ctx.save()
         }
         #expect(FileManager.default.fileExists(atPath: url.path))
-        let reopened = try ModelContainer(for: CtxItem.self, Category.self, configurations: ModelConfiguration(url: url))
+        let reopened = try ModelContainer(
+            for: CtxItem.self, Category.self, configurations: ModelConfiguration(url: url))
         let ctx = ModelContext(reopened)
         let item = try #require(try ctx.fetch(FetchDescriptor<CtxItem>()).first)
         #expect(item.name == "persisted")
@@ -77,7 +85,8 @@ struct ContainerTests {
         #expect(try ModelContext(reopened).fetchCount(FetchDescriptor<CtxItem>()) == 2)
     }
 
-    @Test("CFG-03 allowsSave false: save throws saveNotAllowed and the store is unchanged", arguments: StoreKind.allCases)
+    @Test(
+        "CFG-03 allowsSave false: save throws saveNotAllowed and the store is unchanged", arguments: StoreKind.allCases)
     func allowsSaveFalse(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory()
         var before = 0
@@ -148,17 +157,20 @@ struct ContainerTests {
         #expect(try reader.fetchCount(FetchDescriptor<Word>()) == 0)
         let writer = ModelContext(container)
         writer.insert(CtxItem(name: "after", n: 1))
-        writer.insert(Category(name: "c"))   // the unique name is free again
+        writer.insert(Category(name: "c"))  // the unique name is free again
         try writer.save()
         #expect(try ModelContext(container).fetch(FetchDescriptor<CtxItem>()).map(\.name) == ["after"])
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Category>()) == 1)
         if kind == .disk {
-            let reopened = try ModelContainer(for: CtxItem.self, Category.self, configurations: configuration(kind, dir))
+            let reopened = try ModelContainer(
+                for: CtxItem.self, Category.self, configurations: configuration(kind, dir))
             #expect(try ModelContext(reopened).fetchCount(FetchDescriptor<CtxItem>()) == 1)
         }
     }
 
-    @Test("CFG initialisers: for types with configurations, for a schema with an array; schema and configurations", arguments: StoreKind.allCases)
+    @Test(
+        "CFG initialisers: for types with configurations, for a schema with an array; schema and configurations",
+        arguments: StoreKind.allCases)
     func initialisersAndProperties(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory()
         let config = configuration(kind, dir, name: "types.store")
@@ -187,7 +199,8 @@ struct ContainerTests {
         }
     }
 
-    @Test("CFG fetching a type outside the container's schema throws instead of crashing", arguments: StoreKind.allCases)
+    @Test(
+        "CFG fetching a type outside the container's schema throws instead of crashing", arguments: StoreKind.allCases)
     func typeOutsideSchema(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory()
         let container = try ModelContainer(for: CtxItem.self, configurations: configuration(kind, dir))
@@ -222,7 +235,9 @@ struct ContainerTests {
         if let dir = env["OPENSWIFTDATA_STORE_DIR"], !dir.isEmpty {
             #expect(base.standardizedFileURL.path == URL(fileURLWithPath: dir).standardizedFileURL.path)
         } else if let xdg = env["XDG_DATA_HOME"], !xdg.isEmpty {
-            #expect(base.standardizedFileURL.path == URL(fileURLWithPath: xdg).appendingPathComponent("OpenSwiftData").standardizedFileURL.path)
+            #expect(
+                base.standardizedFileURL.path
+                    == URL(fileURLWithPath: xdg).appendingPathComponent("OpenSwiftData").standardizedFileURL.path)
         } else {
             #expect(base.path.hasSuffix(".local/share/OpenSwiftData"))
         }

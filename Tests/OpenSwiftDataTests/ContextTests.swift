@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import OpenSwiftData
 import OpenSwiftDataTesting
+import Testing
 
 @Suite("Context")
 struct ContextTests {
@@ -11,7 +11,9 @@ struct ContextTests {
 
     // MARK: Lookups
 
-    @Test("model(for:) for a deleted row gives a detectable deleted model and does not trap, run in a child process (the lookup itself: lifecycle suite, CTX-09)", arguments: StoreKind.allCases)
+    @Test(
+        "model(for:) for a deleted row gives a detectable deleted model and does not trap, run in a child process (the lookup itself: lifecycle suite, CTX-09)",
+        arguments: StoreKind.allCases)
     func modelForDeletedRow(_ kind: StoreKind) async throws {
         // Run in a child process so that a trap is reported as a failure instead of killing the run.
         await #expect(processExitsWith: .success) { [kind] in
@@ -29,7 +31,7 @@ struct ContextTests {
             let model = reader.model(for: id)
             guard model.persistentModelID == id, model.isDeleted else { exit(2) }
             if let m = model as? CtxItem {
-                _ = m.name       // must not trap
+                _ = m.name  // must not trap
                 _ = m.n
                 _ = m.note
             }
@@ -107,7 +109,7 @@ struct ContextTests {
         #expect(try ctx.fetchCount(FetchDescriptor<CtxItem>()) == 0)
         #expect(try storedCount(CtxItem.self, in: container) == 1)
         try ctx.save()
-        #expect(item.isDeleted == false)   // DEL-10: false again after the save, as SwiftData reports
+        #expect(item.isDeleted == false)  // DEL-10: false again after the save, as SwiftData reports
         #expect(item.modelContext == nil)
         #expect(ctx.deletedModelsArray.isEmpty)
         #expect(try storedCount(CtxItem.self, in: container) == 0)

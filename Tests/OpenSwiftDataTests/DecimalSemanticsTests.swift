@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OpenSwiftData
 
 @Model
@@ -9,7 +10,9 @@ final class DsAccount {
     var limit: Decimal?
     var owner: DsOwner?
     init(seq: Int, balance: Decimal, limit: Decimal?) {
-        self.seq = seq; self.balance = balance; self.limit = limit
+        self.seq = seq
+        self.balance = balance
+        self.limit = limit
     }
 }
 
@@ -24,12 +27,13 @@ private func dec(_ s: String) -> Decimal { Decimal(string: s, locale: Locale(ide
 /// Accounts whose balances and limits cover signs, zero, scales, exponents and long mantissas.
 private struct DsFixture {
     static let issueBalances = ["-1150", "-900.5", "250", "99.5", "1200"]
-    static let balances = issueBalances + [
-        "0", "-0", "1", "1.0", "1.00", "0.1", "-0.1", "100", "100.000", "99.9999999999999",
-        "1e30", "-1e30", "1.5e-20", "-1.5e-20", "123456789012345",
-        "-123456789012345", "0.00000000000000000000000000000000001", "0.30000000000000004",
-        "9.5", "10", "2", "20", "1e2", "123.456",
-    ]
+    static let balances =
+        issueBalances + [
+            "0", "-0", "1", "1.0", "1.00", "0.1", "-0.1", "100", "100.000", "99.9999999999999",
+            "1e30", "-1e30", "1.5e-20", "-1.5e-20", "123456789012345",
+            "-123456789012345", "0.00000000000000000000000000000000001", "0.30000000000000004",
+            "9.5", "10", "2", "20", "1e2", "123.456",
+        ]
     let dir: ScratchDirectory
     let container: ModelContainer
     let context: ModelContext
@@ -40,7 +44,8 @@ private struct DsFixture {
         container = try kind.makeContainer(for: [DsAccount.self, DsOwner.self], in: dir)
         let writer = ModelContext(container)
         for (i, b) in balances.enumerated() {
-            let a = DsAccount(seq: i, balance: dec(b), limit: i % 3 == 0 ? nil : dec(balances[(i * 7) % balances.count]))
+            let a = DsAccount(
+                seq: i, balance: dec(b), limit: i % 3 == 0 ? nil : dec(balances[(i * 7) % balances.count]))
             writer.insert(a)
             if i % 4 != 0 {
                 let o = DsOwner(rating: dec(balances[(i * 5) % balances.count]))
@@ -57,8 +62,10 @@ private struct DsFixture {
 
     /// The store's rows for `predicate`, checked against `Predicate.evaluate` over every row.
     @discardableResult
-    func rows(_ predicate: Predicate<DsAccount>, _ label: String,
-              sourceLocation: SourceLocation = #_sourceLocation) throws -> [Int] {
+    func rows(
+        _ predicate: Predicate<DsAccount>, _ label: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> [Int] {
         let got = try context.fetch(FetchDescriptor(predicate: predicate, sortBy: [SortDescriptor(\.seq)])).map(\.seq)
         let expected = try all.filter { try predicate.evaluate($0) }.map(\.seq)
         #expect(got == expected, "\(label)", sourceLocation: sourceLocation)
@@ -66,7 +73,9 @@ private struct DsFixture {
     }
 
     /// The store's order for `sorts`, checked against `sorted(using:)`.
-    func order(_ sorts: [SortDescriptor<DsAccount>], _ label: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func order(_ sorts: [SortDescriptor<DsAccount>], _ label: String, sourceLocation: SourceLocation = #_sourceLocation)
+        throws
+    {
         let withTie = sorts + [SortDescriptor(\.seq)]
         let got = try context.fetch(FetchDescriptor(sortBy: withTie)).map(\.seq)
         let expected = all.sorted(using: withTie).map(\.seq)
@@ -110,7 +119,8 @@ struct DecimalSemanticsTests {
     @Test("equal values of different scales (1, 1.0, 1.00; 0, -0) are equal", arguments: StoreKind.allCases)
     func scales(_ kind: StoreKind) throws {
         let f = try DsFixture(kind)
-        let one = dec("1.000"), zero = dec("-0.0")
+        let one = dec("1.000")
+        let zero = dec("-0.0")
         let ones = try f.rows(#Predicate { $0.balance == one }, "== 1.000")
         #expect(ones.count == 3)
         try f.rows(#Predicate { $0.balance == zero }, "== -0.0")
@@ -123,7 +133,8 @@ struct DecimalSemanticsTests {
         let (lo, hi) = (dec("-900.5"), dec("250"))
         try f.rows(#Predicate { (lo...hi).contains($0.balance) }, "closed range")
         try f.rows(#Predicate { (lo..<hi).contains($0.balance) }, "half-open range")
-        let closed = lo...hi, partial = dec("99.5")...
+        let closed = lo...hi
+        let partial = dec("99.5")...
         try f.rows(#Predicate { closed.contains($0.balance) }, "captured closed range")
         try f.rows(#Predicate { partial.contains($0.balance) }, "captured partial range")
         let values = [dec("1.00"), dec("100"), dec("-0"), dec("1e30")]
@@ -135,7 +146,9 @@ struct DecimalSemanticsTests {
     @Test("optional Decimal with nil, flatMap, ?? and a to-one attribute", arguments: StoreKind.allCases)
     func optionals(_ kind: StoreKind) throws {
         let f = try DsFixture(kind)
-        let x = dec("99.5"), none: Decimal? = nil, some: Decimal? = dec("100.0")
+        let x = dec("99.5")
+        let none: Decimal? = nil
+        let some: Decimal? = dec("100.0")
         try f.rows(#Predicate { $0.limit == nil }, "== nil")
         try f.rows(#Predicate { $0.limit != nil }, "!= nil")
         try f.rows(#Predicate { $0.limit == none }, "== captured nil")
@@ -184,7 +197,9 @@ struct DecimalSemanticsTests {
         #expect(Decimal(sqlValue: .text("99.999999999999999999")) == dec("99.999999999999999999"))
     }
 
-    @Test("a Decimal the DECIMAL column cannot keep exactly is refused at save; nothing is written", arguments: StoreKind.allCases)
+    @Test(
+        "a Decimal the DECIMAL column cannot keep exactly is refused at save; nothing is written",
+        arguments: StoreKind.allCases)
     func precisionLimit(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "decimal-precision")
         let container = try kind.makeContainer(for: [DsAccount.self, DsOwner.self], in: dir)

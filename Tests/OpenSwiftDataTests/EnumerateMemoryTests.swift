@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OpenSwiftData
 
 /// `enumerate` holds one batch at a time: what it registered and nothing references is released
@@ -26,7 +27,8 @@ struct EnumerateMemoryTests {
     func releasesUnreferenced(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "enumerate")
         let context = try words(kind, dir)
-        var visited = 0, largestRegistered = 0
+        var visited = 0
+        var largestRegistered = 0
         try context.enumerate(FetchDescriptor<Word>(sortBy: [SortDescriptor(\.text)]), batchSize: 50) { word in
             visited += 1
             _ = word.length
@@ -37,12 +39,15 @@ struct EnumerateMemoryTests {
         #expect(context.registered.count == 0)
         // Enumerating again reads the same rows.
         var texts: [String] = []
-        try context.enumerate(FetchDescriptor<Word>(sortBy: [SortDescriptor(\.text)]), batchSize: 50) { texts.append($0.text) }
+        try context.enumerate(FetchDescriptor<Word>(sortBy: [SortDescriptor(\.text)]), batchSize: 50) {
+            texts.append($0.text)
+        }
         #expect(texts == (1...300).map { "w\($0)" }.sorted())
     }
 
-    @Test("models the caller keeps, or that a loaded relationship reaches, stay registered: one object per row",
-          arguments: StoreKind.allCases)
+    @Test(
+        "models the caller keeps, or that a loaded relationship reaches, stay registered: one object per row",
+        arguments: StoreKind.allCases)
     func keepsReferenced(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "enumerate")
         let context = try words(kind, dir)
@@ -71,8 +76,10 @@ struct EnumerateMemoryTests {
             #expect(again.first === word)
         }
         // Changes made while enumerating (allowEscapingMutations) are kept and saved.
-        try context.enumerate(FetchDescriptor<Word>(predicate: #Predicate { $0.length == 2 }), batchSize: 3,
-                              allowEscapingMutations: true) { $0.length = 20 }
+        try context.enumerate(
+            FetchDescriptor<Word>(predicate: #Predicate { $0.length == 2 }), batchSize: 3,
+            allowEscapingMutations: true
+        ) { $0.length = 20 }
         #expect(context.hasChanges)
         try context.save()
         let fresh = ModelContext(context.container)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OpenSwiftData
 
 /// `ModelContext.explain(_:as:)` returns the statement the call really runs: checked against
@@ -22,9 +23,11 @@ struct ExplainTests {
         paged.fetchOffset = 2
         var limited = FetchDescriptor<PlanItem>(sortBy: [SortDescriptor(\.code, order: .reverse)])
         limited.fetchLimit = 3
-        return [("all", FetchDescriptor<PlanItem>()),
-                ("filtered", FetchDescriptor<PlanItem>(predicate: #Predicate { $0.category == "b" && $0.price > 10 })),
-                ("paged", paged), ("limited", limited)]
+        return [
+            ("all", FetchDescriptor<PlanItem>()),
+            ("filtered", FetchDescriptor<PlanItem>(predicate: #Predicate { $0.category == "b" && $0.price > 10 })),
+            ("paged", paged), ("limited", limited),
+        ]
     }
 
     @Test("the explained SQL is the SQL each call runs", arguments: StoreKind.allCases)
@@ -48,7 +51,9 @@ struct ExplainTests {
         }
     }
 
-    @Test("with pending changes of the model, every call reads the store in key order and merges", arguments: StoreKind.allCases)
+    @Test(
+        "with pending changes of the model, every call reads the store in key order and merges",
+        arguments: StoreKind.allCases)
     func pendingChangesMerge(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "explain-pending")
         let container = try makePlanContainer(kind, rows: 10, in: dir)
@@ -78,7 +83,8 @@ struct ExplainTests {
         let dir = try ScratchDirectory(prefix: "explain-description")
         let container = try makePlanContainer(.memory, rows: 5, in: dir)
         let secret = "user3@example.com"
-        let e = try ModelContext(container).explain(FetchDescriptor<PlanItem>(predicate: #Predicate { $0.email == secret }))
+        let e = try ModelContext(container).explain(
+            FetchDescriptor<PlanItem>(predicate: #Predicate { $0.email == secret }))
         #expect(e.arguments.contains(.text(secret)))
         #expect(!e.description.contains(secret))
         #expect(e.description.hasPrefix(e.sql))

@@ -1,11 +1,12 @@
 import Foundation
-import Testing
 import OpenSwiftData
+import Testing
 
 @Suite("Fetch")
 struct FetchTests {
     /// A container of `kind` holding `items` (saved), and a fresh context on it.
-    func seeded(_ kind: StoreKind, _ dir: ScratchDirectory, _ items: [CtxItem]) throws -> (ModelContainer, ModelContext) {
+    func seeded(_ kind: StoreKind, _ dir: ScratchDirectory, _ items: [CtxItem]) throws -> (ModelContainer, ModelContext)
+    {
         let container = try kind.makeContainer(for: contextSuiteModels, in: dir)
         let writer = ModelContext(container)
         for item in items { writer.insert(item) }
@@ -19,24 +20,38 @@ struct FetchTests {
     /// A mixed set for predicate tests: every optional is nil on at least one row.
     func mixedItems() -> [CtxItem] {
         [
-            CtxItem(name: "alpha", n: 1, score: 0.5, flag: true, when: day(1), note: "x", rank: 3, due: day(10), ratio: 0.25, done: true),
-            CtxItem(name: "beta", n: 2, score: 1.5, flag: false, when: day(2), note: nil, rank: nil, due: nil, ratio: nil, done: nil),
-            CtxItem(name: "gamma", n: 3, score: -2.0, flag: true, when: day(3), note: "y", rank: 7, due: day(5), ratio: 1.0, done: false),
-            CtxItem(name: "delta", n: 4, score: 10.0, flag: false, when: day(4), note: "x", rank: nil, due: day(20), ratio: nil, done: true),
-            CtxItem(name: "Epsilon", n: 5, score: 2.5, flag: true, when: day(5), note: nil, rank: 1, due: nil, ratio: 0.5, done: nil),
+            CtxItem(
+                name: "alpha", n: 1, score: 0.5, flag: true, when: day(1), note: "x", rank: 3, due: day(10),
+                ratio: 0.25, done: true),
+            CtxItem(
+                name: "beta", n: 2, score: 1.5, flag: false, when: day(2), note: nil, rank: nil, due: nil, ratio: nil,
+                done: nil),
+            CtxItem(
+                name: "gamma", n: 3, score: -2.0, flag: true, when: day(3), note: "y", rank: 7, due: day(5), ratio: 1.0,
+                done: false),
+            CtxItem(
+                name: "delta", n: 4, score: 10.0, flag: false, when: day(4), note: "x", rank: nil, due: day(20),
+                ratio: nil, done: true),
+            CtxItem(
+                name: "Epsilon", n: 5, score: 2.5, flag: true, when: day(5), note: nil, rank: 1, due: nil, ratio: 0.5,
+                done: nil),
         ]
     }
 
     /// Names of the models matching `predicate`, sorted, checked against Swift's own evaluation
     /// of the predicate over every stored model; `nil` (with an issue recorded) if the fetch throws.
-    func names(_ ctx: ModelContext, _ predicate: Predicate<CtxItem>,
-               sourceLocation: SourceLocation = #_sourceLocation) -> [String]? {
+    func names(
+        _ ctx: ModelContext, _ predicate: Predicate<CtxItem>,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> [String]? {
         do {
             let matched = try ctx.fetch(FetchDescriptor(predicate: predicate)).map(\.name).sorted()
             let all = try ctx.fetch(FetchDescriptor<CtxItem>())
             let reference = try all.filter { try predicate.evaluate($0) }.map(\.name).sorted()
             #expect(matched == reference, "store and Predicate.evaluate disagree", sourceLocation: sourceLocation)
-            #expect(try ctx.fetchCount(FetchDescriptor(predicate: predicate)) == matched.count, sourceLocation: sourceLocation)
+            #expect(
+                try ctx.fetchCount(FetchDescriptor(predicate: predicate)) == matched.count,
+                sourceLocation: sourceLocation)
             return matched
         } catch {
             Issue.record(error, "the predicate could not be fetched", sourceLocation: sourceLocation)
@@ -45,22 +60,28 @@ struct FetchTests {
     }
 
     /// Expects exactly the models named `expected` to match `predicate` (and Swift to agree).
-    func expectMatches(_ ctx: ModelContext, _ predicate: Predicate<CtxItem>, _ expected: [String],
-                       sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectMatches(
+        _ ctx: ModelContext, _ predicate: Predicate<CtxItem>, _ expected: [String],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         guard let got = names(ctx, predicate, sourceLocation: sourceLocation) else { return }
         #expect(got == expected.sorted(), sourceLocation: sourceLocation)
     }
 
     // MARK: Sorting
 
-    @Test("an optional Date and an optional Int sort nil first ascending and last descending, as sorted(using:) (Int and String: fetching suite, FET-05)", arguments: StoreKind.allCases)
+    @Test(
+        "an optional Date and an optional Int sort nil first ascending and last descending, as sorted(using:) (Int and String: fetching suite, FET-05)",
+        arguments: StoreKind.allCases)
     func nilOrdering(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory()
-        let (_, ctx) = try seeded(kind, dir, [
-            CtxItem(name: "d2", n: 1, rank: 2, due: day(2)),
-            CtxItem(name: "nil", n: 2, rank: nil, due: nil),
-            CtxItem(name: "d1", n: 3, rank: 1, due: day(1)),
-        ])
+        let (_, ctx) = try seeded(
+            kind, dir,
+            [
+                CtxItem(name: "d2", n: 1, rank: 2, due: day(2)),
+                CtxItem(name: "nil", n: 2, rank: nil, due: nil),
+                CtxItem(name: "d1", n: 3, rank: 1, due: day(1)),
+            ])
         let forward = try ctx.fetch(FetchDescriptor<CtxItem>(sortBy: [SortDescriptor(\.due)]))
         #expect(forward.map(\.name) == ["nil", "d1", "d2"])
         let reverse = try ctx.fetch(FetchDescriptor<CtxItem>(sortBy: [SortDescriptor(\.due, order: .reverse)]))
@@ -74,17 +95,21 @@ struct FetchTests {
         #expect(forward.map(\.name) == all.sorted(using: [SortDescriptor(\CtxItem.due)]).map(\.name))
     }
 
-    @Test("canonically equivalent strings match and sort together (NFC) (plain string order: fetching suite, FET-06)", arguments: StoreKind.allCases)
+    @Test(
+        "canonically equivalent strings match and sort together (NFC) (plain string order: fetching suite, FET-06)",
+        arguments: StoreKind.allCases)
     func unicodeEquivalence(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory()
         let decomposed = "e\u{301}"
         let composed = "\u{e9}"
         #expect(decomposed == composed)
-        let (_, ctx) = try seeded(kind, dir, [
-            CtxItem(name: "caf" + decomposed, n: 1, note: decomposed),
-            CtxItem(name: "cafe", n: 2, note: "e"),
-            CtxItem(name: "caf" + composed + "s", n: 3, note: nil),
-        ])
+        let (_, ctx) = try seeded(
+            kind, dir,
+            [
+                CtxItem(name: "caf" + decomposed, n: 1, note: decomposed),
+                CtxItem(name: "cafe", n: 2, note: "e"),
+                CtxItem(name: "caf" + composed + "s", n: 3, note: nil),
+            ])
         expectMatches(ctx, #Predicate { $0.name == "caf\u{e9}" }, ["caf\u{e9}"])
         let wanted = "caf" + decomposed
         #expect(names(ctx, #Predicate { $0.name == wanted })?.count == 1)
@@ -210,10 +235,12 @@ struct FetchTests {
         ctx.insert(CtxItem(name: "eta", n: 7, flag: false))
         #expect(try ctx.fetchCount(FetchDescriptor<CtxItem>()) == 7)
         #expect(try ctx.fetchCount(flagged) == 4)
-        let alpha = try #require(try ctx.fetch(FetchDescriptor<CtxItem>(predicate: #Predicate { $0.name == "alpha" })).first)
+        let alpha = try #require(
+            try ctx.fetch(FetchDescriptor<CtxItem>(predicate: #Predicate { $0.name == "alpha" })).first)
         alpha.flag = false
         #expect(try ctx.fetchCount(flagged) == 3)
-        let gamma = try #require(try ctx.fetch(FetchDescriptor<CtxItem>(predicate: #Predicate { $0.name == "gamma" })).first)
+        let gamma = try #require(
+            try ctx.fetch(FetchDescriptor<CtxItem>(predicate: #Predicate { $0.name == "gamma" })).first)
         ctx.delete(gamma)
         #expect(try ctx.fetchCount(flagged) == 2)
         #expect(try ctx.fetchCount(FetchDescriptor<CtxItem>()) == 6)
@@ -241,7 +268,9 @@ struct FetchTests {
     func untranslatablePredicates(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory()
         let (_, ctx) = try seeded(kind, dir, mixedItems())
-        let accepted: Set<SwiftDataError.Code> = [SwiftDataError.unsupportedPredicate.code, SwiftDataError.unsupportedKeyPath.code]
+        let accepted: Set<SwiftDataError.Code> = [
+            SwiftDataError.unsupportedPredicate.code, SwiftDataError.unsupportedKeyPath.code,
+        ]
         let predicates: [(String, Predicate<CtxItem>)] = [
             ("String.count", #Predicate { $0.name.count > 3 }),
             ("transient", #Predicate { $0.scratch > 0 }),
@@ -266,7 +295,9 @@ struct FetchTests {
         #expect(error.map { accepted.contains($0.code) } == true)
     }
 
-    @Test("FET sorting by a transient or computed property throws unsupportedSortDescriptor", arguments: StoreKind.allCases)
+    @Test(
+        "FET sorting by a transient or computed property throws unsupportedSortDescriptor",
+        arguments: StoreKind.allCases)
     func untranslatableSort(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory()
         let (_, ctx) = try seeded(kind, dir, mixedItems())

@@ -7,10 +7,15 @@ import Testing
 /// pairs, ZWJ emoji, CR LF). Found by the differential checks (`Regressions/differential.txt`).
 @Suite("Grapheme-exact string matching")
 struct GraphemeStringTests {
-    static let texts = ["Z\u{36B}\u{343}algo", "plain Zalgo", "🇺🇸🇫🇷", "👩‍👩‍👧 family", "cr\r\nlf", "cr\rlf", "a\u{310}b", "ab", "é", "e\u{301}x", ""]
+    static let texts = [
+        "Z\u{36B}\u{343}algo", "plain Zalgo", "🇺🇸🇫🇷", "👩‍👩‍👧 family", "cr\r\nlf", "cr\rlf", "a\u{310}b", "ab", "é",
+        "e\u{301}x", "",
+    ]
     static let needles = ["Z", "Z\u{36B}\u{343}", "🇸🇫", "🇺🇸", "👩", "👩‍👩‍👧", "\r", "\r\n", "\n", "a", "ab", "b", "e", "é", ""]
 
-    @Test("contains and starts(with:) agree with Swift on grapheme clusters (strings in general: predicates suite, PRD-05, PRD-06)", arguments: StoreKind.allCases)
+    @Test(
+        "contains and starts(with:) agree with Swift on grapheme clusters (strings in general: predicates suite, PRD-05, PRD-06)",
+        arguments: StoreKind.allCases)
     func graphemes(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory()
         let context = ModelContext(try kind.makeContainer(for: [Category.self, Word.self], in: dir))
@@ -28,11 +33,16 @@ struct GraphemeStringTests {
         }
         // The cases that byte search gets wrong, spelled out.
         let z = "Z"
-        #expect(try context.fetch(FetchDescriptor(predicate: #Predicate<Word> { $0.text.starts(with: z) })).map(\.text) == [])
+        #expect(
+            try context.fetch(FetchDescriptor(predicate: #Predicate<Word> { $0.text.starts(with: z) })).map(\.text)
+                == [])
         let flag = "🇸🇫"
         #expect(try context.fetchCount(FetchDescriptor(predicate: #Predicate<Word> { $0.text.contains(flag) })) == 0)
         let cr = "\r"
-        #expect(try context.fetch(FetchDescriptor(predicate: #Predicate<Word> { $0.text.contains(cr) })).map(\.text) == ["cr\rlf"])
+        #expect(
+            try context.fetch(FetchDescriptor(predicate: #Predicate<Word> { $0.text.contains(cr) })).map(\.text) == [
+                "cr\rlf"
+            ])
     }
 }
 
@@ -41,7 +51,9 @@ struct GraphemeStringTests {
 /// table expressions, which SQLite could not prepare two correlated subqueries deep.
 @Suite("Folding in nested closures")
 struct NestedFoldingTests {
-    @Test("localizedStandardContains two to-many levels deep (on an attribute: predicates suite, PRD-04)", arguments: StoreKind.allCases)
+    @Test(
+        "localizedStandardContains two to-many levels deep (on an attribute: predicates suite, PRD-04)",
+        arguments: StoreKind.allCases)
     func nested(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory()
         let context = ModelContext(try kind.makeContainer(for: [Product.self, Tag.self], in: dir))
@@ -55,7 +67,9 @@ struct NestedFoldingTests {
         try context.save()
         let all = try context.fetch(FetchDescriptor<Tag>())
         for needle in ["elan", "NTS", "é", "x"] {
-            let p = #Predicate<Tag> { $0.products.allSatisfy { $0.tags.contains { $0.label.localizedStandardContains(needle) } } }
+            let p = #Predicate<Tag> {
+                $0.products.allSatisfy { $0.tags.contains { $0.label.localizedStandardContains(needle) } }
+            }
             let sql = Set(try context.fetch(FetchDescriptor(predicate: p)).map(\.label))
             let swift = Set(try all.filter { try p.evaluate($0) }.map(\.label))
             #expect(sql == swift, "\(needle) on \(kind)")

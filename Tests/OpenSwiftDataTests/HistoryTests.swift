@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OpenSwiftData
 
 @Model final class HiNote {
@@ -8,7 +9,10 @@ import Testing
     var body: String
     var pages: Int
     init(key: String, title: String, body: String = "", pages: Int = 1) {
-        self.key = key; self.title = title; self.body = body; self.pages = pages
+        self.key = key
+        self.title = title
+        self.body = body
+        self.pages = pages
     }
 }
 
@@ -27,12 +31,18 @@ import Testing
 @Model class HiShape {
     @Attribute(.preserveValueOnDeletion) var name: String
     var size: Int
-    init(name: String, size: Int) { self.name = name; self.size = size }
+    init(name: String, size: Int) {
+        self.name = name
+        self.size = size
+    }
 }
 
 @Model final class HiCircle: HiShape {
     var radius: Double
-    init(name: String, size: Int, radius: Double) { self.radius = radius; super.init(name: name, size: size) }
+    init(name: String, size: Int, radius: Double) {
+        self.radius = radius
+        super.init(name: name, size: size)
+    }
 }
 
 /// Persistent history (behaviour reference §9): one transaction per save with changes, in
@@ -41,11 +51,15 @@ import Testing
 struct HistoryTests {
     private static let all = HistoryDescriptor<DefaultHistoryTransaction>()
 
-    private func container(_ kind: StoreKind, _ dir: ScratchDirectory, _ types: [any PersistentModel.Type] = [HiNote.self]) throws -> ModelContainer {
+    private func container(
+        _ kind: StoreKind, _ dir: ScratchDirectory, _ types: [any PersistentModel.Type] = [HiNote.self]
+    ) throws -> ModelContainer {
         try kind.makeContainer(for: types, in: dir)
     }
 
-    @Test("history lives in Apple's tables: one ATRANSACTION row per save, ACHANGE rows with the ZCOLUMNS bitmap, strings once")
+    @Test(
+        "history lives in Apple's tables: one ATRANSACTION row per save, ACHANGE rows with the ZCOLUMNS bitmap, strings once"
+    )
     func layout() throws {
         let dir = try ScratchDirectory(prefix: "history-layout")
         let container = try container(.disk, dir)
@@ -58,20 +72,38 @@ struct HistoryTests {
         note.title = "u"
         try context.save()
         let rows = try container.withStoreConnection { db in
-            (try db.rows("SELECT Z_ENT, Z_OPT, ZAUTHORTS IS NOT NULL, ZBUNDLEIDTS IS NOT NULL, ZPROCESSIDTS IS NOT NULL FROM ATRANSACTION ORDER BY Z_PK"),
-             try db.rows("SELECT Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, hex(ZCOLUMNS) FROM ACHANGE ORDER BY Z_PK"),
-             try db.rows("SELECT ZNAME FROM ATRANSACTIONSTRING ORDER BY Z_PK"),
-             try db.rows("SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT > 16000 ORDER BY Z_ENT"))
+            (
+                try db.rows(
+                    "SELECT Z_ENT, Z_OPT, ZAUTHORTS IS NOT NULL, ZBUNDLEIDTS IS NOT NULL, ZPROCESSIDTS IS NOT NULL FROM ATRANSACTION ORDER BY Z_PK"
+                ),
+                try db.rows(
+                    "SELECT Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, hex(ZCOLUMNS) FROM ACHANGE ORDER BY Z_PK"
+                ),
+                try db.rows("SELECT ZNAME FROM ATRANSACTIONSTRING ORDER BY Z_PK"),
+                try db.rows("SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT > 16000 ORDER BY Z_ENT")
+            )
         }
-        #expect(rows.0 == [[.integer(16002), .null, .integer(1), .integer(1), .integer(1)],
-                           [.integer(16002), .null, .integer(1), .integer(1), .integer(1)]])
+        #expect(
+            rows.0 == [
+                [.integer(16002), .null, .integer(1), .integer(1), .integer(1)],
+                [.integer(16002), .null, .integer(1), .integer(1), .integer(1)],
+            ])
         // HiNote's recorded properties by name: body, key, pages, title → pages and title are bits 2 and 3: 0x30.
-        #expect(rows.1 == [[.integer(16001), .integer(0), .integer(1), .integer(1), .integer(1), .text("")],
-                           [.integer(16001), .integer(1), .integer(1), .integer(1), .integer(2), .text("30")]])
+        #expect(
+            rows.1 == [
+                [.integer(16001), .integer(0), .integer(1), .integer(1), .integer(1), .text("")],
+                [.integer(16001), .integer(1), .integer(1), .integer(1), .integer(2), .text("30")],
+            ])
         // The author, then the bundle identifier and the process name (one string when equal, as on Linux).
-        let strings = Set([ProcessInfo.processInfo.processName, Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName])
+        let strings = Set([
+            ProcessInfo.processInfo.processName, Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName,
+        ])
         #expect(rows.2.first == [.text("importer")] && rows.2.count == 1 + strings.count)
-        #expect(rows.3 == [[.integer(16001), .integer(2)], [.integer(16002), .integer(2)], [.integer(16003), .integer(Int64(1 + strings.count))]])
+        #expect(
+            rows.3 == [
+                [.integer(16001), .integer(2)], [.integer(16002), .integer(2)],
+                [.integer(16003), .integer(Int64(1 + strings.count))],
+            ])
     }
 
     @Test("history an Apple app wrote (swiftdata-resources' rows) reads as the same transactions and changes")
@@ -84,42 +116,62 @@ struct HistoryTests {
             try db.immediateTransaction {
                 for statement in vector.ddl { try db.execute(statement) }
                 for row in vector.z_primarykey {
-                    try db.run("INSERT INTO Z_PRIMARYKEY VALUES (?, ?, ?, ?)",
-                               [.integer(Int64(row.entity)), .text(row.name), .integer(Int64(row.superEntity)), .integer(Int64(row.max))])
+                    try db.run(
+                        "INSERT INTO Z_PRIMARYKEY VALUES (?, ?, ?, ?)",
+                        [
+                            .integer(Int64(row.entity)), .text(row.name), .integer(Int64(row.superEntity)),
+                            .integer(Int64(row.max)),
+                        ])
                 }
                 var metadata = StoreMetadata(model: vector.storeModel, uuid: UUID())
                 metadata.versionHashes = vector.entityHashes
-                try db.run("INSERT INTO Z_METADATA VALUES (1, ?, ?)", [.text(metadata.uuid), .blob(metadata.encodedPropertyList())])
+                try db.run(
+                    "INSERT INTO Z_METADATA VALUES (1, ?, ?)",
+                    [.text(metadata.uuid), .blob(metadata.encodedPropertyList())])
                 for (header, rows) in vector.historyRows where header.hasPrefix("A") {
-                    let columns = header.replacingOccurrences(of: "hex(ZCOLUMNS)", with: "ZCOLUMNS").replacingOccurrences(of: "hex(ZQUERYGEN)", with: "ZQUERYGEN")
+                    let columns = header.replacingOccurrences(of: "hex(ZCOLUMNS)", with: "ZCOLUMNS")
+                        .replacingOccurrences(of: "hex(ZQUERYGEN)", with: "ZQUERYGEN")
                     for row in rows {
                         let values = row.map { value -> SQLValue in
                             switch value {
                             case .int(let i): .integer(Int64(i))
                             case .double(let d): .real(d)
-                            case .string(let s): s.isEmpty ? .null : (columns.hasPrefix("ACHANGE") ? .blob(Data(hex: s)) : .text(s))
+                            case .string(let s):
+                                s.isEmpty ? .null : (columns.hasPrefix("ACHANGE") ? .blob(Data(hex: s)) : .text(s))
                             case .null: .null
                             }
                         }
-                        try db.run("INSERT INTO \(columns) VALUES (\(Array(repeating: "?", count: values.count).joined(separator: ", ")))", values)
+                        try db.run(
+                            "INSERT INTO \(columns) VALUES (\(Array(repeating: "?", count: values.count).joined(separator: ", ")))",
+                            values)
                     }
                 }
             }
             db.close()
         }
-        let container = try ModelContainer(for: ResourcesVectorModels.schema, configurations: ModelConfiguration(url: url))
+        let container = try ModelContainer(
+            for: ResourcesVectorModels.schema, configurations: ModelConfiguration(url: url))
         let history = try ModelContext(container).fetchHistory(Self.all)
         #expect(history.count == 13)
-        #expect(history.allSatisfy { $0.bundleIdentifier == "com.sdsoftware.ResourcesManager" && $0.processIdentifier == "ResourcesManager" && $0.author == nil })
+        #expect(
+            history.allSatisfy {
+                $0.bundleIdentifier == "com.sdsoftware.ResourcesManager" && $0.processIdentifier == "ResourcesManager"
+                    && $0.author == nil
+            })
         #expect(history.flatMap(\.changes).count == 19)
         // Change 4: Item 1's craftingRecipe set through the inverse (ZCOLUMNS 80).
         let change4 = try #require(history.flatMap(\.changes).first { $0.changeIdentifier == 4 })
-        guard case .update(let u4 as DefaultHistoryUpdate<ResourcesVectorModels.Item>) = change4 else { Issue.record("\(change4)"); return }
+        guard case .update(let u4 as DefaultHistoryUpdate<ResourcesVectorModels.Item>) = change4 else {
+            Issue.record("\(change4)")
+            return
+        }
         #expect(u4.updatedAttributes == [\ResourcesVectorModels.Item.craftingRecipe])
         // Changes 6 and 11: CraftingRecipe 1's requiredComponents (20) and producedItemCount (40).
         let changes = history.flatMap(\.changes)
         let recipeUpdates = changes.compactMap { change -> [PartialKeyPath<ResourcesVectorModels.CraftingRecipe>]? in
-            if case .update(let u as DefaultHistoryUpdate<ResourcesVectorModels.CraftingRecipe>) = change { return u.updatedAttributes }
+            if case .update(let u as DefaultHistoryUpdate<ResourcesVectorModels.CraftingRecipe>) = change {
+                return u.updatedAttributes
+            }
             return nil
         }
         #expect(recipeUpdates.contains([\ResourcesVectorModels.CraftingRecipe.requiredComponents]))
@@ -131,12 +183,19 @@ struct HistoryTests {
 
     private func shapes(_ t: DefaultHistoryTransaction?) -> [String] {
         (t?.changes ?? []).map { change in
-            let kind = switch change { case .insert: "insert"; case .update: "update"; case .delete: "delete" }
+            let kind =
+                switch change {
+                case .insert: "insert"
+                case .update: "update"
+                case .delete: "delete"
+                }
             return "\(kind) \(change.changedPersistentIdentifier.entityName)"
         }.sorted()
     }
 
-    @Test("Saves that end with nothing to write record no transaction: inserted and deleted in one save, rolled back (beyond the history suite's HIS-11 case)", arguments: StoreKind.allCases)
+    @Test(
+        "Saves that end with nothing to write record no transaction: inserted and deleted in one save, rolled back (beyond the history suite's HIS-11 case)",
+        arguments: StoreKind.allCases)
     func his11InsertDeleteRollback(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "his11-insdel")
         let context = ModelContext(try container(kind, dir))
@@ -162,7 +221,9 @@ struct HistoryTests {
         #expect(last.last?.changes.map(\.changedPersistentIdentifier) == [other.persistentModelID])
     }
 
-    @Test("Deleting a fault (never read) keeps its preserved value in the tombstone (the history suite checks tombstones, HIS-03)", arguments: StoreKind.allCases)
+    @Test(
+        "Deleting a fault (never read) keeps its preserved value in the tombstone (the history suite checks tombstones, HIS-03)",
+        arguments: StoreKind.allCases)
     func his03Fault(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "his03-fault")
         let container = try container(kind, dir)
@@ -182,7 +243,9 @@ struct HistoryTests {
         #expect(titles == ["faulted"])
     }
 
-    @Test("A cascade delete records a delete, with its tombstone, for every cascaded row (the history suite covers batch deletes, HIS-07)", arguments: StoreKind.allCases)
+    @Test(
+        "A cascade delete records a delete, with its tombstone, for every cascaded row (the history suite covers batch deletes, HIS-07)",
+        arguments: StoreKind.allCases)
     func his07Cascade(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "his07-cascade")
         let container = try container(kind, dir, [HiBinder.self, HiSheet.self])
@@ -204,11 +267,14 @@ struct HistoryTests {
         #expect(labels.sorted() == ["s1", "s2"])
     }
 
-    @Test("A change made only through inverse maintenance records an update of both rows (the history suite covers many-to-many, HIS-09)", arguments: StoreKind.allCases)
+    @Test(
+        "A change made only through inverse maintenance records an update of both rows (the history suite covers many-to-many, HIS-09)",
+        arguments: StoreKind.allCases)
     func his09Inverse(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "his09-inverse")
         let context = ModelContext(try container(kind, dir, [HiBinder.self, HiSheet.self]))
-        let binder = HiBinder(name: "b"), sheet = HiSheet(label: "s")
+        let binder = HiBinder(name: "b")
+        let sheet = HiSheet(label: "s")
         context.insert(binder)
         context.insert(sheet)
         try context.save()
@@ -223,7 +289,9 @@ struct HistoryTests {
         #expect(binderUpdate == [[\HiBinder.sheets]])
     }
 
-    @Test("Subclass rows record their own entity and inherited properties by the subclass's key paths; a batch delete without subclasses records only base rows (history suite: HIS-07)", arguments: StoreKind.allCases)
+    @Test(
+        "Subclass rows record their own entity and inherited properties by the subclass's key paths; a batch delete without subclasses records only base rows (history suite: HIS-07)",
+        arguments: StoreKind.allCases)
     func his07Subclasses(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "his07-sub")
         let container = try container(kind, dir, [HiShape.self, HiCircle.self])
@@ -236,7 +304,8 @@ struct HistoryTests {
         circle.radius = 3
         circle.size = 4
         try context.save()
-        let update = try context.fetchHistory(Self.all).last?.changes.compactMap { change -> [PartialKeyPath<HiCircle>]? in
+        let update = try context.fetchHistory(Self.all).last?.changes.compactMap {
+            change -> [PartialKeyPath<HiCircle>]? in
             if case .update(let u as DefaultHistoryUpdate<HiCircle>) = change { return u.updatedAttributes }
             return nil
         }
@@ -264,14 +333,20 @@ struct HistoryTests {
         // delete keeps the inherited name in ZTOMBSTONE0.
         if kind == .disk {
             let rows = try container.withStoreConnection { db in
-                try db.rows("SELECT ZCHANGETYPE, hex(ZCOLUMNS), ZTOMBSTONE0 FROM ACHANGE WHERE ZCHANGETYPE > 0 ORDER BY Z_PK")
+                try db.rows(
+                    "SELECT ZCHANGETYPE, hex(ZCOLUMNS), ZTOMBSTONE0 FROM ACHANGE WHERE ZCHANGETYPE > 0 ORDER BY Z_PK")
             }
-            #expect(rows == [[.integer(1), .text("60"), .null], [.integer(2), .text(""), .text("square")],
-                             [.integer(2), .text(""), .text("circle")]])
+            #expect(
+                rows == [
+                    [.integer(1), .text("60"), .null], [.integer(2), .text(""), .text("square")],
+                    [.integer(2), .text(""), .text("circle")],
+                ])
         }
     }
 
-    @Test("Saves of two contexts on two threads each record their own transaction with their author (the history suite covers authors, HIS-05)", arguments: StoreKind.allCases)
+    @Test(
+        "Saves of two contexts on two threads each record their own transaction with their author (the history suite covers authors, HIS-05)",
+        arguments: StoreKind.allCases)
     func his05Concurrent(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "his05-concurrent")
         let container = try container(kind, dir)
@@ -293,8 +368,8 @@ struct HistoryTests {
     }
 }
 
-private extension Data {
-    init(hex: String) {
+extension Data {
+    fileprivate init(hex: String) {
         var bytes: [UInt8] = []
         var index = hex.startIndex
         while index < hex.endIndex, let next = hex.index(index, offsetBy: 2, limitedBy: hex.endIndex) {

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import OpenSwiftData
+import Testing
 
 @Suite("Identifier")
 struct IdentifierTests {

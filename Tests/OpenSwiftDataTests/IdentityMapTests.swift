@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OpenSwiftData
 
 /// The identity map's hash table against a plain Dictionary under random inserts and removals.
@@ -11,9 +12,12 @@ struct IdentityMapTests {
         var reference: [Int64: ObjectIdentifier] = [:]
         var models: [Int64: Word] = [:]
         var state: UInt64 = 0x1234_5678
-        func next() -> UInt64 { state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407; return state >> 33 }
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 33
+        }
         for step in 0..<20_000 {
-            let pk = Int64(next() % 3_000) - 5          // includes keys ≤ 0
+            let pk = Int64(next() % 3_000) - 5  // includes keys ≤ 0
             if next() % 3 == 0 {
                 table.remove(pk)
                 reference[pk] = nil

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import OpenSwiftData
+import Testing
 
 /// Properties whose type the compiler infers from the initial value, as Apple's macro accepts.
 /// (`let id = UUID()` compiles too, with a warning: a `let`'s default is evaluated again when a
@@ -15,7 +15,7 @@ import OpenSwiftData
     var isDone = false
     var tags = [String]()
     var entries = [InfEntry]()
-    @Relationship(deleteRule: .cascade) var notes = Array<InfNote>()
+    @Relationship(deleteRule: .cascade) var notes = [InfNote]()
 
     init(name: String) { self.name = name }
 }
@@ -76,7 +76,8 @@ struct InferredTypeTests {
         let id = account.id
 
         let reader = ModelContext(container)
-        let read = try #require(try reader.fetch(FetchDescriptor<InfAccount>(predicate: #Predicate { $0.count == 3 })).first)
+        let read = try #require(
+            try reader.fetch(FetchDescriptor<InfAccount>(predicate: #Predicate { $0.count == 3 })).first)
         #expect(read.id == id)
         let stored = try reader.fetch(FetchDescriptor<InfAccount>(predicate: #Predicate { $0.id == id }))
         #expect(stored.count == 1, "the UUID assigned at insert is the one stored")

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import OpenSwiftData
 import OpenSwiftDataTesting
+import Testing
+
+@testable import OpenSwiftData
 
 /// Where the behaviour reference marks **[REC]** for uniqueness, delete rules, batch delete and
 /// inheritance: our decisions, kept apart so a run on Apple hardware can confirm or reverse them.
@@ -33,7 +34,9 @@ struct IntegrityDecisionsTests {
         #expect(try storedCount(IgChild.self, in: container) == 1)
     }
 
-    @Test("[REC] §3.5 batch delete picks its models at call time; a matching pending insert is dropped", arguments: StoreKind.allCases)
+    @Test(
+        "[REC] §3.5 batch delete picks its models at call time; a matching pending insert is dropped",
+        arguments: StoreKind.allCases)
     func batchSnapshot(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "dec")
         let container = try kind.makeContainer(for: integrityModels, in: dir)
@@ -44,7 +47,7 @@ struct IntegrityDecisionsTests {
         ctx.insert(pending)
         try ctx.delete(model: IgParent.self)
         #expect(ctx.insertedModelsArray.isEmpty)
-        ctx.insert(IgParent(name: "after"))   // inserted after the call: kept
+        ctx.insert(IgParent(name: "after"))  // inserted after the call: kept
         try ctx.save()
         #expect(try ModelContext(container).fetch(FetchDescriptor<IgParent>()).map(\.name) == ["after"])
     }

@@ -6,30 +6,33 @@ import Testing
 @Suite("MacroDiagnostics")
 struct MacroDiagnosticsTests {
     static let misuse = """
-    import OpenSwiftData
-    @Model struct NotAClass { var x: Int = 0 }
-    @ModelActor final class NotAnActor {}
-    @Model final class Generic<T> { var x: Int = 0; init() {} }
-    @Model final class BadModel {
-        #Unique<BadModel>([\\.children])
-        @Relationship var children: [BadModel] = []
-        @Transient var noDefault: Int
-        var description: String = ""
-        var a, b: Int
-        var inferredCount = 0
-        var inferredSights = [BadModel]()
-        let stamp = UUID()
-        init() {}
-    }
-    """
+        import OpenSwiftData
+        @Model struct NotAClass { var x: Int = 0 }
+        @ModelActor final class NotAnActor {}
+        @Model final class Generic<T> { var x: Int = 0; init() {} }
+        @Model final class BadModel {
+            #Unique<BadModel>([\\.children])
+            @Relationship var children: [BadModel] = []
+            @Transient var noDefault: Int
+            var description: String = ""
+            var a, b: Int
+            var inferredCount = 0
+            var inferredSights = [BadModel]()
+            let stamp = UUID()
+            init() {}
+        }
+        """
 
     @Test("UNQ-02 and other misuse get clear macro diagnostics")
     func diagnostics() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         // The test binary sits in the build directory beside the plugin and the modules.
         let build = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
         let plugin = build.appendingPathComponent("OpenSwiftDataMacros-tool")
-        try #require(FileManager.default.fileExists(atPath: plugin.path), "the macro plugin is built by `swift build --build-tests`")
+        try #require(
+            FileManager.default.fileExists(atPath: plugin.path),
+            "the macro plugin is built by `swift build --build-tests`")
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("diag-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -38,9 +41,11 @@ struct MacroDiagnosticsTests {
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swiftc", "-typecheck", "-I", build.appendingPathComponent("Modules").path,
-                             "-I", root.appendingPathComponent("Sources/CSQLite").path,
-                             "-load-plugin-executable", plugin.path + "#OpenSwiftDataMacros", file.path]
+        process.arguments = [
+            "swiftc", "-typecheck", "-I", build.appendingPathComponent("Modules").path,
+            "-I", root.appendingPathComponent("Sources/CSQLite").path,
+            "-load-plugin-executable", plugin.path + "#OpenSwiftDataMacros", file.path,
+        ]
         let pipe = Pipe()
         process.standardError = pipe
         process.standardOutput = pipe

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import OpenSwiftData
+import Testing
 
 /// Row versions (`Z_OPT`) and what a save does with a row another writer changed since it was
 /// read: SwiftData's merge-by-property with the context's changes winning (the default), or a
@@ -10,11 +10,15 @@ import OpenSwiftData
 @Suite("MergePolicy")
 struct MergePolicyTests {
     /// Two contexts on the same store: one container for memory, two containers for disk.
-    private func writers(_ kind: StoreKind, _ dir: ScratchDirectory,
-                         policy: ModelConfiguration.MergePolicy) throws -> (ModelContext, ModelContext, ModelContainer) {
+    private func writers(
+        _ kind: StoreKind, _ dir: ScratchDirectory,
+        policy: ModelConfiguration.MergePolicy
+    ) throws -> (ModelContext, ModelContext, ModelContainer) {
         func config() -> ModelConfiguration {
-            var c = kind == .memory ? ModelConfiguration(isStoredInMemoryOnly: true)
-                                    : ModelConfiguration(url: dir.file("merge.store"))
+            var c =
+                kind == .memory
+                ? ModelConfiguration(isStoredInMemoryOnly: true)
+                : ModelConfiguration(url: dir.file("merge.store"))
             c.mergePolicy = policy
             return c
         }
@@ -34,7 +38,9 @@ struct MergePolicyTests {
         try #require(try ctx.fetch(FetchDescriptor<CtxItem>()).first)
     }
 
-    @Test("Z_OPT is 1 for a new row and grows by one with every saved update; an unchanged save leaves it", arguments: StoreKind.allCases)
+    @Test(
+        "Z_OPT is 1 for a new row and grows by one with every saved update; an unchanged save leaves it",
+        arguments: StoreKind.allCases)
     func versionsCount(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "versions")
         let (a, _, container) = try writers(kind, dir, policy: .mergeByPropertyObjectTrump)
@@ -51,26 +57,32 @@ struct MergePolicyTests {
         #expect(try version(container) == .integer(3))
     }
 
-    @Test("Default policy: each writer's changed properties win, the others keep the newer stored values, and the model shows them after its save", arguments: StoreKind.allCases)
+    @Test(
+        "Default policy: each writer's changed properties win, the others keep the newer stored values, and the model shows them after its save",
+        arguments: StoreKind.allCases)
     func defaultMergesByProperty(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "by-property")
         let (a, b, _) = try writers(kind, dir, policy: .mergeByPropertyObjectTrump)
-        let inA = try only(a), inB = try only(b)
+        let inA = try only(a)
+        let inB = try only(b)
         inA.name = "named by A"
         inB.n = 42
         try b.save()
-        try a.save()   // stale, but it only changed `name`
+        try a.save()  // stale, but it only changed `name`
         #expect(inA.n == 42, "A's model shows B's newer value of the property A did not change")
         let fresh = try only(ModelContext(a.container))
         #expect(fresh.name == "named by A")
         #expect(fresh.n == 42)
     }
 
-    @Test("Default policy: a read-modify-write of one property by two writers keeps the last save (documented lost update)", arguments: StoreKind.allCases)
+    @Test(
+        "Default policy: a read-modify-write of one property by two writers keeps the last save (documented lost update)",
+        arguments: StoreKind.allCases)
     func defaultLastWriterWins(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "last-wins")
         let (a, b, _) = try writers(kind, dir, policy: .mergeByPropertyObjectTrump)
-        let inA = try only(a), inB = try only(b)
+        let inA = try only(a)
+        let inB = try only(b)
         inA.n += 1
         inB.n += 1
         try a.save()
@@ -78,11 +90,14 @@ struct MergePolicyTests {
         #expect(try only(ModelContext(a.container)).n == 1)
     }
 
-    @Test("Strict policy: a save based on a stale read throws .mergeConflict, writes nothing, keeps its changes, and succeeds after a refetch", arguments: StoreKind.allCases)
+    @Test(
+        "Strict policy: a save based on a stale read throws .mergeConflict, writes nothing, keeps its changes, and succeeds after a refetch",
+        arguments: StoreKind.allCases)
     func strictRejectsStaleUpdate(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "strict-update")
         let (a, b, container) = try writers(kind, dir, policy: .error)
-        let inA = try only(a), inB = try only(b)
+        let inA = try only(a)
+        let inB = try only(b)
         inA.n += 1
         inB.n += 1
         inB.name = "B was second"
@@ -106,11 +121,14 @@ struct MergePolicyTests {
         #expect(try version(container) == .integer(3))
     }
 
-    @Test("Strict policy: deleting a row changed since it was read, and updating a row deleted since, both throw .mergeConflict", arguments: StoreKind.allCases)
+    @Test(
+        "Strict policy: deleting a row changed since it was read, and updating a row deleted since, both throw .mergeConflict",
+        arguments: StoreKind.allCases)
     func strictRejectsStaleDeleteAndUpdateOfDeleted(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "strict-delete")
         let (a, b, container) = try writers(kind, dir, policy: .error)
-        let inA = try only(a), inB = try only(b)
+        let inA = try only(a)
+        let inB = try only(b)
         inA.n = 5
         try a.save()
         b.delete(inB)
@@ -136,7 +154,7 @@ struct MergePolicyTests {
             let inA = try only(a)
             inA.n += 1
             try a.save()
-            let inB = try only(b)   // a fetch refreshes B's unchanged model to the new version
+            let inB = try only(b)  // a fetch refreshes B's unchanged model to the new version
             inB.n += 1
             try b.save()
             #expect(try only(ModelContext(container)).n == 2 * round)

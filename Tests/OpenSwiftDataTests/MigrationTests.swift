@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import OpenSwiftData
 import OpenSwiftDataTesting
+import Testing
+
+@testable import OpenSwiftData
 
 /// What the `migrations` conformance suite (MIG-01…11, run on both stores by
 /// `ConformanceTests`) does not check: the migrated file's layout, key allocation, history,
@@ -15,8 +16,9 @@ struct MigrationTests {
     /// A V1 store with three voyages (two named "Lisbon") and a port.
     func writeV1Store(_ name: String = "voyages.store") throws -> URL {
         let url = dir.file(name)
-        let container = try ModelContainer(for: Schema(versionedSchema: ConformanceVoyagesV1.self),
-                                           configurations: ModelConfiguration(url: url))
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: ConformanceVoyagesV1.self),
+            configurations: ModelConfiguration(url: url))
         let context = ModelContext(container)
         let port = ConformanceVoyagesV1.Port(code: "LIS")
         context.insert(port)
@@ -43,16 +45,20 @@ struct MigrationTests {
         }.sorted()
     }
 
-    @Test("A migrated store has a new store's layout and metadata, keeps its keys, and is not migrated again (values: the migrations suite, MIG-01…05)")
+    @Test(
+        "A migrated store has a new store's layout and metadata, keeps its keys, and is not migrated again (values: the migrations suite, MIG-01…05)"
+    )
     func lightweight() throws {
         let url = try writeV1Store()
-        let container = try ModelContainer(for: ConformanceVoyagesV2.Voyage.self, migrationPlan: ConformanceVoyagesPlanV2.self,
-                                           configurations: ModelConfiguration(url: url))
+        let container = try ModelContainer(
+            for: ConformanceVoyagesV2.Voyage.self, migrationPlan: ConformanceVoyagesPlanV2.self,
+            configurations: ModelConfiguration(url: url))
         #expect(container.appliedMigrationStages == ["lightweight 1.0.0 → 2.0.0"])
         #expect(container.migrationWarnings.isEmpty)
         // The migrated file is exactly what a new V2 store is, apart from its rows.
         let fresh = dir.file("fresh.store")
-        _ = try ModelContainer(for: Schema(versionedSchema: ConformanceVoyagesV2.self), configurations: ModelConfiguration(url: fresh))
+        _ = try ModelContainer(
+            for: Schema(versionedSchema: ConformanceVoyagesV2.self), configurations: ModelConfiguration(url: fresh))
         #expect(try ddl(url) == ddl(fresh))
         let metadata = try StoreMetadata.read(contentsOf: url)
         #expect(metadata.versionHashes == (try StoreMetadata.read(contentsOf: fresh)).versionHashes)
@@ -64,8 +70,9 @@ struct MigrationTests {
         try context.save()
         #expect(try integers(url, "SELECT Z_PK FROM ZVOYAGE ORDER BY Z_PK") == [1, 2, 3, 4])
         // Reopening finds the store at V2: nothing runs again.
-        let again = try ModelContainer(for: ConformanceVoyagesV2.Voyage.self, migrationPlan: ConformanceVoyagesPlanV2.self,
-                                       configurations: ModelConfiguration(url: url))
+        let again = try ModelContainer(
+            for: ConformanceVoyagesV2.Voyage.self, migrationPlan: ConformanceVoyagesPlanV2.self,
+            configurations: ModelConfiguration(url: url))
         #expect(again.appliedMigrationStages.isEmpty)
     }
 
@@ -73,17 +80,22 @@ struct MigrationTests {
     func failingStage() throws {
         let url = try writeV1Store()
         do {
-            _ = try ModelContainer(for: ConformanceVoyagesV2.Voyage.self, migrationPlan: ConformanceVoyagesFailingPlan.self,
-                                   configurations: ModelConfiguration(url: url))
+            _ = try ModelContainer(
+                for: ConformanceVoyagesV2.Voyage.self, migrationPlan: ConformanceVoyagesFailingPlan.self,
+                configurations: ModelConfiguration(url: url))
             Issue.record("a throwing willMigrate did not fail the open")
         } catch let error as SwiftDataError {
             #expect(error.message.contains("willMigrate"))
         }
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.url.path).filter { $0.contains("migrating") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.url.path).filter {
+            $0.contains("migrating")
+        }
         #expect(leftovers.isEmpty)
     }
 
-    @Test("A migration waits for the store's write lock: while another connection writes, the open fails and nothing changes")
+    @Test(
+        "A migration waits for the store's write lock: while another connection writes, the open fails and nothing changes"
+    )
     func migrationTakesTheWriteLock() throws {
         let url = try writeV1Store()
         let writer = try SQLiteConnection(path: url.path, mode: .readWrite)
@@ -91,8 +103,9 @@ struct MigrationTests {
         try writer.execute("BEGIN IMMEDIATE")
         try writer.run("UPDATE ZVOYAGE SET ZLEGACY = 70 WHERE Z_PK = 1")
         do {
-            _ = try ModelContainer(for: ConformanceVoyagesV2.Voyage.self, migrationPlan: ConformanceVoyagesPlanV2.self,
-                                   configurations: ModelConfiguration(url: url))
+            _ = try ModelContainer(
+                for: ConformanceVoyagesV2.Voyage.self, migrationPlan: ConformanceVoyagesPlanV2.self,
+                configurations: ModelConfiguration(url: url))
             Issue.record("migrated while another connection held the write lock")
         } catch let error as SwiftDataError {
             #expect(error.code == SwiftDataError.storeError.code)
@@ -100,10 +113,14 @@ struct MigrationTests {
         }
         // The other writer's change commits; the migration then carries it over.
         try writer.execute("COMMIT")
-        let container = try ModelContainer(for: Schema(versionedSchema: ConformanceVoyagesV1.self), configurations: ModelConfiguration(url: url))
-        #expect(try ModelContext(container).fetch(FetchDescriptor<ConformanceVoyagesV1.Voyage>()).map(\.legacy).sorted() == [8, 9, 70])
-        let migrated = try ModelContainer(for: ConformanceVoyagesV2.Voyage.self, migrationPlan: ConformanceVoyagesPlanV2.self,
-                                          configurations: ModelConfiguration(url: url))
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: ConformanceVoyagesV1.self), configurations: ModelConfiguration(url: url))
+        #expect(
+            try ModelContext(container).fetch(FetchDescriptor<ConformanceVoyagesV1.Voyage>()).map(\.legacy).sorted()
+                == [8, 9, 70])
+        let migrated = try ModelContainer(
+            for: ConformanceVoyagesV2.Voyage.self, migrationPlan: ConformanceVoyagesPlanV2.self,
+            configurations: ModelConfiguration(url: url))
         #expect(migrated.appliedMigrationStages == ["lightweight 1.0.0 → 2.0.0"])
         #expect(try integers(url, "SELECT count(*) FROM ZVOYAGE") == [3])
         let db = try SQLiteConnection(path: url.path, mode: .readOnly)
@@ -115,22 +132,27 @@ struct MigrationTests {
     func missingStage() throws {
         let url = try writeV1Store()
         do {
-            _ = try ModelContainer(for: ConformanceVoyagesV2.Voyage.self, migrationPlan: ConformanceVoyagesNoStagePlan.self,
-                                   configurations: ModelConfiguration(url: url))
+            _ = try ModelContainer(
+                for: ConformanceVoyagesV2.Voyage.self, migrationPlan: ConformanceVoyagesNoStagePlan.self,
+                configurations: ModelConfiguration(url: url))
             Issue.record("a plan without stages migrated")
         } catch let error as SwiftDataError {
             #expect(error.code == SwiftDataError.loadIssueModelContainer.code)
-            #expect(error.message.contains(".lightweight(fromVersion: ConformanceVoyagesV1.self, toVersion: ConformanceVoyagesV2.self)"))
+            #expect(
+                error.message.contains(
+                    ".lightweight(fromVersion: ConformanceVoyagesV1.self, toVersion: ConformanceVoyagesV2.self)"))
         }
     }
 
     @Test("A store of none of the plan's versions throws unknownSchema naming what differs")
     func unknownVersion() throws {
         let url = dir.file("other.store")
-        _ = try ModelContainer(for: Schema(versionedSchema: ConformanceVehiclesV1.self), configurations: ModelConfiguration(url: url))
+        _ = try ModelContainer(
+            for: Schema(versionedSchema: ConformanceVehiclesV1.self), configurations: ModelConfiguration(url: url))
         do {
-            _ = try ModelContainer(for: ConformanceVoyagesV2.Voyage.self, migrationPlan: ConformanceVoyagesPlanV2.self,
-                                   configurations: ModelConfiguration(url: url))
+            _ = try ModelContainer(
+                for: ConformanceVoyagesV2.Voyage.self, migrationPlan: ConformanceVoyagesPlanV2.self,
+                configurations: ModelConfiguration(url: url))
             Issue.record("an unrelated store opened")
         } catch let error as SwiftDataError {
             #expect(error.code == SwiftDataError.unknownSchema.code)
@@ -142,17 +164,19 @@ struct MigrationTests {
     func readOnlyNeedsMigration() throws {
         let url = try writeV1Store()
         #expect(throws: SwiftDataError.loadIssueModelContainer) {
-            _ = try ModelContainer(for: ConformanceVoyagesV2.Voyage.self, migrationPlan: ConformanceVoyagesPlanV2.self,
-                                   configurations: ModelConfiguration(url: url, allowsSave: false))
+            _ = try ModelContainer(
+                for: ConformanceVoyagesV2.Voyage.self, migrationPlan: ConformanceVoyagesPlanV2.self,
+                configurations: ModelConfiguration(url: url, allowsSave: false))
         }
     }
 
     @Test("History survives a migration: transactions stay, changes point at the renumbered entities")
     func historyKept() throws {
         let url = try writeV1Store()
-        let container = try ModelContainer(for: Schema(versionedSchema: ConformanceVoyagesV3.self), migrationPlan: ConformanceVoyagesPlanV3.self,
-                                           configurations: ModelConfiguration(url: url))
-                let history = try ModelContext(container).fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: ConformanceVoyagesV3.self), migrationPlan: ConformanceVoyagesPlanV3.self,
+            configurations: ModelConfiguration(url: url))
+        let history = try ModelContext(container).fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
         // The V1 save, willMigrate's dedupe save and didMigrate's save.
         #expect(history.count == 3)
         let inserted = history[0].changes.compactMap { change -> PersistentIdentifier? in
@@ -243,9 +267,11 @@ extension MigrationTests {
     func renumberedRelationships() throws {
         let url = dir.file("library.store")
         do {
-            let v1 = try ModelContainer(for: Schema(versionedSchema: LibraryV1.self), configurations: ModelConfiguration(url: url))
+            let v1 = try ModelContainer(
+                for: Schema(versionedSchema: LibraryV1.self), configurations: ModelConfiguration(url: url))
             let context = ModelContext(v1)
-            let top = LibraryV1.Shelf(label: "top"), bottom = LibraryV1.Shelf(label: "bottom")
+            let top = LibraryV1.Shelf(label: "top")
+            let bottom = LibraryV1.Shelf(label: "bottom")
             let atlas = LibraryV1.Book(title: "Atlas", size: ShelfSize(width: 30, height: 40))
             let novel = LibraryV1.Book(title: "Novel", size: ShelfSize(width: 12, height: 19))
             [top, bottom].forEach(context.insert)
@@ -257,8 +283,9 @@ extension MigrationTests {
             try context.save()
         }
         let before = try StoreMetadata.read(contentsOf: url)
-        let container = try ModelContainer(for: Schema(versionedSchema: LibraryV2.self), migrationPlan: LibraryPlan.self,
-                                           configurations: ModelConfiguration(url: url))
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: LibraryV2.self), migrationPlan: LibraryPlan.self,
+            configurations: ModelConfiguration(url: url))
         // Album takes number 1: Book, Shelf and Tag move from 1, 2, 3 to 2, 3, 4.
         #expect(["Album", "Book", "Shelf", "Tag"].map { container.storeNames.entityNumber($0) } == [1, 2, 3, 4])
         let context = ModelContext(container)
@@ -271,7 +298,8 @@ extension MigrationTests {
         #expect(books.map { $0.shelves.map(\.label).sorted() } == [["bottom", "top"], ["top"]])
         // The layout is a new V2 store's, with the join table and key columns renamed.
         let fresh = dir.file("library-fresh.store")
-        _ = try ModelContainer(for: Schema(versionedSchema: LibraryV2.self), configurations: ModelConfiguration(url: fresh))
+        _ = try ModelContainer(
+            for: Schema(versionedSchema: LibraryV2.self), configurations: ModelConfiguration(url: fresh))
         #expect(try ddl(url) == ddl(fresh))
         #expect(try StoreMetadata.read(contentsOf: url).uuid == before.uuid, "the store keeps its identifier")
         // Saving through the migrated store works as on a new one.

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import OpenSwiftData
+import Testing
 
 /// A row the background importers write.
 @Model final class ImportedRow {
@@ -19,8 +19,10 @@ import OpenSwiftData
 /// back identifiers (models never leave the actor).
 @ModelActor
 actor RowImporter {
-    func importRows(_ count: Int, startingAt first: Int = 0, batchSize: Int = 1_000,
-                    label: String = "row") throws -> [PersistentIdentifier] {
+    func importRows(
+        _ count: Int, startingAt first: Int = 0, batchSize: Int = 1_000,
+        label: String = "row"
+    ) throws -> [PersistentIdentifier] {
         var rows: [ImportedRow] = []
         rows.reserveCapacity(count)
         for offset in 0..<count {
@@ -90,7 +92,8 @@ struct ModelActorTests {
         #expect(Set(fetched.map(\.persistentModelID)).isSubset(of: Set(ids)))
     }
 
-    @Test("changes saved on the actor's context are visible to other contexts' next fetch", arguments: StoreKind.allCases)
+    @Test(
+        "changes saved on the actor's context are visible to other contexts' next fetch", arguments: StoreKind.allCases)
     func savedChangesVisible(_ kind: StoreKind) async throws {
         let dir = try ScratchDirectory(prefix: "actor")
         let container = try kind.makeContainer(for: [ImportedRow.self], in: dir)
@@ -164,7 +167,8 @@ struct ModelActorTests {
 
     @Test("the default executor runs jobs one at a time in order")
     func executorIsSerial() async throws {
-        let container = try StoreKind.memory.makeContainer(for: [ImportedRow.self], in: try ScratchDirectory(prefix: "actor"))
+        let container = try StoreKind.memory.makeContainer(
+            for: [ImportedRow.self], in: try ScratchDirectory(prefix: "actor"))
         let importer = RowImporter(modelContainer: container)
         // Many concurrent callers: every save goes through the one context without a data race.
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -1,12 +1,13 @@
 import Foundation
-import Testing
 import OpenSwiftData
+import Testing
 
 @Suite("ModelContext identity")
 struct ModelContextIdentityTests {
     @Test("contexts are Equatable and Hashable by identity; optional comparisons compile")
     func equatableHashable() throws {
-        let container = try ModelContainer(for: EraseItem.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try ModelContainer(
+            for: EraseItem.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let one = ModelContext(container)
         let two = ModelContext(container)
         #expect(one == one)

@@ -34,25 +34,35 @@ struct MultipleConfigurationsTests {
     static let schema = Schema([CfgAuthor.self, CfgBook.self, CfgSetting.self])
 
     /// The library configuration (CfgAuthor and the CfgBook it reaches) and the settings one.
-    static func configurations(_ kind: StoreKind, _ dir: ScratchDirectory,
-                               settingsAllowSave: Bool = true) -> [ModelConfiguration] {
-        let library = Schema([CfgAuthor.self]), settings = Schema([CfgSetting.self])
+    static func configurations(
+        _ kind: StoreKind, _ dir: ScratchDirectory,
+        settingsAllowSave: Bool = true
+    ) -> [ModelConfiguration] {
+        let library = Schema([CfgAuthor.self])
+        let settings = Schema([CfgSetting.self])
         switch kind {
         case .memory:
-            return [ModelConfiguration("library", schema: library, isStoredInMemoryOnly: true),
-                    ModelConfiguration("settings", schema: settings, isStoredInMemoryOnly: true, allowsSave: settingsAllowSave)]
+            return [
+                ModelConfiguration("library", schema: library, isStoredInMemoryOnly: true),
+                ModelConfiguration(
+                    "settings", schema: settings, isStoredInMemoryOnly: true, allowsSave: settingsAllowSave),
+            ]
         case .disk:
-            return [ModelConfiguration("library", schema: library, url: dir.file("library.store")),
-                    ModelConfiguration("settings", schema: settings, url: dir.file("settings.store"), allowsSave: settingsAllowSave)]
+            return [
+                ModelConfiguration("library", schema: library, url: dir.file("library.store")),
+                ModelConfiguration(
+                    "settings", schema: settings, url: dir.file("settings.store"), allowsSave: settingsAllowSave),
+            ]
         }
     }
 
     static func tables(_ url: URL) throws -> Set<String> {
         let db = try SQLiteConnection(path: url.path, mode: .readOnly)
         defer { db.close() }
-        return Set(try db.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap {
-            if case .text(let name)? = $0.first { name } else { nil }
-        })
+        return Set(
+            try db.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap {
+                if case .text(let name)? = $0.first { name } else { nil }
+            })
     }
 
     @Test("CFG-02 entities split across two files: each file holds its configuration's tables, data survives reopening")
@@ -88,13 +98,15 @@ struct MultipleConfigurationsTests {
         #expect(try context.fetch(FetchDescriptor<CfgSetting>()).map(\.key) == ["theme"])
 
         // Each file is a complete store of its own: a container of one configuration opens it.
-        let alone = try ModelContainer(for: CfgSetting.self,
-                                       configurations: ModelConfiguration(url: dir.file("settings.store")))
+        let alone = try ModelContainer(
+            for: CfgSetting.self,
+            configurations: ModelConfiguration(url: dir.file("settings.store")))
         #expect(try ModelContext(alone).fetch(FetchDescriptor<CfgSetting>()).map(\.key) == ["theme"])
     }
 
-    @Test("CFG-01 each configuration is its own store: identifiers name it, and model(for:) finds models in both",
-          arguments: StoreKind.allCases)
+    @Test(
+        "CFG-01 each configuration is its own store: identifiers name it, and model(for:) finds models in both",
+        arguments: StoreKind.allCases)
     func identifiersNameTheirStore(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory()
         let container = try ModelContainer(for: Self.schema, configurations: Self.configurations(kind, dir))
@@ -113,8 +125,9 @@ struct MultipleConfigurationsTests {
         #expect(other.registeredModel(for: setting.persistentModelID) as CfgSetting? != nil)
         // An identifier naming the wrong store finds nothing.
         let json = try String(decoding: JSONEncoder().encode(setting.persistentModelID), as: UTF8.self)
-        let foreign = try JSONDecoder().decode(PersistentIdentifier.self,
-                                               from: Data(json.replacingOccurrences(of: settingStore, with: authorStore).utf8))
+        let foreign = try JSONDecoder().decode(
+            PersistentIdentifier.self,
+            from: Data(json.replacingOccurrences(of: settingStore, with: authorStore).utf8))
         #expect(foreign.storeIdentifier == authorStore)
         #expect(other.registeredModel(for: foreign) as CfgSetting? == nil)
     }
@@ -129,8 +142,9 @@ struct MultipleConfigurationsTests {
             c.insert(CfgSetting(key: "locale"))
             try c.save()
         }
-        let container = try ModelContainer(for: Self.schema,
-                                           configurations: Self.configurations(.disk, dir, settingsAllowSave: false))
+        let container = try ModelContainer(
+            for: Self.schema,
+            configurations: Self.configurations(.disk, dir, settingsAllowSave: false))
         let context = ModelContext(container)
         context.insert(CfgAuthor(name: "Calvino"))
         try context.save()
@@ -146,8 +160,9 @@ struct MultipleConfigurationsTests {
         #expect(try fresh.fetch(FetchDescriptor<CfgSetting>()).map(\.key) == ["locale"])
     }
 
-    @Test("A save across two stores is all or nothing: a bad value in one store writes nothing to the other",
-          arguments: StoreKind.allCases)
+    @Test(
+        "A save across two stores is all or nothing: a bad value in one store writes nothing to the other",
+        arguments: StoreKind.allCases)
     func saveAcrossStoresIsAtomic(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory()
         let container = try ModelContainer(for: Self.schema, configurations: Self.configurations(kind, dir))
@@ -202,8 +217,12 @@ struct MultipleConfigurationsTests {
         try context.save()
         let history = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
         #expect(history.count == 2)
-        #expect(Set(history.map(\.storeIdentifier))
-            == Set([author.persistentModelID.storeIdentifier, setting.persistentModelID.storeIdentifier].compactMap { $0 }))
+        #expect(
+            Set(history.map(\.storeIdentifier))
+                == Set(
+                    [author.persistentModelID.storeIdentifier, setting.persistentModelID.storeIdentifier].compactMap {
+                        $0
+                    }))
         #expect(history.allSatisfy { $0.author == "importer" && $0.changes.count == 1 })
         for transaction in history {
             for change in transaction.changes {
@@ -236,8 +255,10 @@ struct MultipleConfigurationsTests {
     @Test("An in-memory configuration and an on-disk one in one container")
     func memoryAndDisk() throws {
         let dir = try ScratchDirectory()
-        let configs = [ModelConfiguration("scratch", schema: Schema([CfgAuthor.self]), isStoredInMemoryOnly: true),
-                       ModelConfiguration("settings", schema: Schema([CfgSetting.self]), url: dir.file("settings.store"))]
+        let configs = [
+            ModelConfiguration("scratch", schema: Schema([CfgAuthor.self]), isStoredInMemoryOnly: true),
+            ModelConfiguration("settings", schema: Schema([CfgSetting.self]), url: dir.file("settings.store")),
+        ]
         do {
             let container = try ModelContainer(for: Self.schema, configurations: configs)
             let context = ModelContext(container)
@@ -268,18 +289,23 @@ struct MultipleConfigurationsTests {
         ])
         #expect(twice.contains("CfgBook") && twice.contains("\"library\"") && twice.contains("\"books\""))
         // A model in none.
-        let none = try message([
-            ModelConfiguration("library", schema: Schema([CfgAuthor.self]), url: dir.file("a.store")),
-            ModelConfiguration("settings", schema: Schema([CfgSetting.self]), url: dir.file("b.store")),
-        ], schema: Schema([CfgAuthor.self, CfgSetting.self, CtxItem.self]))
+        let none = try message(
+            [
+                ModelConfiguration("library", schema: Schema([CfgAuthor.self]), url: dir.file("a.store")),
+                ModelConfiguration("settings", schema: Schema([CfgSetting.self]), url: dir.file("b.store")),
+            ], schema: Schema([CfgAuthor.self, CfgSetting.self, CtxItem.self]))
         #expect(none.contains("CtxItem") && none.contains("none of its configurations"))
         // Two configurations without a schema.
-        let open = try message([ModelConfiguration("a", url: dir.file("a.store")),
-                                ModelConfiguration("b", url: dir.file("b.store"))])
+        let open = try message([
+            ModelConfiguration("a", url: dir.file("a.store")),
+            ModelConfiguration("b", url: dir.file("b.store")),
+        ])
         #expect(open.contains("no schema"))
         // One file for two configurations.
-        let shared = try message([ModelConfiguration("a", schema: Schema([CfgAuthor.self]), url: dir.file("same.store")),
-                                  ModelConfiguration("b", schema: Schema([CfgSetting.self]), url: dir.file("same.store"))])
+        let shared = try message([
+            ModelConfiguration("a", schema: Schema([CfgAuthor.self]), url: dir.file("same.store")),
+            ModelConfiguration("b", schema: Schema([CfgSetting.self]), url: dir.file("same.store")),
+        ])
         #expect(shared.contains("same.store"))
         // No file was created by a refused container.
         #expect(!FileManager.default.fileExists(atPath: dir.file("a.store").path))
@@ -289,8 +315,10 @@ struct MultipleConfigurationsTests {
     @Test("One configuration without a schema stores every model the others do not list")
     func openConfigurationTakesTheRest() throws {
         let dir = try ScratchDirectory()
-        let configs = [ModelConfiguration("settings", schema: Schema([CfgSetting.self]), url: dir.file("settings.store")),
-                       ModelConfiguration("rest", url: dir.file("rest.store"))]
+        let configs = [
+            ModelConfiguration("settings", schema: Schema([CfgSetting.self]), url: dir.file("settings.store")),
+            ModelConfiguration("rest", url: dir.file("rest.store")),
+        ]
         do {
             let container = try ModelContainer(for: Self.schema, configurations: configs)
             let context = ModelContext(container)

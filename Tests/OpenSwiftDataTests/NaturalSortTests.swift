@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OpenSwiftData
 
 @Model final class NsUser {
@@ -7,7 +8,11 @@ import Testing
     var nickname: String?
     var seq: Int
     var team: NsTeam?
-    init(name: String, nickname: String? = nil, seq: Int) { self.name = name; self.nickname = nickname; self.seq = seq }
+    init(name: String, nickname: String? = nil, seq: Int) {
+        self.name = name
+        self.nickname = nickname
+        self.seq = seq
+    }
 }
 
 @Model final class NsTeam {
@@ -17,16 +22,24 @@ import Testing
 
 /// Names whose natural order differs from `<`: numbers of several lengths, leading zeros,
 /// case, Latin diacritics, a prefix, and a non-Latin script.
-private let nsNames = ["User 10", "user 2", "User 1", "User 02", "Émile", "emile", "Zoë", "zoe",
-                       "file", "file1", "a07", "a7", "Ωmega", "Straße", "strasse", "User 100", "1 apple", " space"]
+private let nsNames = [
+    "User 10", "user 2", "User 1", "User 02", "Émile", "emile", "Zoë", "zoe",
+    "file", "file1", "a07", "a7", "Ωmega", "Straße", "strasse", "User 100", "1 apple", " space",
+]
 
 /// The order ``NaturalStringComparator`` documents for `nsNames`.
-private let nsNatural = [" space", "1 apple", "a07", "a7", "emile", "Émile", "file", "file1", "strasse", "Straße",
-                         "User 1", "User 02", "user 2", "User 10", "User 100", "Zoë", "zoe", "Ωmega"]
+private let nsNatural = [
+    " space", "1 apple", "a07", "a7", "emile", "Émile", "file", "file1", "strasse", "Straße",
+    "User 1", "User 02", "user 2", "User 10", "User 100", "Zoë", "zoe", "Ωmega",
+]
 
-private func nsContainer(_ kind: StoreKind, _ dir: ScratchDirectory, style: StringSortStyle = .lexical) throws -> ModelContainer {
+private func nsContainer(_ kind: StoreKind, _ dir: ScratchDirectory, style: StringSortStyle = .lexical) throws
+    -> ModelContainer
+{
     let schema = Schema([NsUser.self, NsTeam.self])
-    var config = kind == .memory ? ModelConfiguration(schema: schema, isStoredInMemoryOnly: true)
+    var config =
+        kind == .memory
+        ? ModelConfiguration(schema: schema, isStoredInMemoryOnly: true)
         : ModelConfiguration(schema: schema, url: dir.file("natural.store"))
     config.stringSortStyle = style
     return try ModelContainer(for: schema, configurations: [config])
@@ -57,7 +70,9 @@ struct NaturalSortTests {
         #expect(["User 2", "User 10"].sorted() == ["User 10", "User 2"])
     }
 
-    @Test("a fetch with stringSortStyle .natural orders as Swift's natural sort; the default stays < (plain sorts: fetching suite, FET-04)", arguments: StoreKind.allCases)
+    @Test(
+        "a fetch with stringSortStyle .natural orders as Swift's natural sort; the default stays < (plain sorts: fetching suite, FET-04)",
+        arguments: StoreKind.allCases)
     func perFetch(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "natural-fetch")
         let container = try nsContainer(kind, dir)
@@ -83,7 +98,9 @@ struct NaturalSortTests {
         #expect(pages == nsNatural)
     }
 
-    @Test("natural sort: optional strings, to-one key paths, several keys and pending changes agree with Swift (plain sorts: fetching suite, FET-05)", arguments: StoreKind.allCases)
+    @Test(
+        "natural sort: optional strings, to-one key paths, several keys and pending changes agree with Swift (plain sorts: fetching suite, FET-05)",
+        arguments: StoreKind.allCases)
     func shapes(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "natural-shapes")
         let container = try nsContainer(kind, dir)
@@ -91,7 +108,8 @@ struct NaturalSortTests {
         let context = ModelContext(container)
         let sorts: [[SortDescriptor<NsUser>]] = [
             [SortDescriptor(\.nickname)], [SortDescriptor(\.nickname, order: .reverse), SortDescriptor(\.name)],
-            [SortDescriptor(\.team?.name), SortDescriptor(\.seq)], [SortDescriptor(\.team?.name, order: .reverse), SortDescriptor(\.name)],
+            [SortDescriptor(\.team?.name), SortDescriptor(\.seq)],
+            [SortDescriptor(\.team?.name, order: .reverse), SortDescriptor(\.name)],
             [SortDescriptor(\.seq, order: .reverse)],
         ]
         for pending in [false, true] {
@@ -110,7 +128,9 @@ struct NaturalSortTests {
         }
     }
 
-    @Test("a container configured .natural sorts every fetch naturally; a descriptor can ask for .lexical", arguments: StoreKind.allCases)
+    @Test(
+        "a container configured .natural sorts every fetch naturally; a descriptor can ask for .lexical",
+        arguments: StoreKind.allCases)
     func configuration(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "natural-config")
         let container = try nsContainer(kind, dir, style: .natural)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OpenSwiftData
 
 @Model final class FailureNote {
@@ -24,7 +25,8 @@ struct OperationFailureTests {
         var failures: [OperationFailure] = []
         private var token: NSObjectProtocol?
         init(_ name: Notification.Name, object: AnyObject) {
-            token = NotificationCenter.default.addObserver(forName: name, object: object, queue: nil) { [unowned self] note in
+            token = NotificationCenter.default.addObserver(forName: name, object: object, queue: nil) {
+                [unowned self] note in
                 if let f = note.userInfo?[OperationFailure.userInfoKey] as? OperationFailure { failures.append(f) }
             }
         }
@@ -41,13 +43,17 @@ struct OperationFailureTests {
     }
 
     /// Renames the notes' table away (every read of it fails) or back.
-    func hideTable(_ container: ModelContainer, _ hidden: Bool, of type: any PersistentModel.Type = FailureNote.self) throws {
+    func hideTable(_ container: ModelContainer, _ hidden: Bool, of type: any PersistentModel.Type = FailureNote.self)
+        throws
+    {
         let name = container.mapping.table(for: try ModelLayout.of(type))!.name
         let (from, to) = hidden ? (name, name + "_HIDDEN") : (name + "_HIDDEN", name)
         try container.withStoreConnection { try $0.execute("ALTER TABLE \"\(from)\" RENAME TO \"\(to)\"") }
     }
 
-    @Test("a fault fill that fails is reported, stays a fault, and the next fetch throws it once", arguments: StoreKind.allCases)
+    @Test(
+        "a fault fill that fails is reported, stays a fault, and the next fetch throws it once",
+        arguments: StoreKind.allCases)
     func faultFill(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "failure-fault")
         let container = try seeded(kind, dir, count: 3)
@@ -59,8 +65,8 @@ struct OperationFailureTests {
         note.persistentBackingData.values[slot] = nil
 
         try hideTable(container, true)
-        #expect(note.title == "")   // the placeholder: the read cannot throw …
-        #expect(recorder.failures.map(\.operation) == [.faultFill])   // … but it is reported
+        #expect(note.title == "")  // the placeholder: the read cannot throw …
+        #expect(recorder.failures.map(\.operation) == [.faultFill])  // … but it is reported
         #expect(recorder.failures.first?.error.code == SwiftDataError.storeError.code)
         #expect(recorder.failures.first?.error.entityName == "FailureNote")
         #expect(context.pendingReadFailures.count == 1)
@@ -74,10 +80,12 @@ struct OperationFailureTests {
         }
         #expect(context.pendingReadFailures.isEmpty)
         #expect(try context.fetchCount(FetchDescriptor<FailureNote>()) == 3)
-        #expect(note.title == "note-1")   // still a fault: this read loads the row
+        #expect(note.title == "note-1")  // still a fault: this read loads the row
     }
 
-    @Test("a save after a failed read throws it first, writes nothing, and the retry saves", arguments: StoreKind.allCases)
+    @Test(
+        "a save after a failed read throws it first, writes nothing, and the retry saves", arguments: StoreKind.allCases
+    )
     func saveAfterFailedRead(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "failure-save")
         let container = try seeded(kind, dir, count: 2)
@@ -96,7 +104,9 @@ struct OperationFailureTests {
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<FailureNote>()) == 3)
     }
 
-    @Test("a batch of fetch(_:batchSize:) that cannot be read is reported, not read as deleted rows", arguments: StoreKind.allCases)
+    @Test(
+        "a batch of fetch(_:batchSize:) that cannot be read is reported, not read as deleted rows",
+        arguments: StoreKind.allCases)
     func batchLoad(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "failure-batch")
         let container = try seeded(kind, dir, count: 10)
@@ -119,7 +129,9 @@ struct OperationFailureTests {
         #expect(context.pendingReadFailures.isEmpty)
     }
 
-    @Test("a relationship that cannot be read is reported and not kept; the next read loads it", arguments: StoreKind.allCases)
+    @Test(
+        "a relationship that cannot be read is reported and not kept; the next read loads it",
+        arguments: StoreKind.allCases)
     func relationshipLoad(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "failure-relationship")
         let container = try kind.makeContainer(for: [Word.self, Category.self], in: dir)
@@ -135,14 +147,14 @@ struct OperationFailureTests {
 
         let context = ModelContext(container)
         let recorder = Recorder(ModelContext.operationDidFail, object: context)
-        let category = try context.fetch(FetchDescriptor<Category>())[0]   // its words are not loaded yet
+        let category = try context.fetch(FetchDescriptor<Category>())[0]  // its words are not loaded yet
         try hideTable(container, true, of: Word.self)
-        #expect(category.words.isEmpty)   // the read cannot throw …
-        #expect(recorder.failures.map(\.operation) == [.relationshipLoad])   // … but it is reported
+        #expect(category.words.isEmpty)  // the read cannot throw …
+        #expect(recorder.failures.map(\.operation) == [.relationshipLoad])  // … but it is reported
         #expect(recorder.failures.first?.error.propertyName == "words")
         try hideTable(container, false, of: Word.self)
         #expect(throws: SwiftDataError.self) { try context.fetchCount(FetchDescriptor<Category>()) }
-        #expect(category.words.map(\.text).sorted() == ["apple", "pear"])   // not kept: read again
+        #expect(category.words.map(\.text).sorted() == ["apple", "pear"])  // not kept: read again
     }
 
     @Test("a failed autosave is posted, logged and keeps the pending changes", arguments: StoreKind.allCases)
@@ -157,7 +169,7 @@ struct OperationFailureTests {
         context.processPendingChanges()
         #expect(recorder.failures.map(\.operation) == [.autosave])
         #expect(context.hasChanges)
-        #expect(context.pendingReadFailures.isEmpty)   // a save failure is not a read's
+        #expect(context.pendingReadFailures.isEmpty)  // a save failure is not a read's
         try hideTable(container, false)
         context.processPendingChanges()
         #expect(!context.hasChanges)
@@ -165,7 +177,9 @@ struct OperationFailureTests {
         #expect(recorder.failures.count == 1)
     }
 
-    @Test("delete rules that cannot read the related rows: reported, nothing autosaved, and the retry cascades", arguments: StoreKind.allCases)
+    @Test(
+        "delete rules that cannot read the related rows: reported, nothing autosaved, and the retry cascades",
+        arguments: StoreKind.allCases)
     func pendingChanges(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "failure-pending")
         let container = try kind.makeContainer(for: [Word.self, Category.self], in: dir)
@@ -181,7 +195,7 @@ struct OperationFailureTests {
         let fresh = ModelContext(container)
         let recorder = Recorder(ModelContext.operationDidFail, object: fresh)
         fresh.autosaveEnabled = true
-        fresh.delete(try fresh.fetch(FetchDescriptor<Category>())[0])   // cascades to the words, not loaded
+        fresh.delete(try fresh.fetch(FetchDescriptor<Category>())[0])  // cascades to the words, not loaded
         try hideTable(container, true, of: Word.self)
         fresh.processPendingChanges()
         // The delete rules read the words through the relationship, whose failure is reported; the
@@ -196,7 +210,9 @@ struct OperationFailureTests {
         #expect(recorder.failures.count == 2)
     }
 
-    @Test("a failed deleteAllData() is posted, logged and kept on the container; nothing is deleted", arguments: StoreKind.allCases)
+    @Test(
+        "a failed deleteAllData() is posted, logged and kept on the container; nothing is deleted",
+        arguments: StoreKind.allCases)
     func deleteAllData(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "failure-deleteall")
         let container = try seeded(kind, dir, count: 4)

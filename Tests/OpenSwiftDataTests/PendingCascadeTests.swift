@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import OpenSwiftData
 import OpenSwiftDataTesting
+import Testing
+
+@testable import OpenSwiftData
 
 /// Delete rules as fetches with pending changes see them before the save (behaviour reference
 /// §3.3): cascaded models are pending deletes, nullified references read nil, nothing is written,
@@ -32,8 +33,9 @@ struct PendingCascadeTests {
         return top
     }
 
-    @Test("fetchCount, fetch, fetchIdentifiers and enumerate skip cascaded children before save (the cascade itself: deleteRules suite, DEL-02)",
-          arguments: StoreKind.allCases)
+    @Test(
+        "fetchCount, fetch, fetchIdentifiers and enumerate skip cascaded children before save (the cascade itself: deleteRules suite, DEL-02)",
+        arguments: StoreKind.allCases)
     func cascadeBeforeSave(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "pcascade")
         let container = try kind.makeContainer(for: integrityModels, in: dir)
@@ -55,7 +57,9 @@ struct PendingCascadeTests {
         #expect(try ctx.fetchCount(storeOnly) == 4)
     }
 
-    @Test("delete(model:) and delete(model:where:) cascades are visible before save (at save: deleteRules suite, DEL-13)", arguments: StoreKind.allCases)
+    @Test(
+        "delete(model:) and delete(model:where:) cascades are visible before save (at save: deleteRules suite, DEL-13)",
+        arguments: StoreKind.allCases)
     func batchCascadeBeforeSave(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "pcascade")
         let container = try kind.makeContainer(for: integrityModels, in: dir)
@@ -71,8 +75,9 @@ struct PendingCascadeTests {
         #expect(try storedCount(IgRoom.self, in: container) == 0)
     }
 
-    @Test("nested cascades reach depth 3 before save; nullified leaves read nil (at save: deleteRules suite, DEL-04, DEL-05)",
-          arguments: StoreKind.allCases)
+    @Test(
+        "nested cascades reach depth 3 before save; nullified leaves read nil (at save: deleteRules suite, DEL-04, DEL-05)",
+        arguments: StoreKind.allCases)
     func nestedCascadeBeforeSave(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "pcascade")
         let container = try kind.makeContainer(for: integrityModels, in: dir)
@@ -88,7 +93,8 @@ struct PendingCascadeTests {
         #expect(try storedCount(IgLevel3.self, in: container) == 4)
     }
 
-    @Test("nullified references read nil before save (at save: deleteRules suite, DEL-01)", arguments: StoreKind.allCases)
+    @Test(
+        "nullified references read nil before save (at save: deleteRules suite, DEL-01)", arguments: StoreKind.allCases)
     func nullifyBeforeSave(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "pcascade")
         let container = try kind.makeContainer(for: integrityModels, in: dir)
@@ -106,7 +112,9 @@ struct PendingCascadeTests {
         #expect(other.allSatisfy { $0.parent?.name == "p" })
     }
 
-    @Test("rollback after pending-aware fetches restores cascaded children and nullified links (deleteRules suite, DEL-15)", arguments: StoreKind.allCases)
+    @Test(
+        "rollback after pending-aware fetches restores cascaded children and nullified links (deleteRules suite, DEL-15)",
+        arguments: StoreKind.allCases)
     func rollbackRestores(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "pcascade")
         let container = try kind.makeContainer(for: integrityModels, in: dir)
@@ -126,7 +134,9 @@ struct PendingCascadeTests {
         #expect(try storedCount(IgLevel3.self, in: container) == 4)
     }
 
-    @Test("save after a pending-aware fetch writes the same rows as a plain save (the cascade: deleteRules suite, DEL-04)", arguments: StoreKind.allCases)
+    @Test(
+        "save after a pending-aware fetch writes the same rows as a plain save (the cascade: deleteRules suite, DEL-04)",
+        arguments: StoreKind.allCases)
     func saveWritesSameRows(_ kind: StoreKind) throws {
         func run(fetchFirst: Bool) throws -> [String] {
             let dir = try ScratchDirectory(prefix: "pcascade")
@@ -147,7 +157,9 @@ struct PendingCascadeTests {
         #expect(try run(fetchFirst: true) == plain)
     }
 
-    @Test("a deny rule still throws at save, not at delete or at a pending-aware fetch (the rule: deleteRules suite, DEL-08)", arguments: StoreKind.allCases)
+    @Test(
+        "a deny rule still throws at save, not at delete or at a pending-aware fetch (the rule: deleteRules suite, DEL-08)",
+        arguments: StoreKind.allCases)
     func denyThrowsAtSave(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "pcascade")
         let container = try kind.makeContainer(for: integrityModels, in: dir)

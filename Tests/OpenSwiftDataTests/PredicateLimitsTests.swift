@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OpenSwiftData
 
 // Predicates at the edges: integer arithmetic that overflows, paging at `Int.max`, identifiers
@@ -13,10 +14,14 @@ enum DeepPredicate {
     typealias Condition = any StandardPredicateExpression<Bool>
     typealias Row = PredicateExpressions.Variable<CtxItem>
 
-    static func and<L: StandardPredicateExpression<Bool>, R: StandardPredicateExpression<Bool>>(_ l: L, _ r: R) -> Condition {
+    static func and<L: StandardPredicateExpression<Bool>, R: StandardPredicateExpression<Bool>>(_ l: L, _ r: R)
+        -> Condition
+    {
         PredicateExpressions.build_Conjunction(lhs: l, rhs: r)
     }
-    static func or<L: StandardPredicateExpression<Bool>, R: StandardPredicateExpression<Bool>>(_ l: L, _ r: R) -> Condition {
+    static func or<L: StandardPredicateExpression<Bool>, R: StandardPredicateExpression<Bool>>(_ l: L, _ r: R)
+        -> Condition
+    {
         PredicateExpressions.build_Disjunction(lhs: l, rhs: r)
     }
     static func not<P: StandardPredicateExpression<Bool>>(_ p: P) -> Condition {
@@ -24,18 +29,22 @@ enum DeepPredicate {
     }
     /// `$0.n == k`.
     static func nIs(_ v: Row, _ k: Int) -> Condition {
-        PredicateExpressions.build_Equal(lhs: PredicateExpressions.build_KeyPath(root: v, keyPath: \CtxItem.n),
-                                         rhs: PredicateExpressions.build_Arg(k))
+        PredicateExpressions.build_Equal(
+            lhs: PredicateExpressions.build_KeyPath(root: v, keyPath: \CtxItem.n),
+            rhs: PredicateExpressions.build_Arg(k))
     }
     /// `$0.n != k`.
     static func nIsNot(_ v: Row, _ k: Int) -> Condition {
-        PredicateExpressions.build_NotEqual(lhs: PredicateExpressions.build_KeyPath(root: v, keyPath: \CtxItem.n),
-                                            rhs: PredicateExpressions.build_Arg(k))
+        PredicateExpressions.build_NotEqual(
+            lhs: PredicateExpressions.build_KeyPath(root: v, keyPath: \CtxItem.n),
+            rhs: PredicateExpressions.build_Arg(k))
     }
 
     /// `t0 <op> t1 <op> …`, grouped to the left as `#Predicate` writes `a && b && c`, or to the right.
-    static func chain(_ terms: Int, leftAssociative: Bool, _ op: Op,
-                      _ term: @escaping (Row, Int) -> Condition) -> Predicate<CtxItem> {
+    static func chain(
+        _ terms: Int, leftAssociative: Bool, _ op: Op,
+        _ term: @escaping (Row, Int) -> Condition
+    ) -> Predicate<CtxItem> {
         Predicate<CtxItem> { v in
             let leaves = (0..<terms).map { term(v, $0) }
             if leftAssociative { return leaves.dropFirst().reduce(leaves[0]) { op.apply($0, $1) } }
@@ -84,7 +93,8 @@ enum DeepPredicate {
             PredicateExpressions.build_Comparison(lhs: l, rhs: PredicateExpressions.build_Arg(0), op: .greaterThan)
         }
         return Predicate<CtxItem> { v in
-            var e: any StandardPredicateExpression<Int> = PredicateExpressions.build_KeyPath(root: v, keyPath: \CtxItem.n)
+            var e: any StandardPredicateExpression<Int> = PredicateExpressions.build_KeyPath(
+                root: v, keyPath: \CtxItem.n)
             for _ in 0..<depth { e = add(e) }
             return positive(e)
         }
@@ -101,7 +111,9 @@ struct LimitsFixture {
     /// Sees the saved rows and its own pending inserts (and is where pending models are evaluated).
     let pending: ModelContext
 
-    init(_ kind: StoreKind, saved values: [Int] = LimitsFixture.savedValues, pending pendingValues: [Int] = [3, 201]) throws {
+    init(_ kind: StoreKind, saved values: [Int] = LimitsFixture.savedValues, pending pendingValues: [Int] = [3, 201])
+        throws
+    {
         dir = try ScratchDirectory(prefix: "limits")
         container = try kind.makeContainer(for: contextSuiteModels, in: dir)
         let w = ModelContext(container)
@@ -113,14 +125,22 @@ struct LimitsFixture {
     }
 
     /// Checks `p` on both contexts (fetch, fetchCount, fetchIdentifiers) against `Predicate.evaluate`.
-    func expectSwiftAnswer(_ p: Predicate<CtxItem>, _ label: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectSwiftAnswer(_ p: Predicate<CtxItem>, _ label: String, sourceLocation: SourceLocation = #_sourceLocation)
+        throws
+    {
         for (name, context) in [("saved", saved), ("pending", pending)] {
             let all = try context.fetch(FetchDescriptor<CtxItem>())
             let truth = try all.filter { try p.evaluate($0) }.map(\.name).sorted()
             let d = FetchDescriptor(predicate: p)
-            #expect(try context.fetch(d).map(\.name).sorted() == truth, "\(label) [\(name)]: fetch", sourceLocation: sourceLocation)
-            #expect(try context.fetchCount(d) == truth.count, "\(label) [\(name)]: fetchCount", sourceLocation: sourceLocation)
-            #expect(try context.fetchIdentifiers(d).count == truth.count, "\(label) [\(name)]: fetchIdentifiers", sourceLocation: sourceLocation)
+            #expect(
+                try context.fetch(d).map(\.name).sorted() == truth, "\(label) [\(name)]: fetch",
+                sourceLocation: sourceLocation)
+            #expect(
+                try context.fetchCount(d) == truth.count, "\(label) [\(name)]: fetchCount",
+                sourceLocation: sourceLocation)
+            #expect(
+                try context.fetchIdentifiers(d).count == truth.count, "\(label) [\(name)]: fetchIdentifiers",
+                sourceLocation: sourceLocation)
         }
     }
 }
@@ -128,8 +148,10 @@ struct LimitsFixture {
 /// Runs `body` and returns the `SwiftDataError` it throws; records an issue when it returns or
 /// throws anything else (a raw `SQLiteError` included).
 @discardableResult
-func expectSwiftDataError(_ code: SwiftDataError, _ label: String, sourceLocation: SourceLocation = #_sourceLocation,
-                          _ body: () throws -> Void) -> SwiftDataError? {
+func expectSwiftDataError(
+    _ code: SwiftDataError, _ label: String, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () throws -> Void
+) -> SwiftDataError? {
     do {
         try body()
         Issue.record("\(label): expected SwiftDataError.\(code.code), got a result", sourceLocation: sourceLocation)
@@ -137,7 +159,9 @@ func expectSwiftDataError(_ code: SwiftDataError, _ label: String, sourceLocatio
         #expect(e == code, "\(label): \(e)", sourceLocation: sourceLocation)
         return e
     } catch {
-        Issue.record("\(label): expected SwiftDataError.\(code.code), got \(type(of: error)): \(error)", sourceLocation: sourceLocation)
+        Issue.record(
+            "\(label): expected SwiftDataError.\(code.code), got \(type(of: error)): \(error)",
+            sourceLocation: sourceLocation)
     }
     return nil
 }
@@ -154,18 +178,24 @@ struct PredicateLimitsTests {
         ("-$0.n > 0", .min, #Predicate<CtxItem> { -$0.n > 0 }),
     ]
 
-    @Test("integer overflow on a pending model throws arithmeticOverflow instead of trapping", arguments: StoreKind.allCases)
+    @Test(
+        "integer overflow on a pending model throws arithmeticOverflow instead of trapping",
+        arguments: StoreKind.allCases)
     func overflowOnAPendingModelThrows(_ kind: StoreKind) throws {
         for (label, value, p) in Self.overflowing {
             let f = try LimitsFixture(kind, pending: [4, value])
             let d = FetchDescriptor(predicate: p)
             expectSwiftDataError(.arithmeticOverflow, "\(label): fetch") { _ = try f.pending.fetch(d) }
             expectSwiftDataError(.arithmeticOverflow, "\(label): fetchCount") { _ = try f.pending.fetchCount(d) }
-            expectSwiftDataError(.arithmeticOverflow, "\(label): fetchIdentifiers") { _ = try f.pending.fetchIdentifiers(d) }
+            expectSwiftDataError(.arithmeticOverflow, "\(label): fetchIdentifiers") {
+                _ = try f.pending.fetchIdentifiers(d)
+            }
         }
     }
 
-    @Test("integer overflow on a stored row throws arithmeticOverflow, as on a pending model", arguments: StoreKind.allCases)
+    @Test(
+        "integer overflow on a stored row throws arithmeticOverflow, as on a pending model",
+        arguments: StoreKind.allCases)
     func overflowOnAStoredRowThrows(_ kind: StoreKind) throws {
         for (label, value, p) in Self.overflowing {
             let f = try LimitsFixture(kind, saved: LimitsFixture.savedValues + [value], pending: [])
@@ -173,26 +203,32 @@ struct PredicateLimitsTests {
             let e = expectSwiftDataError(.arithmeticOverflow, "\(label): fetch") { _ = try f.saved.fetch(d) }
             #expect(e?.sql != nil, "\(label): the error carries the statement")
             expectSwiftDataError(.arithmeticOverflow, "\(label): fetchCount") { _ = try f.saved.fetchCount(d) }
-            expectSwiftDataError(.arithmeticOverflow, "\(label): fetchIdentifiers") { _ = try f.saved.fetchIdentifiers(d) }
+            expectSwiftDataError(.arithmeticOverflow, "\(label): fetchIdentifiers") {
+                _ = try f.saved.fetchIdentifiers(d)
+            }
             expectSwiftDataError(.arithmeticOverflow, "\(label): delete(model:where:)") {
                 try f.saved.delete(model: CtxItem.self, where: p)
             }
         }
     }
 
-    @Test("arithmetic that Swift's short-circuit skips does not throw, stored or pending", arguments: StoreKind.allCases)
+    @Test(
+        "arithmetic that Swift's short-circuit skips does not throw, stored or pending", arguments: StoreKind.allCases)
     func shortCircuitSkipsOverflowLikeSwift(_ kind: StoreKind) throws {
         let f = try LimitsFixture(kind, saved: LimitsFixture.savedValues + [.max], pending: [.max, 4])
         let top = Int.max
         try f.expectSwiftAnswer(#Predicate<CtxItem> { $0.n < 1000 && $0.n + 1 > 3 }, "n < 1000 && n + 1 > 3")
         try f.expectSwiftAnswer(#Predicate<CtxItem> { $0.n == top || $0.n + 1 > 3 }, "n == max || n + 1 > 3")
-        try f.expectSwiftAnswer(#Predicate<CtxItem> { $0.n == top ? $0.flag : $0.n * 2 > 3 }, "n == max ? flag : n * 2 > 3")
+        try f.expectSwiftAnswer(
+            #Predicate<CtxItem> { $0.n == top ? $0.flag : $0.n * 2 > 3 }, "n == max ? flag : n * 2 > 3")
         try f.expectSwiftAnswer(#Predicate<CtxItem> { $0.n - 1 > 3 }, "n - 1 > 3 (no overflow)")
     }
 
     // MARK: Paging
 
-    @Test("fetchLimit Int.max with fetchOffset 1 and a pending insert returns every row after the first", arguments: StoreKind.allCases)
+    @Test(
+        "fetchLimit Int.max with fetchOffset 1 and a pending insert returns every row after the first",
+        arguments: StoreKind.allCases)
     func fetchLimitMaxWithOffsetAndPendingInsert(_ kind: StoreKind) throws {
         let f = try LimitsFixture(kind)
         var all = FetchDescriptor<CtxItem>(sortBy: [SortDescriptor(\.n)])
@@ -202,13 +238,17 @@ struct PredicateLimitsTests {
         #expect(try f.pending.fetch(all).map(\.name) == expected)
         #expect(try f.pending.fetchCount(all) == expected.count)
         #expect(try f.pending.fetchIdentifiers(all).count == expected.count)
-        #expect(try f.saved.fetch(all).map(\.name) == f.saved.fetch(FetchDescriptor<CtxItem>(sortBy: [SortDescriptor(\.n)])).dropFirst().map(\.name))
+        #expect(
+            try f.saved.fetch(all).map(\.name)
+                == f.saved.fetch(FetchDescriptor<CtxItem>(sortBy: [SortDescriptor(\.n)])).dropFirst().map(\.name))
     }
 
     // MARK: Identifiers from another container
 
     /// A saved `Product` in a container whose schema has none of `contextSuiteModels`.
-    static func foreignProductID(_ kind: StoreKind, _ dir: ScratchDirectory) throws -> (ModelContainer, PersistentIdentifier) {
+    static func foreignProductID(_ kind: StoreKind, _ dir: ScratchDirectory) throws -> (
+        ModelContainer, PersistentIdentifier
+    ) {
         let other = try kind.makeContainer(for: [Product.self, Tag.self], in: dir, name: "other")
         let ctx = ModelContext(other)
         let product = Product(name: "foreign", price: 1)
@@ -217,7 +257,9 @@ struct PredicateLimitsTests {
         return (other, product.persistentModelID)
     }
 
-    @Test("model(for:) with an identifier of an entity outside the schema gives a deleted stand-in, not a trap", arguments: StoreKind.allCases)
+    @Test(
+        "model(for:) with an identifier of an entity outside the schema gives a deleted stand-in, not a trap",
+        arguments: StoreKind.allCases)
     func modelForAForeignEntityIdentifier(_ kind: StoreKind) throws {
         let f = try LimitsFixture(kind)
         let (other, id) = try Self.foreignProductID(kind, f.dir)
@@ -232,21 +274,26 @@ struct PredicateLimitsTests {
         #expect(!f.saved.hasChanges)
     }
 
-    @Test("model(for:) with an identifier naming an entity no model class has does not trap", arguments: StoreKind.allCases)
+    @Test(
+        "model(for:) with an identifier naming an entity no model class has does not trap",
+        arguments: StoreKind.allCases)
     func modelForAnUnknownEntityIdentifier(_ kind: StoreKind) throws {
         let f = try LimitsFixture(kind)
         let item = try #require(f.saved.fetch(FetchDescriptor<CtxItem>()).first)
         let json = String(decoding: try JSONEncoder().encode(item.persistentModelID), as: UTF8.self)
         #expect(json.contains("\"CtxItem\""))
-        let forged = try JSONDecoder().decode(PersistentIdentifier.self,
-                                              from: Data(json.replacingOccurrences(of: "\"CtxItem\"", with: "\"NoSuchEntity\"").utf8))
+        let forged = try JSONDecoder().decode(
+            PersistentIdentifier.self,
+            from: Data(json.replacingOccurrences(of: "\"CtxItem\"", with: "\"NoSuchEntity\"").utf8))
         let model = f.saved.model(for: forged)
         #expect(model.persistentModelID == forged)
         #expect(model.isDeleted)
         #expect((f.saved.registeredModel(for: forged) as CtxItem?) == nil)
     }
 
-    @Test("a fetch by an identifier of another schema's entity matches nothing, as in Swift", arguments: StoreKind.allCases)
+    @Test(
+        "a fetch by an identifier of another schema's entity matches nothing, as in Swift",
+        arguments: StoreKind.allCases)
     func fetchByAForeignIdentifier(_ kind: StoreKind) throws {
         let f = try LimitsFixture(kind)
         let (other, id) = try Self.foreignProductID(kind, f.dir)
@@ -275,8 +322,9 @@ struct PredicateLimitsTests {
     func conjunctionOf200Terms(_ kind: StoreKind) throws {
         let f = try LimitsFixture(kind)
         for left in [true, false] {
-            try f.expectSwiftAnswer(DeepPredicate.chain(200, leftAssociative: left, .and, DeepPredicate.nIsNot),
-                                    "200 × n != k, \(left ? "left" : "right")-grouped")
+            try f.expectSwiftAnswer(
+                DeepPredicate.chain(200, leftAssociative: left, .and, DeepPredicate.nIsNot),
+                "200 × n != k, \(left ? "left" : "right")-grouped")
         }
     }
 
@@ -284,8 +332,9 @@ struct PredicateLimitsTests {
     func disjunctionOf200Terms(_ kind: StoreKind) throws {
         let f = try LimitsFixture(kind)
         for left in [true, false] {
-            try f.expectSwiftAnswer(DeepPredicate.chain(200, leftAssociative: left, .or, DeepPredicate.nIs),
-                                    "200 × n == k, \(left ? "left" : "right")-grouped")
+            try f.expectSwiftAnswer(
+                DeepPredicate.chain(200, leftAssociative: left, .or, DeepPredicate.nIs),
+                "200 × n == k, \(left ? "left" : "right")-grouped")
         }
     }
 
@@ -303,8 +352,12 @@ struct PredicateLimitsTests {
         let or = try whereSQL(DeepPredicate.chain(3, leftAssociative: true, .or, DeepPredicate.nIs))
         #expect(or == "((t.\"ZN\" IS ?) OR (t.\"ZN\" IS ?) OR (t.\"ZN\" IS ?))")
         // && inside || stays a group of its own.
-        let mixed = try whereSQL(#Predicate<CtxItem> { ($0.n == 1 && $0.n != 2) || $0.n == 3 || ($0.n == 4 || $0.flag) })
-        #expect(mixed == "(((t.\"ZN\" IS ?) AND (t.\"ZN\" IS NOT ?)) OR (t.\"ZN\" IS ?) OR (t.\"ZN\" IS ?) OR (t.\"ZFLAG\" != 0))")
+        let mixed = try whereSQL(
+            #Predicate<CtxItem> { ($0.n == 1 && $0.n != 2) || $0.n == 3 || ($0.n == 4 || $0.flag) })
+        #expect(
+            mixed
+                == "(((t.\"ZN\" IS ?) AND (t.\"ZN\" IS NOT ?)) OR (t.\"ZN\" IS ?) OR (t.\"ZN\" IS ?) OR (t.\"ZFLAG\" != 0))"
+        )
         #expect(try whereSQL(DeepPredicate.negations(49)) == "(NOT (t.\"ZFLAG\" != 0))")
         #expect(try whereSQL(DeepPredicate.negations(50)) == "(t.\"ZFLAG\" != 0)")
         let count = try whereSQL(DeepPredicate.chain(200, leftAssociative: true, .and, DeepPredicate.nIsNot))
@@ -312,7 +365,9 @@ struct PredicateLimitsTests {
         #expect(count == 200)
     }
 
-    @Test("boolean nesting at the documented limit works; one level more throws unsupportedPredicate naming both", arguments: StoreKind.allCases)
+    @Test(
+        "boolean nesting at the documented limit works; one level more throws unsupportedPredicate naming both",
+        arguments: StoreKind.allCases)
     func nestingPastTheLimitThrows(_ kind: StoreKind) throws {
         let f = try LimitsFixture(kind)
         try f.expectSwiftAnswer(DeepPredicate.alternating(SQLTranslation.maximumNesting), "alternating at the limit")
@@ -321,24 +376,35 @@ struct PredicateLimitsTests {
             let e = expectSwiftDataError(.unsupportedPredicate, "alternating past the limit") {
                 _ = try context.fetch(FetchDescriptor(predicate: DeepPredicate.alternating(depth)))
             }
-            #expect(e?.message.contains("\(depth)") == true && e?.message.contains("\(SQLTranslation.maximumNesting)") == true,
-                    "\(String(describing: e))")
+            #expect(
+                e?.message.contains("\(depth)") == true
+                    && e?.message.contains("\(SQLTranslation.maximumNesting)") == true,
+                "\(String(describing: e))")
         }
     }
 
-    @Test("SQLite's own limits (parser stack, expression depth) surface as unsupportedPredicate, not SQLiteError", arguments: StoreKind.allCases)
+    @Test(
+        "SQLite's own limits (parser stack, expression depth) surface as unsupportedPredicate, not SQLiteError",
+        arguments: StoreKind.allCases)
     func sqliteLimitsAreTypedErrors(_ kind: StoreKind) throws {
         let f = try LimitsFixture(kind)
         // 120 nested additions overflow SQLite's parser stack.
         let deepArithmetic = FetchDescriptor(predicate: DeepPredicate.additions(120))
         for context in [f.saved, f.pending] {
-            let e = expectSwiftDataError(.unsupportedPredicate, "120 nested +") { _ = try context.fetch(deepArithmetic) }
+            let e = expectSwiftDataError(.unsupportedPredicate, "120 nested +") {
+                _ = try context.fetch(deepArithmetic)
+            }
             #expect(e?.message.contains("parser stack") == true, "\(String(describing: e))")
-            expectSwiftDataError(.unsupportedPredicate, "120 nested +: fetchCount") { _ = try context.fetchCount(deepArithmetic) }
-            expectSwiftDataError(.unsupportedPredicate, "120 nested +: fetchIdentifiers") { _ = try context.fetchIdentifiers(deepArithmetic) }
+            expectSwiftDataError(.unsupportedPredicate, "120 nested +: fetchCount") {
+                _ = try context.fetchCount(deepArithmetic)
+            }
+            expectSwiftDataError(.unsupportedPredicate, "120 nested +: fetchIdentifiers") {
+                _ = try context.fetchIdentifiers(deepArithmetic)
+            }
         }
         // One flat AND list of 1100 terms is deeper than SQLite's expression tree allows (1000).
-        let long = FetchDescriptor(predicate: DeepPredicate.chain(1100, leftAssociative: true, .and, DeepPredicate.nIsNot))
+        let long = FetchDescriptor(
+            predicate: DeepPredicate.chain(1100, leftAssociative: true, .and, DeepPredicate.nIsNot))
         let e = expectSwiftDataError(.unsupportedPredicate, "1100 × &&") { _ = try f.saved.fetch(long) }
         #expect(e?.message.contains("1000") == true, "\(String(describing: e))")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OpenSwiftData
 
 /// The statement cache keyed by query shape: the same predicate shape with new captured values
@@ -38,21 +39,23 @@ struct QueryCacheBindingTests {
     @Test("leaves in another order than the SQL's placeholders are refused")
     func reorderedLeaves() throws {
         let sql = #"(t."ZLENGTH" > ? AND instr(t."ZTEXT", ?) > 0) OR t."ZTEXT" = '?'"#
-        #expect(CompiledQuery.placeholderCount(sql) == 2)   // the quoted ? is no placeholder
+        #expect(CompiledQuery.placeholderCount(sql) == 2)  // the quoted ? is no placeholder
         let translated: [SQLValue] = [.integer(3), .text("b")]
         try CompiledQuery.checkBindings(whereSQL: sql, translated: translated, collected: translated)
         #expect(throws: CompiledQuery.BindingMismatch.self) {
             try CompiledQuery.checkBindings(whereSQL: sql, translated: translated, collected: translated.reversed())
         }
-        #expect(throws: CompiledQuery.BindingMismatch.self) {   // a leaf missing
+        #expect(throws: CompiledQuery.BindingMismatch.self) {  // a leaf missing
             try CompiledQuery.checkBindings(whereSQL: sql, translated: translated, collected: [.integer(3)])
         }
-        #expect(throws: CompiledQuery.BindingMismatch.self) {   // the SQL and its arguments disagree
+        #expect(throws: CompiledQuery.BindingMismatch.self) {  // the SQL and its arguments disagree
             try CompiledQuery.checkBindings(whereSQL: sql + " AND ?", translated: translated, collected: translated)
         }
     }
 
-    @Test("every predicate family binds its leaves in placeholder order (no shape refused)", arguments: StoreKind.allCases)
+    @Test(
+        "every predicate family binds its leaves in placeholder order (no shape refused)", arguments: StoreKind.allCases
+    )
     func familiesBindInOrder(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "qcache-order")
         let container = try kind.makeContainer(for: [Word.self, Category.self], in: dir)
@@ -102,7 +105,9 @@ struct StatementBindTests {
             let stmt = try db.prepare("SELECT ? + ?")
             #expect(stmt.parameterCount == 2)
             #expect { try stmt.bind([.integer(1)]) } throws: { ($0 as? SQLiteError)?.code == .range }
-            #expect { try stmt.bind([.integer(1), .integer(2), .integer(3)]) } throws: { ($0 as? SQLiteError)?.code == .range }
+            #expect { try stmt.bind([.integer(1), .integer(2), .integer(3)]) } throws: {
+                ($0 as? SQLiteError)?.code == .range
+            }
             #expect { try stmt.bind(Int64(1), at: 3) } throws: { ($0 as? SQLiteError)?.code == .range }
             #expect { try stmt.bind(1.5, at: 0) } throws: { ($0 as? SQLiteError)?.code == .range }
             #expect { try stmt.bindText("x", at: 9) } throws: { ($0 as? SQLiteError)?.code == .range }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OpenSwiftData
 
 /// The translator's SQL lets SQLite answer comparisons through a declared index: equality,
@@ -32,25 +33,39 @@ struct QueryPlanTests {
 
     static let cases: [Case] = {
         let codes = [3, 77, 501, 9_999]
-        let stem = "Alp", accented = "bé", mixed = "ALP"
+        let stem = "Alp"
+        let accented = "bé"
+        let mixed = "ALP"
         return [
-            Case(label: "equality", descriptor: { FetchDescriptor(predicate: #Predicate { $0.code == 77 }) },
-                 swift: { $0.code == 77 }, searchShape: "=?"),
-            Case(label: "range", descriptor: { FetchDescriptor(predicate: #Predicate { $0.code >= 100 && $0.code < 110 }) },
-                 swift: { $0.code >= 100 && $0.code < 110 }, searchShape: ">? AND "),
-            Case(label: "double range", descriptor: { FetchDescriptor(predicate: #Predicate { $0.price > 140 && $0.price <= 142.5 }) },
-                 swift: { $0.price > 140 && $0.price <= 142.5 }, searchShape: ">? AND "),
-            Case(label: "IN", descriptor: { FetchDescriptor(predicate: #Predicate { codes.contains($0.code) }) },
-                 swift: { codes.contains($0.code) }, searchShape: "=?"),
-            Case(label: "prefix", descriptor: { FetchDescriptor(predicate: #Predicate { $0.name.starts(with: stem) }) },
-                 swift: { $0.name.starts(with: stem) }, searchShape: ">? AND "),
-            Case(label: "prefix, other case", descriptor: { FetchDescriptor(predicate: #Predicate { $0.name.starts(with: mixed) }) },
-                 swift: { $0.name.starts(with: mixed) }, searchShape: ">? AND "),
-            Case(label: "prefix, non-ASCII", descriptor: { FetchDescriptor(predicate: #Predicate { $0.name.starts(with: accented) }) },
-                 swift: { $0.name.starts(with: accented) }, searchShape: ">? AND "),
-            Case(label: "composite equality then range",
-                 descriptor: { FetchDescriptor(predicate: #Predicate { $0.category == "b" && $0.code > 500 }) },
-                 swift: { $0.category == "b" && $0.code > 500 }, searchShape: "=? AND "),
+            Case(
+                label: "equality", descriptor: { FetchDescriptor(predicate: #Predicate { $0.code == 77 }) },
+                swift: { $0.code == 77 }, searchShape: "=?"),
+            Case(
+                label: "range",
+                descriptor: { FetchDescriptor(predicate: #Predicate { $0.code >= 100 && $0.code < 110 }) },
+                swift: { $0.code >= 100 && $0.code < 110 }, searchShape: ">? AND "),
+            Case(
+                label: "double range",
+                descriptor: { FetchDescriptor(predicate: #Predicate { $0.price > 140 && $0.price <= 142.5 }) },
+                swift: { $0.price > 140 && $0.price <= 142.5 }, searchShape: ">? AND "),
+            Case(
+                label: "IN", descriptor: { FetchDescriptor(predicate: #Predicate { codes.contains($0.code) }) },
+                swift: { codes.contains($0.code) }, searchShape: "=?"),
+            Case(
+                label: "prefix", descriptor: { FetchDescriptor(predicate: #Predicate { $0.name.starts(with: stem) }) },
+                swift: { $0.name.starts(with: stem) }, searchShape: ">? AND "),
+            Case(
+                label: "prefix, other case",
+                descriptor: { FetchDescriptor(predicate: #Predicate { $0.name.starts(with: mixed) }) },
+                swift: { $0.name.starts(with: mixed) }, searchShape: ">? AND "),
+            Case(
+                label: "prefix, non-ASCII",
+                descriptor: { FetchDescriptor(predicate: #Predicate { $0.name.starts(with: accented) }) },
+                swift: { $0.name.starts(with: accented) }, searchShape: ">? AND "),
+            Case(
+                label: "composite equality then range",
+                descriptor: { FetchDescriptor(predicate: #Predicate { $0.category == "b" && $0.code > 500 }) },
+                swift: { $0.category == "b" && $0.code > 500 }, searchShape: "=? AND "),
         ]
     }()
 
@@ -77,7 +92,8 @@ struct QueryPlanTests {
         let dir = try ScratchDirectory(prefix: "plans-count")
         let container = try makePlanContainer(kind, rows: Self.rows, in: dir)
         let context = ModelContext(container)
-        let lo = 100, hi = 200
+        let lo = 100
+        let hi = 200
         let d = FetchDescriptor<PlanItem>(predicate: #Predicate { $0.code >= lo && $0.code < hi })
         let e = try context.explain(d, as: .count)
         #expect(e.sql.hasPrefix("SELECT count(*)"))
@@ -124,12 +140,16 @@ struct QueryPlanTests {
         #expect(prefixUpperBound("bé") == "bê")
     }
 
-    @Test("prefix ranges keep Swift's answer for grapheme clusters, empty and NUL prefixes", arguments: StoreKind.allCases)
+    @Test(
+        "prefix ranges keep Swift's answer for grapheme clusters, empty and NUL prefixes", arguments: StoreKind.allCases
+    )
     func prefixSemantics(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "plans-prefix")
         let container = try kind.makeContainer(for: [PlanItem.self], in: dir)
         let context = ModelContext(container)
-        let names = ["Z\u{36B}oo", "Zoo", "e\u{301}clair", "éclair", "ecl", "a\u{0}b", "a", "", "🇫🇷x", "🇫", "\u{10FFFF}z"]
+        let names = [
+            "Z\u{36B}oo", "Zoo", "e\u{301}clair", "éclair", "ecl", "a\u{0}b", "a", "", "🇫🇷x", "🇫", "\u{10FFFF}z",
+        ]
         for (i, n) in names.enumerated() {
             context.insert(PlanItem(email: "e\(i)", code: i, name: n, price: 0, category: "a", rating: nil, note: ""))
         }
@@ -137,7 +157,9 @@ struct QueryPlanTests {
         for prefix in ["Z", "Zo", "e", "é", "e\u{301}", "a\u{0}", "a", "", "🇫", "\u{10FFFF}"] {
             let d = FetchDescriptor<PlanItem>(predicate: #Predicate { $0.name.starts(with: prefix) })
             let want = Set(names.enumerated().filter { $0.element.starts(with: prefix) }.map(\.offset))
-            #expect(Set(try context.fetch(d).map(\.code)) == want, "prefix \(prefix.unicodeScalars.map { String($0.value, radix: 16) })")
+            #expect(
+                Set(try context.fetch(d).map(\.code)) == want,
+                "prefix \(prefix.unicodeScalars.map { String($0.value, radix: 16) })")
             let negated = FetchDescriptor<PlanItem>(predicate: #Predicate { !$0.name.starts(with: prefix) })
             #expect(Set(try context.fetch(negated).map(\.code)) == Set(names.indices).subtracting(want))
         }

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import OpenSwiftData
 import OpenSwiftDataTesting
+import Testing
+
+@testable import OpenSwiftData
 
 /// DESIGN §9 when a store is opened: the file is touched only through SQLite (no lost POSIX
 /// locks), a killed writer's WAL is not "corruption", concurrent creation agrees on one schema,
@@ -52,7 +53,9 @@ struct ReliabilityOpeningTests {
 
     // MARK: Item 1: the file is touched only through SQLite
 
-    @Test("Opening a second container on a file keeps the POSIX lock the first connection holds (a dropped lock let another process delete a WAL in use)")
+    @Test(
+        "Opening a second container on a file keeps the POSIX lock the first connection holds (a dropped lock let another process delete a WAL in use)"
+    )
     func secondContainerKeepsLocks() throws {
         let dir = try ScratchDirectory(prefix: "locks")
         let url = dir.file("shared.store")
@@ -66,13 +69,17 @@ struct ReliabilityOpeningTests {
         let second = try ModelContainer(for: Category.self, configurations: ModelConfiguration(url: url))
         #expect(try ModelContext(second).fetchCount(FetchDescriptor<Category>()) == 1)
         let after = try posixLocks(onInode: node)
-        #expect(after.count >= before.count, "opening the second container dropped this process's locks: \(before) → \(after)")
+        #expect(
+            after.count >= before.count,
+            "opening the second container dropped this process's locks: \(before) → \(after)")
         _ = first
     }
 
     // MARK: Item 2: a killed writer's WAL is not corruption
 
-    @Test("A store whose main file promises pages only its WAL holds (a writer killed mid-checkpoint) opens with every row")
+    @Test(
+        "A store whose main file promises pages only its WAL holds (a writer killed mid-checkpoint) opens with every row"
+    )
     func grownWALIsNotCorruption() throws {
         let dir = try ScratchDirectory(prefix: "grown-wal")
         let url = dir.file("live.store")
@@ -104,7 +111,9 @@ struct ReliabilityOpeningTests {
         _ = container
     }
 
-    @Test("A store that fails validation leaves its main file and its WAL byte for byte unchanged (no checkpoint on the way out)")
+    @Test(
+        "A store that fails validation leaves its main file and its WAL byte for byte unchanged (no checkpoint on the way out)"
+    )
     func failedOpenDoesNotCheckpoint() throws {
         let dir = try ScratchDirectory(prefix: "no-checkpoint")
         let url = dir.file("live.store")
@@ -116,7 +125,8 @@ struct ReliabilityOpeningTests {
         try bytes(url).write(to: copy)
         let wal = URL(fileURLWithPath: copy.path + "-wal")
         try bytes(URL(fileURLWithPath: url.path + "-wal")).write(to: wal)
-        let mainBefore = try bytes(copy), walBefore = try bytes(wal)
+        let mainBefore = try bytes(copy)
+        let walBefore = try bytes(wal)
         #expect(!walBefore.isEmpty)
         let error = #expect(throws: SwiftDataError.self) {
             _ = try ModelContainer(for: CtxItem.self, configurations: ModelConfiguration(url: copy))
@@ -131,7 +141,9 @@ struct ReliabilityOpeningTests {
         _ = container
     }
 
-    @Test("FixtureDatabase copies a store through SQLite: rows that are still only in its WAL come along", arguments: StoreKind.allCases)
+    @Test(
+        "FixtureDatabase copies a store through SQLite: rows that are still only in its WAL come along",
+        arguments: StoreKind.allCases)
     func fixtureCopyIncludesWAL(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "fixture-wal")
         let url = dir.file("app.store")
@@ -140,7 +152,8 @@ struct ReliabilityOpeningTests {
         ctx.insert(Category(name: "in the WAL only"))
         try ctx.save()
         let fixture = try FixtureDatabase(contentsOf: url, schema: Schema([Category.self]), store: kind)
-        #expect(try ModelContext(fixture.container).fetch(FetchDescriptor<Category>()).map(\.name) == ["in the WAL only"])
+        #expect(
+            try ModelContext(fixture.container).fetch(FetchDescriptor<Category>()).map(\.name) == ["in the WAL only"])
         // The writer is undisturbed and still sees its row.
         #expect(try ModelContext(writer).fetchCount(FetchDescriptor<Category>()) == 1)
     }
@@ -161,7 +174,8 @@ struct ReliabilityOpeningTests {
                     defer { group.leave() }
                     start.wait()
                     do {
-                        let container = try ModelContainer(for: Category.self, configurations: ModelConfiguration(url: url))
+                        let container = try ModelContainer(
+                            for: Category.self, configurations: ModelConfiguration(url: url))
                         let ctx = ModelContext(container)
                         ctx.insert(Category(name: "worker \(worker)"))
                         try ctx.save()
@@ -209,7 +223,9 @@ struct ReliabilityOpeningTests {
         #expect(try bytes(file) == Data("not a directory".utf8))
     }
 
-    @Test("allowsSave: false opens the file read-only: a missing store is a typed error and an existing one is never written")
+    @Test(
+        "allowsSave: false opens the file read-only: a missing store is a typed error and an existing one is never written"
+    )
     func readOnlyConfiguration() throws {
         let dir = try ScratchDirectory(prefix: "read-only")
         let url = dir.file("ro.store")
@@ -225,7 +241,8 @@ struct ReliabilityOpeningTests {
             try ctx.save()
         }
         let before = try bytes(url)
-        let reader = try ModelContainer(for: Category.self, configurations: ModelConfiguration(url: url, allowsSave: false))
+        let reader = try ModelContainer(
+            for: Category.self, configurations: ModelConfiguration(url: url, allowsSave: false))
         #expect(try ModelContext(reader).fetch(FetchDescriptor<Category>()).map(\.name) == ["seed"])
         let mismatched = #expect(throws: SwiftDataError.self) {
             _ = try ModelContainer(for: CtxItem.self, configurations: ModelConfiguration(url: url, allowsSave: false))
@@ -242,8 +259,9 @@ struct ReliabilityOpeningTests {
         weak var lastContainer: ModelContainer?
         weak var lastModel: Category?
         for i in 0..<20 {
-            let container = try ModelContainer(for: Category.self,
-                                               configurations: ModelConfiguration(url: dir.file("leak-\(i).store")))
+            let container = try ModelContainer(
+                for: Category.self,
+                configurations: ModelConfiguration(url: dir.file("leak-\(i).store")))
             let ctx = ModelContext(container)
             let c = Category(name: "c\(i)")
             c.words = [Word(text: "a"), Word(text: "b")]
@@ -261,13 +279,16 @@ struct ReliabilityOpeningTests {
         #expect(open.isEmpty, "descriptors still open: \(open.prefix(5))")
     }
 
-    @Test("A container used through its mainContext is freed with it and closes its file; a context that outlives its container still works")
+    @Test(
+        "A container used through its mainContext is freed with it and closes its file; a context that outlives its container still works"
+    )
     func mainContextDoesNotKeepContainer() throws {
         let dir = try ScratchDirectory(prefix: "main-context")
         weak var lastContainer: ModelContainer?
         for i in 0..<10 {
-            let container = try ModelContainer(for: Category.self,
-                                               configurations: ModelConfiguration(url: dir.file("main-\(i).store")))
+            let container = try ModelContainer(
+                for: Category.self,
+                configurations: ModelConfiguration(url: dir.file("main-\(i).store")))
             let c = Category(name: "c\(i)")
             c.words = [Word(text: "a")]
             container.mainContext.insert(c)
@@ -278,8 +299,10 @@ struct ReliabilityOpeningTests {
         #expect(lastContainer == nil, "the container was kept alive by its main context")
         #expect(try openDescriptors(in: dir).isEmpty)
         // A context created from a container keeps it; one that outlives it still reads and writes.
-        let context = ModelContext(try ModelContainer(for: Category.self,
-                                                      configurations: ModelConfiguration(url: dir.file("kept.store"))))
+        let context = ModelContext(
+            try ModelContainer(
+                for: Category.self,
+                configurations: ModelConfiguration(url: dir.file("kept.store"))))
         context.insert(Category(name: "kept"))
         try context.save()
         #expect(try ModelContext(context.container).fetchCount(FetchDescriptor<Category>()) == 1)
@@ -288,7 +311,8 @@ struct ReliabilityOpeningTests {
     @Test("A saved model kept after its context is gone still reads its relationships from the store")
     func modelOutlivesContext() throws {
         let dir = try ScratchDirectory(prefix: "outlive")
-        let container = try ModelContainer(for: Category.self, configurations: ModelConfiguration(url: dir.file("o.store")))
+        let container = try ModelContainer(
+            for: Category.self, configurations: ModelConfiguration(url: dir.file("o.store")))
         var kept: Category?
         do {
             let ctx = ModelContext(container)
@@ -310,7 +334,8 @@ final class LockedValue<Value>: @unchecked Sendable {
     private let lock = NSLock()
     init(_ value: Value) { self.value = value }
     func withLock<T>(_ body: (inout Value) -> T) -> T {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return body(&value)
     }
 }

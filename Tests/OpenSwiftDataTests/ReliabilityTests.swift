@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import OpenSwiftData
+import Testing
 
 /// DESIGN §9 on the disk store: data survives container re-creation, a failed save is atomic
 /// and retryable, bad files get typed errors and are never modified, and two contexts on one
@@ -28,8 +28,10 @@ struct ReliabilityTests {
     }
 
     /// Opens `url` for `types`, expects a `SwiftDataError`, and checks the file was not touched.
-    private func expectOpenFails(_ url: URL, _ types: [any PersistentModel.Type],
-                                 codes: [SwiftDataError.Code], _ label: String) throws {
+    private func expectOpenFails(
+        _ url: URL, _ types: [any PersistentModel.Type],
+        codes: [SwiftDataError.Code], _ label: String
+    ) throws {
         let before = try bytes(url)
         let error = #expect(throws: SwiftDataError.self, "\(label)") {
             _ = try ModelContainer(for: Schema(types), configurations: ModelConfiguration(url: url))
@@ -47,7 +49,9 @@ struct ReliabilityTests {
         var x = seed
         var out = Data(capacity: count)
         for _ in 0..<count {
-            x ^= x << 13; x ^= x >> 7; x ^= x << 17
+            x ^= x << 13
+            x ^= x >> 7
+            x ^= x << 17
             out.append(UInt8(truncatingIfNeeded: x))
         }
         return out
@@ -95,7 +99,9 @@ struct ReliabilityTests {
         }
     }
 
-    @Test("A persistent identifier survives releasing the container and opening the file again (with the first container open: lifecycle suite, PID-01)")
+    @Test(
+        "A persistent identifier survives releasing the container and opening the file again (with the first container open: lifecycle suite, PID-01)"
+    )
     func identifierSurvivesReopen() throws {
         let dir = try ScratchDirectory(prefix: "rel-pid")
         let id: PersistentIdentifier
@@ -143,7 +149,7 @@ struct ReliabilityTests {
         row.double = .nan
         let w0 = try #require(base.words.first)
         ctx.delete(w0)
-        ctx.processPendingChanges()   // run delete rules now, so the counts below are final
+        ctx.processPendingChanges()  // run delete rules now, so the counts below are final
         let insertedBefore = ctx.insertedModelsArray.count
         let changedBefore = ctx.changedModelsArray.count
         let deletedBefore = ctx.deletedModelsArray.count
@@ -179,7 +185,9 @@ struct ReliabilityTests {
         #expect(try after.fetch(FetchDescriptor<Everything>()).first { $0.int == 0 }?.double == 2)
     }
 
-    @Test("A save colliding with rows written behind the context's back by raw SQL is atomic; retry succeeds (in-context collisions: uniqueness suite, UNQ-18)")
+    @Test(
+        "A save colliding with rows written behind the context's back by raw SQL is atomic; retry succeeds (in-context collisions: uniqueness suite, UNQ-18)"
+    )
     func atomicSaveUniqueCollision() throws {
         let dir = try ScratchDirectory(prefix: "rel-unique")
         let url = dir.file("store.store")
@@ -194,8 +202,10 @@ struct ReliabilityTests {
         // resolve that, so the save must fail as a whole.
         do {
             let db = try SQLiteConnection(path: url.path, mode: .readWrite)
-            try db.run("INSERT INTO ZSCHNOTE (Z_PK, Z_ENT, Z_OPT, ZCODE, ZTITLE, ZDAY) VALUES (100, 1, 1, 'x', 't1', 1)")
-            try db.run("INSERT INTO ZSCHNOTE (Z_PK, Z_ENT, Z_OPT, ZCODE, ZTITLE, ZDAY) VALUES (101, 1, 1, 'y', 't2', 2)")
+            try db.run(
+                "INSERT INTO ZSCHNOTE (Z_PK, Z_ENT, Z_OPT, ZCODE, ZTITLE, ZDAY) VALUES (100, 1, 1, 'x', 't1', 1)")
+            try db.run(
+                "INSERT INTO ZSCHNOTE (Z_PK, Z_ENT, Z_OPT, ZCODE, ZTITLE, ZDAY) VALUES (101, 1, 1, 'y', 't2', 2)")
             db.close()
         }
         try checkpoint(url)
@@ -249,8 +259,9 @@ struct ReliabilityTests {
         var data = Data("SQLite format 3\u{0}".utf8)
         data.append(pseudoRandomBytes(4096 - 16, seed: 42))
         try data.write(to: url)
-        try expectOpenFails(url, [Category.self],
-                            codes: [SwiftDataError.corruptStore.code, SwiftDataError.notADatabase.code], "garbage after header")
+        try expectOpenFails(
+            url, [Category.self],
+            codes: [SwiftDataError.corruptStore.code, SwiftDataError.notADatabase.code], "garbage after header")
     }
 
     @Test("A truncated store throws .corruptStore and is not modified")
@@ -267,7 +278,8 @@ struct ReliabilityTests {
 
         let odd = dir.file("odd.store")
         try full.prefix(full.count / 2 + 100).write(to: odd)
-        try expectOpenFails(odd, [Category.self], codes: [SwiftDataError.corruptStore.code], "half a store plus 100 bytes")
+        try expectOpenFails(
+            odd, [Category.self], codes: [SwiftDataError.corruptStore.code], "half a store plus 100 bytes")
 
         // The original is intact and still opens.
         let container = try StoreKind.disk.makeContainer(for: [Category.self], in: dir)
@@ -283,7 +295,8 @@ struct ReliabilityTests {
         var data = try bytes(original)
         #expect(data.count > 4 * 4096)
         // Page 2 onwards holds the schema's tables; smash the page after the first.
-        let start = 4096, end = 2 * 4096
+        let start = 4096
+        let end = 2 * 4096
         data.replaceSubrange(start..<end, with: pseudoRandomBytes(end - start, seed: 7))
         let bad = dir.file("bad.store")
         try data.write(to: bad)
@@ -296,17 +309,22 @@ struct ReliabilityTests {
         let url = dir.file("foreign.sqlite")
         do {
             let db = try SQLiteConnection(path: url.path, mode: .readWriteCreate)
-            try db.execute("CREATE TABLE Category (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO Category (name) VALUES ('mine')")
+            try db.execute(
+                "CREATE TABLE Category (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO Category (name) VALUES ('mine')"
+            )
             db.close()
         }
-        try expectOpenFails(url, [Category.self],
-                            codes: [SwiftDataError.incompatibleSchema.code, SwiftDataError.notADatabase.code], "foreign database")
+        try expectOpenFails(
+            url, [Category.self],
+            codes: [SwiftDataError.incompatibleSchema.code, SwiftDataError.notADatabase.code], "foreign database")
         let db = try SQLiteConnection(path: url.path, mode: .readOnly)
         #expect(try db.scalar("SELECT name FROM Category") == .text("mine"))
         #expect(try db.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table'") == .integer(1))
     }
 
-    @Test("A store written with a different schema is not modified by the refused open, byte for byte (the error: migrations suite, CFG-05)")
+    @Test(
+        "A store written with a different schema is not modified by the refused open, byte for byte (the error: migrations suite, CFG-05)"
+    )
     func differentSchema() throws {
         let dir = try ScratchDirectory(prefix: "rel-schema")
         let url = dir.file("store.store")
@@ -318,7 +336,8 @@ struct ReliabilityTests {
         }
         try checkpoint(url)
         try expectOpenFails(url, [Category.self], codes: [SwiftDataError.incompatibleSchema.code], "other models")
-        try expectOpenFails(url, [User.self, Category.self], codes: [SwiftDataError.incompatibleSchema.code], "added model")
+        try expectOpenFails(
+            url, [User.self, Category.self], codes: [SwiftDataError.incompatibleSchema.code], "added model")
         try expectOpenFails(url, [Everything.self], codes: [SwiftDataError.incompatibleSchema.code], "unrelated model")
         // The original schema still opens, with its data.
         let container = try StoreKind.disk.makeContainer(for: [User.self], in: dir)
@@ -331,7 +350,8 @@ struct ReliabilityTests {
     func twoContextsAlternate() throws {
         let dir = try ScratchDirectory(prefix: "rel-two")
         let container = try StoreKind.disk.makeContainer(for: [StCounter.self], in: dir)
-        let a = ModelContext(container), b = ModelContext(container)
+        let a = ModelContext(container)
+        let b = ModelContext(container)
         for i in 0..<10 {
             let ctx = i.isMultiple(of: 2) ? a : b
             ctx.insert(StCounter(key: "k\(i)", value: i))
@@ -372,7 +392,8 @@ struct ReliabilityTests {
         let dir = try ScratchDirectory(prefix: "rel-two-containers")
         let one = try StoreKind.disk.makeContainer(for: [StCounter.self], in: dir)
         let two = try StoreKind.disk.makeContainer(for: [StCounter.self], in: dir)
-        let a = ModelContext(one), b = ModelContext(two)
+        let a = ModelContext(one)
+        let b = ModelContext(two)
         for i in 0..<6 {
             let ctx = i.isMultiple(of: 2) ? a : b
             ctx.insert(StCounter(key: "k\(i)", value: i))

@@ -18,7 +18,9 @@ struct RollbackRelationshipTests {
         return (context, c, w)
     }
 
-    @Test("moving a child out and rolling back restores the parent's list (plain rollback: lifecycle suite, CTX-03)", arguments: StoreKind.allCases)
+    @Test(
+        "moving a child out and rolling back restores the parent's list (plain rollback: lifecycle suite, CTX-03)",
+        arguments: StoreKind.allCases)
     func moveOut(kind: StoreKind) throws {
         let dir = try ScratchDirectory()
         let (context, c, w) = try seeded(kind, dir)
@@ -30,7 +32,9 @@ struct RollbackRelationshipTests {
         #expect(c.words.map(\.text) == ["w"])
     }
 
-    @Test("deleting the parent, moving the child out, deleting the child, then rollback (plain rollback: lifecycle suite, CTX-03)", arguments: StoreKind.allCases)
+    @Test(
+        "deleting the parent, moving the child out, deleting the child, then rollback (plain rollback: lifecycle suite, CTX-03)",
+        arguments: StoreKind.allCases)
     func deleteMoveDelete(kind: StoreKind) throws {
         let dir = try ScratchDirectory()
         let (context, c, w) = try seeded(kind, dir)
@@ -45,7 +49,9 @@ struct RollbackRelationshipTests {
         #expect(try context.fetchCount(FetchDescriptor<Word>()) == 1)
     }
 
-    @Test("deleting the parent (cascade pending) then rollback keeps both lists (plain rollback: lifecycle suite, CTX-03)", arguments: StoreKind.allCases)
+    @Test(
+        "deleting the parent (cascade pending) then rollback keeps both lists (plain rollback: lifecycle suite, CTX-03)",
+        arguments: StoreKind.allCases)
     func deleteParent(kind: StoreKind) throws {
         let dir = try ScratchDirectory()
         let (context, c, w) = try seeded(kind, dir)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OpenSwiftData
 
 /// Collects trace events from any thread.
@@ -68,13 +69,17 @@ struct SQLTraceTests {
     func environmentLog(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "trace-log")
         let container = try makePlanContainer(kind, rows: 3, in: dir)
-        let lines = TraceRecorder(), events = TraceRecorder()
-        try container.setSQLTrace({ events.record($0) }, environment: [ModelContainer.sqlLogEnvironmentVariable: "1"],
-                                  write: { lines.record(SQLTraceEvent(sql: $0, nanoseconds: 0)) })
+        let lines = TraceRecorder()
+        let events = TraceRecorder()
+        try container.setSQLTrace(
+            { events.record($0) }, environment: [ModelContainer.sqlLogEnvironmentVariable: "1"],
+            write: { lines.record(SQLTraceEvent(sql: $0, nanoseconds: 0)) })
         let descriptor = FetchDescriptor<PlanItem>(predicate: #Predicate { $0.code > 0 })
         #expect(try ModelContext(container).fetchCount(descriptor) == 2)
         let count = try ModelContext(container).explain(descriptor, as: .count).sql
-        #expect(lines.statements.contains { $0.hasPrefix("[sql ") && $0.hasSuffix(" ms] " + count + "\n") }, "\(lines.statements)")
+        #expect(
+            lines.statements.contains { $0.hasPrefix("[sql ") && $0.hasSuffix(" ms] " + count + "\n") },
+            "\(lines.statements)")
         #expect(events.statements.contains(count))
         // Off: neither the log nor a removed handler hears anything.
         lines.clear()

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import OpenSwiftData
+import Testing
 
 /// The schema the `@Model` macro and `Schema` build from real model classes: entities,
 /// attributes, relationships, constraints, indexes and inheritance.
@@ -68,8 +68,9 @@ struct SchemaTests {
         ]
         for (name, type, optional) in expectations {
             let a = try attribute(e, name)
-            #expect(ObjectIdentifier(a.valueType) == ObjectIdentifier(type),
-                    "\(name): valueType \(a.valueType), expected \(type)")
+            #expect(
+                ObjectIdentifier(a.valueType) == ObjectIdentifier(type),
+                "\(name): valueType \(a.valueType), expected \(type)")
             #expect(a.isOptional == optional, "\(name): isOptional")
             #expect(a.isUnique == false, "\(name): isUnique")
         }
@@ -184,7 +185,8 @@ struct SchemaTests {
         let business = try entity(schema, "BusinessTrip")
         let executive = try entity(schema, "ExecutiveTrip")
         let personal = try entity(schema, "PersonalTrip")
-        #expect(Set(schema.entities.map(\.name)) == ["Trip", "BusinessTrip", "ExecutiveTrip", "PersonalTrip", "Traveler"])
+        #expect(
+            Set(schema.entities.map(\.name)) == ["Trip", "BusinessTrip", "ExecutiveTrip", "PersonalTrip", "Traveler"])
         #expect(trip.superentity == nil)
         #expect(trip.superentityName == nil)
         #expect(Set(trip.subentities.map(\.name)) == ["BusinessTrip", "PersonalTrip"])
@@ -209,7 +211,9 @@ struct SchemaTests {
         #expect(try entity(schema, "Trip").subentities.isEmpty)
     }
 
-    @Test("A schema listing only a subclass brings its superclasses along (a missing subclass at save: inheritance suite, INH-20)")
+    @Test(
+        "A schema listing only a subclass brings its superclasses along (a missing subclass at save: inheritance suite, INH-20)"
+    )
     func subclassBringsSuperclass() throws {
         let schema = Schema([ExecutiveTrip.self])
         #expect(Set(schema.entities.map(\.name)).isSuperset(of: ["ExecutiveTrip", "BusinessTrip", "Trip"]))
@@ -244,8 +248,9 @@ struct SchemaTests {
     @Test("An unsupported attribute type makes container creation throw .unknownSchema naming the property")
     func unsupportedAttributeType() throws {
         let error = #expect(throws: SwiftDataError.self) {
-            _ = try ModelContainer(for: SchUnstorable.self,
-                                   configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+            _ = try ModelContainer(
+                for: SchUnstorable.self,
+                configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         }
         #expect(error?.code == SwiftDataError.unknownSchema.code)
         #expect(error?.message.contains("blob") == true, "message: \(error?.message ?? "")")

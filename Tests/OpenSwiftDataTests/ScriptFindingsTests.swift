@@ -18,7 +18,8 @@ struct ScriptFindingsTests {
             context.insert(w)
             w.category = c
         }
-        let t1 = Tag(label: "t1"), t2 = Tag(label: "t2")
+        let t1 = Tag(label: "t1")
+        let t2 = Tag(label: "t2")
         context.insert(t1)
         context.insert(t2)
         let p = Product(name: "p", price: 1)
@@ -33,8 +34,9 @@ struct ScriptFindingsTests {
         try context.fetch(FetchDescriptor<Word>(predicate: #Predicate { $0.text == text })).first!
     }
 
-    @Test("a pending-deleted child stays in its parent's list until delete rules run, loaded or not (the rules: deleteRules suite, DEL-06, DEL-10)",
-          arguments: StoreKind.allCases, [false, true])
+    @Test(
+        "a pending-deleted child stays in its parent's list until delete rules run, loaded or not (the rules: deleteRules suite, DEL-06, DEL-10)",
+        arguments: StoreKind.allCases, [false, true])
     func pendingDelete(_ kind: StoreKind, loadFirst: Bool) throws {
         let dir = try ScratchDirectory()
         let (context, _) = try seeded(kind, dir)
@@ -48,8 +50,9 @@ struct ScriptFindingsTests {
         #expect(try category(context).words.map(\.text) == ["a"])
     }
 
-    @Test("rollback of a child inserted into a saved parent, whose list was read after the insert (plain rollback: lifecycle suite, CTX-03)",
-          arguments: StoreKind.allCases, [false, true])
+    @Test(
+        "rollback of a child inserted into a saved parent, whose list was read after the insert (plain rollback: lifecycle suite, CTX-03)",
+        arguments: StoreKind.allCases, [false, true])
     func rollbackInsert(_ kind: StoreKind, loadFirst: Bool) throws {
         let dir = try ScratchDirectory()
         let (context, _) = try seeded(kind, dir)
@@ -64,19 +67,24 @@ struct ScriptFindingsTests {
         #expect(try context.fetchCount(FetchDescriptor<Word>()) == 2)
     }
 
-    @Test("a cascade-deleted model that changed a many-to-many list in the same save leaves no join rows (the rules: deleteRules suite, DEL-02, DEL-06)",
-          arguments: StoreKind.allCases, [false, true])
+    @Test(
+        "a cascade-deleted model that changed a many-to-many list in the same save leaves no join rows (the rules: deleteRules suite, DEL-02, DEL-06)",
+        arguments: StoreKind.allCases, [false, true])
     func noDanglingPairs(_ kind: StoreKind, loadFirst: Bool) throws {
         let dir = try ScratchDirectory()
         let (context, container) = try seeded(kind, dir)
         let t2 = try context.fetch(FetchDescriptor<Tag>(predicate: #Predicate { $0.label == "t2" })).first!
         if loadFirst { _ = t2.products.count }
         let p = try context.fetch(FetchDescriptor<Product>()).first!
-        p.tags.append(t2)            // a new pair, written at the next save…
-        context.delete(p)            // …but the product goes in the same save
+        p.tags.append(t2)  // a new pair, written at the next save…
+        context.delete(p)  // …but the product goes in the same save
         try context.save()
         let pairs = try container.withStoreConnection { db -> Int64 in
-            guard let name = container.storeNames.table("Product").map({ _ in "Z_\(container.storeNames.entityNumber("Product")!)TAGS" }) else { return -1 }
+            guard
+                let name = container.storeNames.table("Product").map({ _ in
+                    "Z_\(container.storeNames.entityNumber("Product")!)TAGS"
+                })
+            else { return -1 }
             guard case .integer(let n)? = try db.scalar("SELECT count(*) FROM \"\(name)\"") else { return -1 }
             return n
         }
@@ -86,8 +94,9 @@ struct ScriptFindingsTests {
 }
 
 extension ScriptFindingsTests {
-    @Test("an unsaved insert linked to a saved parent, then deleted, is never written, list loaded or not (the plain case: deleteRules suite, DEL-09)",
-          arguments: StoreKind.allCases, [false, true])
+    @Test(
+        "an unsaved insert linked to a saved parent, then deleted, is never written, list loaded or not (the plain case: deleteRules suite, DEL-09)",
+        arguments: StoreKind.allCases, [false, true])
     func deleteUnsavedInsert(_ kind: StoreKind, loadFirst: Bool) throws {
         let dir = try ScratchDirectory()
         let (context, container) = try seeded(kind, dir)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OpenSwiftData
 
 @Suite("Smoke")
@@ -7,7 +8,11 @@ struct SmokeTests {
     @Test(arguments: StoreKind.allCases)
     func roundTrip(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory()
-        let container = try kind.makeContainer(for: [Category.self, Trip.self, BusinessTrip.self, ExecutiveTrip.self, PersonalTrip.self, Everything.self, Measurement.self, Product.self, User.self], in: dir)
+        let container = try kind.makeContainer(
+            for: [
+                Category.self, Trip.self, BusinessTrip.self, ExecutiveTrip.self, PersonalTrip.self, Everything.self,
+                Measurement.self, Product.self, User.self,
+            ], in: dir)
         let ctx = ModelContext(container)
         let c = Category(name: "animals")
         c.words = [Word(text: "cat"), Word(text: "horse")]

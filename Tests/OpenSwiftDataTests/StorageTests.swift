@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import OpenSwiftData
+import Testing
 
 /// The SQLite layout the store writes — Apple's (store-format README §3: `Z<ROOT>` tables,
 /// `Z<PROPERTY>` columns, Core Data's column types) — read back through a raw read-only
@@ -8,7 +8,9 @@ import OpenSwiftData
 /// delete rules, on both stores.
 @Suite("Storage")
 struct StorageTests {
-    static var tripModels: [any PersistentModel.Type] { [Trip.self, BusinessTrip.self, ExecutiveTrip.self, PersonalTrip.self, Traveler.self] }
+    static var tripModels: [any PersistentModel.Type] {
+        [Trip.self, BusinessTrip.self, ExecutiveTrip.self, PersonalTrip.self, Traveler.self]
+    }
     static var allModels: [any PersistentModel.Type] { tripModels + [Category.self, Product.self, User.self] }
 
     // MARK: Raw SQL helpers
@@ -39,10 +41,14 @@ struct StorageTests {
     }
 
     /// `PRAGMA index_list` joined with `index_info`: (unique, columns) per index.
-    private func indexes(_ db: SQLiteConnection, _ table: String) throws -> [(name: String, unique: Bool, columns: [String])] {
+    private func indexes(_ db: SQLiteConnection, _ table: String) throws -> [(
+        name: String, unique: Bool, columns: [String]
+    )] {
         try db.rows("SELECT name, \"unique\" FROM pragma_index_list(?)", [.text(table)]).map { row in
             let name = text(row[0]) ?? ""
-            let cols = try db.rows("SELECT name FROM pragma_index_info(?) ORDER BY seqno", [.text(name)]).compactMap { text($0[0]) }
+            let cols = try db.rows("SELECT name FROM pragma_index_info(?) ORDER BY seqno", [.text(name)]).compactMap {
+                text($0[0])
+            }
             return (name, int(row[1]) == 1, cols)
         }
     }
@@ -54,9 +60,13 @@ struct StorageTests {
     // MARK: Layout
 
     /// The entity tables and the metadata and history tables every store has.
-    private static let fixedTables: Set<String> = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE", "ATRANSACTION", "ACHANGE", "ATRANSACTIONSTRING"]
+    private static let fixedTables: Set<String> = [
+        "Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE", "ATRANSACTION", "ACHANGE", "ATRANSACTIONSTRING",
+    ]
 
-    @Test("One Z<ROOT> table per inheritance root with Z_PK, Z_ENT, Z_OPT; subclass columns NULL for other classes (INH storage)")
+    @Test(
+        "One Z<ROOT> table per inheritance root with Z_PK, Z_ENT, Z_OPT; subclass columns NULL for other classes (INH storage)"
+    )
     func inheritanceTableLayout() throws {
         let dir = try ScratchDirectory(prefix: "storage-layout")
         let container = try StoreKind.disk.makeContainer(for: Self.allModels, in: dir)
@@ -70,8 +80,9 @@ struct StorageTests {
         let db = try raw(dir)
         let tables = try tableNames(db)
         #expect(tables.contains("ZTRIP"))
-        #expect(tables.isDisjoint(with: ["ZBUSINESSTRIP", "ZEXECUTIVETRIP", "ZPERSONALTRIP"]),
-                "subclasses share the root's table: \(tables.sorted())")
+        #expect(
+            tables.isDisjoint(with: ["ZBUSINESSTRIP", "ZEXECUTIVETRIP", "ZPERSONALTRIP"]),
+            "subclasses share the root's table: \(tables.sorted())")
         #expect(tables.isSuperset(of: ["ZTRAVELER", "ZCATEGORY", "ZWORD", "ZPRODUCT", "ZTAG", "ZUSER"]))
         #expect(tables.isSuperset(of: Self.fixedTables))
 
@@ -80,7 +91,8 @@ struct StorageTests {
         #expect(Array(names.prefix(3)) == ["Z_PK", "Z_ENT", "Z_OPT"])
         #expect(cols.first { $0.name == "Z_PK" }?.pk == 1)
         #expect(cols.first { $0.name == "Z_PK" }?.type == "INTEGER")
-        #expect(Set(names) == ["Z_PK", "Z_ENT", "Z_OPT", "ZNAME", "ZDAYS", "ZTRAVELER", "ZPERDIEM", "ZLOUNGE", "ZREASON"])
+        #expect(
+            Set(names) == ["Z_PK", "Z_ENT", "Z_OPT", "ZNAME", "ZDAYS", "ZTRAVELER", "ZPERDIEM", "ZLOUNGE", "ZREASON"])
         #expect(cols.first { $0.name == "ZPERDIEM" }?.type == "FLOAT")
         #expect(cols.first { $0.name == "ZNAME" }?.type == "VARCHAR")
         for t in ["ZCATEGORY", "ZWORD", "ZPRODUCT", "ZTAG", "ZUSER", "ZTRAVELER"] {
@@ -88,9 +100,10 @@ struct StorageTests {
             #expect(Array(c.prefix(3)) == ["Z_PK", "Z_ENT", "Z_OPT"], "\(t): \(c)")
         }
         // Entity numbers: roots by name, each followed by its sub-entities (README §2).
-        let numbers = Dictionary(uniqueKeysWithValues: try db.rows("SELECT Z_NAME, Z_ENT FROM Z_PRIMARYKEY WHERE Z_ENT < 16000").map {
-            (text($0[0]) ?? "", int($0[1]) ?? 0)
-        })
+        let numbers = Dictionary(
+            uniqueKeysWithValues: try db.rows("SELECT Z_NAME, Z_ENT FROM Z_PRIMARYKEY WHERE Z_ENT < 16000").map {
+                (text($0[0]) ?? "", int($0[1]) ?? 0)
+            })
         #expect(numbers["Category"] == 1 && numbers["Product"] == 2 && numbers["Tag"] == 3 && numbers["Traveler"] == 4)
         #expect(numbers["Trip"] == 5 && numbers["BusinessTrip"] == 6 && numbers["ExecutiveTrip"] == 7)
         #expect(numbers["PersonalTrip"] == 8 && numbers["User"] == 9 && numbers["Word"] == 10)
@@ -118,8 +131,11 @@ struct StorageTests {
         animals.words = [Word(text: "cat"), Word(text: "dog")]
         ctx.insert(animals)
         ctx.insert(Word(text: "orphan"))
-        let p1 = Product(name: "p1", price: 1), p2 = Product(name: "p2", price: 2)
-        let t1 = Tag(label: "t1"), t2 = Tag(label: "t2"), t3 = Tag(label: "t3")
+        let p1 = Product(name: "p1", price: 1)
+        let p2 = Product(name: "p2", price: 2)
+        let t1 = Tag(label: "t1")
+        let t2 = Tag(label: "t2")
+        let t3 = Tag(label: "t3")
         p1.tags = [t1, t2]
         p2.tags = [t2, t3]
         ctx.insert(p1)
@@ -133,13 +149,16 @@ struct StorageTests {
         let fks = try db.rows("SELECT ZTEXT, ZCATEGORY FROM ZWORD ORDER BY ZTEXT")
         #expect(fks.map { text($0[0]) } == ["cat", "dog", "orphan"])
         #expect(fks.map { $0[1] } == [.integer(catPK), .integer(catPK), .null])
-        #expect(try indexes(db, "ZWORD").contains { $0.name == "ZWORD_ZCATEGORY_INDEX" && $0.columns == ["ZCATEGORY"] },
-                "the foreign key is indexed")
+        #expect(
+            try indexes(db, "ZWORD").contains { $0.name == "ZWORD_ZCATEGORY_INDEX" && $0.columns == ["ZCATEGORY"] },
+            "the foreign key is indexed")
 
         #expect(try columns(db, "ZPRODUCT").map(\.name).contains("ZTAGS") == false)
         #expect(try columns(db, "ZTAG").map(\.name).contains("ZPRODUCTS") == false)
-        let join = try tableNames(db).subtracting(["ZTRIP", "ZTRAVELER", "ZCATEGORY", "ZWORD", "ZPRODUCT", "ZTAG", "ZUSER"])
-            .subtracting(Self.fixedTables)
+        let join = try tableNames(db).subtracting([
+            "ZTRIP", "ZTRAVELER", "ZCATEGORY", "ZWORD", "ZPRODUCT", "ZTAG", "ZUSER",
+        ])
+        .subtracting(Self.fixedTables)
         #expect(join == ["Z_2TAGS"], "exactly one join table, named by Product.tags (entity 2): \(join.sorted())")
         let joinCols = try columns(db, "Z_2TAGS")
         #expect(joinCols.map(\.name) == ["Z_2PRODUCTS", "Z_3TAGS"])
@@ -152,11 +171,16 @@ struct StorageTests {
         _ = try StoreKind.disk.makeContainer(for: Self.allModels + [SchNote.self], in: dir)
         let db = try raw(dir)
         let category = try indexes(db, "ZCATEGORY")
-        #expect(category.contains { $0.name == "Z_Category_UNIQUE_name" && $0.unique && $0.columns == ["ZNAME"] }, "\(category)")
+        #expect(
+            category.contains { $0.name == "Z_Category_UNIQUE_name" && $0.unique && $0.columns == ["ZNAME"] },
+            "\(category)")
         let user = try indexes(db, "ZUSER")
         #expect(user.contains { $0.name == "Z_User_UNIQUE_id" && $0.unique && $0.columns == ["ZID"] }, "\(user)")
         let product = try indexes(db, "ZPRODUCT")
-        #expect(product.contains { $0.name.hasPrefix("Z_Product_SwiftDataIndexOn") && !$0.unique && $0.columns == ["ZNAME"] }, "\(product)")
+        #expect(
+            product.contains {
+                $0.name.hasPrefix("Z_Product_SwiftDataIndexOn") && !$0.unique && $0.columns == ["ZNAME"]
+            }, "\(product)")
         #expect(product.contains { !$0.unique && $0.columns == ["ZPRICE", "ZNAME"] }, "\(product)")
         #expect(!product.contains { $0.unique }, "Product declares no unique constraint")
         let note = try indexes(db, "ZSCHNOTE")
@@ -194,14 +218,16 @@ struct StorageTests {
         #expect(try db.scalar("SELECT ZTEXT FROM ZWORD") == .text(evil))
         #expect(try db.scalar("SELECT ZNAME FROM ZCATEGORY") == .text(evil))
         #expect(try db.scalar("SELECT typeof(ZLENGTH) FROM ZWORD") == .text("integer"))
-        let fresh = ModelContext(container)   // kept alive: models hold their context weakly
+        let fresh = ModelContext(container)  // kept alive: models hold their context weakly
         defer { withExtendedLifetime(fresh) {} }
         let back = try fresh.fetch(FetchDescriptor<Word>())
         #expect(back.map(\.text) == [evil])
         #expect(back.first?.category?.name == evil)
     }
 
-    @Test("Column types and values follow store-format README §3 (UUID 16-byte BLOB, Date REAL since 2001, enum raw value, Codable struct as composite columns, Decimal number)")
+    @Test(
+        "Column types and values follow store-format README §3 (UUID 16-byte BLOB, Date REAL since 2001, enum raw value, Codable struct as composite columns, Decimal number)"
+    )
     func storageClasses() throws {
         let dir = try ScratchDirectory(prefix: "storage-classes")
         let container = try StoreKind.disk.makeContainer(for: [Everything.self], in: dir)
@@ -217,8 +243,16 @@ struct StorageTests {
         ctx.insert(e)
         try ctx.save()
         let db = try raw(dir)
-        let row = try #require(try db.rows("SELECT ZUUID, ZDATE, ZPRIORITY, ZMOOD, ZBOOL, ZSTREET, ZCITY, ZLIST, ZOINT, ZDECIMAL FROM ZEVERYTHING").first)
-        #expect(row[0] == .blob(Data([0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF])))
+        let row = try #require(
+            try db.rows(
+                "SELECT ZUUID, ZDATE, ZPRIORITY, ZMOOD, ZBOOL, ZSTREET, ZCITY, ZLIST, ZOINT, ZDECIMAL FROM ZEVERYTHING"
+            ).first)
+        #expect(
+            row[0]
+                == .blob(
+                    Data([
+                        0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF,
+                    ])))
         #expect(row[1] == .real(12.5))
         #expect(row[2] == .integer(10))
         #expect(row[3] == .text("busy"))

@@ -1,6 +1,7 @@
 import Foundation
 import OpenSwiftDataTesting
 import Testing
+
 @testable import OpenSwiftData
 
 /// Store files copied from a simulator or device (issue 16 item 5): Apple's format, `-wal` and
@@ -21,8 +22,9 @@ struct StoreFileTests {
         try? FileManager.default.removeItem(at: url.deletingLastPathComponent())
     }
 
-    @Test("FixtureDatabase opens a device copy (rows only in -wal) as a private copy; the original keeps its bytes",
-          arguments: StoreKind.allCases)
+    @Test(
+        "FixtureDatabase opens a device copy (rows only in -wal) as a private copy; the original keeps its bytes",
+        arguments: StoreKind.allCases)
     func fixtureDatabaseOpensDeviceCopy(store: StoreKind) throws {
         let url = try AppleStoreFile.resourcesCopiedFromDevice()
         defer { Self.removeDirectory(of: url) }
@@ -49,13 +51,17 @@ struct StoreFileTests {
         #expect(try Self.bytes(url) == before, "the file and its -wal keep their bytes")
         let raw = try SQLiteConnection(path: url.path, mode: .readOnly)
         raw.disableCheckpointOnClose()
-        #expect(try raw.rows("SELECT ZNAME FROM ZITEM ORDER BY ZNAME") == [[.text("Log")], [.text("Plank")], [.text("Stick")]])
+        #expect(
+            try raw.rows("SELECT ZNAME FROM ZITEM ORDER BY ZNAME") == [
+                [.text("Log")], [.text("Plank")], [.text("Stick")],
+            ])
         raw.close()
         #expect(try Self.bytes(url) == before)
     }
 
-    @Test("FixtureDatabase refuses a device copy written by other models with incompatibleSchema naming the entities",
-          arguments: StoreKind.allCases)
+    @Test(
+        "FixtureDatabase refuses a device copy written by other models with incompatibleSchema naming the entities",
+        arguments: StoreKind.allCases)
     func fixtureDatabaseRefusesOtherModels(store: StoreKind) throws {
         let url = try AppleStoreFile.resourcesCopiedFromDevice()
         defer { Self.removeDirectory(of: url) }
@@ -92,7 +98,9 @@ struct StoreFileTests {
         #expect(try Self.bytes(url) == before)
     }
 
-    @Test("StoreFileDescription reads entities, row counts by Z_ENT, metadata hashes in hex, tables and indexes; read-only")
+    @Test(
+        "StoreFileDescription reads entities, row counts by Z_ENT, metadata hashes in hex, tables and indexes; read-only"
+    )
     func describeDeviceCopy() throws {
         let url = try AppleStoreFile.resourcesCopiedFromDevice()
         defer { Self.removeDirectory(of: url) }
@@ -102,9 +110,14 @@ struct StoreFileTests {
 
         #expect(description.journalMode == "wal")
         #expect(description.pageSize == 4096)
-        let summary = description.entities.map { "\($0.number) \($0.name) \($0.parent ?? "-") \($0.maxKey) \($0.rows) \($0.table ?? "-")" }
-        #expect(Array(summary.prefix(3)) == ["1 Component - 2 2 ZCOMPONENT", "2 CraftingRecipe - 2 2 ZCRAFTINGRECIPE",
-                                             "3 Item - 5 3 ZITEM"], "\(summary)")
+        let summary = description.entities.map {
+            "\($0.number) \($0.name) \($0.parent ?? "-") \($0.maxKey) \($0.rows) \($0.table ?? "-")"
+        }
+        #expect(
+            Array(summary.prefix(3)) == [
+                "1 Component - 2 2 ZCOMPONENT", "2 CraftingRecipe - 2 2 ZCRAFTINGRECIPE",
+                "3 Item - 5 3 ZITEM",
+            ], "\(summary)")
         #expect(description.entities.first { $0.name == "CHANGE" }?.table == "ACHANGE")
         #expect(description.entities.map(\.number) == vector.z_primarykey.map(\.entity))
         #expect(description.entities.first { $0.name == "TRANSACTION" }?.rows == 1, "history entities are listed too")
@@ -120,12 +133,17 @@ struct StoreFileTests {
         #expect(description.tables.first { $0.name == "ZITEM" }?.rows == 3)
         #expect(description.tables.first { $0.name == "Z_PRIMARYKEY" }?.rows == vector.z_primarykey.count)
         #expect(!description.tables.contains { $0.name.hasPrefix("sqlite_") })
-        let declaredIndexes = Set(vector.ddl.compactMap { statement -> String? in
-            guard statement.hasPrefix("CREATE INDEX ") || statement.hasPrefix("CREATE UNIQUE INDEX ") else { return nil }
-            return statement.split(separator: " ").dropFirst(statement.hasPrefix("CREATE UNIQUE") ? 3 : 2).first.map(String.init)
-        })
+        let declaredIndexes = Set(
+            vector.ddl.compactMap { statement -> String? in
+                guard statement.hasPrefix("CREATE INDEX ") || statement.hasPrefix("CREATE UNIQUE INDEX ") else {
+                    return nil
+                }
+                return statement.split(separator: " ").dropFirst(statement.hasPrefix("CREATE UNIQUE") ? 3 : 2).first
+                    .map(String.init)
+            })
         #expect(!declaredIndexes.isEmpty)
-        #expect(declaredIndexes.isSubset(of: Set(description.indexes.map(\.name))), "\(description.indexes.map(\.name))")
+        #expect(
+            declaredIndexes.isSubset(of: Set(description.indexes.map(\.name))), "\(description.indexes.map(\.name))")
         let unique = description.indexes.filter(\.unique).map { "\($0.table) \($0.columns)" }
         #expect(unique.contains("ZITEM [\"ZNAME\"]"), "\(unique)")
 
@@ -150,7 +168,9 @@ struct StoreFileTests {
             #expect(entity.parent == (row.superEntity == 0 ? nil : names[row.superEntity]), "\(entity.name)")
         }
         #expect(description.entities.contains { $0.parent != nil }, "the vector has subentities")
-        #expect(description.entities.first { $0.name == "ExpensiveSportCar" }?.table == "ZCAR", "a subentity lives in its root's table")
+        #expect(
+            description.entities.first { $0.name == "ExpensiveSportCar" }?.table == "ZCAR",
+            "a subentity lives in its root's table")
     }
 
     @Test("verifyStore checks a store without a manifest: integrity_check and metadata; the file keeps its bytes")
@@ -176,13 +196,16 @@ struct StoreFileTests {
         // missing from the index b-tree while the table rows stay intact.
         let db = try SQLiteConnection(path: url.path, mode: .readWrite)
         try db.execute("PRAGMA writable_schema = ON")
-        try db.run("UPDATE sqlite_master SET sql = ? WHERE name = ?",
-                   [.text("CREATE UNIQUE INDEX Z_Item_UNIQUE_name ON ZITEM (Z_PK)"), .text("Z_Item_UNIQUE_name")])
+        try db.run(
+            "UPDATE sqlite_master SET sql = ? WHERE name = ?",
+            [.text("CREATE UNIQUE INDEX Z_Item_UNIQUE_name ON ZITEM (Z_PK)"), .text("Z_Item_UNIQUE_name")])
         db.close()
         let check = try FixtureFile.verifyStore(url)
         #expect(!check.isValid)
-        #expect(!check.integrityProblems.isEmpty && check.integrityProblems.allSatisfy { $0.contains("Z_Item_UNIQUE_name") },
-                "\(check.integrityProblems)")
+        #expect(
+            !check.integrityProblems.isEmpty
+                && check.integrityProblems.allSatisfy { $0.contains("Z_Item_UNIQUE_name") },
+            "\(check.integrityProblems)")
         #expect(check.metadata.versionHashes.count == 3, "the metadata still reads")
     }
 
@@ -202,9 +225,13 @@ struct StoreFileTests {
             (dir.url, SwiftDataError.notADatabase.code, "a directory"),
         ]
         for (url, code, phrase) in cases {
-            for (label, body) in [("describe", { _ = try StoreFileDescription(contentsOf: url) }),
-                                  ("verifyStore", { _ = try FixtureFile.verifyStore(url) })] as [(String, () throws -> Void)] {
-                let error = try #require(throws: SwiftDataError.self, "\(label) \(url.lastPathComponent)") { try body() }
+            for (label, body) in [
+                ("describe", { _ = try StoreFileDescription(contentsOf: url) }),
+                ("verifyStore", { _ = try FixtureFile.verifyStore(url) }),
+            ] as [(String, () throws -> Void)] {
+                let error = try #require(throws: SwiftDataError.self, "\(label) \(url.lastPathComponent)") {
+                    try body()
+                }
                 #expect(error.code == code, "\(label) \(url.lastPathComponent): \(error)")
                 #expect(error.message.contains(phrase), "\(label): \(error.message)")
                 #expect(error.message.contains(url.lastPathComponent), "\(label): \(error.message)")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OpenSwiftData
 
 // Apple's store format (Store/Format): hashes, metadata, layout — checked against the six real
@@ -11,10 +12,15 @@ struct StoreFormatSHA2Tests {
     func sha256Vectors() {
         #expect(SHA256.hex(of: "") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         #expect(SHA256.hex(of: "abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        #expect(SHA256.hex(of: "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
-            == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
-        #expect(SHA256.hex(of: "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu")
-            == "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1")
+        #expect(
+            SHA256.hex(of: "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(
+            SHA256.hex(
+                of:
+                    "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu"
+            )
+                == "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1")
         var million = SHA256()
         let chunk = [UInt8](repeating: 0x61, count: 1_000)
         for _ in 0..<1_000 { million.update(chunk) }
@@ -36,14 +42,28 @@ struct StoreFormatSHA2Tests {
 
     @Test("SHA-512: FIPS 180-4 / NIST test vectors")
     func sha512Vectors() {
-        #expect(SHA512.hex(of: "") == "cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e")
-        #expect(SHA512.hex(of: "abc") == "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f")
-        #expect(SHA512.hex(of: "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu")
-            == "8e959b75dae313da8cf4f72814fc143f8f7779c6eb9f7fa17299aeadb6889018501d289e4900f7e4331b99dec4b5433ac7d329eeb6dd26545e96e55b874be909")
+        #expect(
+            SHA512.hex(of: "")
+                == "cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e"
+        )
+        #expect(
+            SHA512.hex(of: "abc")
+                == "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f"
+        )
+        #expect(
+            SHA512.hex(
+                of:
+                    "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu"
+            )
+                == "8e959b75dae313da8cf4f72814fc143f8f7779c6eb9f7fa17299aeadb6889018501d289e4900f7e4331b99dec4b5433ac7d329eeb6dd26545e96e55b874be909"
+        )
         var million = SHA512()
         let chunk = [UInt8](repeating: 0x61, count: 1_000)
         for _ in 0..<1_000 { million.update(chunk) }
-        #expect(million.finalize() == "e718483d0ce769644e2e42c7bc15b4638e1f98b13b2044285632a803afa973ebde0ff244877ea60a4cb0432ce577c31beb009c5c2c49aa2e4eadb217ad8cc09b")
+        #expect(
+            million.finalize()
+                == "e718483d0ce769644e2e42c7bc15b4638e1f98b13b2044285632a803afa973ebde0ff244877ea60a4cb0432ce577c31beb009c5c2c49aa2e4eadb217ad8cc09b"
+        )
     }
 
     @Test("SHA-512: incremental updates equal one update, across the 112- and 128-byte boundaries")
@@ -100,7 +120,9 @@ struct StoreFormatVersionHashTests {
         for i in changed.entities.indices {
             changed.entities[i].className = nil
             changed.entities[i].indexes = [.swiftData(["whatever"])]
-            for r in changed.entities[i].relationships.indices { changed.entities[i].relationships[r].deleteRule = .deny }
+            for r in changed.entities[i].relationships.indices {
+                changed.entities[i].relationships[r].deleteRule = .deny
+            }
             changed.entities[i].attributes.append(.init(name: "scratch", type: .string, isTransient: true))
         }
         #expect(changed.versionHashes == before)
@@ -170,9 +192,13 @@ struct StoreFormatSchemaMappingTests {
         #expect(unit.isEnumeration && unit.elements.map(\.name) == ["unit"] && unit.elements[0].type == .string)
     }
 
-    @Test("the layout of the Swift models is the store's: every statement of resources and cart, ZINGREDIENTBASE of cocktails")
+    @Test(
+        "the layout of the Swift models is the store's: every statement of resources and cart, ZINGREDIENTBASE of cocktails"
+    )
     func layoutFromSchema() throws {
-        for (schema, name) in [(ResourcesVectorModels.schema, "swiftdata-resources"), (CartVectorModels.schema, "swiftdata-cart")] {
+        for (schema, name) in [
+            (ResourcesVectorModels.schema, "swiftdata-resources"), (CartVectorModels.schema, "swiftdata-cart"),
+        ] {
             let layout = try StoreLayout(StoreModel(schema))
             #expect(Set(layout.statements) == Set(try StoreVector.named(name).ddl), "\(name)")
         }
@@ -181,13 +207,16 @@ struct StoreFormatSchemaMappingTests {
         #expect(try StoreVector.named("swiftdata-cocktails").ddl.contains(table))
     }
 
-    @Test("#Unique, #Index, options and a hash modifier reach the model; ephemeral is transient; [String] is binary data")
+    @Test(
+        "#Unique, #Index, options and a hash modifier reach the model; ephemeral is transient; [String] is binary data")
     func optionsAndConstraints() throws {
         let model = StoreModel(Schema([StfIndexed.self]))
         let e = try #require(model.entity(named: "StfIndexed"))
         #expect(e.uniquenessConstraints == [["code", "day"]])
         #expect(e.indexes == [.swiftData(["code"]), .swiftData(["day", "code"])])
-        func attribute(_ name: String) throws -> StoreModel.Attribute { try #require(e.attributes.first { $0.name == name }) }
+        func attribute(_ name: String) throws -> StoreModel.Attribute {
+            try #require(e.attributes.first { $0.name == name })
+        }
         #expect(try attribute("photo").allowsExternalStorage && attribute("photo").isOptional)
         #expect(try attribute("note").preservesValueOnDeletion && attribute("note").versionHashModifier == "v2")
         #expect(try attribute("scratch").isTransient)
@@ -196,16 +225,24 @@ struct StoreFormatSchemaMappingTests {
         #expect(model.versionIdentifiers == ["1.0.0"])
 
         let layout = try StoreLayout(model)
-        #expect(layout.statements.contains(
-            "CREATE TABLE ZSTFINDEXED ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZDAY INTEGER, ZCODE VARCHAR, ZNOTE VARCHAR, ZPHOTO BLOB, ZTAGS BLOB )"))
-        #expect(layout.statements.contains(
-            "CREATE UNIQUE INDEX Z_StfIndexed_UNIQUE_code_day ON ZSTFINDEXED (ZCODE COLLATE BINARY ASC, ZDAY COLLATE BINARY ASC)"))
-        #expect(layout.statements.contains(
-            "CREATE INDEX Z_StfIndexed_SwiftDataIndexOnBinarydaycode ON ZSTFINDEXED (ZDAY COLLATE BINARY ASC, ZCODE COLLATE BINARY ASC)"))
+        #expect(
+            layout.statements.contains(
+                "CREATE TABLE ZSTFINDEXED ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZDAY INTEGER, ZCODE VARCHAR, ZNOTE VARCHAR, ZPHOTO BLOB, ZTAGS BLOB )"
+            ))
+        #expect(
+            layout.statements.contains(
+                "CREATE UNIQUE INDEX Z_StfIndexed_UNIQUE_code_day ON ZSTFINDEXED (ZCODE COLLATE BINARY ASC, ZDAY COLLATE BINARY ASC)"
+            ))
+        #expect(
+            layout.statements.contains(
+                "CREATE INDEX Z_StfIndexed_SwiftDataIndexOnBinarydaycode ON ZSTFINDEXED (ZDAY COLLATE BINARY ASC, ZCODE COLLATE BINARY ASC)"
+            ))
         #expect(layout.entity(named: "StfIndexed")?.properties["scratch"] == .notStored)
     }
 
-    @Test("composite elements come from a Codable struct's keys in declaration order; other Codable types are not composites")
+    @Test(
+        "composite elements come from a Codable struct's keys in declaration order; other Codable types are not composites"
+    )
     func compositeProbe() {
         let prep = CompositeProbe.elements(of: CocktailsVectorModels.Prep.self)
         #expect(prep?.map(\.name) == ["id", "prepIngredientName", "prepRecipe"])
@@ -214,21 +251,30 @@ struct StoreFormatSchemaMappingTests {
             var when: Date
             var unit: CocktailsVectorModels.MeasurementUnit
             var url: URL?
-            enum CodingKeys: String, CodingKey { case when = "timestamp", unit, url }
+            enum CodingKeys: String, CodingKey {
+                case when = "timestamp"
+                case unit, url
+            }
         }
         #expect(CompositeProbe.elements(of: Renamed.self)?.map(\.name) == ["timestamp", "unit", "url"])
         #expect(CompositeProbe.elements(of: Renamed.self)?.map(\.type) == [.date, .string, .uri])
-        enum WithPayload: Codable { case a(String), b(Int) }
+        enum WithPayload: Codable {
+            case a(String)
+            case b(Int)
+        }
         #expect(CompositeProbe.elements(of: WithPayload.self) == nil)
         #expect(CompositeProbe.elements(of: Int.self) == nil)
         #expect(CompositeProbe.elements(of: [String].self) == nil)
     }
 }
 
-private func expectSameHashes(_ model: StoreModel, as vector: StoreVector,
-                              sourceLocation: SourceLocation = #_sourceLocation) {
+private func expectSameHashes(
+    _ model: StoreModel, as vector: StoreVector,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     #expect(model.versionHashes == vector.entityHashes, sourceLocation: sourceLocation)
-    #expect(model.versionHashesDigest == vector.metadata.NSStoreModelVersionHashesDigest, sourceLocation: sourceLocation)
+    #expect(
+        model.versionHashesDigest == vector.metadata.NSStoreModelVersionHashesDigest, sourceLocation: sourceLocation)
     #expect(model.versionChecksum == vector.metadata.NSStoreModelVersionChecksumKey, sourceLocation: sourceLocation)
     #expect(model.versionIdentifiers == vector.metadata.NSStoreModelVersionIdentifiers, sourceLocation: sourceLocation)
 }

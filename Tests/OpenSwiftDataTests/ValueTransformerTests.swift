@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import OpenSwiftData
+import Testing
 
 /// A value stored through a `ValueTransformer` subclass.
 struct Swatch: Codable, Equatable {
@@ -32,7 +32,9 @@ final class ShoutTransformer: ValueTransformer {
 /// The legacy Swift-native transformer protocol, still supported.
 enum TagListTransforming: ValueTransforming {
     static func encode(_ value: Any) throws -> Data { Data(((value as? [String]) ?? []).joined(separator: ",").utf8) }
-    static func decode(_ data: Data) throws -> Any { String(decoding: data, as: UTF8.self).split(separator: ",").map(String.init) }
+    static func decode(_ data: Data) throws -> Any {
+        String(decoding: data, as: UTF8.self).split(separator: ",").map(String.init)
+    }
 }
 
 @Model final class Palette {
@@ -57,16 +59,23 @@ struct ValueTransformerTests {
         let container = try kind.makeContainer(for: [Palette.self], in: dir)
         let writer = ModelContext(container)
         writer.insert(Palette(name: "sea", primary: Swatch(red: 0, green: 80, blue: 200), tags: ["cool", "blue"]))
-        writer.insert(Palette(name: "sun", primary: Swatch(red: 250, green: 200, blue: 0), accent: Swatch(red: 1, green: 2, blue: 3)))
+        writer.insert(
+            Palette(
+                name: "sun", primary: Swatch(red: 250, green: 200, blue: 0), accent: Swatch(red: 1, green: 2, blue: 3)))
         try writer.save()
 
         let reader = ModelContext(container)
         let palettes = try reader.fetch(FetchDescriptor<Palette>(sortBy: [SortDescriptor(\.name)]))
-        #expect(palettes.map(\.primary) == [Swatch(red: 0, green: 80, blue: 200), Swatch(red: 250, green: 200, blue: 0)])
+        #expect(
+            palettes.map(\.primary) == [Swatch(red: 0, green: 80, blue: 200), Swatch(red: 250, green: 200, blue: 0)])
         #expect(palettes.map(\.accent) == [nil, Swatch(red: 1, green: 2, blue: 3)])
         #expect(palettes.map(\.tags) == [["cool", "blue"], []])
-        let attribute = try #require(Schema([Palette.self]).entitiesByName["Palette"]?.attributes.first { $0.name == "primary" })
-        #expect(attribute.options.map(\.description) == [".transformable(by: \(String(reflecting: SwatchTransformer.self)))"])
+        let attribute = try #require(
+            Schema([Palette.self]).entitiesByName["Palette"]?.attributes.first { $0.name == "primary" })
+        #expect(
+            attribute.options.map(\.description) == [
+                ".transformable(by: \(String(reflecting: SwatchTransformer.self)))"
+            ])
     }
 
     @Test("name-based registration: set, look up, list, remove")
@@ -76,7 +85,7 @@ struct ValueTransformerTests {
         ValueTransformer.setValueTransformer(ShoutTransformer(), forName: name)
         let found = try #require(ValueTransformer(forName: name))
         #expect(found.transformedValue("hey") as? String == "HEY")
-        #expect(found.reverseTransformedValue("HEY") == nil)   // the registered one does not reverse
+        #expect(found.reverseTransformedValue("HEY") == nil)  // the registered one does not reverse
         #expect(ValueTransformer.valueTransformerNames().contains(name))
         ValueTransformer.setValueTransformer(nil, forName: name)
         #expect(ValueTransformer(forName: name) == nil)

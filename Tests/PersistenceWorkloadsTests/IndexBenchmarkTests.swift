@@ -1,8 +1,9 @@
-@testable import BenchmarkKit
-import PersistenceWorkloads
 import Foundation
 import OpenSwiftData
+import PersistenceWorkloads
 import Testing
+
+@testable import BenchmarkKit
 
 @Model final class IbAccount {
     #Index<IbAccount>([\.region])
@@ -11,10 +12,14 @@ import Testing
     var balance: Int
     var opened: Int
     init(email: String, region: String, balance: Int, opened: Int) {
-        self.email = email; self.region = region; self.balance = balance; self.opened = opened
+        self.email = email
+        self.region = region
+        self.balance = balance
+        self.opened = opened
     }
     static func row(_ i: Int) -> IbAccount {
-        IbAccount(email: "a\(i)@x.test", region: ["north", "south", "east", "west"][i % 4], balance: i % 500, opened: i)
+        IbAccount(
+            email: "a\(i)@x.test", region: ["north", "south", "east", "west"][i % 4], balance: i % 500, opened: i)
     }
 }
 
@@ -25,11 +30,14 @@ struct IndexBenchmarkTests {
     static let quick = RunnerConfiguration(warmUpIterations: 0, mode: .iterations(2), allowDebug: true)
 
     static func bench(rows: Int = 400) -> IndexBenchmark {
-        var bench = IndexBenchmark("accounts", schema: Schema([IbAccount.self]),
-                                   data: .generated(rows: rows) { context, i in context.insert(IbAccount.row(i)) })
+        var bench = IndexBenchmark(
+            "accounts", schema: Schema([IbAccount.self]),
+            data: .generated(rows: rows) { context, i in context.insert(IbAccount.row(i)) })
         let email = "a7@x.test"
         bench.query("by email", FetchDescriptor<IbAccount>(predicate: #Predicate { $0.email == email }))
-        bench.query("rich in the south", FetchDescriptor<IbAccount>(predicate: #Predicate { $0.region == "south" && $0.balance > 450 }))
+        bench.query(
+            "rich in the south",
+            FetchDescriptor<IbAccount>(predicate: #Predicate { $0.region == "south" && $0.balance > 450 }))
         var newest = FetchDescriptor<IbAccount>(sortBy: [SortDescriptor(\.opened, order: .reverse)])
         newest.fetchLimit = 5
         bench.query("newest", newest, as: [.fetch])
@@ -39,14 +47,22 @@ struct IndexBenchmarkTests {
 
     @Test("suggested indexes: equality columns first, then the range; else the sort")
     func suggestions() throws {
-        let container = try ModelContainer(for: IbAccount.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try ModelContainer(
+            for: IbAccount.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let lo = 10
-        #expect(try container.suggestedIndexes(for: FetchDescriptor<IbAccount>(
-            predicate: #Predicate { $0.balance > lo && $0.region == "x" })) == ["IbAccount": [["region", "balance"]]])
-        #expect(try container.suggestedIndexes(for: FetchDescriptor<IbAccount>(sortBy: [SortDescriptor(\.opened)]))
+        #expect(
+            try container.suggestedIndexes(
+                for: FetchDescriptor<IbAccount>(
+                    predicate: #Predicate { $0.balance > lo && $0.region == "x" })) == [
+                    "IbAccount": [["region", "balance"]]
+                ])
+        #expect(
+            try container.suggestedIndexes(for: FetchDescriptor<IbAccount>(sortBy: [SortDescriptor(\.opened)]))
                 == ["IbAccount": [["opened"]]])
-        #expect(try container.suggestedIndexes(for: FetchDescriptor<IbAccount>(
-            predicate: #Predicate { $0.region == "x" || $0.balance > lo })) == [:])
+        #expect(
+            try container.suggestedIndexes(
+                for: FetchDescriptor<IbAccount>(
+                    predicate: #Predicate { $0.region == "x" || $0.balance > lo })) == [:])
         let merged = try Self.bench().suggestedIndexes(container)
         // The email query is served by the unique index the store keeps: no second index on it.
         #expect(Set(merged["IbAccount"] ?? []) == [["region", "balance"], ["opened"]])
@@ -54,7 +70,8 @@ struct IndexBenchmarkTests {
 
     @Test("a unique attribute is measured with and without its index; updates keep it")
     func uniqueIndexPolicy() throws {
-        let container = try ModelContainer(for: IbAccount.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try ModelContainer(
+            for: IbAccount.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let dropped = try container.applyIndexStrategy(.none, uniqueIndexes: .drop)
         #expect(!dropped.contains { $0.role == .unique || $0.role == .secondary }, "\(dropped)")
         // Without the index a save still upserts by the unique value.
@@ -74,8 +91,9 @@ struct IndexBenchmarkTests {
         #expect(Self.bench().dropsUniqueIndexesUnderNone)
     }
 
-    @Test("a run reports every query operation under every strategy, with plans, raw ratios, sizes and a recommendation",
-          arguments: [IndexBenchmark.Store.disk, .memory])
+    @Test(
+        "a run reports every query operation under every strategy, with plans, raw ratios, sizes and a recommendation",
+        arguments: [IndexBenchmark.Store.disk, .memory])
     func run(_ store: IndexBenchmark.Store) throws {
         var bench = Self.bench()
         bench.store = store
@@ -88,7 +106,9 @@ struct IndexBenchmarkTests {
         func plan(_ name: String, _ strategy: String) -> [String] {
             results.first { $0.name == name && $0.strategy == strategy }?.queryPlan ?? []
         }
-        let usesIndex = { (plan: [String]) in plan.contains { $0.contains("USING INDEX") || $0.contains("USING COVERING INDEX") } }
+        let usesIndex = { (plan: [String]) in
+            plan.contains { $0.contains("USING INDEX") || $0.contains("USING COVERING INDEX") }
+        }
         // The unique email is searched through its index unless `none` dropped it.
         #expect(!usesIndex(plan("by email · fetch", "none")))
         #expect(usesIndex(plan("by email · fetch", "declared")))
@@ -108,10 +128,13 @@ struct IndexBenchmarkTests {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ib-report-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }
         let files = try report.write(to: dir).map(\.lastPathComponent)
-        #expect(files.contains("index-benchmark.md") && files.contains("index-benchmark.json") && files.contains { $0.hasSuffix(".svg") })
+        #expect(
+            files.contains("index-benchmark.md") && files.contains("index-benchmark.json")
+                && files.contains { $0.hasSuffix(".svg") })
         let markdown = try String(contentsOf: dir.appendingPathComponent("index-benchmark.md"), encoding: .utf8)
         #expect(markdown.contains("## Recommendation") && markdown.contains("write cost over none"))
-        let decoded = try IndexBenchmarkReport.decode(Data(contentsOf: dir.appendingPathComponent("index-benchmark.json")))
+        let decoded = try IndexBenchmarkReport.decode(
+            Data(contentsOf: dir.appendingPathComponent("index-benchmark.json")))
         #expect(decoded.recommendations.count == 7)
     }
 
@@ -121,8 +144,9 @@ struct IndexBenchmarkTests {
         let sink = Sink()
         let line = ProgressLine(label: "t", total: 2) { sink.text += $0 }
         let event = { (phase: BenchmarkProgress.Phase) in
-            BenchmarkProgress(benchmark: "q · fetch", group: "g", store: "disk", strategy: "none", scale: 1,
-                              phase: phase, iteration: 1, plannedIterations: 3)
+            BenchmarkProgress(
+                benchmark: "q · fetch", group: "g", store: "disk", strategy: "none", scale: 1,
+                phase: phase, iteration: 1, plannedIterations: 3)
         }
         line.update(event(.measuring))
         line.update(event(.finished))
@@ -163,13 +187,15 @@ struct IndexBenchmarkTests {
         return String(decoding: data, as: UTF8.self)
     }
 
-    @Test("the HTML report is self-contained and renders in headless Chromium",
-          .enabled(if: IndexBenchmarkTests.chromium != nil, "Chromium is not installed (apt-get install chromium)"))
+    @Test(
+        "the HTML report is self-contained and renders in headless Chromium",
+        .enabled(if: IndexBenchmarkTests.chromium != nil, "Chromium is not installed (apt-get install chromium)"))
     func htmlRendersInChromium() throws {
         let report = try Self.bench(rows: 200).run(configuration: Self.quick)
         let html = report.html()
         // Nothing to fetch: no scripts, stylesheets, images or fonts from anywhere.
-        #expect(!html.contains("<script") && !html.contains("<link") && !html.contains("<img") && !html.contains("url("))
+        #expect(
+            !html.contains("<script") && !html.contains("<link") && !html.contains("<img") && !html.contains("url("))
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ib-html-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }
         try report.write(to: dir)
@@ -199,11 +225,16 @@ struct IndexBenchmarkTests {
         let source = try ModelContainer(for: schema, configurations: ModelConfiguration(url: url, allowsSave: false))
         var bench = IndexBenchmark("shapes", schema: schema, data: .storeFile(url, rows: 300))
         let names = try FixtureQueryShapes.add(IbAccount.self, to: &bench, sampling: source)
-        #expect(names == ["IbAccount.email equality", "IbAccount.email 1 % range", "IbAccount.email sorted, limit 20",
-                          "IbAccount.region equality", "IbAccount.region sorted, limit 20"], "\(names)")
+        #expect(
+            names == [
+                "IbAccount.email equality", "IbAccount.email 1 % range", "IbAccount.email sorted, limit 20",
+                "IbAccount.region equality", "IbAccount.region sorted, limit 20",
+            ], "\(names)")
         let report = try bench.run(configuration: Self.quick)
         #expect(report.recommendations.count == 3 + 3 + 2 + 3 + 2)
-        let plan = report.benchmark.results.first { $0.name == "IbAccount.email 1 % range · count" && $0.strategy == "declared" }?.queryPlan
+        let plan = report.benchmark.results.first {
+            $0.name == "IbAccount.email 1 % range · count" && $0.strategy == "declared"
+        }?.queryPlan
         #expect(plan?.contains { $0.contains("COVERING INDEX") } == true, "\(plan ?? [])")
     }
 }

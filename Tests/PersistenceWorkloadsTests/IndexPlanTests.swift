@@ -1,7 +1,8 @@
 import Foundation
 import OpenSwiftData
-@testable import PersistenceWorkloads
 import Testing
+
+@testable import PersistenceWorkloads
 
 /// The indexed workloads' plans under the `declared` strategy: SQLite must answer them through
 /// the declared index, both for OpenSwiftData's SQL and for the raw twin's; otherwise the
@@ -30,7 +31,8 @@ struct IndexPlanTests {
     @Test("under declared, ours and the raw twin use the index", arguments: indexedWorkloads)
     func declaredUsesTheIndex(_ name: String) throws {
         let w = try #require(PersistenceWorkloads.all.first { $0.name == name })
-        let plan = try #require(w.plan), rawPlan = try #require(w.rawPlan)
+        let plan = try #require(w.plan)
+        let rawPlan = try #require(w.rawPlan)
         let cache = FixtureCache()
         defer { cache.removeAll() }
         for store in BenchStore.allCases {

@@ -1,8 +1,9 @@
 import BenchmarkKit
 import Foundation
 import OpenSwiftData
-@testable import PersistenceWorkloads
 import Testing
+
+@testable import PersistenceWorkloads
 
 /// Every benchmark workload once at a tiny scale: its result is correct and equals the raw-SQLite
 /// twin's (correctness only; speed lives in the benchmark executables).

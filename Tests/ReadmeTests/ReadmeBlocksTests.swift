@@ -61,7 +61,9 @@ struct ReadmeBlocksTests {
             guard let entries = try? fileManager.contentsOfDirectory(atPath: moduleDirectory.path) else { continue }
             for catalog in entries.sorted() where catalog.hasSuffix(".docc") {
                 let catalogPath = "Sources/\(module)/\(catalog)"
-                guard let files = fileManager.enumerator(atPath: root.appendingPathComponent(catalogPath).path) else { continue }
+                guard let files = fileManager.enumerator(atPath: root.appendingPathComponent(catalogPath).path) else {
+                    continue
+                }
                 for case let file as String in files where file.hasSuffix(".md") {
                     paths.append("\(catalogPath)/\(file)")
                 }
@@ -72,13 +74,17 @@ struct ReadmeBlocksTests {
 
     /// Expects every ```swift block of `markdown` (the file at `path`) to be one of `files`; returns the blocks.
     @discardableResult
-    static func expectBlocksAreCompiledFiles(in markdown: String, path: String,
-                                             files: [(path: String, text: String)]) -> [Block] {
+    static func expectBlocksAreCompiledFiles(
+        in markdown: String, path: String,
+        files: [(path: String, text: String)]
+    ) -> [Block] {
         let blocks = swiftBlocks(in: markdown)
         for block in blocks {
             let firstLine = block.text.split(separator: "\n").first ?? ""
-            #expect(files.contains { $0.text == block.text },
-                    "\(path):\(block.line) (\(firstLine)) is not, byte for byte, any of \(files.map(\.path)); edit the block and the file together")
+            #expect(
+                files.contains { $0.text == block.text },
+                "\(path):\(block.line) (\(firstLine)) is not, byte for byte, any of \(files.map(\.path)); edit the block and the file together"
+            )
         }
         return blocks
     }
@@ -94,8 +100,9 @@ struct ReadmeBlocksTests {
         let files = try Self.compiledFiles()
         let articles = try Self.articles()
         for module in ["OpenSwiftData", "OpenSwiftDataTesting", "BenchmarkKit"] {
-            #expect(articles.contains { $0.path == "Sources/\(module)/\(module).docc/\(module).md" },
-                    "Sources/\(module)/\(module).docc has no landing page \(module).md")
+            #expect(
+                articles.contains { $0.path == "Sources/\(module)/\(module).docc/\(module).md" },
+                "Sources/\(module)/\(module).docc has no landing page \(module).md")
         }
         for article in articles {
             Self.expectBlocksAreCompiledFiles(in: article.text, path: article.path, files: files)
@@ -108,7 +115,9 @@ struct ReadmeBlocksTests {
         let articles = try Self.articles()
         let shown = ([readme] + articles.map(\.text)).flatMap { Self.swiftBlocks(in: $0).map(\.text) }
         for file in try Self.compiledFiles() {
-            #expect(shown.contains(file.text), "\(file.path) is not shown as a ```swift block in README.md or any Sources/*/*.docc article")
+            #expect(
+                shown.contains(file.text),
+                "\(file.path) is not shown as a ```swift block in README.md or any Sources/*/*.docc article")
         }
     }
 

@@ -21,8 +21,11 @@ struct ReadmeExampleTests {
 
     @Test("the CloudKit-style example: optional to-many relationships in predicates, nil reads as []")
     func cloudKitStyle() throws {
-        let context = ModelContext(try ModelContainer(for: Playlist.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
-        let rock = Playlist(name: "Rock"), jazz = Playlist(name: "Jazz"), empty = Playlist(name: "Empty")
+        let context = ModelContext(
+            try ModelContainer(for: Playlist.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        let rock = Playlist(name: "Rock")
+        let jazz = Playlist(name: "Jazz")
+        let empty = Playlist(name: "Empty")
         [rock, jazz, empty].forEach(context.insert)
         rock.songs = [Song(title: "a", plays: 500), Song(title: "b", plays: 3), Song(title: "c", plays: 7)]
         jazz.songs?.append(Song(title: "d", plays: 50))
@@ -38,8 +41,10 @@ struct ReadmeExampleTests {
 
     @Test("the history example: the widget's changes since a token (the behaviour: history suite, HIS-04, HIS-05)")
     func history() throws {
-        let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
-        let app = ModelContext(container), widget = ModelContext(container)
+        let container = try ModelContainer(
+            for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let app = ModelContext(container)
+        let widget = ModelContext(container)
         app.author = "app"
         widget.author = "widget"
         widget.insert(Trip(name: "from the widget", price: 1))
@@ -48,18 +53,24 @@ struct ReadmeExampleTests {
         try app.save()
         let first = try widgetChanges(since: nil, in: app)
         #expect(first.changes.count == 1)
-        guard case .insert = first.changes.first else { Issue.record("not an insert"); return }
-        let trip = try #require(try widget.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.name == "from the widget" })).first)
+        guard case .insert = first.changes.first else {
+            Issue.record("not an insert")
+            return
+        }
+        let trip = try #require(
+            try widget.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.name == "from the widget" })).first)
         trip.price = 3
         try widget.save()
         let second = try widgetChanges(since: first.newest, in: app)
-        #expect(second.changes.count == 1 && second.changes.first?.changedPersistentIdentifier == trip.persistentModelID)
+        #expect(
+            second.changes.count == 1 && second.changes.first?.changedPersistentIdentifier == trip.persistentModelID)
         #expect(try widgetChanges(since: second.newest, in: app).changes.isEmpty)
     }
 
     /// A version-1 notes store: "Groceries" twice (the older one is kept), "Call the bank".
     func writeNotesV1(at url: URL) throws {
-        let v1 = try ModelContainer(for: Schema(versionedSchema: NotesV1.self), configurations: ModelConfiguration(url: url))
+        let v1 = try ModelContainer(
+            for: Schema(versionedSchema: NotesV1.self), configurations: ModelConfiguration(url: url))
         let context = ModelContext(v1)
         context.insert(NotesV1.Note(title: "Groceries", createdAt: Date(timeIntervalSinceReferenceDate: 1)))
         context.insert(NotesV1.Note(title: "Call the bank", createdAt: Date(timeIntervalSinceReferenceDate: 2)))
@@ -67,7 +78,9 @@ struct ReadmeExampleTests {
         try context.save()
     }
 
-    @Test("the migrations example: a V1 store opens as V2 through the custom stage (the behaviour: migrations suite, MIG-03, MIG-06)")
+    @Test(
+        "the migrations example: a V1 store opens as V2 through the custom stage (the behaviour: migrations suite, MIG-03, MIG-06)"
+    )
     func migrations() throws {
         let scratch = try ScratchDirectory(prefix: "readme-notes")
         let url = scratch.url.appendingPathComponent("notes.store")
@@ -76,7 +89,10 @@ struct ReadmeExampleTests {
         #expect(container.appliedMigrationStages == ["custom 1.0.0 → 2.0.0"])
         let notes = try ModelContext(container).fetch(FetchDescriptor<NotesV2.Note>(sortBy: [SortDescriptor(\.title)]))
         #expect(notes.map(\.title) == ["Call the bank", "Groceries"])
-        #expect(notes.map(\.createdAt) == [Date(timeIntervalSinceReferenceDate: 2), Date(timeIntervalSinceReferenceDate: 1)])
+        #expect(
+            notes.map(\.createdAt) == [
+                Date(timeIntervalSinceReferenceDate: 2), Date(timeIntervalSinceReferenceDate: 1),
+            ])
         #expect(notes.map(\.words) == [3, 1])
         #expect(notes.map(\.pinned) == [false, false])
         #expect(try openNotes(at: url).appliedMigrationStages.isEmpty, "a migrated store is not migrated again")
@@ -88,7 +104,8 @@ struct ReadmeExampleTests {
         let fixture = scratch.url.appendingPathComponent("notes-v1.sqlite")
         try writeNotesV1(at: fixture)
         let before = try Data(contentsOf: fixture)
-        #expect(try noteSummaries(fromV1Fixture: fixture)
+        #expect(
+            try noteSummaries(fromV1Fixture: fixture)
                 == ["Call the bank: 3 words, pinned false", "Groceries: 1 words, pinned false"])
         #expect(try Data(contentsOf: fixture) == before)
         let metadata = try StoreMetadata.read(contentsOf: fixture)
@@ -97,11 +114,15 @@ struct ReadmeExampleTests {
 
     @Test("the natural sorting example: Trip 2 before Trip 10")
     func naturalSorting() throws {
-        let context = ModelContext(try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        let context = ModelContext(
+            try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
         for name in ["Trip 10", "trip 2", "Trip 1"] { context.insert(Trip(name: name, price: 1)) }
         try context.save()
         #expect(try tripNamesNaturally(context) == ["Trip 1", "trip 2", "Trip 10"])
-        #expect(try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)])).map(\.name) == ["Trip 1", "Trip 10", "trip 2"])
+        #expect(
+            try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)])).map(\.name) == [
+                "Trip 1", "Trip 10", "trip 2",
+            ])
     }
 
     @Test("the strict merging example retries after a conflict and loses no raise")
@@ -135,7 +156,10 @@ struct ReadmeExampleTests {
             context.insert(Preference(key: "currency", value: "EUR"))
             try context.save()
         }
-        let trips = ModelContext(try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: scratch.url.appendingPathComponent("trips.store"))))
+        let trips = ModelContext(
+            try ModelContainer(
+                for: Trip.self,
+                configurations: ModelConfiguration(url: scratch.url.appendingPathComponent("trips.store"))))
         #expect(try trips.fetch(FetchDescriptor<Trip>()).map(\.name) == ["Lisbon"])
         let both = ModelContext(try openSplitStores(in: scratch.url))
         #expect(try both.fetch(FetchDescriptor<Preference>()).map(\.value) == ["EUR"])
@@ -155,7 +179,8 @@ struct ReadmeExampleTests {
         #expect(try FixtureManifest.read(for: again).digest == manifest.digest)
     }
 
-    @Test("the copied-store example opens an app's store file (rows only in -wal) on both stores and leaves it unchanged")
+    @Test(
+        "the copied-store example opens an app's store file (rows only in -wal) on both stores and leaves it unchanged")
     func copiedStore() throws {
         let scratch = try ScratchDirectory(prefix: "readme-copied-store")
         let url = scratch.url.appendingPathComponent("default.store")
@@ -175,7 +200,8 @@ struct ReadmeExampleTests {
         let snapshot = scratch.url.appendingPathComponent("copied")
         try FileManager.default.createDirectory(at: snapshot, withIntermediateDirectories: true)
         for suffix in ["", "-wal", "-shm"] {
-            try FileManager.default.copyItem(atPath: url.path + suffix, toPath: snapshot.path + "/default.store" + suffix)
+            try FileManager.default.copyItem(
+                atPath: url.path + suffix, toPath: snapshot.path + "/default.store" + suffix)
         }
         let copied = snapshot.appendingPathComponent("default.store")
         let before = try [Data(contentsOf: copied), Data(contentsOf: URL(fileURLWithPath: copied.path + "-wal"))]

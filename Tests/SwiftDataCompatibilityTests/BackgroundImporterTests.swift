@@ -60,8 +60,9 @@ struct BackgroundImporterTests {
         let config = inMemory ? ModelConfiguration(isStoredInMemoryOnly: true) : ModelConfiguration(url: url)
         let container = try ModelContainer(for: Quake.self, configurations: config)
         let records = (0..<1_200).map {
-            QuakeRecord(code: "q\($0)", magnitude: Double($0 % 70) / 10, place: "place \($0)",
-                        time: Date(timeIntervalSince1970: Double($0)))
+            QuakeRecord(
+                code: "q\($0)", magnitude: Double($0 % 70) / 10, place: "place \($0)",
+                time: Date(timeIntervalSince1970: Double($0)))
         }
         let importer = QuakeImporter(modelContainer: container)
         let identifiers = try await importer.importQuakes(records)
@@ -73,6 +74,6 @@ struct BackgroundImporterTests {
         try await importer.deleteQuakes(strongerThan: 5)
         let strong = FetchDescriptor<Quake>(predicate: #Predicate { $0.magnitude > 5 })
         #expect(try context.fetchCount(strong) == 0)
-        #expect(try context.fetchCount(FetchDescriptor<Quake>()) == 1_200 - 17 * 19)   // magnitudes 5.1…6.9 in each of 17 full cycles of 70
+        #expect(try context.fetchCount(FetchDescriptor<Quake>()) == 1_200 - 17 * 19)  // magnitudes 5.1…6.9 in each of 17 full cycles of 70
     }
 }

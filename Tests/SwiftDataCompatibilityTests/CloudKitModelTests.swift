@@ -40,16 +40,19 @@ final class Ingredient {
 
 @Suite("Compatibility: CloudKit-style models")
 struct CloudKitModelTests {
-    @Test("optional to-many relationships compile unchanged and behave as on Apple platforms", arguments: [true, false])
+    @Test(
+        "optional to-many relationships compile unchanged and behave as on Apple platforms", arguments: [true, false])
     func optionalToMany(inMemory: Bool) throws {
         let url = URL.temporaryDirectory.appending(path: "cloudkit-\(UUID().uuidString).store")
         defer { try? FileManager.default.removeItem(at: url) }
-        let config = inMemory
+        let config =
+            inMemory
             ? ModelConfiguration(isStoredInMemoryOnly: true, cloudKitDatabase: .private("iCloud.com.example.recipes"))
             : ModelConfiguration(url: url, cloudKitDatabase: .automatic)
         let container = try ModelContainer(for: Recipe.self, configurations: config)
         let context = ModelContext(container)
-        let eggs = Ingredient(name: "eggs"), flour = Ingredient(name: "flour")
+        let eggs = Ingredient(name: "eggs")
+        let flour = Ingredient(name: "flour")
         let omelette = Recipe(name: "Omelette", minutes: 10)
         let cake = Recipe(name: "Cake", minutes: 60)
         context.insert(omelette)
@@ -61,14 +64,18 @@ struct CloudKitModelTests {
 
         let reader = ModelContext(container)
         let name = "flour"
-        let withFlour = try reader.fetch(FetchDescriptor<Recipe>(predicate: #Predicate {
-            $0.ingredients?.contains { $0.name == name } == true
-        }))
+        let withFlour = try reader.fetch(
+            FetchDescriptor<Recipe>(
+                predicate: #Predicate {
+                    $0.ingredients?.contains { $0.name == name } == true
+                }))
         #expect(withFlour.map(\.name) == ["Cake"])
         #expect(withFlour.first?.sortedSteps.map(\.text) == ["mix", "bake"])
-        let stepless = try reader.fetchCount(FetchDescriptor<Recipe>(predicate: #Predicate { $0.steps?.isEmpty ?? true }))
+        let stepless = try reader.fetchCount(
+            FetchDescriptor<Recipe>(predicate: #Predicate { $0.steps?.isEmpty ?? true }))
         #expect(stepless == 1)
-        let eggsAgain = try #require(try reader.fetch(FetchDescriptor<Ingredient>(predicate: #Predicate { $0.name == "eggs" })).first)
+        let eggsAgain = try #require(
+            try reader.fetch(FetchDescriptor<Ingredient>(predicate: #Predicate { $0.name == "eggs" })).first)
         #expect(Set(eggsAgain.recipes?.map(\.name) ?? []) == ["Omelette", "Cake"])
 
         reader.delete(try #require(withFlour.first))

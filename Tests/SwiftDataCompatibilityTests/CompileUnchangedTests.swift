@@ -45,8 +45,9 @@ struct CompileUnchangedTests {
         try context.save()
 
         let reader = ModelContext(container)
-        let pinnedFirst = FetchDescriptor<Note>(predicate: #Predicate { !$0.pinned && $0.title == "Groceries" },
-                                                sortBy: [SortDescriptor(\.created, order: .reverse)])
+        let pinnedFirst = FetchDescriptor<Note>(
+            predicate: #Predicate { !$0.pinned && $0.title == "Groceries" },
+            sortBy: [SortDescriptor(\.created, order: .reverse)])
         let notes = try reader.fetch(pinnedFirst)
         #expect(notes.map(\.title) == ["Groceries"])
         #expect(notes.first?.attachments.map(\.fileName) == ["list.txt"])

@@ -79,24 +79,32 @@ enum SampleTripsMigrationPlan: SchemaMigrationPlan {
 
 @Suite("Compatibility: a WWDC-style migration plan")
 struct MigrationPlanTests {
-    @Test("a user-written plan compiles in Swift 5 mode: de-duplicate in willMigrate, then rename with originalName (the behaviour: migrations suite, MIG-03, MIG-06)")
+    @Test(
+        "a user-written plan compiles in Swift 5 mode: de-duplicate in willMigrate, then rename with originalName (the behaviour: migrations suite, MIG-03, MIG-06)"
+    )
     func migratesTrips() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("wwdc-trips-\(UUID().uuidString).store")
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) } }
         do {
-            let v1 = try ModelContainer(for: Schema(versionedSchema: SampleTripsSchemaV1.self),
-                                        configurations: ModelConfiguration(url: url))
+            let v1 = try ModelContainer(
+                for: Schema(versionedSchema: SampleTripsSchemaV1.self),
+                configurations: ModelConfiguration(url: url))
             let context = ModelContext(v1)
-            let start = Date(timeIntervalSinceReferenceDate: 0), end = Date(timeIntervalSinceReferenceDate: 86_400)
+            let start = Date(timeIntervalSinceReferenceDate: 0)
+            let end = Date(timeIntervalSinceReferenceDate: 86_400)
             context.insert(SampleTripsSchemaV1.Trip(name: "Paris", destination: "FR", start_date: start, end_date: end))
             context.insert(SampleTripsSchemaV1.Trip(name: "Paris", destination: "FR", start_date: start, end_date: end))
             context.insert(SampleTripsSchemaV1.Trip(name: "Rome", destination: "IT", start_date: end, end_date: end))
             try context.save()
         }
-        let container = try ModelContainer(for: PlannedTrip.self, migrationPlan: SampleTripsMigrationPlan.self,
-                                           configurations: ModelConfiguration(url: url))
+        let container = try ModelContainer(
+            for: PlannedTrip.self, migrationPlan: SampleTripsMigrationPlan.self,
+            configurations: ModelConfiguration(url: url))
         let trips = try ModelContext(container).fetch(FetchDescriptor<PlannedTrip>(sortBy: [SortDescriptor(\.name)]))
         #expect(trips.map(\.name) == ["Paris", "Rome"])
-        #expect(trips.map(\.startDate) == [Date(timeIntervalSinceReferenceDate: 0), Date(timeIntervalSinceReferenceDate: 86_400)])
+        #expect(
+            trips.map(\.startDate) == [
+                Date(timeIntervalSinceReferenceDate: 0), Date(timeIntervalSinceReferenceDate: 86_400),
+            ])
     }
 }

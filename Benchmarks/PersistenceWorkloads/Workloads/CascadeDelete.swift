@@ -7,31 +7,33 @@ import OpenSwiftData
 extension PersistenceWorkloads {
     static let cascadeGroupSize = 10
 
-    static var cascadeDelete: Workload { Workload(
-        name: "delete with cascade", group: "delete", isQuery: false, operations: { $0 },
-        oursSetUp: { cache, store, rows, _ in
-            let container = try cache.grouped(store, rows: rows, groupSize: cascadeGroupSize)
-            return OursRun(container) {
-                let context = ModelContext(container)
-                let groups = try context.fetch(FetchDescriptor<BenchGroup>())
-                for g in groups { context.delete(g) }
-                try context.save()
-                return try context.fetchCount(FetchDescriptor<BenchItem>()) + groups.count * cascadeGroupSize
-            }
-        },
-        rawSetUp: { cache, store, rows, _ in
-            let db = try cache.emptyRaw(store)
-            try db.insertRows(rows, groupSize: cascadeGroupSize)
-            return RawRun(db) {
-                let groups = try db.db.rows("SELECT \"Z_PK\" FROM \(RawStore.groups)")
-                try db.db.immediateTransaction {
-                    for g in groups {
-                        try db.db.run("DELETE FROM \(RawStore.items) WHERE \(RawStore.column("group")) = ?", g)
-                        try db.db.run("DELETE FROM \(RawStore.groups) WHERE \"Z_PK\" = ?", g)
-                    }
+    static var cascadeDelete: Workload {
+        Workload(
+            name: "delete with cascade", group: "delete", isQuery: false, operations: { $0 },
+            oursSetUp: { cache, store, rows, _ in
+                let container = try cache.grouped(store, rows: rows, groupSize: cascadeGroupSize)
+                return OursRun(container) {
+                    let context = ModelContext(container)
+                    let groups = try context.fetch(FetchDescriptor<BenchGroup>())
+                    for g in groups { context.delete(g) }
+                    try context.save()
+                    return try context.fetchCount(FetchDescriptor<BenchItem>()) + groups.count * cascadeGroupSize
                 }
-                return try db.count("SELECT count(*) FROM \(RawStore.items)") + groups.count * cascadeGroupSize
-            }
-        },
-        plan: nil) }
+            },
+            rawSetUp: { cache, store, rows, _ in
+                let db = try cache.emptyRaw(store)
+                try db.insertRows(rows, groupSize: cascadeGroupSize)
+                return RawRun(db) {
+                    let groups = try db.db.rows("SELECT \"Z_PK\" FROM \(RawStore.groups)")
+                    try db.db.immediateTransaction {
+                        for g in groups {
+                            try db.db.run("DELETE FROM \(RawStore.items) WHERE \(RawStore.column("group")) = ?", g)
+                            try db.db.run("DELETE FROM \(RawStore.groups) WHERE \"Z_PK\" = ?", g)
+                        }
+                    }
+                    return try db.count("SELECT count(*) FROM \(RawStore.items)") + groups.count * cascadeGroupSize
+                }
+            },
+            plan: nil)
+    }
 }

@@ -20,7 +20,11 @@ extension PersistenceWorkloads {
             },
             rawSetUp: { cache, store, rows, strategy in
                 let db = try cache.populatedRaw(store, rows: rows, strategy: strategy)
-                return RawRun(db) { try db.count("SELECT count(*) FROM \(RawStore.items) WHERE instr(\(RawStore.column("name")), ?) > 0", [.text(needle)]) }
+                return RawRun(db) {
+                    try db.count(
+                        "SELECT count(*) FROM \(RawStore.items) WHERE instr(\(RawStore.column("name")), ?) > 0",
+                        [.text(needle)])
+                }
             },
             plan: { container, _ in try container.queryPlan(for: descriptor) })
     }

@@ -14,7 +14,8 @@ extension PersistenceWorkloads {
     static func count(indexed: Bool) -> Workload {
         let column = indexed ? "code" : "codeUnindexed"
         let limit = countLimit
-        let descriptor: FetchDescriptor<BenchItem> = indexed
+        let descriptor: FetchDescriptor<BenchItem> =
+            indexed
             ? FetchDescriptor(predicate: #Predicate { $0.code < limit })
             : FetchDescriptor(predicate: #Predicate { $0.codeUnindexed < limit })
         let sql = "SELECT count(*) FROM \(RawStore.items) WHERE (\(RawStore.column(column)) < ?)"

@@ -10,7 +10,8 @@ extension PersistenceWorkloads {
         let queries = indexed ? equalityQueries : scanQueries
         let sql = RawStore.select + " WHERE \(RawStore.column(column)) = ? ORDER BY \"Z_PK\""
         func descriptor(_ code: Int) -> FetchDescriptor<BenchItem> {
-            indexed ? FetchDescriptor(predicate: #Predicate { $0.code == code })
+            indexed
+                ? FetchDescriptor(predicate: #Predicate { $0.code == code })
                 : FetchDescriptor(predicate: #Predicate { $0.codeUnindexed == code })
         }
         return Workload(

@@ -8,10 +8,13 @@ extension PersistenceWorkloads {
     static func range(indexed: Bool) -> Workload {
         let column = indexed ? "price" : "priceUnindexed"
         let (lo, hi) = BenchData.priceRange(percent: 1)
-        let descriptor: FetchDescriptor<BenchItem> = indexed
+        let descriptor: FetchDescriptor<BenchItem> =
+            indexed
             ? FetchDescriptor(predicate: #Predicate { $0.price >= lo && $0.price < hi })
             : FetchDescriptor(predicate: #Predicate { $0.priceUnindexed >= lo && $0.priceUnindexed < hi })
-        let sql = RawStore.select + " WHERE (\(RawStore.column(column)) >= ? AND \(RawStore.column(column)) < ?) ORDER BY \"Z_PK\""
+        let sql =
+            RawStore.select
+            + " WHERE (\(RawStore.column(column)) >= ? AND \(RawStore.column(column)) < ?) ORDER BY \"Z_PK\""
         return Workload(
             name: "1% range fetch (\(indexed ? "indexed" : "unindexed"))", group: "fetch", isQuery: true,
             operations: { _ in 1 },

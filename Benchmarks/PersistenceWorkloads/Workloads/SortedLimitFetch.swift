@@ -7,7 +7,8 @@ import OpenSwiftData
 extension PersistenceWorkloads {
     static func sortedLimit(indexed: Bool) -> Workload {
         let column = indexed ? "price" : "priceUnindexed"
-        var descriptor: FetchDescriptor<BenchItem> = indexed
+        var descriptor: FetchDescriptor<BenchItem> =
+            indexed
             ? FetchDescriptor(sortBy: [SortDescriptor(\.price, order: .reverse)])
             : FetchDescriptor(sortBy: [SortDescriptor(\.priceUnindexed, order: .reverse)])
         descriptor.fetchLimit = 20

@@ -11,7 +11,11 @@ struct IdentityMap {
     /// The table for one root entity's rows (created on first use when `create`).
     mutating func table(_ id: ObjectIdentifier, create: Bool) -> PrimaryKeyTable? {
         if id == lastKey, let last { return last }
-        if let t = tables[id] { lastKey = id; last = t; return t }
+        if let t = tables[id] {
+            lastKey = id
+            last = t
+            return t
+        }
         guard create else { return nil }
         let t = PrimaryKeyTable()
         tables[id] = t
@@ -90,13 +94,19 @@ final class PrimaryKeyTable {
     }
 
     func insert(_ pk: Int64, _ model: any PersistentModel) {
-        if pk <= 0 { others[pk] = model; return }
+        if pk <= 0 {
+            others[pk] = model
+            return
+        }
         if (stored + tombstones + 1) * 2 > keys.count { rebuild() }
         var i = slot(pk)
         var reusable = -1
         while true {
             let k = keys[i]
-            if k == pk { values[i] = model; return }
+            if k == pk {
+                values[i] = model
+                return
+            }
             if k == PrimaryKeyTable.tombstone, reusable < 0 { reusable = i }
             if k == PrimaryKeyTable.empty { break }
             i = (i + 1) & mask
@@ -111,7 +121,10 @@ final class PrimaryKeyTable {
     }
 
     func remove(_ pk: Int64) {
-        if pk <= 0 { others[pk] = nil; return }
+        if pk <= 0 {
+            others[pk] = nil
+            return
+        }
         var i = slot(pk)
         while true {
             let k = keys[i]
@@ -127,7 +140,8 @@ final class PrimaryKeyTable {
 
     /// Re-inserts the live entries into a table sized for them (growing ×4 when full).
     private func rebuild() {
-        let oldKeys = keys, oldValues = values
+        let oldKeys = keys
+        let oldValues = values
         var capacity = keys.count
         while (stored + 1) * 2 > capacity / 2 { capacity *= 4 }
         keys = Array(repeating: PrimaryKeyTable.empty, count: capacity)

@@ -64,7 +64,8 @@ extension ModelExecutor {
     /// `unownedExecutor` that ``ModelActor()`` generates returns. Not for direct use.
     public var _unownedSerialExecutor: UnownedSerialExecutor {
         guard let serial = self as? any SerialExecutor else {
-            preconditionFailure("\(type(of: self)) is not a SerialExecutor, so it cannot run an actor; use DefaultSerialModelExecutor")
+            preconditionFailure(
+                "\(type(of: self)) is not a SerialExecutor, so it cannot run an actor; use DefaultSerialModelExecutor")
         }
         return serial.asUnownedSerialExecutor()
     }

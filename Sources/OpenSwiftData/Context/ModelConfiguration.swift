@@ -85,22 +85,28 @@ public struct ModelConfiguration: Hashable, Sendable, Identifiable {
     public var id: String { name + "|" + url.path + (isStoredInMemoryOnly ? "|memory" : "") }
 
     /// A configuration at the default location, or in memory.
-    public init(_ name: String? = nil, schema: Schema? = nil, isStoredInMemoryOnly: Bool = false,
-                allowsSave: Bool = true, groupContainer: GroupContainer = .automatic,
-                cloudKitDatabase: CloudKitDatabase = .automatic) {
+    public init(
+        _ name: String? = nil, schema: Schema? = nil, isStoredInMemoryOnly: Bool = false,
+        allowsSave: Bool = true, groupContainer: GroupContainer = .automatic,
+        cloudKitDatabase: CloudKitDatabase = .automatic
+    ) {
         let n = name ?? "default"
         self.name = n
         self.schema = schema
         self.isStoredInMemoryOnly = isStoredInMemoryOnly
         self.allowsSave = allowsSave
         self.cloudKitDatabase = cloudKitDatabase
-        self.url = isStoredInMemoryOnly ? URL(fileURLWithPath: "/dev/null")
+        self.url =
+            isStoredInMemoryOnly
+            ? URL(fileURLWithPath: "/dev/null")
             : ModelConfiguration.defaultDirectory.appendingPathComponent("\(n).store")
     }
 
     /// A configuration for a store file at `url`.
-    public init(_ name: String? = nil, schema: Schema? = nil, url: URL, allowsSave: Bool = true,
-                cloudKitDatabase: CloudKitDatabase = .automatic) {
+    public init(
+        _ name: String? = nil, schema: Schema? = nil, url: URL, allowsSave: Bool = true,
+        cloudKitDatabase: CloudKitDatabase = .automatic
+    ) {
         self.name = name ?? url.deletingPathExtension().lastPathComponent
         self.schema = schema
         self.isStoredInMemoryOnly = false

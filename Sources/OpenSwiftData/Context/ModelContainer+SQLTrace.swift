@@ -29,15 +29,21 @@ extension ModelContainer {
     }
 
     /// ``setSQLTrace(_:)`` with the environment and the log's output given (for tests).
-    func setSQLTrace(_ handler: (@Sendable (SQLTraceEvent) -> Void)?, environment: [String: String],
-                     write: @escaping (String) -> Void = SQLLog.standardError) throws {
+    func setSQLTrace(
+        _ handler: (@Sendable (SQLTraceEvent) -> Void)?, environment: [String: String],
+        write: @escaping (String) -> Void = SQLLog.standardError
+    ) throws {
         let log = SQLLog.fromEnvironment(environment, write: write)
         let combined: ((SQLTraceEvent) -> Void)?
         switch (log, handler) {
         case (nil, nil): combined = nil
         case (let log?, nil): combined = log
         case (nil, let handler?): combined = handler
-        case (let log?, let handler?): combined = { log($0); handler($0) }
+        case (let log?, let handler?):
+            combined = {
+                log($0)
+                handler($0)
+            }
         }
         do {
             for store in stack.stores { try store.withConnection { db in try db.setTrace(combined) } }
@@ -62,8 +68,10 @@ enum SQLLog {
     }
 
     /// The logger `environment` asks for, or `nil`; it hands each line to `write`.
-    static func fromEnvironment(_ environment: [String: String],
-                                write: @escaping (String) -> Void = standardError) -> ((SQLTraceEvent) -> Void)? {
+    static func fromEnvironment(
+        _ environment: [String: String],
+        write: @escaping (String) -> Void = standardError
+    ) -> ((SQLTraceEvent) -> Void)? {
         guard isEnabled(environment) else { return nil }
         return { event in write(line(event) + "\n") }
     }

@@ -53,16 +53,19 @@ public final class ModelContainer: @unchecked Sendable {
     ///   cannot work together, naming the model or file), `.storeError`; a failing migration
     ///   stage's error. The store file is never modified by a failed open. With
     ///   `allowsSave: false` the file is opened read-only and must exist.
-    public init(for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
-                configurations: [ModelConfiguration]) throws {
+    public init(
+        for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        configurations: [ModelConfiguration]
+    ) throws {
         if let error = schema.buildError { throw error }
         let configs = configurations.isEmpty ? [ModelConfiguration()] : configurations
         for config in configs {
             if let cs = config.schema {
                 for e in cs.entities where schema.entitiesByName[e.name] == nil {
-                    throw SwiftDataError(SwiftDataError.configurationSchemaNotFoundInContainerSchema.code,
-                                         "the configuration \"\(config.name)\" has \(e.name), which the container's schema lacks",
-                                         entityName: e.name)
+                    throw SwiftDataError(
+                        SwiftDataError.configurationSchemaNotFoundInContainerSchema.code,
+                        "the configuration \"\(config.name)\" has \(e.name), which the container's schema lacks",
+                        entityName: e.name)
                 }
             }
         }
@@ -70,9 +73,10 @@ public final class ModelContainer: @unchecked Sendable {
         // Which configuration stores which entities: all of them when there is one.
         let schemas = try ModelContainer.storeSchemas(schema, configs)
         if configs.count > 1, migrationPlan != nil {
-            throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
-                                 "a migration plan with several configurations is not supported yet; migrate each store with a container of one configuration (ModelContainer(for:migrationPlan:configurations:) with that store's schema), then open them together",
-                                 url: configs.first?.url)
+            throw SwiftDataError(
+                SwiftDataError.loadIssueModelContainer.code,
+                "a migration plan with several configurations is not supported yet; migrate each store with a container of one configuration (ModelContainer(for:migrationPlan:configurations:) with that store's schema), then open them together",
+                url: configs.first?.url)
         }
         var stores: [SQLiteStore] = []
         var migration = SchemaMigrator.Outcome()
@@ -81,12 +85,16 @@ public final class ModelContainer: @unchecked Sendable {
                 let mapping = try StoreMapping(schema: storeSchema)
                 // A store written with an older version of the plan's schema is migrated first.
                 if let migrationPlan, !config.isStoredInMemoryOnly {
-                    migration = try SchemaMigrator(plan: migrationPlan, target: mapping, url: config.url,
-                                                   allowsSave: config.allowsSave).migrateIfNeeded()
+                    migration = try SchemaMigrator(
+                        plan: migrationPlan, target: mapping, url: config.url,
+                        allowsSave: config.allowsSave
+                    ).migrateIfNeeded()
                 }
                 // A configuration that never saves opens its file read-only, so it cannot change it.
-                stores.append(try SQLiteStore(url: config.isStoredInMemoryOnly ? nil : config.url, mapping: mapping,
-                                              readOnly: !config.allowsSave))
+                stores.append(
+                    try SQLiteStore(
+                        url: config.isStoredInMemoryOnly ? nil : config.url, mapping: mapping,
+                        readOnly: !config.allowsSave))
             }
         } catch {
             // The stores opened so far close (nothing was written through them).
@@ -106,20 +114,26 @@ public final class ModelContainer: @unchecked Sendable {
     }
 
     /// A container for the given schema and configurations.
-    public convenience init(for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
-                            configurations: ModelConfiguration...) throws {
+    public convenience init(
+        for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        configurations: ModelConfiguration...
+    ) throws {
         try self.init(for: schema, migrationPlan: migrationPlan, configurations: configurations)
     }
 
     /// A container for the given model types (and the models they reach).
-    public convenience init(for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
-                            configurations: ModelConfiguration...) throws {
+    public convenience init(
+        for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        configurations: ModelConfiguration...
+    ) throws {
         try self.init(for: Schema(forTypes), migrationPlan: migrationPlan, configurations: configurations)
     }
 
     /// A container for the given model types and an array of configurations.
-    public convenience init(for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
-                            configurations: [ModelConfiguration]) throws {
+    public convenience init(
+        for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        configurations: [ModelConfiguration]
+    ) throws {
         try self.init(for: Schema(forTypes), migrationPlan: migrationPlan, configurations: configurations)
     }
 
@@ -148,14 +162,17 @@ public final class ModelContainer: @unchecked Sendable {
         do {
             for store in stack.stores { try store.deleteAllData() }
         } catch {
-            let e = error as? SwiftDataError
-                ?? SwiftDataError(SwiftDataError.storeError.code, "the store's rows could not be deleted; nothing was deleted",
-                                  url: configurations.first?.url, underlying: error)
+            let e =
+                error as? SwiftDataError
+                ?? SwiftDataError(
+                    SwiftDataError.storeError.code, "the store's rows could not be deleted; nothing was deleted",
+                    url: configurations.first?.url, underlying: error)
             let failure = OperationFailure(.deleteAllData, e)
             contextLock.withLock { _lastOperationFailure = failure }
             failure.log()
-            NotificationCenter.default.post(name: ModelContainer.operationDidFail, object: self,
-                                            userInfo: [OperationFailure.userInfoKey: failure])
+            NotificationCenter.default.post(
+                name: ModelContainer.operationDidFail, object: self,
+                userInfo: [OperationFailure.userInfoKey: failure])
         }
     }
 
@@ -186,8 +203,10 @@ public final class ModelContainer: @unchecked Sendable {
     /// Throws for an operation that works on one store when the container has several.
     func requireOneStore(_ operation: String) throws {
         guard stack.stores.count > 1 else { return }
-        throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
-                             "\(operation) works on a container of one configuration, and this one has \(stack.stores.count) (\(configurations.map(\.name).joined(separator: ", "))); open the store with a container of its own configuration for it")
+        throw SwiftDataError(
+            SwiftDataError.loadIssueModelContainer.code,
+            "\(operation) works on a container of one configuration, and this one has \(stack.stores.count) (\(configurations.map(\.name).joined(separator: ", "))); open the store with a container of its own configuration for it"
+        )
     }
 
     /// The schema each configuration's store holds. With one configuration, the container's whole
@@ -209,13 +228,17 @@ public final class ModelContainer: @unchecked Sendable {
         for c in configs where !c.isStoredInMemoryOnly {
             let path = c.url.standardizedFileURL.path
             if let other = files[path] {
-                throw problem("the configurations \"\(other)\" and \"\(c.name)\" both use the file \(path); give each its own URL")
+                throw problem(
+                    "the configurations \"\(other)\" and \"\(c.name)\" both use the file \(path); give each its own URL"
+                )
             }
             files[path] = c.name
         }
         let open = configs.indices.filter { configs[$0].schema == nil }
         if open.count > 1 {
-            throw problem("the configurations \"\(configs[open[0]].name)\" and \"\(configs[open[1]].name)\" have no schema, so both would store every model; give all but one a schema listing its models")
+            throw problem(
+                "the configurations \"\(configs[open[0]].name)\" and \"\(configs[open[1]].name)\" have no schema, so both would store every model; give all but one a schema listing its models"
+            )
         }
         // Root entity name → configuration index.
         var owner: [String: Int] = [:]
@@ -224,7 +247,9 @@ public final class ModelContainer: @unchecked Sendable {
             for e in cs.entities {
                 let root = e.layout.root.name
                 if let j = owner[root], j != i {
-                    throw problem("\(e.name) is in the schemas of both configurations \"\(configs[j].name)\" and \"\(c.name)\"; each model is stored in one configuration (a configuration's schema also includes the models its models' relationships reach)", e.name)
+                    throw problem(
+                        "\(e.name) is in the schemas of both configurations \"\(configs[j].name)\" and \"\(c.name)\"; each model is stored in one configuration (a configuration's schema also includes the models its models' relationships reach)",
+                        e.name)
                 }
                 owner[root] = i
             }
@@ -233,7 +258,9 @@ public final class ModelContainer: @unchecked Sendable {
         for e in schema.entities {
             guard let i = owner[e.layout.root.name] ?? open.first else {
                 let names = configs.map { "\"\($0.name)\"" }.joined(separator: ", ")
-                throw problem("\(e.name) is in the container's schema but in none of its configurations (\(names)); add it to one configuration's schema, or give one configuration no schema to store the rest", e.name)
+                throw problem(
+                    "\(e.name) is in the container's schema but in none of its configurations (\(names)); add it to one configuration's schema, or give one configuration no schema to store the rest",
+                    e.name)
             }
             types[i].append(e.layout.type)
         }
@@ -245,9 +272,10 @@ public final class ModelContainer: @unchecked Sendable {
     private static func checkSubclassesListed(_ schema: Schema) throws {
         for e in schema.entities {
             if let sup = e.layout.superLayout, schema.entity(forLayout: sup) == nil {
-                throw SwiftDataError(SwiftDataError.unknownSchema.code,
-                                     "\(e.name) is a subclass of \(sup.name), which is not in the schema",
-                                     entityName: e.name)
+                throw SwiftDataError(
+                    SwiftDataError.unknownSchema.code,
+                    "\(e.name) is a subclass of \(sup.name), which is not in the schema",
+                    entityName: e.name)
             }
         }
     }
@@ -278,8 +306,10 @@ final class ContainerStack: @unchecked Sendable {
     /// How fetches order strings unless their descriptor says (the first configuration's style).
     let stringSortStyle: StringSortStyle
 
-    init(schema: Schema, configurations: [ModelConfiguration], migrationPlan: (any SchemaMigrationPlan.Type)?,
-         stores: [SQLiteStore]) {
+    init(
+        schema: Schema, configurations: [ModelConfiguration], migrationPlan: (any SchemaMigrationPlan.Type)?,
+        stores: [SQLiteStore]
+    ) {
         self.schema = schema
         self.configurations = configurations
         self.migrationPlan = migrationPlan

@@ -37,16 +37,20 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
                     // Reported, not answered (OperationFailure): the batch is not kept, so the
                     // next access reads it again; this one gets the model of ModelContext.model(for:).
                     context.recordFailure(.batchLoad, error, sql: sql)
-                    return context.model(for: PersistentIdentifier(entityName: table.root.name, storeIdentifier: context.stack.store(of: table).identifier,
-                                                                   key: .permanent(keys[index]))) as! Element
+                    return context.model(
+                        for: PersistentIdentifier(
+                            entityName: table.root.name, storeIdentifier: context.stack.store(of: table).identifier,
+                            key: .permanent(keys[index]))) as! Element
                 }
             }
             let batch = batches[b]!
             let offset = index - b * batchSize
             if offset < batch.count, batch[offset].persistentBackingData.pk == keys[index] { return batch[offset] }
             // A row deleted since the keys were read: a stand-in that reads as deleted.
-            return context.model(for: PersistentIdentifier(entityName: table.root.name, storeIdentifier: context.stack.store(of: table).identifier,
-                                                          key: .permanent(keys[index]))) as! Element
+            return context.model(
+                for: PersistentIdentifier(
+                    entityName: table.root.name, storeIdentifier: context.stack.store(of: table).identifier,
+                    key: .permanent(keys[index]))) as! Element
         }
     }
 
@@ -66,15 +70,19 @@ extension ModelContext {
     /// - Throws: ``SwiftDataError/includePendingChangesWithBatchSize`` when the descriptor
     ///   includes pending changes and the context has unsaved changes of this model type
     ///   (batches come from the store); the translation errors of ``fetch(_:)``.
-    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> FetchResultsCollection<T> {
+    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws
+        -> FetchResultsCollection<T>
+    {
         let q = try query(descriptor)
         if descriptor.includePendingChanges, pendingModels(kindOf: q.layout) != nil {
-            throw SwiftDataError(SwiftDataError.includePendingChangesWithBatchSize.code,
-                                 "a batched fetch reads from the store and cannot include the context's unsaved \(q.layout.name) changes: save first, or set includePendingChanges = false",
-                                 entityName: q.layout.name)
+            throw SwiftDataError(
+                SwiftDataError.includePendingChangesWithBatchSize.code,
+                "a batched fetch reads from the store and cannot include the context's unsaved \(q.layout.name) changes: save first, or set includePendingChanges = false",
+                entityName: q.layout.name)
         }
         let keys = try storeKeys(q, descriptor)
-        return FetchResultsCollection(loader: .init(context: self, table: q.table, keys: keys, batchSize: max(batchSize, 1)))
+        return FetchResultsCollection(
+            loader: .init(context: self, table: q.table, keys: keys, batchSize: max(batchSize, 1)))
     }
 
     /// The keys of the stored rows `descriptor` matches, in fetch order (its sort, then `Z_PK`),
@@ -109,12 +117,13 @@ extension ModelContext {
         var runs: [(first: Int64, last: Int64)] = []
         for k in keys {
             if let run = runs.last, k == run.last &+ 1 { runs[runs.count - 1].last = k } else { runs.append((k, k)) }
-            if runs.count * 32 > keys.count { break }   // short runs: IN is cheaper
+            if runs.count * 32 > keys.count { break }  // short runs: IN is cheaper
         }
         if runs.count * 32 <= keys.count {
             for run in runs {
-                let rows = try materializeRows(table.selectByKeyRangeSQL, [.integer(run.first), .integer(run.last)],
-                                               table: table, as: (any PersistentModel).self)
+                let rows = try materializeRows(
+                    table.selectByKeyRangeSQL, [.integer(run.first), .integer(run.last)],
+                    table: table, as: (any PersistentModel).self)
                 for m in rows { byKey[m.persistentBackingData.pk] = (m as! T) }
             }
             return keys.compactMap { byKey[$0] }
@@ -123,8 +132,9 @@ extension ModelContext {
         while !rest.isEmpty {
             let chunk = rest.prefix(Self.keysPerSelect)
             rest = rest.dropFirst(chunk.count)
-            let rows = try materializeRows(table.selectByKeysSQL(chunk.count), chunk.map { SQLValue.integer($0) },
-                                           table: table, as: (any PersistentModel).self)
+            let rows = try materializeRows(
+                table.selectByKeysSQL(chunk.count), chunk.map { SQLValue.integer($0) },
+                table: table, as: (any PersistentModel).self)
             for m in rows { byKey[m.persistentBackingData.pk] = (m as! T) }
         }
         return keys.compactMap { byKey[$0] }

@@ -19,8 +19,10 @@ extension ModelContext {
     ///   - includeSubclasses: Whether instances of subclasses of `model` are deleted too; `false`
     ///     deletes only instances whose class is exactly `model`.
     /// - Throws: what ``fetch(_:)`` throws for a predicate the store cannot evaluate.
-    public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil,
-                                           includeSubclasses: Bool = true) throws {
+    public func delete<T: PersistentModel>(
+        model: T.Type, where predicate: Predicate<T>? = nil,
+        includeSubclasses: Bool = true
+    ) throws {
         let matches = try fetch(FetchDescriptor<T>(predicate: predicate))
         for m in matches where includeSubclasses || ObjectIdentifier(type(of: m)) == ObjectIdentifier(model) {
             deleteAny(m)
@@ -46,8 +48,9 @@ extension ModelContext {
             for index in source.relationshipSlots where source.ownSlots.contains(index) {
                 let s = source.slots[index]
                 guard source.inverse(of: index) == nil, let target = s.target,
-                      // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
-                      let targetLayout = try? ModelLayout.of(target), layout.isKind(of: targetLayout) else { continue }
+                    // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
+                    let targetLayout = try? ModelLayout.of(target), layout.isKind(of: targetLayout)
+                else { continue }
                 out.append(OneWaySlot(layout: source, slot: s))
             }
         }
@@ -70,18 +73,21 @@ extension ModelContext {
                 unlinkOneWay(m, ows.slot, from: deleted)
             }
             guard d.pk != 0, let table = stack.table(for: ows.layout) else { continue }
-            let sources = try stack.storage(of: ows.layout, slot: ows.slot.index)
+            let sources =
+                try stack.storage(of: ows.layout, slot: ows.slot.index)
                 .map { try stack.store(of: table).keys(holding: $0, of: table, pointingAt: d.pk) } ?? []
             for pk in sources {
                 guard let m = registered[RowKey(table: ObjectIdentifier(ows.layout.root), pk: pk)],
-                      !m.isDeleted else { continue }
+                    !m.isDeleted
+                else { continue }
                 unlinkOneWay(m, ows.slot, from: deleted)
             }
         }
     }
 
     /// Removes `target` from `model`'s one-way `slot` if the slot holds it (loaded or not).
-    private func unlinkOneWay(_ model: any PersistentModel, _ slot: ModelLayout.Slot, from target: any PersistentModel) {
+    private func unlinkOneWay(_ model: any PersistentModel, _ slot: ModelLayout.Slot, from target: any PersistentModel)
+    {
         let d = model.persistentBackingData
         model._$absorbPendingValues()
         let index = slot.index
@@ -90,11 +96,13 @@ extension ModelContext {
             if fk == targetPK, targetPK != 0 { d.setSlot(index, nil, of: model, recordChange: true) }
             return
         }
-        guard index < d.values.count, let value = d.values[index] else { return }   // unloaded list: read from the store
+        guard index < d.values.count, let value = d.values[index] else { return }  // unloaded list: read from the store
         if slot.isToMany {
             let current = RelationshipGraph.models(in: value)
             guard current.contains(where: { $0 === target }) else { return }
-            d.setSlot(index, RelationshipGraph.makeArray(slot, current.filter { $0 !== target }), of: model, recordChange: true)
+            d.setSlot(
+                index, RelationshipGraph.makeArray(slot, current.filter { $0 !== target }), of: model,
+                recordChange: true)
         } else if slot.toOneModel(value) === target {
             d.setSlot(index, nil, of: model, recordChange: true)
         }

@@ -66,14 +66,17 @@ extension ModelContext {
     /// this model kind makes the real call merge even where this says it does not.
     /// - Throws: what the call would throw for the descriptor (``SwiftDataError/unsupportedPredicate``
     ///   and friends), or ``SwiftDataError/storeError`` when SQLite cannot plan the statement.
-    public func explain<T: PersistentModel>(_ descriptor: FetchDescriptor<T>,
-                                            as operation: QueryExplanation.Operation = .fetch) throws -> QueryExplanation {
+    public func explain<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>,
+        as operation: QueryExplanation.Operation = .fetch
+    ) throws -> QueryExplanation {
         let q = try query(descriptor)
         let merges = descriptor.includePendingChanges && !(pendingModels(kindOf: q.layout)?.isEmpty ?? true)
         let limit = descriptor.fetchLimit.flatMap { $0 > 0 ? $0 : nil }
         let offset = max(descriptor.fetchOffset ?? 0, 0)
         let paging: [SQLValue] = [.integer(Int64(limit ?? -1)), .integer(Int64(offset))]
-        let sql: String, arguments: [SQLValue]
+        let sql: String
+        let arguments: [SQLValue]
         if merges {
             (sql, arguments) = (q.compiled.storeOrderSQL, q.arguments)
         } else {
@@ -85,7 +88,8 @@ extension ModelContext {
             }
         }
         let plan = try withFetchConnection(sql: sql, table: q.table) { db in try db.queryPlan(sql, arguments) }
-        return QueryExplanation(operation: operation, sql: sql, arguments: arguments, plan: plan,
-                                mergesPendingChanges: merges)
+        return QueryExplanation(
+            operation: operation, sql: sql, arguments: arguments, plan: plan,
+            mergesPendingChanges: merges)
     }
 }

@@ -89,8 +89,9 @@ extension ModelContext {
         let failure = OperationFailure(operation, storeError(error, sql: sql))
         if operation.isRead { readFailures.append(failure) }
         failure.log()
-        NotificationCenter.default.post(name: ModelContext.operationDidFail, object: self,
-                                        userInfo: [OperationFailure.userInfoKey: failure])
+        NotificationCenter.default.post(
+            name: ModelContext.operationDidFail, object: self,
+            userInfo: [OperationFailure.userInfoKey: failure])
     }
 
     /// Throws the first read failure not yet thrown (and forgets them all): a property read
@@ -98,10 +99,11 @@ extension ModelContext {
     func throwPendingReadFailure() throws {
         guard let first = readFailures.first else { return }
         readFailures.removeAll()
-        var e = SwiftDataError(first.error.code,
-                               "an earlier read that cannot throw failed (\(first.operation)), and it returned a stand-in value (the default, or an empty relationship) instead of the stored one: \(first.error.message)",
-                               entityName: first.error.entityName, sql: first.error.sql, url: first.error.url,
-                               underlying: first.error)
+        var e = SwiftDataError(
+            first.error.code,
+            "an earlier read that cannot throw failed (\(first.operation)), and it returned a stand-in value (the default, or an empty relationship) instead of the stored one: \(first.error.message)",
+            entityName: first.error.entityName, sql: first.error.sql, url: first.error.url,
+            underlying: first.error)
         e.propertyName = first.error.propertyName
         throw e
     }

@@ -25,9 +25,10 @@ extension ModelContext {
         let offset = max(descriptor.fetchOffset ?? 0, 0)
         guard let pending, !pending.isEmpty else {
             if limit != nil || offset > 0 {
-                return try materializeRows(q.compiled.pagedSQL,
-                                           q.arguments + [.integer(Int64(limit ?? -1)), .integer(Int64(offset))],
-                                           table: q.table, as: T.self)
+                return try materializeRows(
+                    q.compiled.pagedSQL,
+                    q.arguments + [.integer(Int64(limit ?? -1)), .integer(Int64(offset))],
+                    table: q.table, as: T.self)
             }
             return try materializeRows(q.compiled.selectSQL, q.arguments, table: q.table, as: T.self)
         }
@@ -57,7 +58,8 @@ extension ModelContext {
             result.append(model)
         }
         result.sort { a, b in
-            let ka = sortKey(a), kb = sortKey(b)
+            let ka = sortKey(a)
+            let kb = sortKey(b)
             return ka < kb
         }
         if !descriptor.sortBy.isEmpty {
@@ -100,7 +102,8 @@ extension ModelContext {
     /// Without pending changes of this model type only keys are read (no models are created):
     /// `SELECT t."Z_PK", t."Z_ENT" … ORDER BY … LIMIT ? OFFSET ?`. With pending changes the
     /// merged fetch gives the identifiers, so they always equal `fetch(d).map(\.persistentModelID)`.
-    public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
+    public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier]
+    {
         let q = try query(descriptor)
         if descriptor.includePendingChanges { try applyDeleteRulesForFetch() }
         if descriptor.includePendingChanges, pendingModels(kindOf: q.layout) != nil {
@@ -116,7 +119,9 @@ extension ModelContext {
             var ids: [PersistentIdentifier] = []
             while try stmt.step() {
                 let name = q.table.layout(forEntityID: stmt.int64(at: 1))?.name ?? q.layout.name
-                ids.append(PersistentIdentifier(entityName: name, storeIdentifier: storeID, key: .permanent(stmt.int64(at: 0))))
+                ids.append(
+                    PersistentIdentifier(entityName: name, storeIdentifier: storeID, key: .permanent(stmt.int64(at: 0)))
+                )
             }
             return ids
         }
@@ -137,9 +142,11 @@ extension ModelContext {
     /// - Throws: ``SwiftDataError/modelValidationFailure`` when `block` changes a model of a
     ///   context that had no changes and `allowEscapingMutations` is false; what `block` throws;
     ///   the errors of ``fetch(_:)``.
-    public func enumerate<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int = 5000,
-                                              allowEscapingMutations: Bool = false,
-                                              block: (T) throws -> Void) throws {
+    public func enumerate<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>, batchSize: Int = 5000,
+        allowEscapingMutations: Bool = false,
+        block: (T) throws -> Void
+    ) throws {
         let size = max(batchSize, 1)
         func run(_ batch: [T]) throws {
             let before = hasChanges
@@ -148,9 +155,10 @@ extension ModelContext {
                 if descriptor.includePendingChanges, model.isDeleted { continue }
                 try block(model)
                 if !allowEscapingMutations, !before, hasChanges {
-                    throw SwiftDataError(SwiftDataError.modelValidationFailure.code,
-                                         "enumerate's block changed a model while allowEscapingMutations is false",
-                                         entityName: String(describing: T.self))
+                    throw SwiftDataError(
+                        SwiftDataError.modelValidationFailure.code,
+                        "enumerate's block changed a model while allowEscapingMutations is false",
+                        entityName: String(describing: T.self))
                 }
             }
         }
@@ -180,7 +188,10 @@ extension ModelContext {
             let batch = try fetch(page)
             try run(batch)
             offset += batch.count
-            if let r = remaining { remaining = r - batch.count; if remaining! <= 0 { break } }
+            if let r = remaining {
+                remaining = r - batch.count
+                if remaining! <= 0 { break }
+            }
             if batch.count < (page.fetchLimit ?? size) { break }
         }
     }
@@ -190,7 +201,7 @@ extension ModelContext {
     /// context's pending changes — so enumerating a million rows holds one batch at a time. A
     /// model still referenced anywhere stays registered, so the context keeps one object per row.
     private func release<T: PersistentModel>(_ batch: inout [T], fresh: [Bool], tableKey: ObjectIdentifier) {
-        guard batch.count == fresh.count else { return }   // a row vanished meanwhile: keep them all
+        guard batch.count == fresh.count else { return }  // a row vanished meanwhile: keep them all
         for i in batch.indices where fresh[i] {
             let key = RowKey(table: tableKey, pk: batch[i].persistentBackingData.pk)
             registered[key] = nil
@@ -215,23 +226,28 @@ extension ModelContext {
     func query<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> BoundQuery {
         try throwPendingReadFailure()
         let style = stringSortStyle(of: descriptor)
-        let key = QueryCache.Key(entity: ObjectIdentifier(T.self),
-                                 predicateType: descriptor.predicate.map { ObjectIdentifier(type(of: $0.expression)) },
-                                 sorts: style == .lexical ? (descriptor.sortBy.isEmpty ? nil : AnyHashable(descriptor.sortBy))
-                                     : AnyHashable([AnyHashable(descriptor.sortBy), AnyHashable(style)]))
+        let key = QueryCache.Key(
+            entity: ObjectIdentifier(T.self),
+            predicateType: descriptor.predicate.map { ObjectIdentifier(type(of: $0.expression)) },
+            sorts: style == .lexical
+                ? (descriptor.sortBy.isEmpty ? nil : AnyHashable(descriptor.sortBy))
+                : AnyHashable([AnyHashable(descriptor.sortBy), AnyHashable(style)]))
         var leaves = PredicateLeaves()
         if let p = descriptor.predicate { collectLeaves(p.expression, &leaves) }
         if leaves.isCacheable, let compiled = stack.queryCache.lookup(key, structure: leaves.structure) {
             let scope = identifierScope
-            return BoundQuery(compiled: compiled, arguments: try leaves.values.map { try sqlArgument($0, scope) },
-                              hasIntegerArithmetic: leaves.hasIntegerArithmetic)
+            return BoundQuery(
+                compiled: compiled, arguments: try leaves.values.map { try sqlArgument($0, scope) },
+                hasIntegerArithmetic: leaves.hasIntegerArithmetic)
         }
         if let e = stack.schema.buildError { throw e }
         // Not swallowed: a type outside the schema is thrown just below (unknownSchema).
         guard let layout = try? ModelLayout.of(T.self), let table = stack.table(for: layout),
-              table.entityID(layout) != nil else {
-            throw SwiftDataError(SwiftDataError.unknownSchema.code,
-                                 "\(T.self) is not in the container's schema", entityName: String(describing: T.self))
+            table.entityID(layout) != nil
+        else {
+            throw SwiftDataError(
+                SwiftDataError.unknownSchema.code,
+                "\(T.self) is not in the container's schema", entityName: String(describing: T.self))
         }
         let t = SQLTranslation(layout: layout, table: table, tableAlias: "t", identifiers: identifierScope)
         var conditions: [String] = []
@@ -242,15 +258,17 @@ extension ModelContext {
             conditions.append(f.sql)
             args += f.arguments
         }
-        let compiled = CompiledQuery(layout: layout, table: table,
-                                     whereSQL: conditions.isEmpty ? "1" : conditions.joined(separator: " AND "),
-                                     orderBy: try orderByClause(descriptor.sortBy, t, stringSortStyle: style))
+        let compiled = CompiledQuery(
+            layout: layout, table: table,
+            whereSQL: conditions.isEmpty ? "1" : conditions.joined(separator: " AND "),
+            orderBy: try orderByClause(descriptor.sortBy, t, stringSortStyle: style))
         if leaves.isCacheable {
             // Cached only when later fetches' leaves bind exactly as this translation did.
             do {
                 let scope = identifierScope
-                try CompiledQuery.checkBindings(whereSQL: compiled.whereSQL, translated: args,
-                                                collected: leaves.values.map { try sqlArgument($0, scope) })
+                try CompiledQuery.checkBindings(
+                    whereSQL: compiled.whereSQL, translated: args,
+                    collected: leaves.values.map { try sqlArgument($0, scope) })
                 stack.queryCache.insert(key, structure: leaves.structure, compiled)
             } catch let e as CompiledQuery.BindingMismatch where e.kind == .leafCount {
                 // Not cacheable (a value bound twice, as before this check): every fetch translates.
@@ -303,8 +321,10 @@ extension ModelContext {
             var out: [T] = []
             let tableKey = ObjectIdentifier(table.root)
             let identities = registered.table(tableKey, create: true)!
-            let entities = table.entitiesByID, readersByID = table.slotReadersByID
-            let storeID = stack.store(of: table).identifier, handle = self.handle
+            let entities = table.entitiesByID
+            let readersByID = table.slotReadersByID
+            let storeID = stack.store(of: table).identifier
+            let handle = self.handle
             var generation: StoreGeneration?
             while try stmt.step() {
                 let pk = stmt.int64(at: 0)
@@ -324,9 +344,10 @@ extension ModelContext {
                 }
                 let ent = Int(stmt.int64(at: 1))
                 guard ent > 0, ent < entities.count, let layout = entities[ent] else { continue }
-                let d = BackingData(layout: layout, values: try readValues(stmt, readersByID[ent]),
-                                    pk: pk, version: stmt.int64(at: table.versionColumn), storeIdentifier: storeID,
-                                    contextHandle: handle)
+                let d = BackingData(
+                    layout: layout, values: try readValues(stmt, readersByID[ent]),
+                    pk: pk, version: stmt.int64(at: table.versionColumn), storeIdentifier: storeID,
+                    contextHandle: handle)
                 let model = MaterializationScope.run { layout.type.init(backingData: d) }
                 identities.insert(pk, model)
                 out.append(model as! T)
@@ -337,8 +358,10 @@ extension ModelContext {
 
     /// Reads a new row's columns into a fresh slot array (foreign keys go to `data`).
     @inline(__always)
-    private func readValues(_ stmt: SQLiteStatement,
-                            _ readers: [StoreMapping.Table.SlotReader]) throws -> ContiguousArray<Any?> {
+    private func readValues(
+        _ stmt: SQLiteStatement,
+        _ readers: [StoreMapping.Table.SlotReader]
+    ) throws -> ContiguousArray<Any?> {
         // Each slot is written exactly once, straight into uninitialised storage.
         try ContiguousArray<Any?>(unsafeUninitializedCapacity: readers.count) { buffer, initialized in
             for (i, reader) in readers.enumerated() {
@@ -360,20 +383,28 @@ extension ModelContext {
 
     /// Reads the current row's columns into `data`'s slots; a refresh of a registered model
     /// notifies observers of the values that changed.
-    func decode(_ stmt: SQLiteStatement, into data: BackingData, model: (any PersistentModel)?,
-                table: StoreMapping.Table) throws {
+    func decode(
+        _ stmt: SQLiteStatement, into data: BackingData, model: (any PersistentModel)?,
+        table: StoreMapping.Table
+    ) throws {
         guard let layout = data.layout else { return }
         data.version = stmt.int64(at: table.versionColumn)
         for read in table.plan(layout) where read.role != .foreignEntity {
             if let composite = read.composite {
                 let value = try composite.read(stmt, read.column)
-                if let model { data.setSlot(read.slot, value, of: model, recordChange: false) } else { data.values[read.slot] = value }
+                if let model {
+                    data.setSlot(read.slot, value, of: model, recordChange: false)
+                } else {
+                    data.values[read.slot] = value
+                }
             } else if let codec = read.codec {
                 if let model {
                     // Only values that differ are written, so observers hear of real changes only.
                     let current = read.slot < data.values.count ? data.values[read.slot] : nil
                     // try?: only skips writing an unchanged value; a value that does not encode is replaced by the row's.
-                    if current != nil, let old = try? codec.encode(current), old == stmt.value(at: read.column) { continue }
+                    if current != nil, let old = try? codec.encode(current), old == stmt.value(at: read.column) {
+                        continue
+                    }
                     data.setSlot(read.slot, try codec.read(stmt, read.column), of: model, recordChange: false)
                 } else {
                     data.values[read.slot] = try codec.read(stmt, read.column)
@@ -382,7 +413,8 @@ extension ModelContext {
                 let fk = stmt.isNull(at: read.column) ? 0 : stmt.int64(at: read.column)
                 let current = read.slot < data.values.count ? data.values[read.slot] : nil
                 let loaded = current.flatMap { RelationshipGraph.models(in: $0).first }
-                let same = current.map { $0 is ForeignKey ? (($0 as! ForeignKey).pk == fk) : false } ?? false
+                let same =
+                    current.map { $0 is ForeignKey ? (($0 as! ForeignKey).pk == fk) : false } ?? false
                     || (loaded.map { $0.persistentBackingData.pk == fk } ?? false)
                     || (fk == 0 && current != nil && loaded == nil && !(current! is ForeignKey))
                 if !same { data.values[read.slot] = ForeignKey(pk: fk) }
@@ -410,7 +442,9 @@ extension ModelContext {
     func fulfillFault(_ data: BackingData) {
         guard data.pk != 0, let layout = data.layout, let table = stack.table(for: layout) else { return }
         do {
-            try stack.store(of: table).readRow(table, pk: data.pk) { row, _ in try decode(row, into: data, model: nil, table: table) }
+            try stack.store(of: table).readRow(table, pk: data.pk) { row, _ in
+                try decode(row, into: data, model: nil, table: table)
+            }
         } catch {
             var e = storeError(error, sql: table.selectByKeySQL)
             if e.entityName == nil { e.entityName = layout.name }
@@ -421,23 +455,27 @@ extension ModelContext {
     /// Loads a relationship of a registered model from the store.
     func resolveRelationship(_ data: BackingData, slot: ModelLayout.Slot) -> Any? {
         guard let layout = data.layout, let storage = stack.storage(of: layout, slot: slot.index),
-              // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
-              let targetType = slot.target, let targetLayout = try? ModelLayout.of(targetType),
-              let targetTable = stack.table(for: targetLayout) else { return BackingData.emptyValue(for: slot) }
+            // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
+            let targetType = slot.target, let targetLayout = try? ModelLayout.of(targetType),
+            let targetTable = stack.table(for: targetLayout)
+        else { return BackingData.emptyValue(for: slot) }
         var models: [any PersistentModel] = []
         if data.pk != 0 {
             do {
                 switch storage {
                 case .foreignKey:
                     if data.unresolvedForeignKey(slot.index) == nil, data.isFault { fulfillFault(data) }
-                    if let fk = data.unresolvedForeignKey(slot.index), fk != 0, let m = try materialize(table: targetTable, pk: fk) {
+                    if let fk = data.unresolvedForeignKey(slot.index), fk != 0,
+                        let m = try materialize(table: targetTable, pk: fk)
+                    {
                         models = [m]
                     }
                 case .inverseForeignKey(let table, let column):
                     models = try materializeRows(table.selectByColumnSQL(column), [.integer(data.pk)], table: table)
                 case .joinTable(let name, let own, let other):
-                    models = try materializeRows(targetTable.selectThroughJoinSQL(name, own: own, other: other),
-                                                 [.integer(data.pk)], table: targetTable)
+                    models = try materializeRows(
+                        targetTable.selectThroughJoinSQL(name, own: own, other: other),
+                        [.integer(data.pk)], table: targetTable)
                 }
             } catch {
                 // Reported, not answered: this read is empty and not kept (BackingData.load), the next one retries.
@@ -456,8 +494,10 @@ extension ModelContext {
             return md.status != .removed && (md.layout?.isKind(of: targetLayout) ?? false)
                 && !(md.status == .deleted && propagatedDeletes.contains(ObjectIdentifier(m)))
         }
-        if case .foreignKey = storage {} else if let owner = registered[rowKey(data)] ?? inserted.first(where: { $0.persistentBackingData === data }),
-                                                 let (_, inverseSlot) = layout.inverse(of: slot.index) {
+        if case .foreignKey = storage {
+        } else if let owner = registered[rowKey(data)] ?? inserted.first(where: { $0.persistentBackingData === data }),
+            let (_, inverseSlot) = layout.inverse(of: slot.index)
+        {
             models = mergePending(models, owner: owner, inverseSlot: inverseSlot, targetLayout: targetLayout)
         }
         if slot.isToMany { return RelationshipGraph.makeArray(slot, models) }
@@ -468,8 +508,10 @@ extension ModelContext {
     /// (loaded) inverse now points at `owner` join; changed ones that point elsewhere leave.
     /// This lets a relationship stay unloaded while models are linked to it (see
     /// ``RelationshipGraph/link(_:inverse:to:)``) and still read correctly before the save.
-    private func mergePending(_ stored: [any PersistentModel], owner: any PersistentModel, inverseSlot: Int,
-                              targetLayout: ModelLayout) -> [any PersistentModel] {
+    private func mergePending(
+        _ stored: [any PersistentModel], owner: any PersistentModel, inverseSlot: Int,
+        targetLayout: ModelLayout
+    ) -> [any PersistentModel] {
         guard !inserted.isEmpty || !changedOrder.isEmpty else { return stored }
         func pointsAtOwner(_ m: any PersistentModel) -> Bool? {
             let d = m.persistentBackingData
@@ -481,7 +523,9 @@ extension ModelContext {
         }
         var present = Set(result.map { ObjectIdentifier($0) })
         for m in inserted + changedOrder.compactMap({ changed[$0] }) where !present.contains(ObjectIdentifier(m)) {
-            guard m.persistentBackingData.layout?.isKind(of: targetLayout) == true, pointsAtOwner(m) == true else { continue }
+            guard m.persistentBackingData.layout?.isKind(of: targetLayout) == true, pointsAtOwner(m) == true else {
+                continue
+            }
             result.append(m)
             present.insert(ObjectIdentifier(m))
         }

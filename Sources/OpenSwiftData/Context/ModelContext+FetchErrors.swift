@@ -22,9 +22,10 @@ extension ModelContext {
             return overflow
         }
         if let limit = Self.sqliteLimits.first(where: { e.message.contains($0.phrase) }) {
-            return SwiftDataError(SwiftDataError.unsupportedPredicate.code,
-                                  "the predicate's SQL exceeds \(limit.name) (SQLite: \"\(e.message)\"); this limit is SQLite's, not the data's: nest fewer operators, split long chains or captured collections, or split the fetch",
-                                  sql: sql ?? e.sql, underlying: e)
+            return SwiftDataError(
+                SwiftDataError.unsupportedPredicate.code,
+                "the predicate's SQL exceeds \(limit.name) (SQLite: \"\(e.message)\"); this limit is SQLite's, not the data's: nest fewer operators, split long chains or captured collections, or split the fetch",
+                sql: sql ?? e.sql, underlying: e)
         }
         return storeError(error, sql: sql)
     }
@@ -42,7 +43,9 @@ extension ModelContext {
 
     /// Runs `body` on the connection of `table`'s store, turning its errors into
     /// ``fetchError(_:sql:)``'s.
-    func withFetchConnection<R>(sql: String, table: StoreMapping.Table, _ body: (SQLiteConnection) throws -> R) throws -> R {
+    func withFetchConnection<R>(sql: String, table: StoreMapping.Table, _ body: (SQLiteConnection) throws -> R) throws
+        -> R
+    {
         do {
             return try stack.store(of: table).withConnection(body)
         } catch {
@@ -53,6 +56,7 @@ extension ModelContext {
     /// Any other SQLite failure: ``SwiftDataError/storeError`` with the cause.
     func storeError(_ error: any Error, sql: String?) -> SwiftDataError {
         if let e = error as? SwiftDataError { return e }
-        return SwiftDataError(SwiftDataError.storeError.code, "the store reported an error", sql: sql, underlying: error)
+        return SwiftDataError(
+            SwiftDataError.storeError.code, "the store reported an error", sql: sql, underlying: error)
     }
 }

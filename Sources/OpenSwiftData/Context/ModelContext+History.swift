@@ -20,8 +20,9 @@ extension ModelContext {
     ///   predicate throws.
     public func fetchHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T] {
         guard T.self == DefaultHistoryTransaction.self else {
-            throw SwiftDataError(SwiftDataError.unsupportedPredicate.code,
-                                 "history is recorded as DefaultHistoryTransaction; fetch HistoryDescriptor<DefaultHistoryTransaction>")
+            throw SwiftDataError(
+                SwiftDataError.unsupportedPredicate.code,
+                "history is recorded as DefaultHistoryTransaction; fetch HistoryDescriptor<DefaultHistoryTransaction>")
         }
         var all: [DefaultHistoryTransaction] = []
         for store in stack.stores {
@@ -32,7 +33,9 @@ extension ModelContext {
             all += stored.map { transaction(from: $0, of: store) }
         }
         // Several stores: their transactions interleave by time (each store's keep their order).
-        if stack.stores.count > 1 { all = all.enumerated().sorted { ($0.1.timestamp, $0.0) < ($1.1.timestamp, $1.0) }.map(\.1) }
+        if stack.stores.count > 1 {
+            all = all.enumerated().sorted { ($0.1.timestamp, $0.0) < ($1.1.timestamp, $1.0) }.map(\.1)
+        }
         var result = all as! [T]
         if let predicate = descriptor.predicate { result = try result.filter { try predicate.evaluate($0) } }
         if !descriptor.sortBy.isEmpty { result.sort(using: descriptor.sortBy) }
@@ -48,7 +51,8 @@ extension ModelContext {
     /// try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token < processed }))
     /// ```
     public func deleteHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws {
-        var selection = HistoryDescriptor<T>(predicate: descriptor.predicate, sortBy: descriptor.sortBy, fetchLimit: descriptor.fetchLimit)
+        var selection = HistoryDescriptor<T>(
+            predicate: descriptor.predicate, sortBy: descriptor.sortBy, fetchLimit: descriptor.fetchLimit)
         if descriptor.predicate == nil && descriptor.fetchLimit == nil { selection.sortBy = [] }
         let doomed = try fetchHistory(selection)
         for store in stack.stores {
@@ -66,15 +70,20 @@ extension ModelContext {
         let largest = try store.largestTransactionKey()
         for token in tokens where token.storeIdentifier == store.identifier {
             if token.transactionIdentifier <= largest && !existing.contains(token.transactionIdentifier) {
-                throw SwiftDataError(SwiftDataError.historyTokenExpired.code,
-                                     "the history token \(token) names a transaction that deleteHistory(_:) removed; fetch without it (all remaining history) and store a newer token")
+                throw SwiftDataError(
+                    SwiftDataError.historyTokenExpired.code,
+                    "the history token \(token) names a transaction that deleteHistory(_:) removed; fetch without it (all remaining history) and store a newer token"
+                )
             }
         }
     }
 
     /// The history tokens captured anywhere in an expression tree.
     private func collectTokens(_ value: Any, into tokens: inout [DefaultHistoryToken], depth: Int) {
-        if let token = value as? DefaultHistoryToken { tokens.append(token); return }
+        if let token = value as? DefaultHistoryToken {
+            tokens.append(token)
+            return
+        }
         guard depth < 64 else { return }
         for child in Mirror(reflecting: value).children { collectTokens(child.value, into: &tokens, depth: depth + 1) }
     }
@@ -84,7 +93,8 @@ extension ModelContext {
         let storeID = store.identifier
         let process = stored.process ?? ""
         return DefaultHistoryTransaction(
-            author: stored.author, changes: stored.changes.compactMap { change(from: $0, transaction: stored.key, of: store) },
+            author: stored.author,
+            changes: stored.changes.compactMap { change(from: $0, transaction: stored.key, of: store) },
             storeIdentifier: storeID, timestamp: stored.timestamp,
             token: DefaultHistoryToken(storeIdentifier: storeID, transactionIdentifier: stored.key),
             transactionIdentifier: stored.key, bundleIdentifier: stored.bundle ?? process, processIdentifier: process)
@@ -92,28 +102,37 @@ extension ModelContext {
 
     private func change(from stored: StoredChange, transaction: Int64, of store: SQLiteStore) -> HistoryChange? {
         guard let layout = store.mapping.layoutsByEntityNumber[stored.entity] else { return nil }
-        return Self.change(layout.type, layout: layout, stored: stored, transaction: transaction,
-                           info: store.mapping.historyInfo(layout), storeIdentifier: store.identifier)
+        return Self.change(
+            layout.type, layout: layout, stored: stored, transaction: transaction,
+            info: store.mapping.historyInfo(layout), storeIdentifier: store.identifier)
     }
 
-    private static func change<M: PersistentModel>(_ type: M.Type, layout: ModelLayout, stored: StoredChange, transaction: Int64,
-                                                   info: StoreMapping.HistoryInfo?, storeIdentifier: String) -> HistoryChange? {
-        let id = PersistentIdentifier(entityName: layout.name, storeIdentifier: storeIdentifier, key: .permanent(stored.entityKey))
+    private static func change<M: PersistentModel>(
+        _ type: M.Type, layout: ModelLayout, stored: StoredChange, transaction: Int64,
+        info: StoreMapping.HistoryInfo?, storeIdentifier: String
+    ) -> HistoryChange? {
+        let id = PersistentIdentifier(
+            entityName: layout.name, storeIdentifier: storeIdentifier, key: .permanent(stored.entityKey))
         switch stored.kind {
         case 0:
-            return .insert(DefaultHistoryInsert<M>(changeIdentifier: stored.key, changedPersistentIdentifier: id,
-                                                   transactionIdentifier: transaction))
+            return .insert(
+                DefaultHistoryInsert<M>(
+                    changeIdentifier: stored.key, changedPersistentIdentifier: id,
+                    transactionIdentifier: transaction))
         case 1:
             let slots = stored.columns.map { info?.slots(in: $0) ?? [] } ?? []
             let keyPaths = slots.compactMap { layout.keyPath(rootedAt: $0) as? PartialKeyPath<M> }
-            return .update(DefaultHistoryUpdate<M>(changeIdentifier: stored.key, changedPersistentIdentifier: id,
-                                                   transactionIdentifier: transaction, updatedAttributes: keyPaths))
+            return .update(
+                DefaultHistoryUpdate<M>(
+                    changeIdentifier: stored.key, changedPersistentIdentifier: id,
+                    transactionIdentifier: transaction, updatedAttributes: keyPaths))
         case 2:
             var values: [(keyPath: PartialKeyPath<M>, value: any Sendable)] = []
             for (slot, sql) in zip(info?.tombstoneSlots ?? [], stored.tombstone) where sql != .null {
                 let s = layout.slots[slot]
                 guard let keyPath = layout.keyPath(rootedAt: slot) as? PartialKeyPath<M>, let codec = s.codec,
-                      let value = codec.decode(sql).flatMap(_flattenOptional) else { continue }
+                    let value = codec.decode(sql).flatMap(_flattenOptional)
+                else { continue }
                 // A decoded attribute value (a value type or a Codable value); `any Sendable` is
                 // `Any` with a marker protocol, so the existential is reused as it is.
                 let sendable = withUnsafePointer(to: value) {
@@ -121,8 +140,10 @@ extension ModelContext {
                 }
                 values.append((keyPath, sendable))
             }
-            return .delete(DefaultHistoryDelete<M>(changeIdentifier: stored.key, changedPersistentIdentifier: id,
-                                                   transactionIdentifier: transaction, tombstone: HistoryTombstone(values: values)))
+            return .delete(
+                DefaultHistoryDelete<M>(
+                    changeIdentifier: stored.key, changedPersistentIdentifier: id,
+                    transactionIdentifier: transaction, tombstone: HistoryTombstone(values: values)))
         default:
             return nil
         }
@@ -144,8 +165,10 @@ extension ModelContext {
             let d = m.persistentBackingData
             guard let layout = d.layout, let info = w.mapping.historyInfo(layout) else { continue }
             if let existing = plan.adopted[ObjectIdentifier(m)] {
-                rows.append(HistoryChangeRow(kind: .update, entity: info.entity, key: existing,
-                                             columns: info.allProperties, tombstone: []))
+                rows.append(
+                    HistoryChangeRow(
+                        kind: .update, entity: info.entity, key: existing,
+                        columns: info.allProperties, tombstone: []))
             } else if plan.writesNewRow(m), d.pendingPK != 0, let table = stack.table(for: layout) {
                 let key = ObjectIdentifier(table)
                 if let r = ranges[key] {
@@ -161,10 +184,13 @@ extension ModelContext {
             guard let m = changed[id] else { continue }
             let d = m.persistentBackingData
             guard d.status == .persisted, !d.isDeleted, !upserted.contains(d.pk), let layout = d.layout,
-                  let info = w.mapping.historyInfo(layout) else { continue }
+                let info = w.mapping.historyInfo(layout)
+            else { continue }
             let slots = d.changed.indices.filter { d.changed[$0] && info.bitOfSlot[$0] != nil }
             guard !slots.isEmpty else { continue }
-            rows.append(HistoryChangeRow(kind: .update, entity: info.entity, key: d.pk, columns: info.bitmap(slots), tombstone: []))
+            rows.append(
+                HistoryChangeRow(
+                    kind: .update, entity: info.entity, key: d.pk, columns: info.bitmap(slots), tombstone: []))
         }
         for id in deletedOrder {
             guard let m = deleted[id] else { continue }
@@ -175,12 +201,14 @@ extension ModelContext {
                 guard slot < d.values.count, let codec = layout.slots[slot].codec else { return .null }
                 return try codec.encode(d.values[slot])
             }
-            rows.append(HistoryChangeRow(kind: .delete, entity: info.entity, key: d.pk, columns: nil, tombstone: tombstone))
+            rows.append(
+                HistoryChangeRow(kind: .delete, entity: info.entity, key: d.pk, columns: nil, tombstone: tombstone))
         }
         guard !rows.isEmpty || !ranges.isEmpty else { return }
         let process = ProcessInfo.processInfo.processName
-        try w.recordTransaction(author: author, bundle: Bundle.main.bundleIdentifier ?? process, process: process,
-                                timestamp: Date(), insertedRanges: rangeOrder.compactMap { ranges[$0] },
-                                changes: rows, tombstoneColumns: settings.tombstones)
+        try w.recordTransaction(
+            author: author, bundle: Bundle.main.bundleIdentifier ?? process, process: process,
+            timestamp: Date(), insertedRanges: rangeOrder.compactMap { ranges[$0] },
+            changes: rows, tombstoneColumns: settings.tombstones)
     }
 }

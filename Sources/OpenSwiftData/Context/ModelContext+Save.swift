@@ -27,8 +27,9 @@ extension ModelContext {
         try throwPendingReadFailure()
         guard hasChanges else { return }
         guard stack.configurations.contains(where: \.allowsSave) else {
-            throw SwiftDataError(SwiftDataError.saveNotAllowed.code,
-                                 "the container's configuration was created with allowsSave: false")
+            throw SwiftDataError(
+                SwiftDataError.saveNotAllowed.code,
+                "the container's configuration was created with allowsSave: false")
         }
         for m in inserted { m._$absorbPendingValues() }
         try propagateDeletes()
@@ -90,8 +91,11 @@ extension ModelContext {
                 updatedIDs.append(m.persistentModelID)
             } else {
                 registered[rowKey(d)] = m
-                if plan.adopted[ObjectIdentifier(m)] != nil { updatedIDs.append(m.persistentModelID) }
-                else { insertedIDs.append(m.persistentModelID) }
+                if plan.adopted[ObjectIdentifier(m)] != nil {
+                    updatedIDs.append(m.persistentModelID)
+                } else {
+                    insertedIDs.append(m.persistentModelID)
+                }
             }
         }
         for (earlier, later) in plan.collapsed {
@@ -109,11 +113,13 @@ extension ModelContext {
         // Another writer changed these rows since they were read: the store now holds this
         // context's changed properties and their other, newer properties; show those.
         for m in outcome.stale where !m.persistentBackingData.isDeleted { refreshFromStore(m) }
-        NotificationCenter.default.post(name: ModelContext.didSave, object: self, userInfo: [
-            NotificationKey.insertedIdentifiers.rawValue: insertedIDs,
-            NotificationKey.updatedIdentifiers.rawValue: updatedIDs,
-            NotificationKey.deletedIdentifiers.rawValue: deletedIDs,
-        ])
+        NotificationCenter.default.post(
+            name: ModelContext.didSave, object: self,
+            userInfo: [
+                NotificationKey.insertedIdentifiers.rawValue: insertedIDs,
+                NotificationKey.updatedIdentifiers.rawValue: updatedIDs,
+                NotificationKey.deletedIdentifiers.rawValue: deletedIDs,
+            ])
     }
 
     /// The pending changes of each store (a container has one per configuration), in the
@@ -122,16 +128,18 @@ extension ModelContext {
     /// - Throws: `.saveNotAllowed` naming the model and configuration when a change belongs to
     ///   a configuration created with `allowsSave: false` (nothing is written).
     private func pendingChangesByStore() throws -> [(store: SQLiteStore, changes: PendingChanges)] {
-        let all = PendingChanges(inserted: inserted, changed: changed, changedOrder: changedOrder,
-                                 deleted: deleted, deletedOrder: deletedOrder)
+        let all = PendingChanges(
+            inserted: inserted, changed: changed, changedOrder: changedOrder,
+            deleted: deleted, deletedOrder: deletedOrder)
         guard stack.stores.count > 1 else { return [(store, all)] }
         var parts = stack.stores.map { _ in PendingChanges() }
         func index(_ m: any PersistentModel) throws -> Int? {
             guard let layout = m.persistentBackingData.layout, let i = stack.storeIndex(for: layout) else { return nil }
             guard stack.configurations[i].allowsSave else {
-                throw SwiftDataError(SwiftDataError.saveNotAllowed.code,
-                                     "\(layout.name) is stored by the configuration \"\(stack.configurations[i].name)\", created with allowsSave: false; nothing was saved",
-                                     entityName: layout.name)
+                throw SwiftDataError(
+                    SwiftDataError.saveNotAllowed.code,
+                    "\(layout.name) is stored by the configuration \"\(stack.configurations[i].name)\", created with allowsSave: false; nothing was saved",
+                    entityName: layout.name)
             }
             return i
         }
@@ -183,8 +191,9 @@ extension ModelContext {
 
     /// Runs `body` with the context's pending changes narrowed to `part`, then restores them.
     private func withPendingChanges<T>(_ part: PendingChanges, _ body: () throws -> T) rethrows -> T {
-        let saved = PendingChanges(inserted: inserted, changed: changed, changedOrder: changedOrder,
-                                   deleted: deleted, deletedOrder: deletedOrder)
+        let saved = PendingChanges(
+            inserted: inserted, changed: changed, changedOrder: changedOrder,
+            deleted: deleted, deletedOrder: deletedOrder)
         (inserted, changed, changedOrder, deleted, deletedOrder) =
             (part.inserted, part.changed, part.changedOrder, part.deleted, part.deletedOrder)
         defer {
@@ -220,16 +229,23 @@ extension ModelContext {
 
         // Rows that collide with stored ones replace those rows' values (upsert): one prepared
         // statement per entity, built once and reused for every such row.
-        var adoptShapes: [ObjectIdentifier: (reads: [StoreMapping.Table.ColumnRead], update: RowStatement?,
-                                             detachesToMany: Bool)] = [:]
+        var adoptShapes:
+            [ObjectIdentifier: (
+                reads: [StoreMapping.Table.ColumnRead], update: RowStatement?,
+                detachesToMany: Bool
+            )] = [:]
         for m in inserted where plan.adopted[ObjectIdentifier(m)] != nil {
             let d = m.persistentBackingData
             guard let layout = d.layout, let table = stack.table(for: layout) else { continue }
             let shape: (reads: [StoreMapping.Table.ColumnRead], update: RowStatement?, detachesToMany: Bool)
-            if let known = adoptShapes[ObjectIdentifier(layout)] { shape = known } else {
+            if let known = adoptShapes[ObjectIdentifier(layout)] {
+                shape = known
+            } else {
                 let reads = table.plan(layout)
-                shape = (reads, reads.isEmpty ? nil : try w.updateStatement(table, reads: reads, checkingVersion: false),
-                         layout.relationshipSlots.contains(where: { layout.slots[$0].isToMany }))
+                shape = (
+                    reads, reads.isEmpty ? nil : try w.updateStatement(table, reads: reads, checkingVersion: false),
+                    layout.relationshipSlots.contains(where: { layout.slots[$0].isToMany })
+                )
                 adoptShapes[ObjectIdentifier(layout)] = shape
             }
             if let update = shape.update {
@@ -268,7 +284,8 @@ extension ModelContext {
             guard let m = changed[id] else { continue }
             let d = m.persistentBackingData
             guard d.status == .persisted, !upserted.contains(d.pk),
-                  let layout = d.layout, let table = stack.table(for: layout) else { continue }
+                let layout = d.layout, let table = stack.table(for: layout)
+            else { continue }
             // Only a row whose columns change gets a new version: a to-many change lives in the
             // other rows' keys or a join table (set-like, nothing to lose), so it bumps nothing.
             let reads = table.plan(layout).filter { $0.slot < d.changed.count && d.changed[$0.slot] }
@@ -289,7 +306,9 @@ extension ModelContext {
         }
         if !conflicts.isEmpty { throw mergeConflictError(conflicts) }
         // Join tables and one-way keys: pairs of new models, and the difference for changed ones.
-        for m in inserted.filter({ plan.collapsed[ObjectIdentifier($0)] == nil }) + changedOrder.compactMap({ changed[$0] }) {
+        for m in inserted.filter({ plan.collapsed[ObjectIdentifier($0)] == nil })
+            + changedOrder.compactMap({ changed[$0] })
+        {
             let d = m.persistentBackingData
             // A model deleted in this save (a cascade may reach a changed one) had its pairs
             // removed with its row above; writing its list again would leave dangling pairs.
@@ -307,7 +326,8 @@ extension ModelContext {
                 guard isNew || (slot < d.changed.count && d.changed[slot]) else { continue }
                 let now = RelationshipGraph.models(in: current).filter { !$0.persistentBackingData.isDeleted }
                 let before = isNew ? [] : RelationshipGraph.models(in: d.committed?[slot] ?? nil)
-                let nowIDs = Set(now.map { ObjectIdentifier($0) }), beforeIDs = Set(before.map { ObjectIdentifier($0) })
+                let nowIDs = Set(now.map { ObjectIdentifier($0) })
+                let beforeIDs = Set(before.map { ObjectIdentifier($0) })
                 for gone in before where !nowIDs.contains(ObjectIdentifier(gone)) {
                     guard let other = pendingOrStoredPK(gone) else { continue }
                     switch storage {
@@ -344,13 +364,15 @@ extension ModelContext {
 
     /// ``SwiftDataError/mergeConflict`` naming the models whose rows changed since they were read.
     private func mergeConflictError(_ models: [any PersistentModel]) -> SwiftDataError {
-        let names = models.prefix(5).map { m -> String in
-            let d = m.persistentBackingData
-            return "\(d.layout?.name ?? "?") \(d.pk) (read at version \(d.version))"
-        }.joined(separator: ", ") + (models.count > 5 ? " and \(models.count - 5) more" : "")
-        return SwiftDataError(SwiftDataError.mergeConflict.code,
-                              "\(models.count) model(s) were changed or deleted by another context or process since this context read them: \(names); nothing was saved and the pending changes are kept. Fetch them again (or rollback()), re-apply the change and save",
-                              entityName: models.first?.persistentBackingData.layout?.name)
+        let names =
+            models.prefix(5).map { m -> String in
+                let d = m.persistentBackingData
+                return "\(d.layout?.name ?? "?") \(d.pk) (read at version \(d.version))"
+            }.joined(separator: ", ") + (models.count > 5 ? " and \(models.count - 5) more" : "")
+        return SwiftDataError(
+            SwiftDataError.mergeConflict.code,
+            "\(models.count) model(s) were changed or deleted by another context or process since this context read them: \(names); nothing was saved and the pending changes are kept. Fetch them again (or rollback()), re-apply the change and save",
+            entityName: models.first?.persistentBackingData.layout?.name)
     }
 
     /// Reads `model`'s row again after a save and shows the stored values of the properties the
@@ -404,8 +426,10 @@ extension ModelContext {
     /// Binds the columns of `reads` for `d`'s row, from value position 0; returns how many
     /// values were bound (a composite binds one per element).
     @discardableResult
-    func bindColumns(_ stmt: RowStatement, _ d: BackingData, _ reads: [StoreMapping.Table.ColumnRead],
-                     model: any PersistentModel) throws -> Int {
+    func bindColumns(
+        _ stmt: RowStatement, _ d: BackingData, _ reads: [StoreMapping.Table.ColumnRead],
+        model: any PersistentModel
+    ) throws -> Int {
         var position = 0
         for read in reads {
             if let composite = read.composite {
@@ -418,7 +442,10 @@ extension ModelContext {
                     e.propertyName = d.layout?.slots[read.slot].name
                     throw e
                 }
-                for v in columns { try stmt.bind(v, at: position); position += 1 }
+                for v in columns {
+                    try stmt.bind(v, at: position)
+                    position += 1
+                }
             } else {
                 try stmt.bind(try encodeColumn(d, read, model: model), at: position)
                 position += 1
@@ -429,7 +456,9 @@ extension ModelContext {
 
     /// The value bound for one column: an attribute through its codec, a foreign key, or the
     /// entity number of a to-one's destination.
-    func encodeColumn(_ d: BackingData, _ read: StoreMapping.Table.ColumnRead, model: any PersistentModel) throws -> SQLValue {
+    func encodeColumn(_ d: BackingData, _ read: StoreMapping.Table.ColumnRead, model: any PersistentModel) throws
+        -> SQLValue
+    {
         if read.role == .foreignEntity { return try foreignEntity(d, read.slot) }
         if let codec = read.codec {
             var value = read.slot < d.values.count ? d.values[read.slot] : nil
@@ -459,15 +488,19 @@ extension ModelContext {
             guard let table = stack.table(for: tl) else { return .null }
             // Not loaded: the destination's entity is read back from its row (a missing row
             // keeps the declared destination's number).
-            if let stored = try stack.store(of: table).keys(holding: .inverseForeignKey(table: table, column: "Z_ENT"), of: table, pointingAt: fk).first,
-               stored > 0 {
+            if let stored = try stack.store(of: table).keys(
+                holding: .inverseForeignKey(table: table, column: "Z_ENT"), of: table, pointingAt: fk
+            ).first,
+                stored > 0
+            {
                 return .integer(stored)
             }
             return table.entityID(tl).map { .integer($0) } ?? .null
         }
         guard slot < d.values.count, let v = d.values[slot], let target = d.layout?.slots[slot].toOneModel(v),
-              !target.isDeleted, let tl = target.persistentBackingData.layout,
-              let id = stack.table(for: tl)?.entityID(tl) else { return .null }
+            !target.isDeleted, let tl = target.persistentBackingData.layout,
+            let id = stack.table(for: tl)?.entityID(tl)
+        else { return .null }
         return .integer(id)
     }
 
@@ -486,7 +519,10 @@ extension ModelContext {
     func propagateDeletes(deferringRefusals: Bool = false) throws {
         var index = 0
         models: while index < deletedOrder.count {
-            guard let m = deleted[deletedOrder[index]] else { index += 1; continue }
+            guard let m = deleted[deletedOrder[index]] else {
+                index += 1
+                continue
+            }
             index += 1
             let d = m.persistentBackingData
             guard let layout = d.layout else { continue }
@@ -500,16 +536,19 @@ extension ModelContext {
                 let rule = s.relationship?.deleteRule ?? .nullify
                 if rule == .deny {
                     if deferringRefusals { continue models }
-                    throw SwiftDataError(SwiftDataError.deleteRuleDenied.code,
-                                         "\(layout.name) cannot be deleted while its '\(s.name)' relationship holds \(related.count) model(s) (delete rule .deny); nothing was saved",
-                                         entityName: layout.name, propertyName: s.name)
+                    throw SwiftDataError(
+                        SwiftDataError.deleteRuleDenied.code,
+                        "\(layout.name) cannot be deleted while its '\(s.name)' relationship holds \(related.count) model(s) (delete rule .deny); nothing was saved",
+                        entityName: layout.name, propertyName: s.name)
                 }
                 if rule != .cascade, let (il, islot) = layout.inverse(of: slot),
-                   case .toOne(_, optional: false) = il.slots[islot].kind {
+                    case .toOne(_, optional: false) = il.slots[islot].kind
+                {
                     if deferringRefusals { continue models }
-                    throw SwiftDataError(SwiftDataError.modelValidationFailure.code,
-                                         "deleting a \(layout.name) would leave \(il.name).\(il.slots[islot].name) empty, but it is not optional; delete or re-point the \(related.count) \(il.name)(s) first; nothing was saved",
-                                         entityName: il.name, propertyName: il.slots[islot].name)
+                    throw SwiftDataError(
+                        SwiftDataError.modelValidationFailure.code,
+                        "deleting a \(layout.name) would leave \(il.name).\(il.slots[islot].name) empty, but it is not optional; delete or re-point the \(related.count) \(il.name)(s) first; nothing was saved",
+                        entityName: il.name, propertyName: il.slots[islot].name)
                 }
                 actions.append((slot, related))
             }

@@ -56,7 +56,8 @@ extension ModelContext {
         for m in inserted {
             let d = m.persistentBackingData
             guard let layout = d.layout, let table = stack.table(for: layout),
-                  let groups = table.uniqueGroups[ObjectIdentifier(layout.type)], !groups.isEmpty else { continue }
+                let groups = table.uniqueGroups[ObjectIdentifier(layout.type)], !groups.isEmpty
+            else { continue }
             var c = Candidate(model: m, layout: layout, table: table, groups: [])
             c.groups.reserveCapacity(groups.count)
             for group in groups {
@@ -91,12 +92,18 @@ extension ModelContext {
         }
         // 3. Per new model, in insertion order: adopt the one stored row it matches.
         for c in candidates where plan.collapsed[ObjectIdentifier(c.model)] == nil {
-            let m = c.model, layout = c.layout, table = c.table
-            var storedPK: Int64 = 0, storedEnt: Int64 = 0, storedCount = 0
+            let m = c.model
+            let layout = c.layout
+            let table = c.table
+            var storedPK: Int64 = 0
+            var storedEnt: Int64 = 0
+            var storedCount = 0
             var collidingGroups: [String] = []
             for (group, values) in c.groups {
-                let rows = group.batchLookupSQL != nil ? states[group.id].found[values[0]] ?? []
-                                                       : try w.rows(matching: group, values)
+                let rows =
+                    group.batchLookupSQL != nil
+                    ? states[group.id].found[values[0]] ?? []
+                    : try w.rows(matching: group, values)
                 for (pk, ent) in rows {
                     if movesAway(pk: pk, table: table, group: group, values: values) { continue }
                     if storedCount == 0 || pk != storedPK { storedCount += 1 }
@@ -106,17 +113,20 @@ extension ModelContext {
                 }
             }
             if storedCount > 1 {
-                throw SwiftDataError(SwiftDataError.uniqueConstraintViolation.code,
-                                     "a new \(layout.name) matches \(storedCount) different stored rows on its unique values (\(collidingGroups.joined(separator: "; "))); an upsert can replace only one row, so nothing was saved",
-                                     entityName: layout.name)
+                throw SwiftDataError(
+                    SwiftDataError.uniqueConstraintViolation.code,
+                    "a new \(layout.name) matches \(storedCount) different stored rows on its unique values (\(collidingGroups.joined(separator: "; "))); an upsert can replace only one row, so nothing was saved",
+                    entityName: layout.name)
             }
             guard storedCount == 1 else { continue }
-            let pk = storedPK, ent = storedEnt
+            let pk = storedPK
+            let ent = storedEnt
             if ent != table.entityID(layout) {
                 let other = table.layout(forEntityID: ent)?.name ?? "another class"
-                throw SwiftDataError(SwiftDataError.uniqueConstraintViolation.code,
-                                     "a new \(layout.name) has the unique values of a stored \(other); an upsert cannot change a row's class, so nothing was saved",
-                                     entityName: layout.name)
+                throw SwiftDataError(
+                    SwiftDataError.uniqueConstraintViolation.code,
+                    "a new \(layout.name) has the unique values of a stored \(other); an upsert cannot change a row's class, so nothing was saved",
+                    entityName: layout.name)
             }
             if let previous = adoptedBy[pk], previous !== m { collapse(previous, into: m) }
             plan.adopted[ObjectIdentifier(m)] = pk
@@ -128,10 +138,13 @@ extension ModelContext {
 
     /// Whether the stored row `pk` is registered here with a pending change that moves its
     /// group values away from `values` (so it will not collide once this save is written).
-    private func movesAway(pk: Int64, table: StoreMapping.Table, group: StoreMapping.Table.UniqueGroup,
-                           values: [SQLValue]) -> Bool {
+    private func movesAway(
+        pk: Int64, table: StoreMapping.Table, group: StoreMapping.Table.UniqueGroup,
+        values: [SQLValue]
+    ) -> Bool {
         guard let model = registered[RowKey(table: ObjectIdentifier(table.root), pk: pk)],
-              changed[ObjectIdentifier(model)] != nil else { return false }
+            changed[ObjectIdentifier(model)] != nil
+        else { return false }
         let d = model.persistentBackingData
         // try?: a value that does not encode makes the save throw when it is written; here it only counts as moved.
         let now = group.reads.map { (try? encodeColumn(d, $0, model: model)) ?? .null }
@@ -142,7 +155,8 @@ extension ModelContext {
     /// new model's values (UNQ-12) and both objects share one storage from now on, so they stay
     /// the same row (one identifier, one set of values, changes through either are saved).
     func adoptStorage(of existing: any PersistentModel, into model: any PersistentModel) {
-        let from = model.persistentBackingData, to = existing.persistentBackingData
+        let from = model.persistentBackingData
+        let to = existing.persistentBackingData
         for slot in 0..<min(from.values.count, to.values.count) {
             to.setSlot(slot, from.values[slot], of: existing, recordChange: false)
         }

@@ -24,20 +24,23 @@ extension ModelContext {
         for slot in layout.relationshipSlots {
             let s = layout.slots[slot]
             guard s.isToMany, let rel = s.relationship else { continue }
-            let minimum = rel.minimumModelCount ?? 0, maximum = rel.maximumModelCount ?? 0
+            let minimum = rel.minimumModelCount ?? 0
+            let maximum = rel.maximumModelCount ?? 0
             guard minimum > 0 || maximum > 0 else { continue }
             if onlyChanged, !(slot < d.changed.count && d.changed[slot]) { continue }
             let count = RelationshipGraph.models(in: RelationshipGraph.currentValue(model, d, s))
                 .filter { !$0.isDeleted }.count
             if minimum > 0, count < minimum {
-                throw SwiftDataError(SwiftDataError.modelValidationFailure.code,
-                                     "\(layout.name).\(s.name) holds \(count) model(s) but needs at least \(minimum) (minimumModelCount); nothing was saved",
-                                     entityName: layout.name, propertyName: s.name)
+                throw SwiftDataError(
+                    SwiftDataError.modelValidationFailure.code,
+                    "\(layout.name).\(s.name) holds \(count) model(s) but needs at least \(minimum) (minimumModelCount); nothing was saved",
+                    entityName: layout.name, propertyName: s.name)
             }
             if maximum > 0, count > maximum {
-                throw SwiftDataError(SwiftDataError.modelValidationFailure.code,
-                                     "\(layout.name).\(s.name) holds \(count) model(s) but allows at most \(maximum) (maximumModelCount); nothing was saved",
-                                     entityName: layout.name, propertyName: s.name)
+                throw SwiftDataError(
+                    SwiftDataError.modelValidationFailure.code,
+                    "\(layout.name).\(s.name) holds \(count) model(s) but allows at most \(maximum) (maximumModelCount); nothing was saved",
+                    entityName: layout.name, propertyName: s.name)
             }
         }
     }

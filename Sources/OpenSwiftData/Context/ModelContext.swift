@@ -178,10 +178,11 @@ public final class ModelContext {
         case .unmanaged, .removed: break
         }
         guard let layout = data.layout, let table = stack.table(for: layout), table.entityID(layout) != nil else {
-            deferredErrors.append(SwiftDataError(
-                SwiftDataError.unknownSchema.code,
-                "\(type(of: model)) is not in the container's schema; add it to Schema([...]) or ModelContainer(for:)",
-                entityName: String(describing: type(of: model))))
+            deferredErrors.append(
+                SwiftDataError(
+                    SwiftDataError.unknownSchema.code,
+                    "\(type(of: model)) is not in the container's schema; add it to Schema([...]) or ModelContainer(for:)",
+                    entityName: String(describing: type(of: model))))
             return
         }
         data.context = self
@@ -200,7 +201,8 @@ public final class ModelContext {
         data.initSlotMask = 0
         for slot in layout.relationshipSlots where slot < 64 && mask & (1 << UInt64(slot)) != 0 {
             guard slot < data.values.count, let value = data.values[slot], !(value is ForeignKey),
-                  let (inverseLayout, inverseSlot) = layout.inverse(of: slot) else { continue }
+                let (inverseLayout, inverseSlot) = layout.inverse(of: slot)
+            else { continue }
             let s = layout.slots[slot]
             let targets = s.isToMany ? RelationshipGraph.models(in: value) : s.toOneModel(value).map { [$0] } ?? []
             for target in targets {
@@ -259,7 +261,8 @@ public final class ModelContext {
             if let layout = data.layout {
                 for slot in layout.relationshipSlots where slot < data.values.count {
                     guard let value = data.values[slot], !(value is ForeignKey),
-                          let (invLayout, invSlot) = layout.inverse(of: slot) else { continue }
+                        let (invLayout, invSlot) = layout.inverse(of: slot)
+                    else { continue }
                     for target in RelationshipGraph.models(in: value) {
                         RelationshipGraph.unlink(target, inverse: invLayout.slots[invSlot], from: model)
                     }
@@ -349,7 +352,8 @@ public final class ModelContext {
         guard let (table, layout) = tableAndLayout(for: id) else {
             return Self.standIn(for: id, layout: ModelLayout.registered(named: id.entityName))
         }
-        if let pk = id.primaryKey, id.storeIdentifier == nil || id.storeIdentifier == stack.store(of: table).identifier {
+        if let pk = id.primaryKey, id.storeIdentifier == nil || id.storeIdentifier == stack.store(of: table).identifier
+        {
             do {
                 if let m = try materialize(table: table, pk: pk) { return m }
             } catch {
@@ -375,7 +379,8 @@ public final class ModelContext {
 
     func tableAndLayout(for id: PersistentIdentifier) -> (StoreMapping.Table, ModelLayout)? {
         guard let entity = stack.schema.entitiesByName[id.entityName],
-              let table = stack.table(for: entity.layout) else { return nil }
+            let table = stack.table(for: entity.layout)
+        else { return nil }
         return (table, entity.layout)
     }
 

@@ -69,8 +69,9 @@ public enum MigrationStage: @unchecked Sendable, CustomStringConvertible {
     case lightweight(fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type)
     /// Code around the schema change: `willMigrate` sees the store through `fromVersion`'s
     /// models, `didMigrate` through `toVersion`'s.
-    case custom(fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type,
-                willMigrate: ((ModelContext) throws -> Void)?, didMigrate: ((ModelContext) throws -> Void)?)
+    case custom(
+        fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type,
+        willMigrate: ((ModelContext) throws -> Void)?, didMigrate: ((ModelContext) throws -> Void)?)
 
     /// The version the stage starts from.
     public var fromVersion: any VersionedSchema.Type {

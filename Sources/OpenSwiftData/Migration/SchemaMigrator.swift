@@ -69,35 +69,48 @@ struct SchemaMigrator {
             // Name the closest version and the entities that differ from it.
             func differing(_ v: Version) -> [String] {
                 let hashes = v.mapping.versionHashes
-                return StoreModel.sorted(Set(hashes.keys).union(targetHashes.keys).filter { hashes[$0] != targetHashes[$0] })
+                return StoreModel.sorted(
+                    Set(hashes.keys).union(targetHashes.keys).filter { hashes[$0] != targetHashes[$0] })
             }
             let closest = versions.min { differing($0).count < differing($1).count }
-            let hint = closest.map { " Closest is \($0.name), which differs in \(differing($0).joined(separator: ", ")); a container for some of a version's models lacks the others: create it with Schema(versionedSchema: \(String(describing: $0.type)).self)." } ?? ""
-            throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
-                                 "the container's models are not one of \(planName)'s schemas (\(versions.map(\.name).joined(separator: ", "))); list the current VersionedSchema last in `schemas`.\(hint) The store was not modified.",
-                                 url: url)
+            let hint =
+                closest.map {
+                    " Closest is \($0.name), which differs in \(differing($0).joined(separator: ", ")); a container for some of a version's models lacks the others: create it with Schema(versionedSchema: \(String(describing: $0.type)).self)."
+                } ?? ""
+            throw SwiftDataError(
+                SwiftDataError.loadIssueModelContainer.code,
+                "the container's models are not one of \(planName)'s schemas (\(versions.map(\.name).joined(separator: ", "))); list the current VersionedSchema last in `schemas`.\(hint) The store was not modified.",
+                url: url)
         }
-        guard let storeIndex = matchingStore.last(where: { stored.versionIdentifiers.contains(versions[$0].type.versionIdentifier.description) })
-                ?? matchingStore.last else {
+        guard
+            let storeIndex = matchingStore.last(where: {
+                stored.versionIdentifiers.contains(versions[$0].type.versionIdentifier.description)
+            })
+                ?? matchingStore.last
+        else {
             throw unknownVersion(stored, versions: versions, planName: planName, probe: probe)
         }
         if storeIndex == targetIndex { return Outcome() }
         if storeIndex > targetIndex {
-            throw SwiftDataError(SwiftDataError.backwardMigration.code,
-                                 "the store was written with \(versions[storeIndex].name), newer than the container's models \(versions[targetIndex].name); open it with the newer app. It was not modified.",
-                                 url: url)
+            throw SwiftDataError(
+                SwiftDataError.backwardMigration.code,
+                "the store was written with \(versions[storeIndex].name), newer than the container's models \(versions[targetIndex].name); open it with the newer app. It was not modified.",
+                url: url)
         }
         let path = try stages(from: storeIndex, to: targetIndex, versions: versions, planName: planName)
         guard allowsSave else {
-            throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
-                                 "the store needs migrating from \(versions[storeIndex].name) to \(versions[targetIndex].name), which a configuration with allowsSave: false cannot do; open it once with saving allowed. It was not modified.",
-                                 url: url)
+            throw SwiftDataError(
+                SwiftDataError.loadIssueModelContainer.code,
+                "the store needs migrating from \(versions[storeIndex].name) to \(versions[targetIndex].name), which a configuration with allowsSave: false cannot do; open it once with saving allowed. It was not modified.",
+                url: url)
         }
         return try run(path, from: storeIndex, to: targetIndex, versions: versions)
     }
 
     /// The chain of stages from version `from` to `to`.
-    private func stages(from: Int, to: Int, versions: [Version], planName: String) throws -> [(MigrationStage, Int, Int)] {
+    private func stages(from: Int, to: Int, versions: [Version], planName: String) throws -> [(
+        MigrationStage, Int, Int
+    )] {
         func index(of type: any VersionedSchema.Type) -> Int? {
             versions.firstIndex { ObjectIdentifier($0.type) == ObjectIdentifier(type) }
         }
@@ -106,14 +119,16 @@ struct SchemaMigrator {
         while current != to {
             guard let stage = plan.stages.first(where: { index(of: $0.fromVersion) == current }) else {
                 let next = versions[current + 1]
-                throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
-                                     "\(planName) has no stage from \(versions[current].name); add `.lightweight(fromVersion: \(String(describing: versions[current].type)).self, toVersion: \(String(describing: next.type)).self)` or a custom stage to `stages`. The store was not modified.",
-                                     url: url)
+                throw SwiftDataError(
+                    SwiftDataError.loadIssueModelContainer.code,
+                    "\(planName) has no stage from \(versions[current].name); add `.lightweight(fromVersion: \(String(describing: versions[current].type)).self, toVersion: \(String(describing: next.type)).self)` or a custom stage to `stages`. The store was not modified.",
+                    url: url)
             }
             guard let next = index(of: stage.toVersion), next > current, next <= to else {
-                throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
-                                     "\(planName)'s stage \(stage) does not lead from \(versions[current].name) towards \(versions[to].name) (its toVersion must be a later schema in `schemas`, not past the container's). The store was not modified.",
-                                     url: url)
+                throw SwiftDataError(
+                    SwiftDataError.loadIssueModelContainer.code,
+                    "\(planName)'s stage \(stage) does not lead from \(versions[current].name) towards \(versions[to].name) (its toVersion must be a later schema in `schemas`, not past the container's). The store was not modified.",
+                    url: url)
             }
             path.append((stage, current, next))
             current = next
@@ -123,14 +138,17 @@ struct SchemaMigrator {
 
     /// `backwardMigration` when the store records a version newer than every one the plan
     /// knows, else `unknownSchema` naming what differs from the container's models.
-    private func unknownVersion(_ stored: StoreMetadata, versions: [Version], planName: String,
-                                probe: SQLiteConnection) -> SwiftDataError {
+    private func unknownVersion(
+        _ stored: StoreMetadata, versions: [Version], planName: String,
+        probe: SQLiteConnection
+    ) -> SwiftDataError {
         let known = versions.map { $0.type.versionIdentifier }
         let recorded = stored.versionIdentifiers.compactMap(SchemaMigrator.parseVersion)
         if let newest = known.max(), let storeVersion = recorded.max(), storeVersion > newest {
-            return SwiftDataError(SwiftDataError.backwardMigration.code,
-                                  "the store was written with schema version \(storeVersion), newer than every version \(planName) knows (newest \(newest)); open it with the newer app. It was not modified.",
-                                  url: url)
+            return SwiftDataError(
+                SwiftDataError.backwardMigration.code,
+                "the store was written with schema version \(storeVersion), newer than every version \(planName) knows (newest \(newest)); open it with the newer app. It was not modified.",
+                url: url)
         }
         var detail = ""
         do {
@@ -140,9 +158,11 @@ struct SchemaMigrator {
         } catch {
             detail = "\(error)"
         }
-        return SwiftDataError(SwiftDataError.unknownSchema.code,
-                              "the store's model is none of \(planName)'s schemas (\(versions.map(\.name).joined(separator: ", "))), so no stage applies; it was not modified. Compared with the container's models:\n" + detail,
-                              url: url)
+        return SwiftDataError(
+            SwiftDataError.unknownSchema.code,
+            "the store's model is none of \(planName)'s schemas (\(versions.map(\.name).joined(separator: ", "))), so no stage applies; it was not modified. Compared with the container's models:\n"
+                + detail,
+            url: url)
     }
 
     /// `1.2.3` → a version.
@@ -154,14 +174,16 @@ struct SchemaMigrator {
 
     // MARK: Running
 
-    private func run(_ path: [(MigrationStage, Int, Int)], from storeIndex: Int, to targetIndex: Int,
-                     versions: [Version]) throws -> Outcome {
+    private func run(
+        _ path: [(MigrationStage, Int, Int)], from storeIndex: Int, to targetIndex: Int,
+        versions: [Version]
+    ) throws -> Outcome {
         let fm = FileManager.default
         let work = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).migrating-\(UUID().uuidString)")
         defer {
             for suffix in ["", "-wal", "-shm", "-journal"] where fm.fileExists(atPath: work.path + suffix) {
-                try? fm.removeItem(atPath: work.path + suffix)   // a private scratch copy; the store is untouched
+                try? fm.removeItem(atPath: work.path + suffix)  // a private scratch copy; the store is untouched
             }
         }
         // The store's write lock, held from before the copy until the migrated content is
@@ -173,14 +195,16 @@ struct SchemaMigrator {
         let stored = try storeStep("reading the store's metadata") { try lock.storedMetadata() }
         if stored.versionHashes == versions[targetIndex].mapping.versionHashes { return Outcome() }
         guard stored.versionHashes == versions[storeIndex].mapping.versionHashes else {
-            throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
-                                 "the store changed to another model while its migration was starting; it was not modified. Try again",
-                                 url: url)
+            throw SwiftDataError(
+                SwiftDataError.loadIssueModelContainer.code,
+                "the store changed to another model while its migration was starting; it was not modified. Try again",
+                url: url)
         }
         try storeStep("copying the store") { try lock.copyContents(to: work) }
         var outcome = Outcome()
         for (stage, from, to) in path {
-            let old = versions[from], new = versions[to]
+            let old = versions[from]
+            let new = versions[to]
             if case .custom(_, _, let willMigrate?, _) = stage {
                 try runClosure(willMigrate, "willMigrate", stage, schema: old.type, at: work)
             }
@@ -202,22 +226,27 @@ struct SchemaMigrator {
 
     /// Runs a stage's closure on a context of `schema`'s models over the working copy and saves
     /// what it left unsaved.
-    private func runClosure(_ body: (ModelContext) throws -> Void, _ name: String, _ stage: MigrationStage,
-                            schema: any VersionedSchema.Type, at work: URL) throws {
+    private func runClosure(
+        _ body: (ModelContext) throws -> Void, _ name: String, _ stage: MigrationStage,
+        schema: any VersionedSchema.Type, at work: URL
+    ) throws {
         do {
-            let container = try ModelContainer(for: Schema(versionedSchema: schema),
-                                               configurations: ModelConfiguration(url: work))
+            let container = try ModelContainer(
+                for: Schema(versionedSchema: schema),
+                configurations: ModelConfiguration(url: work))
             let context = ModelContext(container)
             try body(context)
             if context.hasChanges { try context.save() }
         } catch let e as SwiftDataError {
-            throw SwiftDataError(e.code, "migration \(stage), \(name): \(e.message). The store was not modified.",
-                                 entityName: e.entityName, propertyName: e.propertyName, sql: e.sql, url: url,
-                                 underlying: e)
+            throw SwiftDataError(
+                e.code, "migration \(stage), \(name): \(e.message). The store was not modified.",
+                entityName: e.entityName, propertyName: e.propertyName, sql: e.sql, url: url,
+                underlying: e)
         } catch {
-            throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
-                                 "migration \(stage): \(name) threw \(error). The store was not modified.",
-                                 url: url, underlying: error)
+            throw SwiftDataError(
+                SwiftDataError.loadIssueModelContainer.code,
+                "migration \(stage): \(name) threw \(error). The store was not modified.",
+                url: url, underlying: error)
         }
     }
 
@@ -230,8 +259,9 @@ struct SchemaMigrator {
             wrapped.url = url
             throw wrapped
         } catch {
-            throw SwiftDataError(SwiftDataError.storeError.code,
-                                 "migration failed while \(what); the store was not modified", url: url, underlying: error)
+            throw SwiftDataError(
+                SwiftDataError.storeError.code,
+                "migration failed while \(what); the store was not modified", url: url, underlying: error)
         }
     }
 }

@@ -56,8 +56,10 @@ public final class BackingData {
     }
 
     /// A stored row's storage, complete in one initialiser (the row-decoding loop's path).
-    init(layout: ModelLayout, values: ContiguousArray<Any?>, pk: Int64, version: Int64 = 0, storeIdentifier: String,
-         contextHandle: ContextHandle?) {
+    init(
+        layout: ModelLayout, values: ContiguousArray<Any?>, pk: Int64, version: Int64 = 0, storeIdentifier: String,
+        contextHandle: ContextHandle?
+    ) {
         self.layout = layout
         self.values = values
         self.pk = pk
@@ -94,7 +96,9 @@ public final class BackingData {
         // values through here too; they would only be thrown away, so skip the allocation.
         if storage == nil, MaterializationScope.isActive { return }
         let s: BackingData
-        if let existing = storage { s = existing } else {
+        if let existing = storage {
+            s = existing
+        } else {
             s = BackingData(slotCount: 0)
             s.values.reserveCapacity(16)
             storage = s
@@ -158,7 +162,9 @@ public final class BackingData {
 
     /// Reads an optional to-many property: the related models, `[]` when there are none (never `nil`).
     @inline(__always)
-    public func _getValue<M: PersistentModel, E: PersistentModel>(_ model: M, _ slot: Int, _ keyPath: KeyPath<M, [E]?>) -> [E]? {
+    public func _getValue<M: PersistentModel, E: PersistentModel>(_ model: M, _ slot: Int, _ keyPath: KeyPath<M, [E]?>)
+        -> [E]?
+    {
         registrar.access(model, keyPath: keyPath)
         if slot < values.count, let v = values[slot], let typed = v as? [E] { return typed }
         return BackingData.coerce(load(model, slot), to: [E].self)
@@ -166,7 +172,9 @@ public final class BackingData {
 
     /// Writes an optional to-many property; `nil` clears the relationship (the property then reads `[]`).
     @inline(__always)
-    public func _setValue<M: PersistentModel, E: PersistentModel>(_ model: M, _ slot: Int, _ keyPath: KeyPath<M, [E]?>, _ newValue: [E]?) {
+    public func _setValue<M: PersistentModel, E: PersistentModel>(
+        _ model: M, _ slot: Int, _ keyPath: KeyPath<M, [E]?>, _ newValue: [E]?
+    ) {
         if layout == nil { attachLayout(M.self, model: model) }
         let models = newValue ?? []
         registrar.withMutation(of: model, keyPath: keyPath) {
@@ -217,7 +225,8 @@ public final class BackingData {
         guard let layout, slot < layout.slots.count else { return nil }
         let s = layout.slots[slot]
         if s.isRelationship {
-            let ctx = contextHandle?.loadingContext, failures = ctx?.readFailures.count ?? 0
+            let ctx = contextHandle?.loadingContext
+            let failures = ctx?.readFailures.count ?? 0
             let value = ctx?.resolveRelationship(self, slot: s) ?? BackingData.emptyValue(for: s)
             // A read that failed (reported as an OperationFailure) is not kept: the next read retries.
             if let ctx, ctx.readFailures.count != failures { return value }
@@ -258,7 +267,8 @@ public final class BackingData {
         } else if let arr = V.self as? any _ArrayProtocol.Type {
             return arr._make(from: []) as! V
         }
-        preconditionFailure("OpenSwiftData: cannot read a \(V.self) property: the model's row was deleted or never loaded")
+        preconditionFailure(
+            "OpenSwiftData: cannot read a \(V.self) property: the model's row was deleted or never loaded")
     }
 
     // MARK: Identity and state

@@ -5,8 +5,11 @@ extension DecodingError {
     /// (`field 'seed' is not of type UInt64`); shared by the harness's modules.
     package var briefDescription: String {
         func field(_ path: [any CodingKey]) -> String {
-            path.isEmpty ? "the top level" : "field '" + path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
-                .joined(separator: ".") + "'"
+            path.isEmpty
+                ? "the top level"
+                : "field '"
+                    + path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+                    .joined(separator: ".") + "'"
         }
         switch self {
         case .keyNotFound(let key, let context): return "\(field(context.codingPath + [key])) is missing"

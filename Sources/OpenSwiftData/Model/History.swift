@@ -149,7 +149,8 @@ public enum HistoryChange: Sendable, Hashable {
 
     /// Changes are equal when they are the same change of the same store.
     public static func == (lhs: HistoryChange, rhs: HistoryChange) -> Bool {
-        lhs.changeIdentifier == rhs.changeIdentifier && lhs.changedPersistentIdentifier == rhs.changedPersistentIdentifier
+        lhs.changeIdentifier == rhs.changeIdentifier
+            && lhs.changedPersistentIdentifier == rhs.changedPersistentIdentifier
     }
 
     /// Hashes the change number and the changed row.
@@ -235,7 +236,8 @@ public struct DefaultHistoryDelete<Model: PersistentModel>: HistoryDelete, Hasha
 
     /// Deletes are equal when they are the same change.
     public static func == (lhs: DefaultHistoryDelete, rhs: DefaultHistoryDelete) -> Bool {
-        lhs.changeIdentifier == rhs.changeIdentifier && lhs.changedPersistentIdentifier == rhs.changedPersistentIdentifier
+        lhs.changeIdentifier == rhs.changeIdentifier
+            && lhs.changedPersistentIdentifier == rhs.changedPersistentIdentifier
     }
 
     /// Hashes the change number and the deleted row.

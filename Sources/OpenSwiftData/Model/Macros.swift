@@ -15,9 +15,10 @@ import Observation
 /// is an array access), the class conforms to ``PersistentModel`` and `Observable`, and static
 /// schema metadata is generated. `@Transient` and computed properties stay plain. A subclass of a
 /// model is marked `@Model` too and becomes a sub-entity stored in its root's table.
-@attached(member, conformances: PersistentModel, Observable,
-          names: named(persistentBackingData), named(init), named(schemaMetadata),
-          named(_$entityConstraints), named(_$absorbPendingValues), named(_$rootedKeyPaths), arbitrary)
+@attached(
+    member, conformances: PersistentModel, Observable,
+    names: named(persistentBackingData), named(init), named(schemaMetadata),
+    named(_$entityConstraints), named(_$absorbPendingValues), named(_$rootedKeyPaths), arbitrary)
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel, Observable)
 public macro Model() = #externalMacro(module: "OpenSwiftDataMacros", type: "ModelMacro")
@@ -37,8 +38,10 @@ public macro _PersistedProperty(_ slot: Int, _ owner: String) =
 /// @Attribute(originalName: "title") var name: String
 /// ```
 @attached(peer)
-public macro Attribute(_ options: Schema.Attribute.Option..., originalName: String? = nil,
-                       hashModifier: String? = nil) =
+public macro Attribute(
+    _ options: Schema.Attribute.Option..., originalName: String? = nil,
+    hashModifier: String? = nil
+) =
     #externalMacro(module: "OpenSwiftDataMacros", type: "AttributeMacro")
 
 /// Declares a relationship's delete rule, inverse and cardinality bounds.
@@ -47,11 +50,13 @@ public macro Attribute(_ options: Schema.Attribute.Option..., originalName: Stri
 /// @Relationship(deleteRule: .cascade, inverse: \Word.category) var words: [Word] = []
 /// ```
 @attached(peer)
-public macro Relationship(_ options: Schema.Relationship.Option...,
-                          deleteRule: Schema.Relationship.DeleteRule = .nullify,
-                          minimumModelCount: Int? = 0, maximumModelCount: Int? = 0,
-                          originalName: String? = nil, inverse: AnyKeyPath? = nil,
-                          hashModifier: String? = nil) =
+public macro Relationship(
+    _ options: Schema.Relationship.Option...,
+    deleteRule: Schema.Relationship.DeleteRule = .nullify,
+    minimumModelCount: Int? = 0, maximumModelCount: Int? = 0,
+    originalName: String? = nil, inverse: AnyKeyPath? = nil,
+    hashModifier: String? = nil
+) =
     #externalMacro(module: "OpenSwiftDataMacros", type: "RelationshipMacro")
 
 /// Keeps a stored property of a ``Model()`` class out of the store.

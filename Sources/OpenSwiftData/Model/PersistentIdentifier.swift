@@ -52,7 +52,9 @@ public struct PersistentIdentifier: Hashable, Codable, Sendable, Comparable, Cus
 
     /// Orders by store, entity, then key (temporary identifiers first).
     public static func < (lhs: PersistentIdentifier, rhs: PersistentIdentifier) -> Bool {
-        if lhs.storeIdentifier != rhs.storeIdentifier { return (lhs.storeIdentifier ?? "") < (rhs.storeIdentifier ?? "") }
+        if lhs.storeIdentifier != rhs.storeIdentifier {
+            return (lhs.storeIdentifier ?? "") < (rhs.storeIdentifier ?? "")
+        }
         if lhs.entityName != rhs.entityName { return lhs.entityName < rhs.entityName }
         return lhs.key < rhs.key
     }
@@ -60,6 +62,9 @@ public struct PersistentIdentifier: Hashable, Codable, Sendable, Comparable, Cus
     private static let counterLock = NSLock()
     nonisolated(unsafe) private static var counter: UInt64 = 0
     static func nextTemporaryKey() -> UInt64 {
-        counterLock.withLock { counter += 1; return counter }
+        counterLock.withLock {
+            counter += 1
+            return counter
+        }
     }
 }

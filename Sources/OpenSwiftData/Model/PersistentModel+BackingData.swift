@@ -38,7 +38,7 @@ extension BackingData {
         guard status == .unmanaged, pk == 0, let layout, let slot = layout.slotByKeyPath[keyPath] else { return false }
         grow(to: slot + 1)
         values[slot] = value
-        if slot < 64 { initSlotMask |= 1 << UInt64(slot) }   // as `_initialize` (an init accessor) records it
+        if slot < 64 { initSlotMask |= 1 << UInt64(slot) }  // as `_initialize` (an init accessor) records it
         return true
     }
 }

@@ -42,7 +42,10 @@ enum RelationshipGraph {
         let td = target.persistentBackingData
         guard td.layout != nil, inverse.index < (td.layout?.slots.count ?? 0) else { return }
         if inverse.isToMany, inverse.index >= td.values.count || td.values[inverse.index] == nil,
-           td.status == .persisted, td.context != nil { return }   // unloaded: see link(_:inverse:to:)
+            td.status == .persisted, td.context != nil
+        {
+            return
+        }  // unloaded: see link(_:inverse:to:)
         let current = currentValue(target, td, inverse)
         if inverse.isToMany {
             let kept = models(in: current).filter { $0 !== owner }
@@ -61,7 +64,8 @@ enum RelationshipGraph {
             // A stored target whose list is not loaded stays unloaded: the store plus the
             // context's pending changes give the list when it is read (ModelContext.mergePending).
             if inverse.index >= td.values.count || td.values[inverse.index] == nil,
-               td.status == .persisted, let context = td.context {
+                td.status == .persisted, let context = td.context
+            {
                 // A new model linked to a stored one joins its context (it is saved with it).
                 if owner.persistentBackingData.status == .unmanaged { context.insertAny(owner) }
                 return
@@ -92,7 +96,9 @@ enum RelationshipGraph {
                         let slot = prevLayout.slots[ps]
                         let pv = currentValue(previous, prevData, slot)
                         if slot.isToMany {
-                            prevData.setSlot(ps, makeArray(slot, models(in: pv).filter { $0 !== target }), of: previous, recordChange: true)
+                            prevData.setSlot(
+                                ps, makeArray(slot, models(in: pv).filter { $0 !== target }), of: previous,
+                                recordChange: true)
                         } else if models(in: pv).first === target {
                             prevData.setSlot(ps, nil, of: previous, recordChange: true)
                         }

@@ -35,8 +35,10 @@ public struct SwiftDataError: Error, Equatable, CustomStringConvertible, @unchec
     public var underlying: (any Error)?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, entityName: String? = nil, propertyName: String? = nil,
-                sql: String? = nil, url: URL? = nil, underlying: (any Error)? = nil) {
+    public init(
+        _ code: Code, _ message: String, entityName: String? = nil, propertyName: String? = nil,
+        sql: String? = nil, url: URL? = nil, underlying: (any Error)? = nil
+    ) {
         self.code = code
         self.message = message
         self.entityName = entityName

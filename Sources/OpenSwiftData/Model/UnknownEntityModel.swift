@@ -27,8 +27,9 @@ final class UnknownEntityModel: PersistentModel {
 
     /// Never called: the stand-in is not a class of any schema, so no row materialises as one.
     init(backingData: BackingData) {
-        identifier = PersistentIdentifier(entityName: "UnknownEntityModel", storeIdentifier: nil,
-                                          key: .temporary(PersistentIdentifier.nextTemporaryKey()))
+        identifier = PersistentIdentifier(
+            entityName: "UnknownEntityModel", storeIdentifier: nil,
+            key: .temporary(PersistentIdentifier.nextTemporaryKey()))
         persistentBackingData = backingData
     }
 }

@@ -25,15 +25,20 @@ enum StandardFolding {
         }
         return out
     }()
-    static let map: [Unicode.Scalar: String] = Dictionary(uniqueKeysWithValues: table.map { ($0.0.unicodeScalars.first!, $0.1) })
+    static let map: [Unicode.Scalar: String] = Dictionary(
+        uniqueKeysWithValues: table.map { ($0.0.unicodeScalars.first!, $0.1) })
 
     /// Swift's side of the folding.
     static func fold(_ s: String) -> String {
         var out = ""
         for u in nfcNormalized(s).unicodeScalars {
-            if u.isASCII, (65...90).contains(u.value) { out.unicodeScalars.append(Unicode.Scalar(u.value + 32)!) }
-            else if let m = map[u] { out += m }
-            else { out.unicodeScalars.append(u) }
+            if u.isASCII, (65...90).contains(u.value) {
+                out.unicodeScalars.append(Unicode.Scalar(u.value + 32)!)
+            } else if let m = map[u] {
+                out += m
+            } else {
+                out.unicodeScalars.append(u)
+            }
         }
         return out
     }
@@ -48,7 +53,8 @@ enum StandardFolding {
 
     /// UTF-8 substring test (what `instr` does).
     static func contains(_ a: String, _ b: String) -> Bool {
-        let h = Array(a.utf8), n = Array(b.utf8)
+        let h = Array(a.utf8)
+        let n = Array(b.utf8)
         if n.isEmpty { return true }
         guard h.count >= n.count else { return false }
         for i in 0...(h.count - n.count) where h[i] == n[0] && Array(h[i..<(i + n.count)]) == n { return true }
@@ -57,16 +63,19 @@ enum StandardFolding {
 
     /// Byte-wise three-way comparison (what SQLite's BINARY collation does).
     static func compare(_ a: String, _ b: String) -> ComparisonResult {
-        let x = Array(a.utf8), y = Array(b.utf8)
+        let x = Array(a.utf8)
+        let y = Array(b.utf8)
         if x == y { return .orderedSame }
         return x.lexicographicallyPrecedes(y) ? .orderedAscending : .orderedDescending
     }
 
     /// ASCII-only lowercasing (what SQLite's `lower` does without ICU).
     static func asciiLower(_ s: String) -> String {
-        String(String.UnicodeScalarView(nfcNormalized(s).unicodeScalars.map {
-            $0.isASCII && (65...90).contains($0.value) ? Unicode.Scalar($0.value + 32)! : $0
-        }))
+        String(
+            String.UnicodeScalarView(
+                nfcNormalized(s).unicodeScalars.map {
+                    $0.isASCII && (65...90).contains($0.value) ? Unicode.Scalar($0.value + 32)! : $0
+                }))
     }
 }
 
@@ -76,7 +85,8 @@ extension PredicateExpressions {
     /// ```sql
     /// coalesce(instr(osd_fold(t."name"), osd_fold(?)) > 0, 0)
     /// ```
-    public struct StringLocalizedStandardContains<Root: PredicateExpression, Other: PredicateExpression>: PredicateExpression
+    public struct StringLocalizedStandardContains<Root: PredicateExpression, Other: PredicateExpression>:
+        PredicateExpression
     where Root.Output: StringProtocol, Other.Output: StringProtocol {
         /// The expression's result type.
         public typealias Output = Bool
@@ -85,11 +95,15 @@ extension PredicateExpressions {
         /// The argument string.
         public let other: Other
         /// Creates the expression (the `#Predicate` macro calls the `build_` function).
-        public init(root: Root, other: Other) { self.root = root; self.other = other }
+        public init(root: Root, other: Other) {
+            self.root = root
+            self.other = other
+        }
         /// Evaluates in Swift with the same meaning as the SQL translation.
         public func evaluate(_ bindings: PredicateBindings) throws -> Bool {
-            StandardFolding.contains(StandardFolding.fold(String(try root.evaluate(bindings))),
-                                     StandardFolding.fold(String(try other.evaluate(bindings))))
+            StandardFolding.contains(
+                StandardFolding.fold(String(try root.evaluate(bindings))),
+                StandardFolding.fold(String(try other.evaluate(bindings))))
         }
     }
 
@@ -98,7 +112,8 @@ extension PredicateExpressions {
     /// ```sql
     /// CASE WHEN lower(a) = lower(b) THEN 0 WHEN lower(a) < lower(b) THEN -1 ELSE 1 END
     /// ```
-    public struct StringCaseInsensitiveCompare<Root: PredicateExpression, Other: PredicateExpression>: PredicateExpression
+    public struct StringCaseInsensitiveCompare<Root: PredicateExpression, Other: PredicateExpression>:
+        PredicateExpression
     where Root.Output: StringProtocol, Other.Output: StringProtocol {
         /// The expression's result type.
         public typealias Output = ComparisonResult
@@ -107,11 +122,15 @@ extension PredicateExpressions {
         /// The argument string.
         public let other: Other
         /// Creates the expression (the `#Predicate` macro calls the `build_` function).
-        public init(root: Root, other: Other) { self.root = root; self.other = other }
+        public init(root: Root, other: Other) {
+            self.root = root
+            self.other = other
+        }
         /// Evaluates in Swift with the same meaning as the SQL translation.
         public func evaluate(_ bindings: PredicateBindings) throws -> ComparisonResult {
-            StandardFolding.compare(StandardFolding.asciiLower(String(try root.evaluate(bindings))),
-                                    StandardFolding.asciiLower(String(try other.evaluate(bindings))))
+            StandardFolding.compare(
+                StandardFolding.asciiLower(String(try root.evaluate(bindings))),
+                StandardFolding.asciiLower(String(try other.evaluate(bindings))))
         }
     }
 
@@ -129,23 +148,30 @@ extension PredicateExpressions {
         /// The argument string.
         public let other: Other
         /// Creates the expression (the `#Predicate` macro calls the `build_` function).
-        public init(root: Root, other: Other) { self.root = root; self.other = other }
+        public init(root: Root, other: Other) {
+            self.root = root
+            self.other = other
+        }
         /// Evaluates in Swift with the same meaning as the SQL translation.
         public func evaluate(_ bindings: PredicateBindings) throws -> ComparisonResult {
-            StandardFolding.compare(nfcNormalized(String(try root.evaluate(bindings))),
-                                    nfcNormalized(String(try other.evaluate(bindings))))
+            StandardFolding.compare(
+                nfcNormalized(String(try root.evaluate(bindings))),
+                nfcNormalized(String(try other.evaluate(bindings))))
         }
     }
 
     /// What `#Predicate` expands `s.localizedStandardContains(t)` to.
     public static func build_localizedStandardContains<Root, Other>(_ root: Root, _ other: Other)
-        -> StringLocalizedStandardContains<Root, Other> { StringLocalizedStandardContains(root: root, other: other) }
+        -> StringLocalizedStandardContains<Root, Other>
+    { StringLocalizedStandardContains(root: root, other: other) }
     /// What `#Predicate` expands `s.caseInsensitiveCompare(t)` to.
     public static func build_caseInsensitiveCompare<Root, Other>(_ root: Root, _ other: Other)
-        -> StringCaseInsensitiveCompare<Root, Other> { StringCaseInsensitiveCompare(root: root, other: other) }
+        -> StringCaseInsensitiveCompare<Root, Other>
+    { StringCaseInsensitiveCompare(root: root, other: other) }
     /// What `#Predicate` expands `s.localizedCompare(t)` to.
     public static func build_localizedCompare<Root, Other>(_ root: Root, _ other: Other)
-        -> StringLocalizedCompare<Root, Other> { StringLocalizedCompare(root: root, other: other) }
+        -> StringLocalizedCompare<Root, Other>
+    { StringLocalizedCompare(root: root, other: other) }
 }
 
 extension PredicateExpressions.StringLocalizedStandardContains: StandardPredicateExpression
@@ -164,16 +190,22 @@ extension PredicateExpressions.StringLocalizedCompare: Sendable where Root: Send
 /// SQL for `localizedStandardContains` (see the type for the folding).
 extension PredicateExpressions.StringLocalizedStandardContains: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
-        let a = try translate(root, t), b = try translate(other, t)
-        return SQLFragment(sql: "coalesce(instr(\(StandardFolding.sql(a.sql)), \(StandardFolding.sql(b.sql))) > 0, 0)",
-                           arguments: a.arguments + b.arguments, isCondition: true)
+        let a = try translate(root, t)
+        let b = try translate(other, t)
+        return SQLFragment(
+            sql: "coalesce(instr(\(StandardFolding.sql(a.sql)), \(StandardFolding.sql(b.sql))) > 0, 0)",
+            arguments: a.arguments + b.arguments, isCondition: true)
     }
-    func collect(_ leaves: inout PredicateLeaves) { collectLeaves(root, &leaves); collectLeaves(other, &leaves) }
+    func collect(_ leaves: inout PredicateLeaves) {
+        collectLeaves(root, &leaves)
+        collectLeaves(other, &leaves)
+    }
 }
 
 /// Three-way comparison SQL shared by the compare functions; each operand appears twice.
 func threeWay(_ a: SQLFragment, _ b: SQLFragment, _ f: (String) -> String) -> SQLFragment {
-    let x = f(a.sql), y = f(b.sql)
+    let x = f(a.sql)
+    let y = f(b.sql)
     let args = a.arguments + b.arguments
     return SQLFragment(sql: "CASE WHEN \(x) = \(y) THEN 0 WHEN \(x) < \(y) THEN -1 ELSE 1 END", arguments: args + args)
 }
@@ -183,7 +215,10 @@ extension PredicateExpressions.StringCaseInsensitiveCompare: SQLPredicateExpress
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
         threeWay(try translate(root, t), try translate(other, t)) { "lower(\($0))" }
     }
-    func collect(_ leaves: inout PredicateLeaves) { collectRepeated(root, times: 2, &leaves); collectRepeated(other, times: 2, &leaves) }
+    func collect(_ leaves: inout PredicateLeaves) {
+        collectRepeated(root, times: 2, &leaves)
+        collectRepeated(other, times: 2, &leaves)
+    }
 }
 
 /// SQL for `localizedCompare` → `-1`, `0`, `1`.
@@ -191,5 +226,8 @@ extension PredicateExpressions.StringLocalizedCompare: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
         threeWay(try translate(root, t), try translate(other, t)) { $0 }
     }
-    func collect(_ leaves: inout PredicateLeaves) { collectRepeated(root, times: 2, &leaves); collectRepeated(other, times: 2, &leaves) }
+    func collect(_ leaves: inout PredicateLeaves) {
+        collectRepeated(root, times: 2, &leaves)
+        collectRepeated(other, times: 2, &leaves)
+    }
 }

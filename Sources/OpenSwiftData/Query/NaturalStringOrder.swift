@@ -63,7 +63,8 @@ public struct NaturalStringComparator: SortComparator, Codable, Hashable, Sendab
     /// The forward natural comparison; the `osd_natural` collation runs exactly this.
     static func compareForward(_ a: String, _ b: String) -> ComparisonResult {
         if a == b { return .orderedSame }
-        let ka = key(a), kb = key(b)
+        let ka = key(a)
+        let kb = key(b)
         if ka != kb { return ka.lexicographicallyPrecedes(kb) ? .orderedAscending : .orderedDescending }
         return a < b ? .orderedAscending : .orderedDescending
     }
@@ -107,11 +108,12 @@ extension SortDescriptor {
     /// ```
     public func compare(_ lhs: Compared, _ rhs: Compared, stringSortStyle style: StringSortStyle) -> ComparisonResult {
         guard style == .natural, let keyPath else { return compare(lhs, rhs) }
-        let a = _flattenOptional(lhs[keyPath: keyPath]), b = _flattenOptional(rhs[keyPath: keyPath])
+        let a = _flattenOptional(lhs[keyPath: keyPath])
+        let b = _flattenOptional(rhs[keyPath: keyPath])
         guard a == nil || a is String, b == nil || b is String, a != nil || b != nil else { return compare(lhs, rhs) }
         let forward: ComparisonResult
         switch (a as? String, b as? String) {
-        case let (x?, y?): forward = NaturalStringComparator.compareForward(x, y)
+        case (let x?, let y?): forward = NaturalStringComparator.compareForward(x, y)
         case (nil, _?): forward = .orderedAscending
         case (_?, nil): forward = .orderedDescending
         case (nil, nil): forward = .orderedSame
@@ -131,7 +133,9 @@ extension Sequence {
     /// ```swift
     /// let names = users.sorted(using: [SortDescriptor(\.name)], stringSortStyle: .natural)
     /// ```
-    public func sorted(using descriptors: [SortDescriptor<Element>], stringSortStyle style: StringSortStyle) -> [Element] {
+    public func sorted(using descriptors: [SortDescriptor<Element>], stringSortStyle style: StringSortStyle)
+        -> [Element]
+    {
         guard style == .natural else { return sorted(using: descriptors) }
         return sorted { a, b in
             for d in descriptors {

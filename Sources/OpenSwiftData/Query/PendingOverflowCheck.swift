@@ -37,9 +37,10 @@ func checkOverflow<T>(_ predicate: Predicate<T>, _ model: T) throws {
 
 /// The error for an overflowing operator, worded as the store's (``ModelContext``'s `fetchError`).
 func arithmeticOverflowError(_ symbol: String, entityName: String?, sql: String? = nil) -> SwiftDataError {
-    SwiftDataError(SwiftDataError.arithmeticOverflow.code,
-                   "the predicate's integer arithmetic overflows (\(symbol) on 64-bit integers) for a model: Swift traps there, so the fetch has no answer; compare before computing, or compute in Double",
-                   entityName: entityName, sql: sql)
+    SwiftDataError(
+        SwiftDataError.arithmeticOverflow.code,
+        "the predicate's integer arithmetic overflows (\(symbol) on 64-bit integers) for a model: Swift traps there, so the fetch has no answer; compare before computing, or compute in Double",
+        entityName: entityName, sql: sql)
 }
 
 /// Whether `op` overflows on `lhs` and `rhs` (of `lhs`'s type).
@@ -60,12 +61,13 @@ extension PredicateExpressions.Arithmetic: PendingOverflowCheck {
         try OpenSwiftData.checkOverflow(in: rhs, bindings)
         guard let l = try lhs.evaluate(bindings) as? any FixedWidthInteger else { return }
         if overflows(l, try rhs.evaluate(bindings), op) {
-            let symbol = switch op {
-            case .add: "+"
-            case .subtract: "-"
-            case .multiply: "*"
-            @unknown default: "an arithmetic operator"
-            }
+            let symbol =
+                switch op {
+                case .add: "+"
+                case .subtract: "-"
+                case .multiply: "*"
+                @unknown default: "an arithmetic operator"
+                }
             throw arithmeticOverflowError(symbol, entityName: nil)
         }
     }
@@ -102,7 +104,8 @@ extension PredicateExpressions.Disjunction: PendingOverflowCheck {
 extension PredicateExpressions.Conditional: PendingOverflowCheck {
     func checkOverflow(_ bindings: PredicateBindings) throws {
         try OpenSwiftData.checkOverflow(in: test, bindings)
-        try OpenSwiftData.checkOverflow(in: try test.evaluate(bindings) ? trueBranch as Any : falseBranch as Any, bindings)
+        try OpenSwiftData.checkOverflow(
+            in: try test.evaluate(bindings) ? trueBranch as Any : falseBranch as Any, bindings)
     }
 }
 

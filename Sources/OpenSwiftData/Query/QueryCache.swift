@@ -34,8 +34,10 @@ struct CompiledQuery: @unchecked Sendable {
         selectSQL = from + " ORDER BY \(orderBy)"
         pagedSQL = selectSQL + " LIMIT ? OFFSET ?"
         storeOrderSQL = from + " ORDER BY t.\"Z_PK\""
-        keysSQL = "SELECT t.\"Z_PK\", t.\"Z_ENT\" FROM \(quoteIdentifier(table.name)) t WHERE \(whereSQL) ORDER BY \(orderBy) LIMIT ? OFFSET ?"
-        countSQL = "SELECT count(*) FROM \(quoteIdentifier(table.name)) t" + (whereSQL == "1" ? "" : " WHERE \(whereSQL)")
+        keysSQL =
+            "SELECT t.\"Z_PK\", t.\"Z_ENT\" FROM \(quoteIdentifier(table.name)) t WHERE \(whereSQL) ORDER BY \(orderBy) LIMIT ? OFFSET ?"
+        countSQL =
+            "SELECT count(*) FROM \(quoteIdentifier(table.name)) t" + (whereSQL == "1" ? "" : " WHERE \(whereSQL)")
     }
 }
 
@@ -63,13 +65,22 @@ extension CompiledQuery {
     static func checkBindings(whereSQL: String, translated: [SQLValue], collected: [SQLValue]) throws {
         let placeholders = placeholderCount(whereSQL)
         guard placeholders == translated.count else {
-            throw BindingMismatch(kind: .placeholders, description: "the SQL has \(placeholders) placeholders but the translation bound \(translated.count) values")
+            throw BindingMismatch(
+                kind: .placeholders,
+                description:
+                    "the SQL has \(placeholders) placeholders but the translation bound \(translated.count) values")
         }
         guard collected.count == translated.count else {
-            throw BindingMismatch(kind: .leafCount, description: "the predicate's leaves give \(collected.count) values for \(placeholders) placeholders")
+            throw BindingMismatch(
+                kind: .leafCount,
+                description: "the predicate's leaves give \(collected.count) values for \(placeholders) placeholders")
         }
         if let i = collected.indices.first(where: { collected[$0] != translated[$0] }) {
-            throw BindingMismatch(kind: .order, description: "the value collected for placeholder \(i + 1) is not the one the translation bound there (leaves out of order)")
+            throw BindingMismatch(
+                kind: .order,
+                description:
+                    "the value collected for placeholder \(i + 1) is not the one the translation bound there (leaves out of order)"
+            )
         }
     }
 
@@ -79,7 +90,7 @@ extension CompiledQuery {
         var quote: UInt8?
         for byte in sql.utf8 {
             if let q = quote {
-                if byte == q { quote = nil }   // a doubled quote closes and reopens: same count
+                if byte == q { quote = nil }  // a doubled quote closes and reopens: same count
             } else if byte == UInt8(ascii: "'") || byte == UInt8(ascii: "\"") {
                 quote = byte
             } else if byte == UInt8(ascii: "?") {
@@ -110,31 +121,36 @@ final class QueryCache: @unchecked Sendable {
     /// Why shapes were not cached because ``CompiledQuery/checkBindings(whereSQL:translated:collected:)``
     /// found a bug (`.placeholders`, `.order`), for tests: they must stay empty.
     var refusals: [String] {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return _refusals
     }
 
     /// Notes a shape that was not cached, and why.
     func refuse(_ reason: String) {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         _refusals.append(reason)
     }
 
     /// The compiled query for this shape, if one was cached.
     func lookup(_ key: Key, structure: [PredicateLeaves.Item]) -> CompiledQuery? {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return entries[key]?.first { $0.structure == structure }?.query
     }
 
     /// Remembers a compiled query.
     func insert(_ key: Key, structure: [PredicateLeaves.Item], _ query: CompiledQuery) {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         entries[key, default: []].append(Entry(structure: structure, query: query))
     }
 
     /// The number of cached shapes (for tests).
     var count: Int {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return entries.values.reduce(0) { $0 + $1.count }
     }
 }

@@ -8,30 +8,38 @@ import Foundation
 /// value through ``DecimalCollation``: `ORDER BY (t."balance") COLLATE osd_decimal ASC, t."Z_PK" ASC`.
 /// With ``StringSortStyle/natural``, `String` keys sort through ``NaturalCollation``:
 /// `ORDER BY (t."name") COLLATE osd_natural ASC, t."Z_PK" ASC`.
-func orderByClause<T: PersistentModel>(_ sorts: [SortDescriptor<T>], _ t: SQLTranslation,
-                                       stringSortStyle style: StringSortStyle = .lexical) throws -> String {
+func orderByClause<T: PersistentModel>(
+    _ sorts: [SortDescriptor<T>], _ t: SQLTranslation,
+    stringSortStyle style: StringSortStyle = .lexical
+) throws -> String {
     let natural = style == .natural
     var terms: [String] = []
     for sort in sorts {
         guard let kp = sort.keyPath else {
-            throw SwiftDataError(SwiftDataError.unsupportedSortDescriptor.code,
-                                 "a sort descriptor without a key path cannot be translated", entityName: t.layout.name)
+            throw SwiftDataError(
+                SwiftDataError.unsupportedSortDescriptor.code,
+                "a sort descriptor without a key path cannot be translated", entityName: t.layout.name)
         }
         if let c = sort.stringComparator, c != .lexical, c != String.StandardComparator(.lexical) {
-            throw SwiftDataError(SwiftDataError.unsupportedSortDescriptor.code,
-                                 "localized string sorting (\(c)) has no SQL equivalent on Linux; use SortDescriptor(\\.x) or comparator: .lexical",
-                                 entityName: t.layout.name)
+            throw SwiftDataError(
+                SwiftDataError.unsupportedSortDescriptor.code,
+                "localized string sorting (\(c)) has no SQL equivalent on Linux; use SortDescriptor(\\.x) or comparator: .lexical",
+                entityName: t.layout.name)
         }
         let direction = sort.order == .forward ? "ASC" : "DESC"
         if let slot = t.layout.slotByKeyPath[kp], let column = t.table.column(t.layout, slot),
-           t.layout.slots[slot].codec?.isComparableInSQL == true {
-            terms.append("\(sortTerm("\(t.tableAlias).\(quoteIdentifier(column))", t.layout.slots[slot], natural: natural)) \(direction)")
+            t.layout.slots[slot].codec?.isComparableInSQL == true
+        {
+            terms.append(
+                "\(sortTerm("\(t.tableAlias).\(quoteIdentifier(column))", t.layout.slots[slot], natural: natural)) \(direction)"
+            )
         } else if let term = toOneSortTerm(kp, t, natural: natural) {
             terms.append("\(term) \(direction)")
         } else {
-            throw SwiftDataError(SwiftDataError.unsupportedSortDescriptor.code,
-                                 "\(kp) is not a stored, sortable attribute of \(t.layout.name), nor one of a to-one relationship's target (computed, transient, to-many and JSON values cannot be sorted by the store)",
-                                 entityName: t.layout.name)
+            throw SwiftDataError(
+                SwiftDataError.unsupportedSortDescriptor.code,
+                "\(kp) is not a stored, sortable attribute of \(t.layout.name), nor one of a to-one relationship's target (computed, transient, to-many and JSON values cannot be sorted by the store)",
+                entityName: t.layout.name)
         }
     }
     terms.append("\(t.tableAlias).\"Z_PK\" ASC")
@@ -43,23 +51,29 @@ func orderByClause<T: PersistentModel>(_ sorts: [SortDescriptor<T>], _ t: SQLTra
 /// rows without a target sort as nil (first ascending, last descending), as Swift sorts them.
 /// Also key paths written through a protocol requirement. The path is found by
 /// ``ModelLayout/probe(_:)``.
-func toOneSortTerm<T: PersistentModel>(_ keyPath: PartialKeyPath<T>, _ t: SQLTranslation, natural: Bool = false) -> String? {
+func toOneSortTerm<T: PersistentModel>(_ keyPath: PartialKeyPath<T>, _ t: SQLTranslation, natural: Bool = false)
+    -> String?
+{
     switch t.layout.probe(keyPath) {
     case .attribute(let slot)?:
         guard let column = t.table.column(t.layout, slot) else { return nil }
         return sortTerm("\(t.tableAlias).\(quoteIdentifier(column))", t.layout.slots[slot], natural: natural)
     case .toOne(let relSlot, _, let attributeSlot)?:
         // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
-        guard case .toOne(let targetType, _) = t.layout.slots[relSlot].kind, let target = try? ModelLayout.of(targetType),
-              let targetTable = t.table.mapping?.table(for: target), let column = targetTable.column(target, attributeSlot) else { return nil }
+        guard case .toOne(let targetType, _) = t.layout.slots[relSlot].kind,
+            let target = try? ModelLayout.of(targetType),
+            let targetTable = t.table.mapping?.table(for: target),
+            let column = targetTable.column(target, attributeSlot)
+        else { return nil }
         let link: String
         switch t.table.mapping?.storage(of: t.layout, slot: relSlot) {
         case .foreignKey(let fk)?: link = "r.\"Z_PK\" = \(t.tableAlias).\(quoteIdentifier(fk))"
         case .inverseForeignKey(_, let fk)?: link = "r.\(quoteIdentifier(fk)) = \(t.tableAlias).\"Z_PK\""
         default: return nil
         }
-        return sortTerm("(SELECT r.\(quoteIdentifier(column)) FROM \(quoteIdentifier(targetTable.name)) r WHERE \(link) LIMIT 1)",
-                        target.slots[attributeSlot], natural: natural)
+        return sortTerm(
+            "(SELECT r.\(quoteIdentifier(column)) FROM \(quoteIdentifier(targetTable.name)) r WHERE \(link) LIMIT 1)",
+            target.slots[attributeSlot], natural: natural)
     case nil:
         return nil
     }

@@ -42,32 +42,48 @@ enum CheckedArithmeticFunctions {
     /// Registers `osd_add`, `osd_subtract`, `osd_multiply` and `osd_negate`.
     static func register(on db: OpaquePointer) {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
-        sqlite3_create_function_v2(db, Operation.add.sqlName, 2, flags, nil, { context, _, argv in
-            CheckedArithmeticFunctions.evaluate(.add, context, argv)
-        }, nil, nil, nil)
-        sqlite3_create_function_v2(db, Operation.subtract.sqlName, 2, flags, nil, { context, _, argv in
-            CheckedArithmeticFunctions.evaluate(.subtract, context, argv)
-        }, nil, nil, nil)
-        sqlite3_create_function_v2(db, Operation.multiply.sqlName, 2, flags, nil, { context, _, argv in
-            CheckedArithmeticFunctions.evaluate(.multiply, context, argv)
-        }, nil, nil, nil)
-        sqlite3_create_function_v2(db, Operation.negate.sqlName, 1, flags, nil, { context, _, argv in
-            CheckedArithmeticFunctions.evaluate(.negate, context, argv)
-        }, nil, nil, nil)
+        sqlite3_create_function_v2(
+            db, Operation.add.sqlName, 2, flags, nil,
+            { context, _, argv in
+                CheckedArithmeticFunctions.evaluate(.add, context, argv)
+            }, nil, nil, nil)
+        sqlite3_create_function_v2(
+            db, Operation.subtract.sqlName, 2, flags, nil,
+            { context, _, argv in
+                CheckedArithmeticFunctions.evaluate(.subtract, context, argv)
+            }, nil, nil, nil)
+        sqlite3_create_function_v2(
+            db, Operation.multiply.sqlName, 2, flags, nil,
+            { context, _, argv in
+                CheckedArithmeticFunctions.evaluate(.multiply, context, argv)
+            }, nil, nil, nil)
+        sqlite3_create_function_v2(
+            db, Operation.negate.sqlName, 1, flags, nil,
+            { context, _, argv in
+                CheckedArithmeticFunctions.evaluate(.negate, context, argv)
+            }, nil, nil, nil)
     }
 
     /// Sets the result of `operation` over the call's arguments.
-    static func evaluate(_ operation: Operation, _ context: OpaquePointer?, _ argv: UnsafeMutablePointer<OpaquePointer?>?) {
-        guard let argv else { sqlite3_result_null(context); return }
-        let a = argv[0], b = operation.arity == 2 ? argv[1] : nil
+    static func evaluate(
+        _ operation: Operation, _ context: OpaquePointer?, _ argv: UnsafeMutablePointer<OpaquePointer?>?
+    ) {
+        guard let argv else {
+            sqlite3_result_null(context)
+            return
+        }
+        let a = argv[0]
+        let b = operation.arity == 2 ? argv[1] : nil
         if sqlite3_value_type(a) == SQLITE_NULL || (operation.arity == 2 && sqlite3_value_type(b) == SQLITE_NULL) {
             sqlite3_result_null(context)
             return
         }
-        let integers = sqlite3_value_numeric_type(a) == SQLITE_INTEGER
+        let integers =
+            sqlite3_value_numeric_type(a) == SQLITE_INTEGER
             && (operation.arity == 1 || sqlite3_value_numeric_type(b) == SQLITE_INTEGER)
         guard integers else {
-            let x = sqlite3_value_double(a), y = operation.arity == 2 ? sqlite3_value_double(b) : 0
+            let x = sqlite3_value_double(a)
+            let y = operation.arity == 2 ? sqlite3_value_double(b) : 0
             switch operation {
             case .add: sqlite3_result_double(context, x + y)
             case .subtract: sqlite3_result_double(context, x - y)
@@ -76,7 +92,8 @@ enum CheckedArithmeticFunctions {
             }
             return
         }
-        let x = sqlite3_value_int64(a), y = operation.arity == 2 ? sqlite3_value_int64(b) : 0
+        let x = sqlite3_value_int64(a)
+        let y = operation.arity == 2 ? sqlite3_value_int64(b) : 0
         let (value, overflow): (Int64, Bool)
         switch operation {
         case .add: (value, overflow) = x.addingReportingOverflow(y)

@@ -21,11 +21,13 @@ enum DecimalCollation {
 
     /// Registers ``name`` on `db`.
     static func register(on db: OpaquePointer) {
-        sqlite3_create_collation_v2(db, name, SQLITE_UTF8, nil, { _, na, a, nb, b in
-            let bytesA = UnsafeRawBufferPointer(start: a, count: a == nil ? 0 : Int(na))
-            let bytesB = UnsafeRawBufferPointer(start: b, count: b == nil ? 0 : Int(nb))
-            return DecimalCollation.compare(bytesA, bytesB)
-        }, nil)
+        sqlite3_create_collation_v2(
+            db, name, SQLITE_UTF8, nil,
+            { _, na, a, nb, b in
+                let bytesA = UnsafeRawBufferPointer(start: a, count: a == nil ? 0 : Int(na))
+                let bytesB = UnsafeRawBufferPointer(start: b, count: b == nil ? 0 : Int(nb))
+                return DecimalCollation.compare(bytesA, bytesB)
+            }, nil)
     }
 
     /// -1, 0 or 1 as `a` is less than, equal to or greater than `b` by Swift's `Decimal`
@@ -33,9 +35,10 @@ enum DecimalCollation {
     /// number, byte-wise among themselves, so the order stays total.
     static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int32 {
         if a.elementsEqual(b) { return 0 }
-        let da = parse(a), db = parse(b)
+        let da = parse(a)
+        let db = parse(b)
         switch (da, db) {
-        case let (x?, y?): return x < y ? -1 : (x == y ? 0 : 1)
+        case (let x?, let y?): return x < y ? -1 : (x == y ? 0 : 1)
         case (_?, nil): return -1
         case (nil, _?): return 1
         case (nil, nil): return a.lexicographicallyPrecedes(b) ? -1 : 1
@@ -46,7 +49,9 @@ enum DecimalCollation {
 
     /// The `Decimal` a stored text reads as (``StorableValue``'s reading), `nil` if none.
     static func parse(_ bytes: UnsafeRawBufferPointer) -> Decimal? {
-        guard let d = Decimal(string: String(decoding: bytes, as: UTF8.self), locale: posix), !d.isNaN else { return nil }
+        guard let d = Decimal(string: String(decoding: bytes, as: UTF8.self), locale: posix), !d.isNaN else {
+            return nil
+        }
         return d
     }
 }
@@ -59,7 +64,6 @@ func comparesAsDecimal(_ type: Any.Type) -> Bool {
     if let raw = type as? any RawRepresentable.Type { return rawValueType(raw) == Decimal.self }
     return false
 }
-
 
 /// `(sql) COLLATE osd_decimal`: the operand compared through ``DecimalCollation``. The
 /// parentheses keep `COLLATE`, a postfix operator binding tighter than any other, on the whole operand.

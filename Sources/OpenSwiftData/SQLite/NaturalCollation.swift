@@ -19,15 +19,17 @@ enum NaturalCollation {
 
     /// Registers ``name`` on `db`.
     static func register(on db: OpaquePointer) {
-        sqlite3_create_collation_v2(db, name, SQLITE_UTF8, nil, { _, na, a, nb, b in
-            let x = String(decoding: UnsafeRawBufferPointer(start: a, count: a == nil ? 0 : Int(na)), as: UTF8.self)
-            let y = String(decoding: UnsafeRawBufferPointer(start: b, count: b == nil ? 0 : Int(nb)), as: UTF8.self)
-            switch NaturalStringComparator.compareForward(x, y) {
-            case .orderedAscending: return -1
-            case .orderedSame: return 0
-            case .orderedDescending: return 1
-            }
-        }, nil)
+        sqlite3_create_collation_v2(
+            db, name, SQLITE_UTF8, nil,
+            { _, na, a, nb, b in
+                let x = String(decoding: UnsafeRawBufferPointer(start: a, count: a == nil ? 0 : Int(na)), as: UTF8.self)
+                let y = String(decoding: UnsafeRawBufferPointer(start: b, count: b == nil ? 0 : Int(nb)), as: UTF8.self)
+                switch NaturalStringComparator.compareForward(x, y) {
+                case .orderedAscending: return -1
+                case .orderedSame: return 0
+                case .orderedDescending: return 1
+                }
+            }, nil)
     }
 }
 

@@ -63,37 +63,41 @@ extension SQLiteConnection {
         guard let handler else {
             let rc = sqlite3_trace_v2(handle, 0, nil, nil)
             guard rc == SQLITE_OK else {
-                throw SQLiteError(code: rc, message: "the trace could not be removed: " + String(cString: sqlite3_errstr(rc)))
+                throw SQLiteError(
+                    code: rc, message: "the trace could not be removed: " + String(cString: sqlite3_errstr(rc)))
             }
             traceBox = nil
             return
         }
         let box = SQLTraceBox(handler)
         let mask = UInt32(SQLITE_TRACE_STMT | SQLITE_TRACE_PROFILE)
-        let rc = sqlite3_trace_v2(handle, mask, { event, context, statement, detail in
-            guard let context, let statement else { return 0 }
-            let box = Unmanaged<SQLTraceBox>.fromOpaque(context).takeUnretainedValue()
-            let stmt = OpaquePointer(statement)
-            if event == UInt32(SQLITE_TRACE_STMT) {
-                // A trigger's sub-program reports "-- …" for a statement already started.
-                let text = detail?.assumingMemoryBound(to: CChar.self)
-                if let text, text[0] == 0x2D, text[1] == 0x2D { return 0 }
-                box.starts[stmt] = SQLTraceBox.now()
+        let rc = sqlite3_trace_v2(
+            handle, mask,
+            { event, context, statement, detail in
+                guard let context, let statement else { return 0 }
+                let box = Unmanaged<SQLTraceBox>.fromOpaque(context).takeUnretainedValue()
+                let stmt = OpaquePointer(statement)
+                if event == UInt32(SQLITE_TRACE_STMT) {
+                    // A trigger's sub-program reports "-- …" for a statement already started.
+                    let text = detail?.assumingMemoryBound(to: CChar.self)
+                    if let text, text[0] == 0x2D, text[1] == 0x2D { return 0 }
+                    box.starts[stmt] = SQLTraceBox.now()
+                    return 0
+                }
+                guard event == UInt32(SQLITE_TRACE_PROFILE) else { return 0 }
+                let nanoseconds: Int64
+                if let start = box.starts.removeValue(forKey: stmt) {
+                    nanoseconds = Int64(SQLTraceBox.now() &- start)
+                } else {
+                    nanoseconds = detail?.load(as: Int64.self) ?? 0
+                }
+                let sql = sqlite3_sql(stmt).map { String(cString: $0) } ?? ""
+                box.handler(SQLTraceEvent(sql: sql, nanoseconds: nanoseconds))
                 return 0
-            }
-            guard event == UInt32(SQLITE_TRACE_PROFILE) else { return 0 }
-            let nanoseconds: Int64
-            if let start = box.starts.removeValue(forKey: stmt) {
-                nanoseconds = Int64(SQLTraceBox.now() &- start)
-            } else {
-                nanoseconds = detail?.load(as: Int64.self) ?? 0
-            }
-            let sql = sqlite3_sql(stmt).map { String(cString: $0) } ?? ""
-            box.handler(SQLTraceEvent(sql: sql, nanoseconds: nanoseconds))
-            return 0
-        }, Unmanaged.passUnretained(box).toOpaque())
+            }, Unmanaged.passUnretained(box).toOpaque())
         guard rc == SQLITE_OK else {
-            throw SQLiteError(code: rc, message: "the trace could not be installed: " + String(cString: sqlite3_errstr(rc)))
+            throw SQLiteError(
+                code: rc, message: "the trace could not be installed: " + String(cString: sqlite3_errstr(rc)))
         }
         // SQLite now calls the new box only; the old one may go.
         traceBox = box

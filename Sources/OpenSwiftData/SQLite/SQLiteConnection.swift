@@ -88,14 +88,16 @@ public final class SQLiteConnection {
     /// - Throws: ``SQLiteError`` when the backup cannot start or a step fails.
     public func copyContents(of source: SQLiteConnection) throws {
         guard let backup = sqlite3_backup_init(handle, "main", source.handle, "main") else {
-            throw SQLiteError(code: sqlite3_errcode(handle), extendedCode: sqlite3_extended_errcode(handle),
-                              message: "the backup cannot start: " + lastErrorMessage)
+            throw SQLiteError(
+                code: sqlite3_errcode(handle), extendedCode: sqlite3_extended_errcode(handle),
+                message: "the backup cannot start: " + lastErrorMessage)
         }
         let step = sqlite3_backup_step(backup, -1)
         let finish = sqlite3_backup_finish(backup)
         guard step == SQLITE_DONE, finish == SQLITE_OK else {
             let code = step != SQLITE_DONE ? step : finish
-            throw SQLiteError(code: code, message: "the backup failed (step \(step), finish \(finish)): " + lastErrorMessage)
+            throw SQLiteError(
+                code: code, message: "the backup failed (step \(step), finish \(finish)): " + lastErrorMessage)
         }
     }
 
@@ -115,7 +117,8 @@ public final class SQLiteConnection {
         var stmt: OpaquePointer?
         let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
         guard rc == SQLITE_OK, let stmt else {
-            throw SQLiteError(code: rc, extendedCode: sqlite3_extended_errcode(handle), message: lastErrorMessage, sql: sql)
+            throw SQLiteError(
+                code: rc, extendedCode: sqlite3_extended_errcode(handle), message: lastErrorMessage, sql: sql)
         }
         return SQLiteStatement(stmt, connection: self, sql: sql)
     }
@@ -208,7 +211,8 @@ public final class SQLiteConnection {
         var depth: [Int64: Int] = [:]
         var lines: [String] = []
         while try stmt.step() {
-            let id = stmt.int64(at: 0), parent = stmt.int64(at: 1)
+            let id = stmt.int64(at: 0)
+            let parent = stmt.int64(at: 1)
             let d = (depth[parent] ?? -1) + 1
             depth[id] = d
             lines.append(String(repeating: "  ", count: d) + stmt.text(at: 3))

@@ -38,9 +38,11 @@ public final class SQLiteStatement {
     public func bind(_ values: [SQLValue]) throws {
         let expected = parameterCount
         if values.count != Int(expected) {
-            throw SQLiteError(code: SQLITE_RANGE,
-                              message: "\(values.count) value\(values.count == 1 ? "" : "s") bound to a statement with \(expected) parameter\(expected == 1 ? "" : "s")",
-                              sql: sql)
+            throw SQLiteError(
+                code: SQLITE_RANGE,
+                message:
+                    "\(values.count) value\(values.count == 1 ? "" : "s") bound to a statement with \(expected) parameter\(expected == 1 ? "" : "s")",
+                sql: sql)
         }
         for (i, v) in values.enumerated() { try bind(v, at: Int32(i + 1)) }
     }
@@ -55,8 +57,9 @@ public final class SQLiteStatement {
         case .text(let s): rc = bindTextCode(s, at: index)
         case .blob(let d):
             rc = d.withUnsafeBytes { raw in
-                sqlite3_bind_blob64(handle, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
-                                    sqlite3_uint64(raw.count), openswiftdata_sqlite_transient())
+                sqlite3_bind_blob64(
+                    handle, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
+                    sqlite3_uint64(raw.count), openswiftdata_sqlite_transient())
             }
         }
         try check(rc)
@@ -88,8 +91,9 @@ public final class SQLiteStatement {
         var s = value
         return s.withUTF8 { buf in
             buf.withMemoryRebound(to: CChar.self) { chars in
-                sqlite3_bind_text64(handle, index, chars.baseAddress ?? UnsafePointer<CChar>(bitPattern: 1),
-                                    sqlite3_uint64(chars.count), openswiftdata_sqlite_transient(), UInt8(SQLITE_UTF8))
+                sqlite3_bind_text64(
+                    handle, index, chars.baseAddress ?? UnsafePointer<CChar>(bitPattern: 1),
+                    sqlite3_uint64(chars.count), openswiftdata_sqlite_transient(), UInt8(SQLITE_UTF8))
             }
         }
     }
@@ -186,8 +190,9 @@ public final class SQLiteStatement {
     private func check(_ rc: Int32) throws {
         guard rc == SQLITE_OK else {
             let db = sqlite3_db_handle(handle)
-            throw SQLiteError(code: rc, extendedCode: sqlite3_extended_errcode(db),
-                              message: String(cString: sqlite3_errmsg(db)), sql: sql)
+            throw SQLiteError(
+                code: rc, extendedCode: sqlite3_extended_errcode(db),
+                message: String(cString: sqlite3_errmsg(db)), sql: sql)
         }
     }
 }

@@ -16,34 +16,47 @@ enum SwiftStringFunctions {
     /// Registers `osd_contains(haystack, needle)`, `osd_starts_with(text, prefix)` and `osd_fold(text)`.
     static func register(on db: OpaquePointer) {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
-        sqlite3_create_function_v2(db, "osd_contains", 2, flags, nil, { context, _, argv in
-            SwiftStringFunctions.evaluate(context, argv) { collectionContains($0, $1) }
-        }, nil, nil, nil)
-        sqlite3_create_function_v2(db, "osd_starts_with", 2, flags, nil, { context, _, argv in
-            SwiftStringFunctions.evaluate(context, argv) { sequenceStarts($0, with: $1) }
-        }, nil, nil, nil)
-        sqlite3_create_function_v2(db, "osd_fold", 1, flags, nil, { context, _, argv in
-            guard let argv, let a = argv[0], sqlite3_value_type(a) != SQLITE_NULL else {
-                sqlite3_result_null(context)
-                return
-            }
-            let (t, n) = (sqlite3_value_text(a), Int(sqlite3_value_bytes(a)))
-            let folded = StandardFolding.fold(String(decoding: UnsafeBufferPointer(start: t, count: t == nil ? 0 : n), as: UTF8.self))
-            var bytes = Array(folded.utf8)
-            let count = Int32(bytes.count)
-            bytes.withUnsafeMutableBufferPointer { buffer in
-                // SQLITE_TRANSIENT: SQLite copies the bytes before this returns.
-                sqlite3_result_text(context, buffer.baseAddress.map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: CChar.self) } ?? nil,
-                                    count, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
-            }
-        }, nil, nil, nil)
+        sqlite3_create_function_v2(
+            db, "osd_contains", 2, flags, nil,
+            { context, _, argv in
+                SwiftStringFunctions.evaluate(context, argv) { collectionContains($0, $1) }
+            }, nil, nil, nil)
+        sqlite3_create_function_v2(
+            db, "osd_starts_with", 2, flags, nil,
+            { context, _, argv in
+                SwiftStringFunctions.evaluate(context, argv) { sequenceStarts($0, with: $1) }
+            }, nil, nil, nil)
+        sqlite3_create_function_v2(
+            db, "osd_fold", 1, flags, nil,
+            { context, _, argv in
+                guard let argv, let a = argv[0], sqlite3_value_type(a) != SQLITE_NULL else {
+                    sqlite3_result_null(context)
+                    return
+                }
+                let (t, n) = (sqlite3_value_text(a), Int(sqlite3_value_bytes(a)))
+                let folded = StandardFolding.fold(
+                    String(decoding: UnsafeBufferPointer(start: t, count: t == nil ? 0 : n), as: UTF8.self))
+                var bytes = Array(folded.utf8)
+                let count = Int32(bytes.count)
+                bytes.withUnsafeMutableBufferPointer { buffer in
+                    // SQLITE_TRANSIENT: SQLite copies the bytes before this returns.
+                    sqlite3_result_text(
+                        context,
+                        buffer.baseAddress.map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: CChar.self) }
+                            ?? nil,
+                        count, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+                }
+            }, nil, nil, nil)
     }
 
     /// Reads both text arguments and sets the result to `test(a, b)`.
-    static func evaluate(_ context: OpaquePointer?, _ argv: UnsafeMutablePointer<OpaquePointer?>?,
-                         _ test: (String, String) -> Bool) {
+    static func evaluate(
+        _ context: OpaquePointer?, _ argv: UnsafeMutablePointer<OpaquePointer?>?,
+        _ test: (String, String) -> Bool
+    ) {
         guard let argv, let a = argv[0], let b = argv[1],
-              sqlite3_value_type(a) != SQLITE_NULL, sqlite3_value_type(b) != SQLITE_NULL else {
+            sqlite3_value_type(a) != SQLITE_NULL, sqlite3_value_type(b) != SQLITE_NULL
+        else {
             sqlite3_result_null(context)
             return
         }

@@ -49,11 +49,19 @@ final class AttributeCodec: @unchecked Sendable {
     /// else the type's zero value; `nil` when the type has none.
     let placeholder: () -> Any?
 
-    init(kind: Kind, columnType: String, valueType: Any.Type, storedType: Any.Type, isOptional: Bool,
-         read: @escaping (SQLiteStatement, Int32) throws -> Any, encode: @escaping (Any?) throws -> SQLValue,
-         decode: @escaping (SQLValue) -> Any?, placeholder: @escaping () -> Any?) {
-        self.kind = kind; self.columnType = columnType; self.valueType = valueType; self.storedType = storedType
-        self.isOptional = isOptional; self.read = read; self.encode = encode; self.decode = decode
+    init(
+        kind: Kind, columnType: String, valueType: Any.Type, storedType: Any.Type, isOptional: Bool,
+        read: @escaping (SQLiteStatement, Int32) throws -> Any, encode: @escaping (Any?) throws -> SQLValue,
+        decode: @escaping (SQLValue) -> Any?, placeholder: @escaping () -> Any?
+    ) {
+        self.kind = kind
+        self.columnType = columnType
+        self.valueType = valueType
+        self.storedType = storedType
+        self.isOptional = isOptional
+        self.read = read
+        self.encode = encode
+        self.decode = decode
         self.placeholder = placeholder
     }
 
@@ -115,7 +123,9 @@ final class AttributeCodec: @unchecked Sendable {
             placeholder: { optional ? (T?.none as Any) : (T.zeroValue as Any) })
     }
 
-    private static func rawValue<E: RawRepresentable>(_ e: E.Type, valueType: Any.Type, optional: Bool) -> AttributeCodec? {
+    private static func rawValue<E: RawRepresentable>(_ e: E.Type, valueType: Any.Type, optional: Bool)
+        -> AttributeCodec?
+    {
         guard let rawType = E.RawValue.self as? any StorableValue.Type else { return nil }
         func wrap(_ v: E?) -> Any { optional ? (v as Any) : (v! as Any) }
         return AttributeCodec(
@@ -128,8 +138,9 @@ final class AttributeCodec: @unchecked Sendable {
                 }
                 let raw = rawType.read(s, i)
                 guard let v = E(rawValue: raw as! E.RawValue) else {
-                    throw SwiftDataError(SwiftDataError.corruptStore.code,
-                                         "stored raw value does not match any case of \(E.self)")
+                    throw SwiftDataError(
+                        SwiftDataError.corruptStore.code,
+                        "stored raw value does not match any case of \(E.self)")
                 }
                 return wrap(v)
             },
@@ -154,8 +165,9 @@ final class AttributeCodec: @unchecked Sendable {
     private static func json<C: Codable>(_ c: C.Type, valueType: Any.Type, optional: Bool) -> AttributeCodec {
         func decodeText(_ text: String) throws -> C {
             do { return try JSONDecoder().decode(C.self, from: Data(text.utf8)) } catch {
-                throw SwiftDataError(SwiftDataError.corruptStore.code,
-                                     "stored JSON does not decode as \(C.self)", underlying: error)
+                throw SwiftDataError(
+                    SwiftDataError.corruptStore.code,
+                    "stored JSON does not decode as \(C.self)", underlying: error)
             }
         }
         return AttributeCodec(
@@ -188,23 +200,27 @@ final class AttributeCodec: @unchecked Sendable {
             })
     }
 
-    private static func transformable(_ type: Any.Type, _ stored: Any.Type, _ optional: Bool, _ name: String) -> AttributeCodec? {
+    private static func transformable(_ type: Any.Type, _ stored: Any.Type, _ optional: Bool, _ name: String)
+        -> AttributeCodec?
+    {
         let none: Any = (type as? any _OptionalProtocol.Type)?._none ?? ()
         return AttributeCodec(
             kind: .transformable, columnType: "BLOB", valueType: type, storedType: stored, isOptional: optional,
             read: { s, i in
                 if s.isNull(at: i) { return none }
                 guard let t = _transformer(named: name) else {
-                    throw SwiftDataError(SwiftDataError.unknownSchema.code,
-                                         "no value transformer named \(name) is registered")
+                    throw SwiftDataError(
+                        SwiftDataError.unknownSchema.code,
+                        "no value transformer named \(name) is registered")
                 }
                 return try t.decode(s.data(at: i))
             },
             encode: { any in
                 guard let any, let v = _flattenOptional(any) else { return .null }
                 guard let t = _transformer(named: name) else {
-                    throw SwiftDataError(SwiftDataError.unknownSchema.code,
-                                         "no value transformer named \(name) is registered")
+                    throw SwiftDataError(
+                        SwiftDataError.unknownSchema.code,
+                        "no value transformer named \(name) is registered")
                 }
                 return .blob(try t.encode(v))
             },
@@ -226,14 +242,16 @@ func jsonText<C: Encodable>(_ value: C) throws -> String {
     do {
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     } catch {
-        throw SwiftDataError(SwiftDataError.invalidValue.code,
-                             "\(C.self) value cannot be encoded as JSON (NaN or infinity inside?)", underlying: error)
+        throw SwiftDataError(
+            SwiftDataError.invalidValue.code,
+            "\(C.self) value cannot be encoded as JSON (NaN or infinity inside?)", underlying: error)
     }
 }
 
 private func nullInNonOptional(_ type: Any.Type) -> SwiftDataError {
-    SwiftDataError(SwiftDataError.corruptStore.code,
-                   "the store holds NULL for a non-optional \(type) attribute")
+    SwiftDataError(
+        SwiftDataError.corruptStore.code,
+        "the store holds NULL for a non-optional \(type) attribute")
 }
 
 /// Lets code find an `Array`'s element type at run time.

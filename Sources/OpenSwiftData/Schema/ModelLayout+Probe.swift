@@ -20,7 +20,10 @@ extension ModelLayout {
     func probe(_ keyPath: AnyKeyPath) -> ProbedPath? {
         let key = ObjectIdentifier(self)
         ModelLayout.probeLock.lock()
-        if let cached = ModelLayout.probeCache[key]?[keyPath] { ModelLayout.probeLock.unlock(); return cached }
+        if let cached = ModelLayout.probeCache[key]?[keyPath] {
+            ModelLayout.probeLock.unlock()
+            return cached
+        }
         ModelLayout.probeLock.unlock()
         let found = runProbe(keyPath)
         ModelLayout.probeLock.lock()
@@ -33,19 +36,22 @@ extension ModelLayout {
         // Own attributes first.
         let (ownValues, ownSentinels) = ModelLayout.sentinels(for: self, base: 1_000_003)
         if !ownSentinels.isEmpty, let root = ModelLayout.standIn(self, ownValues),
-           let slot = ModelLayout.match(root[keyPath: keyPath], ownSentinels) {
+            let slot = ModelLayout.match(root[keyPath: keyPath], ownSentinels)
+        {
             return .attribute(slot: slot)
         }
         // Then attributes of each to-one target.
         for relSlot in relationshipSlots {
             // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
-            guard case .toOne(let targetType, _) = slots[relSlot].kind, let target = try? ModelLayout.of(targetType) else { continue }
+            guard case .toOne(let targetType, _) = slots[relSlot].kind, let target = try? ModelLayout.of(targetType)
+            else { continue }
             let (targetValues, sentinels) = ModelLayout.sentinels(for: target, base: 2_000_003)
             guard !sentinels.isEmpty, let targetModel = ModelLayout.standIn(target, targetValues) else { continue }
             var rootValues = ContiguousArray<Any?>(repeating: nil, count: slots.count)
             rootValues[relSlot] = targetModel
             guard let root = ModelLayout.standIn(self, rootValues),
-                  let slot = ModelLayout.match(root[keyPath: keyPath], sentinels) else { continue }
+                let slot = ModelLayout.match(root[keyPath: keyPath], sentinels)
+            else { continue }
             return .toOne(relationshipSlot: relSlot, target: ObjectIdentifier(target), attributeSlot: slot)
         }
         return nil
@@ -79,14 +85,17 @@ extension ModelLayout {
 
     private static func standIn(_ layout: ModelLayout, _ values: ContiguousArray<Any?>) -> (any PersistentModel)? {
         MaterializationScope.run {
-            layout.type.init(backingData: BackingData(layout: layout, values: values, pk: 0, storeIdentifier: "",
-                                                      contextHandle: nil))
+            layout.type.init(
+                backingData: BackingData(
+                    layout: layout, values: values, pk: 0, storeIdentifier: "",
+                    contextHandle: nil))
         }
     }
 
     private static func match(_ value: Any?, _ sentinels: [Int: Any]) -> Int? {
         guard let value, let flat = _flattenOptional(value) else { return nil }
-        for (slot, sentinel) in sentinels where Swift.type(of: sentinel) == Swift.type(of: flat) && "\(sentinel)" == "\(flat)" {
+        for (slot, sentinel) in sentinels
+        where Swift.type(of: sentinel) == Swift.type(of: flat) && "\(sentinel)" == "\(flat)" {
             return slot
         }
         return nil

@@ -25,11 +25,19 @@ final class ModelLayout: @unchecked Sendable {
         /// conformance lookup); `nil` for other slots or an empty value.
         let toOneModel: (Any) -> (any PersistentModel)?
 
-        init(index: Int, name: String, keyPath: AnyKeyPath, kind: Kind, isConstant: Bool, defaultValue: Any?,
-             attribute: Schema.Attribute?, relationship: Schema.Relationship?, declaringType: any PersistentModel.Type) {
-            self.index = index; self.name = name; self.keyPath = keyPath; self.kind = kind
-            self.isConstant = isConstant; self.defaultValue = defaultValue
-            self.attribute = attribute; self.relationship = relationship; self.declaringType = declaringType
+        init(
+            index: Int, name: String, keyPath: AnyKeyPath, kind: Kind, isConstant: Bool, defaultValue: Any?,
+            attribute: Schema.Attribute?, relationship: Schema.Relationship?, declaringType: any PersistentModel.Type
+        ) {
+            self.index = index
+            self.name = name
+            self.keyPath = keyPath
+            self.kind = kind
+            self.isConstant = isConstant
+            self.defaultValue = defaultValue
+            self.attribute = attribute
+            self.relationship = relationship
+            self.declaringType = declaringType
             if case .toOne(let target, _) = kind {
                 toOneModel = Slot.toOneExtractor(target)
             } else {
@@ -106,16 +114,21 @@ final class ModelLayout: @unchecked Sendable {
                 rel.destination = String(describing: target.type)
                 rel.isToOneRelationship = !target.toMany
                 rel.isOptional = target.optional
-                kind = target.toMany ? .toMany(target: target.type) : .toOne(target: target.type, optional: target.optional)
-                slots.append(Slot(index: index, name: meta.name, keyPath: meta.keypath, kind: kind,
-                                  isConstant: meta.isConstant, defaultValue: meta.defaultValue,
-                                  attribute: nil, relationship: rel, declaringType: type))
+                kind =
+                    target.toMany
+                    ? .toMany(target: target.type) : .toOne(target: target.type, optional: target.optional)
+                slots.append(
+                    Slot(
+                        index: index, name: meta.name, keyPath: meta.keypath, kind: kind,
+                        isConstant: meta.isConstant, defaultValue: meta.defaultValue,
+                        attribute: nil, relationship: rel, declaringType: type))
                 continue
             }
             if relationship != nil {
-                throw SwiftDataError(SwiftDataError.unknownSchema.code,
-                                     "@Relationship on '\(meta.name)' needs a model type, an optional model or an array of models, not \(valueType)",
-                                     entityName: String(describing: type), propertyName: meta.name)
+                throw SwiftDataError(
+                    SwiftDataError.unknownSchema.code,
+                    "@Relationship on '\(meta.name)' needs a model type, an optional model or an array of models, not \(valueType)",
+                    entityName: String(describing: type), propertyName: meta.name)
             }
             let attr = attribute ?? Schema.Attribute()
             attribute = attr
@@ -125,19 +138,25 @@ final class ModelLayout: @unchecked Sendable {
             attr.isOptional = valueType is any _OptionalProtocol.Type
             attr.defaultValue = meta.defaultValue
             guard let codec = AttributeCodec.make(for: valueType, options: attr.options) else {
-                throw SwiftDataError(SwiftDataError.unknownSchema.code,
-                                     "'\(meta.name)' has type \(valueType), which cannot be stored: use a number, Bool, String, Date, UUID, URL, Data, Decimal, a raw-value enum, a Codable type, a model or an array of models; or mark it @Transient",
-                                     entityName: String(describing: type), propertyName: meta.name)
+                throw SwiftDataError(
+                    SwiftDataError.unknownSchema.code,
+                    "'\(meta.name)' has type \(valueType), which cannot be stored: use a number, Bool, String, Date, UUID, URL, Data, Decimal, a raw-value enum, a Codable type, a model or an array of models; or mark it @Transient",
+                    entityName: String(describing: type), propertyName: meta.name)
             }
-            slots.append(Slot(index: index, name: meta.name, keyPath: meta.keypath, kind: .attribute(codec),
-                              isConstant: meta.isConstant, defaultValue: meta.defaultValue,
-                              attribute: attr, relationship: nil, declaringType: type))
+            slots.append(
+                Slot(
+                    index: index, name: meta.name, keyPath: meta.keypath, kind: .attribute(codec),
+                    isConstant: meta.isConstant, defaultValue: meta.defaultValue,
+                    attribute: attr, relationship: nil, declaringType: type))
         }
         self.slots = slots
         self.ownSlots = start..<slots.count
         let own = type._$entityConstraints
-        self.uniquenessConstraints = (superLayout?.uniquenessConstraints ?? []) + own.unique
-            + slots[start...].filter { $0.attribute?.isUnique == true || $0.relationship?.isUnique == true }.map { [$0.name] }
+        self.uniquenessConstraints =
+            (superLayout?.uniquenessConstraints ?? []) + own.unique
+            + slots[start...].filter { $0.attribute?.isUnique == true || $0.relationship?.isUnique == true }.map {
+                [$0.name]
+            }
         self.indices = (superLayout?.indices ?? []) + own.indices
         let slotByName = Dictionary(slots.map { ($0.name, $0.index) }, uniquingKeysWith: { a, _ in a })
         self.slotByName = slotByName
@@ -155,16 +174,18 @@ final class ModelLayout: @unchecked Sendable {
         self.isRelationshipSlot = slots.map(\.isRelationship)
         for group in own.unique + own.indices {
             for name in group where slotByName[name] == nil {
-                throw SwiftDataError(SwiftDataError.unknownSchema.code,
-                                     "#Unique/#Index names '\(name)', which is not a stored property",
-                                     entityName: self.name, propertyName: name)
+                throw SwiftDataError(
+                    SwiftDataError.unknownSchema.code,
+                    "#Unique/#Index names '\(name)', which is not a stored property",
+                    entityName: self.name, propertyName: name)
             }
         }
         for group in own.unique {
             for name in group where slots[slotByName[name]!].isToMany {
-                throw SwiftDataError(SwiftDataError.unknownSchema.code,
-                                     "a uniqueness constraint cannot include the to-many relationship '\(name)'",
-                                     entityName: self.name, propertyName: name)
+                throw SwiftDataError(
+                    SwiftDataError.unknownSchema.code,
+                    "a uniqueness constraint cannot include the to-many relationship '\(name)'",
+                    entityName: self.name, propertyName: name)
             }
         }
     }
@@ -188,7 +209,10 @@ final class ModelLayout: @unchecked Sendable {
         var out: [(names: [String], owner: ModelLayout)] = []
         var chain: [ModelLayout] = []
         var l: ModelLayout? = self
-        while let c = l { chain.insert(c, at: 0); l = c.superLayout }
+        while let c = l {
+            chain.insert(c, at: 0)
+            l = c.superLayout
+        }
         for level in chain {
             for group in level.type._$entityConstraints.unique { out.append((group, level)) }
             for slot in level.slots[level.ownSlots]
@@ -202,7 +226,10 @@ final class ModelLayout: @unchecked Sendable {
     /// Whether `self` is `other` or one of its subclasses.
     func isKind(of other: ModelLayout) -> Bool {
         var l: ModelLayout? = self
-        while let c = l { if c === other { return true }; l = c.superLayout }
+        while let c = l {
+            if c === other { return true }
+            l = c.superLayout
+        }
         return false
     }
 
@@ -214,7 +241,10 @@ final class ModelLayout: @unchecked Sendable {
     /// for a one-way relationship.
     func inverse(of slot: Int) -> (layout: ModelLayout, slot: Int)? {
         ModelLayout.lock.lock()
-        if let cached = inverseCache[slot] { ModelLayout.lock.unlock(); return cached.map { ($0.0, $0.1) } }
+        if let cached = inverseCache[slot] {
+            ModelLayout.lock.unlock()
+            return cached.map { ($0.0, $0.1) }
+        }
         ModelLayout.lock.unlock()
         // try?: resolveInverse throws only ModelLayout.of's error for the target, which the schema reports (Schema.buildError).
         let resolved = try? resolveInverse(slot)
@@ -247,7 +277,8 @@ final class ModelLayout: @unchecked Sendable {
         let mine = candidates(self.declaringLayout(of: s), to: target)
         let theirs = candidates(target, to: self.declaringLayout(of: s))
         if mine.count == 1, theirs.count == 1, mine[0].index == slot,
-           !(target === self.declaringLayout(of: s) && theirs[0].index == slot) {
+            !(target === self.declaringLayout(of: s) && theirs[0].index == slot)
+        {
             return (target, theirs[0].index)
         }
         return nil
@@ -266,14 +297,16 @@ final class ModelLayout: @unchecked Sendable {
     /// The layout of the model class named `name`, when exactly one such class has been used
     /// in this process (``ModelContext/model(for:)`` for an identifier from another schema).
     static func registered(named name: String) -> ModelLayout? {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         let matches = registry.values.filter { $0.name == name }
         return matches.count == 1 ? matches[0] : nil
     }
 
     /// The layout of `type`, built on first use.
     static func of(_ type: any PersistentModel.Type) throws -> ModelLayout {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if let l = registry[ObjectIdentifier(type)] { return l }
         var superLayout: ModelLayout?
         if let sup = _getSuperclass(type), let superModel = sup as? any PersistentModel.Type {

@@ -10,7 +10,9 @@ extension Schema {
         /// How an attribute is stored; written as `@Attribute(.unique)` and so on.
         public struct Option: Hashable, Sendable, CustomStringConvertible {
             enum Kind: Hashable, Sendable {
-                case unique, externalStorage, transformable(String), spotlight
+                case unique, externalStorage
+                case transformable(String)
+                case spotlight
                 case preserveValueOnDeletion, allowsCloudEncryption, ephemeral, codable
             }
             let kind: Kind
@@ -164,18 +166,21 @@ func _transformer(named name: String) -> ResolvedTransformer? {
             case let data as Data: return data
             case let data as NSData: return Data(referencing: data)
             default:
-                throw SwiftDataError(SwiftDataError.storeError.code,
-                                     "value transformer \(name) did not turn the value into Data")
+                throw SwiftDataError(
+                    SwiftDataError.storeError.code,
+                    "value transformer \(name) did not turn the value into Data")
             }
         },
         decode: { data in
             guard type(of: transformer).allowsReverseTransformation() else {
-                throw SwiftDataError(SwiftDataError.storeError.code,
-                                     "value transformer \(name) does not allow reverse transformation, so stored values cannot be read")
+                throw SwiftDataError(
+                    SwiftDataError.storeError.code,
+                    "value transformer \(name) does not allow reverse transformation, so stored values cannot be read")
             }
             guard let value = transformer.reverseTransformedValue(data) else {
-                throw SwiftDataError(SwiftDataError.storeError.code,
-                                     "value transformer \(name) could not turn the stored Data back into a value")
+                throw SwiftDataError(
+                    SwiftDataError.storeError.code,
+                    "value transformer \(name) could not turn the stored Data back into a value")
             }
             return value
         })

@@ -30,8 +30,10 @@ extension Schema {
         public var isConstant: Bool
 
         /// Creates property metadata; the ``Model()`` macro writes these calls.
-        public init(name: String, keypath: AnyKeyPath, defaultValue: Any?,
-                    metadata: (any SchemaProperty)?, isConstant: Bool = false) {
+        public init(
+            name: String, keypath: AnyKeyPath, defaultValue: Any?,
+            metadata: (any SchemaProperty)?, isConstant: Bool = false
+        ) {
             self.name = name
             self.keypath = keypath
             self.defaultValue = defaultValue

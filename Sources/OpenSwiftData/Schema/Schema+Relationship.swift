@@ -55,10 +55,12 @@ extension Schema {
         let _originalName: String?
 
         /// Creates a relationship description; `@Relationship(...)` arguments are passed here.
-        public init(_ options: Option..., deleteRule: DeleteRule = .nullify,
-                    minimumModelCount: Int? = 0, maximumModelCount: Int? = 0,
-                    originalName: String? = nil, inverse: AnyKeyPath? = nil,
-                    hashModifier: String? = nil) {
+        public init(
+            _ options: Option..., deleteRule: DeleteRule = .nullify,
+            minimumModelCount: Int? = 0, maximumModelCount: Int? = 0,
+            originalName: String? = nil, inverse: AnyKeyPath? = nil,
+            hashModifier: String? = nil
+        ) {
             self.name = ""
             self.options = options
             self.deleteRule = deleteRule

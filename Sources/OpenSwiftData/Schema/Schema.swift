@@ -20,7 +20,9 @@ public final class Schema: @unchecked Sendable, CustomStringConvertible {
         public var patch: Int
         /// Creates a version.
         public init(_ major: Int, _ minor: Int, _ patch: Int) {
-            self.major = major; self.minor = minor; self.patch = patch
+            self.major = major
+            self.minor = minor
+            self.patch = patch
         }
         /// `major.minor.patch`.
         public var description: String { "\(major).\(minor).\(patch)" }
@@ -106,9 +108,10 @@ public final class Schema: @unchecked Sendable, CustomStringConvertible {
         var byName: [String: Entity] = [:]
         for e in entities {
             if byName[e.name] != nil, error == nil {
-                error = SwiftDataError(SwiftDataError.unknownSchema.code,
-                                       "two model classes are named \(e.name); entity names must be unique",
-                                       entityName: e.name)
+                error = SwiftDataError(
+                    SwiftDataError.unknownSchema.code,
+                    "two model classes are named \(e.name); entity names must be unique",
+                    entityName: e.name)
             }
             byName[e.name] = e
         }

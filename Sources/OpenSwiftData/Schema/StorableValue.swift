@@ -58,13 +58,16 @@ extension StorableValue {
 }
 
 private func outOfRange(_ value: Any) -> SwiftDataError {
-    SwiftDataError(SwiftDataError.invalidValue.code,
-                   "\(type(of: value)) value \(value) does not fit SQLite's 64-bit signed INTEGER")
+    SwiftDataError(
+        SwiftDataError.invalidValue.code,
+        "\(type(of: value)) value \(value) does not fit SQLite's 64-bit signed INTEGER")
 }
 
 extension StorableValue where Self: FixedWidthInteger {
     static var columnType: String { "INTEGER" }
-    static func read(_ stmt: SQLiteStatement, _ index: Int32) -> Self { Self(truncatingIfNeeded: stmt.int64(at: index)) }
+    static func read(_ stmt: SQLiteStatement, _ index: Int32) -> Self {
+        Self(truncatingIfNeeded: stmt.int64(at: index))
+    }
     func sqlValue() throws -> SQLValue {
         guard let v = Int64(exactly: self) else { throw outOfRange(self) }
         return .integer(v)
@@ -106,8 +109,9 @@ extension Bool: StorableValue {
 }
 
 func nanError(_ type: Any.Type) -> SwiftDataError {
-    SwiftDataError(SwiftDataError.invalidValue.code,
-                   "\(type) NaN cannot be stored: SQLite would turn it into NULL. Store nil or a number instead")
+    SwiftDataError(
+        SwiftDataError.invalidValue.code,
+        "\(type) NaN cannot be stored: SQLite would turn it into NULL. Store nil or a number instead")
 }
 
 extension Double: StorableValue {
@@ -165,7 +169,10 @@ extension String: StorableValue {
 /// `==` and `<` (which compare canonical equivalents as equal). ASCII text is returned as is.
 func nfcNormalized(_ s: String) -> String {
     var ascii = true
-    for b in s.utf8 where b >= 0x80 { ascii = false; break }
+    for b in s.utf8 where b >= 0x80 {
+        ascii = false
+        break
+    }
     if ascii { return s }
     return s.precomposedStringWithCanonicalMapping
 }
@@ -251,9 +258,12 @@ extension Decimal: StorableValue {
         if isNaN { throw nanError(Decimal.self) }
         let text = NSDecimalNumber(decimal: self).description(withLocale: Locale(identifier: "en_US_POSIX"))
         guard let double = Double(text), double.isFinite,
-              Decimal(string: "\(double)", locale: Locale(identifier: "en_US_POSIX")) == self else {
-            throw SwiftDataError(SwiftDataError.invalidValue.code,
-                                 "the Decimal \(text) has more significant digits than a DECIMAL column keeps (a 64-bit floating-point number: 15 digits are always exact); round it (NSDecimalRound) or store it as a String or a scaled Int")
+            Decimal(string: "\(double)", locale: Locale(identifier: "en_US_POSIX")) == self
+        else {
+            throw SwiftDataError(
+                SwiftDataError.invalidValue.code,
+                "the Decimal \(text) has more significant digits than a DECIMAL column keeps (a 64-bit floating-point number: 15 digits are always exact); round it (NSDecimalRound) or store it as a String or a scaled Int"
+            )
         }
         if let integer = Int64(exactly: double) { return .integer(integer) }
         return .real(double)

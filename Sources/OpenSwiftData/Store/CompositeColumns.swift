@@ -38,8 +38,9 @@ final class CompositeColumns: @unchecked Sendable {
         }
         // Not swallowed: a value that is not a JSON object is thrown just below (invalidValue).
         guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else {
-            throw SwiftDataError(SwiftDataError.invalidValue.code,
-                                 "\(codec.storedType) does not encode as a keyed container; it cannot be stored as a composite")
+            throw SwiftDataError(
+                SwiftDataError.invalidValue.code,
+                "\(codec.storedType) does not encode as a keyed container; it cannot be stored as a composite")
         }
         return try elements.map { try column($0, object[$0.name]) }
     }
@@ -65,8 +66,9 @@ final class CompositeColumns: @unchecked Sendable {
         }
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         guard let value = codec.decode(.text(String(decoding: data, as: UTF8.self))) else {
-            throw SwiftDataError(SwiftDataError.corruptStore.code,
-                                 "the stored columns of a composite do not decode as \(codec.storedType)")
+            throw SwiftDataError(
+                SwiftDataError.corruptStore.code,
+                "the stored columns of a composite do not decode as \(codec.storedType)")
         }
         return value
     }
@@ -106,9 +108,10 @@ final class CompositeColumns: @unchecked Sendable {
             do {
                 return try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
             } catch {
-                throw SwiftDataError(SwiftDataError.corruptStore.code,
-                                     "the composite element \(element.name) of \(codec.storedType) does not hold JSON",
-                                     underlying: error)
+                throw SwiftDataError(
+                    SwiftDataError.corruptStore.code,
+                    "the composite element \(element.name) of \(codec.storedType) does not hold JSON",
+                    underlying: error)
             }
         }
     }

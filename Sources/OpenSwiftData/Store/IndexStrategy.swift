@@ -23,7 +23,8 @@ public enum IndexStrategy: Sendable, Equatable, CustomStringConvertible {
         case .none: "none"
         case .declared: "declared"
         case .custom(let sets):
-            "custom(" + sets.keys.sorted().flatMap { e in sets[e]!.map { "\(e)(\($0.joined(separator: ",")))" } }
+            "custom("
+                + sets.keys.sorted().flatMap { e in sets[e]!.map { "\(e)(\($0.joined(separator: ",")))" } }
                 .joined(separator: ";") + ")"
         }
     }

@@ -27,10 +27,11 @@ final class MigrationLock {
         do {
             try connection.execute("BEGIN IMMEDIATE")
         } catch let e as SQLiteError {
-            release()   // deinit runs for an init that throws after every property is set
-            throw SwiftDataError(SwiftDataError.storeError.code,
-                                 "the store needs migrating but another connection kept it locked past the busy timeout; the migration did not start and the store was not modified. Try again",
-                                 url: url, underlying: e)
+            release()  // deinit runs for an init that throws after every property is set
+            throw SwiftDataError(
+                SwiftDataError.storeError.code,
+                "the store needs migrating but another connection kept it locked past the busy timeout; the migration did not start and the store was not modified. Try again",
+                url: url, underlying: e)
         }
     }
 
@@ -60,7 +61,9 @@ final class MigrationLock {
     func commit(from work: URL) throws {
         let source = try SQLiteConnection(path: work.path, mode: .readOnly)
         defer { source.close() }
-        for row in try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") {
+        for row in try connection.rows(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        {
             if case .text(let name)? = row.first { try connection.execute("DROP TABLE \(quoteIdentifier(name))") }
         }
         try MigrationLock.copyDatabase(from: source, to: connection)
@@ -81,19 +84,23 @@ final class MigrationLock {
     /// which has none of them, inside the caller's transaction. Values keep their storage
     /// classes (bound as read).
     static func copyDatabase(from source: SQLiteConnection, to destination: SQLiteConnection) throws {
-        let objects = try source.rows("""
+        let objects = try source.rows(
+            """
             SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%'
             ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 ELSE 2 END, rowid
             """)
         for object in objects {
-            guard case .text(let type)? = object.first, case .text(let name) = object[1], case .text(let sql) = object[2] else { continue }
+            guard case .text(let type)? = object.first, case .text(let name) = object[1],
+                case .text(let sql) = object[2]
+            else { continue }
             try destination.execute(sql)
             guard type == "table" else { continue }
             let select = try source.prepare("SELECT * FROM \(quoteIdentifier(name))")
             let columns = select.columnCount
             guard columns > 0 else { continue }
-            let insert = try destination.prepare("INSERT INTO \(quoteIdentifier(name)) VALUES ("
-                + Array(repeating: "?", count: Int(columns)).joined(separator: ", ") + ")")
+            let insert = try destination.prepare(
+                "INSERT INTO \(quoteIdentifier(name)) VALUES ("
+                    + Array(repeating: "?", count: Int(columns)).joined(separator: ", ") + ")")
             while try select.step() {
                 for i in 0..<columns { try insert.bind(select.value(at: i), at: i + 1) }
                 try insert.execute()

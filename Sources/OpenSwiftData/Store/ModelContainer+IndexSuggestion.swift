@@ -15,10 +15,12 @@ extension ModelContainer {
     /// computed (`contains`, arithmetic, `Decimal` collations) is left to the scan of the rows the
     /// index narrows to. An empty result means no index would help this query.
     /// - Throws: what a fetch of `descriptor` would throw for its predicate or sort.
-    public func suggestedIndexes<T: PersistentModel>(for descriptor: FetchDescriptor<T>) throws -> [String: [[String]]] {
+    public func suggestedIndexes<T: PersistentModel>(for descriptor: FetchDescriptor<T>) throws -> [String: [[String]]]
+    {
         let q = try ModelContext(self).query(descriptor)
         let alias = "t."
-        var equality: [String] = [], range: [String] = []
+        var equality: [String] = []
+        var range: [String] = []
         for term in IndexSuggestion.conjuncts(q.compiled.whereSQL) {
             guard let (column, rest) = IndexSuggestion.leadingColumn(term, alias: alias) else { continue }
             if rest == " IS ?" || rest == " = ?" || rest.hasPrefix(" IN (") {
@@ -30,7 +32,8 @@ extension ModelContainer {
         var sort: [String] = []
         for term in IndexSuggestion.splitTopLevel(q.compiled.orderBy, separator: ", ") {
             guard let (column, rest) = IndexSuggestion.leadingColumn(term, alias: alias),
-                  rest == " ASC" || rest == " DESC" else { break }
+                rest == " ASC" || rest == " DESC"
+            else { break }
             if column == "Z_PK" { break }
             sort.append(column)
         }
@@ -41,7 +44,9 @@ extension ModelContainer {
             columns += sort.filter { !columns.contains($0) }
         }
         let properties = columns.compactMap { column in
-            q.table.slotColumns[ObjectIdentifier(q.layout.type)]?.first { $0.value == column }.map { q.layout.slots[$0.key].name }
+            q.table.slotColumns[ObjectIdentifier(q.layout.type)]?.first { $0.value == column }.map {
+                q.layout.slots[$0.key].name
+            }
         }
         guard !properties.isEmpty, properties.count == columns.count else { return [:] }
         return [q.layout.name: [properties]]
@@ -71,21 +76,27 @@ enum IndexSuggestion {
 
     /// The index of the parenthesis closing the one `s` starts with.
     private static func closingIndex(of s: String) -> String.Index? {
-        var depth = 0, quoted = false
+        var depth = 0
+        var quoted = false
         for i in s.indices {
             let c = s[i]
             if c == "\"" { quoted.toggle() }
             if quoted { continue }
             if c == "(" { depth += 1 }
-            if c == ")" { depth -= 1; if depth == 0 { return i } }
+            if c == ")" {
+                depth -= 1
+                if depth == 0 { return i }
+            }
         }
         return nil
     }
 
     /// `sql` split at `separator` where it is outside parentheses, quotes and `CASE … END`.
     static func splitTopLevel(_ sql: String, separator: String) -> [String] {
-        var parts: [String] = [], current = ""
-        var depth = 0, quoted = false
+        var parts: [String] = []
+        var current = ""
+        var depth = 0
+        var quoted = false
         var i = sql.startIndex
         while i < sql.endIndex {
             let c = sql[i]
@@ -93,7 +104,9 @@ enum IndexSuggestion {
             if !quoted {
                 if c == "(" { depth += 1 }
                 if c == ")" { depth -= 1 }
-                if sql[i...].hasPrefix("CASE ") && (i == sql.startIndex || !sql[sql.index(before: i)].isLetter) { depth += 1 }
+                if sql[i...].hasPrefix("CASE ") && (i == sql.startIndex || !sql[sql.index(before: i)].isLetter) {
+                    depth += 1
+                }
                 if sql[i...].hasPrefix(" END") { depth -= 1 }
                 if depth == 0, sql[i...].hasPrefix(separator) {
                     parts.append(current)
@@ -112,11 +125,16 @@ enum IndexSuggestion {
     /// The column a term starts with (`t."code" > ?` → `code`, ` > ?`), or `nil`.
     static func leadingColumn(_ term: String, alias: String) -> (String, String)? {
         guard term.hasPrefix(alias + "\"") else { return nil }
-        var name = "", rest = term.dropFirst(alias.count + 1)
+        var name = ""
+        var rest = term.dropFirst(alias.count + 1)
         while let c = rest.first {
             rest = rest.dropFirst()
             if c == "\"" {
-                if rest.first == "\"" { name.append("\""); rest = rest.dropFirst(); continue }
+                if rest.first == "\"" {
+                    name.append("\"")
+                    rest = rest.dropFirst()
+                    continue
+                }
                 return (name, String(rest))
             }
             name.append(c)

@@ -35,8 +35,10 @@ public struct StoreIndex: Sendable, Equatable, Codable, CustomStringConvertible 
     public var sizeBytes: Int?
 
     /// Creates a value.
-    public init(name: String, table: String, columns: [String], entity: String, properties: [String],
-                role: Role, sizeBytes: Int?) {
+    public init(
+        name: String, table: String, columns: [String], entity: String, properties: [String],
+        role: Role, sizeBytes: Int?
+    ) {
         self.name = name
         self.table = table
         self.columns = columns
@@ -133,8 +135,9 @@ extension ModelContainer {
         var result: [String: (unique: Bool, sql: String)] = [:]
         for row in try scratch.rows("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL") {
             guard case .text(let name) = row[0], case .text(let sql) = row[1] else { continue }
-            let unique = try scratch.scalar("SELECT \"unique\" FROM pragma_index_list((SELECT tbl_name FROM sqlite_master WHERE name = ?)) WHERE name = ?",
-                                            [.text(name), .text(name)])
+            let unique = try scratch.scalar(
+                "SELECT \"unique\" FROM pragma_index_list((SELECT tbl_name FROM sqlite_master WHERE name = ?)) WHERE name = ?",
+                [.text(name), .text(name)])
             result[name] = (unique == .integer(1), sql)
         }
         return result
@@ -154,7 +157,8 @@ extension ModelContainer {
         // try?: a feature probe; a failed prepare means this SQLite has no dbstat table.
         let hasDBStat = (try? db.prepare("SELECT 1 FROM dbstat LIMIT 0")) != nil
         var result: [StoreIndex] = []
-        let rows = try db.rows("SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY tbl_name, name")
+        let rows = try db.rows(
+            "SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY tbl_name, name")
         for row in rows {
             guard case .text(let name) = row[0], case .text(let tableName) = row[1] else { continue }
             // The persistent-history tables' indexes are the store's, not the models'.
@@ -167,7 +171,8 @@ extension ModelContainer {
             let properties = columns.map { column -> String in
                 guard let table else { return column }
                 for e in table.entities {
-                    if let slot = table.slotColumns[ObjectIdentifier(e.type)]?.first(where: { $0.value == column })?.key {
+                    if let slot = table.slotColumns[ObjectIdentifier(e.type)]?.first(where: { $0.value == column })?.key
+                    {
                         return e.slots[slot].name
                     }
                 }
@@ -176,11 +181,16 @@ extension ModelContainer {
             let role: StoreIndex.Role
             if let entry = layoutIndexes[name] { role = entry.unique ? .unique : .required } else { role = .secondary }
             var size: Int?
-            if hasDBStat, case .integer(let bytes)? = try db.scalar("SELECT sum(pgsize) FROM dbstat WHERE name = ?", [.text(name)]) {
+            if hasDBStat,
+                case .integer(let bytes)? = try db.scalar(
+                    "SELECT sum(pgsize) FROM dbstat WHERE name = ?", [.text(name)])
+            {
                 size = Int(bytes)
             }
-            result.append(StoreIndex(name: name, table: tableName, columns: columns, entity: root?.name ?? tableName,
-                                     properties: properties, role: role, sizeBytes: size))
+            result.append(
+                StoreIndex(
+                    name: name, table: tableName, columns: columns, entity: root?.name ?? tableName,
+                    properties: properties, role: role, sizeBytes: size))
         }
         return result
     }
@@ -190,8 +200,9 @@ extension ModelContainer {
         do {
             return try body()
         } catch let e as SQLiteError {
-            throw SwiftDataError(SwiftDataError.storeError.code, "the store's indexes could not be read or changed",
-                                 sql: e.sql, underlying: e)
+            throw SwiftDataError(
+                SwiftDataError.storeError.code, "the store's indexes could not be read or changed",
+                sql: e.sql, underlying: e)
         }
     }
 }

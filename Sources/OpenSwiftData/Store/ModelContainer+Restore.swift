@@ -30,11 +30,12 @@ extension ModelContainer {
             do {
                 try db.copyContents(of: source)
             } catch {
-                throw SwiftDataError(SwiftDataError.storeError.code, "SQLite's backup failed; nothing was restored",
-                                     url: url, underlying: error)
+                throw SwiftDataError(
+                    SwiftDataError.storeError.code, "SQLite's backup failed; nothing was restored",
+                    url: url, underlying: error)
             }
             try db.run("UPDATE Z_METADATA SET Z_UUID = ? WHERE Z_VERSION = 1", [.text(store.identifier)])
-            store.noteCommit()   // registered rows of existing contexts refresh on their next fetch
+            store.noteCommit()  // registered rows of existing contexts refresh on their next fetch
         }
     }
 
@@ -52,13 +53,15 @@ extension ModelContainer {
     public func backup(to url: URL) throws {
         try requireOneStore("backup(to:)")
         guard !FileManager.default.fileExists(atPath: url.path) else {
-            throw SwiftDataError(SwiftDataError.storeError.code, "the backup file already exists; choose a new path", url: url)
+            throw SwiftDataError(
+                SwiftDataError.storeError.code, "the backup file already exists; choose a new path", url: url)
         }
         let target: SQLiteConnection
         do {
             target = try SQLiteConnection(path: url.path, mode: .readWriteCreate)
         } catch {
-            throw SwiftDataError(SwiftDataError.storeError.code, "the backup file cannot be created", url: url, underlying: error)
+            throw SwiftDataError(
+                SwiftDataError.storeError.code, "the backup file cannot be created", url: url, underlying: error)
         }
         defer { target.close() }
         do {
@@ -66,14 +69,17 @@ extension ModelContainer {
                 do {
                     try target.copyContents(of: db)
                 } catch {
-                    throw SwiftDataError(SwiftDataError.storeError.code, "SQLite's backup failed", url: url, underlying: error)
+                    throw SwiftDataError(
+                        SwiftDataError.storeError.code, "SQLite's backup failed", url: url, underlying: error)
                 }
             }
             _ = try target.scalar("PRAGMA journal_mode = DELETE")
         } catch {
             target.close()
             // try?: removes a half-written copy; the backup's own error is what is rethrown.
-            for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+            for suffix in ["", "-journal", "-wal", "-shm"] {
+                try? FileManager.default.removeItem(atPath: url.path + suffix)
+            }
             throw error
         }
     }

@@ -45,7 +45,8 @@ extension SQLiteStore {
     }
 
     /// Whether `OPENSWIFTDATA_RECORD_HISTORY=0` is set (read once per process).
-    static let historyRecordingDisabled: Bool = ProcessInfo.processInfo.environment["OPENSWIFTDATA_RECORD_HISTORY"] == "0"
+    static let historyRecordingDisabled: Bool =
+        ProcessInfo.processInfo.environment["OPENSWIFTDATA_RECORD_HISTORY"] == "0"
 
     /// The number of `ZTOMBSTONE<n>` columns `ACHANGE` has.
     func tombstoneColumnCount(_ db: SQLiteConnection) throws -> Int {
@@ -67,7 +68,8 @@ extension SQLiteStore {
         return try withConnection { db in
             var transactions: [StoredTransaction] = []
             var position: [Int64: Int] = [:]
-            let rows = try db.rows("""
+            let rows = try db.rows(
+                """
                 SELECT t.Z_PK, t.ZTIMESTAMP, coalesce(a.ZNAME, t.ZAUTHOR), coalesce(b.ZNAME, t.ZBUNDLEID), coalesce(p.ZNAME, t.ZPROCESSID)
                 FROM ATRANSACTION t
                 LEFT JOIN ATRANSACTIONSTRING a ON a.Z_PK = t.ZAUTHORTS
@@ -77,21 +79,34 @@ extension SQLiteStore {
                 """)
             for row in rows {
                 guard case .integer(let key) = row[0] else { continue }
-                let seconds: Double = switch row[1] { case .real(let d): d; case .integer(let i): Double(i); default: 0 }
+                let seconds: Double =
+                    switch row[1] {
+                    case .real(let d): d
+                    case .integer(let i): Double(i)
+                    default: 0
+                    }
                 func text(_ v: SQLValue) -> String? { if case .text(let s) = v { s } else { nil } }
                 position[key] = transactions.count
-                transactions.append(StoredTransaction(key: key, timestamp: Date(timeIntervalSinceReferenceDate: seconds),
-                                                      author: text(row[2]), bundle: text(row[3]), process: text(row[4])))
+                transactions.append(
+                    StoredTransaction(
+                        key: key, timestamp: Date(timeIntervalSinceReferenceDate: seconds),
+                        author: text(row[2]), bundle: text(row[3]), process: text(row[4])))
             }
             let tombstones = try tombstoneColumnCount(db)
             let extra = (0..<tombstones).map { ", ZTOMBSTONE\($0)" }.joined()
-            for row in try db.rows("SELECT Z_PK, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(extra) FROM ACHANGE ORDER BY Z_PK") {
-                guard case .integer(let key) = row[0], case .integer(let kind) = row[1], case .integer(let entity) = row[2],
-                      case .integer(let entityKey) = row[3], case .integer(let transaction) = row[4],
-                      let index = position[transaction] else { continue }
+            for row in try db.rows(
+                "SELECT Z_PK, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(extra) FROM ACHANGE ORDER BY Z_PK"
+            ) {
+                guard case .integer(let key) = row[0], case .integer(let kind) = row[1],
+                    case .integer(let entity) = row[2],
+                    case .integer(let entityKey) = row[3], case .integer(let transaction) = row[4],
+                    let index = position[transaction]
+                else { continue }
                 let columns: Data? = if case .blob(let d) = row[5] { d } else { nil }
-                transactions[index].changes.append(StoredChange(key: key, kind: kind, entity: entity, entityKey: entityKey,
-                                                                columns: columns, tombstone: Array(row.dropFirst(6))))
+                transactions[index].changes.append(
+                    StoredChange(
+                        key: key, kind: kind, entity: entity, entityKey: entityKey,
+                        columns: columns, tombstone: Array(row.dropFirst(6))))
             }
             return transactions
         }

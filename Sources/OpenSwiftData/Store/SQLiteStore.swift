@@ -35,24 +35,28 @@ final class SQLiteStore: @unchecked Sendable {
         let kind = try SQLiteStore.checkPath(url)
         if kind == .missing {
             if readOnly {
-                throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
-                                     "there is no store file to open read-only (allowsSave: false); create it with a configuration that allows saving first",
-                                     url: url)
+                throw SwiftDataError(
+                    SwiftDataError.loadIssueModelContainer.code,
+                    "there is no store file to open read-only (allowsSave: false); create it with a configuration that allows saving first",
+                    url: url)
             }
             do {
-                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(),
-                                                        withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    at: url.deletingLastPathComponent(),
+                    withIntermediateDirectories: true)
             } catch {
-                throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
-                                     "the store's directory cannot be created", url: url, underlying: error)
+                throw SwiftDataError(
+                    SwiftDataError.loadIssueModelContainer.code,
+                    "the store's directory cannot be created", url: url, underlying: error)
             }
         }
         if kind == .nonEmpty || readOnly {
             // Validate without any possibility of writing the file.
             let probe = try SQLiteStore.openConnection(url, mode: .readOnly)
             do {
-                let identifier = try SQLiteStore.validate(probe, mapping: mapping, url: url,
-                                                          checkIntegrity: true, emptyIsError: readOnly)
+                let identifier = try SQLiteStore.validate(
+                    probe, mapping: mapping, url: url,
+                    checkIntegrity: true, emptyIsError: readOnly)
                 if readOnly {
                     connection = probe
                     self.identifier = identifier ?? ""
@@ -92,17 +96,19 @@ final class SQLiteStore: @unchecked Sendable {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
             if isDirectory.boolValue {
-                throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
-                                     "the store path is a directory, not a file; point the configuration at a file inside it",
-                                     url: url)
+                throw SwiftDataError(
+                    SwiftDataError.loadIssueModelContainer.code,
+                    "the store path is a directory, not a file; point the configuration at a file inside it",
+                    url: url)
             }
             let attributes: [FileAttributeKey: Any]
             do {
                 attributes = try FileManager.default.attributesOfItem(atPath: url.path)
             } catch {
                 // A size that cannot be read must not classify the file as empty (it would be created over).
-                throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
-                                     "the store file's size cannot be read; check its permissions", url: url, underlying: error)
+                throw SwiftDataError(
+                    SwiftDataError.loadIssueModelContainer.code,
+                    "the store file's size cannot be read; check its permissions", url: url, underlying: error)
             }
             let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
             return size == 0 ? .empty : .nonEmpty
@@ -111,9 +117,10 @@ final class SQLiteStore: @unchecked Sendable {
         while parent.path != "/" && !parent.path.isEmpty {
             if FileManager.default.fileExists(atPath: parent.path, isDirectory: &isDirectory) {
                 if !isDirectory.boolValue {
-                    throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
-                                         "the store cannot be created: \(parent.path) is a file, not a directory",
-                                         url: url)
+                    throw SwiftDataError(
+                        SwiftDataError.loadIssueModelContainer.code,
+                        "the store cannot be created: \(parent.path) is a file, not a directory",
+                        url: url)
                 }
                 break
             }
@@ -146,8 +153,10 @@ final class SQLiteStore: @unchecked Sendable {
     /// - Throws: `.notADatabase`, `.corruptStore` (only when SQLite itself says so),
     ///   `.incompatibleSchema`, `.loadIssueModelContainer`; every message says the file was
     ///   not modified, which holds because callers validate before writing anything.
-    static func validate(_ db: SQLiteConnection, mapping: StoreMapping, url: URL?, checkIntegrity: Bool,
-                         emptyIsError: Bool) throws -> String? {
+    static func validate(
+        _ db: SQLiteConnection, mapping: StoreMapping, url: URL?, checkIntegrity: Bool,
+        emptyIsError: Bool
+    ) throws -> String? {
         let names: Set<String>
         do {
             names = try tableNames(db)
@@ -156,29 +165,33 @@ final class SQLiteStore: @unchecked Sendable {
         }
         if names.isEmpty {
             if emptyIsError {
-                throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
-                                     "the store is empty and cannot be created read-only (allowsSave: false); it was not modified",
-                                     url: url)
+                throw SwiftDataError(
+                    SwiftDataError.loadIssueModelContainer.code,
+                    "the store is empty and cannot be created read-only (allowsSave: false); it was not modified",
+                    url: url)
             }
             return nil
         }
         guard names.contains("Z_METADATA") else {
-            throw SwiftDataError(SwiftDataError.incompatibleSchema.code,
-                                 "the database is not a SwiftData or Core Data store (no Z_METADATA table); it was not modified",
-                                 url: url)
+            throw SwiftDataError(
+                SwiftDataError.incompatibleSchema.code,
+                "the database is not a SwiftData or Core Data store (no Z_METADATA table); it was not modified",
+                url: url)
         }
         do {
             if checkIntegrity, let url,
-               // try?: an unreadable size only skips the optional quick_check; SQLite opening the file reports real errors.
-               let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue,
-               size <= 64 << 20 {
+                // try?: an unreadable size only skips the optional quick_check; SQLite opening the file reports real errors.
+                let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue,
+                size <= 64 << 20
+            {
                 let check = try db.rows("PRAGMA quick_check(5)").compactMap { row -> String? in
                     if case .text(let t)? = row.first { t } else { nil }
                 }
                 if check != ["ok"] {
-                    throw SwiftDataError(SwiftDataError.corruptStore.code,
-                                         "SQLite's integrity check failed (\(check.joined(separator: "; "))); the file was not modified. Restore it from a backup",
-                                         url: url)
+                    throw SwiftDataError(
+                        SwiftDataError.corruptStore.code,
+                        "SQLite's integrity check failed (\(check.joined(separator: "; "))); the file was not modified. Restore it from a backup",
+                        url: url)
                 }
             }
             let stored = try storedMetadata(db, url: url)
@@ -194,21 +207,27 @@ final class SQLiteStore: @unchecked Sendable {
     /// - Throws: `.incompatibleSchema` when the table is not Core Data's, `.corruptStore` when
     ///   its row or property list is missing or unreadable; ``SQLiteError`` from SQLite.
     static func storedMetadata(_ db: SQLiteConnection, url: URL?) throws -> StoreMetadata {
-        let metadataColumns = Set(try db.rows("SELECT name FROM pragma_table_info('Z_METADATA')").compactMap { row -> String? in
-            if case .text(let name)? = row.first { return name }
-            return nil
-        })
+        let metadataColumns = Set(
+            try db.rows("SELECT name FROM pragma_table_info('Z_METADATA')").compactMap { row -> String? in
+                if case .text(let name)? = row.first { return name }
+                return nil
+            })
         guard metadataColumns.isSuperset(of: ["Z_VERSION", "Z_UUID", "Z_PLIST"]) else {
-            let earlier = metadataColumns.contains("key") ? " It was written by OpenSwiftData 0.x, whose own layout predates Apple's format: regenerate it (fixtures: harness fixtures generate)." : ""
-            throw SwiftDataError(SwiftDataError.incompatibleSchema.code,
-                                 "the store's Z_METADATA table is not Core Data's (Z_VERSION, Z_UUID, Z_PLIST); it was not modified.\(earlier)",
-                                 url: url)
+            let earlier =
+                metadataColumns.contains("key")
+                ? " It was written by OpenSwiftData 0.x, whose own layout predates Apple's format: regenerate it (fixtures: harness fixtures generate)."
+                : ""
+            throw SwiftDataError(
+                SwiftDataError.incompatibleSchema.code,
+                "the store's Z_METADATA table is not Core Data's (Z_VERSION, Z_UUID, Z_PLIST); it was not modified.\(earlier)",
+                url: url)
         }
         let rows = try db.rows("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1")
         guard let row = rows.first, case .blob(let plist) = row[1] else {
-            throw SwiftDataError(SwiftDataError.corruptStore.code,
-                                 "the store has no Z_METADATA row with a property list; it was not modified",
-                                 url: url)
+            throw SwiftDataError(
+                SwiftDataError.corruptStore.code,
+                "the store has no Z_METADATA row with a property list; it was not modified",
+                url: url)
         }
         let uuid: String = if case .text(let t) = row[0] { t } else { "" }
         do {
@@ -228,14 +247,17 @@ final class SQLiteStore: @unchecked Sendable {
     /// Under the write lock: creates the schema when the database has no tables (another
     /// process may have created it since the file was checked), else validates it.
     private func createOrValidate(_ db: SQLiteConnection) throws {
-        if let existing = try SQLiteStore.validate(db, mapping: mapping, url: url, checkIntegrity: false,
-                                                   emptyIsError: false) {
+        if let existing = try SQLiteStore.validate(
+            db, mapping: mapping, url: url, checkIntegrity: false,
+            emptyIsError: false)
+        {
             identifier = existing
             return
         }
         let uuid = UUID()
         identifier = uuid.uuidString
-        try mapping.layout.createContents(on: db, metadata: StoreMetadata(model: mapping.model, uuid: uuid), skipping: [])
+        try mapping.layout.createContents(
+            on: db, metadata: StoreMetadata(model: mapping.model, uuid: uuid), skipping: [])
     }
 
     /// Whether saves record history, and how many tombstone columns `ACHANGE` has; read from
@@ -278,8 +300,10 @@ final class SQLiteStore: @unchecked Sendable {
     /// SELECT t."Z_PK", t."Z_ENT", …, t."Z_OPT" FROM "Trip" t WHERE t."Z_PK" = ?
     /// ```
     @discardableResult
-    func readRow(_ table: StoreMapping.Table, pk: Int64,
-                 _ body: (SQLiteStatement, StoreGeneration) throws -> Void) throws -> Bool {
+    func readRow(
+        _ table: StoreMapping.Table, pk: Int64,
+        _ body: (SQLiteStatement, StoreGeneration) throws -> Void
+    ) throws -> Bool {
         do {
             return try withConnection { db in
                 let stmt = try db.cachedStatement(table.selectByKeySQL)
@@ -290,8 +314,9 @@ final class SQLiteStore: @unchecked Sendable {
                 return true
             }
         } catch let e as SQLiteError {
-            throw SwiftDataError(SwiftDataError.storeError.code, "the store could not be read",
-                                 sql: table.selectByKeySQL, underlying: e)
+            throw SwiftDataError(
+                SwiftDataError.storeError.code, "the store could not be read",
+                sql: table.selectByKeySQL, underlying: e)
         }
     }
 
@@ -303,8 +328,10 @@ final class SQLiteStore: @unchecked Sendable {
     /// SELECT "Z_1MEMO" FROM "Z_Memo_markers" WHERE "Z_2MARKER" = ?     -- a join table
     /// SELECT "memo" FROM "Marker" WHERE "Z_PK" = ?                     -- the target holds the key
     /// ```
-    func keys(holding storage: StoreMapping.RelationshipStorage, of table: StoreMapping.Table,
-              pointingAt pk: Int64) throws -> [Int64] {
+    func keys(
+        holding storage: StoreMapping.RelationshipStorage, of table: StoreMapping.Table,
+        pointingAt pk: Int64
+    ) throws -> [Int64] {
         let sql: String
         switch storage {
         case .foreignKey(let column):
@@ -322,7 +349,8 @@ final class SQLiteStore: @unchecked Sendable {
                 }
             }
         } catch {
-            throw SwiftDataError(SwiftDataError.storeError.code, "the store could not be read", sql: sql, underlying: error)
+            throw SwiftDataError(
+                SwiftDataError.storeError.code, "the store could not be read", sql: sql, underlying: error)
         }
     }
 
@@ -331,11 +359,13 @@ final class SQLiteStore: @unchecked Sendable {
     /// - Throws: ``SwiftDataError/storeError`` once ``erase()`` has closed the connection, and
     ///   whatever `body` throws.
     func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if isErased {
-            throw SwiftDataError(SwiftDataError.storeError.code,
-                                 "the container's store was erased (ModelContainer.erase()); create a new container to use the file again",
-                                 url: url)
+            throw SwiftDataError(
+                SwiftDataError.storeError.code,
+                "the container's store was erased (ModelContainer.erase()); create a new container to use the file again",
+                url: url)
         }
         return try body(connection)
     }
@@ -343,7 +373,8 @@ final class SQLiteStore: @unchecked Sendable {
     /// Runs `body` with exclusive use of the connection, even after ``erase()`` closed it (for
     /// calls that only read the connection's own counters).
     func withOpenOrClosedConnection<T>(_ body: (SQLiteConnection) throws -> T) rethrows -> T {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return try body(connection)
     }
 
@@ -363,7 +394,8 @@ final class SQLiteStore: @unchecked Sendable {
             try deleteAllData()
             return
         }
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if isErased { return }
         // The files are about to go: no point checkpointing the WAL into the main file.
         connection.disableCheckpointOnClose()
@@ -374,9 +406,10 @@ final class SQLiteStore: @unchecked Sendable {
             do {
                 try fm.removeItem(atPath: path)
             } catch {
-                throw SwiftDataError(SwiftDataError.storeError.code,
-                                     "the store was closed but \(path) could not be deleted",
-                                     url: url, underlying: error)
+                throw SwiftDataError(
+                    SwiftDataError.storeError.code,
+                    "the store was closed but \(path) could not be deleted",
+                    url: url, underlying: error)
             }
         }
     }
@@ -389,27 +422,33 @@ final class SQLiteStore: @unchecked Sendable {
         let untouched = modified ? "" : "; it was not modified"
         switch e.code {
         case .notADatabase:
-            return SwiftDataError(SwiftDataError.notADatabase.code,
-                                  "the file is not an SQLite database\(untouched). Point the configuration at a new file or at a store this library wrote",
-                                  url: url, underlying: e)
+            return SwiftDataError(
+                SwiftDataError.notADatabase.code,
+                "the file is not an SQLite database\(untouched). Point the configuration at a new file or at a store this library wrote",
+                url: url, underlying: e)
         case .corrupt:
-            return SwiftDataError(SwiftDataError.corruptStore.code,
-                                  "SQLite reports the store file as corrupt\(untouched). Restore it from a backup",
-                                  url: url, underlying: e)
+            return SwiftDataError(
+                SwiftDataError.corruptStore.code,
+                "SQLite reports the store file as corrupt\(untouched). Restore it from a backup",
+                url: url, underlying: e)
         case .full:
-            return SwiftDataError(SwiftDataError.storeError.code,
-                                  "the disk is full\(untouched). Free some space and try again", url: url, underlying: e)
+            return SwiftDataError(
+                SwiftDataError.storeError.code,
+                "the disk is full\(untouched). Free some space and try again", url: url, underlying: e)
         case .cantOpen:
-            return SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
-                                  "the store file cannot be opened (a missing directory, no permission, or not a regular file)\(untouched)",
-                                  url: url, underlying: e)
+            return SwiftDataError(
+                SwiftDataError.loadIssueModelContainer.code,
+                "the store file cannot be opened (a missing directory, no permission, or not a regular file)\(untouched)",
+                url: url, underlying: e)
         case .busy, .locked:
-            return SwiftDataError(SwiftDataError.storeError.code,
-                                  "another connection held the store locked past the busy timeout\(untouched). Try again",
-                                  url: url, underlying: e)
+            return SwiftDataError(
+                SwiftDataError.storeError.code,
+                "another connection held the store locked past the busy timeout\(untouched). Try again",
+                url: url, underlying: e)
         default:
-            return SwiftDataError(SwiftDataError.loadIssueModelContainer.code, "the store cannot be read\(untouched)",
-                                  url: url, underlying: e)
+            return SwiftDataError(
+                SwiftDataError.loadIssueModelContainer.code, "the store cannot be read\(untouched)",
+                url: url, underlying: e)
         }
     }
 
@@ -422,9 +461,10 @@ final class SQLiteStore: @unchecked Sendable {
             do {
                 let mode = try connection.scalar("PRAGMA journal_mode = WAL")
                 if mode == .text("wal") { break }
-                throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
-                                     "SQLite would not switch the store to WAL mode (journal mode \(mode.map { "\($0)" } ?? "none"))",
-                                     url: url)
+                throw SwiftDataError(
+                    SwiftDataError.loadIssueModelContainer.code,
+                    "SQLite would not switch the store to WAL mode (journal mode \(mode.map { "\($0)" } ?? "none"))",
+                    url: url)
             } catch let e as SQLiteError where (e.code == .busy || e.code == .locked) && Date() < deadline {
                 usleep(2_000)
             } catch let e as SQLiteError {
@@ -458,8 +498,9 @@ extension SQLiteConnection {
         } catch let e as SwiftDataError {
             throw e
         } catch let e as SQLiteError {
-            throw SwiftDataError(SwiftDataError.storeError.code, "the save failed and was rolled back; nothing was written",
-                                 sql: e.sql, underlying: e)
+            throw SwiftDataError(
+                SwiftDataError.storeError.code, "the save failed and was rolled back; nothing was written",
+                sql: e.sql, underlying: e)
         }
     }
 }

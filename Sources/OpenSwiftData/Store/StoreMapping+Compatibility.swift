@@ -38,10 +38,11 @@ extension StoreMapping {
             lines.append("\(name): " + describeColumnChanges(of: name, db: db))
         }
         if differing.count > 12 { lines.append("… and \(differing.count - 12) more") }
-        throw SwiftDataError(SwiftDataError.incompatibleSchema.code,
-                             "the store was written with a different model and no migration plan covers it; it was not modified.\n Entities whose version hash differs:\n  "
-                                 + lines.joined(separator: "\n  "),
-                             entityName: differing.first, url: url)
+        throw SwiftDataError(
+            SwiftDataError.incompatibleSchema.code,
+            "the store was written with a different model and no migration plan covers it; it was not modified.\n Entities whose version hash differs:\n  "
+                + lines.joined(separator: "\n  "),
+            entityName: differing.first, url: url)
     }
 
     /// What differs between the columns the layout gives `entity`'s table and the store's.
@@ -53,20 +54,27 @@ extension StoreMapping {
         } catch {
             return "its columns could not be read (\(error))"
         }
-        let stored = Set(rows.compactMap { row -> String? in
-            if case .text(let name)? = row.first { return name }
-            return nil
-        })
+        let stored = Set(
+            rows.compactMap { row -> String? in
+                if case .text(let name)? = row.first { return name }
+                return nil
+            })
         if stored.isEmpty { return "the store has no table \(table.name)" }
         let wanted = Set(["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name))
-        let added = wanted.subtracting(stored).sorted(), removed = stored.subtracting(wanted).sorted()
+        let added = wanted.subtracting(stored).sorted()
+        let removed = stored.subtracting(wanted).sorted()
         var parts: [String] = []
-        if !added.isEmpty { parts.append("the models add column\(added.count > 1 ? "s" : "") \(added.joined(separator: ", "))") }
+        if !added.isEmpty {
+            parts.append("the models add column\(added.count > 1 ? "s" : "") \(added.joined(separator: ", "))")
+        }
         if !removed.isEmpty {
-            parts.append("the store has column\(removed.count > 1 ? "s" : "") \(removed.joined(separator: ", ")) that the models do not")
+            parts.append(
+                "the store has column\(removed.count > 1 ? "s" : "") \(removed.joined(separator: ", ")) that the models do not"
+            )
         }
         if parts.isEmpty {
-            return "same columns in \(table.name); a type, option, optionality, delete rule, count or uniqueness constraint changed"
+            return
+                "same columns in \(table.name); a type, option, optionality, delete rule, count or uniqueness constraint changed"
         }
         return parts.joined(separator: "; ")
     }

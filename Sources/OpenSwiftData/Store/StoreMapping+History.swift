@@ -45,15 +45,17 @@ extension StoreMapping {
                 guard let number = table.entityID(e) else { continue }
                 layoutsByEntityNumber[number] = e
                 let properties = model.historyProperties(of: e.name)
-                var bitOfSlot: [Int: Int] = [:], slotOfBit: [Int: Int] = [:]
+                var bitOfSlot: [Int: Int] = [:]
+                var slotOfBit: [Int: Int] = [:]
                 for (bit, name) in properties.enumerated() {
                     guard let slot = e.slotByName[name] else { continue }
                     bitOfSlot[slot] = bit
                     slotOfBit[bit] = slot
                 }
                 let tombstones = model.tombstoneAttributes(of: e.name).compactMap { e.slotByName[$0] }
-                var info = HistoryInfo(entity: number, properties: properties, bitOfSlot: bitOfSlot,
-                                       slotOfBit: slotOfBit, tombstoneSlots: tombstones)
+                var info = HistoryInfo(
+                    entity: number, properties: properties, bitOfSlot: bitOfSlot,
+                    slotOfBit: slotOfBit, tombstoneSlots: tombstones)
                 info.allProperties = info.bitmap(Array(bitOfSlot.keys))
                 historyInfos[ObjectIdentifier(e.type)] = info
             }

@@ -198,16 +198,20 @@ final class StoreMapping: @unchecked Sendable {
         try assignColumns(layout)
         var groupIDs: [String: Int] = [:]
         for table in tables {
-            table.selectList = (["Z_PK", "Z_ENT"] + table.columns + ["Z_OPT"]).map { "t." + quoteIdentifier($0) }.joined(separator: ", ")
+            table.selectList = (["Z_PK", "Z_ENT"] + table.columns + ["Z_OPT"]).map { "t." + quoteIdentifier($0) }
+                .joined(separator: ", ")
             for e in table.entities {
                 var groups: [Table.UniqueGroup] = []
                 let reads = table.plan(e).filter { $0.role != .foreignEntity }
                 for (names, owner) in e.uniquenessGroupsWithOwner {
-                    let groupReads = names.compactMap { n in e.slotByName[n].flatMap { s in reads.first { $0.slot == s } } }
+                    let groupReads = names.compactMap { n in
+                        e.slotByName[n].flatMap { s in reads.first { $0.slot == s } }
+                    }
                     // A composite cannot be compared as one value; its unique index still holds.
                     guard groupReads.count == names.count, groupReads.allSatisfy({ $0.width == 1 }) else { continue }
                     let cols = groupReads.map { table.columns[Int($0.column) - 2] }
-                    var sql = "SELECT \"Z_PK\", \"Z_ENT\" FROM \(quoteIdentifier(table.name)) WHERE "
+                    var sql =
+                        "SELECT \"Z_PK\", \"Z_ENT\" FROM \(quoteIdentifier(table.name)) WHERE "
                         + cols.map { "\(quoteIdentifier($0)) = ?" }.joined(separator: " AND ")
                     let kinds = table.entityIDs(kindOf: owner)
                     if kinds.count < table.entities.count {
@@ -215,7 +219,8 @@ final class StoreMapping: @unchecked Sendable {
                     }
                     var batch: String?
                     if cols.count == 1 {
-                        batch = "SELECT \(quoteIdentifier(cols[0])), \"Z_PK\", \"Z_ENT\" FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(cols[0])) IN ("
+                        batch =
+                            "SELECT \(quoteIdentifier(cols[0])), \"Z_PK\", \"Z_ENT\" FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(cols[0])) IN ("
                             + Array(repeating: "?", count: Table.UniqueGroup.batchSize).joined(separator: ", ") + ")"
                         if kinds.count < table.entities.count {
                             batch! += " AND \"Z_ENT\" IN (\(kinds.map(String.init).joined(separator: ", ")))"
@@ -224,8 +229,10 @@ final class StoreMapping: @unchecked Sendable {
                     let groupKey = table.name + "|" + cols.joined(separator: ",")
                     let id = groupIDs[groupKey] ?? groupIDs.count
                     groupIDs[groupKey] = id
-                    groups.append(Table.UniqueGroup(key: cols.joined(separator: ","), id: id, reads: groupReads, lookupSQL: sql,
-                                                    batchLookupSQL: batch))
+                    groups.append(
+                        Table.UniqueGroup(
+                            key: cols.joined(separator: ","), id: id, reads: groupReads, lookupSQL: sql,
+                            batchLookupSQL: batch))
                 }
                 table.uniqueGroups[ObjectIdentifier(e.type)] = groups
             }
@@ -235,9 +242,11 @@ final class StoreMapping: @unchecked Sendable {
             for e in table.entities {
                 guard let id = table.entityID(e) else { continue }
                 table.entitiesByID[Int(id)] = e
-                var readers = Array(repeating: Table.SlotReader(column: -1, codec: nil, composite: nil), count: e.slots.count)
+                var readers = Array(
+                    repeating: Table.SlotReader(column: -1, codec: nil, composite: nil), count: e.slots.count)
                 for read in table.plan(e) where read.role != .foreignEntity {
-                    readers[read.slot] = Table.SlotReader(column: read.column, codec: read.codec, composite: read.composite)
+                    readers[read.slot] = Table.SlotReader(
+                        column: read.column, codec: read.codec, composite: read.composite)
                 }
                 table.slotReadersByID[Int(id)] = readers
             }
@@ -262,7 +271,9 @@ final class StoreMapping: @unchecked Sendable {
 
     /// Looked up for every deleted or saved model with relationships, so it hashes a type
     /// identity and a name, never a `String(reflecting:)` of the type (which walks a `Mirror`).
-    private func key(_ slot: ModelLayout.Slot) -> SlotKey { SlotKey(type: ObjectIdentifier(slot.declaringType), name: slot.name) }
+    private func key(_ slot: ModelLayout.Slot) -> SlotKey {
+        SlotKey(type: ObjectIdentifier(slot.declaringType), name: slot.name)
+    }
 
     /// Reads Apple's layout (``StoreLayout``) into per-entity column reads and relationship
     /// storage. The select list orders the columns so that a composite's element columns are
@@ -296,22 +307,29 @@ final class StoreMapping: @unchecked Sendable {
                             for (i, element) in elements.enumerated().dropFirst() {
                                 let at = column(element.column)
                                 guard at == start + Int32(i) else {
-                                    throw SwiftDataError(SwiftDataError.unknownSchema.code,
-                                                         "the composite \(e.name).\(s.name) shares a column with another property; it cannot be stored",
-                                                         entityName: e.name, propertyName: s.name)
+                                    throw SwiftDataError(
+                                        SwiftDataError.unknownSchema.code,
+                                        "the composite \(e.name).\(s.name) shares a column with another property; it cannot be stored",
+                                        entityName: e.name, propertyName: s.name)
                                 }
                             }
                             let attribute = layout.model.lineage(of: e.name).lazy
                                 .compactMap { $0.attributes.first { $0.name == s.name } }.first
-                            let composite = CompositeColumns(codec: codec, elements: attribute?.elements.filter { !$0.isTransient } ?? [])
-                            reads.append(Table.ColumnRead(slot: s.index, column: start, codec: codec, width: elements.count,
-                                                          composite: composite))
+                            let composite = CompositeColumns(
+                                codec: codec, elements: attribute?.elements.filter { !$0.isTransient } ?? [])
+                            reads.append(
+                                Table.ColumnRead(
+                                    slot: s.index, column: start, codec: codec, width: elements.count,
+                                    composite: composite))
                         }
                         map[s.index] = first.column
                     case .toOne(let key, let entityColumn)?:
-                        reads.append(Table.ColumnRead(slot: s.index, column: column(key), codec: nil, role: .foreignKey))
+                        reads.append(
+                            Table.ColumnRead(slot: s.index, column: column(key), codec: nil, role: .foreignKey))
                         if let entityColumn {
-                            reads.append(Table.ColumnRead(slot: s.index, column: column(entityColumn), codec: nil, role: .foreignEntity))
+                            reads.append(
+                                Table.ColumnRead(
+                                    slot: s.index, column: column(entityColumn), codec: nil, role: .foreignEntity))
                         }
                         map[s.index] = key
                     default:
@@ -386,9 +404,10 @@ final class StoreMapping: @unchecked Sendable {
                 for e in t.entities {
                     for slot in e.relationshipSlots {
                         guard case .foreignKey(let column)? = storage(of: e, slot: slot),
-                              // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
-                              let target = e.slots[slot].target, let tl = try? ModelLayout.of(target),
-                              self.table(for: tl) === table, seen.insert(t.name + "." + column).inserted else { continue }
+                            // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
+                            let target = e.slots[slot].target, let tl = try? ModelLayout.of(target),
+                            self.table(for: tl) === table, seen.insert(t.name + "." + column).inserted
+                        else { continue }
                         inbound.append((t, column))
                     }
                 }
@@ -397,7 +416,8 @@ final class StoreMapping: @unchecked Sendable {
             for e in table.entities {
                 for slot in e.relationshipSlots where ownsKeysOnDestination(e, slot: slot) {
                     guard case .inverseForeignKey(let t, let column)? = storage(of: e, slot: slot),
-                          seen.insert(t.name + "." + column).inserted else { continue }
+                        seen.insert(t.name + "." + column).inserted
+                    else { continue }
                     inbound.append((t, column))
                 }
             }
@@ -407,7 +427,8 @@ final class StoreMapping: @unchecked Sendable {
             for e in table.entities {
                 for slot in e.relationshipSlots {
                     guard case .joinTable(let name, let own, _)? = storage(of: e, slot: slot),
-                          seenJoins.insert(name + own).inserted else { continue }
+                        seenJoins.insert(name + own).inserted
+                    else { continue }
                     joins.append((name, own))
                 }
             }
@@ -415,7 +436,10 @@ final class StoreMapping: @unchecked Sendable {
             detachCache[ObjectIdentifier(table)] =
                 inbound.map { other, column in
                     "UPDATE \(quoteIdentifier(other.name)) SET \(quoteIdentifier(column)) = NULL WHERE \(quoteIdentifier(column)) = ?"
-                } + joins.map { name, column in "DELETE FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(column)) = ?" }
+                }
+                + joins.map { name, column in
+                    "DELETE FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(column)) = ?"
+                }
         }
     }
 
@@ -427,15 +451,18 @@ final class StoreMapping: @unchecked Sendable {
     /// The column names of `properties` of entity `entity`, or an error naming what is unknown.
     func indexColumns(entity: String, properties: [String]) throws -> (Table, [String]) {
         guard let table = tables.first(where: { $0.entities.contains { $0.name == entity } }),
-              let layout = table.entities.first(where: { $0.name == entity }) else {
-            throw SwiftDataError(SwiftDataError.unknownSchema.code, "no entity named \(entity) in the schema", entityName: entity)
+            let layout = table.entities.first(where: { $0.name == entity })
+        else {
+            throw SwiftDataError(
+                SwiftDataError.unknownSchema.code, "no entity named \(entity) in the schema", entityName: entity)
         }
         var cols: [String] = []
         for p in properties {
             guard let slot = layout.slotByName[p], let c = table.column(layout, slot) else {
-                throw SwiftDataError(SwiftDataError.unknownSchema.code,
-                                     "\(entity).\(p) is not a stored attribute or to-one relationship; it cannot be indexed",
-                                     entityName: entity, propertyName: p)
+                throw SwiftDataError(
+                    SwiftDataError.unknownSchema.code,
+                    "\(entity).\(p) is not a stored attribute or to-one relationship; it cannot be indexed",
+                    entityName: entity, propertyName: p)
             }
             cols.append(c)
         }
@@ -449,8 +476,9 @@ final class StoreMapping: @unchecked Sendable {
         }
         for statement in layout.statements {
             if statement.hasPrefix("CREATE INDEX "),
-               let name = statement.dropFirst("CREATE INDEX ".count).split(separator: " ").first.map(String.init),
-               declared.contains(name) {
+                let name = statement.dropFirst("CREATE INDEX ".count).split(separator: " ").first.map(String.init),
+                declared.contains(name)
+            {
                 declaredIndexDDL.append(statement)
                 declaredIndexNames.append(name)
             } else {

@@ -57,30 +57,37 @@ struct StoreMigration {
         let copies = try plan(db)
         let oldTables = old.layout.tables.map(\.name) + old.layout.joinTables.map(\.name)
         // Indexes and triggers first: their names are reused by the new layout.
-        let quotedOld = oldTables.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }.joined(separator: ", ")
+        let quotedOld = oldTables.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }.joined(
+            separator: ", ")
         if !oldTables.isEmpty {
-            let rows = try db.rows("SELECT type, name FROM sqlite_master WHERE type IN ('index', 'trigger') AND sql IS NOT NULL AND tbl_name IN (\(quotedOld))")
+            let rows = try db.rows(
+                "SELECT type, name FROM sqlite_master WHERE type IN ('index', 'trigger') AND sql IS NOT NULL AND tbl_name IN (\(quotedOld))"
+            )
             for row in rows {
                 guard case .text(let type)? = row.first, case .text(let name) = row[1] else { continue }
                 try db.execute("DROP \(type == "index" ? "INDEX" : "TRIGGER") \(quoteIdentifier(name))")
             }
         }
-        let existing = try Set(db.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { row -> String? in
-            if case .text(let s)? = row.first { s } else { nil }
-        })
+        let existing = try Set(
+            db.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { row -> String? in
+                if case .text(let s)? = row.first { s } else { nil }
+            })
         for name in oldTables where existing.contains(name) {
-            try db.execute("ALTER TABLE \(quoteIdentifier(name)) RENAME TO \(quoteIdentifier(StoreMigration.prefix + name))")
+            try db.execute(
+                "ALTER TABLE \(quoteIdentifier(name)) RENAME TO \(quoteIdentifier(StoreMigration.prefix + name))")
         }
-        for statement in new.layout.statements where !StoreMigration.fixedTables.contains(StoreMigration.table(of: statement)) {
+        for statement in new.layout.statements
+        where !StoreMigration.fixedTables.contains(StoreMigration.table(of: statement)) {
             try db.execute(statement)
         }
         for copy in copies {
             do {
                 try db.run(copy.sql, copy.arguments)
             } catch let e as SQLiteError where e.code == .constraint {
-                throw SwiftDataError(SwiftDataError.uniqueConstraintViolation.code,
-                                     "migration \(stageName): the existing rows break a uniqueness constraint of the new model; remove the duplicates in a custom stage's willMigrate. The store was not modified.",
-                                     underlying: e)
+                throw SwiftDataError(
+                    SwiftDataError.uniqueConstraintViolation.code,
+                    "migration \(stageName): the existing rows break a uniqueness constraint of the new model; remove the duplicates in a custom stage's willMigrate. The store was not modified.",
+                    underlying: e)
             }
         }
         for name in oldTables where existing.contains(name) {
@@ -124,15 +131,20 @@ struct StoreMigration {
         let from = quoteIdentifier(StoreMigration.prefix + source)
         let rowCounts = try entityRowCounts(db, table: quoteIdentifier(source), kept: kept)
         var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
-        var exprs = ["Z_PK", "CASE Z_ENT " + renumber.map { "WHEN \($0.old) THEN \($0.new)" }.joined(separator: " ") + " END", "Z_OPT"]
+        var exprs = [
+            "Z_PK", "CASE Z_ENT " + renumber.map { "WHEN \($0.old) THEN \($0.new)" }.joined(separator: " ") + " END",
+            "Z_OPT",
+        ]
         var arguments: [SQLValue] = []
         for column in table.columns {
             columns.append(column.name)
-            let (expr, args) = try expression(for: column, sourceTable: source, from: from, rowCounts: rowCounts, db: db)
+            let (expr, args) = try expression(
+                for: column, sourceTable: source, from: from, rowCounts: rowCounts, db: db)
             exprs.append(expr)
             arguments += args
         }
-        let sql = "INSERT INTO \(quoteIdentifier(table.name)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) SELECT "
+        let sql =
+            "INSERT INTO \(quoteIdentifier(table.name)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) SELECT "
             + exprs.joined(separator: ", ") + " FROM \(from) WHERE Z_ENT IN (\(kept))"
         return Copy(sql: sql, arguments: arguments)
     }
@@ -163,67 +175,89 @@ struct StoreMigration {
     }
 
     /// The SQL expression (over the renamed old table) that fills `column`, and its arguments.
-    private func expression(for column: StoreLayout.Column, sourceTable: String, from: String,
-                            rowCounts: [Int: Int], db: SQLiteConnection) throws -> (String, [SQLValue]) {
+    private func expression(
+        for column: StoreLayout.Column, sourceTable: String, from: String,
+        rowCounts: [Int: Int], db: SQLiteConnection
+    ) throws -> (String, [SQLValue]) {
         switch column.role {
         case .attribute(let entity, let name):
-            return try attributeExpression(entity: entity, name: name, element: nil, sourceTable: sourceTable,
-                                           from: from, rowCounts: rowCounts, db: db)
+            return try attributeExpression(
+                entity: entity, name: name, element: nil, sourceTable: sourceTable,
+                from: from, rowCounts: rowCounts, db: db)
         case .element(let entity, let name, let element):
-            return try attributeExpression(entity: entity, name: name, element: element, sourceTable: sourceTable,
-                                           from: from, rowCounts: rowCounts, db: db)
+            return try attributeExpression(
+                entity: entity, name: name, element: element, sourceTable: sourceTable,
+                from: from, rowCounts: rowCounts, db: db)
         case .toOneKey(let entity, let name):
-            guard case .toOne(let key, _)? = try oldRelationship(entity, name, sourceTable: sourceTable) else { return ("NULL", []) }
+            guard case .toOne(let key, _)? = try oldRelationship(entity, name, sourceTable: sourceTable) else {
+                return ("NULL", [])
+            }
             return (quoteIdentifier(key), [])
         case .toOneEntity(let entity, let name):
             guard case .toOne(let key, let entityColumn)? = try oldRelationship(entity, name, sourceTable: sourceTable),
-                  let destination = new.model.relationship(name, of: entity)?.destination else { return ("NULL", []) }
+                let destination = new.model.relationship(name, of: entity)?.destination
+            else { return ("NULL", []) }
             if let entityColumn {
                 let cases = old.layout.entities.compactMap { o -> String? in
                     guard let n = new.layout.entity(named: o.name) else { return nil }
                     return "WHEN \(o.number) THEN \(n.number)"
                 }
-                return cases.isEmpty ? ("NULL", []) : ("CASE \(quoteIdentifier(entityColumn)) \(cases.joined(separator: " ")) END", [])
+                return cases.isEmpty
+                    ? ("NULL", []) : ("CASE \(quoteIdentifier(entityColumn)) \(cases.joined(separator: " ")) END", [])
             }
             // The destination had no sub-entities: every key points at the destination itself.
             guard let number = new.layout.entity(named: destination)?.number else { return ("NULL", []) }
             return ("CASE WHEN \(quoteIdentifier(key)) IS NULL THEN NULL ELSE \(number) END", [])
         case .toManyKey(let entity, let name):
             guard case .toManyWithoutInverse(let table, let key)? = try oldRelationship(entity, name, sourceTable: nil),
-                  table == sourceTable else { return ("NULL", []) }
+                table == sourceTable
+            else { return ("NULL", []) }
             return (quoteIdentifier(key), [])
         }
     }
 
     /// Where the old model kept relationship `name` of `entity` (looked up by its original
     /// name), or `nil` when it had none; throws when the destination changed.
-    private func oldRelationship(_ entity: String, _ name: String, sourceTable: String?) throws -> StoreLayout.PropertyStorage? {
+    private func oldRelationship(_ entity: String, _ name: String, sourceTable: String?) throws -> StoreLayout
+        .PropertyStorage?
+    {
         let original = originalName(entity, name)
         guard let oldEntity = old.layout.entity(named: entity),
-              sourceTable == nil || oldEntity.table == sourceTable,
-              let oldRelationship = old.model.relationship(original, of: entity),
-              let newRelationship = new.model.relationship(name, of: entity) else { return nil }
+            sourceTable == nil || oldEntity.table == sourceTable,
+            let oldRelationship = old.model.relationship(original, of: entity),
+            let newRelationship = new.model.relationship(name, of: entity)
+        else { return nil }
         guard oldRelationship.destination == newRelationship.destination,
-              oldRelationship.isToMany == newRelationship.isToMany else {
-            throw refusal(entity, name, "changes from \(oldRelationship.isToMany ? "to-many" : "to-one") \(oldRelationship.destination) to \(newRelationship.isToMany ? "to-many" : "to-one") \(newRelationship.destination); a lightweight migration cannot move its links. Add a new relationship and copy the links in a custom stage")
+            oldRelationship.isToMany == newRelationship.isToMany
+        else {
+            throw refusal(
+                entity, name,
+                "changes from \(oldRelationship.isToMany ? "to-many" : "to-one") \(oldRelationship.destination) to \(newRelationship.isToMany ? "to-many" : "to-one") \(newRelationship.destination); a lightweight migration cannot move its links. Add a new relationship and copy the links in a custom stage"
+            )
         }
         return oldEntity.properties[original]
     }
 
-    private func attributeExpression(entity: String, name: String, element: String?, sourceTable: String, from: String,
-                                     rowCounts: [Int: Int], db: SQLiteConnection) throws -> (String, [SQLValue]) {
-        guard let newAttribute = new.model.allAttributes(of: entity).first(where: { $0.name == name }) else { return ("NULL", []) }
+    private func attributeExpression(
+        entity: String, name: String, element: String?, sourceTable: String, from: String,
+        rowCounts: [Int: Int], db: SQLiteConnection
+    ) throws -> (String, [SQLValue]) {
+        guard let newAttribute = new.model.allAttributes(of: entity).first(where: { $0.name == name }) else {
+            return ("NULL", [])
+        }
         let original = originalName(entity, name)
         // The entities whose rows have this attribute, by old and new number.
         let kinds = new.layout.entities.filter { e in new.model.lineage(of: e.name).contains { $0.name == entity } }
         let oldNumbers = kinds.compactMap { oldEntity($0.name, in: sourceTable)?.number }
         let rows = oldNumbers.reduce(0) { $0 + (rowCounts[$1] ?? 0) }
-        let isOptional = newAttribute.isOptional
+        let isOptional =
+            newAttribute.isOptional
             && (element == nil || newAttribute.elements.first { $0.name == element }?.isOptional ?? true)
         var sourceColumn: String?
         var oldIsOptional = true
         if let oldEntity = oldEntity(entity, in: sourceTable),
-           let oldAttribute = old.model.allAttributes(of: entity).first(where: { $0.name == original }) {
+            let oldAttribute = old.model.allAttributes(of: entity).first(where: { $0.name == original })
+        {
             try checkType(entity: entity, name: name, old: oldAttribute, new: newAttribute)
             switch oldEntity.properties[original] {
             case .column(let c)?: sourceColumn = c
@@ -244,9 +278,14 @@ struct StoreMigration {
                 return ("CASE WHEN \(within) THEN coalesce(\(quoted), ?) ELSE \(quoted) END", [defaultValue])
             }
             if rows > 0, oldIsOptional, element == nil,
-               case .integer(let nulls)? = try db.scalar("SELECT count(*) FROM \(quoteIdentifier(sourceTable)) WHERE \(within) AND \(quoted) IS NULL"),
-               nulls > 0 {
-                throw refusal(entity, name, "becomes non-optional, \(nulls) row\(nulls == 1 ? " has" : "s have") no value and it has no default value; give it a default (var \(name): T = …) or fill the values in a custom stage's willMigrate")
+                case .integer(let nulls)? = try db.scalar(
+                    "SELECT count(*) FROM \(quoteIdentifier(sourceTable)) WHERE \(within) AND \(quoted) IS NULL"),
+                nulls > 0
+            {
+                throw refusal(
+                    entity, name,
+                    "becomes non-optional, \(nulls) row\(nulls == 1 ? " has" : "s have") no value and it has no default value; give it a default (var \(name): T = …) or fill the values in a custom stage's willMigrate"
+                )
             }
             return (quoted, [])
         }
@@ -255,7 +294,10 @@ struct StoreMigration {
         }
         if !isOptional, rows > 0, element == nil {
             let renamed = original != name ? " (its original name \(original) is not in the old model either)" : ""
-            throw refusal(entity, name, "is added as a non-optional attribute without a default value\(renamed), and \(rows) existing row\(rows == 1 ? "" : "s") would have no value; make it optional, give it a default (var \(name): T = …), or add @Attribute(originalName:) if it was renamed")
+            throw refusal(
+                entity, name,
+                "is added as a non-optional attribute without a default value\(renamed), and \(rows) existing row\(rows == 1 ? "" : "s") would have no value; make it optional, give it a default (var \(name): T = …), or add @Attribute(originalName:) if it was renamed"
+            )
         }
         return ("NULL", [])
     }
@@ -263,13 +305,20 @@ struct StoreMigration {
     /// Refuses a type change: SwiftData's lightweight migration cannot convert values (MIG-09).
     private func checkType(entity: String, name: String, old: StoreModel.Attribute, new: StoreModel.Attribute) throws {
         func shape(_ a: StoreModel.Attribute) -> String {
-            if a.isComposite { return "composite {" + a.elements.map { "\($0.name): \(StoreMigration.typeName($0.type))" }.joined(separator: ", ") + "}" }
+            if a.isComposite {
+                return "composite {"
+                    + a.elements.map { "\($0.name): \(StoreMigration.typeName($0.type))" }.joined(separator: ", ") + "}"
+            }
             if let t = a.valueTransformerName { return "transformable (\(t))" }
             return StoreMigration.typeName(a.type)
         }
-        let before = shape(old), after = shape(new)
+        let before = shape(old)
+        let after = shape(new)
         guard before != after else { return }
-        throw refusal(entity, name, "changes type from \(before) to \(after); a lightweight migration cannot convert stored values. Use a custom stage: add a new attribute, copy converted values in didMigrate, remove the old one in a later version")
+        throw refusal(
+            entity, name,
+            "changes type from \(before) to \(after); a lightweight migration cannot convert stored values. Use a custom stage: add a new attribute, copy converted values in didMigrate, remove the old one in a later version"
+        )
     }
 
     static func typeName(_ type: StoreModel.AttributeType) -> String {
@@ -296,26 +345,32 @@ struct StoreMigration {
     /// The declared default of an attribute (or of one composite element), as stored.
     private func encodedDefault(entity: String, name: String, element: String?) throws -> SQLValue? {
         guard let layout = StoreMigration.layout(entity, in: new), let slot = layout.slotByName[name],
-              let value = layout.slots[slot].defaultValue, let table = new.table(for: layout),
-              let read = table.plan(layout).first(where: { $0.slot == slot }) else { return nil }
+            let value = layout.slots[slot].defaultValue, let table = new.table(for: layout),
+            let read = table.plan(layout).first(where: { $0.slot == slot })
+        else { return nil }
         if let element {
             guard let composite = read.composite,
-                  let index = composite.elements.firstIndex(where: { $0.name == element }) else { return nil }
+                let index = composite.elements.firstIndex(where: { $0.name == element })
+            else { return nil }
             return try composite.encode(value)[index]
         }
         return try read.codec?.encode(value)
     }
 
     private func refusal(_ entity: String, _ property: String, _ reason: String) -> SwiftDataError {
-        SwiftDataError(SwiftDataError.incompatibleSchema.code,
-                       "migration \(stageName): \(entity).\(property) \(reason). The store was not modified.",
-                       entityName: entity, propertyName: property)
+        SwiftDataError(
+            SwiftDataError.incompatibleSchema.code,
+            "migration \(stageName): \(entity).\(property) \(reason). The store was not modified.",
+            entityName: entity, propertyName: property)
     }
 
     private func plan(_ join: StoreLayout.JoinTable) throws -> Copy? {
-        guard case .manyToMany(let oldJoin, let own, let other)? = try oldRelationship(join.entity, join.relationship, sourceTable: nil)
+        guard
+            case .manyToMany(let oldJoin, let own, let other)? = try oldRelationship(
+                join.entity, join.relationship, sourceTable: nil)
         else { return nil }
-        let sql = "INSERT INTO \(quoteIdentifier(join.name)) (\(quoteIdentifier(join.ownerColumn)), \(quoteIdentifier(join.destinationColumn))) "
+        let sql =
+            "INSERT INTO \(quoteIdentifier(join.name)) (\(quoteIdentifier(join.ownerColumn)), \(quoteIdentifier(join.destinationColumn))) "
             + "SELECT \(quoteIdentifier(own)), \(quoteIdentifier(other)) FROM \(quoteIdentifier(StoreMigration.prefix + oldJoin))"
         return Copy(sql: sql, arguments: [])
     }
@@ -340,26 +395,30 @@ struct StoreMigration {
             if case .text(let name)? = row.first, case .integer(let max) = row[1] { maxByName[name] = max }
         }
         try db.run("DELETE FROM Z_PRIMARYKEY WHERE Z_ENT < 16000")
-        let present = Set(try db.rows("SELECT Z_ENT FROM Z_PRIMARYKEY").compactMap { row -> Int in
-            if case .integer(let n)? = row.first { Int(n) } else { -1 }
-        })
+        let present = Set(
+            try db.rows("SELECT Z_ENT FROM Z_PRIMARYKEY").compactMap { row -> Int in
+                if case .integer(let n)? = row.first { Int(n) } else { -1 }
+            })
         for row in new.layout.primaryKeyRows where !present.contains(row.entity) {
             var max = maxByName[row.name] ?? 0
             if row.superEntity == 0, row.entity < 16000, let table = new.layout.table(of: row.name),
-               case .integer(let largest)? = try db.scalar("SELECT max(Z_PK) FROM \(quoteIdentifier(table.name))") {
+                case .integer(let largest)? = try db.scalar("SELECT max(Z_PK) FROM \(quoteIdentifier(table.name))")
+            {
                 max = Swift.max(max, largest)
             }
-            try db.run(StoreLayout.insertPrimaryKeySQL,
-                       [.integer(Int64(row.entity)), .text(row.name), .integer(Int64(row.superEntity)), .integer(max)])
+            try db.run(
+                StoreLayout.insertPrimaryKeySQL,
+                [.integer(Int64(row.entity)), .text(row.name), .integer(Int64(row.superEntity)), .integer(max)])
         }
     }
 
     /// History: changes of removed entities go, the others are renumbered, and their `ZCOLUMNS`
     /// bitmaps and tombstone values follow the properties to their new positions.
     private func migrateHistory(_ db: SQLiteConnection) throws {
-        let tables = Set(try db.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { row -> String? in
-            if case .text(let s)? = row.first { s } else { nil }
-        })
+        let tables = Set(
+            try db.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { row -> String? in
+                if case .text(let s)? = row.first { s } else { nil }
+            })
         guard tables.contains("ACHANGE") else { return }
         let pairs = old.layout.entities.compactMap { o -> (StoreLayout.EntityLayout, StoreLayout.EntityLayout)? in
             new.layout.entity(named: o.name).map { (o, $0) }
@@ -376,12 +435,17 @@ struct StoreMigration {
             try db.execute("ALTER TABLE ACHANGE ADD COLUMN ZTOMBSTONE\(i)")
         }
         for (o, n) in pairs {
-            let oldProps = old.model.historyProperties(of: o.name), newProps = new.model.historyProperties(of: n.name)
-            let bitOfOriginal = Dictionary(newProps.enumerated().map { (originalName(n.name, $0.element), $0.offset) },
-                                           uniquingKeysWith: { a, _ in a })
+            let oldProps = old.model.historyProperties(of: o.name)
+            let newProps = new.model.historyProperties(of: n.name)
+            let bitOfOriginal = Dictionary(
+                newProps.enumerated().map { (originalName(n.name, $0.element), $0.offset) },
+                uniquingKeysWith: { a, _ in a })
             let moves = oldProps.enumerated().map { bitOfOriginal[$0.element] }
             if moves != Array(0..<oldProps.count).map({ Optional($0) }) || oldProps.count != newProps.count {
-                for row in try db.rows("SELECT Z_PK, ZCOLUMNS FROM ACHANGE WHERE ZENTITY = ? AND ZCOLUMNS IS NOT NULL", [.integer(Int64(n.number))]) {
+                for row in try db.rows(
+                    "SELECT Z_PK, ZCOLUMNS FROM ACHANGE WHERE ZENTITY = ? AND ZCOLUMNS IS NOT NULL",
+                    [.integer(Int64(n.number))])
+                {
                     guard case .integer(let pk)? = row.first, case .blob(let bitmap) = row[1] else { continue }
                     var bytes = [UInt8](repeating: 0, count: max(1, (newProps.count + 7) / 8))
                     for (byteIndex, byte) in bitmap.enumerated() {
@@ -394,16 +458,21 @@ struct StoreMigration {
                     try db.run("UPDATE ACHANGE SET ZCOLUMNS = ? WHERE Z_PK = ?", [.blob(Data(bytes)), .integer(pk)])
                 }
             }
-            let oldTombs = old.model.tombstoneAttributes(of: o.name), newTombs = new.model.tombstoneAttributes(of: n.name)
+            let oldTombs = old.model.tombstoneAttributes(of: o.name)
+            let newTombs = new.model.tombstoneAttributes(of: n.name)
             let sources = newTombs.map { name in oldTombs.firstIndex(of: originalName(n.name, name)) }
-            guard sources != Array(0..<newTombs.count).map({ Optional($0) }) || oldTombs.count != newTombs.count else { continue }
+            guard sources != Array(0..<newTombs.count).map({ Optional($0) }) || oldTombs.count != newTombs.count else {
+                continue
+            }
             let total = max(have, new.model.maximumTombstoneCount)
             guard total > 0 else { continue }
             let assignments = (0..<total).map { i -> String in
                 let source = i < sources.count ? sources[i] : nil
                 return "ZTOMBSTONE\(i) = " + (source.map { "ZTOMBSTONE\($0)" } ?? "NULL")
             }
-            try db.run("UPDATE ACHANGE SET \(assignments.joined(separator: ", ")) WHERE ZENTITY = ?", [.integer(Int64(n.number))])
+            try db.run(
+                "UPDATE ACHANGE SET \(assignments.joined(separator: ", ")) WHERE ZENTITY = ?",
+                [.integer(Int64(n.number))])
         }
     }
 
@@ -411,7 +480,8 @@ struct StoreMigration {
     /// other entry stay.
     private func writeMetadata(_ db: SQLiteConnection) throws {
         guard let row = try db.rows("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1").first,
-              case .blob(let plist) = row[1] else {
+            case .blob(let plist) = row[1]
+        else {
             throw SwiftDataError(SwiftDataError.corruptStore.code, "the store has no Z_METADATA row to update")
         }
         let uuid: String = if case .text(let t) = row[0] { t } else { "" }
@@ -441,7 +511,9 @@ extension StoreMigration {
             }
             for gone in removed {
                 for new in added where new.type == gone.type && StoreMigration.looksRenamed(gone.name, new.name) {
-                    out.append("migration \(stageName): \(entity.name).\(gone.name) was removed and \(entity.name).\(new.name) added with the same type; their values were not carried over. If it is a rename, declare @Attribute(originalName: \"\(gone.name)\") on \(new.name) in the new version.")
+                    out.append(
+                        "migration \(stageName): \(entity.name).\(gone.name) was removed and \(entity.name).\(new.name) added with the same type; their values were not carried over. If it is a rename, declare @Attribute(originalName: \"\(gone.name)\") on \(new.name) in the new version."
+                    )
                 }
             }
         }
@@ -452,7 +524,8 @@ extension StoreMigration {
     /// sharing their first four characters, once lower-cased without `_` (`start_date` and
     /// `startedOn`, `title` and `subtitle`; not `legacy` and `count`).
     static func looksRenamed(_ a: String, _ b: String) -> Bool {
-        let x = a.lowercased().replacingOccurrences(of: "_", with: ""), y = b.lowercased().replacingOccurrences(of: "_", with: "")
+        let x = a.lowercased().replacingOccurrences(of: "_", with: "")
+        let y = b.lowercased().replacingOccurrences(of: "_", with: "")
         if x.contains(y) || y.contains(x) { return true }
         return x.count >= 4 && y.count >= 4 && x.prefix(4) == y.prefix(4)
     }

@@ -3,7 +3,11 @@ import Foundation
 /// One `ACHANGE` row a save records.
 struct HistoryChangeRow {
     /// `ZCHANGETYPE`: 0 insert, 1 update, 2 delete.
-    enum Kind: Int64 { case insert = 0, update = 1, delete = 2 }
+    enum Kind: Int64 {
+        case insert = 0
+        case update = 1
+        case delete = 2
+    }
     let kind: Kind
     /// `ZENTITY`: the row's entity number.
     let entity: Int64
@@ -37,24 +41,36 @@ extension StoreWriter {
     /// SELECT ? + (Z_PK - ?), 16001, NULL, 0, Z_ENT, Z_PK, ? FROM ZITEM WHERE Z_PK BETWEEN ? AND ?
     /// ```
     @discardableResult
-    func recordTransaction(author: String?, bundle: String, process: String, timestamp: Date,
-                           insertedRanges: [(table: String, first: Int64, last: Int64)] = [],
-                           changes: [HistoryChangeRow], tombstoneColumns: Int) throws -> Int64 {
+    func recordTransaction(
+        author: String?, bundle: String, process: String, timestamp: Date,
+        insertedRanges: [(table: String, first: Int64, last: Int64)] = [],
+        changes: [HistoryChangeRow], tombstoneColumns: Int
+    ) throws -> Int64 {
         let authorKey = try author.map { try stringKey($0) }
-        let bundleKey = try stringKey(bundle), processKey = try stringKey(process)
+        let bundleKey = try stringKey(bundle)
+        let processKey = try stringKey(process)
         let transaction = try nextKeys(entity: 16002, count: 1)
-        try db.run("INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZPROCESSIDTS, ZTIMESTAMP) VALUES (?, 16002, NULL, ?, ?, ?, ?)",
-                   [.integer(transaction), authorKey.map { .integer($0) } ?? .null, .integer(bundleKey), .integer(processKey),
-                    .real(timestamp.timeIntervalSinceReferenceDate)])
+        try db.run(
+            "INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZPROCESSIDTS, ZTIMESTAMP) VALUES (?, 16002, NULL, ?, ?, ?, ?)",
+            [
+                .integer(transaction), authorKey.map { .integer($0) } ?? .null, .integer(bundleKey),
+                .integer(processKey),
+                .real(timestamp.timeIntervalSinceReferenceDate),
+            ])
         for range in insertedRanges where range.last >= range.first {
             let first = try nextKeys(entity: 16001, count: range.last - range.first + 1)
-            try db.run("INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID) SELECT ? + (Z_PK - ?), 16001, NULL, 0, Z_ENT, Z_PK, ? FROM \(quoteIdentifier(range.table)) WHERE Z_PK BETWEEN ? AND ? ORDER BY Z_PK",
-                       [.integer(first), .integer(range.first), .integer(transaction), .integer(range.first), .integer(range.last)])
+            try db.run(
+                "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID) SELECT ? + (Z_PK - ?), 16001, NULL, 0, Z_ENT, Z_PK, ? FROM \(quoteIdentifier(range.table)) WHERE Z_PK BETWEEN ? AND ? ORDER BY Z_PK",
+                [
+                    .integer(first), .integer(range.first), .integer(transaction), .integer(range.first),
+                    .integer(range.last),
+                ])
         }
         guard !changes.isEmpty else { return transaction }
         let first = try nextKeys(entity: 16001, count: Int64(changes.count))
         let extra = (0..<tombstoneColumns).map { ", ZTOMBSTONE\($0)" }.joined()
-        let sql = "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(extra)) VALUES (?, 16001, NULL, ?, ?, ?, ?, ?"
+        let sql =
+            "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(extra)) VALUES (?, 16001, NULL, ?, ?, ?, ?, ?"
             + String(repeating: ", ?", count: tombstoneColumns) + ")"
         let insert = try db.cachedStatement(sql)
         defer { insert.reset() }
@@ -78,7 +94,9 @@ extension StoreWriter {
     /// `count`, starting above the table's largest key too); returns the first.
     private func nextKeys(entity: Int64, count: Int64) throws -> Int64 {
         var max: Int64 = 0
-        if case .integer(let n)? = try db.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(entity)]) { max = n }
+        if case .integer(let n)? = try db.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(entity)]) {
+            max = n
+        }
         let table = entity == 16001 ? "ACHANGE" : entity == 16002 ? "ATRANSACTION" : "ATRANSACTIONSTRING"
         if case .integer(let n)? = try db.scalar("SELECT max(Z_PK) FROM \(table)") { max = Swift.max(max, n) }
         try db.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(max + count), .integer(entity)])
@@ -87,9 +105,14 @@ extension StoreWriter {
 
     /// The `ATRANSACTIONSTRING` key of `name`, inserting it the first time.
     private func stringKey(_ name: String) throws -> Int64 {
-        if case .integer(let pk)? = try db.scalar("SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = ?", [.text(name)]) { return pk }
+        if case .integer(let pk)? = try db.scalar("SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = ?", [.text(name)])
+        {
+            return pk
+        }
         let pk = try nextKeys(entity: 16003, count: 1)
-        try db.run("INSERT INTO ATRANSACTIONSTRING (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (?, 16003, 1, ?)", [.integer(pk), .text(name)])
+        try db.run(
+            "INSERT INTO ATRANSACTIONSTRING (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (?, 16003, 1, ?)",
+            [.integer(pk), .text(name)])
         return pk
     }
 }

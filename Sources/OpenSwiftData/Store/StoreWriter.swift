@@ -45,8 +45,9 @@ struct StoreWriter {
         for slot in layout.relationshipSlots where layout.slots[slot].isToMany {
             switch mapping.storage(of: layout, slot: slot) {
             case .inverseForeignKey(let table, let column)?:
-                try db.run("UPDATE \(quoteIdentifier(table.name)) SET \(quoteIdentifier(column)) = NULL WHERE \(quoteIdentifier(column)) = ?",
-                           [.integer(pk)])
+                try db.run(
+                    "UPDATE \(quoteIdentifier(table.name)) SET \(quoteIdentifier(column)) = NULL WHERE \(quoteIdentifier(column)) = ?",
+                    [.integer(pk)])
             case .joinTable(let name, let own, _)?:
                 try db.run("DELETE FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(own)) = ?", [.integer(pk)])
             default:
@@ -67,11 +68,14 @@ struct StoreWriter {
     /// ```
     func largestKey(of table: StoreMapping.Table) throws -> Int64 {
         var start: Int64 = 0
-        if case .integer(let n)? = try db.scalar("SELECT coalesce(max(\"Z_PK\"), 0) FROM \(quoteIdentifier(table.name))") {
+        if case .integer(let n)? = try db.scalar(
+            "SELECT coalesce(max(\"Z_PK\"), 0) FROM \(quoteIdentifier(table.name))")
+        {
             start = n
         }
         if let root = table.entityID(table.root),
-           case .integer(let n)? = try db.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(root)]) {
+            case .integer(let n)? = try db.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(root)])
+        {
             start = max(start, n)
         }
         return start
@@ -94,7 +98,8 @@ struct StoreWriter {
     /// ```sql
     /// SELECT "Z_PK", "Z_ENT" FROM "ZUSER" WHERE "ZID" = ? [AND "Z_ENT" IN (…)]
     /// ```
-    func rows(matching group: StoreMapping.Table.UniqueGroup, _ values: [SQLValue]) throws -> [(pk: Int64, ent: Int64)] {
+    func rows(matching group: StoreMapping.Table.UniqueGroup, _ values: [SQLValue]) throws -> [(pk: Int64, ent: Int64)]
+    {
         let lookup = try db.cachedStatement(group.lookupSQL)
         defer { lookup.reset() }
         try lookup.bind(values)
@@ -110,8 +115,10 @@ struct StoreWriter {
     /// ```sql
     /// SELECT "ZEMAIL", "Z_PK", "Z_ENT" FROM "ZUSER" WHERE "ZEMAIL" IN (?, ?, …)
     /// ```
-    func rows(matching group: StoreMapping.Table.UniqueGroup, anyOf values: [SQLValue],
-              found: (SQLValue, Int64, Int64) -> Void) throws {
+    func rows(
+        matching group: StoreMapping.Table.UniqueGroup, anyOf values: [SQLValue],
+        found: (SQLValue, Int64, Int64) -> Void
+    ) throws {
         guard let sql = group.batchLookupSQL else { return }
         let stmt = try db.cachedStatement(sql)
         defer { stmt.reset() }
@@ -137,7 +144,8 @@ struct StoreWriter {
     func insertStatement(_ table: StoreMapping.Table, reads: [StoreMapping.Table.ColumnRead]) throws -> RowStatement {
         let cols = (["Z_PK", "Z_ENT", "Z_OPT"] + columnNames(table, reads)).map(quoteIdentifier)
         let values = ["?", "?", "1"] + Array(repeating: "?", count: cols.count - 3)
-        let sql = "INSERT INTO \(quoteIdentifier(table.name)) (\(cols.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
+        let sql =
+            "INSERT INTO \(quoteIdentifier(table.name)) (\(cols.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
         return RowStatement(try db.cachedStatement(sql), firstValue: 3)
     }
 
@@ -153,10 +161,14 @@ struct StoreWriter {
     /// UPDATE "ZTRIP" SET "ZNAME" = ?, "Z_OPT" = coalesce("Z_OPT", 0) + 1 WHERE "Z_PK" = ? [AND "Z_OPT" = ?] RETURNING "Z_OPT"
     /// ```
     /// Parameters: one per column of `reads` in order, then the key, then (checked) the version.
-    func updateStatement(_ table: StoreMapping.Table, reads: [StoreMapping.Table.ColumnRead],
-                         checkingVersion: Bool) throws -> RowStatement {
-        let sets = columnNames(table, reads).map { "\(quoteIdentifier($0)) = ?" } + ["\"Z_OPT\" = coalesce(\"Z_OPT\", 0) + 1"]
-        let sql = "UPDATE \(quoteIdentifier(table.name)) SET \(sets.joined(separator: ", ")) WHERE \"Z_PK\" = ?"
+    func updateStatement(
+        _ table: StoreMapping.Table, reads: [StoreMapping.Table.ColumnRead],
+        checkingVersion: Bool
+    ) throws -> RowStatement {
+        let sets =
+            columnNames(table, reads).map { "\(quoteIdentifier($0)) = ?" } + ["\"Z_OPT\" = coalesce(\"Z_OPT\", 0) + 1"]
+        let sql =
+            "UPDATE \(quoteIdentifier(table.name)) SET \(sets.joined(separator: ", ")) WHERE \"Z_PK\" = ?"
             + (checkingVersion ? " AND \"Z_OPT\" = ?" : "") + " RETURNING \"Z_OPT\""
         return RowStatement(try db.cachedStatement(sql), firstValue: 1)
     }
@@ -170,8 +182,9 @@ struct StoreWriter {
     /// UPDATE "ZITEM" SET "Z3ITEMS" = ? WHERE "Z_PK" = ?
     /// ```
     func setOwnerKey(_ table: StoreMapping.Table, column: String, owner: Int64, on pk: Int64) throws {
-        try db.run("UPDATE \(quoteIdentifier(table.name)) SET \(quoteIdentifier(column)) = ? WHERE \"Z_PK\" = ?",
-                   [.integer(owner), .integer(pk)])
+        try db.run(
+            "UPDATE \(quoteIdentifier(table.name)) SET \(quoteIdentifier(column)) = ? WHERE \"Z_PK\" = ?",
+            [.integer(owner), .integer(pk)])
     }
 
     /// Takes row `pk` of `table` out of `owner`'s one-way to-many (only if it is still there).
@@ -180,8 +193,9 @@ struct StoreWriter {
     /// UPDATE "ZITEM" SET "Z3ITEMS" = NULL WHERE "Z_PK" = ? AND "Z3ITEMS" = ?
     /// ```
     func clearOwnerKey(_ table: StoreMapping.Table, column: String, owner: Int64, on pk: Int64) throws {
-        try db.run("UPDATE \(quoteIdentifier(table.name)) SET \(quoteIdentifier(column)) = NULL WHERE \"Z_PK\" = ? AND \(quoteIdentifier(column)) = ?",
-                   [.integer(pk), .integer(owner)])
+        try db.run(
+            "UPDATE \(quoteIdentifier(table.name)) SET \(quoteIdentifier(column)) = NULL WHERE \"Z_PK\" = ? AND \(quoteIdentifier(column)) = ?",
+            [.integer(pk), .integer(owner)])
     }
 
     // MARK: Join tables
@@ -192,8 +206,9 @@ struct StoreWriter {
     /// DELETE FROM "Z_1TAGS" WHERE "Z_1PRODUCTS" = ? AND "Z_2TAGS" = ?
     /// ```
     func unlink(_ name: String, own ownColumn: String, _ own: Int64, other otherColumn: String, _ other: Int64) throws {
-        try db.run("DELETE FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(ownColumn)) = ? AND \(quoteIdentifier(otherColumn)) = ?",
-                   [.integer(own), .integer(other)])
+        try db.run(
+            "DELETE FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(ownColumn)) = ? AND \(quoteIdentifier(otherColumn)) = ?",
+            [.integer(own), .integer(other)])
     }
 
     /// Adds one pair to a join table (a pair already there stays one pair).
@@ -202,8 +217,9 @@ struct StoreWriter {
     /// INSERT OR IGNORE INTO "Z_1TAGS" ("Z_1PRODUCTS", "Z_2TAGS") VALUES (?, ?)
     /// ```
     func link(_ name: String, own ownColumn: String, _ own: Int64, other otherColumn: String, _ other: Int64) throws {
-        try db.run("INSERT OR IGNORE INTO \(quoteIdentifier(name)) (\(quoteIdentifier(ownColumn)), \(quoteIdentifier(otherColumn))) VALUES (?, ?)",
-                   [.integer(own), .integer(other)])
+        try db.run(
+            "INSERT OR IGNORE INTO \(quoteIdentifier(name)) (\(quoteIdentifier(ownColumn)), \(quoteIdentifier(otherColumn))) VALUES (?, ?)",
+            [.integer(own), .integer(other)])
     }
 }
 
@@ -256,8 +272,9 @@ struct RowStatement {
     }
 
     private func constraintError(_ e: SQLiteError, _ entityName: String) -> SwiftDataError {
-        SwiftDataError(SwiftDataError.uniqueConstraintViolation.code,
-                       "a \(entityName) collides with a stored one on a unique attribute (\(e.message)); nothing was saved",
-                       entityName: entityName, sql: stmt.sql, underlying: e)
+        SwiftDataError(
+            SwiftDataError.uniqueConstraintViolation.code,
+            "a \(entityName) collides with a stored one on a unique attribute (\(e.message)); nothing was saved",
+            entityName: entityName, sql: stmt.sql, underlying: e)
     }
 }

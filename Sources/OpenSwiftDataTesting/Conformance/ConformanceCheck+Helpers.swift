@@ -17,8 +17,10 @@ extension ConformanceCheck {
     /// ```swift
     /// let names = try check.stored(ConformanceChild.self, in: container, key: \.name)
     /// ```
-    public func stored<T: PersistentModel, K: Comparable>(_ type: T.Type, in container: ModelContainer,
-                                                          key: (T) -> K) throws -> [K] {
+    public func stored<T: PersistentModel, K: Comparable>(
+        _ type: T.Type, in container: ModelContainer,
+        key: (T) -> K
+    ) throws -> [K] {
         try ModelContext(reopen(container)).fetch(FetchDescriptor<T>()).map(key).sorted()
     }
 
@@ -30,13 +32,21 @@ extension ConformanceCheck {
     ///                                         in: context, key: \.name, "contains li")
     /// ```
     @discardableResult
-    public func expectSwiftAgrees<T: PersistentModel, K: Comparable>(_ predicate: Predicate<T>, in context: ModelContext,
-                                                                     key: (T) -> K, _ check: String) throws -> [K] {
+    public func expectSwiftAgrees<T: PersistentModel, K: Comparable>(
+        _ predicate: Predicate<T>, in context: ModelContext,
+        key: (T) -> K, _ check: String
+    ) throws -> [K] {
         let all = try expectNoError("\(check): fetch every row") { try context.fetch(FetchDescriptor<T>()) }
-        let truth = try expectNoError("\(check): Predicate.evaluate") { try all.filter { try predicate.evaluate($0) }.map(key).sorted() }
-        let got = try expectNoError("\(check): fetch") { try context.fetch(FetchDescriptor(predicate: predicate)).map(key).sorted() }
+        let truth = try expectNoError("\(check): Predicate.evaluate") {
+            try all.filter { try predicate.evaluate($0) }.map(key).sorted()
+        }
+        let got = try expectNoError("\(check): fetch") {
+            try context.fetch(FetchDescriptor(predicate: predicate)).map(key).sorted()
+        }
         try expectEqual(got, truth, "\(check): store result vs Predicate.evaluate")
-        let count = try expectNoError("\(check): fetchCount") { try context.fetchCount(FetchDescriptor(predicate: predicate)) }
+        let count = try expectNoError("\(check): fetchCount") {
+            try context.fetchCount(FetchDescriptor(predicate: predicate))
+        }
         try expectEqual(count, truth.count, "\(check): fetchCount vs Predicate.evaluate")
         return got
     }
@@ -47,11 +57,19 @@ extension ConformanceCheck {
     /// ```swift
     /// try check.expectPartition(#Predicate<ConformanceRecord> { $0.note == "x" }, in: context, key: \.name, "note == x")
     /// ```
-    public func expectPartition<T: PersistentModel, K: Comparable>(_ predicate: Predicate<T>, in context: ModelContext,
-                                                                   key: (T) -> K, _ check: String) throws {
-        let all = try expectNoError("\(check): fetch every row") { try context.fetch(FetchDescriptor<T>()).map(key).sorted() }
-        let yes = try expectNoError("\(check): fetch p") { try context.fetch(FetchDescriptor(predicate: predicate)).map(key) }
-        let no = try expectNoError("\(check): fetch !p") { try context.fetch(FetchDescriptor(predicate: negation(of: predicate))).map(key) }
+    public func expectPartition<T: PersistentModel, K: Comparable>(
+        _ predicate: Predicate<T>, in context: ModelContext,
+        key: (T) -> K, _ check: String
+    ) throws {
+        let all = try expectNoError("\(check): fetch every row") {
+            try context.fetch(FetchDescriptor<T>()).map(key).sorted()
+        }
+        let yes = try expectNoError("\(check): fetch p") {
+            try context.fetch(FetchDescriptor(predicate: predicate)).map(key)
+        }
+        let no = try expectNoError("\(check): fetch !p") {
+            try context.fetch(FetchDescriptor(predicate: negation(of: predicate))).map(key)
+        }
         try expectEqual((yes + no).sorted(), all, "\(check): fetch(p) + fetch(!p) vs every row")
     }
 
@@ -61,7 +79,9 @@ extension ConformanceCheck {
     /// try check.expectError(oneOf: [.unsupportedPredicate, .unsupportedKeyPath], "force unwrap") { try context.fetch(d) }
     /// ```
     @discardableResult
-    public func expectError<T>(oneOf codes: [SwiftDataError], _ check: String, _ body: () throws -> T) throws -> SwiftDataError {
+    public func expectError<T>(oneOf codes: [SwiftDataError], _ check: String, _ body: () throws -> T) throws
+        -> SwiftDataError
+    {
         let expected = codes.map { "SwiftDataError.\($0.code)" }.joined(separator: " or ")
         let result: T
         do {
@@ -96,16 +116,18 @@ final class SaveRecorder: @unchecked Sendable {
     /// Starts observing `context`.
     init(_ context: ModelContext) {
         for name in [ModelContext.willSave, ModelContext.didSave] {
-            let token = NotificationCenter.default.addObserver(forName: name, object: context, queue: nil) { [weak self] note in
+            let token = NotificationCenter.default.addObserver(forName: name, object: context, queue: nil) {
+                [weak self] note in
                 let info = note.userInfo
                 func ids(_ key: ModelContext.NotificationKey) -> Set<PersistentIdentifier> {
                     let value = info?[key.rawValue]
                     if let array = value as? [PersistentIdentifier] { return Set(array) }
                     return value as? Set<PersistentIdentifier> ?? []
                 }
-                let event = Event(name: note.name, hasUserInfo: !(info?.isEmpty ?? true),
-                                  inserted: ids(.insertedIdentifiers), updated: ids(.updatedIdentifiers),
-                                  deleted: ids(.deletedIdentifiers))
+                let event = Event(
+                    name: note.name, hasUserInfo: !(info?.isEmpty ?? true),
+                    inserted: ids(.insertedIdentifiers), updated: ids(.updatedIdentifiers),
+                    deleted: ids(.deletedIdentifiers))
                 self?.append(event)
             }
             tokens.append(token)

@@ -65,9 +65,11 @@ public final class ConformanceCheck {
     }
 
     /// A failure of this case: `check` went wrong, the reference gives `expected`, the store `actual`.
-    public func failure(_ check: String, expected: String, actual: String, details: [String] = []) -> ConformanceFailure {
-        ConformanceFailure(suite: suite, caseID: caseID, store: store, seed: seed, check: check,
-                           expected: expected, actual: actual, trace: trace, details: details)
+    public func failure(_ check: String, expected: String, actual: String, details: [String] = []) -> ConformanceFailure
+    {
+        ConformanceFailure(
+            suite: suite, caseID: caseID, store: store, seed: seed, check: check,
+            expected: expected, actual: actual, trace: trace, details: details)
     }
 
     /// Throws unless `actual == expected`.
@@ -84,13 +86,16 @@ public final class ConformanceCheck {
 
     /// Runs `body`, which must throw a `SwiftDataError` with `code`; returns that error.
     @discardableResult
-    public func expectError<T>(_ code: SwiftDataError, _ check: String, _ body: () throws -> T) throws -> SwiftDataError {
+    public func expectError<T>(_ code: SwiftDataError, _ check: String, _ body: () throws -> T) throws -> SwiftDataError
+    {
         let result: T
         do {
             result = try body()
         } catch let error as SwiftDataError {
             if error.code != code.code {
-                throw failure(check, expected: "SwiftDataError.\(code.code)", actual: "SwiftDataError.\(error.code): \(error.message)")
+                throw failure(
+                    check, expected: "SwiftDataError.\(code.code)",
+                    actual: "SwiftDataError.\(error.code): \(error.message)")
             }
             return error
         } catch {

@@ -40,8 +40,10 @@ public struct ConformanceFailure: Error, CustomStringConvertible, Sendable, Coda
     public var failingStores: [StoreKind] { ([store] + otherStores.map(\.store)).compactMap { $0 } }
 
     /// A failure with every field given.
-    public init(suite: String, caseID: String, store: StoreKind?, seed: UInt64, check: String,
-                expected: String, actual: String, trace: [String] = [], details: [String] = []) {
+    public init(
+        suite: String, caseID: String, store: StoreKind?, seed: UInt64, check: String,
+        expected: String, actual: String, trace: [String] = [], details: [String] = []
+    ) {
         self.suite = suite
         self.caseID = caseID
         self.store = store
@@ -55,11 +57,15 @@ public struct ConformanceFailure: Error, CustomStringConvertible, Sendable, Coda
 
     /// `[uniqueness UNQ-10, disk, seed 1] check: expected …, actual …` followed by trace and details.
     public var description: String {
-        let stores = otherStores.isEmpty ? (store.map(\.rawValue) ?? "memory vs disk")
+        let stores =
+            otherStores.isEmpty
+            ? (store.map(\.rawValue) ?? "memory vs disk")
             : failingStores.map(\.rawValue).joined(separator: " and ")
         var text = "[\(suite) \(caseID), \(stores), seed \(seed)] \(check)\n"
         if let location { text += "  at:       \(location)\n" }
-        text += "  expected: \(expected)\n  actual:   \(actual)" + (otherStores.isEmpty ? "" : " (\(store?.rawValue ?? "?"))")
+        text +=
+            "  expected: \(expected)\n  actual:   \(actual)"
+            + (otherStores.isEmpty ? "" : " (\(store?.rawValue ?? "?"))")
         for other in otherStores { text += "\n  actual:   \(other.actual) (\(other.store?.rawValue ?? "?"))" }
         if !trace.isEmpty { text += "\n  trace:    " + trace.joined(separator: " › ") }
         for line in details { text += "\n  " + line }

@@ -171,14 +171,16 @@ public enum ConformanceVoyagesPlanV3: SchemaMigrationPlan {
     public static var stages: [MigrationStage] { [v1ToV2, v2ToV3] }
 
     /// Lightweight.
-    public static let v1ToV2 = MigrationStage.lightweight(fromVersion: ConformanceVoyagesV1.self,
-                                                          toVersion: ConformanceVoyagesV2.self)
+    public static let v1ToV2 = MigrationStage.lightweight(
+        fromVersion: ConformanceVoyagesV1.self,
+        toVersion: ConformanceVoyagesV2.self)
     /// Deduplicates names with V2's models, then fills `rating` with V3's.
     public static let v2ToV3 = MigrationStage.custom(
         fromVersion: ConformanceVoyagesV2.self, toVersion: ConformanceVoyagesV3.self,
         willMigrate: { context in
             // V2's models: keep the first voyage of each name.
-            let voyages = try context.fetch(FetchDescriptor<ConformanceVoyagesV2.Voyage>(sortBy: [SortDescriptor(\.startDate)]))
+            let voyages = try context.fetch(
+                FetchDescriptor<ConformanceVoyagesV2.Voyage>(sortBy: [SortDescriptor(\.startDate)]))
             ConformanceMigrationLog.shared.append("willMigrate: \(voyages.count) V2 voyages", for: context)
             var seen = Set<String>()
             for voyage in voyages where !seen.insert(voyage.name).inserted { context.delete(voyage) }
@@ -201,12 +203,17 @@ public enum ConformanceVoyagesFailingPlan: SchemaMigrationPlan {
     public static var schemas: [any VersionedSchema.Type] { [ConformanceVoyagesV1.self, ConformanceVoyagesV2.self] }
     /// One custom stage that fails.
     public static var stages: [MigrationStage] {
-        [.custom(fromVersion: ConformanceVoyagesV1.self, toVersion: ConformanceVoyagesV2.self,
-                 willMigrate: { context in
-                     for voyage in try context.fetch(FetchDescriptor<ConformanceVoyagesV1.Voyage>()) { context.delete(voyage) }
-                     try context.save()   // saved into the working copy, then thrown away
-                     throw Refused()
-                 }, didMigrate: nil)]
+        [
+            .custom(
+                fromVersion: ConformanceVoyagesV1.self, toVersion: ConformanceVoyagesV2.self,
+                willMigrate: { context in
+                    for voyage in try context.fetch(FetchDescriptor<ConformanceVoyagesV1.Voyage>()) {
+                        context.delete(voyage)
+                    }
+                    try context.save()  // saved into the working copy, then thrown away
+                    throw Refused()
+                }, didMigrate: nil)
+        ]
     }
 }
 
@@ -256,7 +263,9 @@ public enum ConformanceVoyagesRenamedV2: VersionedSchema {
 /// V1 → ``ConformanceVoyagesRenamedV2``, lightweight.
 public enum ConformanceVoyagesRenamedPlan: SchemaMigrationPlan {
     /// V1, renamed V2.
-    public static var schemas: [any VersionedSchema.Type] { [ConformanceVoyagesV1.self, ConformanceVoyagesRenamedV2.self] }
+    public static var schemas: [any VersionedSchema.Type] {
+        [ConformanceVoyagesV1.self, ConformanceVoyagesRenamedV2.self]
+    }
     /// One lightweight stage.
     public static var stages: [MigrationStage] {
         [.lightweight(fromVersion: ConformanceVoyagesV1.self, toVersion: ConformanceVoyagesRenamedV2.self)]
@@ -302,7 +311,9 @@ public enum ConformanceVoyagesRetypedV2: VersionedSchema {
 /// V1 → ``ConformanceVoyagesRetypedV2`` attempted as lightweight.
 public enum ConformanceVoyagesRetypedPlan: SchemaMigrationPlan {
     /// V1, retyped V2.
-    public static var schemas: [any VersionedSchema.Type] { [ConformanceVoyagesV1.self, ConformanceVoyagesRetypedV2.self] }
+    public static var schemas: [any VersionedSchema.Type] {
+        [ConformanceVoyagesV1.self, ConformanceVoyagesRetypedV2.self]
+    }
     /// One lightweight stage.
     public static var stages: [MigrationStage] {
         [.lightweight(fromVersion: ConformanceVoyagesV1.self, toVersion: ConformanceVoyagesRetypedV2.self)]
@@ -351,7 +362,9 @@ public enum ConformanceVoyagesRequiredV2: VersionedSchema {
 /// V1 → ``ConformanceVoyagesRequiredV2``, lightweight.
 public enum ConformanceVoyagesRequiredPlan: SchemaMigrationPlan {
     /// V1, required V2.
-    public static var schemas: [any VersionedSchema.Type] { [ConformanceVoyagesV1.self, ConformanceVoyagesRequiredV2.self] }
+    public static var schemas: [any VersionedSchema.Type] {
+        [ConformanceVoyagesV1.self, ConformanceVoyagesRequiredV2.self]
+    }
     /// One lightweight stage.
     public static var stages: [MigrationStage] {
         [.lightweight(fromVersion: ConformanceVoyagesV1.self, toVersion: ConformanceVoyagesRequiredV2.self)]

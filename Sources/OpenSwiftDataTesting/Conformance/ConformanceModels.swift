@@ -59,9 +59,11 @@ import OpenSwiftData
     /// The owner's name.
     public var name: String
     /// Children deleted with the owner.
-    @Relationship(deleteRule: .cascade, inverse: \ConformanceCascaded.owner) public var cascaded: [ConformanceCascaded] = []
+    @Relationship(deleteRule: .cascade, inverse: \ConformanceCascaded.owner) public var cascaded:
+        [ConformanceCascaded] = []
     /// Children whose `owner` becomes nil (the default rule, stated explicitly).
-    @Relationship(deleteRule: .nullify, inverse: \ConformanceNullified.owner) public var nullified: [ConformanceNullified] = []
+    @Relationship(deleteRule: .nullify, inverse: \ConformanceNullified.owner) public var nullified:
+        [ConformanceNullified] = []
     /// Children that forbid deleting a non-empty owner.
     @Relationship(deleteRule: .deny, inverse: \ConformanceDenied.owner) public var denied: [ConformanceDenied] = []
     /// An owner with a name.
@@ -161,8 +163,10 @@ import OpenSwiftData
     /// A date.
     public var date: Date
     /// A record.
-    public init(name: String, number: Int, amount: Double = 0, note: String? = nil, rank: Int? = nil,
-                flag: Bool = false, date: Date = Date(timeIntervalSince1970: 0)) {
+    public init(
+        name: String, number: Int, amount: Double = 0, note: String? = nil, rank: Int? = nil,
+        flag: Bool = false, date: Date = Date(timeIntervalSince1970: 0)
+    ) {
         self.name = name
         self.number = number
         self.amount = amount
@@ -346,7 +350,8 @@ import OpenSwiftData
     /// Rooms, deleted with the floor.
     @Relationship(deleteRule: .cascade, inverse: \ConformanceRoom.floor) public var rooms: [ConformanceRoom] = []
     /// Furniture, left behind with a nil floor.
-    @Relationship(deleteRule: .nullify, inverse: \ConformanceFurniture.floor) public var furniture: [ConformanceFurniture] = []
+    @Relationship(deleteRule: .nullify, inverse: \ConformanceFurniture.floor) public var furniture:
+        [ConformanceFurniture] = []
     /// A floor.
     public init(name: String) { self.name = name }
 }
@@ -576,8 +581,10 @@ public enum ConformanceStatus: String, Codable, CaseIterable, Sendable {
     /// Computed, not stored: predicates on it are unsupported.
     public var shoutedTitle: String { title.uppercased() }
     /// A book.
-    public init(code: UUID, title: String, subtitle: String? = nil, pages: Int, price: Double, rating: Double? = nil,
-                stock: Int? = nil, published: Date? = nil, isFeatured: Bool = false, status: ConformanceStatus = .draft) {
+    public init(
+        code: UUID, title: String, subtitle: String? = nil, pages: Int, price: Double, rating: Double? = nil,
+        stock: Int? = nil, published: Date? = nil, isFeatured: Bool = false, status: ConformanceStatus = .draft
+    ) {
         self.code = code
         self.title = title
         self.subtitle = subtitle

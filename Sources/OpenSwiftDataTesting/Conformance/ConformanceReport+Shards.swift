@@ -18,26 +18,36 @@ extension ConformanceReport {
     /// let part = ConformanceReport.run(seed: 1, differential: 10_000, shard: Shard(2, of: 4), jobs: 2)
     /// try part.json().write(to: URL(fileURLWithPath: "Reports/shard-2/conformance.json"))
     /// ```
-    public static func run(suites: [ConformanceSuite] = ConformanceSuite.all, stores: [StoreKind] = StoreKind.allCases,
-                           seed: UInt64 = 1, differential: Int = 0, differentialCases: [Int]? = nil,
-                           shard: Shard = .all, jobs: Int = 1, shrink: Bool = true,
-                           progress: (@Sendable (String) -> Void)? = nil) -> ConformanceReport {
+    public static func run(
+        suites: [ConformanceSuite] = ConformanceSuite.all, stores: [StoreKind] = StoreKind.allCases,
+        seed: UInt64 = 1, differential: Int = 0, differentialCases: [Int]? = nil,
+        shard: Shard = .all, jobs: Int = 1, shrink: Bool = true,
+        progress: (@Sendable (String) -> Void)? = nil
+    ) -> ConformanceReport {
         var report = ConformanceReport(seed: seed, stores: stores)
         if shard != .all { report.shards = [shard] }
         var ordinal = 0
         for suite in suites {
             for store in stores {
-                let picked = suite.cases.filter { _ in defer { ordinal += 1 }; return shard.contains(ordinal) }
+                let picked = suite.cases.filter { _ in
+                    defer { ordinal += 1 }
+                    return shard.contains(ordinal)
+                }
                 guard !picked.isEmpty else { continue }
-                progress?("\(suite.name) on \(store): \(picked.count) cases" + (shard == .all ? "" : " (shard \(shard))"))
-                report.results += ConformanceSuite(name: suite.name, title: suite.title, cases: picked).run(on: store, seed: seed)
+                progress?(
+                    "\(suite.name) on \(store): \(picked.count) cases" + (shard == .all ? "" : " (shard \(shard))"))
+                report.results += ConformanceSuite(name: suite.name, title: suite.title, cases: picked).run(
+                    on: store, seed: seed)
             }
         }
         let numbers = differentialCases ?? Array(0..<max(0, differential))
         if !numbers.isEmpty {
             let mine = shard.select(numbers)
-            progress?("differential: \(mine.count) cases on \(stores.map(\.rawValue).joined(separator: " and ")), \(jobs) job(s)")
-            var d = DifferentialHarness.run(seed: seed, stores: stores, cases: mine, jobs: jobs, shrink: shrink) { done in
+            progress?(
+                "differential: \(mine.count) cases on \(stores.map(\.rawValue).joined(separator: " and ")), \(jobs) job(s)"
+            )
+            var d = DifferentialHarness.run(seed: seed, stores: stores, cases: mine, jobs: jobs, shrink: shrink) {
+                done in
                 if done % 1_000 == 0 { progress?("differential: \(done)/\(mine.count) cases") }
             }
             d.requested = max(d.requested, mine.count)
@@ -58,7 +68,10 @@ extension ConformanceReport {
     public static func merged(_ reports: [ConformanceReport]) throws -> ConformanceReport {
         guard let first = reports.first else { throw MergeError(description: "no reports to merge") }
         for r in reports where r.seed != first.seed || r.stores != first.stores {
-            throw MergeError(description: "the reports come from different runs: seed \(first.seed) on \(first.stores.map(\.rawValue)) and seed \(r.seed) on \(r.stores.map(\.rawValue))")
+            throw MergeError(
+                description:
+                    "the reports come from different runs: seed \(first.seed) on \(first.stores.map(\.rawValue)) and seed \(r.seed) on \(r.stores.map(\.rawValue))"
+            )
         }
         let shards = reports.flatMap { $0.shards.isEmpty ? [Shard.all] : $0.shards }
         let n = first.shards.first?.count ?? 1
@@ -68,20 +81,26 @@ extension ConformanceReport {
         let indices = shards.map(\.index).sorted()
         if indices != Array(1...n) {
             let missing = (1...n).filter { !indices.contains($0) }.map { "\($0)/\(n)" }
-            let repeated = Set(indices.filter { i in indices.filter { $0 == i }.count > 1 }).sorted().map { "\($0)/\(n)" }
-            throw MergeError(description: "the shards do not cover the run exactly once"
-                + (missing.isEmpty ? "" : "; missing \(missing.joined(separator: ", "))")
-                + (repeated.isEmpty ? "" : "; repeated \(repeated.joined(separator: ", "))"))
+            let repeated = Set(indices.filter { i in indices.filter { $0 == i }.count > 1 }).sorted().map {
+                "\($0)/\(n)"
+            }
+            throw MergeError(
+                description: "the shards do not cover the run exactly once"
+                    + (missing.isEmpty ? "" : "; missing \(missing.joined(separator: ", "))")
+                    + (repeated.isEmpty ? "" : "; repeated \(repeated.joined(separator: ", "))"))
         }
         var merged = ConformanceReport(seed: first.seed, stores: first.stores)
         merged.shards = n == 1 ? [] : (1...n).map { Shard($0, of: n) }
         let suiteOrder = ConformanceSuite.all.map(\.name)
-        let caseOrder: [String: Int] = Dictionary(ConformanceSuite.all.flatMap { s in
-            s.cases.enumerated().map { ("\(s.name)|\($1.id)|\($1.title)", $0) }
-        }, uniquingKeysWith: { a, _ in a })
+        let caseOrder: [String: Int] = Dictionary(
+            ConformanceSuite.all.flatMap { s in
+                s.cases.enumerated().map { ("\(s.name)|\($1.id)|\($1.title)", $0) }
+            }, uniquingKeysWith: { a, _ in a })
         func rank(_ r: ConformanceResult) -> (Int, String, Int, Int) {
-            (suiteOrder.firstIndex(of: r.suite) ?? suiteOrder.count, r.suite,
-             first.stores.firstIndex(of: r.store) ?? 0, caseOrder["\(r.suite)|\(r.caseID)|\(r.title)"] ?? 0)
+            (
+                suiteOrder.firstIndex(of: r.suite) ?? suiteOrder.count, r.suite,
+                first.stores.firstIndex(of: r.store) ?? 0, caseOrder["\(r.suite)|\(r.caseID)|\(r.title)"] ?? 0
+            )
         }
         merged.results = reports.flatMap(\.results).sorted { rank($0) < rank($1) }
         let parts = reports.compactMap(\.differential)

@@ -63,13 +63,18 @@ public struct ConformanceReport: Sendable, Codable {
         var lines = [pad("suite", width) + "  " + pad("cases", 6) + stores.map { "  " + pad($0.rawValue, 10) }.joined()]
         for suite in suiteNames {
             let count = Set(results.filter { $0.suite == suite }.map { "\($0.caseID) \($0.title)" }).count
-            lines.append(pad(suite, width) + "  " + pad("\(count)", 6) + stores.map { "  " + pad(cell(suite, $0), 10) }.joined())
+            lines.append(
+                pad(suite, width) + "  " + pad("\(count)", 6) + stores.map { "  " + pad(cell(suite, $0), 10) }.joined())
         }
         if let d = differential {
-            lines.append(pad("differential", width) + "  " + pad("\(d.cases)", 6) + stores.map { "  " + pad(differentialCell($0), 10) }.joined())
+            lines.append(
+                pad("differential", width) + "  " + pad("\(d.cases)", 6)
+                    + stores.map { "  " + pad(differentialCell($0), 10) }.joined())
             lines.append("")
             let stopped = d.requested > d.cases ? " of \(d.requested) (stopped early: too many mismatches)" : ""
-            lines.append("differential: \(d.cases) cases\(stopped) (\(d.scripts) change scripts), \(d.checks) checks, \(d.mismatches.count) mismatches, seed \(d.seed), \(String(format: "%.1f", d.seconds)) s")
+            lines.append(
+                "differential: \(d.cases) cases\(stopped) (\(d.scripts) change scripts), \(d.checks) checks, \(d.mismatches.count) mismatches, seed \(d.seed), \(String(format: "%.1f", d.seconds)) s"
+            )
         }
         return lines.joined(separator: "\n")
     }
@@ -77,7 +82,8 @@ public struct ConformanceReport: Sendable, Codable {
     /// The report as Markdown: the table, then every failure with its reproduction details.
     public func markdown() -> String {
         let sharding = shards.isEmpty ? "" : " Shards: \(shards.map(\.description).joined(separator: ", "))."
-        var md = "# Conformance report\n\nSeed \(seed).\(sharding) Stores: \(stores.map(\.rawValue).joined(separator: ", ")). Result: **\(passed ? "PASS" : "FAIL")**.\n\n"
+        var md =
+            "# Conformance report\n\nSeed \(seed).\(sharding) Stores: \(stores.map(\.rawValue).joined(separator: ", ")). Result: **\(passed ? "PASS" : "FAIL")**.\n\n"
         md += "| suite | cases | " + stores.map(\.rawValue).joined(separator: " | ") + " |\n"
         md += "|---|---:|" + stores.map { _ in "---|" }.joined() + "\n"
         for suite in suiteNames {
@@ -85,7 +91,8 @@ public struct ConformanceReport: Sendable, Codable {
             md += "| \(suite) | \(count) | " + stores.map { cell(suite, $0) }.joined(separator: " | ") + " |\n"
         }
         if let d = differential {
-            md += "| differential | \(d.cases) | " + stores.map { differentialCell($0) }.joined(separator: " | ") + " |\n"
+            md +=
+                "| differential | \(d.cases) | " + stores.map { differentialCell($0) }.joined(separator: " | ") + " |\n"
             md += "\nDifferential checks: \(d.cases) cases (\(d.scripts) change scripts), \(d.checks) checks, "
             md += "**\(d.mismatches.count) mismatches**, seed \(d.seed), \(String(format: "%.1f", d.seconds)) s.\n"
         }
@@ -93,13 +100,18 @@ public struct ConformanceReport: Sendable, Codable {
             md += "\n## Failures\n"
             for f in failures { md += "\n```\n\(f.description)\n```\n" }
         }
-        md += "\n## Cases\n\n| suite | ID | case | " + stores.map(\.rawValue).joined(separator: " | ") + " |\n|---|---|---|" + stores.map { _ in "---|" }.joined() + "\n"
+        md +=
+            "\n## Cases\n\n| suite | ID | case | " + stores.map(\.rawValue).joined(separator: " | ")
+            + " |\n|---|---|---|" + stores.map { _ in "---|" }.joined() + "\n"
         var seen = Set<String>()
         for r in results where seen.insert("\(r.suite)|\(r.caseID)|\(r.title)").inserted {
             let cells = stores.map { s in
-                results.first { $0.suite == r.suite && $0.caseID == r.caseID && $0.title == r.title && $0.store == s }.map { $0.passed ? "pass" : "**FAIL**" } ?? "—"
+                results.first { $0.suite == r.suite && $0.caseID == r.caseID && $0.title == r.title && $0.store == s }
+                    .map { $0.passed ? "pass" : "**FAIL**" } ?? "—"
             }
-            md += "| \(r.suite) | \(r.caseID) | \(r.title.replacingOccurrences(of: "|", with: "\\|")) | " + cells.joined(separator: " | ") + " |\n"
+            md +=
+                "| \(r.suite) | \(r.caseID) | \(r.title.replacingOccurrences(of: "|", with: "\\|")) | "
+                + cells.joined(separator: " | ") + " |\n"
         }
         return md
     }
@@ -108,7 +120,8 @@ public struct ConformanceReport: Sendable, Codable {
     /// differential run (one test case per mismatch, or a single passing one).
     public func junitXML() -> String {
         var suites: [String] = []
-        var total = 0, totalFailures = 0
+        var total = 0
+        var totalFailures = 0
         for suite in suiteNames {
             for store in stores {
                 let rs = results.filter { $0.suite == suite && $0.store == store }
@@ -116,11 +129,14 @@ public struct ConformanceReport: Sendable, Codable {
                 let failed = rs.filter { !$0.passed }.count
                 total += rs.count
                 totalFailures += failed
-                var xml = "  <testsuite name=\"\(xmlEscape("\(suite).\(store)"))\" tests=\"\(rs.count)\" failures=\"\(failed)\" time=\"\(String(format: "%.3f", rs.reduce(0) { $0 + $1.seconds }))\">\n"
+                var xml =
+                    "  <testsuite name=\"\(xmlEscape("\(suite).\(store)"))\" tests=\"\(rs.count)\" failures=\"\(failed)\" time=\"\(String(format: "%.3f", rs.reduce(0) { $0 + $1.seconds }))\">\n"
                 for r in rs {
-                    xml += "    <testcase classname=\"conformance.\(xmlEscape(suite)).\(store)\" name=\"\(xmlEscape("\(r.caseID) \(r.title)"))\" time=\"\(String(format: "%.3f", r.seconds))\""
+                    xml +=
+                        "    <testcase classname=\"conformance.\(xmlEscape(suite)).\(store)\" name=\"\(xmlEscape("\(r.caseID) \(r.title)"))\" time=\"\(String(format: "%.3f", r.seconds))\""
                     if let f = r.failure {
-                        xml += ">\n      <failure message=\"\(xmlEscape(f.check))\">\(xmlEscape(f.description))</failure>\n    </testcase>\n"
+                        xml +=
+                            ">\n      <failure message=\"\(xmlEscape(f.check))\">\(xmlEscape(f.description))</failure>\n    </testcase>\n"
                     } else {
                         xml += "/>\n"
                     }
@@ -132,17 +148,21 @@ public struct ConformanceReport: Sendable, Codable {
             let tests = max(1, d.mismatches.count)
             total += tests
             totalFailures += d.mismatches.count
-            var xml = "  <testsuite name=\"differential\" tests=\"\(tests)\" failures=\"\(d.mismatches.count)\" time=\"\(String(format: "%.3f", d.seconds))\">\n"
+            var xml =
+                "  <testsuite name=\"differential\" tests=\"\(tests)\" failures=\"\(d.mismatches.count)\" time=\"\(String(format: "%.3f", d.seconds))\">\n"
             if d.mismatches.isEmpty {
-                xml += "    <testcase classname=\"conformance.differential\" name=\"\(d.cases) cases, seed \(d.seed)\" time=\"\(String(format: "%.3f", d.seconds))\"/>\n"
+                xml +=
+                    "    <testcase classname=\"conformance.differential\" name=\"\(d.cases) cases, seed \(d.seed)\" time=\"\(String(format: "%.3f", d.seconds))\"/>\n"
             }
             for f in d.mismatches {
                 xml += "    <testcase classname=\"conformance.differential\" name=\"\(xmlEscape(f.caseID))\">\n"
-                xml += "      <failure message=\"\(xmlEscape(f.check))\">\(xmlEscape(f.description))</failure>\n    </testcase>\n"
+                xml +=
+                    "      <failure message=\"\(xmlEscape(f.check))\">\(xmlEscape(f.description))</failure>\n    </testcase>\n"
             }
             suites.append(xml + "  </testsuite>\n")
         }
-        return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"OpenSwiftData conformance\" tests=\"\(total)\" failures=\"\(totalFailures)\">\n"
+        return
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"OpenSwiftData conformance\" tests=\"\(total)\" failures=\"\(totalFailures)\">\n"
             + suites.joined() + "</testsuites>\n"
     }
 }
@@ -159,7 +179,11 @@ func xmlEscape(_ s: String) -> String {
         case "'": out += "&apos;"
         case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
         default:
-            if scalar.value < 0x20 || (0xFFFE...0xFFFF).contains(scalar.value) { out += "\u{FFFD}" } else { out.unicodeScalars.append(scalar) }
+            if scalar.value < 0x20 || (0xFFFE...0xFFFF).contains(scalar.value) {
+                out += "\u{FFFD}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
         }
     }
     return out

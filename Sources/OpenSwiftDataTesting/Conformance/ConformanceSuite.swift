@@ -20,7 +20,8 @@ public struct ConformanceCase: Sendable, CustomStringConvertible {
     private let body: @Sendable (ConformanceCheck) throws -> Void
 
     /// A case of `suite` for reference `id`, checked by `body`.
-    public init(suite: String, id: String, title: String, _ body: @escaping @Sendable (ConformanceCheck) throws -> Void) {
+    public init(suite: String, id: String, title: String, _ body: @escaping @Sendable (ConformanceCheck) throws -> Void)
+    {
         self.suite = suite
         self.id = id
         self.title = title
@@ -40,7 +41,8 @@ public struct ConformanceCase: Sendable, CustomStringConvertible {
         } catch let failure as ConformanceFailure {
             throw failure
         } catch {
-            throw check.failure("\(title): unexpected error", expected: "no error", actual: "\(type(of: error)): \(error)")
+            throw check.failure(
+                "\(title): unexpected error", expected: "no error", actual: "\(type(of: error)): \(error)")
         }
     }
 }
@@ -70,7 +72,10 @@ public struct ConformanceSuite: Sendable {
 
     /// Every suite, in report order.
     public static var all: [ConformanceSuite] {
-        [.uniqueness, .deleteRules, .predicates, .inheritance, .fetching, .relationships, .lifecycle, .history, .migrations]
+        [
+            .uniqueness, .deleteRules, .predicates, .inheritance, .fetching, .relationships, .lifecycle, .history,
+            .migrations,
+        ]
     }
 
     /// Every case of every suite: the argument list for a parameterised test.
@@ -94,12 +99,14 @@ public struct ConformanceSuite: Sendable {
             } catch let f as ConformanceFailure {
                 failure = f
             } catch {
-                failure = ConformanceFailure(suite: name, caseID: c.id, store: store, seed: seed,
-                                             check: "setting up the case", expected: "no error", actual: "\(error)")
+                failure = ConformanceFailure(
+                    suite: name, caseID: c.id, store: store, seed: seed,
+                    check: "setting up the case", expected: "no error", actual: "\(error)")
             }
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            return ConformanceResult(suite: name, caseID: c.id, title: c.title, store: store, seed: seed,
-                                     seconds: seconds, failure: failure)
+            return ConformanceResult(
+                suite: name, caseID: c.id, title: c.title, store: store, seed: seed,
+                seconds: seconds, failure: failure)
         }
     }
 }
@@ -125,8 +132,10 @@ public struct ConformanceResult: Sendable, Codable {
     public var passed: Bool { failure == nil }
 
     /// A result with every field given.
-    public init(suite: String, caseID: String, title: String, store: StoreKind, seed: UInt64,
-                seconds: Double, failure: ConformanceFailure?) {
+    public init(
+        suite: String, caseID: String, title: String, store: StoreKind, seed: UInt64,
+        seconds: Double, failure: ConformanceFailure?
+    ) {
         self.suite = suite
         self.caseID = caseID
         self.title = title

@@ -32,7 +32,9 @@ public struct Shard: Sendable, Hashable, Codable, CustomStringConvertible {
     /// ```
     public init?(_ text: String) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]), n >= 1, (1...n).contains(i) else { return nil }
+        guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]), n >= 1, (1...n).contains(i) else {
+            return nil
+        }
         self.init(i, of: n)
     }
 

@@ -28,8 +28,9 @@ public enum StoreKind: String, CaseIterable, Codable, Sendable, CustomStringConv
             return try ModelContainer(for: schema, configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
         case .disk:
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            return try ModelContainer(for: schema,
-                                      configurations: [ModelConfiguration(url: directory.appendingPathComponent("\(name).store"))])
+            return try ModelContainer(
+                for: schema,
+                configurations: [ModelConfiguration(url: directory.appendingPathComponent("\(name).store"))])
         }
     }
 
@@ -41,8 +42,10 @@ public enum StoreKind: String, CaseIterable, Codable, Sendable, CustomStringConv
     ///     let container = try store.makeContainer(for: [Item.self], in: scratch)
     /// }
     /// ```
-    public func makeContainer(for types: [any PersistentModel.Type], in directory: ScratchDirectory,
-                              name: String = "store") throws -> ModelContainer {
+    public func makeContainer(
+        for types: [any PersistentModel.Type], in directory: ScratchDirectory,
+        name: String = "store"
+    ) throws -> ModelContainer {
         try makeContainer(Schema(types), in: directory.url, name: name)
     }
 }
@@ -71,8 +74,9 @@ public final class ScratchDirectory: @unchecked Sendable {
     /// Creates `$TMPDIR/<prefix>-<unique>`; with `keep`, the directory survives this object.
     public init(prefix: String = "openswiftdata", keep: Bool = false) throws {
         let base = URL(fileURLWithPath: NSTemporaryDirectory(), isDirectory: true)
-        url = base.appendingPathComponent("\(prefix)-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)",
-                                          isDirectory: true)
+        url = base.appendingPathComponent(
+            "\(prefix)-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)",
+            isDirectory: true)
         self.keep = keep
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }

@@ -91,9 +91,11 @@ public final class StorePair {
     /// - Throws: a ``ConformanceFailure`` (suite `storePair`, case `label`, ``ConformanceFailure/location``
     ///   the caller's `#fileID:#line`) for the first failing store, with the others in
     ///   ``ConformanceFailure/otherStores``.
-    public func run<R: Equatable>(_ label: String, reference: () throws -> R,
-                                  fileID: String = #fileID, line: Int = #line,
-                                  _ body: (ModelContext, StoreKind) throws -> R) throws {
+    public func run<R: Equatable>(
+        _ label: String, reference: () throws -> R,
+        fileID: String = #fileID, line: Int = #line,
+        _ body: (ModelContext, StoreKind) throws -> R
+    ) throws {
         let expected = try reference()
         var failures: [ConformanceFailure] = []
         for store in StoreKind.allCases {
@@ -101,14 +103,16 @@ public final class StorePair {
             do {
                 let actual = try body(ModelContext(container(store)), store)
                 if actual != expected {
-                    failure = ConformanceFailure(suite: "storePair", caseID: label, store: store, seed: seed, check: label,
-                                                 expected: String(describing: expected), actual: String(describing: actual))
+                    failure = ConformanceFailure(
+                        suite: "storePair", caseID: label, store: store, seed: seed, check: label,
+                        expected: String(describing: expected), actual: String(describing: actual))
                 }
             } catch let f as ConformanceFailure {
                 failure = f
             } catch {
-                failure = ConformanceFailure(suite: "storePair", caseID: label, store: store, seed: seed, check: label,
-                                             expected: String(describing: expected), actual: "\(type(of: error)): \(error)")
+                failure = ConformanceFailure(
+                    suite: "storePair", caseID: label, store: store, seed: seed, check: label,
+                    expected: String(describing: expected), actual: "\(type(of: error)): \(error)")
             }
             if var f = failure {
                 f.location = f.location ?? "\(fileID):\(line)"
@@ -130,14 +134,20 @@ public final class StorePair {
         let (m, d) = (try CanonicalDump.content(of: memory), try CanonicalDump.content(of: disk))
         guard m != d else { return }
         let (mt, dt) = (try CanonicalDump.text(of: memory), try CanonicalDump.text(of: disk))
-        let (ml, dl) = (mt.split(separator: "\n", omittingEmptySubsequences: false), dt.split(separator: "\n", omittingEmptySubsequences: false))
+        let (ml, dl) = (
+            mt.split(separator: "\n", omittingEmptySubsequences: false),
+            dt.split(separator: "\n", omittingEmptySubsequences: false)
+        )
         let i = (0..<min(ml.count, dl.count)).first { ml[$0] != dl[$0] } ?? min(ml.count, dl.count)
         func text(_ lines: [Substring]) -> String { i < lines.count ? String(lines[i]) : "<end of dump>" }
-        var failure = ConformanceFailure(suite: "storePair", caseID: label, store: nil, seed: seed,
-                                         check: "\(label): memory and disk stores hold the same rows (dump line \(i + 1))",
-                                         expected: "memory: " + text(ml), actual: "disk:   " + text(dl),
-                                         details: ["row counts memory \(m.rowCounts.sorted { $0.key < $1.key })",
-                                                   "row counts disk   \(d.rowCounts.sorted { $0.key < $1.key })"])
+        var failure = ConformanceFailure(
+            suite: "storePair", caseID: label, store: nil, seed: seed,
+            check: "\(label): memory and disk stores hold the same rows (dump line \(i + 1))",
+            expected: "memory: " + text(ml), actual: "disk:   " + text(dl),
+            details: [
+                "row counts memory \(m.rowCounts.sorted { $0.key < $1.key })",
+                "row counts disk   \(d.rowCounts.sorted { $0.key < $1.key })",
+            ])
         failure.location = "\(fileID):\(line)"
         throw failure
     }

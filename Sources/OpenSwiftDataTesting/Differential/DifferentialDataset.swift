@@ -18,7 +18,8 @@ final class DifferentialDataset {
     private let referenceContext: ModelContext
 
     convenience init(sample: SampleSchema, seed: UInt64, scale: Int, traits: Traits) throws {
-        try self.init(name: sample.name, schema: sample.schema, fixture: sample.fixture(seed: seed, scale: scale, traits: traits))
+        try self.init(
+            name: sample.name, schema: sample.schema, fixture: sample.fixture(seed: seed, scale: scale, traits: traits))
     }
 
     /// `fixture` generated into a store pair for `schema` and into the private reference container.
@@ -28,12 +29,14 @@ final class DifferentialDataset {
         pair = try StorePair(schema: schema, seed: seed)
         try pair.populate(fixture)
         try pair.expectSameContents("dataset \(name), seed \(seed)")
-        referenceContainer = try ModelContainer(for: schema, configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
+        referenceContainer = try ModelContainer(
+            for: schema, configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
         _ = try fixture.populate(referenceContainer, progress: { _ in })
         guard try CanonicalDump.content(of: referenceContainer) == CanonicalDump.content(of: pair.memory) else {
-            throw ConformanceFailure(suite: "differential", caseID: "dataset \(name)", store: nil, seed: seed,
-                                     check: "the reference data equals the stores' data", expected: "equal canonical dumps",
-                                     actual: "different dumps: generation is not deterministic")
+            throw ConformanceFailure(
+                suite: "differential", caseID: "dataset \(name)", store: nil, seed: seed,
+                check: "the reference data equals the stores' data", expected: "equal canonical dumps",
+                actual: "different dumps: generation is not deterministic")
         }
         referenceContext = ModelContext(referenceContainer)
     }
@@ -46,7 +49,9 @@ final class DifferentialDataset {
     /// Reads every row of every entity of the schema into the reference.
     func loadAll() throws {
         for entity in pair.schema.entities {
-            func load<T: PersistentModel>(_ type: T.Type) throws { if !reference.contains(type) { try self.load(type) } }
+            func load<T: PersistentModel>(_ type: T.Type) throws {
+                if !reference.contains(type) { try self.load(type) }
+            }
             try load(entity.modelType)
         }
     }
@@ -62,7 +67,9 @@ final class DifferentialDataset {
             let names = try db.rows("PRAGMA table_info(\(quoted))").map { row -> String in
                 if case .text(let s) = row[1] { return s } else { return "?" }
             }
-            guard let row = try db.rows("SELECT * FROM \(quoted) WHERE Z_PK = ?", [.integer(pk)]).first else { return "missing" }
+            guard let row = try db.rows("SELECT * FROM \(quoted) WHERE Z_PK = ?", [.integer(pk)]).first else {
+                return "missing"
+            }
             return zip(names, row).map { "\($0)=\(DifferentialDataset.literal($1))" }.joined(separator: " ")
         }
         return "\(id.entityName) \(pk): \(text ?? "unreadable")"
@@ -80,7 +87,8 @@ extension DifferentialDataset {
         case .text(let t):
             let quoted = String(reflecting: t)
             return quoted.count > 80 ? String(quoted.prefix(78)) + "…\"" : quoted
-        case .blob(let b): return "x'" + b.prefix(16).map { String(format: "%02x", $0) }.joined() + (b.count > 16 ? "…" : "") + "'"
+        case .blob(let b):
+            return "x'" + b.prefix(16).map { String(format: "%02x", $0) }.joined() + (b.count > 16 ? "…" : "") + "'"
         }
     }
 }
@@ -91,9 +99,12 @@ struct DifferentialTarget {
     let entity: String
     let run: (DifferentialHarness, Int, inout SeededGenerator) throws -> Int
 
-    static func of<Root: PersistentModel>(_ dataset: String, _ profile: @escaping @autoclosure () -> EntityProfile<Root>) -> DifferentialTarget {
+    static func of<Root: PersistentModel>(
+        _ dataset: String, _ profile: @escaping @autoclosure () -> EntityProfile<Root>
+    ) -> DifferentialTarget {
         DifferentialTarget(dataset: dataset, entity: String(describing: Root.self)) { harness, index, random in
-            try PredicateCase(profile(), harness.dataset(dataset), harness: harness, index: index, random: &random).run()
+            try PredicateCase(profile(), harness.dataset(dataset), harness: harness, index: index, random: &random)
+                .run()
         }
     }
 }

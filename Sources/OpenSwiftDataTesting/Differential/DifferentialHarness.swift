@@ -59,12 +59,17 @@ public final class DifferentialHarness {
     /// let report = harness.run(cases: 0..<2_000)
     /// #expect(report.mismatches.isEmpty, "\(report.mismatches.map(\.description))")
     /// ```
-    public init(schema: Schema, seed: UInt64, counts: [String: Int] = [:], fixture: Fixture? = nil,
-                stores: [StoreKind] = StoreKind.allCases) {
+    public init(
+        schema: Schema, seed: UInt64, counts: [String: Int] = [:], fixture: Fixture? = nil,
+        stores: [StoreKind] = StoreKind.allCases
+    ) {
         self.seed = seed
         self.stores = stores
-        let data = fixture ?? Fixture(schema: schema, seed: SeededGenerator.derive(seed, labels: ["dataset", "schema"]),
-                                      counts: counts, defaultCount: 40, traits: [.hostile])
+        let data =
+            fixture
+            ?? Fixture(
+                schema: schema, seed: SeededGenerator.derive(seed, labels: ["dataset", "schema"]),
+                counts: counts, defaultCount: 40, traits: [.hostile])
         userData = (schema, data)
         targets = SchemaProfiles(schema: schema).targets(dataset: "schema")
     }
@@ -72,7 +77,8 @@ public final class DifferentialHarness {
     /// Sizes and traits of the datasets: small enough for thousands of cases, varied enough
     /// (hostile strings, several scripts, nils, empty and full relationships) to find bugs.
     static let datasetPlans: [String: (scale: Int, traits: Traits)] = [
-        "catalogue": (150, [.hostile]), "trips": (60, []), "users": (120, [.unicodeHeavy, .hostile]), "dictionary": (300, [.unicodeHeavy]),
+        "catalogue": (150, [.hostile]), "trips": (60, []), "users": (120, [.unicodeHeavy, .hostile]),
+        "dictionary": (300, [.unicodeHeavy]),
     ]
 
     func dataset(_ name: String) throws -> DifferentialDataset {
@@ -86,8 +92,9 @@ public final class DifferentialHarness {
         guard let sample = SampleSchema.named(name), let plan = DifferentialHarness.datasetPlans[name] else {
             preconditionFailure("no differential dataset named \(name)")
         }
-        let d = try DifferentialDataset(sample: sample, seed: SeededGenerator.derive(seed, labels: ["dataset", name]),
-                                        scale: plan.scale, traits: plan.traits)
+        let d = try DifferentialDataset(
+            sample: sample, seed: SeededGenerator.derive(seed, labels: ["dataset", name]),
+            scale: plan.scale, traits: plan.traits)
         datasets[name] = d
         return d
     }
@@ -146,17 +153,20 @@ public final class DifferentialHarness {
         } catch let all as DifferentialFailures {
             throw all
         } catch {
-            throw ConformanceFailure(suite: "differential", caseID: "setup #\(index)", store: nil, seed: seed,
-                                     check: "setting up \(kind(ofCase: index))", expected: "no error", actual: "\(error)",
-                                     trace: ["seed=\(seed)", "case=\(index)"])
+            throw ConformanceFailure(
+                suite: "differential", caseID: "setup #\(index)", store: nil, seed: seed,
+                check: "setting up \(kind(ofCase: index))", expected: "no error", actual: "\(error)",
+                trace: ["seed=\(seed)", "case=\(index)"])
         }
     }
 
     /// Runs `cases` in order, collecting mismatches (it stops once there are `maxFailures`).
     ///
     /// `progress` is called after every case with the number done.
-    public func run<Cases: Collection<Int>>(cases: Cases, maxFailures: Int = 10,
-                                            progress: ((Int) -> Void)? = nil) -> DifferentialReport {
+    public func run<Cases: Collection<Int>>(
+        cases: Cases, maxFailures: Int = 10,
+        progress: ((Int) -> Void)? = nil
+    ) -> DifferentialReport {
         let start = DispatchTime.now().uptimeNanoseconds
         var report = DifferentialReport(seed: seed)
         report.requested = cases.count
@@ -168,8 +178,10 @@ public final class DifferentialHarness {
             } catch let f as ConformanceFailure {
                 report.mismatches.append(f)
             } catch {
-                report.mismatches.append(ConformanceFailure(suite: "differential", caseID: "#\(index)", store: nil, seed: seed,
-                                                            check: kind(ofCase: index), expected: "no error", actual: "\(error)"))
+                report.mismatches.append(
+                    ConformanceFailure(
+                        suite: "differential", caseID: "#\(index)", store: nil, seed: seed,
+                        check: kind(ofCase: index), expected: "no error", actual: "\(error)"))
             }
             report.cases += 1
             if kind(ofCase: index).hasPrefix("script") { report.scripts += 1 }
@@ -189,8 +201,10 @@ extension DifferentialHarness {
     /// ```swift
     /// let report = DifferentialHarness.run(seed: 1, cases: Array(0..<10_000), jobs: 2)
     /// ```
-    public static func run(seed: UInt64, stores: [StoreKind] = StoreKind.allCases, cases: [Int], jobs: Int,
-                           shrink: Bool = true, progress: (@Sendable (Int) -> Void)? = nil) -> DifferentialReport {
+    public static func run(
+        seed: UInt64, stores: [StoreKind] = StoreKind.allCases, cases: [Int], jobs: Int,
+        shrink: Bool = true, progress: (@Sendable (Int) -> Void)? = nil
+    ) -> DifferentialReport {
         let jobs = max(1, min(jobs, cases.count / 100))
         let shards = (0..<jobs).map { j in stride(from: j, to: cases.count, by: jobs).map { cases[$0] } }
         let lock = NSLock()

@@ -23,7 +23,9 @@ extension Int: DifferentialNumber {
     /// `0`.
     public static var fallback: Int { 0 }
     /// One of -3…5 except 0.
-    public static func smallOperand(using random: inout SeededGenerator) -> Int { [-3, -2, -1, 1, 2, 3, 4, 5][random.below(8)] }
+    public static func smallOperand(using random: inout SeededGenerator) -> Int {
+        [-3, -2, -1, 1, 2, 3, 4, 5][random.below(8)]
+    }
 }
 
 extension Double: DifferentialNumber {
@@ -34,7 +36,9 @@ extension Double: DifferentialNumber {
     /// `0`.
     public static var fallback: Double { 0 }
     /// One of -2, -0.5, 0.5, 1.5, 2, 3.
-    public static func smallOperand(using random: inout SeededGenerator) -> Double { [-2, -0.5, 0.5, 1.5, 2, 3][random.below(6)] }
+    public static func smallOperand(using random: inout SeededGenerator) -> Double {
+        [-2, -0.5, 0.5, 1.5, 2, 3][random.below(6)]
+    }
 }
 
 extension Date: DifferentialValue {
@@ -59,7 +63,8 @@ extension Decimal: DifferentialValue {
         case 3: candidate = value - Decimal(sign: .plus, exponent: -2, significand: 1)
         case 4: candidate = value * 10
         case 5: candidate = -value
-        case 6: candidate = Decimal(sign: value.sign, exponent: value.exponent - 2, significand: value.significand * 100)
+        case 6:
+            candidate = Decimal(sign: value.sign, exponent: value.exponent - 2, significand: value.significand * 100)
         default: candidate = 0
         }
         return fitsDecimalColumn(candidate) ? candidate : value
@@ -107,6 +112,8 @@ extension SeededGenerator {
 /// the same `Decimal` (what the store checks before saving).
 func fitsDecimalColumn(_ value: Decimal) -> Bool {
     let posix = Locale(identifier: "en_US_POSIX")
-    guard let double = Double(NSDecimalNumber(decimal: value).description(withLocale: posix)), double.isFinite else { return false }
+    guard let double = Double(NSDecimalNumber(decimal: value).description(withLocale: posix)), double.isFinite else {
+        return false
+    }
     return Decimal(string: "\(double)", locale: posix) == value
 }

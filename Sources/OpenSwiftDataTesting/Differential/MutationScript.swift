@@ -37,7 +37,9 @@ struct MutationScript {
     /// Generates the steps, runs them, and on a failure shrinks the steps (dropping chunks of
     /// them while the same check still fails) before throwing the failure.
     mutating func run() throws -> Int {
-        let steps = (0..<(10 + random.below(25))).map { n in Step(roll: random.below(100), seed: random.next(), number: n + 1) }
+        let steps = (0..<(10 + random.below(25))).map { n in
+            Step(roll: random.below(100), seed: random.next(), number: n + 1)
+        }
         do {
             return try execute(steps)
         } catch let first as ConformanceFailure {
@@ -66,7 +68,10 @@ struct MutationScript {
                 chunk = max(1, chunk / 2)
             }
             if best.count < steps.count {
-                failure.details = failure.details.map { $0 == "steps:" ? "steps (shrunk from \(steps.count) to \(best.count); the failure is at the last one):" : $0 }
+                failure.details = failure.details.map {
+                    $0 == "steps:"
+                        ? "steps (shrunk from \(steps.count) to \(best.count); the failure is at the last one):" : $0
+                }
             }
             throw failure
         }
@@ -88,7 +93,10 @@ struct MutationScript {
             if roll < 20 {
                 // save on both; same outcome; same stored rows
                 let outcomes = contexts.map { c -> String in
-                    do { try c.save(); return "saved" } catch let e as SwiftDataError { return "error \(e.code)" } catch { return "error \(error)" }
+                    do {
+                        try c.save()
+                        return "saved"
+                    } catch let e as SwiftDataError { return "error \(e.code)" } catch { return "error \(error)" }
                 }
                 log.append("save → \(outcomes[0])")
                 checks += 1
@@ -101,7 +109,8 @@ struct MutationScript {
                 } else {
                     // nothing was written (the dumps above still equal the last save), changes are kept
                     for c in contexts where !c.hasChanges {
-                        throw failure("failed save keeps pending changes", expected: "hasChanges == true", actual: "false")
+                        throw failure(
+                            "failed save keeps pending changes", expected: "hasChanges == true", actual: "false")
                     }
                     for context in contexts { context.rollback() }
                     log.append("rollback after failed save")
@@ -113,25 +122,37 @@ struct MutationScript {
                 let now = try contexts.map(view)
                 if now[0] != saved || now[1] != saved {
                     let bad = now[0] != saved ? 0 : 1
-                    throw failure("rollback restores the last saved state", expected: saved.joined(separator: "; "),
-                                  actual: now[bad].joined(separator: "; "), store: bad == 0 ? .memory : .disk)
+                    throw failure(
+                        "rollback restores the last saved state", expected: saved.joined(separator: "; "),
+                        actual: now[bad].joined(separator: "; "), store: bad == 0 ? .memory : .disk)
                 }
             } else {
-                let step = switch kind {
-                case "users": try userStep(contexts, roll)
-                case "catalogue": try catalogueStep(contexts, roll)
-                default: try dictionaryStep(contexts, roll)
-                }
+                let step =
+                    switch kind {
+                    case "users": try userStep(contexts, roll)
+                    case "catalogue": try catalogueStep(contexts, roll)
+                    default: try dictionaryStep(contexts, roll)
+                    }
                 log.append(step)
             }
             checks += 1
             let (m, d) = (try view(contexts[0]), try view(contexts[1]))
-            if m != d { throw failure("both contexts show the same rows", expected: m.joined(separator: "; "), actual: d.joined(separator: "; ")) }
+            if m != d {
+                throw failure(
+                    "both contexts show the same rows", expected: m.joined(separator: "; "),
+                    actual: d.joined(separator: "; "))
+            }
         }
         // Final save (a failed one must fail on both, then is rolled back), then reopen the
         // disk store: what was written must still be there.
         let outcomes = contexts.map { c -> String in
-            do { try c.save(); return "saved" } catch let e as SwiftDataError { c.rollback(); return "error \(e.code)" } catch { return "error \(error)" }
+            do {
+                try c.save()
+                return "saved"
+            } catch let e as SwiftDataError {
+                c.rollback()
+                return "error \(e.code)"
+            } catch { return "error \(error)" }
         }
         log.append("save → \(outcomes[0]); reopen disk store")
         if outcomes[0] != outcomes[1] {
@@ -142,7 +163,11 @@ struct MutationScript {
         try pair.reopenDisk()
         try expectStores(pair, "after reopening the disk store")
         let (m, d) = (try view(ModelContext(pair.memory)), try view(ModelContext(pair.disk)))
-        if m != d { throw failure("reopened disk store shows the same rows", expected: m.joined(separator: "; "), actual: d.joined(separator: "; ")) }
+        if m != d {
+            throw failure(
+                "reopened disk store shows the same rows", expected: m.joined(separator: "; "),
+                actual: d.joined(separator: "; "))
+        }
         return checks + 3
     }
 
@@ -151,16 +176,20 @@ struct MutationScript {
             f.suite = "differential"
             f.caseID = "script #\(index)"
             f.trace = ["seed=\(harness.seed)", "case=\(index)", "script=\(kind)"]
-            f.details += ["replay: harness conform --suite differential --seed \(harness.seed) --case \(index)", "steps:"] + log.map { "  " + $0 }
+            f.details +=
+                ["replay: harness conform --suite differential --seed \(harness.seed) --case \(index)", "steps:"]
+                + log.map { "  " + $0 }
             throw f
         }
     }
 
     func failure(_ check: String, expected: String, actual: String, store: StoreKind? = nil) -> ConformanceFailure {
-        ConformanceFailure(suite: "differential", caseID: "script #\(index)", store: store, seed: harness.seed, check: check,
-                           expected: expected, actual: actual,
-                           trace: ["seed=\(harness.seed)", "case=\(index)", "script=\(kind)"],
-                           details: ["replay: harness conform --suite differential --seed \(harness.seed) --case \(index)", "steps:"] + log.map { "  " + $0 })
+        ConformanceFailure(
+            suite: "differential", caseID: "script #\(index)", store: store, seed: harness.seed, check: check,
+            expected: expected, actual: actual,
+            trace: ["seed=\(harness.seed)", "case=\(index)", "script=\(kind)"],
+            details: ["replay: harness conform --suite differential --seed \(harness.seed) --case \(index)", "steps:"]
+                + log.map { "  " + $0 })
     }
 
     /// The saved rows every script starts from (the same on both stores), so the first steps
@@ -179,9 +208,12 @@ struct MutationScript {
                 }
             } else if kind == "users" {
                 for k in 0..<6 {
-                    c.insert(AccountUser(id: userID(k), username: "user\(k)", name: MutationScript.names[k], email: "u\(k)@example.com",
-                                         joined: Date(timeIntervalSinceReferenceDate: Double(k * 86_400)), score: k * 100,
-                                         bio: k % 2 == 0 ? nil : "bio \(k)"))
+                    c.insert(
+                        AccountUser(
+                            id: userID(k), username: "user\(k)", name: MutationScript.names[k],
+                            email: "u\(k)@example.com",
+                            joined: Date(timeIntervalSinceReferenceDate: Double(k * 86_400)), score: k * 100,
+                            bio: k % 2 == 0 ? nil : "bio \(k)"))
                 }
             } else {
                 let categories = (0..<3).map { CatalogueCategory(name: "c0\($0)") }
@@ -189,8 +221,9 @@ struct MutationScript {
                 categories.forEach(c.insert)
                 tags.forEach(c.insert)
                 for k in 0..<8 {
-                    let p = CatalogueProduct(name: "p0\(k)", sku: "S-0\(k)", price: Double(k) * 1.25, stock: k,
-                                             addedAt: Date(timeIntervalSinceReferenceDate: Double(k)))
+                    let p = CatalogueProduct(
+                        name: "p0\(k)", sku: "S-0\(k)", price: Double(k) * 1.25, stock: k,
+                        addedAt: Date(timeIntervalSinceReferenceDate: Double(k)))
                     c.insert(p)
                     p.category = k == 7 ? nil : categories[k % 3]
                     p.tags = k % 4 == 0 ? [] : [tags[k % 3]] + (k % 2 == 0 ? [tags[(k + 1) % 3]] : [])
@@ -207,7 +240,9 @@ struct MutationScript {
             let categories = try c.fetch(FetchDescriptor<DictionaryCategory>(sortBy: [SortDescriptor(\.name)])).map {
                 "\($0.name):[\($0.words.map(\.text).sorted().joined(separator: ","))]"
             }
-            let words = try c.fetch(FetchDescriptor<DictionaryWord>(sortBy: [SortDescriptor(\.text), SortDescriptor(\.length)])).map {
+            let words = try c.fetch(
+                FetchDescriptor<DictionaryWord>(sortBy: [SortDescriptor(\.text), SortDescriptor(\.length)])
+            ).map {
                 "\($0.text)|\($0.length)|\($0.category?.name ?? "nil")"
             }
             return categories + words
@@ -237,9 +272,10 @@ struct MutationScript {
     func userID(_ k: Int) -> UUID {
         var g = SeededGenerator(seed: SeededGenerator.derive(harness.seed, labels: ["uid"], index: UInt64(k)))
         let (a, b) = (g.next(), g.next())
-        return UUID(uuid: withUnsafeBytes(of: (a, b)) { p in
-            (p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11], p[12], p[13], p[14], p[15])
-        })
+        return UUID(
+            uuid: withUnsafeBytes(of: (a, b)) { p in
+                (p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11], p[12], p[13], p[14], p[15])
+            })
     }
 
     mutating func userStep(_ contexts: [ModelContext], _ roll: Int) throws -> String {
@@ -252,8 +288,10 @@ struct MutationScript {
             let score = random.below(1_000)
             let bio: String? = random.chance(0.4) ? nil : "bio \(random.below(50))"
             for c in contexts {
-                c.insert(AccountUser(id: userID(idKey), username: "user\(k)", name: name, email: "u\(k)@example.com",
-                                     joined: Date(timeIntervalSinceReferenceDate: Double(k * 86_400)), score: score, bio: bio))
+                c.insert(
+                    AccountUser(
+                        id: userID(idKey), username: "user\(k)", name: name, email: "u\(k)@example.com",
+                        joined: Date(timeIntervalSinceReferenceDate: Double(k * 86_400)), score: score, bio: bio))
             }
             return "insert user\(k) id#\(idKey) name=\(name) score=\(score) bio=\(bio ?? "nil")"
         }
@@ -278,9 +316,15 @@ struct MutationScript {
     /// name exists upserts it (its new word list replaces the stored one, UNQ-14); renames may
     /// collide (a typed error on both stores); words move, change and go.
     mutating func dictionaryStep(_ contexts: [ModelContext], _ roll: Int) throws -> String {
-        let categories = try contexts.map { try $0.fetch(FetchDescriptor<DictionaryCategory>(sortBy: [SortDescriptor(\.name)])) }
-        let words = try contexts.map { try $0.fetch(FetchDescriptor<DictionaryWord>(sortBy: [SortDescriptor(\.text), SortDescriptor(\.length)])) }
-        guard categories[0].count == categories[1].count, words[0].count == words[1].count else { return "skip (views differ)" }
+        let categories = try contexts.map {
+            try $0.fetch(FetchDescriptor<DictionaryCategory>(sortBy: [SortDescriptor(\.name)]))
+        }
+        let words = try contexts.map {
+            try $0.fetch(FetchDescriptor<DictionaryWord>(sortBy: [SortDescriptor(\.text), SortDescriptor(\.length)]))
+        }
+        guard categories[0].count == categories[1].count, words[0].count == words[1].count else {
+            return "skip (views differ)"
+        }
         let n = counter
         switch roll {
         case ..<42:
@@ -330,11 +374,16 @@ struct MutationScript {
     // MARK: catalogue: relationships and cascades
 
     mutating func catalogueStep(_ contexts: [ModelContext], _ roll: Int) throws -> String {
-        let categories = try contexts.map { try $0.fetch(FetchDescriptor<CatalogueCategory>(sortBy: [SortDescriptor(\.name)])) }
-        let products = try contexts.map { try $0.fetch(FetchDescriptor<CatalogueProduct>(sortBy: [SortDescriptor(\.sku)])) }
+        let categories = try contexts.map {
+            try $0.fetch(FetchDescriptor<CatalogueCategory>(sortBy: [SortDescriptor(\.name)]))
+        }
+        let products = try contexts.map {
+            try $0.fetch(FetchDescriptor<CatalogueProduct>(sortBy: [SortDescriptor(\.sku)]))
+        }
         let tags = try contexts.map { try $0.fetch(FetchDescriptor<CatalogueTag>(sortBy: [SortDescriptor(\.label)])) }
         guard categories[0].count == categories[1].count, products[0].count == products[1].count,
-              tags[0].count == tags[1].count else { return "skip (views differ)" }
+            tags[0].count == tags[1].count
+        else { return "skip (views differ)" }
         let n = counter
         switch roll {
         case ..<38 where categories[0].count < 4 || roll < 32:
@@ -346,23 +395,27 @@ struct MutationScript {
             return "insert tag t\(n)"
         case ..<60:
             let ci = categories[0].isEmpty || random.chance(0.2) ? nil : random.below(categories[0].count)
-            let picks = tags[0].isEmpty ? [] : random.distinct(random.below(min(3, tags[0].count) + 1), from: tags[0].count)
+            let picks =
+                tags[0].isEmpty ? [] : random.distinct(random.below(min(3, tags[0].count) + 1), from: tags[0].count)
             let price = Double(random.below(10_000)) / 100
             for k in 0..<2 {
-                let p = CatalogueProduct(name: "p\(n)", sku: "S-\(1000 + n)", price: price, stock: n % 7,
-                                         addedAt: Date(timeIntervalSinceReferenceDate: Double(n)))
+                let p = CatalogueProduct(
+                    name: "p\(n)", sku: "S-\(1000 + n)", price: price, stock: n % 7,
+                    addedAt: Date(timeIntervalSinceReferenceDate: Double(n)))
                 contexts[k].insert(p)
                 if let ci { p.category = categories[k][ci] }
                 p.tags = picks.map { tags[k][$0] }
             }
-            return "insert product S-\(1000 + n) in \(ci.map { categories[0][$0].name } ?? "no category") tags \(picks.map { tags[0][$0].label })"
+            return
+                "insert product S-\(1000 + n) in \(ci.map { categories[0][$0].name } ?? "no category") tags \(picks.map { tags[0][$0].label })"
         case ..<72 where !products[0].isEmpty:
             let pi = random.below(products[0].count)
             let ci = categories[0].isEmpty || random.chance(0.25) ? nil : random.below(categories[0].count)
             for k in 0..<2 { products[k][pi].category = ci.map { categories[k][$0] } }
             return "move \(products[0][pi].sku) to \(ci.map { categories[0][$0].name } ?? "nil")"
         case ..<80 where !products[0].isEmpty && !tags[0].isEmpty:
-            let pi = random.below(products[0].count), ti = random.below(tags[0].count)
+            let pi = random.below(products[0].count)
+            let ti = random.below(tags[0].count)
             let had = products[0][pi].tags.contains { $0 === tags[0][ti] }
             // Every third step writes the tag's optional list instead (an emptied list as nil).
             let viaTag = n % 3 == 0
@@ -375,7 +428,11 @@ struct MutationScript {
                     } else {
                         t.products?.append(p)
                     }
-                } else if had { p.tags.removeAll { $0 === t } } else { p.tags.append(t) }
+                } else if had {
+                    p.tags.removeAll { $0 === t }
+                } else {
+                    p.tags.append(t)
+                }
             }
             return "\(had ? "untag" : "tag") \(products[0][pi].sku) \(tags[0][ti].label)\(viaTag ? " (tag side)" : "")"
         case ..<88 where !products[0].isEmpty:

@@ -42,18 +42,21 @@ struct PredicateCase<Root: PersistentModel> {
     let pivot: RandomPredicate<Root>?
     let pageSlack: Int
 
-    init(_ profile: EntityProfile<Root>, _ dataset: DifferentialDataset, harness: DifferentialHarness, index: Int,
-         random: inout SeededGenerator) throws {
+    init(
+        _ profile: EntityProfile<Root>, _ dataset: DifferentialDataset, harness: DifferentialHarness, index: Int,
+        random: inout SeededGenerator
+    ) throws {
         self.profile = profile
         self.dataset = dataset
         self.harness = harness
         self.index = index
         if !dataset.reference.contains(Root.self) { try dataset.load(Root.self) }
         rows = dataset.reference.rows(Root.self)
-        predicate = profile.randomPredicate(depth: 1 + random.below(4), rows: rows, universe: dataset.reference, using: &random)
+        predicate = profile.randomPredicate(
+            depth: 1 + random.below(4), rows: rows, universe: dataset.reference, using: &random)
         var sorts: [SortDescriptor<Root>] = []
         var names: [String] = []
-        for _ in 0..<(profile.sorts.isEmpty ? 0 : random.below(3)) {   // a derived profile may have no sort key
+        for _ in 0..<(profile.sorts.isEmpty ? 0 : random.below(3)) {  // a derived profile may have no sort key
             let option = profile.sorts[random.below(profile.sorts.count)]
             let order: SortOrder = random.chance(0.5) ? .forward : .reverse
             sorts.append(option.make(order))
@@ -61,9 +64,12 @@ struct PredicateCase<Root: PersistentModel> {
         }
         self.sorts = sorts
         // Drawn from its own stream, so adding it left every case's predicate and sorts unchanged.
-        var styleRandom = SeededGenerator(seed: SeededGenerator.derive(harness.seed, labels: ["stringSortStyle"], index: UInt64(index)))
+        var styleRandom = SeededGenerator(
+            seed: SeededGenerator.derive(harness.seed, labels: ["stringSortStyle"], index: UInt64(index)))
         stringSortStyle = styleRandom.chance(0.35) ? .natural : .lexical
-        sortText = "[" + names.joined(separator: ", ") + "]" + (stringSortStyle == .natural ? ", stringSortStyle: .natural" : "")
+        sortText =
+            "[" + names.joined(separator: ", ") + "]"
+            + (stringSortStyle == .natural ? ", stringSortStyle: .natural" : "")
         pageSlack = random.below(3)
         if rows.isEmpty {
             pivotRow = nil
@@ -77,8 +83,10 @@ struct PredicateCase<Root: PersistentModel> {
 
     /// A conjunction of 1–3 leaves over `row`'s own values, each negated if needed so it holds
     /// for `row`, sometimes or-ed with a random predicate.
-    static func pivotPredicate(_ profile: EntityProfile<Root>, _ row: Root, _ universe: ReferenceRows,
-                               _ random: inout SeededGenerator) throws -> RandomPredicate<Root> {
+    static func pivotPredicate(
+        _ profile: EntityProfile<Root>, _ row: Root, _ universe: ReferenceRows,
+        _ random: inout SeededGenerator
+    ) throws -> RandomPredicate<Root> {
         let inputs = LeafInputs(rows: [row], depth: 2, universe: universe, level: 0)
         var q: RandomPredicate<Root>? = nil
         for _ in 0..<(1 + random.below(3)) {
@@ -87,7 +95,9 @@ struct PredicateCase<Root: PersistentModel> {
             q = q.map { .and($0, leaf) } ?? leaf
         }
         if random.chance(0.3) {
-            q = .or(q!, profile.randomPredicate(depth: 2, rows: universe.rows(Root.self), universe: universe, using: &random))
+            q = .or(
+                q!,
+                profile.randomPredicate(depth: 2, rows: universe.rows(Root.self), universe: universe, using: &random))
         }
         return q!
     }
@@ -102,16 +112,23 @@ struct PredicateCase<Root: PersistentModel> {
             var shrunk = shrink(m)
             let fewerRows = shrinkRows(shrunk)
             if let last = fewerRows?.mismatch { shrunk.1 = last }
-            var failures = [harness.failure(original: shown, index: index, dataset: dataset, shrunk: shrunk, sortText: sortText,
-                                            rows: fewerRows?.lines ?? [])]
+            var failures = [
+                harness.failure(
+                    original: shown, index: index, dataset: dataset, shrunk: shrunk, sortText: sortText,
+                    rows: fewerRows?.lines ?? [])
+            ]
             // The first store that failed stopped the case: run the same check on the others,
             // so the report says which stores misbehave.
             for other in harness.stores where other != m.store {
                 let isPivot = m.check == "pivot"
                 do {
-                    _ = try verify(isPivot ? predicate : shrunk.0, pivot: isPivot ? shrunk.0 : nil, only: (m.check, other))
+                    _ = try verify(
+                        isPivot ? predicate : shrunk.0, pivot: isPivot ? shrunk.0 : nil, only: (m.check, other))
                 } catch let again as DifferentialMismatch {
-                    failures.append(harness.failure(original: shown, index: index, dataset: dataset, shrunk: (shrunk.0, again), sortText: sortText))
+                    failures.append(
+                        harness.failure(
+                            original: shown, index: index, dataset: dataset, shrunk: (shrunk.0, again),
+                            sortText: sortText))
                 }
             }
             throw DifferentialFailures(failures: failures)
@@ -137,8 +154,10 @@ struct PredicateCase<Root: PersistentModel> {
     func keys(_ rows: [Root]) -> [Int64] { rows.map(key) }
 
     /// Checks `p` on every store (or only the check and store of `only`); throws the first mismatch.
-    func verify(_ p: RandomPredicate<Root>, pivot: RandomPredicate<Root>? = nil,
-                only: (check: String, store: StoreKind)?, in environment: CheckEnvironment<Root>? = nil) throws -> Int {
+    func verify(
+        _ p: RandomPredicate<Root>, pivot: RandomPredicate<Root>? = nil,
+        only: (check: String, store: StoreKind)?, in environment: CheckEnvironment<Root>? = nil
+    ) throws -> Int {
         let pivot = pivot ?? self.pivot
         let env = environment ?? CheckEnvironment(rows: rows, container: dataset.pair.container)
         let rows = env.rows
@@ -147,8 +166,9 @@ struct PredicateCase<Root: PersistentModel> {
         do {
             expectedRows = try rows.filter { try foundation.evaluate($0) }
         } catch {
-            throw DifferentialMismatch(check: "reference", store: .memory, expected: "Predicate.evaluate succeeds",
-                                       actual: "Predicate.evaluate threw \(error)")
+            throw DifferentialMismatch(
+                check: "reference", store: .memory, expected: "Predicate.evaluate succeeds",
+                actual: "Predicate.evaluate threw \(error)")
         }
         let expectedOrdered = keys(referenceOrder(expectedRows, sorts))
         let expectedSet = Set(expectedOrdered)
@@ -157,7 +177,9 @@ struct PredicateCase<Root: PersistentModel> {
         for store in harness.stores where only == nil || only!.store == store {
             func wants(_ check: String) -> Bool { only == nil || only!.check == check }
             let context = ModelContext(env.container(store))
-            func fail(_ check: String, _ expected: String, _ actual: String, _ details: [String] = []) -> DifferentialMismatch {
+            func fail(_ check: String, _ expected: String, _ actual: String, _ details: [String] = [])
+                -> DifferentialMismatch
+            {
                 DifferentialMismatch(check: check, store: store, expected: expected, actual: actual, details: details)
             }
             func attempt<T>(_ check: String, _ body: () throws -> T) throws -> T {
@@ -173,30 +195,44 @@ struct PredicateCase<Root: PersistentModel> {
             let fetched = try attempt("reference") { keys(try context.fetch(sorted(sorts))) }
             if wants("reference") {
                 checks += 1
-                let same = sorts.isEmpty ? Set(fetched) == expectedSet && fetched.count == expectedSet.count : fetched == expectedOrdered
-                if !same { throw fail("reference", describe(expectedOrdered, sorted: !sorts.isEmpty), describe(fetched, sorted: !sorts.isEmpty),
-                                      rowDifference(expected: expectedSet, actual: Set(fetched), rows: rows, container: env.container(store))) }
+                let same =
+                    sorts.isEmpty
+                    ? Set(fetched) == expectedSet && fetched.count == expectedSet.count : fetched == expectedOrdered
+                if !same {
+                    throw fail(
+                        "reference", describe(expectedOrdered, sorted: !sorts.isEmpty),
+                        describe(fetched, sorted: !sorts.isEmpty),
+                        rowDifference(
+                            expected: expectedSet, actual: Set(fetched), rows: rows, container: env.container(store)))
+                }
             }
             if wants("fetchCount") {
                 checks += 1
                 let count = try attempt("fetchCount") { try context.fetchCount(FetchDescriptor(predicate: foundation)) }
                 if count != expectedSet.count { throw fail("fetchCount", "\(expectedSet.count)", "\(count)") }
-                let ids = try attempt("fetchCount") { try context.fetchIdentifiers(FetchDescriptor(predicate: foundation)) }
+                let ids = try attempt("fetchCount") {
+                    try context.fetchIdentifiers(FetchDescriptor(predicate: foundation))
+                }
                 let idKeys = Set(ids.compactMap(\.primaryKey))
                 if idKeys != expectedSet || ids.count != expectedSet.count {
-                    throw fail("fetchCount", "identifiers \(describe(Array(expectedSet), sorted: false))",
-                               "identifiers \(describe(Array(idKeys), sorted: false))")
+                    throw fail(
+                        "fetchCount", "identifiers \(describe(Array(expectedSet), sorted: false))",
+                        "identifiers \(describe(Array(idKeys), sorted: false))")
                 }
             }
             if wants("partition") {
                 checks += 1
-                let negative = try attempt("partition") { keys(try context.fetch(FetchDescriptor(predicate: p.negated))) }
+                let negative = try attempt("partition") {
+                    keys(try context.fetch(FetchDescriptor(predicate: p.negated)))
+                }
                 let overlap = Set(negative).intersection(fetched)
                 let missing = allKeys.subtracting(negative).subtracting(fetched)
                 if !overlap.isEmpty || !missing.isEmpty || negative.count + fetched.count != allKeys.count {
-                    throw fail("partition", "fetch(p) and fetch(!p) split all \(allKeys.count) rows",
-                               "\(fetched.count) + \(negative.count) rows; in both: \(describe(Array(overlap), sorted: false)); in neither: \(describe(Array(missing), sorted: false))",
-                               rowDifference(expected: [], actual: overlap.union(missing), rows: rows, container: env.container(store)))
+                    throw fail(
+                        "partition", "fetch(p) and fetch(!p) split all \(allKeys.count) rows",
+                        "\(fetched.count) + \(negative.count) rows; in both: \(describe(Array(overlap), sorted: false)); in neither: \(describe(Array(missing), sorted: false))",
+                        rowDifference(
+                            expected: [], actual: overlap.union(missing), rows: rows, container: env.container(store)))
                 }
             }
             if wants("paging") {
@@ -214,9 +250,12 @@ struct PredicateCase<Root: PersistentModel> {
                     if part.count < pageSize { break }
                 }
                 let expectedFull = keys(referenceOrder(expectedRows, order))
-                if full != expectedFull || stitched != Array(full.prefix(stitched.count)) || (stitched.count < full.count && stitched.count < 6 * pageSize) {
-                    throw fail("paging", "pages of \(pageSize) stitched = \(describe(expectedFull, sorted: true))",
-                               "full \(describe(full, sorted: true)), stitched \(describe(stitched, sorted: true))")
+                if full != expectedFull || stitched != Array(full.prefix(stitched.count))
+                    || (stitched.count < full.count && stitched.count < 6 * pageSize)
+                {
+                    throw fail(
+                        "paging", "pages of \(pageSize) stitched = \(describe(expectedFull, sorted: true))",
+                        "full \(describe(full, sorted: true)), stitched \(describe(stitched, sorted: true))")
                 }
             }
             if wants("pivot"), let pivot, let pivotRow {
@@ -225,8 +264,11 @@ struct PredicateCase<Root: PersistentModel> {
                 let got = try attempt("pivot") { keys(try context.fetch(FetchDescriptor(predicate: q))) }
                 let want = try Set(rows.filter { try q.evaluate($0) }.map(key))
                 if !got.contains(key(pivotRow)) || Set(got) != want {
-                    throw fail("pivot", "row \(key(pivotRow)) among \(describe(Array(want), sorted: false)) for \(pivot.source)",
-                               describe(got, sorted: false), rowDifference(expected: want, actual: Set(got), rows: rows, container: env.container(store)))
+                    throw fail(
+                        "pivot",
+                        "row \(key(pivotRow)) among \(describe(Array(want), sorted: false)) for \(pivot.source)",
+                        describe(got, sorted: false),
+                        rowDifference(expected: want, actual: Set(got), rows: rows, container: env.container(store)))
                 }
             }
         }
@@ -244,8 +286,12 @@ struct PredicateCase<Root: PersistentModel> {
         let byKey = Dictionary(rows.map { (key($0), $0) }, uniquingKeysWith: { a, _ in a })
         let missing = expected.subtracting(actual).sorted().prefix(5)
         let extra = actual.subtracting(expected).sorted().prefix(5)
-        return missing.compactMap { byKey[$0] }.map { "missing: " + DifferentialDataset.describeRow($0.persistentModelID, in: container) }
-            + extra.compactMap { byKey[$0] }.map { "extra:   " + DifferentialDataset.describeRow($0.persistentModelID, in: container) }
+        return missing.compactMap { byKey[$0] }.map {
+            "missing: " + DifferentialDataset.describeRow($0.persistentModelID, in: container)
+        }
+            + extra.compactMap { byKey[$0] }.map {
+                "extra:   " + DifferentialDataset.describeRow($0.persistentModelID, in: container)
+            }
     }
 
     /// The smallest predicate (by repeatedly taking sub-predicates) that still fails the same
@@ -286,25 +332,32 @@ struct PredicateCase<Root: PersistentModel> {
 
 extension DifferentialHarness {
     /// The report of a mismatch: seed, case, dataset, the (shrunk) predicate and its SQL.
-    func failure<Root: PersistentModel>(original: RandomPredicate<Root>, index: Int, dataset: DifferentialDataset,
-                                        shrunk: (RandomPredicate<Root>, DifferentialMismatch), sortText: String,
-                                        rows: [String] = []) -> ConformanceFailure {
+    func failure<Root: PersistentModel>(
+        original: RandomPredicate<Root>, index: Int, dataset: DifferentialDataset,
+        shrunk: (RandomPredicate<Root>, DifferentialMismatch), sortText: String,
+        rows: [String] = []
+    ) -> ConformanceFailure {
         let (p, m) = shrunk
         let descriptor = FetchDescriptor(predicate: p.predicate)
         // try?: the SQL decorates a failure report; a predicate without SQL says so.
         let sql = (try? dataset.pair.container(m.store).sql(for: descriptor)) ?? "(not translatable)"
-        let replay = dataset.name == "schema" ? "try DifferentialHarness(schema: …, seed: \(seed)).verifyCase(\(index))"
+        let replay =
+            dataset.name == "schema"
+            ? "try DifferentialHarness(schema: …, seed: \(seed)).verifyCase(\(index))"
             : "harness conform --suite differential --seed \(seed) --case \(index)"
-        var details = ["replay:    " + replay,
-                       "dataset:   \(dataset.name), \(dataset.pair.memory.schema.entities.count) entities",
-                       "predicate: #Predicate<\(Root.self)> { \(p.source) }",
-                       "sort:      \(sortText)",
-                       "SQL:       \(sql)"]
+        var details = [
+            "replay:    " + replay,
+            "dataset:   \(dataset.name), \(dataset.pair.memory.schema.entities.count) entities",
+            "predicate: #Predicate<\(Root.self)> { \(p.source) }",
+            "sort:      \(sortText)",
+            "SQL:       \(sql)",
+        ]
         if p.size < original.size { details.append("shrunk from \(original.size) nodes: { \(original.source) }") }
         details += rows + m.details
-        return ConformanceFailure(suite: "differential", caseID: "\(m.check) #\(index)", store: m.store, seed: seed,
-                                  check: "\(m.check) of \(Root.self) predicate", expected: m.expected, actual: m.actual,
-                                  trace: ["seed=\(seed)", "case=\(index)", "dataset=\(dataset.name)", "store=\(m.store)"],
-                                  details: details)
+        return ConformanceFailure(
+            suite: "differential", caseID: "\(m.check) #\(index)", store: m.store, seed: seed,
+            check: "\(m.check) of \(Root.self) predicate", expected: m.expected, actual: m.actual,
+            trace: ["seed=\(seed)", "case=\(index)", "dataset=\(dataset.name)", "store=\(m.store)"],
+            details: details)
     }
 }

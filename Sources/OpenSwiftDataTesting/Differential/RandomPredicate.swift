@@ -18,8 +18,10 @@ public struct PredicateTerm<Root, Value> {
     public let build: (PredicateExpressions.Variable<Root>) -> any StandardPredicateExpression<Value>
 
     /// A term from its source renderer and expression builder.
-    public init(source: @escaping (String) -> String,
-                build: @escaping (PredicateExpressions.Variable<Root>) -> any StandardPredicateExpression<Value>) {
+    public init(
+        source: @escaping (String) -> String,
+        build: @escaping (PredicateExpressions.Variable<Root>) -> any StandardPredicateExpression<Value>
+    ) {
         self.source = source
         self.build = build
     }
@@ -35,8 +37,9 @@ extension PredicateTerm where Value: Codable & Sendable {
 extension PredicateTerm {
     /// A stored attribute or relationship of the row: `$0.name`.
     public static func keyPath(_ name: String, _ keyPath: KeyPath<Root, Value> & Sendable) -> PredicateTerm {
-        PredicateTerm(source: { "\($0).\(name)" },
-                      build: { v in PredicateExpressions.build_KeyPath(root: v, keyPath: keyPath) })
+        PredicateTerm(
+            source: { "\($0).\(name)" },
+            build: { v in PredicateExpressions.build_KeyPath(root: v, keyPath: keyPath) })
     }
 }
 
@@ -159,38 +162,53 @@ enum ExpressionBuilder {
 
     static func not<P: StandardPredicateExpression<Bool>>(_ p: P) -> E<Bool> { PredicateExpressions.build_Negation(p) }
 
-    static func and<L: StandardPredicateExpression<Bool>, R: StandardPredicateExpression<Bool>>(_ l: L, _ r: R) -> E<Bool> {
+    static func and<L: StandardPredicateExpression<Bool>, R: StandardPredicateExpression<Bool>>(_ l: L, _ r: R) -> E<
+        Bool
+    > {
         PredicateExpressions.build_Conjunction(lhs: l, rhs: r)
     }
 
-    static func or<L: StandardPredicateExpression<Bool>, R: StandardPredicateExpression<Bool>>(_ l: L, _ r: R) -> E<Bool> {
+    static func or<L: StandardPredicateExpression<Bool>, R: StandardPredicateExpression<Bool>>(_ l: L, _ r: R) -> E<
+        Bool
+    > {
         PredicateExpressions.build_Disjunction(lhs: l, rhs: r)
     }
 
-    static func conditional<C: StandardPredicateExpression<Bool>, T: StandardPredicateExpression<V>, F: StandardPredicateExpression<V>, V>(
-        _ c: C, _ t: T, _ f: F) -> E<V> {
+    static func conditional<
+        C: StandardPredicateExpression<Bool>, T: StandardPredicateExpression<V>, F: StandardPredicateExpression<V>, V
+    >(
+        _ c: C, _ t: T, _ f: F
+    ) -> E<V> {
         PredicateExpressions.build_Conditional(c, t, f)
     }
 
-    static func equal<L: StandardPredicateExpression<V>, R: StandardPredicateExpression<V>, V: Equatable>(_ l: L, _ r: R) -> E<Bool> {
+    static func equal<L: StandardPredicateExpression<V>, R: StandardPredicateExpression<V>, V: Equatable>(
+        _ l: L, _ r: R
+    ) -> E<Bool> {
         PredicateExpressions.build_Equal(lhs: l, rhs: r)
     }
 
-    static func notEqual<L: StandardPredicateExpression<V>, R: StandardPredicateExpression<V>, V: Equatable>(_ l: L, _ r: R) -> E<Bool> {
+    static func notEqual<L: StandardPredicateExpression<V>, R: StandardPredicateExpression<V>, V: Equatable>(
+        _ l: L, _ r: R
+    ) -> E<Bool> {
         PredicateExpressions.build_NotEqual(lhs: l, rhs: r)
     }
 
     static func compare<L: StandardPredicateExpression<V>, R: StandardPredicateExpression<V>, V: Comparable>(
-        _ l: L, _ r: R, _ op: PredicateExpressions.ComparisonOperator) -> E<Bool> {
+        _ l: L, _ r: R, _ op: PredicateExpressions.ComparisonOperator
+    ) -> E<Bool> {
         PredicateExpressions.build_Comparison(lhs: l, rhs: r, op: op)
     }
 
     static func arithmetic<L: StandardPredicateExpression<V>, R: StandardPredicateExpression<V>, V: Numeric>(
-        _ l: L, _ r: R, _ op: PredicateExpressions.ArithmeticOperator) -> E<V> {
+        _ l: L, _ r: R, _ op: PredicateExpressions.ArithmeticOperator
+    ) -> E<V> {
         PredicateExpressions.build_Arithmetic(lhs: l, rhs: r, op: op)
     }
 
-    static func divideDouble<L: StandardPredicateExpression<Double>, R: StandardPredicateExpression<Double>>(_ l: L, _ r: R) -> E<Double> {
+    static func divideDouble<L: StandardPredicateExpression<Double>, R: StandardPredicateExpression<Double>>(
+        _ l: L, _ r: R
+    ) -> E<Double> {
         PredicateExpressions.build_Division(lhs: l, rhs: r)
     }
 
@@ -198,71 +216,100 @@ enum ExpressionBuilder {
         PredicateExpressions.build_UnaryMinus(t)
     }
 
-    static func localizedStandardContains<S: StandardPredicateExpression<String>, T: StandardPredicateExpression<String>>(_ s: S, _ t: T) -> E<Bool> {
+    static func localizedStandardContains<
+        S: StandardPredicateExpression<String>, T: StandardPredicateExpression<String>
+    >(_ s: S, _ t: T) -> E<Bool> {
         PredicateExpressions.build_localizedStandardContains(s, t)
     }
 
-    static func divide<L: StandardPredicateExpression<Int>, R: StandardPredicateExpression<Int>>(_ l: L, _ r: R) -> E<Int> {
+    static func divide<L: StandardPredicateExpression<Int>, R: StandardPredicateExpression<Int>>(_ l: L, _ r: R) -> E<
+        Int
+    > {
         PredicateExpressions.build_Division(lhs: l, rhs: r)
     }
 
-    static func remainder<L: StandardPredicateExpression<Int>, R: StandardPredicateExpression<Int>>(_ l: L, _ r: R) -> E<Int> {
+    static func remainder<L: StandardPredicateExpression<Int>, R: StandardPredicateExpression<Int>>(_ l: L, _ r: R)
+        -> E<Int>
+    {
         PredicateExpressions.build_Remainder(lhs: l, rhs: r)
     }
 
-    static func coalesce<L: StandardPredicateExpression<V?>, R: StandardPredicateExpression<V>, V>(_ l: L, _ r: R) -> E<V> {
+    static func coalesce<L: StandardPredicateExpression<V?>, R: StandardPredicateExpression<V>, V>(_ l: L, _ r: R) -> E<
+        V
+    > {
         PredicateExpressions.build_NilCoalesce(lhs: l, rhs: r)
     }
 
-    static func keyPath<R: StandardPredicateExpression<Root>, Root, V>(_ root: R, _ keyPath: KeyPath<Root, V> & Sendable) -> E<V> {
+    static func keyPath<R: StandardPredicateExpression<Root>, Root, V>(
+        _ root: R, _ keyPath: KeyPath<Root, V> & Sendable
+    ) -> E<V> {
         PredicateExpressions.build_KeyPath(root: root, keyPath: keyPath)
     }
 
-    static func contains<S: StandardPredicateExpression<String>, T: StandardPredicateExpression<String>>(_ s: S, _ t: T) -> E<Bool> {
+    static func contains<S: StandardPredicateExpression<String>, T: StandardPredicateExpression<String>>(_ s: S, _ t: T)
+        -> E<Bool>
+    {
         PredicateExpressions.build_contains(s, t)
     }
 
-    static func starts<S: StandardPredicateExpression<String>, T: StandardPredicateExpression<String>>(_ s: S, _ t: T) -> E<Bool> {
+    static func starts<S: StandardPredicateExpression<String>, T: StandardPredicateExpression<String>>(_ s: S, _ t: T)
+        -> E<Bool>
+    {
         PredicateExpressions.build_starts(s, with: t)
     }
 
-    static func arrayContains<S: StandardPredicateExpression<[V]>, T: StandardPredicateExpression<V>, V: Equatable>(_ s: S, _ t: T) -> E<Bool> {
+    static func arrayContains<S: StandardPredicateExpression<[V]>, T: StandardPredicateExpression<V>, V: Equatable>(
+        _ s: S, _ t: T
+    ) -> E<Bool> {
         PredicateExpressions.build_contains(s, t)
     }
 
-    static func closedRangeContains<L: StandardPredicateExpression<V>, U: StandardPredicateExpression<V>, T: StandardPredicateExpression<V>, V: Comparable>(
-        _ lower: L, _ upper: U, _ t: T) -> E<Bool> {
+    static func closedRangeContains<
+        L: StandardPredicateExpression<V>, U: StandardPredicateExpression<V>, T: StandardPredicateExpression<V>,
+        V: Comparable
+    >(
+        _ lower: L, _ upper: U, _ t: T
+    ) -> E<Bool> {
         PredicateExpressions.build_contains(PredicateExpressions.build_ClosedRange(lower: lower, upper: upper), t)
     }
 
-    static func rangeContains<L: StandardPredicateExpression<V>, U: StandardPredicateExpression<V>, T: StandardPredicateExpression<V>, V: Comparable>(
-        _ lower: L, _ upper: U, _ t: T) -> E<Bool> {
+    static func rangeContains<
+        L: StandardPredicateExpression<V>, U: StandardPredicateExpression<V>, T: StandardPredicateExpression<V>,
+        V: Comparable
+    >(
+        _ lower: L, _ upper: U, _ t: T
+    ) -> E<Bool> {
         PredicateExpressions.build_contains(PredicateExpressions.build_Range(lower: lower, upper: upper), t)
     }
 
     /// `optional.flatMap { transform($0) }` — what `$0.a?.b` expands to.
     static func flatMap<O: StandardPredicateExpression<W?>, W, Probe: StandardPredicateExpression<R>, R>(
-        _ optional: O, probe: Probe, _ transform: @escaping (PredicateExpressions.Variable<W>) -> E<R>) -> E<R?> {
+        _ optional: O, probe: Probe, _ transform: @escaping (PredicateExpressions.Variable<W>) -> E<R>
+    ) -> E<R?> {
         PredicateExpressions.build_flatMap(optional) { w in transform(w) as! Probe }
     }
 
     /// `sequence.contains { test($0) }`.
     static func containsWhere<S: StandardPredicateExpression<[W]>, W, Probe: StandardPredicateExpression<Bool>>(
-        _ sequence: S, probe: Probe, _ test: @escaping (PredicateExpressions.Variable<W>) -> E<Bool>) -> E<Bool> {
+        _ sequence: S, probe: Probe, _ test: @escaping (PredicateExpressions.Variable<W>) -> E<Bool>
+    ) -> E<Bool> {
         PredicateExpressions.build_contains(sequence, where: { w in test(w) as! Probe })
     }
 
     /// `sequence.allSatisfy { test($0) }`.
     static func allSatisfy<S: StandardPredicateExpression<[W]>, W, Probe: StandardPredicateExpression<Bool>>(
-        _ sequence: S, probe: Probe, _ test: @escaping (PredicateExpressions.Variable<W>) -> E<Bool>) -> E<Bool> {
+        _ sequence: S, probe: Probe, _ test: @escaping (PredicateExpressions.Variable<W>) -> E<Bool>
+    ) -> E<Bool> {
         PredicateExpressions.build_allSatisfy(sequence, { w in test(w) as! Probe })
     }
 
     /// `sequence.filter { test($0) }.count`.
     static func filterCount<S: StandardPredicateExpression<[W]>, W, Probe: StandardPredicateExpression<Bool>>(
-        _ sequence: S, probe: Probe, _ test: @escaping (PredicateExpressions.Variable<W>) -> E<Bool>) -> E<Int> {
-        PredicateExpressions.build_KeyPath(root: PredicateExpressions.build_filter(sequence, { w in test(w) as! Probe }),
-                                           keyPath: \[W].count)
+        _ sequence: S, probe: Probe, _ test: @escaping (PredicateExpressions.Variable<W>) -> E<Bool>
+    ) -> E<Int> {
+        PredicateExpressions.build_KeyPath(
+            root: PredicateExpressions.build_filter(sequence, { w in test(w) as! Probe }),
+            keyPath: \[W].count)
     }
 
     /// `$0 is Sub`.

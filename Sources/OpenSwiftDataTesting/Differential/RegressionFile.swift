@@ -43,8 +43,12 @@ public enum RegressionFile {
             let fields = parts[0].split(whereSeparator: \.isWhitespace)
             if fields.isEmpty { continue }
             guard fields.count == 2, let seed = UInt64(fields[0]), let index = Int(fields[1]), index >= 0 else {
-                throw CocoaError(.fileReadCorruptFile, userInfo: [
-                    NSLocalizedDescriptionKey: "\(url.path):\(n + 1): expected `seed case [# comment]`, found `\(raw)`"])
+                throw CocoaError(
+                    .fileReadCorruptFile,
+                    userInfo: [
+                        NSLocalizedDescriptionKey:
+                            "\(url.path):\(n + 1): expected `seed case [# comment]`, found `\(raw)`"
+                    ])
             }
             let comment = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
             entries.append(Entry(seed: seed, caseIndex: index, comment: comment))
@@ -57,11 +61,14 @@ public enum RegressionFile {
         // A file that exists but cannot be read or parsed throws: it must never be written over.
         let exists = FileManager.default.fileExists(atPath: url.path)
         let existing = Set((exists ? try read(url) : []).map { "\($0.seed) \($0.caseIndex)" })
-        var text = exists ? try String(contentsOf: url, encoding: .utf8)
+        var text =
+            exists
+            ? try String(contentsOf: url, encoding: .utf8)
             : "# Differential cases that once failed; the tests replay every line.\n# seed case   # what failed\n"
         if !text.isEmpty && !text.hasSuffix("\n") { text += "\n" }
         for m in mismatches {
-            guard let hash = m.caseID.lastIndex(of: "#"), let index = Int(m.caseID[m.caseID.index(after: hash)...]) else { continue }
+            guard let hash = m.caseID.lastIndex(of: "#"), let index = Int(m.caseID[m.caseID.index(after: hash)...])
+            else { continue }
             let line = "\(m.seed) \(index)"
             guard !existing.contains(line), !text.contains("\n\(line) ") else { continue }
             text += "\(line)   # \(m.check), \(m.store.map(\.rawValue) ?? "memory vs disk")\n"

@@ -9,7 +9,9 @@ extension PredicateCase {
     ///
     /// Returns the report lines (the remaining rows with their stored values) and the mismatch
     /// on the smallest copy; `nil` when shrinking is off or the copy cannot be made.
-    func shrinkRows(_ shrunk: (RandomPredicate<Root>, DifferentialMismatch)) -> (lines: [String], mismatch: DifferentialMismatch)? {
+    func shrinkRows(_ shrunk: (RandomPredicate<Root>, DifferentialMismatch)) -> (
+        lines: [String], mismatch: DifferentialMismatch
+    )? {
         let (p, m) = shrunk
         guard harness.shrinks, rows.count > 1 else { return nil }
         let isPivot = m.check == "pivot"
@@ -35,7 +37,9 @@ extension PredicateCase {
             }
             if !removed.isEmpty {
                 let context = ModelContext(container)
-                for row in try context.fetch(FetchDescriptor<Root>()) where removed.contains(key(row)) { context.delete(row) }
+                for row in try context.fetch(FetchDescriptor<Root>()) where removed.contains(key(row)) {
+                    context.delete(row)
+                }
                 try context.save()
             }
             return (container, try ModelContext(container).fetch(FetchDescriptor<Root>()))
@@ -46,8 +50,10 @@ extension PredicateCase {
             guard let (container, remaining) = try? copy(removing: removed) else { return nil }
             let env = CheckEnvironment(rows: remaining, container: { _ in container })
             do {
-                _ = isPivot ? try verify(predicate, pivot: p, only: (m.check, m.store), in: env)
-                            : try verify(p, only: (m.check, m.store), in: env)
+                _ =
+                    isPivot
+                    ? try verify(predicate, pivot: p, only: (m.check, m.store), in: env)
+                    : try verify(p, only: (m.check, m.store), in: env)
             } catch let again as DifferentialMismatch where again.check == m.check {
                 return again
             } catch {}
@@ -79,9 +85,13 @@ extension PredicateCase {
         }
         // try?: shrinking is best effort; nil reports the unshrunk failure.
         guard let (container, remaining) = try? copy(removing: removed) else { return nil }
-        var lines = ["rows:      \(remaining.count) of \(rows.count) \(Root.self) rows still fail \(m.check) on a copy of the \(m.store) store"
-                     + " (the others deleted, delete rules applied):"]
-        lines += remaining.prefix(12).map { "  " + DifferentialDataset.describeRow($0.persistentModelID, in: container) }
+        var lines = [
+            "rows:      \(remaining.count) of \(rows.count) \(Root.self) rows still fail \(m.check) on a copy of the \(m.store) store"
+                + " (the others deleted, delete rules applied):"
+        ]
+        lines += remaining.prefix(12).map {
+            "  " + DifferentialDataset.describeRow($0.persistentModelID, in: container)
+        }
         if remaining.count > 12 { lines.append("  …") }
         return (lines, last)
     }

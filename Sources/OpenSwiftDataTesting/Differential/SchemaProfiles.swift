@@ -41,7 +41,8 @@ final class SchemaProfiles {
         }
         for relationship in entity.relationships {
             guard let kp = relationship.keypath as? any _ProfileKeyPath,
-                  let target = schema.entitiesByName[relationship.destination] else { continue }
+                let target = schema.entitiesByName[relationship.destination]
+            else { continue }
             makers += kp._relationshipLeaves(relationship.name, R.self, target: target, profiles: self)
         }
         for sub in entity.subentities.flatMap(descendants) {
@@ -63,11 +64,16 @@ final class SchemaProfiles {
 /// A schema key path with its static types opened, producing the leaves it supports.
 protocol _ProfileKeyPath {
     func _attributeLeaves<R: PersistentModel>(_ name: String, _: R.Type) -> ([LeafMaker<R>], [SortOption<R>])
-    func _relationshipLeaves<R: PersistentModel>(_ name: String, _: R.Type, target: Schema.Entity,
-                                                  profiles: SchemaProfiles) -> [LeafMaker<R>]
-    func _castLeaves<R: PersistentModel, S: PersistentModel>(_ subName: String, _: S.Type, _ name: String, _: R.Type) -> [LeafMaker<R>]
-    func _toOneLeaves<R: PersistentModel, T: PersistentModel>(_ relationship: String, _ via: KeyPath<R, T?> & Sendable,
-                                                              _ name: String) -> [LeafMaker<R>]
+    func _relationshipLeaves<R: PersistentModel>(
+        _ name: String, _: R.Type, target: Schema.Entity,
+        profiles: SchemaProfiles
+    ) -> [LeafMaker<R>]
+    func _castLeaves<R: PersistentModel, S: PersistentModel>(_ subName: String, _: S.Type, _ name: String, _: R.Type)
+        -> [LeafMaker<R>]
+    func _toOneLeaves<R: PersistentModel, T: PersistentModel>(
+        _ relationship: String, _ via: KeyPath<R, T?> & Sendable,
+        _ name: String
+    ) -> [LeafMaker<R>]
 }
 
 extension KeyPath: _ProfileKeyPath where Root: PersistentModel {
@@ -76,14 +82,18 @@ extension KeyPath: _ProfileKeyPath where Root: PersistentModel {
         return ProfileOpening<R>.attribute(name, kp)
     }
 
-    func _relationshipLeaves<R: PersistentModel>(_ name: String, _: R.Type, target: Schema.Entity,
-                                                  profiles: SchemaProfiles) -> [LeafMaker<R>] {
+    func _relationshipLeaves<R: PersistentModel>(
+        _ name: String, _: R.Type, target: Schema.Entity,
+        profiles: SchemaProfiles
+    ) -> [LeafMaker<R>] {
         guard let kp = self as? KeyPath<R, Value> else { return [] }
         func toOne<T: PersistentModel>(_: T.Type) -> [LeafMaker<R>] {
             guard let via = kp as? KeyPath<R, T?> else { return [] }
             var makers: [LeafMaker<R>] = []
             for attribute in target.attributes where !attribute.isTransient {
-                if let akp = attribute.keypath as? any _ProfileKeyPath { makers += akp._toOneLeaves(name, sendable(via), attribute.name) }
+                if let akp = attribute.keypath as? any _ProfileKeyPath {
+                    makers += akp._toOneLeaves(name, sendable(via), attribute.name)
+                }
             }
             return makers
         }
@@ -94,7 +104,9 @@ extension KeyPath: _ProfileKeyPath where Root: PersistentModel {
         return toOne(target.modelType) + toMany(target.modelType)
     }
 
-    func _castLeaves<R: PersistentModel, S: PersistentModel>(_ subName: String, _: S.Type, _ name: String, _: R.Type) -> [LeafMaker<R>] {
+    func _castLeaves<R: PersistentModel, S: PersistentModel>(_ subName: String, _: S.Type, _ name: String, _: R.Type)
+        -> [LeafMaker<R>]
+    {
         guard let kp = self as? KeyPath<S, Value>, let dv = Value.self as? any DifferentialValue.Type else { return [] }
         func cast<V: DifferentialValue>(_: V.Type) -> [LeafMaker<R>] {
             guard let typed = kp as? KeyPath<S, V> else { return [] }
@@ -103,8 +115,10 @@ extension KeyPath: _ProfileKeyPath where Root: PersistentModel {
         return cast(dv)
     }
 
-    func _toOneLeaves<R: PersistentModel, T: PersistentModel>(_ relationship: String, _ via: KeyPath<R, T?> & Sendable,
-                                                              _ name: String) -> [LeafMaker<R>] {
+    func _toOneLeaves<R: PersistentModel, T: PersistentModel>(
+        _ relationship: String, _ via: KeyPath<R, T?> & Sendable,
+        _ name: String
+    ) -> [LeafMaker<R>] {
         guard let kp = self as? KeyPath<T, Value>, let dv = Value.self as? any DifferentialValue.Type else { return [] }
         func chain<V: DifferentialValue>(_: V.Type) -> [LeafMaker<R>] {
             guard let typed = kp as? KeyPath<T, V> else { return [] }
@@ -119,31 +133,48 @@ enum ProfileOpening<R: PersistentModel> {
     static func attribute<Value>(_ name: String, _ kp: KeyPath<R, Value>) -> ([LeafMaker<R>], [SortOption<R>]) {
         if let plain = kp as? KeyPath<R, String> {
             let s = sendable(plain)
-            return ([.string(name, s), .comparable(name, s, weight: 1)], [SortOption(name) { SortDescriptor(s, order: $0) }])
+            return (
+                [.string(name, s), .comparable(name, s, weight: 1)], [SortOption(name) { SortDescriptor(s, order: $0) }]
+            )
         }
         if let n = Value.self as? any DifferentialNumber.Type { return number(name, kp, n) }
         if let d = Value.self as? any DifferentialValue.Type { return comparable(name, kp, d) }
-        if let o = Value.self as? any _ProfileOptional.Type, let w = o.wrappedDifferential { return optional(name, kp, w) }
+        if let o = Value.self as? any _ProfileOptional.Type, let w = o.wrappedDifferential {
+            return optional(name, kp, w)
+        }
         if let u = kp as? KeyPath<R, UUID> {
-            return ([.equatable(name, sendable(u), other: UUID(uuid: (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)))], [])
+            return (
+                [
+                    .equatable(
+                        name, sendable(u), other: UUID(uuid: (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)))
+                ], []
+            )
         }
         if let b = kp as? KeyPath<R, Bool> { return ([.equatable(name, sendable(b), other: false)], []) }
         return ([], [])
     }
 
-    static func number<Value, N: DifferentialNumber>(_ name: String, _ kp: KeyPath<R, Value>, _: N.Type) -> ([LeafMaker<R>], [SortOption<R>]) {
+    static func number<Value, N: DifferentialNumber>(_ name: String, _ kp: KeyPath<R, Value>, _: N.Type) -> (
+        [LeafMaker<R>], [SortOption<R>]
+    ) {
         guard let plain = kp as? KeyPath<R, N> else { return ([], []) }
         let typed = sendable(plain)
-        return ([.comparable(name, typed), .numeric(name, typed)], [SortOption(name) { SortDescriptor(typed, order: $0) }])
+        return (
+            [.comparable(name, typed), .numeric(name, typed)], [SortOption(name) { SortDescriptor(typed, order: $0) }]
+        )
     }
 
-    static func comparable<Value, V: DifferentialValue>(_ name: String, _ kp: KeyPath<R, Value>, _: V.Type) -> ([LeafMaker<R>], [SortOption<R>]) {
+    static func comparable<Value, V: DifferentialValue>(_ name: String, _ kp: KeyPath<R, Value>, _: V.Type) -> (
+        [LeafMaker<R>], [SortOption<R>]
+    ) {
         guard let plain = kp as? KeyPath<R, V> else { return ([], []) }
         let typed = sendable(plain)
         return ([.comparable(name, typed)], [SortOption(name) { SortDescriptor(typed, order: $0) }])
     }
 
-    static func optional<Value, V: DifferentialValue>(_ name: String, _ kp: KeyPath<R, Value>, _: V.Type) -> ([LeafMaker<R>], [SortOption<R>]) {
+    static func optional<Value, V: DifferentialValue>(_ name: String, _ kp: KeyPath<R, Value>, _: V.Type) -> (
+        [LeafMaker<R>], [SortOption<R>]
+    ) {
         guard let plain = kp as? KeyPath<R, V?> else { return ([], []) }
         let typed = sendable(plain)
         var makers: [LeafMaker<R>] = [.optional(name, typed)]

@@ -25,19 +25,27 @@ struct SchemaScript {
     }
 
     mutating func run() throws -> Int {
-        let steps = (0..<(8 + random.below(20))).map { n in MutationScript.Step(roll: random.below(100), seed: random.next(), number: n + 1) }
+        let steps = (0..<(8 + random.below(20))).map { n in
+            MutationScript.Step(roll: random.below(100), seed: random.next(), number: n + 1)
+        }
         do {
             return try execute(steps)
         } catch let first as ConformanceFailure {
             guard harness.shrinks else { throw first }
-            var best = steps, failure = first, chunk = max(1, steps.count / 2), attempts = 0
+            var best = steps
+            var failure = first
+            var chunk = max(1, steps.count / 2)
+            var attempts = 0
             while attempts < 80 {
                 var i = 0
                 while i < best.count && attempts < 80 {
                     attempts += 1
                     var candidate = best
                     candidate.removeSubrange(i..<min(i + chunk, best.count))
-                    do { _ = try execute(candidate); i += chunk } catch let again as ConformanceFailure where again.check == first.check {
+                    do {
+                        _ = try execute(candidate)
+                        i += chunk
+                    } catch let again as ConformanceFailure where again.check == first.check {
                         best = candidate
                         failure = again
                     } catch { i += chunk }
@@ -58,7 +66,9 @@ struct SchemaScript {
     func view(_ context: ModelContext) throws -> [String] {
         try schema.entities.filter { $0.superentity == nil }.map { e in
             let rows = try models(e, context).map { m in
-                "\(type(of: m))(" + e.attributes.map { "\($0.name)=\(SchemaRules.describe(SchemaRules.read(m, $0)))" }.joined(separator: ",") + ")"
+                "\(type(of: m))("
+                    + e.attributes.map { "\($0.name)=\(SchemaRules.describe(SchemaRules.read(m, $0)))" }.joined(
+                        separator: ",") + ")"
             }
             return "\(e.name): " + rows.sorted().joined(separator: " ")
         }
@@ -67,8 +77,10 @@ struct SchemaScript {
     mutating func execute(_ steps: [MutationScript.Step]) throws -> Int {
         log = []
         let pair = try StorePair(schema: schema, seed: harness.seed)
-        try pair.populate(Fixture(schema: schema, seed: SeededGenerator.derive(harness.seed, labels: ["script"], index: UInt64(index)),
-                                  defaultCount: 3))
+        try pair.populate(
+            Fixture(
+                schema: schema, seed: SeededGenerator.derive(harness.seed, labels: ["script"], index: UInt64(index)),
+                defaultCount: 3))
         let contexts = [ModelContext(pair.memory), ModelContext(pair.disk)]
         let maker = AutomaticMaker(overrides: [], options: AutomaticData(nullRatio: 0.3))
         var checks = 0
@@ -84,7 +96,11 @@ struct SchemaScript {
             }
             checks += 1
             let (m, d) = (try view(contexts[0]), try view(contexts[1]))
-            if m != d { throw failure("both contexts show the same rows", expected: m.joined(separator: "; "), actual: d.joined(separator: "; ")) }
+            if m != d {
+                throw failure(
+                    "both contexts show the same rows", expected: m.joined(separator: "; "),
+                    actual: d.joined(separator: "; "))
+            }
         }
         try save(contexts, pair)
         log.append("reopen disk store")
@@ -96,10 +112,15 @@ struct SchemaScript {
     /// Saves both contexts: the same outcome, the same stored rows; a failed save is rolled back on both.
     mutating func save(_ contexts: [ModelContext], _ pair: StorePair) throws {
         let outcomes = contexts.map { c -> String in
-            do { try c.save(); return "saved" } catch let e as SwiftDataError { return "error \(e.code)" } catch { return "error \(error)" }
+            do {
+                try c.save()
+                return "saved"
+            } catch let e as SwiftDataError { return "error \(e.code)" } catch { return "error \(error)" }
         }
         log.append("save → \(outcomes[0])")
-        if outcomes[0] != outcomes[1] { throw failure("save outcome", expected: "memory: \(outcomes[0])", actual: "disk: \(outcomes[1])") }
+        if outcomes[0] != outcomes[1] {
+            throw failure("save outcome", expected: "memory: \(outcomes[0])", actual: "disk: \(outcomes[1])")
+        }
         try expectStores(pair, "after save")
         if outcomes[0] != "saved" {
             for context in contexts { context.rollback() }
@@ -108,26 +129,32 @@ struct SchemaScript {
     }
 
     /// One change, the same on both contexts (models picked by position in the shared order).
-    func change(_ step: MutationScript.Step, _ r: inout SeededGenerator, _ contexts: [ModelContext], _ maker: AutomaticMaker) throws -> String {
+    func change(
+        _ step: MutationScript.Step, _ r: inout SeededGenerator, _ contexts: [ModelContext], _ maker: AutomaticMaker
+    ) throws -> String {
         let entities = schema.entities
         let e = entities[r.below(entities.count)]
         let lists = try contexts.map { try models(e, $0).filter { type(of: $0) == e.modelType } }
         let row = Row(index: 100_000 + step.number, entity: e.name, seed: step.seed)
         switch step.roll {
-        case ..<50:   // insert, now and then with a stored model's unique values (an upsert)
+        case ..<50:  // insert, now and then with a stored model's unique values (an upsert)
             var fixed: [String: Any?] = [:]
             let groups = e.uniquenessConstraints + e.attributes.filter(\.isUnique).map { [$0.name] }
             if !lists[0].isEmpty, !groups.isEmpty, r.chance(0.3) {
                 let k = r.below(lists[0].count)
                 for name in groups[r.below(groups.count)] {
-                    if let a = e.attributes.first(where: { $0.name == name }) { fixed[name] = SchemaRules.read(lists[0][k], a) }
+                    if let a = e.attributes.first(where: { $0.name == name }) {
+                        fixed[name] = SchemaRules.read(lists[0][k], a)
+                    }
                 }
             }
             var required: [[String: any PersistentModel]] = [[:], [:]]
             for rel in e.relationships where rel.isToOneRelationship && !rel.isOptional {
                 guard let d = schema.entitiesByName[rel.destination] else { continue }
                 let targets = try contexts.map { try models(d, $0) }
-                guard !targets[0].isEmpty, targets[0].count == targets[1].count else { return "insert \(e.name) skipped: no \(d.name)" }
+                guard !targets[0].isEmpty, targets[0].count == targets[1].count else {
+                    return "insert \(e.name) skipped: no \(d.name)"
+                }
                 let k = r.below(targets[0].count)
                 for c in 0..<2 { required[c][rel.name] = targets[c][k] }
             }
@@ -135,18 +162,23 @@ struct SchemaScript {
                 context.insert(try maker.instance(of: e, row: row, fixed: fixed, related: required[c]))
             }
             return "insert \(e.name) #\(step.number)" + (fixed.isEmpty ? "" : " with the unique values of a stored one")
-        case ..<68:   // update an attribute
+        case ..<68:  // update an attribute
             let attributes = e.attributes.filter { !$0.isTransient }
             guard !lists[0].isEmpty, !attributes.isEmpty else { return "update \(e.name) skipped" }
-            let k = r.below(lists[0].count), a = attributes[r.below(attributes.count)]
-            let unique = e.attributes.contains { $0.name == a.name && $0.isUnique } || e.uniquenessConstraints.joined().contains(a.name)
+            let k = r.below(lists[0].count)
+            let a = attributes[r.below(attributes.count)]
+            let unique =
+                e.attributes.contains { $0.name == a.name && $0.isUnique }
+                || e.uniquenessConstraints.joined().contains(a.name)
             // try?: a type with no synthesised value writes nil, to both lists alike (the script stays symmetric).
-            let value = try? ValueSynthesizer.value(of: a.valueType, row: row, field: a.name, unique: unique, nullRatio: 0.3)
+            let value = try? ValueSynthesizer.value(
+                of: a.valueType, row: row, field: a.name, unique: unique, nullRatio: 0.3)
             for c in 0..<2 { _ = (a.keypath as? any _AutoKeyPath)?._set(value ?? nil, on: lists[c][k]) }
             return "update \(e.name)[\(k)].\(a.name) = \(SchemaRules.describe(value ?? nil))"
-        case ..<85:   // relationship change
+        case ..<85:  // relationship change
             guard !lists[0].isEmpty, !e.relationships.isEmpty else { return "relationship of \(e.name) skipped" }
-            let k = r.below(lists[0].count), rel = e.relationships[r.below(e.relationships.count)]
+            let k = r.below(lists[0].count)
+            let rel = e.relationships[r.below(e.relationships.count)]
             guard let d = schema.entitiesByName[rel.destination] else { return "relationship skipped" }
             let targets = try contexts.map { try models(d, $0) }
             guard targets[0].count == targets[1].count else { return "relationship skipped" }
@@ -159,13 +191,16 @@ struct SchemaScript {
                     related = clear && rel.isOptional ? [] : pick.map { [targets[c][$0]] } ?? related
                 } else if clear || pick == nil {
                     related = Array(related.dropFirst())
-                } else if let pick, !related.contains(where: { $0.persistentModelID == targets[c][pick].persistentModelID }) {
+                } else if let pick,
+                    !related.contains(where: { $0.persistentModelID == targets[c][pick].persistentModelID })
+                {
                     related.append(targets[c][pick])
                 }
                 SchemaRules.assign(rel, related, to: owner)
             }
-            return "change \(e.name)[\(k)].\(rel.name)" + (clear ? " (clear/remove)" : pick.map { " → \(d.name)[\($0)]" } ?? "")
-        default:      // delete
+            return "change \(e.name)[\(k)].\(rel.name)"
+                + (clear ? " (clear/remove)" : pick.map { " → \(d.name)[\($0)]" } ?? "")
+        default:  // delete
             guard !lists[0].isEmpty else { return "delete \(e.name) skipped" }
             let k = r.below(lists[0].count)
             for c in 0..<2 { contexts[c].delete(lists[c][k]) }
@@ -178,15 +213,20 @@ struct SchemaScript {
             f.suite = "differential"
             f.caseID = "script #\(index)"
             f.trace = ["seed=\(harness.seed)", "case=\(index)", "script=schema"]
-            f.details += ["replay: try DifferentialHarness(schema: …, seed: \(harness.seed)).verifyCase(\(index))", "steps:"] + log.map { "  " + $0 }
+            f.details +=
+                ["replay: try DifferentialHarness(schema: …, seed: \(harness.seed)).verifyCase(\(index))", "steps:"]
+                + log.map { "  " + $0 }
             throw f
         }
     }
 
     func failure(_ check: String, expected: String, actual: String) -> ConformanceFailure {
-        ConformanceFailure(suite: "differential", caseID: "script #\(index)", store: nil, seed: harness.seed, check: check,
-                           expected: expected, actual: actual, trace: ["seed=\(harness.seed)", "case=\(index)", "script=schema"],
-                           details: ["replay: try DifferentialHarness(schema: …, seed: \(harness.seed)).verifyCase(\(index))", "steps:"]
-                               + log.map { "  " + $0 })
+        ConformanceFailure(
+            suite: "differential", caseID: "script #\(index)", store: nil, seed: harness.seed, check: check,
+            expected: expected, actual: actual, trace: ["seed=\(harness.seed)", "case=\(index)", "script=schema"],
+            details: [
+                "replay: try DifferentialHarness(schema: …, seed: \(harness.seed)).verifyCase(\(index))", "steps:",
+            ]
+                + log.map { "  " + $0 })
     }
 }

@@ -64,15 +64,23 @@ public enum CanonicalDump {
         var hash = SHA256()
         var counts: [String: Int] = [:]
         var tableCounts: [String: Int] = [:]
-        try write(connection) { chunk in hash.update(chunk) } rowCount: { table, n in tableCounts[table] = n }
+        try write(connection) { chunk in
+            hash.update(chunk)
+        } rowCount: { table, n in
+            tableCounts[table] = n
+        }
         let entityTables = try countEntities(connection, into: &counts)
         for (table, n) in tableCounts
-        where !entityTables.contains(table) && !["Z_METADATA", "Z_PRIMARYKEY", "Z_MODELCACHE"].contains(table) && !historyTables.contains(table) {
+        where !entityTables.contains(table) && !["Z_METADATA", "Z_PRIMARYKEY", "Z_MODELCACHE"].contains(table)
+            && !historyTables.contains(table)
+        {
             counts[table] = n
         }
         var schemaHash = ""
-        if try connection.scalar("SELECT count(*) FROM pragma_table_info('Z_METADATA') WHERE name = 'Z_PLIST'") == .integer(1),
-           case .blob(let plist)? = try connection.scalar("SELECT Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1") {
+        if try connection.scalar("SELECT count(*) FROM pragma_table_info('Z_METADATA') WHERE name = 'Z_PLIST'")
+            == .integer(1),
+            case .blob(let plist)? = try connection.scalar("SELECT Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1")
+        {
             // A damaged property list throws `corruptStore` rather than reading as no schema.
             schemaHash = try StoreMetadata(propertyList: plist, uuid: "").versionHashesDigest ?? ""
         }
@@ -82,7 +90,10 @@ public enum CanonicalDump {
     /// Counts each entity's rows (`Z_PRIMARYKEY` names the entities and their parents; an
     /// entity's rows live in its root's `Z<ROOT>` table); returns the entity tables.
     private static func countEntities(_ db: SQLiteConnection, into counts: inout [String: Int]) throws -> Set<String> {
-        guard try db.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'Z_PRIMARYKEY'") == .integer(1) else {
+        guard
+            try db.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'Z_PRIMARYKEY'")
+                == .integer(1)
+        else {
             return []
         }
         var entities: [Int64: (name: String, parent: Int64)] = [:]
@@ -91,21 +102,29 @@ public enum CanonicalDump {
             let parent: Int64 = if case .integer(let p) = row[2] { p } else { 0 }
             entities[n] = (name, parent)
         }
-        let tables = Set(try db.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { row -> String? in
-            if case .text(let name) = row[0] { name } else { nil }
-        })
+        let tables = Set(
+            try db.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { row -> String? in
+                if case .text(let name) = row[0] { name } else { nil }
+            })
         var used = Set<String>()
         for (number, entity) in entities {
             var root = entity
             var hops = 0
-            while root.parent != 0, let parent = entities[root.parent], hops < entities.count { root = parent; hops += 1 }
+            while root.parent != 0, let parent = entities[root.parent], hops < entities.count {
+                root = parent
+                hops += 1
+            }
             let table = "Z" + root.name.uppercased()
             guard tables.contains(table) else { continue }
             used.insert(table)
             // The entity and every entity below it, as `fetchCount` counts them.
             let kinds = entities.keys.filter { candidate in
-                var e: Int64 = candidate, hops = 0
-                while e != 0, e != number, let parent = entities[e]?.parent, hops <= entities.count { e = parent; hops += 1 }
+                var e: Int64 = candidate
+                var hops = 0
+                while e != 0, e != number, let parent = entities[e]?.parent, hops <= entities.count {
+                    e = parent
+                    hops += 1
+                }
                 return e == number
             }.sorted()
             let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
@@ -124,25 +143,35 @@ public enum CanonicalDump {
     /// ```
     public static func text(of connection: SQLiteConnection) throws -> String {
         var bytes: [UInt8] = []
-        try write(connection) { bytes.append(contentsOf: $0) } rowCount: { _, _ in }
+        try write(connection) {
+            bytes.append(contentsOf: $0)
+        } rowCount: { _, _ in
+        }
         return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Streams the dump's bytes to `sink`, and each table's row count to `rowCount`.
-    static func write(_ db: SQLiteConnection, _ sink: ([UInt8]) -> Void,
-                      rowCount: (String, Int) -> Void) throws {
+    static func write(
+        _ db: SQLiteConnection, _ sink: ([UInt8]) -> Void,
+        rowCount: (String, Int) -> Void
+    ) throws {
         sink(Array("OpenSwiftData canonical dump 2\n".utf8))
-        let names = try db.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, 7) <> 'sqlite_' ORDER BY name COLLATE BINARY")
-            .compactMap { row -> String? in if case .text(let s) = row[0] { s } else { nil } }
-            .filter { !historyTables.contains($0) }
+        let names = try db.rows(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, 7) <> 'sqlite_' ORDER BY name COLLATE BINARY"
+        )
+        .compactMap { row -> String? in if case .text(let s) = row[0] { s } else { nil } }
+        .filter { !historyTables.contains($0) }
         for name in names {
             let quoted = "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
             let columns = try db.rows("PRAGMA table_info(\(quoted))").compactMap { row -> String? in
                 if case .text(let s) = row[1] { s } else { nil }
             }
             sink(Array("table \(name)\ncolumns \(columns.joined(separator: ","))\n".utf8))
-            let list = name == "Z_METADATA"
-                ? columns.map { $0 == "Z_UUID" ? "NULL" : "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: ", ")
+            let list =
+                name == "Z_METADATA"
+                ? columns.map {
+                    $0 == "Z_UUID" ? "NULL" : "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+                }.joined(separator: ", ")
                 : "*"
             let order = (1...max(1, columns.count)).map(String.init).joined(separator: ", ")
             let filter = name == "Z_PRIMARYKEY" ? " WHERE Z_ENT < 16000" : ""
@@ -175,18 +204,27 @@ public enum CanonicalDump {
         case .null:
             line.append(UInt8(ascii: "N"))
         case .integer(let v):
-            line.append(UInt8(ascii: "I")); line.append(contentsOf: String(v).utf8)
+            line.append(UInt8(ascii: "I"))
+            line.append(contentsOf: String(v).utf8)
         case .real(let v):
             line.append(UInt8(ascii: "R"))
             let bits = v.bitPattern
-            for shift in stride(from: 60, through: 0, by: -4) { line.append(hexDigits[Int((bits >> UInt64(shift)) & 0xF)]) }
+            for shift in stride(from: 60, through: 0, by: -4) {
+                line.append(hexDigits[Int((bits >> UInt64(shift)) & 0xF)])
+            }
         case .text(let s):
-            line.append(UInt8(ascii: "T")); line.append(contentsOf: String(s.utf8.count).utf8)
-            line.append(UInt8(ascii: ":")); line.append(contentsOf: s.utf8)
-        case .blob(let d):
-            line.append(UInt8(ascii: "B")); line.append(contentsOf: String(d.count).utf8)
+            line.append(UInt8(ascii: "T"))
+            line.append(contentsOf: String(s.utf8.count).utf8)
             line.append(UInt8(ascii: ":"))
-            for byte in d { line.append(hexDigits[Int(byte >> 4)]); line.append(hexDigits[Int(byte & 0xF)]) }
+            line.append(contentsOf: s.utf8)
+        case .blob(let d):
+            line.append(UInt8(ascii: "B"))
+            line.append(contentsOf: String(d.count).utf8)
+            line.append(UInt8(ascii: ":"))
+            for byte in d {
+                line.append(hexDigits[Int(byte >> 4)])
+                line.append(hexDigits[Int(byte & 0xF)])
+            }
         }
     }
 }

@@ -37,11 +37,14 @@ public final class FixtureDatabase {
     /// let v2 = try FixtureDatabase(contentsOf: v1FixtureURL, schema: Schema(versionedSchema: TripsV2.self),
     ///                              migrationPlan: TripsPlan.self, store: .memory)
     /// ```
-    public init(contentsOf url: URL, schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
-                store: StoreKind) throws {
+    public init(
+        contentsOf url: URL, schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        store: StoreKind
+    ) throws {
         self.store = store
         guard FileManager.default.fileExists(atPath: url.path) else {
-            throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code, "no fixture file at \(url.path)", url: url)
+            throw SwiftDataError(
+                SwiftDataError.loadIssueModelContainer.code, "no fixture file at \(url.path)", url: url)
         }
         if let migrationPlan {
             // The fixture's pages as they are onto a scratch file with its own identifier, then
@@ -50,22 +53,24 @@ public final class FixtureDatabase {
             let copy = dir.appendingPathComponent(url.lastPathComponent)
             do {
                 try FixtureDatabase.rawCopy(url, to: copy)
-                let migrated = try ModelContainer(for: schema, migrationPlan: migrationPlan,
-                                                  configurations: ModelConfiguration(url: copy))
+                let migrated = try ModelContainer(
+                    for: schema, migrationPlan: migrationPlan,
+                    configurations: ModelConfiguration(url: copy))
                 switch store {
                 case .disk:
                     container = migrated
                     directory = dir
                     copyURL = copy
                 case .memory:
-                    container = try ModelContainer(for: schema, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+                    container = try ModelContainer(
+                        for: schema, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
                     try container.restore(from: copy)
-                    try? FileManager.default.removeItem(at: dir)   // scratch; failing to remove it loses nothing
+                    try? FileManager.default.removeItem(at: dir)  // scratch; failing to remove it loses nothing
                     directory = nil
                     copyURL = nil
                 }
             } catch {
-                try? FileManager.default.removeItem(at: dir)   // scratch; the error that matters is rethrown
+                try? FileManager.default.removeItem(at: dir)  // scratch; the error that matters is rethrown
                 throw error
             }
             return
@@ -109,8 +114,10 @@ public final class FixtureDatabase {
                 try target.run("UPDATE Z_METADATA SET Z_UUID = ? WHERE Z_VERSION = 1", [.text(UUID().uuidString)])
             }
         } catch let e as SQLiteError {
-            throw SwiftDataError(e.code == .notADatabase ? SwiftDataError.notADatabase.code : SwiftDataError.loadIssueModelContainer.code,
-                                 "the fixture file cannot be copied", url: url, underlying: e)
+            throw SwiftDataError(
+                e.code == .notADatabase
+                    ? SwiftDataError.notADatabase.code : SwiftDataError.loadIssueModelContainer.code,
+                "the fixture file cannot be copied", url: url, underlying: e)
         }
     }
 

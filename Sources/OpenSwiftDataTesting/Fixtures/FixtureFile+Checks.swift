@@ -55,25 +55,30 @@ extension FixtureFile {
         let path = displayPath(url)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
-                                 "\(path): no such file; \(purpose.missingHint(path))",
-                                 url: url)
+            throw SwiftDataError(
+                SwiftDataError.loadIssueModelContainer.code,
+                "\(path): no such file; \(purpose.missingHint(path))",
+                url: url)
         }
         if isDirectory.boolValue {
-            throw SwiftDataError(SwiftDataError.notADatabase.code,
-                                 "\(path): a directory, not an SQLite database; pass the \(purpose == .fixture ? "fixture" : "store") file itself", url: url)
+            throw SwiftDataError(
+                SwiftDataError.notADatabase.code,
+                "\(path): a directory, not an SQLite database; pass the \(purpose == .fixture ? "fixture" : "store") file itself",
+                url: url)
         }
         let size: NSNumber?
         do {
             size = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber
         } catch {
-            throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
-                                 "\(path): cannot be read (\((error as NSError).localizedDescription))",
-                                 url: url, underlying: error)
+            throw SwiftDataError(
+                SwiftDataError.loadIssueModelContainer.code,
+                "\(path): cannot be read (\((error as NSError).localizedDescription))",
+                url: url, underlying: error)
         }
         if size?.intValue == 0 {
-            throw SwiftDataError(SwiftDataError.notADatabase.code,
-                                 "\(path): an empty file, not an SQLite database; \(purpose.damagedHint(url))", url: url)
+            throw SwiftDataError(
+                SwiftDataError.notADatabase.code,
+                "\(path): an empty file, not an SQLite database; \(purpose.damagedHint(url))", url: url)
         }
         return try reading(url, purpose: purpose) {
             let db = try SQLiteConnection(path: url.path, mode: .readOnly)
@@ -93,17 +98,20 @@ extension FixtureFile {
             let path = displayPath(url)
             switch error.code {
             case .notADatabase:
-                throw SwiftDataError(SwiftDataError.notADatabase.code,
-                                     "\(path): not an SQLite database; \(purpose.notADatabaseHint(url))",
-                                     url: url, underlying: error)
+                throw SwiftDataError(
+                    SwiftDataError.notADatabase.code,
+                    "\(path): not an SQLite database; \(purpose.notADatabaseHint(url))",
+                    url: url, underlying: error)
             case .corrupt:
-                throw SwiftDataError(SwiftDataError.corruptStore.code,
-                                     "\(path): the SQLite file is malformed (\(error.message)); \(purpose.damagedHint(url))",
-                                     url: url, underlying: error)
+                throw SwiftDataError(
+                    SwiftDataError.corruptStore.code,
+                    "\(path): the SQLite file is malformed (\(error.message)); \(purpose.damagedHint(url))",
+                    url: url, underlying: error)
             default:
-                throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
-                                     "\(path): SQLite cannot read it (\(error.code): \(error.message))",
-                                     url: url, underlying: error)
+                throw SwiftDataError(
+                    SwiftDataError.loadIssueModelContainer.code,
+                    "\(path): SQLite cannot read it (\(error.code): \(error.message))",
+                    url: url, underlying: error)
             }
         }
     }
@@ -114,7 +122,8 @@ extension FixtureFile {
     /// ```sql
     /// PRAGMA integrity_check   -- "ok", or lines like "row 7 missing from index Z_AccountUser_UNIQUE_username"
     /// ```
-    static func integrityProblems(of db: SQLiteConnection, url: URL, purpose: FilePurpose = .fixture) throws -> [String] {
+    static func integrityProblems(of db: SQLiteConnection, url: URL, purpose: FilePurpose = .fixture) throws -> [String]
+    {
         let lines = try reading(url, purpose: purpose) { try db.rows("PRAGMA integrity_check") }
             .flatMap { row -> [String] in
                 guard case .text(let text)? = row.first else { return ["integrity_check answered \(row)"] }

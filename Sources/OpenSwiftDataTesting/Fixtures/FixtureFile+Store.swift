@@ -49,6 +49,7 @@ extension FixtureFile {
         defer { db.close() }
         let problems = try integrityProblems(of: db, url: url, purpose: .store)
         let metadata = try StoreMetadata.read(contentsOf: url)
-        return StoreVerification(metadata: metadata, integrityProblems: problems, entityCount: description.entities.count)
+        return StoreVerification(
+            metadata: metadata, integrityProblems: problems, entityCount: description.entities.count)
     }
 }

@@ -21,10 +21,13 @@ public enum FixtureFile {
     /// try FixtureFile.write(.users, seed: 7, scale: 1_000, traits: [.hostile], to: out)
     /// ```
     @discardableResult
-    public static func write(_ sample: SampleSchema, seed: UInt64, scale: Int, traits: Traits = [], to url: URL,
-                             progress: ((FixtureProgress) -> Void)? = nil) throws -> FixtureManifest {
-        try write(sample.fixture(seed: seed, scale: scale, traits: traits), schema: sample.schema,
-                  name: sample.name, scale: scale, to: url, progress: progress)
+    public static func write(
+        _ sample: SampleSchema, seed: UInt64, scale: Int, traits: Traits = [], to url: URL,
+        progress: ((FixtureProgress) -> Void)? = nil
+    ) throws -> FixtureManifest {
+        try write(
+            sample.fixture(seed: seed, scale: scale, traits: traits), schema: sample.schema,
+            name: sample.name, scale: scale, to: url, progress: progress)
     }
 
     /// Writes a fixture of your own models to `url` and its manifest beside it.
@@ -33,8 +36,10 @@ public enum FixtureFile {
     /// try FixtureFile.write(myFixture, schema: Schema([Category.self, Word.self]), name: "words", scale: 10_000, to: out)
     /// ```
     @discardableResult
-    public static func write(_ fixture: Fixture, schema: Schema, name: String, scale: Int, to url: URL,
-                             progress: ((FixtureProgress) -> Void)? = nil) throws -> FixtureManifest {
+    public static func write(
+        _ fixture: Fixture, schema: Schema, name: String, scale: Int, to url: URL,
+        progress: ((FixtureProgress) -> Void)? = nil
+    ) throws -> FixtureManifest {
         let work = try ScratchDirectory(prefix: "openswiftdata-fixture-write", keep: true).url
         // try?: best-effort cleanup of scratch files; a leftover is harmless and must not mask the real result.
         defer { try? FileManager.default.removeItem(at: work) }
@@ -49,8 +54,9 @@ public enum FixtureFile {
         do {
             let source = try SQLiteConnection(path: store.path, mode: .readWrite)
             // The identifier names a store instance; a fixture's is fixed so its bytes repeat.
-            try source.run("UPDATE Z_METADATA SET Z_UUID = ? WHERE Z_VERSION = 1",
-                           [.text(fixtureUUID("fixture:\(name):\(fixture.seed):\(scale)"))])
+            try source.run(
+                "UPDATE Z_METADATA SET Z_UUID = ? WHERE Z_VERSION = 1",
+                [.text(fixtureUUID("fixture:\(name):\(fixture.seed):\(scale)"))])
             // A fixture is data, not a record of how it was generated: no history rows (their
             // save times would make every generated file different).
             try source.immediateTransaction {
@@ -65,19 +71,23 @@ public enum FixtureFile {
         _ = try output.scalar("PRAGMA journal_mode = DELETE")
         let size = try output.scalar("PRAGMA page_size")
         guard size == .integer(Int64(pageSize)) else {
-            throw SwiftDataError(SwiftDataError.storeError.code,
-                                 "VACUUM INTO wrote page size \(size.map { "\($0)" } ?? "?"), not \(pageSize)", url: url)
+            throw SwiftDataError(
+                SwiftDataError.storeError.code,
+                "VACUUM INTO wrote page size \(size.map { "\($0)" } ?? "?"), not \(pageSize)", url: url)
         }
-        let manifest = FixtureManifest(schema: name, seed: fixture.seed, scale: scale, traits: fixture.traits.names,
-                                       pageSize: pageSize, content: try CanonicalDump.content(of: output))
+        let manifest = FixtureManifest(
+            schema: name, seed: fixture.seed, scale: scale, traits: fixture.traits.names,
+            pageSize: pageSize, content: try CanonicalDump.content(of: output))
         output.close()
         try manifest.write(for: url)
         return manifest
     }
 
     /// Generates `fixture` into a new on-disk store at `url` and closes it.
-    static func generate(_ fixture: Fixture, schema: Schema, into url: URL,
-                         progress: ((FixtureProgress) -> Void)?) throws {
+    static func generate(
+        _ fixture: Fixture, schema: Schema, into url: URL,
+        progress: ((FixtureProgress) -> Void)?
+    ) throws {
         let container = try ModelContainer(for: schema, configurations: ModelConfiguration(url: url))
         _ = try fixture.populate(container, progress: progress)
     }
@@ -147,26 +157,33 @@ public enum FixtureFile {
             mismatches.append("schemaHash: manifest \(manifest.schemaHash), file \(content.schemaHash)")
         }
         for table in Set(content.rowCounts.keys).union(manifest.rowCounts.keys).sorted()
-            where content.rowCounts[table] != manifest.rowCounts[table] {
-            mismatches.append("rows in \(table): manifest \(manifest.rowCounts[table].map(String.init) ?? "none"), file \(content.rowCounts[table].map(String.init) ?? "none")")
+        where content.rowCounts[table] != manifest.rowCounts[table] {
+            mismatches.append(
+                "rows in \(table): manifest \(manifest.rowCounts[table].map(String.init) ?? "none"), file \(content.rowCounts[table].map(String.init) ?? "none")"
+            )
         }
         if regenerate {
             guard let sample = SampleSchema.named(manifest.schema), let traits = Traits(names: manifest.traits) else {
-                throw SwiftDataError(SwiftDataError.unknownSchema.code,
-                                     "\(displayPath(FixtureManifest.url(for: url))): names schema '\(manifest.schema)' with traits \(manifest.traits), which this harness cannot regenerate; verify without --regenerate",
-                                     url: url)
+                throw SwiftDataError(
+                    SwiftDataError.unknownSchema.code,
+                    "\(displayPath(FixtureManifest.url(for: url))): names schema '\(manifest.schema)' with traits \(manifest.traits), which this harness cannot regenerate; verify without --regenerate",
+                    url: url)
             }
             let work = try ScratchDirectory(prefix: "openswiftdata-fixture-verify", keep: true).url
             // try?: best-effort cleanup of scratch files; a leftover is harmless and must not mask the real result.
             defer { try? FileManager.default.removeItem(at: work) }
-            let again = try write(sample, seed: manifest.seed, scale: manifest.scale, traits: traits,
-                                  to: work.appendingPathComponent("regenerated.sqlite"))
+            let again = try write(
+                sample, seed: manifest.seed, scale: manifest.scale, traits: traits,
+                to: work.appendingPathComponent("regenerated.sqlite"))
             if again.digest != manifest.digest {
-                mismatches.append("regenerated digest \(again.digest) differs from the manifest's (generator version \(manifest.generatorVersion), now \(FixtureManifest.currentGeneratorVersion))")
+                mismatches.append(
+                    "regenerated digest \(again.digest) differs from the manifest's (generator version \(manifest.generatorVersion), now \(FixtureManifest.currentGeneratorVersion))"
+                )
             }
         }
-        return Verification(manifest: manifest, content: content, integrityProblems: integrityProblems,
-                            mismatches: mismatches)
+        return Verification(
+            manifest: manifest, content: content, integrityProblems: integrityProblems,
+            mismatches: mismatches)
     }
 }
 
@@ -177,7 +194,10 @@ func fixtureUUID(_ name: String) -> String {
     var bytes = Array(SHA256.digest(of: Array(name.utf8)).prefix(16))
     bytes[6] = (bytes[6] & 0x0F) | 0x50
     bytes[8] = (bytes[8] & 0x3F) | 0x80
-    let uuid = UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    let uuid = UUID(
+        uuid: (
+            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+        ))
     return uuid.uuidString
 }

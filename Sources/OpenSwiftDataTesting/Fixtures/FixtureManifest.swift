@@ -35,8 +35,10 @@ public struct FixtureManifest: Codable, Sendable, Equatable {
     /// ```swift
     /// let m = FixtureManifest(schema: "users", seed: 1, scale: 10, traits: [], pageSize: 4096, content: content)
     /// ```
-    public init(generatorVersion: Int = FixtureManifest.currentGeneratorVersion, schema: String, seed: UInt64,
-                scale: Int, traits: [String], pageSize: Int, content: CanonicalDump.Content) {
+    public init(
+        generatorVersion: Int = FixtureManifest.currentGeneratorVersion, schema: String, seed: UInt64,
+        scale: Int, traits: [String], pageSize: Int, content: CanonicalDump.Content
+    ) {
         self.generatorVersion = generatorVersion
         self.schema = schema
         self.seed = seed
@@ -69,8 +71,9 @@ public struct FixtureManifest: Codable, Sendable, Equatable {
         let path = manifestURL.relativePath
         let rewrite = "write the fixture again with 'harness fixtures --schema NAME --out \(fixture.relativePath)'"
         func failure(_ problem: String, _ underlying: (any Error)? = nil) -> SwiftDataError {
-            SwiftDataError(SwiftDataError.loadIssueModelContainer.code, "\(path): \(problem); \(rewrite)",
-                           url: manifestURL, underlying: underlying)
+            SwiftDataError(
+                SwiftDataError.loadIssueModelContainer.code, "\(path): \(problem); \(rewrite)",
+                url: manifestURL, underlying: underlying)
         }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: manifestURL.path, isDirectory: &isDirectory) else {

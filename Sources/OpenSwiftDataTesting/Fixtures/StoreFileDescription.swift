@@ -121,13 +121,16 @@ public struct StoreFileDescription: Codable, Sendable, Equatable {
         let path = FixtureFile.displayPath(url)
         self.path = path
         let tableNames = try FixtureFile.reading(url, purpose: .store) {
-            try db.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
-                .compactMap(Self.text)
+            try db.rows(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name"
+            )
+            .compactMap(Self.text)
         }
         guard tableNames.contains("Z_PRIMARYKEY"), tableNames.contains("Z_METADATA") else {
-            throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
-                                 "\(path): an SQLite database but not a SwiftData or Core Data store (no Z_PRIMARYKEY and Z_METADATA tables); pass the app's .store file",
-                                 url: url)
+            throw SwiftDataError(
+                SwiftDataError.loadIssueModelContainer.code,
+                "\(path): an SQLite database but not a SwiftData or Core Data store (no Z_PRIMARYKEY and Z_METADATA tables); pass the app's .store file",
+                url: url)
         }
         let metadataValue: StoreMetadata
         do {
@@ -153,29 +156,41 @@ public struct StoreFileDescription: Codable, Sendable, Equatable {
                 }
             }
             let keyRows = try db.rows("SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT")
-            let names = Dictionary(keyRows.compactMap { row in Self.int(row[0]).map { ($0, Self.text([row[1]]) ?? "") } },
-                                   uniquingKeysWith: { first, _ in first })
-            let supers = Dictionary(keyRows.compactMap { row in Self.int(row[0]).map { ($0, Self.int(row[2]) ?? 0) } },
-                                    uniquingKeysWith: { first, _ in first })
+            let names = Dictionary(
+                keyRows.compactMap { row in Self.int(row[0]).map { ($0, Self.text([row[1]]) ?? "") } },
+                uniquingKeysWith: { first, _ in first })
+            let supers = Dictionary(
+                keyRows.compactMap { row in Self.int(row[0]).map { ($0, Self.int(row[2]) ?? 0) } },
+                uniquingKeysWith: { first, _ in first })
             let entities = keyRows.compactMap { row -> Entity? in
                 guard let number = Self.int(row[0]) else { return nil }
                 let name = Self.text([row[1]]) ?? ""
                 let parent = Self.int(row[2]).flatMap { $0 == 0 ? nil : names[$0] }
                 // No rows: the inheritance root's table, Z<ROOT> (A<ROOT> for history entities).
-                var root = number, steps = 0
-                while let up = supers[root], up != 0, steps < keyRows.count { root = up; steps += 1 }
+                var root = number
+                var steps = 0
+                while let up = supers[root], up != 0, steps < keyRows.count {
+                    root = up
+                    steps += 1
+                }
                 let rootName = (names[root] ?? name).uppercased()
                 let fallback = ["Z" + rootName, "A" + rootName].first { tableNames.contains($0) }
-                return Entity(number: number, name: name, parent: parent, maxKey: Self.int(row[3]) ?? 0,
-                              rows: rowsByEntity[number]?.rows ?? 0,
-                              table: rowsByEntity[number]?.table ?? fallback)
+                return Entity(
+                    number: number, name: name, parent: parent, maxKey: Self.int(row[3]) ?? 0,
+                    rows: rowsByEntity[number]?.rows ?? 0,
+                    table: rowsByEntity[number]?.table ?? fallback)
             }
             var indexes: [Index] = []
-            for row in try db.rows("SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' ORDER BY tbl_name, name") {
+            for row in try db.rows(
+                "SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' ORDER BY tbl_name, name")
+            {
                 guard let name = Self.text([row[0]]), let table = Self.text([row[1]]) else { continue }
                 let columns = try db.rows("SELECT name FROM pragma_index_info(?) ORDER BY seqno", [.text(name)])
                     .map { Self.text($0) ?? "<expression>" }
-                let unique = try db.rows("SELECT \"unique\" FROM pragma_index_list(?) WHERE name = ?", [.text(table), .text(name)])
+                let unique =
+                    try db.rows(
+                        "SELECT \"unique\" FROM pragma_index_list(?) WHERE name = ?", [.text(table), .text(name)]
+                    )
                     .first.flatMap { Self.int($0[0]) } == 1
                 indexes.append(Index(name: name, table: table, columns: columns, unique: unique))
             }

@@ -88,23 +88,27 @@ public struct Fixture: Sendable {
     /// let counts = try fixture.populate(container)   // ["Customer": 200, "Order": 1000]
     /// ```
     @discardableResult
-    public func populate(_ container: ModelContainer,
-                         progress: ((FixtureProgress) -> Void)? = nil) throws -> [String: Int] {
+    public func populate(
+        _ container: ModelContainer,
+        progress: ((FixtureProgress) -> Void)? = nil
+    ) throws -> [String: Int] {
         if let issue = issues.first {
             throw SwiftDataError(SwiftDataError.modelNotFound.code, "fixture: " + issue)
         }
         let report = progress ?? (rowCount >= 100_000 ? FixtureProgress.printToStandardError : { _ in })
-        let runner = FixtureRunner(container: container, seed: seed, traits: traits, batchSize: max(1, batchSize),
-                                   totalRows: rowCount, progress: report)
+        let runner = FixtureRunner(
+            container: container, seed: seed, traits: traits, batchSize: max(1, batchSize),
+            totalRows: rowCount, progress: report)
         runner.maker = AutomaticMaker(overrides: overrides, options: automatic)
         var needed = Set<ObjectIdentifier>()
         for step in steps { needed.formUnion(step.needs) }
         runner.neededTypes = needed
         for step in steps {
             for (type, name) in zip(step.needs, step.needNames) where runner.registry[type] == nil {
-                throw SwiftDataError(SwiftDataError.modelNotFound.code,
-                                     "the fixture step \(step.label) links to \(name), but no earlier step generated any; put the \(name) step first",
-                                     entityName: name)
+                throw SwiftDataError(
+                    SwiftDataError.modelNotFound.code,
+                    "the fixture step \(step.label) links to \(name), but no earlier step generated any; put the \(name) step first",
+                    entityName: name)
             }
             let before = try Fixture.storedCount(step.modelType, in: container)
             runner.ledger = CollisionLedger()
@@ -112,11 +116,16 @@ public struct Fixture: Sendable {
             let stored = try Fixture.storedCount(step.modelType, in: container) - before
             let requested = runner.ledger.requestedDuplicates
             if stored < step.count - requested && !step.allowsCollisions {
-                let entity = container.schema.entities.first { ObjectIdentifier($0.modelType) == ObjectIdentifier(step.modelType) }
-                let groups = entity.map { e in e.uniquenessConstraints + e.attributes.filter(\.isUnique).map { [$0.name] } } ?? []
+                let entity = container.schema.entities.first {
+                    ObjectIdentifier($0.modelType) == ObjectIdentifier(step.modelType)
+                }
+                let groups =
+                    entity.map { e in e.uniquenessConstraints + e.attributes.filter(\.isUnique).map { [$0.name] } }
+                    ?? []
                 var seen = Set<[String]>()
-                throw FixtureCollisionError(step: step.label, generated: step.count, stored: stored, requested: requested,
-                                            constraints: groups.filter { seen.insert($0).inserted })
+                throw FixtureCollisionError(
+                    step: step.label, generated: step.count, stored: stored, requested: requested,
+                    constraints: groups.filter { seen.insert($0).inserted })
             }
             runner.counts[step.label] = stored
         }
@@ -152,6 +161,7 @@ public struct FixtureProgress: Sendable {
     /// ```
     public static func printToStandardError(_ p: FixtureProgress) {
         let percent = p.totalRows == 0 ? 100 : p.rowsDone * 100 / p.totalRows
-        FileHandle.standardError.write(Data("fixture: \(p.step) \(p.rowsDone)/\(p.totalRows) rows (\(percent)%)\n".utf8))
+        FileHandle.standardError.write(
+            Data("fixture: \(p.step) \(p.rowsDone)/\(p.totalRows) rows (\(percent)%)\n".utf8))
     }
 }

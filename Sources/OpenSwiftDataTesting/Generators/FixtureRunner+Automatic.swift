@@ -24,7 +24,10 @@ extension FixtureRunner {
         let lineage: [[String]] = h.classes.map { c in
             var names: [String] = []
             var e: Schema.Entity? = c.entity
-            while let x = e { names.append(x.name); e = x.superentity }
+            while let x = e {
+                names.append(x.name)
+                e = x.superentity
+            }
             return names
         }
         var idOfRow = [PersistentIdentifier?](repeating: nil, count: classOf.count)
@@ -77,11 +80,15 @@ extension FixtureRunner {
                         return m
                     }
                 }
-                let models = choose(fill, state, poolSize: poolSize, row: row, ownersLeft: classOf.count - i - 1).map(resolve)
+                let models = choose(fill, state, poolSize: poolSize, row: row, ownersLeft: classOf.count - i - 1).map(
+                    resolve)
                 if fill.relationship.isToOneRelationship && !fill.relationship.isOptional {
                     guard let target = models.first else {
-                        throw AutomaticMaker.Failure(entity: entity.name, attribute: fill.relationship.name,
-                                                     reason: "it is a required to-one, and no \(fill.target.name) is available; generate some (counts[\"\(fill.target.name)\"] > 0)")
+                        throw AutomaticMaker.Failure(
+                            entity: entity.name, attribute: fill.relationship.name,
+                            reason:
+                                "it is a required to-one, and no \(fill.target.name) is available; generate some (counts[\"\(fill.target.name)\"] > 0)"
+                        )
                     }
                     required[fill.relationship.name] = target
                 } else {
@@ -109,7 +116,9 @@ extension FixtureRunner {
     ///
     /// An exclusive to-many with a `minimumModelCount` keeps enough free targets for the
     /// `ownersLeft` models after this one to get their minimum too.
-    private func choose(_ fill: AutomaticPlan.Fill, _ state: FillState, poolSize n: Int, row: Row, ownersLeft: Int) -> [Int] {
+    private func choose(_ fill: AutomaticPlan.Fill, _ state: FillState, poolSize n: Int, row: Row, ownersLeft: Int)
+        -> [Int]
+    {
         guard n > 0 else { return [] }
         let rel = fill.relationship
         var r = row.rng("#relationship:" + rel.name)
@@ -117,7 +126,10 @@ extension FixtureRunner {
         let inverseToMany = fill.inverse.map { !$0.isToOneRelationship } ?? false
         let cap = fill.exclusive ? 1 : (inverseToMany ? max(0, fill.inverse?.maximumModelCount ?? 0) : 0)
         func free(_ j: Int) -> Bool { cap == 0 || (state.usage[j] ?? 0) < cap }
-        func take(_ j: Int) -> Int { state.usage[j, default: 0] += 1; return j }
+        func take(_ j: Int) -> Int {
+            state.usage[j, default: 0] += 1
+            return j
+        }
         func probe(from start: Int) -> Int? {
             for k in 0..<n where free((start + k) % n) { return (start + k) % n }
             return nil
@@ -132,11 +144,13 @@ extension FixtureRunner {
             while state.cursor < n && !free(state.permutation[state.cursor]) { state.cursor += 1 }
             return state.cursor < n ? state.permutation[state.cursor] : nil
         }
-        let ordered = fill.exclusive && !fill.sameStep   // a fixed pool: the permutation applies
+        let ordered = fill.exclusive && !fill.sameStep  // a fixed pool: the permutation applies
         if rel.isToOneRelationship {
             let inverseMinimum = inverseToMany ? (fill.inverse?.minimumModelCount ?? 0) : 0
             if inverseMinimum > 0 {
-                while state.minimumCursor < n && (state.usage[state.minimumCursor] ?? 0) >= inverseMinimum { state.minimumCursor += 1 }
+                while state.minimumCursor < n && (state.usage[state.minimumCursor] ?? 0) >= inverseMinimum {
+                    state.minimumCursor += 1
+                }
                 if state.minimumCursor < n { return [take(state.minimumCursor)] }
             } else if rel.isOptional && r.bool(probability: options.nullRatio) {
                 return []
@@ -148,7 +162,8 @@ extension FixtureRunner {
             }
             return probe(from: state.sampler!.next(using: &r)).map { [take($0)] } ?? []
         }
-        let minimum = rel.minimumModelCount ?? 0, maximum = rel.maximumModelCount ?? 0
+        let minimum = rel.minimumModelCount ?? 0
+        let maximum = rel.maximumModelCount ?? 0
         var k = max(minimum, options.toMany.sample(using: &r))
         if maximum > 0 { k = min(k, maximum) }
         k = min(k, n)
@@ -159,7 +174,9 @@ extension FixtureRunner {
         }
         var picks: [Int] = []
         for _ in 0..<k {
-            guard let j = ordered ? nextExclusive() : probe(from: r.uniform(in: 0...(n - 1))), !picks.contains(j) else { continue }
+            guard let j = ordered ? nextExclusive() : probe(from: r.uniform(in: 0...(n - 1))), !picks.contains(j) else {
+                continue
+            }
             picks.append(take(j))
         }
         return picks

@@ -19,8 +19,10 @@ final class FixtureRunner {
     var ledger = CollisionLedger()
     var rowsDone = 0
 
-    init(container: ModelContainer, seed: UInt64, traits: Traits, batchSize: Int, totalRows: Int,
-         progress: @escaping (FixtureProgress) -> Void) {
+    init(
+        container: ModelContainer, seed: UInt64, traits: Traits, batchSize: Int, totalRows: Int,
+        progress: @escaping (FixtureProgress) -> Void
+    ) {
         self.container = container
         self.seed = seed
         self.traits = traits
@@ -53,9 +55,10 @@ final class FixtureRunner {
         if let link = g.parent {
             parents = registry[link.parentType] ?? []
             if parents.isEmpty && g.count > 0 {
-                throw SwiftDataError(SwiftDataError.modelNotFound.code,
-                                     "the fixture step \(label) needs parents of type \(link.parentName), but the earlier steps generated none",
-                                     entityName: link.parentName)
+                throw SwiftDataError(
+                    SwiftDataError.modelNotFound.code,
+                    "the fixture step \(label) needs parents of type \(link.parentName), but the earlier steps generated none",
+                    entityName: link.parentName)
             }
             parentOf = assignParents(count: g.count, parents: parents.count, fanOut: link.fanOut, label: label)
             order = groupedByParent(parentOf, parents: parents.count)
@@ -105,7 +108,8 @@ final class FixtureRunner {
             }
             for (l, many) in g.links.enumerated() {
                 let targets = registry[many.targetType] ?? []
-                var r = SeededGenerator(seed: SeededGenerator.derive(seed, labels: [label, many.label], index: UInt64(i)))
+                var r = SeededGenerator(
+                    seed: SeededGenerator.derive(seed, labels: [label, many.label], index: UInt64(i)))
                 let k = linkSamplers[l].next(using: &r)
                 let picks = r.distinct(k, from: targets.count)
                 many.append(model, picks.map { b.model(many.targetType, $0, targets[$0]) })

@@ -77,9 +77,13 @@ public struct Generate<M: PersistentModel>: Sendable {
     /// ```swift
     /// Generate(Order.self, count: 2_000, parent: \.customer, fanOut: .zipf(0.9))
     /// ```
-    public init<P: PersistentModel>(_ type: M.Type, count: Int, parent: ReferenceWritableKeyPath<M, P?> & Sendable,
-                                    fanOut: FanOut = .uniform, label: String? = nil) {
-        self.init(type, count: count, parent: parent, fanOut: fanOut, label: label) { _ in preconditionFailure("automatic step") }
+    public init<P: PersistentModel>(
+        _ type: M.Type, count: Int, parent: ReferenceWritableKeyPath<M, P?> & Sendable,
+        fanOut: FanOut = .uniform, label: String? = nil
+    ) {
+        self.init(type, count: count, parent: parent, fanOut: fanOut, label: label) { _ in
+            preconditionFailure("automatic step")
+        }
         automatic = true
     }
 
@@ -112,13 +116,16 @@ public struct Generate<M: PersistentModel>: Sendable {
     /// ```swift
     /// Generate(Word.self, count: 1_000_000, parent: \.category, children: \Category.words, fanOut: .zipf(0.99)) { … }
     /// ```
-    public init<P: PersistentModel>(_ type: M.Type, count: Int, parent: ReferenceWritableKeyPath<M, P?> & Sendable,
-                                    children: ReferenceWritableKeyPath<P, [M]>? = nil,
-                                    fanOut: FanOut = .uniform, label: String? = nil,
-                                    _ make: @escaping @Sendable (Row) -> M) {
+    public init<P: PersistentModel>(
+        _ type: M.Type, count: Int, parent: ReferenceWritableKeyPath<M, P?> & Sendable,
+        children: ReferenceWritableKeyPath<P, [M]>? = nil,
+        fanOut: FanOut = .uniform, label: String? = nil,
+        _ make: @escaping @Sendable (Row) -> M
+    ) {
         self.init(type, count: count, label: label, make)
-        self.parent = ParentLink(parentType: ObjectIdentifier(P.self), parentName: String(describing: P.self),
-                                 fanOut: fanOut, assign: { child, p in child[keyPath: parent] = (p as! P) })
+        self.parent = ParentLink(
+            parentType: ObjectIdentifier(P.self), parentName: String(describing: P.self),
+            fanOut: fanOut, assign: { child, p in child[keyPath: parent] = (p as! P) })
         _ = children
     }
 
@@ -128,15 +135,19 @@ public struct Generate<M: PersistentModel>: Sendable {
     /// ```swift
     /// Generate(Product.self, count: 1_000) { row in … }.linking(\.tags, count: .uniform(0...3))
     /// ```
-    public func linking<T: PersistentModel>(_ keyPath: ReferenceWritableKeyPath<M, [T]> & Sendable, count: Distribution,
-                                            label: String? = nil) -> Generate<M> {
+    public func linking<T: PersistentModel>(
+        _ keyPath: ReferenceWritableKeyPath<M, [T]> & Sendable, count: Distribution,
+        label: String? = nil
+    ) -> Generate<M> {
         var copy = self
         let name = String(describing: T.self)
-        copy.links.append(ManyLink(targetType: ObjectIdentifier(T.self), targetName: name, count: count,
-                                   label: label ?? "#link:\(name):\(links.count)",
-                                   append: { model, targets in
-                                       model[keyPath: keyPath].append(contentsOf: targets.map { $0 as! T })
-                                   }))
+        copy.links.append(
+            ManyLink(
+                targetType: ObjectIdentifier(T.self), targetName: name, count: count,
+                label: label ?? "#link:\(name):\(links.count)",
+                append: { model, targets in
+                    model[keyPath: keyPath].append(contentsOf: targets.map { $0 as! T })
+                }))
         return copy
     }
 
@@ -144,12 +155,19 @@ public struct Generate<M: PersistentModel>: Sendable {
     var step: FixtureStep {
         var needs: [ObjectIdentifier] = []
         var needNames: [String] = []
-        if let parent { needs.append(parent.parentType); needNames.append(parent.parentName) }
-        for l in links { needs.append(l.targetType); needNames.append(l.targetName) }
+        if let parent {
+            needs.append(parent.parentType)
+            needNames.append(parent.parentName)
+        }
+        for l in links {
+            needs.append(l.targetType)
+            needNames.append(l.targetName)
+        }
         let generate = self
-        return FixtureStep(label: label ?? String(describing: M.self), modelType: M.self, count: count,
-                           needs: needs, needNames: needNames, allowsCollisions: allowsCollisions,
-                           execute: { runner, label in try runner.run(generate, label: label) })
+        return FixtureStep(
+            label: label ?? String(describing: M.self), modelType: M.self, count: count,
+            needs: needs, needNames: needNames, allowsCollisions: allowsCollisions,
+            execute: { runner, label in try runner.run(generate, label: label) })
     }
 }
 

@@ -32,10 +32,12 @@ extension Row {
     public func personName(_ field: String, script: NameScript? = nil) -> String {
         if let hostile = hostileOverride(field) { return hostile }
         var r = rng(field)
-        let chosen = script ?? {
-            let weights = traits.contains(.unicodeHeavy) ? [20, 40, 40] : [60, 20, 20]
-            return NameScript.allCases[r.weightedIndex(weights)]
-        }()
+        let chosen =
+            script
+            ?? {
+                let weights = traits.contains(.unicodeHeavy) ? [20, 40, 40] : [60, 20, 20]
+                return NameScript.allCases[r.weightedIndex(weights)]
+            }()
         switch chosen {
         case .latin: return r.choice(WordLists.latinGiven) + " " + r.choice(WordLists.latinFamily)
         case .cyrillic: return r.choice(WordLists.cyrillicGiven) + " " + r.choice(WordLists.cyrillicFamily)
@@ -120,7 +122,8 @@ extension Row {
     static func sentence(_ r: inout SeededGenerator, _ traits: Traits) -> String {
         var words = (0..<r.uniform(in: 4...12)).map { _ in word(&r, traits) }
         if let first = words.first?.unicodeScalars.first, first.value >= 0x61 && first.value <= 0x7A {
-            words[0] = String(UnicodeScalar(first.value - 32)!) + words[0].unicodeScalars.dropFirst().map(String.init).joined()
+            words[0] =
+                String(UnicodeScalar(first.value - 32)!) + words[0].unicodeScalars.dropFirst().map(String.init).joined()
         }
         return words.joined(separator: " ") + "."
     }

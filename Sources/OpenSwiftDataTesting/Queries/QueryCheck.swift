@@ -31,15 +31,18 @@ public struct QueryCheck: Sendable, CustomStringConvertible {
     /// ```swift
     /// QueryCheck(FetchDescriptor<Order>(sortBy: [SortDescriptor(\.number, order: .reverse)]))
     /// ```
-    public init<M: PersistentModel>(_ descriptor: FetchDescriptor<M>, name: String? = nil,
-                                    fileID: String = #fileID, line: Int = #line) {
+    public init<M: PersistentModel>(
+        _ descriptor: FetchDescriptor<M>, name: String? = nil,
+        fileID: String = #fileID, line: Int = #line
+    ) {
         let location = "\(fileID):\(line)"
         let label = name ?? "\(M.self) query at \(location)"
         self.name = label
         self.location = location
         let box = DescriptorBox(descriptor: descriptor)
         runner = { fixture, store, datasets in
-            try QueryCheck.run(box.descriptor, label: label, location: location, fixture: fixture, only: store, datasets: datasets)
+            try QueryCheck.run(
+                box.descriptor, label: label, location: location, fixture: fixture, only: store, datasets: datasets)
         }
     }
 
@@ -69,21 +72,27 @@ public struct QueryCheck: Sendable, CustomStringConvertible {
 
     private static func key(_ id: PersistentIdentifier) -> String { "\(id.entityName)#\(id.primaryKey ?? -1)" }
 
-    private static func run<M: PersistentModel>(_ descriptor: FetchDescriptor<M>, label: String, location: String,
-                                                fixture: Fixture, only: StoreKind?, datasets: Int) throws -> [Int] {
+    private static func run<M: PersistentModel>(
+        _ descriptor: FetchDescriptor<M>, label: String, location: String,
+        fixture: Fixture, only: StoreKind?, datasets: Int
+    ) throws -> [Int] {
         var rowsPerDataset: [Int] = []
         for dataset in 0..<max(1, datasets) {
             let data = fixture.reseeded(fixture.seed &+ UInt64(dataset))
             let schema = data.schemaForChecks
             let pair = try StorePair(schema: schema, seed: data.seed)
             try pair.populate(data)
-            let referenceContainer = try ModelContainer(for: schema, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+            let referenceContainer = try ModelContainer(
+                for: schema, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
             try data.populate(referenceContainer, progress: { _ in })
             func failure(_ check: String, _ store: StoreKind?, expected: String, actual: String) -> ConformanceFailure {
-                var f = ConformanceFailure(suite: "queryCheck", caseID: label, store: store, seed: data.seed, check: check,
-                                           expected: expected, actual: actual,
-                                           details: ["predicate: " + (descriptor.predicate.map { "\($0)" } ?? "none"),
-                                                     "dataset seed \(data.seed): fixture.reseeded(\(data.seed))"])
+                var f = ConformanceFailure(
+                    suite: "queryCheck", caseID: label, store: store, seed: data.seed, check: check,
+                    expected: expected, actual: actual,
+                    details: [
+                        "predicate: " + (descriptor.predicate.map { "\($0)" } ?? "none"),
+                        "dataset seed \(data.seed): fixture.reseeded(\(data.seed))",
+                    ])
                 f.location = location
                 return f
             }
@@ -121,21 +130,27 @@ public struct QueryCheck: Sendable, CustomStringConvertible {
                 do {
                     fetched = try context.fetch(descriptor).map { key($0.persistentModelID) }
                 } catch {
-                    throw failure("the store can run the query (translatable predicate and sorts)", store,
-                                  expected: "a result", actual: "\(type(of: error)): \(error)")
+                    throw failure(
+                        "the store can run the query (translatable predicate and sorts)", store,
+                        expected: "a result", actual: "\(type(of: error)): \(error)")
                 }
                 if !same(fetched, expected) {
-                    throw failure("fetch equals plain Swift (Predicate.evaluate + SortDescriptor)" + (ordered ? ", in order" : ""),
-                                  store, expected: "\(expected.count) rows \(expected.prefix(12))",
-                                  actual: "\(fetched.count) rows \(fetched.prefix(12))")
+                    throw failure(
+                        "fetch equals plain Swift (Predicate.evaluate + SortDescriptor)"
+                            + (ordered ? ", in order" : ""),
+                        store, expected: "\(expected.count) rows \(expected.prefix(12))",
+                        actual: "\(fetched.count) rows \(fetched.prefix(12))")
                 }
                 let count = try context.fetchCount(descriptor)
                 if count != expected.count {
-                    throw failure("fetchCount equals the fetch", store, expected: "\(expected.count)", actual: "\(count)")
+                    throw failure(
+                        "fetchCount equals the fetch", store, expected: "\(expected.count)", actual: "\(count)")
                 }
                 let ids = try context.fetchIdentifiers(descriptor).map(key)
                 if !same(ids, fetched) {
-                    throw failure("fetchIdentifiers equals the fetch", store, expected: "\(fetched.prefix(12))", actual: "\(ids.prefix(12))")
+                    throw failure(
+                        "fetchIdentifiers equals the fetch", store, expected: "\(fetched.prefix(12))",
+                        actual: "\(ids.prefix(12))")
                 }
                 if ordered && !expected.isEmpty {
                     let size = max(1, expected.count / 3)
@@ -149,8 +164,9 @@ public struct QueryCheck: Sendable, CustomStringConvertible {
                         start += size
                     }
                     if paged != expected {
-                        throw failure("pages of \(size) (fetchOffset/fetchLimit) add up to the fetch", store,
-                                      expected: "\(expected.prefix(12))", actual: "\(paged.prefix(12))")
+                        throw failure(
+                            "pages of \(size) (fetchOffset/fetchLimit) add up to the fetch", store,
+                            expected: "\(expected.prefix(12))", actual: "\(paged.prefix(12))")
                     }
                 }
             }

@@ -22,11 +22,15 @@ public enum DeterministicMath {
     public static func log(_ x: Double) -> Double {
         precondition(x > 0 && x.isFinite, "log needs a finite positive argument")
         var e = Int(x.exponent)
-        var m = x.significand   // [1, 2), exact
-        if m > 1.414_213_562_373_095_1 { m /= 2; e += 1 }
+        var m = x.significand  // [1, 2), exact
+        if m > 1.414_213_562_373_095_1 {
+            m /= 2
+            e += 1
+        }
         let s = (m - 1) / (m + 1)
         let s2 = s * s
-        var term = s, sum = 0.0
+        var term = s
+        var sum = 0.0
         for k in 0..<16 {
             sum += term / Double(2 * k + 1)
             term *= s2
@@ -44,7 +48,8 @@ public enum DeterministicMath {
         if y > 709 { return .infinity }
         let k = (y / ln2).rounded()
         let r = (y - k * ln2Hi) - k * ln2Lo
-        var term = 1.0, sum = 1.0
+        var term = 1.0
+        var sum = 1.0
         for i in 1...24 {
             term *= r / Double(i)
             sum += term

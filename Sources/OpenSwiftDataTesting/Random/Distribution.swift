@@ -92,8 +92,9 @@ public struct IntSampler: Sendable {
             return Int(value)
         case .zipf(_, let range):
             let u = rng.double() * cumulative[cumulative.count - 1]
-            var lo = 0, hi = cumulative.count - 1
-            while lo < hi {   // the first k with cumulative[k] > u
+            var lo = 0
+            var hi = cumulative.count - 1
+            while lo < hi {  // the first k with cumulative[k] > u
                 let mid = (lo + hi) / 2
                 if cumulative[mid] > u { hi = mid } else { lo = mid + 1 }
             }
@@ -125,8 +126,9 @@ public enum FanOut: Sendable, Hashable {
         case .uniform, .even: return .uniform(0...(parents - 1))
         case .zipf(let theta): return .zipf(theta, in: 0...(parents - 1))
         case .normal(let spread):
-            return .normal(mean: Double(parents - 1) / 2, standardDeviation: spread * Double(parents),
-                           in: 0...(parents - 1))
+            return .normal(
+                mean: Double(parents - 1) / 2, standardDeviation: spread * Double(parents),
+                in: 0...(parents - 1))
         }
     }
 }

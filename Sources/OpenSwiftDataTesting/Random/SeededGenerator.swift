@@ -92,7 +92,10 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
 
     /// Hashes the state.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(state.0); hasher.combine(state.1); hasher.combine(state.2); hasher.combine(state.3)
+        hasher.combine(state.0)
+        hasher.combine(state.1)
+        hasher.combine(state.2)
+        hasher.combine(state.3)
         hasher.combine(seed)
     }
 }

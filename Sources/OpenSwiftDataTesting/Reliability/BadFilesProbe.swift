@@ -1,7 +1,8 @@
 import Foundation
 import OpenSwiftData
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension ReliabilityProbe {
@@ -13,7 +14,8 @@ extension ReliabilityProbe {
     /// Read-only cases use `allowsSave: false` (CI runs as root, and root ignores `chmod`).
     public static let badFiles = ReliabilityProbe(
         name: "bad-files",
-        title: "Damaged, foreign and impossible files give typed errors and stay unchanged, or open with all committed rows",
+        title:
+            "Damaged, foreign and impossible files give typed errors and stay unchanged, or open with all committed rows",
         runsInWorker: true, body: BadFilesProbe.run)
 }
 
@@ -61,9 +63,14 @@ struct BadFileKind {
                 try m.write(Data("SQLite format 3\u{0}".utf8) + m.garbage(8_176))
             },
             BadFileKind(name: "truncated mid-header", expectation: .typedError) { m in try m.truncatedStore(to: 60) },
-            BadFileKind(name: "truncated after page 1", expectation: .typedError) { m in try m.truncatedStore(to: 4_096) },
-            BadFileKind(name: "truncated mid-file at a page boundary", expectation: .typedError) { m in try m.truncatedStore { $0 / 2 / 4_096 * 4_096 } },
-            BadFileKind(name: "truncated mid-page", expectation: .typedError) { m in try m.truncatedStore { $0 / 2 / 4_096 * 4_096 + 1_000 } },
+            BadFileKind(name: "truncated after page 1", expectation: .typedError) { m in try m.truncatedStore(to: 4_096)
+            },
+            BadFileKind(name: "truncated mid-file at a page boundary", expectation: .typedError) { m in
+                try m.truncatedStore { $0 / 2 / 4_096 * 4_096 }
+            },
+            BadFileKind(name: "truncated mid-page", expectation: .typedError) { m in
+                try m.truncatedStore { $0 / 2 / 4_096 * 4_096 + 1_000 }
+            },
             BadFileKind(name: "zero bytes, allowsSave: false", expectation: .readOnly) { m in
                 var s = try m.write(Data())
                 s.allowsSave = false
@@ -80,7 +87,9 @@ struct BadFileKind {
                 s.rows = []
                 return s
             },
-            BadFileKind(name: "SQLite database of another app", expectation: .typedError) { m in try m.otherAppDatabase() },
+            BadFileKind(name: "SQLite database of another app", expectation: .typedError) { m in
+                try m.otherAppDatabase()
+            },
             BadFileKind(name: "store of another schema", expectation: .typedError) { m in try m.otherSchemaStore() },
             BadFileKind(name: "directory at the path", expectation: .typedError) { m in
                 try FileManager.default.createDirectory(at: m.url, withIntermediateDirectories: true)
@@ -99,7 +108,8 @@ struct BadFileKind {
                 }
             },
             BadFileKind(name: "header magic damaged", expectation: .typedError) { m in
-                try m.damagedStore { bytes, _ in bytes.replaceSubrange(0..<16, with: Data("SQLite format 4\u{0}".utf8)) }
+                try m.damagedStore { bytes, _ in bytes.replaceSubrange(0..<16, with: Data("SQLite format 4\u{0}".utf8))
+                }
             },
             BadFileKind(name: "header page size invalid", expectation: .typedError) { m in
                 try m.damagedStore { bytes, _ in bytes.replaceSubrange(16..<18, with: Data([0x03, 0xE8])) }
@@ -164,18 +174,22 @@ enum BadFilesProbe {
         /// A store with ``saves`` × ``rowsPerSave`` rows, closed cleanly (no WAL left).
         func cleanStore() throws -> BadFileSetup {
             do {
-                let container = try ModelContainer(for: ReliabilitySchemas.values, configurations: [ModelConfiguration(url: url)])
+                let container = try ModelContainer(
+                    for: ReliabilitySchemas.values, configurations: [ModelConfiguration(url: url)])
                 let context = ModelContext(container)
                 for s in 0..<saves {
                     for r in 0..<rowsPerSave {
                         let serial = s * rowsPerSave + r
-                        context.insert(ReliabilityValue(serial: serial, text: "row \(serial) " + String(repeating: "·", count: 150)))
+                        context.insert(
+                            ReliabilityValue(
+                                serial: serial, text: "row \(serial) " + String(repeating: "·", count: 150)))
                     }
                     try context.save()
                 }
             }
             if FileBytes.size(FileBytes.wal(url)) > 0 {
-                throw ReliabilityWorkerError("closing the last container left a WAL of \(FileBytes.size(FileBytes.wal(url))) bytes")
+                throw ReliabilityWorkerError(
+                    "closing the last container left a WAL of \(FileBytes.size(FileBytes.wal(url))) bytes")
             }
             // try?: the WAL was checked empty above; removing the empty files may find them gone.
             try? FileManager.default.removeItem(at: FileBytes.wal(url))
@@ -218,7 +232,8 @@ enum BadFilesProbe {
         /// A store OpenSwiftData wrote for the counter model only.
         func otherSchemaStore() throws -> BadFileSetup {
             do {
-                let container = try ModelContainer(for: ReliabilitySchemas.counter, configurations: [ModelConfiguration(url: url)])
+                let container = try ModelContainer(
+                    for: ReliabilitySchemas.counter, configurations: [ModelConfiguration(url: url)])
                 let context = ModelContext(container)
                 context.insert(ReliabilityCounter(name: "other", value: 1))
                 try context.save()
@@ -232,7 +247,9 @@ enum BadFilesProbe {
             let done = writer.line(startingWith: "done")
             writer.kill()
             let end = writer.wait()
-            guard done != nil else { throw ReliabilityWorkerError("the WAL writer did not finish: \(writer.describe(end))") }
+            guard done != nil else {
+                throw ReliabilityWorkerError("the WAL writer did not finish: \(writer.describe(end))")
+            }
             guard FileBytes.size(FileBytes.wal(url)) > 0 else {
                 throw ReliabilityWorkerError("the killed writer left no WAL beside \(url.lastPathComponent)")
             }
@@ -260,8 +277,9 @@ enum BadFilesProbe {
             WorkerIO.error("bad-files: \(kind.name)")
             let directory = run.directory.appendingPathComponent("case-\(index)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let maker = Maker(run: run, url: directory.appendingPathComponent("bad.store"),
-                              rng: run.random("bad-files", kind.name))
+            let maker = Maker(
+                run: run, url: directory.appendingPathComponent("bad.store"),
+                rng: run.random("bad-files", kind.name))
             let setup: BadFileSetup
             do {
                 setup = try kind.make(maker)
@@ -285,7 +303,9 @@ enum BadFilesProbe {
             let label = "\(kind.name) (\(kind.expectation.rawValue))"
 
             if let error = outcome.error {
-                if error.typed { tally.add("typed errors") } else {
+                if error.typed {
+                    tally.add("typed errors")
+                } else {
                     tally.add("untyped errors")
                     tally.fail("\(label): \(error)")
                 }
@@ -295,7 +315,9 @@ enum BadFilesProbe {
                 }
                 if !changed.isEmpty || directoryBefore != directoryAfter {
                     tally.add("files changed by a failed open")
-                    tally.fail("\(label): the failed open changed \(changed.isEmpty ? "the directory at the path" : changed.joined(separator: ", ")) (\(error))")
+                    tally.fail(
+                        "\(label): the failed open changed \(changed.isEmpty ? "the directory at the path" : changed.joined(separator: ", ")) (\(error))"
+                    )
                 }
                 continue
             }
@@ -311,8 +333,10 @@ enum BadFilesProbe {
                 problems.append("shows \(rows.count) rows (\(rows.prefix(3))…); expected \(expected.count)")
             }
             if let p = setup.prefixOf,
-               rows != Array(0..<rows.count) || rows.count % p.batch != 0 || rows.count > p.maximum {
-                problems.append("shows \(rows.count) rows, not a prefix of whole saves of \(p.batch) (at most \(p.maximum))")
+                rows != Array(0..<rows.count) || rows.count % p.batch != 0 || rows.count > p.maximum
+            {
+                problems.append(
+                    "shows \(rows.count) rows, not a prefix of whole saves of \(p.batch) (at most \(p.maximum))")
             }
             if problems.isEmpty {
                 tally.add("opened correctly")
@@ -321,7 +345,8 @@ enum BadFilesProbe {
                 tally.fail("\(label): " + problems.joined(separator: "; "))
             }
         }
-        return "\(kinds.count) kinds: \(tally.value("typed errors")) typed errors with the files unchanged, \(tally.value("opened correctly")) opened with every committed row"
+        return
+            "\(kinds.count) kinds: \(tally.value("typed errors")) typed errors with the files unchanged, \(tally.value("opened correctly")) opened with every committed row"
     }
 
     /// Opens the case's store; reads its rows and integrity when it opens.
@@ -332,7 +357,9 @@ enum BadFilesProbe {
             let container = try ModelContainer(for: ReliabilitySchemas.values, configurations: [configuration])
             outcome.opened = true
             outcome.integrity = try container.integrityCheck()
-            outcome.rows = try ModelContext(container).fetch(FetchDescriptor<ReliabilityValue>(sortBy: [SortDescriptor(\.serial)])).map(\.serial)
+            outcome.rows = try ModelContext(container).fetch(
+                FetchDescriptor<ReliabilityValue>(sortBy: [SortDescriptor(\.serial)])
+            ).map(\.serial)
         } catch {
             outcome.error = ThrownError(error)
         }
@@ -344,12 +371,14 @@ enum BadFilesProbe {
     /// Writes ``saves`` saves of ``rowsPerSave`` rows, prints `done`, and waits to be killed.
     static func walWriter(_ args: WorkerArguments) throws -> Int32 {
         let store = try args.url("store")
-        let container = try ModelContainer(for: ReliabilitySchemas.values, configurations: [ModelConfiguration(url: store)])
+        let container = try ModelContainer(
+            for: ReliabilitySchemas.values, configurations: [ModelConfiguration(url: store)])
         let context = ModelContext(container)
         for s in 0..<saves {
             for r in 0..<rowsPerSave {
                 let serial = s * rowsPerSave + r
-                context.insert(ReliabilityValue(serial: serial, text: "row \(serial) " + String(repeating: "·", count: 150)))
+                context.insert(
+                    ReliabilityValue(serial: serial, text: "row \(serial) " + String(repeating: "·", count: 150)))
             }
             try context.save()
         }

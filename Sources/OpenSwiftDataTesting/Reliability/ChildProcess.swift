@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A worker process of the harness (`harness reliability-worker <role> …`) as a probe drives it:
@@ -23,7 +24,9 @@ final class ChildProcess: @unchecked Sendable {
         var description: String {
             switch self {
             case .exited(let status): return "exited with status \(status)"
-            case .signalled(let signal): return "died of signal \(signal)\(signal == SIGKILL ? " (SIGKILL)" : signal == SIGSEGV ? " (SIGSEGV, a crash)" : signal == SIGILL || signal == SIGTRAP ? " (a Swift trap)" : "")"
+            case .signalled(let signal):
+                return
+                    "died of signal \(signal)\(signal == SIGKILL ? " (SIGKILL)" : signal == SIGSEGV ? " (SIGSEGV, a crash)" : signal == SIGILL || signal == SIGTRAP ? " (a Swift trap)" : "")"
             case .timedOut: return "timed out and was killed"
             }
         }

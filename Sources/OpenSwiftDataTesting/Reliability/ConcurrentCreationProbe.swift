@@ -29,10 +29,17 @@ enum ConcurrentCreationProbe {
         for trial in 0..<c.creationTrials {
             let store = run.store("created-\(trial)")
             var creators: [ChildProcess] = []
-            defer { for p in creators { p.kill(); p.wait() } }
+            defer {
+                for p in creators {
+                    p.kill()
+                    p.wait()
+                }
+            }
             for i in 0..<c.creationProcesses {
-                creators.append(try run.spawn("creator", ["store=\(store.path)", "trial=\(trial)", "worker=\(i)"],
-                                              label: "trial \(trial) creator \(i)"))
+                creators.append(
+                    try run.spawn(
+                        "creator", ["store=\(store.path)", "trial=\(trial)", "worker=\(i)"],
+                        label: "trial \(trial) creator \(i)"))
             }
             var started = true
             for p in creators where p.line(startingWith: "ready") == nil {
@@ -73,12 +80,14 @@ enum ConcurrentCreationProbe {
                 tally.fail("trial \(trial): reading the new store afterwards failed: \(ThrownError(error))")
             }
         }
-        return "\(tally.value("trials")) trials × \(c.creationProcesses) processes: every open succeeded and every row is there"
+        return
+            "\(tally.value("trials")) trials × \(c.creationProcesses) processes: every open succeeded and every row is there"
     }
 
     /// Opens the trial's store and checks it holds exactly one row per process.
     private static func check(_ store: URL, trial: Int, processes: Int, _ tally: inout ReliabilityTally) throws {
-        let container = try ModelContainer(for: ReliabilitySchemas.creation, configurations: [ModelConfiguration(url: store)])
+        let container = try ModelContainer(
+            for: ReliabilitySchemas.creation, configurations: [ModelConfiguration(url: store)])
         let rows = try ModelContext(container).fetch(FetchDescriptor<ReliabilityCreation>())
         let integrity = try container.integrityCheck()
         if integrity != "ok" {
@@ -101,11 +110,13 @@ enum ConcurrentCreationProbe {
     /// Prints `ready`, waits for go, opens the store, saves one row, prints `outcome …`.
     static func creator(_ args: WorkerArguments) throws -> Int32 {
         let store = try args.url("store")
-        let trial = try args.int("trial"), worker = try args.int("worker")
+        let trial = try args.int("trial")
+        let worker = try args.int("worker")
         guard WorkerIO.readyThenWait() else { return 1 }
         let container: ModelContainer
         do {
-            container = try ModelContainer(for: ReliabilitySchemas.creation, configurations: [ModelConfiguration(url: store)])
+            container = try ModelContainer(
+                for: ReliabilitySchemas.creation, configurations: [ModelConfiguration(url: store)])
         } catch {
             let thrown = ThrownError(error)
             WorkerIO.say("outcome open-failed \(thrown.typed ? "typed" : "untyped") \(thrown)")

@@ -1,7 +1,8 @@
 import Foundation
 import OpenSwiftData
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension ReliabilityProbe {
@@ -46,27 +47,39 @@ enum ConcurrentWritersProbe {
             let mode = policy == .error ? "strict" : "default"
             let store = run.store("counter-\(mode)")
             do {
-                let container = try ModelContainer(for: ReliabilitySchemas.counter, configurations: [ModelConfiguration(url: store)])
+                let container = try ModelContainer(
+                    for: ReliabilitySchemas.counter, configurations: [ModelConfiguration(url: store)])
                 let context = ModelContext(container)
                 context.insert(ReliabilityCounter(name: counterName, value: 0))
                 try context.save()
             }
             var workers: [ChildProcess] = []
-            defer { for w in workers { w.kill(); w.wait() } }
+            defer {
+                for w in workers {
+                    w.kill()
+                    w.wait()
+                }
+            }
             for i in 0..<c.writerProcesses {
-                workers.append(try run.spawn("incrementer", ["store=\(store.path)", "policy=\(policy.rawValue)"],
-                                             label: "\(mode) writer \(i)"))
+                workers.append(
+                    try run.spawn(
+                        "incrementer", ["store=\(store.path)", "policy=\(policy.rawValue)"],
+                        label: "\(mode) writer \(i)"))
             }
             for w in workers where w.line(startingWith: "ready") == nil {
                 tally.fail("\(w.label) did not start: \(w.allLines.last ?? "") \(w.describe(w.wait()))")
             }
             for w in workers { w.go() }
-            var done = 0, conflicts = 0, errors = 0
+            var done = 0
+            var conflicts = 0
+            var errors = 0
             for w in workers {
                 let line = w.line(startingWith: "result ")
                 let end = w.wait()
                 // Not swallowed: a missing or undecodable report is a tallied failure just below.
-                guard let line, let report = try? JSONDecoder().decode(WorkerReport.self, from: Data(line.dropFirst(7).utf8)) else {
+                guard let line,
+                    let report = try? JSONDecoder().decode(WorkerReport.self, from: Data(line.dropFirst(7).utf8))
+                else {
                     errors += 1
                     tally.fail("\(w.label) gave no result: \(w.describe(end))")
                     continue
@@ -76,14 +89,17 @@ enum ConcurrentWritersProbe {
                 errors += report.errors
                 for m in report.messages { tally.fail("\(w.label): \(m)") }
                 if report.errors > report.messages.count {
-                    tally.fail("\(w.label): \(report.errors) errors in all (\(report.untypedErrors) not SwiftDataError)")
+                    tally.fail(
+                        "\(w.label): \(report.errors) errors in all (\(report.untypedErrors) not SwiftDataError)")
                 }
             }
             workers = []
 
-            let counters: [ReliabilityCounter], integrity: String
+            let counters: [ReliabilityCounter]
+            let integrity: String
             do {
-                let container = try ModelContainer(for: ReliabilitySchemas.counter, configurations: [ModelConfiguration(url: store)])
+                let container = try ModelContainer(
+                    for: ReliabilitySchemas.counter, configurations: [ModelConfiguration(url: store)])
                 counters = try ModelContext(container).fetch(FetchDescriptor<ReliabilityCounter>())
                 integrity = try container.integrityCheck()
             } catch {
@@ -103,15 +119,20 @@ enum ConcurrentWritersProbe {
             if value < 1 || value > done { tally.fail("\(mode): final value \(value) outside 1…\(done)") }
             if policy == .error {
                 if lost != 0 {
-                    tally.fail("strict: \(lost) lost updates with mergePolicy = .error (final value \(value), \(done) increments saved, \(conflicts) typed conflicts)")
+                    tally.fail(
+                        "strict: \(lost) lost updates with mergePolicy = .error (final value \(value), \(done) increments saved, \(conflicts) typed conflicts)"
+                    )
                 }
                 summary.append("strict: 0 lost, \(conflicts) typed conflicts")
             } else {
-                if conflicts != 0 { tally.fail("default: \(conflicts) mergeConflict errors with the default merge policy") }
+                if conflicts != 0 {
+                    tally.fail("default: \(conflicts) mergeConflict errors with the default merge policy")
+                }
                 summary.append("default: \(lost) lost updates of \(done) (SwiftData's last-writer-wins)")
             }
         }
-        return "\(c.writerProcesses) processes × \(c.increments) increments, no error; " + summary.joined(separator: "; ")
+        return "\(c.writerProcesses) processes × \(c.increments) increments, no error; "
+            + summary.joined(separator: "; ")
     }
 
     // MARK: Worker role
@@ -149,7 +170,9 @@ enum ConcurrentWritersProbe {
                     try context.save()
                     report.increments += 1
                     continue increments
-                } catch let error as SwiftDataError where error.code == SwiftDataError.mergeConflict.code && policy == .error {
+                } catch let error as SwiftDataError
+                    where error.code == SwiftDataError.mergeConflict.code && policy == .error
+                {
                     report.conflicts += 1
                     context.rollback()
                 } catch {

@@ -1,7 +1,8 @@
 import Foundation
 import OpenSwiftData
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension ReliabilityProbe {
@@ -82,7 +83,10 @@ enum CrashLoopProbe {
                 ready = ready && writer.line(startingWith: "opened") != nil
                 var seen = 0
                 while ready && seen < saves {
-                    guard writer.line(startingWith: "committed ") != nil else { ready = false; break }
+                    guard writer.line(startingWith: "committed ") != nil else {
+                        ready = false
+                        break
+                    }
                     seen += 1
                 }
                 if ready { usleep(UInt32(delay)) }
@@ -122,7 +126,8 @@ enum CrashLoopProbe {
                 if case .whileOpening = moment { tally.add("kills while opening") }
             }
 
-            let mainSize = FileBytes.size(store), walSize = FileBytes.size(FileBytes.wal(store))
+            let mainSize = FileBytes.size(store)
+            let walSize = FileBytes.size(FileBytes.wal(store))
             if walSize > mainSize { tally.add("kills with WAL > main file") }
             if midCheckpoint(store) {
                 tally.add("kills mid-checkpoint (main file shorter than its header)")
@@ -142,7 +147,9 @@ enum CrashLoopProbe {
             }
             guard check.opened else {
                 tally.add("failed reopens")
-                tally.fail("\(at): reopening the store (main \(mainSize) B, WAL \(walSize) B) failed: \(check.openError.map(\.description) ?? "?")")
+                tally.fail(
+                    "\(at): reopening the store (main \(mainSize) B, WAL \(walSize) B) failed: \(check.openError.map(\.description) ?? "?")"
+                )
                 break
             }
             if let e = check.checkError {
@@ -155,12 +162,24 @@ enum CrashLoopProbe {
                 tally.fail("\(at): integrity_check: \(check.integrity)")
             }
             var violations: [String] = []
-            if check.children != children * check.parents { violations.append("\(check.children) children for \(check.parents) parents") }
+            if check.children != children * check.parents {
+                violations.append("\(check.children) children for \(check.parents) parents")
+            }
             if check.orphans != 0 { violations.append("\(check.orphans) children without a parent") }
-            if (check.counter ?? 0) != check.parents { violations.append("counter \(check.counter.map(String.init) ?? "missing") but \(check.parents) parents") }
+            if (check.counter ?? 0) != check.parents {
+                violations.append("counter \(check.counter.map(String.init) ?? "missing") but \(check.parents) parents")
+            }
             if !check.serialsContiguous { violations.append("parent serials are not 1…\(check.parents)") }
-            if check.parents < committed { violations.append("\(check.parents) parents but \(committed) saves were reported committed (a committed save was lost)") }
-            if check.parents > committed + 1 { violations.append("\(check.parents) parents but only \(committed) saves were reported (more than one unreported save)") }
+            if check.parents < committed {
+                violations.append(
+                    "\(check.parents) parents but \(committed) saves were reported committed (a committed save was lost)"
+                )
+            }
+            if check.parents > committed + 1 {
+                violations.append(
+                    "\(check.parents) parents but only \(committed) saves were reported (more than one unreported save)"
+                )
+            }
             if !violations.isEmpty {
                 tally.add("invariant violations")
                 tally.fail("\(at): " + violations.joined(separator: "; "))
@@ -169,9 +188,12 @@ enum CrashLoopProbe {
             tally.set("saves committed", committed)
         }
         if tally.value("kills with WAL > main file") == 0 && tally.value("kills") > 0 {
-            tally.fail("the WAL never grew past the main file, so no reopen had a grown WAL to recover (raise kills or maxSavesBeforeKill)")
+            tally.fail(
+                "the WAL never grew past the main file, so no reopen had a grown WAL to recover (raise kills or maxSavesBeforeKill)"
+            )
         }
-        return "\(tally.value("kills")) kills, every reopen succeeded with integrity ok and only whole saves (\(tally.value("kills with WAL > main file")) with a WAL larger than the main file)"
+        return
+            "\(tally.value("kills")) kills, every reopen succeeded with integrity ok and only whole saves (\(tally.value("kills with WAL > main file")) with a WAL larger than the main file)"
     }
 
     /// When the coordinator kills a writer.
@@ -191,8 +213,13 @@ enum CrashLoopProbe {
             switch rng.uniform(in: 0..<20) {
             case 0..<2: return .whileOpening(delay: rng.uniform(in: 0...c.maxKillDelayMicroseconds))
             case 2..<4: return .duringCheckpoint
-            case 4..<12: return .afterSaves(saves: rng.uniform(in: 0...c.maxSavesBeforeKill), delay: rng.uniform(in: 0...c.maxKillDelayMicroseconds))
-            default: return .afterOpening(delay: rng.uniform(in: 0...(c.maxSavesBeforeKill * c.maxKillDelayMicroseconds / 2)))
+            case 4..<12:
+                return .afterSaves(
+                    saves: rng.uniform(in: 0...c.maxSavesBeforeKill),
+                    delay: rng.uniform(in: 0...c.maxKillDelayMicroseconds))
+            default:
+                return .afterOpening(
+                    delay: rng.uniform(in: 0...(c.maxSavesBeforeKill * c.maxKillDelayMicroseconds / 2)))
             }
         }
 
@@ -222,7 +249,9 @@ enum CrashLoopProbe {
         // try?: a read-only handle; closing it cannot lose data.
         defer { try? handle.close() }
         guard let header = try? handle.read(upToCount: 100), header.count == 100 else { return nil }
-        func be(_ offset: Int, _ count: Int) -> Int { header[offset..<(offset + count)].reduce(0) { $0 << 8 | Int($1) } }
+        func be(_ offset: Int, _ count: Int) -> Int {
+            header[offset..<(offset + count)].reduce(0) { $0 << 8 | Int($1) }
+        }
         let pageSize = be(16, 2) == 1 ? 65_536 : be(16, 2)
         return pageSize * be(28, 4)
     }
@@ -234,7 +263,8 @@ enum CrashLoopProbe {
     static func writer(_ args: WorkerArguments) throws -> Int32 {
         let store = try args.url("store")
         WorkerIO.say("opening")
-        let container = try ModelContainer(for: ReliabilitySchemas.crash, configurations: [ModelConfiguration(url: store)])
+        let container = try ModelContainer(
+            for: ReliabilitySchemas.crash, configurations: [ModelConfiguration(url: store)])
         WorkerIO.say("opened")
         let context = ModelContext(container)
         let name = counterName
@@ -269,7 +299,8 @@ enum CrashLoopProbe {
         var check = Check()
         let container: ModelContainer
         do {
-            container = try ModelContainer(for: ReliabilitySchemas.crash, configurations: [ModelConfiguration(url: store)])
+            container = try ModelContainer(
+                for: ReliabilitySchemas.crash, configurations: [ModelConfiguration(url: store)])
         } catch {
             check.openError = ThrownError(error)
             report(check)
@@ -281,12 +312,15 @@ enum CrashLoopProbe {
             let context = ModelContext(container)
             check.parents = try context.fetchCount(FetchDescriptor<ReliabilityParent>())
             check.children = try context.fetchCount(FetchDescriptor<ReliabilityChild>())
-            check.orphans = try context.fetchCount(FetchDescriptor<ReliabilityChild>(predicate: #Predicate { $0.parent == nil }))
+            check.orphans = try context.fetchCount(
+                FetchDescriptor<ReliabilityChild>(predicate: #Predicate { $0.parent == nil }))
             let name = counterName
-            let counters = try context.fetch(FetchDescriptor<ReliabilityCounter>(predicate: #Predicate { $0.name == name }))
+            let counters = try context.fetch(
+                FetchDescriptor<ReliabilityCounter>(predicate: #Predicate { $0.name == name }))
             check.counter = counters.count == 1 ? counters[0].value : (counters.isEmpty ? nil : -counters.count)
             let serials = FetchDescriptor<ReliabilityParent>(sortBy: [SortDescriptor(\.serial)])
-            check.serialsContiguous = try context.fetch(serials).map(\.serial) == Array(stride(from: 1, through: check.parents, by: 1))
+            check.serialsContiguous =
+                try context.fetch(serials).map(\.serial) == Array(stride(from: 1, through: check.parents, by: 1))
         } catch {
             check.checkError = ThrownError(error)
         }

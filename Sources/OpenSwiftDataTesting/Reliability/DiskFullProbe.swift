@@ -12,7 +12,8 @@ extension ReliabilityProbe {
     /// `ModelContainer.withStoreConnection` (SQLite's stand-in for a full disk).
     public static let diskFull = ReliabilityProbe(
         name: "disk-full",
-        title: "A save into a full store throws a typed error, writes nothing, keeps its changes, and succeeds after room is made",
+        title:
+            "A save into a full store throws a typed error, writes nothing, keeps its changes, and succeeds after room is made",
         runsInWorker: true, body: DiskFullProbe.run)
 }
 
@@ -26,14 +27,16 @@ enum DiskFullProbe {
     static let headroomPages = 24
 
     static func payload(_ serial: Int, seed: UInt64) -> Data {
-        var rng = SeededGenerator(seed: SeededGenerator.derive(seed, labels: ["disk-full", "payload"], index: UInt64(serial)))
+        var rng = SeededGenerator(
+            seed: SeededGenerator.derive(seed, labels: ["disk-full", "payload"], index: UInt64(serial)))
         return Data((0..<payloadSize).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
     }
 
     static func run(_ run: ReliabilityRun, _ tally: inout ReliabilityTally) throws -> String {
         let seed = run.configuration.seed
         let store = run.store("full")
-        let container = try ModelContainer(for: ReliabilitySchemas.fill, configurations: [ModelConfiguration(url: store)])
+        let container = try ModelContainer(
+            for: ReliabilitySchemas.fill, configurations: [ModelConfiguration(url: store)])
         let context = ModelContext(container)
         var serial = 0
         func insertSave() {
@@ -45,7 +48,9 @@ enum DiskFullProbe {
         insertSave()
         try context.save()
         let pages = try container.withStoreConnection { db -> Int in
-            guard case .integer(let n)? = try db.scalar("PRAGMA page_count") else { throw ReliabilityWorkerError("no page_count") }
+            guard case .integer(let n)? = try db.scalar("PRAGMA page_count") else {
+                throw ReliabilityWorkerError("no page_count")
+            }
             try db.execute("PRAGMA max_page_count = \(Int(n) + headroomPages)")
             return Int(n)
         }
@@ -75,10 +80,13 @@ enum DiskFullProbe {
         if !thrown.typed { tally.fail("the full store threw \(thrown)") }
 
         // Committed rows intact, none of the failed save's, as a fresh context sees them.
-        let rows = try ModelContext(container).fetch(FetchDescriptor<ReliabilityFill>(sortBy: [SortDescriptor(\.serial)]))
+        let rows = try ModelContext(container).fetch(
+            FetchDescriptor<ReliabilityFill>(sortBy: [SortDescriptor(\.serial)]))
         tally.set("rows found after the failure", rows.count)
         if rows.map(\.serial) != Array(0..<committed) {
-            tally.fail("after the failed save the store holds serials \(rows.first?.serial ?? -1)…\(rows.last?.serial ?? -1) (\(rows.count) rows); expected 0..<\(committed)")
+            tally.fail(
+                "after the failed save the store holds serials \(rows.first?.serial ?? -1)…\(rows.last?.serial ?? -1) (\(rows.count) rows); expected 0..<\(committed)"
+            )
         }
         let damaged = rows.filter { $0.payload != payload($0.serial, seed: seed) }.count
         tally.set("damaged rows", damaged)
@@ -98,13 +106,16 @@ enum DiskFullProbe {
             let after = try ModelContext(container).fetchCount(FetchDescriptor<ReliabilityFill>())
             tally.set("rows after raising the cap", after)
             if after != committed + rowsPerSave {
-                tally.fail("after raising the cap and saving again the store has \(after) rows; expected \(committed + rowsPerSave)")
+                tally.fail(
+                    "after raising the cap and saving again the store has \(after) rows; expected \(committed + rowsPerSave)"
+                )
             }
         } catch {
             tally.fail("saving again after raising the cap failed: \(ThrownError(error))")
         }
         let integrity = try container.integrityCheck()
         if integrity != "ok" { tally.fail("integrity_check: \(integrity)") }
-        return "full after \(committed / rowsPerSave) saves: \(thrown.typed ? "SwiftDataError.\(thrown.code)" : thrown.code), committed rows intact, pending changes kept, saved after raising the cap"
+        return
+            "full after \(committed / rowsPerSave) saves: \(thrown.typed ? "SwiftDataError.\(thrown.code)" : thrown.code), committed rows intact, pending changes kept, saved after raising the cap"
     }
 }

@@ -10,7 +10,8 @@ extension ReliabilityProbe {
     /// predicate too deep for SQLite gives a typed error (or the right rows), never a crash.
     public static let hostileValues = ReliabilityProbe(
         name: "hostile-values",
-        title: "Hostile strings, extreme numbers and deep predicates: fetches agree with Predicate.evaluate on both stores",
+        title:
+            "Hostile strings, extreme numbers and deep predicates: fetches agree with Predicate.evaluate on both stores",
         runsInWorker: true, body: HostileValuesProbe.run)
 }
 
@@ -24,7 +25,10 @@ enum HostileValuesProbe {
     /// The rows: one per hostile string, numbers taken in turn from the extreme lists.
     static var rows: [(serial: Int, text: String, int: Int, double: Double)] {
         HostileValues.strings.enumerated().map { i, s in
-            (i, s, HostileValues.integers[i % HostileValues.integers.count], HostileValues.doubles[i % HostileValues.doubles.count])
+            (
+                i, s, HostileValues.integers[i % HostileValues.integers.count],
+                HostileValues.doubles[i % HostileValues.doubles.count]
+            )
         }
     }
 
@@ -38,13 +42,18 @@ enum HostileValuesProbe {
         tally.set("untyped errors", 0)
         for store in StoreKind.allCases {
             WorkerIO.error("hostile-values: \(store)")
-            let container = try store.makeContainer(ReliabilitySchemas.values, in: run.directory, name: "hostile-\(store)")
+            let container = try store.makeContainer(
+                ReliabilitySchemas.values, in: run.directory, name: "hostile-\(store)")
             let context = ModelContext(container)
-            for r in rows { context.insert(ReliabilityValue(serial: r.serial, text: r.text, int: r.int, double: r.double)) }
+            for r in rows {
+                context.insert(ReliabilityValue(serial: r.serial, text: r.text, int: r.int, double: r.double))
+            }
             try context.save()
             // Read back through a new container for the file, a fresh context for memory.
-            let reader = store == .disk
-                ? try store.makeContainer(ReliabilitySchemas.values, in: run.directory, name: "hostile-\(store)") : container
+            let reader =
+                store == .disk
+                ? try store.makeContainer(ReliabilitySchemas.values, in: run.directory, name: "hostile-\(store)")
+                : container
             let fresh = ModelContext(reader)
             let objects = try fresh.fetch(FetchDescriptor<ReliabilityValue>(sortBy: [SortDescriptor(\.serial)]))
             var t = Clock.now
@@ -63,7 +72,8 @@ enum HostileValuesProbe {
             nan(fresh, store, count: objects.count, &tally)
         }
         tally.set("stores reading -0.0 back as +0.0", signedZeros)
-        return "\(HostileValues.strings.count) hostile strings, extreme numbers and 200-term chains on both stores: \(tally.value("predicates compared")) predicates agree with Predicate.evaluate; NaN and a too-deep predicate give typed errors"
+        return
+            "\(HostileValues.strings.count) hostile strings, extreme numbers and 200-term chains on both stores: \(tally.value("predicates compared")) predicates agree with Predicate.evaluate; NaN and a too-deep predicate give typed errors"
     }
 
     /// Every value reads back as written: strings NFC-normalised, integers exactly, doubles bit for
@@ -76,7 +86,8 @@ enum HostileValuesProbe {
         let expected = rows
         guard objects.map(\.serial) == expected.map(\.serial) else {
             tally.add("round-trip differences")
-            tally.fail("\(store): read back serials \(objects.map(\.serial).prefix(10))…, expected 0..<\(expected.count)")
+            tally.fail(
+                "\(store): read back serials \(objects.map(\.serial).prefix(10))…, expected 0..<\(expected.count)")
             return false
         }
         var seenDoubles: Set<UInt64> = []
@@ -94,14 +105,18 @@ enum HostileValuesProbe {
                 signedZeroLost = true
             } else if o.double.bitPattern != r.double.bitPattern && seenDoubles.insert(r.double.bitPattern).inserted {
                 tally.add("round-trip differences")
-                tally.fail("\(store): Double \(r.double) (bits \(hex(r.double))) read back as \(o.double) (bits \(hex(o.double)))")
+                tally.fail(
+                    "\(store): Double \(r.double) (bits \(hex(r.double))) read back as \(o.double) (bits \(hex(o.double)))"
+                )
             }
         }
         return signedZeroLost
     }
 
     /// The four string predicates with every hostile string and fragment as the needle.
-    static func strings(_ objects: [ReliabilityValue], _ context: ModelContext, _ store: StoreKind, _ tally: inout ReliabilityTally) {
+    static func strings(
+        _ objects: [ReliabilityValue], _ context: ModelContext, _ store: StoreKind, _ tally: inout ReliabilityTally
+    ) {
         for needle in HostileValues.strings + HostileValues.fragments {
             let cases: [(String, Predicate<ReliabilityValue>)] = [
                 ("==", #Predicate { $0.text == needle }),
@@ -116,7 +131,9 @@ enum HostileValuesProbe {
     }
 
     /// Comparisons against extreme integers and doubles.
-    static func numbers(_ objects: [ReliabilityValue], _ context: ModelContext, _ store: StoreKind, _ tally: inout ReliabilityTally) {
+    static func numbers(
+        _ objects: [ReliabilityValue], _ context: ModelContext, _ store: StoreKind, _ tally: inout ReliabilityTally
+    ) {
         for v in HostileValues.integers {
             compare("\(store): int == \(v)", #Predicate { $0.int == v }, objects, context, &tally)
             compare("\(store): int < \(v)", #Predicate { $0.int < v }, objects, context, &tally)
@@ -126,19 +143,24 @@ enum HostileValuesProbe {
             compare("\(store): double < \(v)", #Predicate { $0.double < v }, objects, context, &tally)
             compare("\(store): double >= \(v)", #Predicate { $0.double >= v }, objects, context, &tally)
         }
-        let notANumber = Double(bitPattern: 0x7FF8_0000_0000_0000)   // spelled so the compiler does not flag `== .nan`
-        compare("\(store): double == NaN", #Predicate { $0.double == notANumber }, objects, context, &tally, errorAllowed: true)
+        let notANumber = Double(bitPattern: 0x7FF8_0000_0000_0000)  // spelled so the compiler does not flag `== .nan`
+        compare(
+            "\(store): double == NaN", #Predicate { $0.double == notANumber }, objects, context, &tally,
+            errorAllowed: true)
     }
 
     /// `&&` and `||` chains of ``chainTerms`` terms, and an `&&` chain too deep for SQLite.
-    static func deep(_ objects: [ReliabilityValue], _ context: ModelContext, _ store: StoreKind, _ tally: inout ReliabilityTally) {
+    static func deep(
+        _ objects: [ReliabilityValue], _ context: ModelContext, _ store: StoreKind, _ tally: inout ReliabilityTally
+    ) {
         compare("\(store): && of \(chainTerms) terms", chain(chainTerms, and: true), objects, context, &tally)
         compare("\(store): || of \(chainTerms) terms", chain(chainTerms, and: false), objects, context, &tally)
         // Too deep: the store may refuse it with a typed error, or answer right (every term is true, so: all rows).
         let label = "\(store): && of \(tooDeepTerms) terms"
         tally.add("predicates compared")
         do {
-            let found = try context.fetch(FetchDescriptor(predicate: chain(tooDeepTerms, and: true))).map(\.serial).sorted()
+            let found = try context.fetch(FetchDescriptor(predicate: chain(tooDeepTerms, and: true))).map(\.serial)
+                .sorted()
             if found != objects.map(\.serial) {
                 tally.add("mismatches")
                 tally.fail("\(label): fetched \(found.count) rows; every row matches (\(objects.count))")
@@ -156,13 +178,16 @@ enum HostileValuesProbe {
             let serial = PredicateExpressions.build_KeyPath(root: v, keyPath: \ReliabilityValue.serial)
             let text = PredicateExpressions.build_KeyPath(root: v, keyPath: \ReliabilityValue.text)
             if and {
-                var e: any StandardPredicateExpression<Bool> = ExpressionBuilder.compare(serial, PredicateExpressions.build_Arg(-1), .greaterThan)
+                var e: any StandardPredicateExpression<Bool> = ExpressionBuilder.compare(
+                    serial, PredicateExpressions.build_Arg(-1), .greaterThan)
                 for i in 1..<terms {
-                    e = ExpressionBuilder.and(e, ExpressionBuilder.notEqual(text, PredicateExpressions.build_Arg("never \(i)")))
+                    e = ExpressionBuilder.and(
+                        e, ExpressionBuilder.notEqual(text, PredicateExpressions.build_Arg("never \(i)")))
                 }
                 return e
             }
-            var e: any StandardPredicateExpression<Bool> = ExpressionBuilder.equal(serial, PredicateExpressions.build_Arg(0))
+            var e: any StandardPredicateExpression<Bool> = ExpressionBuilder.equal(
+                serial, PredicateExpressions.build_Arg(0))
             for i in 1..<terms {
                 e = ExpressionBuilder.or(e, ExpressionBuilder.equal(serial, PredicateExpressions.build_Arg(2 * i)))
             }
@@ -179,21 +204,31 @@ enum HostileValuesProbe {
         } catch {
             let thrown = ThrownError(error)
             tally.add(thrown.typed ? "typed errors" : "untyped errors")
-            if !thrown.is(SwiftDataError.invalidValue) { tally.fail("\(store): saving NaN threw \(thrown); expected SwiftDataError.invalidValue") }
-            if context.insertedModelsArray.count != 1 { tally.fail("\(store): after the refused NaN save the context has \(context.insertedModelsArray.count) pending inserts; expected 1") }
+            if !thrown.is(SwiftDataError.invalidValue) {
+                tally.fail("\(store): saving NaN threw \(thrown); expected SwiftDataError.invalidValue")
+            }
+            if context.insertedModelsArray.count != 1 {
+                tally.fail(
+                    "\(store): after the refused NaN save the context has \(context.insertedModelsArray.count) pending inserts; expected 1"
+                )
+            }
         }
         context.rollback()
         do {
             let after = try ModelContext(context.container).fetchCount(FetchDescriptor<ReliabilityValue>())
-            if after != count { tally.fail("\(store): after the refused NaN save the store has \(after) rows; expected \(count)") }
+            if after != count {
+                tally.fail("\(store): after the refused NaN save the store has \(after) rows; expected \(count)")
+            }
         } catch {
             tally.fail("\(store): after the refused NaN save the store cannot be counted: \(error)")
         }
     }
 
     /// Fetches with `predicate` and compares the serials with `Predicate.evaluate` over `objects`.
-    static func compare(_ label: String, _ predicate: Predicate<ReliabilityValue>, _ objects: [ReliabilityValue],
-                        _ context: ModelContext, _ tally: inout ReliabilityTally, errorAllowed: Bool = false) {
+    static func compare(
+        _ label: String, _ predicate: Predicate<ReliabilityValue>, _ objects: [ReliabilityValue],
+        _ context: ModelContext, _ tally: inout ReliabilityTally, errorAllowed: Bool = false
+    ) {
         tally.add("predicates compared")
         let expected: [Int]
         do {
@@ -206,8 +241,11 @@ enum HostileValuesProbe {
             let found = try context.fetch(FetchDescriptor(predicate: predicate)).map(\.serial).sorted()
             if found != expected {
                 tally.add("mismatches")
-                let missing = Set(expected).subtracting(found).sorted(), extra = Set(found).subtracting(expected).sorted()
-                tally.fail("\(label): the store returned \(found.count) rows, Predicate.evaluate \(expected.count); missing \(missing.prefix(8).map { debug(HostileValues.strings[$0]) }), extra \(extra.prefix(8).map { debug(HostileValues.strings[$0]) })")
+                let missing = Set(expected).subtracting(found).sorted()
+                let extra = Set(found).subtracting(expected).sorted()
+                tally.fail(
+                    "\(label): the store returned \(found.count) rows, Predicate.evaluate \(expected.count); missing \(missing.prefix(8).map { debug(HostileValues.strings[$0]) }), extra \(extra.prefix(8).map { debug(HostileValues.strings[$0]) })"
+                )
             }
         } catch {
             let thrown = ThrownError(error)

@@ -1,7 +1,8 @@
 import Foundation
 import OpenSwiftData
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension ReliabilityProbe {
@@ -53,7 +54,13 @@ enum ReadersDuringWritesProbe {
 
     /// The size of every batch 1…`saves` (index 0 unused), drawn from the seed.
     static func sizes(seed: UInt64, saves: Int) -> [Int] {
-        [0] + (0..<saves).map { b in 1 + Int(SeededGenerator.derive(seed, labels: ["readers-during-writes", "batch"], index: UInt64(b + 1)) % 8) }
+        [0]
+            + (0..<saves).map { b in
+                1
+                    + Int(
+                        SeededGenerator.derive(seed, labels: ["readers-during-writes", "batch"], index: UInt64(b + 1))
+                            % 8)
+            }
     }
 
     /// The file whose presence tells the readers to stop (the writer failed).
@@ -81,7 +88,12 @@ enum ReadersDuringWritesProbe {
             return ""
         }
         var readers: [ChildProcess] = []
-        defer { for r in readers { r.kill(); r.wait() } }
+        defer {
+            for r in readers {
+                r.kill()
+                r.wait()
+            }
+        }
         for i in 0..<c.readers {
             readers.append(try run.spawn("batch-reader", ["store=\(store.path)", "reader=\(i)"], label: "reader \(i)"))
         }
@@ -93,7 +105,11 @@ enum ReadersDuringWritesProbe {
 
         let done = writer.line(startingWith: "done ")
         let writerEnd = writer.wait()
-        tally.set("saves", done.flatMap { Int($0.dropFirst(5)) } ?? writer.allLines.compactMap { $0.hasPrefix("saved ") ? Int($0.dropFirst(6)) : nil }.max() ?? 0)
+        tally.set(
+            "saves",
+            done.flatMap { Int($0.dropFirst(5)) } ?? writer.allLines.compactMap {
+                $0.hasPrefix("saved ") ? Int($0.dropFirst(6)) : nil
+            }.max() ?? 0)
         if let error = writer.allLines.first(where: { $0.hasPrefix("error ") }) {
             tally.add("writer errors")
             tally.fail("the writer's save failed: \(error.dropFirst(6))")
@@ -114,7 +130,9 @@ enum ReadersDuringWritesProbe {
             if line == nil { line = r.line(startingWith: "result ") }
             let end = r.wait()
             // Not swallowed: a missing or undecodable report is a tallied failure just below.
-            guard let line, let report = try? JSONDecoder().decode(ReaderReport.self, from: Data(line.dropFirst(7).utf8)) else {
+            guard let line,
+                let report = try? JSONDecoder().decode(ReaderReport.self, from: Data(line.dropFirst(7).utf8))
+            else {
                 tally.add("read errors")
                 tally.fail("\(r.label) gave no result: \(r.describe(end))")
                 continue
@@ -123,24 +141,33 @@ enum ReadersDuringWritesProbe {
             tally.add("half-saves seen", report.halfSaves)
             tally.add("reads older than an earlier read", report.wentBack)
             tally.add("read errors", report.errors)
-            tally.set("largest growth of open files in a reader", max(tally.value("largest growth of open files in a reader"), report.descriptorGrowth))
+            tally.set(
+                "largest growth of open files in a reader",
+                max(tally.value("largest growth of open files in a reader"), report.descriptorGrowth))
             if report.descriptorGrowth > maximumDescriptorGrowth {
-                tally.fail("\(r.label): \(report.descriptorGrowth) more open files after \(report.containersOpened) containers were opened and released (containers are not closed)")
+                tally.fail(
+                    "\(r.label): \(report.descriptorGrowth) more open files after \(report.containersOpened) containers were opened and released (containers are not closed)"
+                )
             }
             if report.lastBatch < tally.value("saves") {
                 tally.add("stale readers")
-                tally.fail("\(r.label) last saw batch \(report.lastBatch) of \(tally.value("saves")) saved: it stopped seeing new saves")
+                tally.fail(
+                    "\(r.label) last saw batch \(report.lastBatch) of \(tally.value("saves")) saved: it stopped seeing new saves"
+                )
             }
             for m in report.messages { tally.fail("\(r.label): \(m)") }
             if report.halfSaves + report.errors > report.messages.count {
-                tally.fail("\(r.label): \(report.halfSaves) of \(report.reads) reads saw more than whole saves (\(report.wentBack) an older state than an earlier read); \(report.errors) reads threw (\(report.untypedErrors) not a SwiftDataError)")
+                tally.fail(
+                    "\(r.label): \(report.halfSaves) of \(report.reads) reads saw more than whole saves (\(report.wentBack) an older state than an earlier read); \(report.errors) reads threw (\(report.untypedErrors) not a SwiftDataError)"
+                )
             }
         }
         readers = []
 
         let saves = tally.value("saves")
         do {
-            let container = try ModelContainer(for: ReliabilitySchemas.batches, configurations: [ModelConfiguration(url: store)])
+            let container = try ModelContainer(
+                for: ReliabilitySchemas.batches, configurations: [ModelConfiguration(url: store)])
             let context = ModelContext(container)
             let rows = try context.fetchCount(FetchDescriptor<ReliabilityBatchRow>())
             let ledger = try context.fetch(FetchDescriptor<ReliabilityLedger>())
@@ -148,13 +175,16 @@ enum ReadersDuringWritesProbe {
             if integrity != "ok" { tally.fail("integrity_check after the run: \(integrity)") }
             let expected = sizes(seed: c.seed, saves: saves).reduce(0, +)
             if ledger.count != 1 || ledger[0].batches != saves || ledger[0].rows != expected || rows != expected {
-                tally.fail("after \(saves) saves the store has \(rows) rows and ledger \(ledger.map { "\($0.batches)/\($0.rows)" }); expected \(expected) rows")
+                tally.fail(
+                    "after \(saves) saves the store has \(rows) rows and ledger \(ledger.map { "\($0.batches)/\($0.rows)" }); expected \(expected) rows"
+                )
             }
         } catch {
             tally.fail("reading the store after the run failed: \(ThrownError(error))")
         }
         if saves != c.readerSaves { tally.fail("the writer saved \(saves) of \(c.readerSaves) batches") }
-        return "\(saves) saves (\(total) rows) under \(c.readers) reader processes: \(tally.value("reads")) reads, 0 half-saves, 0 errors"
+        return
+            "\(saves) saves (\(total) rows) under \(c.readers) reader processes: \(tally.value("reads")) reads, 0 half-saves, 0 errors"
     }
 
     // MARK: Worker roles
@@ -166,7 +196,8 @@ enum ReadersDuringWritesProbe {
         let saves = run.configuration.readerSaves
         let size = sizes(seed: run.configuration.seed, saves: saves)
         let configuration = ModelConfiguration(url: store)
-        var context: ModelContext? = ModelContext(try ModelContainer(for: ReliabilitySchemas.batches, configurations: [configuration]))
+        var context: ModelContext? = ModelContext(
+            try ModelContainer(for: ReliabilitySchemas.batches, configurations: [configuration]))
         context?.insert(ReliabilityLedger(batches: 0, rows: 0))
         try context?.save()
         guard WorkerIO.readyThenWait() else { return 1 }
@@ -175,7 +206,8 @@ enum ReadersDuringWritesProbe {
                 if b % 25 == 0 {
                     // Close the container (its context holds it), then open a new one: an app relaunching.
                     context = nil
-                    context = ModelContext(try ModelContainer(for: ReliabilitySchemas.batches, configurations: [configuration]))
+                    context = ModelContext(
+                        try ModelContainer(for: ReliabilitySchemas.batches, configurations: [configuration]))
                 }
                 guard let context else { throw ReliabilityWorkerError("no context") }
                 guard let ledger = try context.fetch(FetchDescriptor<ReliabilityLedger>()).first else {
@@ -240,7 +272,8 @@ enum ReadersDuringWritesProbe {
             read.problems.append("the ledger says \(n) batches after \(seenBefore) were seen")
         }
         if ledgers[0].rows != plan.prefix[n] {
-            read.problems.append("the ledger says \(n) batches and \(ledgers[0].rows) rows; those batches have \(plan.prefix[n])")
+            read.problems.append(
+                "the ledger says \(n) batches and \(ledgers[0].rows) rows; those batches have \(plan.prefix[n])")
         }
         let upTo = try context.fetchCount(FetchDescriptor<ReliabilityBatchRow>(predicate: #Predicate { $0.batch <= n }))
         if upTo != plan.prefix[n] {
@@ -254,7 +287,8 @@ enum ReadersDuringWritesProbe {
             if batch < 1 || batch > plan.saves {
                 read.problems.append("a row of batch \(batch), which the writer never saves")
             } else if seen != Set(0..<plan.size[batch]) {
-                read.problems.append("batch \(batch) seen with slots \(seen.sorted()) of 0..<\(plan.size[batch]) (half a save)")
+                read.problems.append(
+                    "batch \(batch) seen with slots \(seen.sorted()) of 0..<\(plan.size[batch]) (half a save)")
             }
         }
         return read
@@ -288,10 +322,12 @@ enum ReadersDuringWritesProbe {
             do {
                 // Every 8th read goes through a second container opened while the first stays
                 // open, and through its main context, as an app's UI reads.
-                let second = iteration % 8 == 0
+                let second =
+                    iteration % 8 == 0
                     ? try ModelContainer(for: ReliabilitySchemas.batches, configurations: [configuration]) : nil
                 if second != nil { report.containersOpened += 1 }
-                let read = try inspect(second?.mainContext ?? ModelContext(container), plan, seenBefore: report.lastBatch)
+                let read = try inspect(
+                    second?.mainContext ?? ModelContext(container), plan, seenBefore: report.lastBatch)
                 report.reads += 1
                 if !read.problems.isEmpty {
                     report.halfSaves += 1

@@ -38,9 +38,11 @@ public struct ReliabilityConfiguration: Codable, Sendable, Equatable {
     public var childTimeout: Double
 
     /// Creates a configuration; prefer starting from ``quick`` or ``full``.
-    public init(name: String, seed: UInt64, kills: Int, maxSavesBeforeKill: Int, maxKillDelayMicroseconds: Int,
-                readerSaves: Int, readers: Int, writerProcesses: Int, increments: Int,
-                creationProcesses: Int, creationTrials: Int, childTimeout: Double) {
+    public init(
+        name: String, seed: UInt64, kills: Int, maxSavesBeforeKill: Int, maxKillDelayMicroseconds: Int,
+        readerSaves: Int, readers: Int, writerProcesses: Int, increments: Int,
+        creationProcesses: Int, creationTrials: Int, childTimeout: Double
+    ) {
         self.name = name
         self.seed = seed
         self.kills = kills

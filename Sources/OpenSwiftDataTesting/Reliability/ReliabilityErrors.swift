@@ -51,7 +51,9 @@ struct ThrownError: Codable, Sendable, Equatable, CustomStringConvertible {
 enum FileBytes {
     static func read(_ url: URL) -> Data? {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else { return nil }
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            return nil
+        }
         // try?: a file that cannot be read compares as missing (nil), which the probes report as a change.
         return try? Data(contentsOf: url)
     }
@@ -74,8 +76,9 @@ extension ModelContainer {
     func integrityCheck() throws -> String {
         try withStoreConnection { db in
             let rows = try db.rows("PRAGMA integrity_check(5)")
-            return rows.map { row in row.map { if case .text(let s) = $0 { s } else { "\($0)" } }.joined(separator: " ") }
-                .joined(separator: "; ")
+            return rows.map { row in row.map { if case .text(let s) = $0 { s } else { "\($0)" } }.joined(separator: " ")
+            }
+            .joined(separator: "; ")
         }
     }
 }

@@ -28,7 +28,10 @@ public struct ReliabilityProbe: Sendable, CustomStringConvertible {
 
     /// Every probe, in the order `harness reliability` runs them.
     public static var all: [ReliabilityProbe] {
-        [.crashLoop, .readersDuringWrites, .concurrentWriters, .concurrentCreation, .diskFull, .badFiles, .hostileValues]
+        [
+            .crashLoop, .readersDuringWrites, .concurrentWriters, .concurrentCreation, .diskFull, .badFiles,
+            .hostileValues,
+        ]
     }
 
     /// The probe named `name`, or `nil`.
@@ -45,12 +48,15 @@ public struct ReliabilityProbe: Sendable, CustomStringConvertible {
     ///   - configuration: sizes and seed (``ReliabilityConfiguration/quick`` or ``ReliabilityConfiguration/full``).
     ///   - executable: the `harness` executable, whose hidden `reliability-worker` subcommand runs the children.
     ///   - keepFiles: keep the scratch directory (stores, workers' standard error) and name it in the result.
-    public func run(_ configuration: ReliabilityConfiguration, executable: URL, keepFiles: Bool = false) -> ReliabilityResult {
+    public func run(_ configuration: ReliabilityConfiguration, executable: URL, keepFiles: Bool = false)
+        -> ReliabilityResult
+    {
         let start = Clock.now
         var tally = ReliabilityTally(name)
         do {
             guard FileManager.default.isExecutableFile(atPath: executable.path) else {
-                throw ReliabilityWorkerError("the harness executable \(executable.path) does not exist or is not executable")
+                throw ReliabilityWorkerError(
+                    "the harness executable \(executable.path) does not exist or is not executable")
             }
             let scratch = try ScratchDirectory(prefix: "reliability-\(name)", keep: keepFiles)
             let run = ReliabilityRun(configuration: configuration, executable: executable, directory: scratch.url)
@@ -89,7 +95,8 @@ public struct ReliabilityProbe: Sendable, CustomStringConvertible {
         let line = child.line(startingWith: "result ")
         let termination = child.wait()
         // Not swallowed: without a decodable result the worker's end is tallied as a failure below.
-        if let line, let result = try? JSONDecoder().decode(ReliabilityResult.self, from: Data(line.dropFirst(7).utf8)) {
+        if let line, let result = try? JSONDecoder().decode(ReliabilityResult.self, from: Data(line.dropFirst(7).utf8))
+        {
             return result
         }
         var tally = ReliabilityTally(name)
@@ -113,9 +120,11 @@ struct ReliabilityRun: Sendable {
     /// Starts `harness reliability-worker role …` with the shared arguments (configuration,
     /// executable, scratch directory) and `arguments`.
     func spawn(_ role: String, _ arguments: [String], label: String) throws -> ChildProcess {
-        try ChildProcess(executable: executable, role: role,
-                         arguments: ["config=\(configuration.encoded)", "exe=\(executable.path)", "dir=\(directory.path)"] + arguments,
-                         label: label, directory: directory, timeout: configuration.childTimeout)
+        try ChildProcess(
+            executable: executable, role: role,
+            arguments: ["config=\(configuration.encoded)", "exe=\(executable.path)", "dir=\(directory.path)"]
+                + arguments,
+            label: label, directory: directory, timeout: configuration.childTimeout)
     }
 
     /// A fresh store location in the scratch directory.

@@ -47,7 +47,9 @@ public struct ReliabilityReport: Codable, Sendable, Equatable {
         let failed = results.filter { !$0.passed }
         if !failed.isEmpty {
             lines.append("")
-            for r in failed { lines.append("\(r.probe): FAIL: \(r.reason.count > 300 ? r.reason.prefix(300) + "…" : r.reason)") }
+            for r in failed {
+                lines.append("\(r.probe): FAIL: \(r.reason.count > 300 ? r.reason.prefix(300) + "…" : r.reason)")
+            }
         }
         return lines.joined(separator: "\n")
     }
@@ -56,9 +58,12 @@ public struct ReliabilityReport: Codable, Sendable, Equatable {
     public func markdown() -> String {
         let c = configuration
         var md = "# Reliability report\n\n"
-        md += "Configuration **\(c.name)**, seed \(c.seed): \(c.kills) kills, \(c.readerSaves) saves with \(c.readers) readers, "
-        md += "\(c.writerProcesses) × \(c.increments) increments per merge policy, \(c.creationProcesses) processes × \(c.creationTrials) creations; "
-        md += "each child process is killed after \(Int(c.childTimeout)) s. Result: **\(passed ? "PASS" : "FAIL")**.\n\n"
+        md +=
+            "Configuration **\(c.name)**, seed \(c.seed): \(c.kills) kills, \(c.readerSaves) saves with \(c.readers) readers, "
+        md +=
+            "\(c.writerProcesses) × \(c.increments) increments per merge policy, \(c.creationProcesses) processes × \(c.creationTrials) creations; "
+        md +=
+            "each child process is killed after \(Int(c.childTimeout)) s. Result: **\(passed ? "PASS" : "FAIL")**.\n\n"
         md += "| probe | figures | result |\n|---|---|---|\n"
         for r in results {
             md += "| \(r.probe) | \(Self.cell(r.figureSummary)) | \(r.passed ? "PASS" : "**FAIL**") |\n"

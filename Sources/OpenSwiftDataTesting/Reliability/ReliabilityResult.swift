@@ -47,8 +47,10 @@ public struct ReliabilityResult: Codable, Sendable, Equatable {
     public static let maximumFailures = 25
 
     /// A result.
-    public init(probe: String, passed: Bool, reason: String, figures: [ReliabilityFigure] = [],
-                failures: [String] = [], seconds: Double = 0) {
+    public init(
+        probe: String, passed: Bool, reason: String, figures: [ReliabilityFigure] = [],
+        failures: [String] = [], seconds: Double = 0
+    ) {
         self.probe = probe
         self.passed = passed
         self.reason = reason
@@ -78,8 +80,11 @@ struct ReliabilityTally {
 
     /// Sets a figure.
     mutating func set(_ name: String, _ value: Int) {
-        if let i = figures.firstIndex(where: { $0.name == name }) { figures[i].value = value }
-        else { figures.append(ReliabilityFigure(name, value)) }
+        if let i = figures.firstIndex(where: { $0.name == name }) {
+            figures[i].value = value
+        } else {
+            figures.append(ReliabilityFigure(name, value))
+        }
     }
 
     /// Adds to a figure (creating it at 0).
@@ -100,12 +105,14 @@ struct ReliabilityTally {
     /// The result: passed when no violation was recorded; the reason is `passReason` or the first violation.
     func result(passReason: String, seconds: Double) -> ReliabilityResult {
         let reason: String
-        if violations == 0 { reason = passReason }
-        else {
+        if violations == 0 {
+            reason = passReason
+        } else {
             let first = failures.first ?? "a violation"
             reason = violations == 1 ? first : "\(first) (and \(violations - 1) more)"
         }
-        return ReliabilityResult(probe: probe, passed: violations == 0, reason: reason, figures: figures,
-                                 failures: failures, seconds: seconds)
+        return ReliabilityResult(
+            probe: probe, passed: violations == 0, reason: reason, figures: figures,
+            failures: failures, seconds: seconds)
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The child-process side of the reliability probes: what `harness reliability-worker <role> …`
@@ -25,7 +26,8 @@ public enum ReliabilityWorker {
     /// check failed or an error was reported, 2 bad arguments).
     public static func main(_ arguments: [String]) -> Int32 {
         guard let role = arguments.first, let body = roles[role] else {
-            WorkerIO.error("unknown worker role '\(arguments.first ?? "")'; roles: \(roles.keys.sorted().joined(separator: ", "))")
+            WorkerIO.error(
+                "unknown worker role '\(arguments.first ?? "")'; roles: \(roles.keys.sorted().joined(separator: ", "))")
             return 2
         }
         do {
@@ -51,8 +53,10 @@ public enum ReliabilityWorker {
         }
         let first = CommandLine.arguments.first ?? "harness"
         if first.contains("/") {
-            return URL(fileURLWithPath: first, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
-                .standardizedFileURL.resolvingSymlinksInPath()
+            return URL(
+                fileURLWithPath: first, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+            )
+            .standardizedFileURL.resolvingSymlinksInPath()
         }
         for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
             let candidate = "\(dir)/\(first)"
@@ -95,7 +99,9 @@ struct WorkerArguments {
         self.role = role
         var values: [String: String] = [:]
         for word in words {
-            guard let eq = word.firstIndex(of: "=") else { throw ReliabilityWorkerError("\(role): argument '\(word)' is not key=value") }
+            guard let eq = word.firstIndex(of: "=") else {
+                throw ReliabilityWorkerError("\(role): argument '\(word)' is not key=value")
+            }
             values[String(word[..<eq])] = String(word[word.index(after: eq)...])
         }
         self.values = values
@@ -116,8 +122,9 @@ struct WorkerArguments {
     /// The probe run the coordinator described (configuration, executable, scratch directory).
     var run: ReliabilityRun {
         get throws {
-            ReliabilityRun(configuration: try ReliabilityConfiguration.decode(try string("config")),
-                           executable: try url("exe"), directory: try url("dir"))
+            ReliabilityRun(
+                configuration: try ReliabilityConfiguration.decode(try string("config")),
+                executable: try url("exe"), directory: try url("dir"))
         }
     }
 }

@@ -10,7 +10,8 @@ import OpenSwiftData
     /// The category's display name.
     public var name: String
     /// The products in the category.
-    @Relationship(deleteRule: .cascade, inverse: \CatalogueProduct.category) public var products: [CatalogueProduct] = []
+    @Relationship(deleteRule: .cascade, inverse: \CatalogueProduct.category) public var products: [CatalogueProduct] =
+        []
     /// A category.
     public init(name: String) { self.name = name }
 }
@@ -72,9 +73,11 @@ extension SampleSchema {
     /// let fixture = SampleSchema.catalogue.fixture(seed: 1, scale: 1_000)
     /// ```
     public static var catalogue: SampleSchema {
-        SampleSchema(name: "catalogue",
-                     summary: "categories, products with #Index, tags many-to-many",
-                     modelTypes: [CatalogueCategory.self, CatalogueProduct.self, CatalogueTag.self]) { seed, scale, traits in
+        SampleSchema(
+            name: "catalogue",
+            summary: "categories, products with #Index, tags many-to-many",
+            modelTypes: [CatalogueCategory.self, CatalogueProduct.self, CatalogueTag.self]
+        ) { seed, scale, traits in
             Fixture(seed: seed, traits: traits) {
                 Generate(CatalogueCategory.self, count: max(1, scale / 50)) { row in
                     CatalogueCategory(name: row.words("name", count: .uniform(1...2)))
@@ -82,13 +85,16 @@ extension SampleSchema {
                 Generate(CatalogueTag.self, count: min(60, max(1, scale / 20))) { row in
                     CatalogueTag(label: row.word("label"))
                 }
-                Generate(CatalogueProduct.self, count: scale, parent: \.category, children: \.products, fanOut: .zipf(0.8)) { row in
-                    CatalogueProduct(name: row.words("name", count: .uniform(1...3)),
-                                     sku: "SKU-\(String(row.index + 100_000))",
-                                     price: row.price("price", cents: 99...99_999),
-                                     stock: row.int("stock", .normal(mean: 40, standardDeviation: 15, in: 0...200)),
-                                     summary: row.nullable("summary", ratio: 0.3) { row.sentence("summary") },
-                                     addedAt: row.date("addedAt", seconds: 0...(730 * 86_400)))
+                Generate(
+                    CatalogueProduct.self, count: scale, parent: \.category, children: \.products, fanOut: .zipf(0.8)
+                ) { row in
+                    CatalogueProduct(
+                        name: row.words("name", count: .uniform(1...3)),
+                        sku: "SKU-\(String(row.index + 100_000))",
+                        price: row.price("price", cents: 99...99_999),
+                        stock: row.int("stock", .normal(mean: 40, standardDeviation: 15, in: 0...200)),
+                        summary: row.nullable("summary", ratio: 0.3) { row.sentence("summary") },
+                        addedAt: row.date("addedAt", seconds: 0...(730 * 86_400)))
                 }
                 .linking(\.tags, count: .uniform(0...4))
             }

@@ -41,14 +41,17 @@ extension SampleSchema {
     /// let fixture = SampleSchema.dictionary.fixture(seed: 1, scale: 1_000_000)
     /// ```
     public static var dictionary: SampleSchema {
-        SampleSchema(name: "dictionary",
-                     summary: "categories with unique names, words cascading (Zipf fan-out)",
-                     modelTypes: [DictionaryCategory.self, DictionaryWord.self]) { seed, scale, traits in
+        SampleSchema(
+            name: "dictionary",
+            summary: "categories with unique names, words cascading (Zipf fan-out)",
+            modelTypes: [DictionaryCategory.self, DictionaryWord.self]
+        ) { seed, scale, traits in
             Fixture(seed: seed, traits: traits) {
                 Generate(DictionaryCategory.self, count: max(1, scale / 100)) { row in
                     DictionaryCategory(name: "\(row.word("name")) \(row.index)")
                 }
-                Generate(DictionaryWord.self, count: scale, parent: \.category, children: \.words, fanOut: .zipf(0.99)) { row in
+                Generate(DictionaryWord.self, count: scale, parent: \.category, children: \.words, fanOut: .zipf(0.99))
+                { row in
                     DictionaryWord(text: row.word("text"))
                 }
             }

@@ -19,8 +19,10 @@ public struct SampleSchema: @unchecked Sendable {
     public let modelTypes: [any PersistentModel.Type]
     let build: @Sendable (UInt64, Int, Traits) -> Fixture
 
-    init(name: String, summary: String, modelTypes: [any PersistentModel.Type],
-         build: @escaping @Sendable (UInt64, Int, Traits) -> Fixture) {
+    init(
+        name: String, summary: String, modelTypes: [any PersistentModel.Type],
+        build: @escaping @Sendable (UInt64, Int, Traits) -> Fixture
+    ) {
         self.name = name
         self.summary = summary
         self.modelTypes = modelTypes

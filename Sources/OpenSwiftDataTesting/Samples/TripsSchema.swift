@@ -16,7 +16,8 @@ import OpenSwiftData
     /// Last day.
     public var endDate: Date
     /// Where the travellers stay; deleted with the trip.
-    @Relationship(deleteRule: .cascade, inverse: \TravelAccommodation.trip) public var accommodations: [TravelAccommodation] = []
+    @Relationship(deleteRule: .cascade, inverse: \TravelAccommodation.trip) public var accommodations:
+        [TravelAccommodation] = []
     /// A trip.
     public init(name: String, destination: String, startDate: Date, endDate: Date) {
         self.name = name
@@ -135,36 +136,51 @@ extension SampleSchema {
     /// let fixture = SampleSchema.trips.fixture(seed: 1, scale: 200)
     /// ```
     public static var trips: SampleSchema {
-        SampleSchema(name: "trips",
-                     summary: "Trip / BusinessTrip / PersonalTrip with accommodations and meals",
-                     modelTypes: [TravelTrip.self, TravelBusinessTrip.self, TravelPersonalTrip.self,
-                                  TravelAccommodation.self, TravelMeal.self]) { seed, scale, traits in
+        SampleSchema(
+            name: "trips",
+            summary: "Trip / BusinessTrip / PersonalTrip with accommodations and meals",
+            modelTypes: [
+                TravelTrip.self, TravelBusinessTrip.self, TravelPersonalTrip.self,
+                TravelAccommodation.self, TravelMeal.self,
+            ]
+        ) { seed, scale, traits in
             Fixture(seed: seed, traits: traits) {
                 Generate(TravelTrip.self, count: scale) { row in
                     let destination = row.word("destination")
                     let start = row.int("start", in: 0...730)
                     let days = row.int("days", .normal(mean: 7, standardDeviation: 4, in: 1...30))
                     let name = "\(destination.prefix(1).uppercased())\(destination.dropFirst()) \(row.index)"
-                    let (d0, d1) = (FixtureEpoch.date(offset: start * 86_400), FixtureEpoch.date(offset: (start + days) * 86_400))
+                    let (d0, d1) = (
+                        FixtureEpoch.date(offset: start * 86_400), FixtureEpoch.date(offset: (start + days) * 86_400)
+                    )
                     switch row.weighted("kind", [1, 2, 2]) {
                     case 0: return TravelTrip(name: name, destination: destination, startDate: d0, endDate: d1)
-                    case 1: return TravelBusinessTrip(name: name, destination: destination, startDate: d0, endDate: d1,
-                                                      perdiem: row.price("perdiem", cents: 5_000...25_000))
-                    default: return TravelPersonalTrip(name: name, destination: destination, startDate: d0, endDate: d1,
-                                                       reason: row.enumCase("reason", TravelReason.self))
+                    case 1:
+                        return TravelBusinessTrip(
+                            name: name, destination: destination, startDate: d0, endDate: d1,
+                            perdiem: row.price("perdiem", cents: 5_000...25_000))
+                    default:
+                        return TravelPersonalTrip(
+                            name: name, destination: destination, startDate: d0, endDate: d1,
+                            reason: row.enumCase("reason", TravelReason.self))
                     }
                 }
-                Generate(TravelAccommodation.self, count: scale, parent: \.trip, children: \.accommodations, fanOut: .uniform) { row in
-                    TravelAccommodation(name: row.words("name", count: .uniform(1...2)),
-                                        address: "\(row.int("number", in: 1...300)) \(row.word("street"))",
-                                        nights: row.int("nights", in: 1...14))
+                Generate(
+                    TravelAccommodation.self, count: scale, parent: \.trip, children: \.accommodations, fanOut: .uniform
+                ) { row in
+                    TravelAccommodation(
+                        name: row.words("name", count: .uniform(1...2)),
+                        address: "\(row.int("number", in: 1...300)) \(row.word("street"))",
+                        nights: row.int("nights", in: 1...14))
                 }
-                Generate(TravelMeal.self, count: 2 * scale, parent: \.trip, children: \.meals, fanOut: .zipf(0.5)) { row in
-                    TravelMeal(venue: row.words("venue", count: .uniform(1...3)),
-                               cost: row.price("cost", cents: 500...12_000),
-                               eatenAt: row.date("eatenAt", seconds: 0...(730 * 86_400)),
-                               amount: row.decimal("amount", significand: -2_000...2_000),
-                               tip: row.nullable("tip", ratio: 0.3) { row.decimal("tip", significand: 0...500) })
+                Generate(TravelMeal.self, count: 2 * scale, parent: \.trip, children: \.meals, fanOut: .zipf(0.5)) {
+                    row in
+                    TravelMeal(
+                        venue: row.words("venue", count: .uniform(1...3)),
+                        cost: row.price("cost", cents: 500...12_000),
+                        eatenAt: row.date("eatenAt", seconds: 0...(730 * 86_400)),
+                        amount: row.decimal("amount", significand: -2_000...2_000),
+                        tip: row.nullable("tip", ratio: 0.3) { row.decimal("tip", significand: 0...500) })
                 }
             }
         }

@@ -22,7 +22,9 @@ import OpenSwiftData
     /// A biography, or `nil`.
     public var bio: String?
     /// A user.
-    public init(id: UUID, username: String, name: String, email: String, joined: Date, score: Int = 0, bio: String? = nil) {
+    public init(
+        id: UUID, username: String, name: String, email: String, joined: Date, score: Int = 0, bio: String? = nil
+    ) {
         self.id = id
         self.username = username
         self.name = name
@@ -41,20 +43,23 @@ extension SampleSchema {
     /// let fixture = SampleSchema.users.fixture(seed: 1, scale: 500, traits: [.unicodeHeavy])
     /// ```
     public static var users: SampleSchema {
-        SampleSchema(name: "users",
-                     summary: "users with @Attribute(.unique) ids, names in several scripts",
-                     modelTypes: [AccountUser.self]) { seed, scale, traits in
+        SampleSchema(
+            name: "users",
+            summary: "users with @Attribute(.unique) ids, names in several scripts",
+            modelTypes: [AccountUser.self]
+        ) { seed, scale, traits in
             Fixture(seed: seed, traits: traits) {
                 Generate(AccountUser.self, count: scale) { row in
-                    AccountUser(id: row.uuid("id"),
-                                username: "user\(row.index)",
-                                name: row.personName("name"),
-                                email: row.key("email", duplicateRatio: 0.01) { $0.email("email") },
-                                joined: row.date("joined", seconds: 0...(1_000 * 86_400)),
-                                score: row.int("score", .normal(mean: 500, standardDeviation: 120, in: 0...1_000)),
-                                bio: row.nullable("bio", ratio: 0.5) { row.text("bio") })
+                    AccountUser(
+                        id: row.uuid("id"),
+                        username: "user\(row.index)",
+                        name: row.personName("name"),
+                        email: row.key("email", duplicateRatio: 0.01) { $0.email("email") },
+                        joined: row.date("joined", seconds: 0...(1_000 * 86_400)),
+                        score: row.int("score", .normal(mean: 500, standardDeviation: 120, in: 0...1_000)),
+                        bio: row.nullable("bio", ratio: 0.5) { row.text("bio") })
                 }
-                .allowingCollisions()   // emails collide on purpose (1%) and now and then by chance
+                .allowingCollisions()  // emails collide on purpose (1%) and now and then by chance
             }
         }
     }

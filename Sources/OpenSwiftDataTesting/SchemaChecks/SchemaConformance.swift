@@ -55,12 +55,16 @@ public struct SchemaConformance: Sendable {
         var cases = plan.uniqueCases() + plan.deleteRuleCases() + plan.inheritanceCases() + plan.roundTripCases()
         if let expected {
             let actual = plan.declarations
-            cases.insert(ConformanceCase(suite: "schema", id: "SCH-DECL", title: "the declared rules are the expected ones") { check in
-                let missing = expected.filter { !actual.contains($0) }, added = actual.filter { !expected.contains($0) }
-                try check.expect(missing.isEmpty && added.isEmpty, "declared rules",
-                                 expected: missing.isEmpty ? "no change" : "declared: " + missing.joined(separator: "; "),
-                                 actual: added.isEmpty ? "not declared" : "declared instead: " + added.joined(separator: "; "))
-            }, at: 0)
+            cases.insert(
+                ConformanceCase(suite: "schema", id: "SCH-DECL", title: "the declared rules are the expected ones") {
+                    check in
+                    let missing = expected.filter { !actual.contains($0) }
+                    let added = actual.filter { !expected.contains($0) }
+                    try check.expect(
+                        missing.isEmpty && added.isEmpty, "declared rules",
+                        expected: missing.isEmpty ? "no change" : "declared: " + missing.joined(separator: "; "),
+                        actual: added.isEmpty ? "not declared" : "declared instead: " + added.joined(separator: "; "))
+                }, at: 0)
         }
         self.cases = cases
     }

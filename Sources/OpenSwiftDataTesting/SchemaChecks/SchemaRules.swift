@@ -70,8 +70,9 @@ final class SchemaRules: @unchecked Sendable {
                     required[rel.name] = try make(d, depth: depth + 1)
                 }
             }
-            let model = try maker.instance(of: e, row: Row(index: counter, entity: e.name, seed: seed), fixed: fixed,
-                                           related: required)
+            let model = try maker.instance(
+                of: e, row: Row(index: counter, entity: e.name, seed: seed), fixed: fixed,
+                related: required)
             context.insert(model)
             guard depth < 3 else { return model }
             for rel in e.relationships where !rel.isToOneRelationship && (rel.minimumModelCount ?? 0) > 0 {
@@ -93,12 +94,18 @@ final class SchemaRules: @unchecked Sendable {
     }
 
     static func fetchAll(_ type: any PersistentModel.Type, _ context: ModelContext) throws -> [any PersistentModel] {
-        func fetch<M: PersistentModel>(_: M.Type) throws -> [any PersistentModel] { try context.fetch(FetchDescriptor<M>()) }
+        func fetch<M: PersistentModel>(_: M.Type) throws -> [any PersistentModel] {
+            try context.fetch(FetchDescriptor<M>())
+        }
         return try fetch(type)
     }
 
-    static func identifiers(_ type: any PersistentModel.Type, _ context: ModelContext) throws -> Set<PersistentIdentifier> {
-        func ids<M: PersistentModel>(_: M.Type) throws -> [PersistentIdentifier] { try context.fetchIdentifiers(FetchDescriptor<M>()) }
+    static func identifiers(_ type: any PersistentModel.Type, _ context: ModelContext) throws -> Set<
+        PersistentIdentifier
+    > {
+        func ids<M: PersistentModel>(_: M.Type) throws -> [PersistentIdentifier] {
+            try context.fetchIdentifiers(FetchDescriptor<M>())
+        }
         return Set(try ids(type))
     }
 
@@ -123,7 +130,7 @@ final class SchemaRules: @unchecked Sendable {
         switch (a, b) {
         case (nil, nil): return true
         case (nil, _), (_, nil): return false
-        case let (x?, y?):
+        case (let x?, let y?):
             if let hx = x as? AnyHashable, let hy = y as? AnyHashable { return hx == hy }
             if let ex = x as? any Encodable, let ey = y as? any Encodable {
                 let encoder = JSONEncoder()

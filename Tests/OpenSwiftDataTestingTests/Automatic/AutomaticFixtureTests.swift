@@ -41,9 +41,17 @@ final class InitCounter: @unchecked Sendable {
     var owner: AutoOwner?
     init(code: String) {
         InitCounter.shared.bump()
-        self.code = code; size = .small; count8 = 0; price = 0; ratio = 0
-        homepage = URL(string: "https://example.com")!; blob = Data(); token = UUID(); made = Date()
-        spec = GadgetSpec(label: "", weight: 0, parts: [], serial: nil); tags = []
+        self.code = code
+        size = .small
+        count8 = 0
+        price = 0
+        ratio = 0
+        homepage = URL(string: "https://example.com")!
+        blob = Data()
+        token = UUID()
+        made = Date()
+        spec = GadgetSpec(label: "", weight: 0, parts: [], serial: nil)
+        tags = []
     }
 }
 
@@ -54,7 +62,10 @@ final class InitCounter: @unchecked Sendable {
     @Relationship(deleteRule: .cascade, inverse: \AutoGadget.owner) var gadgets: [AutoGadget] = []
     var mentor: AutoOwner?
     @Relationship(inverse: \AutoClub.members) var clubs: [AutoClub] = []
-    init(number: Int, name: String) { self.number = number; self.name = name }
+    init(number: Int, name: String) {
+        self.number = number
+        self.name = name
+    }
 }
 
 /// Clubs: many-to-many with owners, at least one member each.
@@ -71,7 +82,8 @@ struct AutomaticFixtureTests {
     @Test("a schema fixture fills every type and relationship without calling initialisers, the same on both stores")
     func schemaFixture() throws {
         let before = InitCounter.shared.count
-        let fixture = Fixture(schema: Self.schema, seed: 5, counts: ["AutoOwner": 30, "AutoGadget": 120, "AutoClub": 8])
+        let fixture = Fixture(
+            schema: Self.schema, seed: 5, counts: ["AutoOwner": 30, "AutoGadget": 120, "AutoClub": 8])
         let pair = try StorePair(schema: Self.schema, seed: 5)
         try pair.populate(fixture)
         #expect(InitCounter.shared.count == before)
@@ -110,9 +122,11 @@ struct AutomaticFixtureTests {
         let fixture = Fixture(seed: 2) {
             Generate(AutoOwner.self, count: 10)
         }.override(\AutoOwner.name) { row in "owner \(row.index)" }
-        let container = try ModelContainer(for: Self.schema, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try ModelContainer(
+            for: Self.schema, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         #expect(try fixture.populate(container) == ["AutoOwner": 10])
-        let names = try ModelContext(container).fetch(FetchDescriptor<AutoOwner>(sortBy: [SortDescriptor(\.name)])).map(\.name)
+        let names = try ModelContext(container).fetch(FetchDescriptor<AutoOwner>(sortBy: [SortDescriptor(\.name)])).map(
+            \.name)
         #expect(names == (0..<10).map { "owner \($0)" }.sorted())
     }
 
@@ -121,7 +135,8 @@ struct AutomaticFixtureTests {
         let colliding = Fixture(seed: 1) {
             Generate(AutoOwner.self, count: 50) { row in AutoOwner(number: row.int("number", in: 0...9), name: "x") }
         }
-        let container = try ModelContainer(for: Self.schema, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try ModelContainer(
+            for: Self.schema, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let error = #expect(throws: FixtureCollisionError.self) { try colliding.populate(container) }
         #expect(error?.generated == 50 && (error?.stored ?? 50) <= 10)
         #expect(error?.description.contains("[number]") == true)
@@ -134,7 +149,9 @@ struct AutomaticFixtureTests {
         #expect(try allowed.populate(other)["AutoOwner"] == 10)
 
         let unique = Fixture(seed: 1) {
-            Generate(AutoOwner.self, count: 50) { row in AutoOwner(number: row.unique.int("number"), name: row.unique.email("e")) }
+            Generate(AutoOwner.self, count: 50) { row in
+                AutoOwner(number: row.unique.int("number"), name: row.unique.email("e"))
+            }
         }
         let third = try ModelContainer(for: Self.schema, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         #expect(try unique.populate(third)["AutoOwner"] == 50)
@@ -142,7 +159,10 @@ struct AutomaticFixtureTests {
 
     @Test("an unknown entity name in counts is reported")
     func unknownCount() throws {
-        let container = try ModelContainer(for: Self.schema, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
-        #expect(throws: SwiftDataError.self) { try Fixture(schema: Self.schema, seed: 1, counts: ["Nope": 1]).populate(container) }
+        let container = try ModelContainer(
+            for: Self.schema, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        #expect(throws: SwiftDataError.self) {
+            try Fixture(schema: Self.schema, seed: 1, counts: ["Nope": 1]).populate(container)
+        }
     }
 }

@@ -7,7 +7,8 @@ import Testing
 /// three-level inheritance, one-to-one, required relationships, many attribute types.
 let derivedSchema = Schema([
     ConformanceAccount.self, ConformancePair.self, ConformanceOwner.self, ConformanceVehicle.self, ConformanceCar.self,
-    ConformanceElectricCar.self, ConformanceTruck.self, ConformanceRecord.self, ConformanceContact.self, ConformanceTour.self,
+    ConformanceElectricCar.self, ConformanceTruck.self, ConformanceRecord.self, ConformanceContact.self,
+    ConformanceTour.self,
     ConformanceCityTour.self, ConformanceBoatTour.self, ConformancePassport.self, ConformanceCitizen.self,
     ConformanceTeam.self, ConformanceTeamMember.self, ConformanceMachine.self, ConformancePart.self,
     ConformanceHouse.self, ConformanceFloor.self, ConformanceRoom.self, ConformanceFurniture.self,

@@ -13,7 +13,10 @@ import Testing
     var billingAddress: Address?
     @Relationship(deleteRule: .nullify, inverse: \Order.customer) var orders: [Order] = []
     var displayName: String { name.capitalized }
-    init(email: String, name: String) { self.email = email; self.name = name }
+    init(email: String, name: String) {
+        self.email = email
+        self.name = name
+    }
 }
 
 /// An amount whose `Codable` form loses the currency (read back as EUR).
@@ -21,7 +24,10 @@ struct Money: Codable, Hashable, Sendable {
     var amount: Double
     var currency: String
     enum CodingKeys: String, CodingKey { case amount, currency }
-    init(amount: Double, currency: String) { self.amount = amount; self.currency = currency }
+    init(amount: Double, currency: String) {
+        self.amount = amount
+        self.currency = currency
+    }
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         amount = try c.decode(Double.self, forKey: .amount)
@@ -38,7 +44,10 @@ struct Money: Codable, Hashable, Sendable {
     var total: Money
     var customer: Customer?
     @Relationship(inverse: \Product.orders) var products: [Product] = []
-    init(number: Int, total: Money) { self.number = number; self.total = total }
+    init(number: Int, total: Money) {
+        self.number = number
+        self.total = total
+    }
 }
 
 @Model final class Product {
@@ -57,7 +66,8 @@ struct ShopRegressionTests {
     static let schema = Schema([Customer.self, Order.self, Product.self, Address.self])
     static let rules = [
         "delete Customer.billingAddress nullify", "delete Customer.orders cascade", "delete Order.customer nullify",
-        "delete Order.products nullify", "delete Product.orders nullify", "unique Customer[email]", "unique Product[sku]",
+        "delete Order.products nullify", "delete Product.orders nullify", "unique Customer[email]",
+        "unique Product[sku]",
     ]
 
     @Test("a delete rule changed in the model fails SCH-DECL, naming the rule")
@@ -73,7 +83,8 @@ struct ShopRegressionTests {
 
     @Test("a Codable attribute that loses data on the way to the store fails SCH-VAL", arguments: StoreKind.allCases)
     func lossyCodable(store: StoreKind) throws {
-        let roundTrip = try #require(SchemaConformance(schema: Self.schema).cases.first { $0.id == "SCH-VAL" && $0.title.hasPrefix("Order:") })
+        let roundTrip = try #require(
+            SchemaConformance(schema: Self.schema).cases.first { $0.id == "SCH-VAL" && $0.title.hasPrefix("Order:") })
         let failure = #expect(throws: ConformanceFailure.self) { try roundTrip.verify(store: store) }
         #expect(failure?.check == "Order.total reads back as saved")
         #expect(failure?.actual.contains("EUR") == true)
@@ -84,10 +95,13 @@ struct ShopRegressionTests {
         let fixture = Fixture(schema: Self.schema, seed: 1, defaultCount: 10)
         let checkLine = #line + 1  // the line QueryCheck records as where it was written
         let check = QueryCheck(FetchDescriptor<Customer>(predicate: #Predicate { $0.displayName == "Ann" }))
-        let failure = #expect(throws: ConformanceFailure.self) { try check.verify(fixture: fixture, datasets: 1, store: store) }
+        let failure = #expect(throws: ConformanceFailure.self) {
+            try check.verify(fixture: fixture, datasets: 1, store: store)
+        }
         #expect(failure?.check.contains("translatable") == true)
         #expect(failure?.location?.hasSuffix("ShopRegressionTests.swift:\(checkLine)") == true)
-        let fine = QueryCheck(FetchDescriptor<Order>(predicate: #Predicate { $0.customer != nil }, sortBy: [SortDescriptor(\.number)]))
+        let fine = QueryCheck(
+            FetchDescriptor<Order>(predicate: #Predicate { $0.customer != nil }, sortBy: [SortDescriptor(\.number)]))
         #expect(try fine.verify(fixture: fixture, datasets: 2, store: store).allSatisfy { $0 > 0 })
     }
 
@@ -95,7 +109,8 @@ struct ShopRegressionTests {
     func collidingEmails() throws {
         let fixture = Fixture(schema: Self.schema, seed: 3, counts: ["Customer": 400], defaultCount: 5)
             .override(\Customer.email) { row in "\(row.word("user"))@example.com" }
-        let container = try ModelContainer(for: Self.schema, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try ModelContainer(
+            for: Self.schema, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let error = #expect(throws: FixtureCollisionError.self) { try fixture.populate(container) }
         #expect(error?.step == "Customer" && error?.constraints == [["email"]])
         let fixed = fixture.override(\Customer.email) { row in row.unique.email("email") }

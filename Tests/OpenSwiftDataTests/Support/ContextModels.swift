@@ -20,9 +20,11 @@ import OpenSwiftData
     @Transient var scratch: Int = 0
     var doubled: Int { n * 2 }
 
-    init(name: String, n: Int = 0, score: Double = 0, flag: Bool = false,
-         when: Date = Date(timeIntervalSinceReferenceDate: 0),
-         note: String? = nil, rank: Int? = nil, due: Date? = nil, ratio: Double? = nil, done: Bool? = nil) {
+    init(
+        name: String, n: Int = 0, score: Double = 0, flag: Bool = false,
+        when: Date = Date(timeIntervalSinceReferenceDate: 0),
+        note: String? = nil, rank: Int? = nil, due: Date? = nil, ratio: Double? = nil, done: Bool? = nil
+    ) {
         self.name = name
         self.n = n
         self.score = score

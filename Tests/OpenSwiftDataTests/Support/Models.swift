@@ -104,7 +104,9 @@ import OpenSwiftData
 }
 
 enum Priority: Int, Codable, CaseIterable {
-    case low = 0, medium = 5, high = 10
+    case low = 0
+    case medium = 5
+    case high = 10
 }
 
 enum Mood: String, Codable {

@@ -27,9 +27,10 @@ import OpenSwiftData
     /// case, every fifth rating nil.
     static func row(_ i: Int) -> PlanItem {
         let stems = ["Alpha", "alpha", "Alpine", "Beta", "béta", "Gamma", "Al", "ALP"]
-        return PlanItem(email: "user\(i)@example.com", code: i, name: "\(stems[i % stems.count])-\(i)",
-                        price: Double(i % 97) * 1.5, category: ["a", "b", "c", "d"][i % 4],
-                        rating: i % 5 == 0 ? nil : i % 11, note: "n\(i % 13)")
+        return PlanItem(
+            email: "user\(i)@example.com", code: i, name: "\(stems[i % stems.count])-\(i)",
+            price: Double(i % 97) * 1.5, category: ["a", "b", "c", "d"][i % 4],
+            rating: i % 5 == 0 ? nil : i % 11, note: "n\(i % 13)")
     }
 }
 

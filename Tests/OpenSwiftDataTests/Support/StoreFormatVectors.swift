@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import OpenSwiftData
 
 /// One real store from `Tests/Vectors/store-format/vectors.json`: the model it recorded, its
@@ -33,19 +34,29 @@ struct StoreVector: Decodable, Sendable {
 
     /// A value of a row in `history_rows`.
     enum Scalar: Decodable, Sendable {
-        case int(Int), double(Double), string(String), null
+        case int(Int)
+        case double(Double)
+        case string(String)
+        case null
         init(from decoder: any Decoder) throws {
             let c = try decoder.singleValueContainer()
-            if c.decodeNil() { self = .null }
-            else if let i = try? c.decode(Int.self) { self = .int(i) }
-            else if let d = try? c.decode(Double.self) { self = .double(d) }
-            else { self = .string(try c.decode(String.self)) }
+            if c.decodeNil() {
+                self = .null
+            } else if let i = try? c.decode(Int.self) {
+                self = .int(i)
+            } else if let d = try? c.decode(Double.self) {
+                self = .double(d)
+            } else {
+                self = .string(try c.decode(String.self))
+            }
         }
     }
 
     /// The history rows the vector holds: `"<TABLE> (<columns>)"` → rows, in table order.
     var historyRows: [(String, [[Scalar]])] {
-        (history_rows ?? [:]).filter { !$0.key.hasPrefix("entity rows") }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        (history_rows ?? [:]).filter { !$0.key.hasPrefix("entity rows") }.sorted { $0.key < $1.key }.map {
+            ($0.key, $0.value)
+        }
     }
 
     struct Metadata: Decodable, Sendable {
@@ -112,10 +123,11 @@ struct StoreVector: Decodable, Sendable {
     /// The hash of each entity, as bytes.
     var entityHashes: [String: Data] {
         metadata.NSStoreModelVersionHashes.mapValues { hex in
-            Data(stride(from: 0, to: hex.count, by: 2).map { i in
-                let start = hex.index(hex.startIndex, offsetBy: i)
-                return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16)!
-            })
+            Data(
+                stride(from: 0, to: hex.count, by: 2).map { i in
+                    let start = hex.index(hex.startIndex, offsetBy: i)
+                    return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16)!
+                })
         }
     }
 
@@ -127,16 +139,20 @@ struct StoreVector: Decodable, Sendable {
     var storeModel: StoreModel {
         let entities = model.values.map { e -> StoreModel.Entity in
             let inherited = Set(e.superentity.flatMap { model[$0]?.properties.keys }.map(Array.init) ?? [])
-            var out = StoreModel.Entity(name: e.name, className: e.className, isAbstract: e.abstract,
-                                        superentity: e.superentity, versionHashModifier: e.vhm,
-                                        uniquenessConstraints: e.uniques)
+            var out = StoreModel.Entity(
+                name: e.name, className: e.className, isAbstract: e.abstract,
+                superentity: e.superentity, versionHashModifier: e.vhm,
+                uniquenessConstraints: e.uniques)
             for p in e.properties.values where !inherited.contains(p.name) {
                 switch p.cls {
                 case "NSRelationshipDescription":
-                    out.relationships.append(StoreModel.Relationship(
-                        name: p.name, destination: p.dest!, inverse: p.inverse, minCount: p.minCount!, maxCount: p.maxCount!,
-                        isOrdered: p.ordered, isOptional: p.optional, isTransient: p.transient, isReadOnly: p.readonly,
-                        deleteRule: StoreModel.DeleteRule(rawValue: p.deleteRule!)!, versionHashModifier: p.vhm))
+                    out.relationships.append(
+                        StoreModel.Relationship(
+                            name: p.name, destination: p.dest!, inverse: p.inverse, minCount: p.minCount!,
+                            maxCount: p.maxCount!,
+                            isOrdered: p.ordered, isOptional: p.optional, isTransient: p.transient,
+                            isReadOnly: p.readonly,
+                            deleteRule: StoreModel.DeleteRule(rawValue: p.deleteRule!)!, versionHashModifier: p.vhm))
                 case "NSFetchedPropertyDescription":
                     out.fetchedProperties.append(p.name)
                 default:
@@ -144,7 +160,8 @@ struct StoreVector: Decodable, Sendable {
                 }
             }
             if e.name == "Cocktail" {
-                out.indexes = [["cocktailName"], ["collectionName"], ["cocktailName", "collectionName"]].map(StoreModel.Index.swiftData)
+                out.indexes = [["cocktailName"], ["collectionName"], ["cocktailName", "collectionName"]].map(
+                    StoreModel.Index.swiftData)
             }
             return out
         }
@@ -153,10 +170,11 @@ struct StoreVector: Decodable, Sendable {
     }
 
     static func attribute(_ p: Property) -> StoreModel.Attribute {
-        var a = StoreModel.Attribute(name: p.name, type: StoreModel.AttributeType(rawValue: p.attributeType!)!,
-                                     isOptional: p.optional, isTransient: p.transient, isReadOnly: p.readonly,
-                                     allowsExternalStorage: p.external ?? false,
-                                     preservesValueOnDeletion: p.preserveOnDelete ?? false, versionHashModifier: p.vhm)
+        var a = StoreModel.Attribute(
+            name: p.name, type: StoreModel.AttributeType(rawValue: p.attributeType!)!,
+            isOptional: p.optional, isTransient: p.transient, isReadOnly: p.readonly,
+            allowsExternalStorage: p.external ?? false,
+            preservesValueOnDeletion: p.preserveOnDelete ?? false, versionHashModifier: p.vhm)
         a.elements = (p.elements ?? []).map(attribute)
         if let expression = p.derivationFormat {
             a.derivation = .init(expression: expression, filter: p.filterFormat)

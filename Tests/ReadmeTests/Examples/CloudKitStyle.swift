@@ -11,7 +11,10 @@ import SwiftData
     var title: String = ""
     var plays: Int = 0
     var playlist: Playlist?
-    init(title: String, plays: Int) { self.title = title; self.plays = plays }
+    init(title: String, plays: Int) {
+        self.title = title
+        self.plays = plays
+    }
 }
 
 /// The playlists holding a song played more than `plays` times, and how many hold over two songs.

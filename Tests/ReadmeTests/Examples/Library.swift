@@ -29,6 +29,6 @@ let fixture = Fixture(seed: 42) {
 func writeLibrary(to url: URL) throws -> Int {
     let schema = Schema([Shelf.self, Book.self])
     try FixtureFile.write(fixture, schema: schema, name: "library", scale: 2_000, to: url)
-    let db = try FixtureDatabase(contentsOf: url, schema: schema, store: .memory)   // a private copy
-    return try ModelContext(db.container).fetchCount(FetchDescriptor<Book>())      // 2000
+    let db = try FixtureDatabase(contentsOf: url, schema: schema, store: .memory)  // a private copy
+    return try ModelContext(db.container).fetchCount(FetchDescriptor<Book>())  // 2000
 }

@@ -15,12 +15,12 @@ func conformance(_ c: ConformanceCase, store: StoreKind) throws { try c.verify(s
 // Your own models on both stores, against plain Swift as the reference:
 @Test func shortBooks() throws {
     let pair = try StorePair(schema: Schema([Shelf.self, Book.self]), seed: 42)
-    try pair.populate(fixture)                                     // the global Fixture above
+    try pair.populate(fixture)  // the global Fixture above
     let short = #Predicate<Book> { $0.pages < 100 }
     let everyBook = try ModelContext(pair.memory).fetch(FetchDescriptor<Book>())
     let expected = try everyBook.filter { try short.evaluate($0) }.map(\.title).sorted()
     try pair.run("short books", reference: { expected }) { context, _ in
         try context.fetch(FetchDescriptor(predicate: short, sortBy: [SortDescriptor(\.title)])).map(\.title)
     }
-    try pair.expectSameContents("after the import")              // canonical dumps of both stores
+    try pair.expectSameContents("after the import")  // canonical dumps of both stores
 }

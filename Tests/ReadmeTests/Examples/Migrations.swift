@@ -20,10 +20,10 @@ enum NotesV2: VersionedSchema {
     static var models: [any PersistentModel.Type] { [Note.self] }
 
     @Model final class Note {
-        @Attribute(.unique) var title: String                     // unique from V2 on
-        @Attribute(originalName: "created_at") var createdAt: Date // renamed, values kept
-        var pinned: Bool = false                                   // added with a default
-        var words: Int?                                            // added, filled below
+        @Attribute(.unique) var title: String  // unique from V2 on
+        @Attribute(originalName: "created_at") var createdAt: Date  // renamed, values kept
+        var pinned: Bool = false  // added with a default
+        var words: Int?  // added, filled below
         init(title: String, createdAt: Date) {
             self.title = title
             self.createdAt = createdAt
@@ -54,6 +54,7 @@ enum NotesMigrationPlan: SchemaMigrationPlan {
 
 /// Opens the notes store at `url`; a file an older version wrote is migrated first.
 func openNotes(at url: URL) throws -> ModelContainer {
-    try ModelContainer(for: Schema(versionedSchema: NotesV2.self), migrationPlan: NotesMigrationPlan.self,
-                       configurations: ModelConfiguration(url: url))
+    try ModelContainer(
+        for: Schema(versionedSchema: NotesV2.self), migrationPlan: NotesMigrationPlan.self,
+        configurations: ModelConfiguration(url: url))
 }

@@ -17,5 +17,5 @@ func checkCopiedStore(at url: URL) throws -> Int {
     let context = ModelContext(copy.container)
     try context.delete(model: Customer.self)
     try context.save()
-    return try context.fetchCount(FetchDescriptor<Order>())   // 0: orders cascade with their customer
+    return try context.fetchCount(FetchDescriptor<Order>())  // 0: orders cascade with their customer
 }

@@ -11,12 +11,17 @@ let shopData = Fixture(schema: shop, seed: 2026, counts: ["Customer": 40, "Order
 let shopQueries: [QueryCheck] = {
     let pro = Tier.pro
     return [
-        QueryCheck(FetchDescriptor<Customer>(predicate: #Predicate { $0.tier == pro }, sortBy: [SortDescriptor(\.email)])),
-        QueryCheck(FetchDescriptor<Order>(predicate: #Predicate { $0.note == nil && $0.total > 100 },
-                                          sortBy: [SortDescriptor(\.number, order: .reverse)])),
+        QueryCheck(
+            FetchDescriptor<Customer>(predicate: #Predicate { $0.tier == pro }, sortBy: [SortDescriptor(\.email)])),
+        QueryCheck(
+            FetchDescriptor<Order>(
+                predicate: #Predicate { $0.note == nil && $0.total > 100 },
+                sortBy: [SortDescriptor(\.number, order: .reverse)])),
         QueryCheck(FetchDescriptor<Customer>(predicate: #Predicate { $0.orders.contains { $0.products.isEmpty } })),
-        QueryCheck(FetchDescriptor<Order>(predicate: #Predicate { $0.customer?.billingAddress?.city.starts(with: "s") == true },
-                                          sortBy: [SortDescriptor(\.total), SortDescriptor(\.number)])),
+        QueryCheck(
+            FetchDescriptor<Order>(
+                predicate: #Predicate { $0.customer?.billingAddress?.city.starts(with: "s") == true },
+                sortBy: [SortDescriptor(\.total), SortDescriptor(\.number)])),
     ]
 }()
 
@@ -36,13 +41,14 @@ struct ShopPersistenceTests {
 
     @Test(arguments: shopQueries)
     func appQueries(_ query: QueryCheck) throws {
-        let rows = try query.verify(fixture: shopData, datasets: 3)   // rows per dataset
+        let rows = try query.verify(fixture: shopData, datasets: 3)  // rows per dataset
         #expect(rows.contains { $0 > 0 }, "no dataset exercised \(query)")
     }
 
     // 2,000 random predicates and sorts over the shop's own entities: both stores equal plain Swift.
     @Test func differential() {
-        let report = DifferentialHarness(schema: shop, seed: 1, counts: ["Customer": 60, "Order": 300]).run(cases: 0..<2_000)
+        let report = DifferentialHarness(schema: shop, seed: 1, counts: ["Customer": 60, "Order": 300]).run(
+            cases: 0..<2_000)
         #expect(report.mismatches.isEmpty, "\(report.mismatches.map(\.description))")
     }
 

@@ -13,7 +13,7 @@ func raisePrices(by amount: Double, in url: URL, attempts: Int = 3) throws {
             try context.save()
             return
         } catch SwiftDataError.mergeConflict where attempt < attempts {
-            context.rollback()   // drop the stale changes; the next fetch reads the newer rows
+            context.rollback()  // drop the stale changes; the next fetch reads the newer rows
         }
     }
 }

@@ -1,4 +1,4 @@
-import SwiftData   // on Linux: OpenSwiftData's re-export module
+import SwiftData  // on Linux: OpenSwiftData's re-export module
 
 @Model final class Trip {
     @Attribute(.unique) var name: String
@@ -23,16 +23,17 @@ func planTrips(at url: URL) throws -> [String] {
     let context = ModelContext(container)
 
     let lisbon = Trip(name: "Lisbon", price: 420)
-    lisbon.stops.append(Stop(city: "Porto"))         // the inverse is set at once: stops[0].trip === lisbon
-    context.insert(lisbon)                            // the new Stop comes along
+    lisbon.stops.append(Stop(city: "Porto"))  // the inverse is set at once: stops[0].trip === lisbon
+    context.insert(lisbon)  // the new Stop comes along
     context.insert(Trip(name: "Kyoto", price: 1_250))
-    try context.save()                                // one SQLite transaction
+    try context.save()  // one SQLite transaction
 
-    context.insert(Trip(name: "Kyoto", price: 980))   // same unique name: the save updates the stored Kyoto
+    context.insert(Trip(name: "Kyoto", price: 980))  // same unique name: the save updates the stored Kyoto
     try context.save()
 
-    let cheap = FetchDescriptor<Trip>(predicate: #Predicate { $0.price < 1000 },
-                                      sortBy: [SortDescriptor(\.name)])
+    let cheap = FetchDescriptor<Trip>(
+        predicate: #Predicate { $0.price < 1000 },
+        sortBy: [SortDescriptor(\.name)])
     return try context.fetch(cheap).map { "\($0.name) \($0.price) \($0.stops.map(\.city))" }
     // ["Kyoto 980.0 []", "Lisbon 420.0 [\"Porto\"]"]
 }

@@ -36,15 +36,19 @@ extension PredicateExpressions.Arithmetic: SQLPredicateExpression {
         guard sqlArithmeticMatches(LHS.Output.self) else {
             throw t.unsupported("arithmetic on \(LHS.Output.self) (only Int, Int64 and Double compute as in Swift)")
         }
-        let checked: CheckedArithmeticFunctions.Operation, symbol: String
+        let checked: CheckedArithmeticFunctions.Operation
+        let symbol: String
         switch op {
         case .add: (checked, symbol) = (.add, "+")
         case .subtract: (checked, symbol) = (.subtract, "-")
         case .multiply: (checked, symbol) = (.multiply, "*")
         @unknown default: throw t.unsupported("an unknown arithmetic operator")
         }
-        let l = try translate(lhs, t), r = try translate(rhs, t)
-        let sql = isTrappingInteger(LHS.Output.self) ? "\(checked.sqlName)(\(l.sql), \(r.sql))" : "(\(l.sql) \(symbol) \(r.sql))"
+        let l = try translate(lhs, t)
+        let r = try translate(rhs, t)
+        let sql =
+            isTrappingInteger(LHS.Output.self)
+            ? "\(checked.sqlName)(\(l.sql), \(r.sql))" : "(\(l.sql) \(symbol) \(r.sql))"
         return SQLFragment(sql: sql, arguments: l.arguments + r.arguments, codec: l.codec ?? r.codec)
     }
     func collect(_ leaves: inout PredicateLeaves) {
@@ -62,7 +66,9 @@ extension PredicateExpressions.UnaryMinus: SQLPredicateExpression {
             throw t.unsupported("negation of \(Wrapped.Output.self)")
         }
         let w = try translate(wrapped, t)
-        let sql = isTrappingInteger(Wrapped.Output.self) ? "\(CheckedArithmeticFunctions.Operation.negate.sqlName)(\(w.sql))" : "(- \(w.sql))"
+        let sql =
+            isTrappingInteger(Wrapped.Output.self)
+            ? "\(CheckedArithmeticFunctions.Operation.negate.sqlName)(\(w.sql))" : "(- \(w.sql))"
         return SQLFragment(sql: sql, arguments: w.arguments, codec: w.codec)
     }
     func collect(_ leaves: inout PredicateLeaves) {
@@ -86,9 +92,12 @@ func divisorIsSafe(_ divisor: Any?) -> Bool {
 func division(_ lhs: Any, _ rhs: Any, _ op: String, _ outputType: Any.Type, _ t: SQLTranslation) throws -> SQLFragment {
     guard sqlArithmeticMatches(outputType) else { throw t.unsupported("\(op) on \(outputType)") }
     guard divisorIsSafe(capturedNumber(rhs)) else {
-        throw t.unsupported("\(op == "%" ? "%" : "/") by a column, zero or -1 (Swift traps or yields infinity where SQLite yields NULL); divide by a captured nonzero constant")
+        throw t.unsupported(
+            "\(op == "%" ? "%" : "/") by a column, zero or -1 (Swift traps or yields infinity where SQLite yields NULL); divide by a captured nonzero constant"
+        )
     }
-    let l = try translate(lhs, t), r = try translate(rhs, t)
+    let l = try translate(lhs, t)
+    let r = try translate(rhs, t)
     return SQLFragment(sql: "(\(l.sql) \(op) \(r.sql))", arguments: l.arguments + r.arguments, codec: l.codec)
 }
 

@@ -6,7 +6,10 @@ extension PredicateExpressions.Equal: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
         try binary(lhs, rhs, "IS", t, decimal: comparesAsDecimal(LHS.Output.self))
     }
-    func collect(_ leaves: inout PredicateLeaves) { collectLeaves(lhs, &leaves); collectLeaves(rhs, &leaves) }
+    func collect(_ leaves: inout PredicateLeaves) {
+        collectLeaves(lhs, &leaves)
+        collectLeaves(rhs, &leaves)
+    }
 }
 
 /// `a != b` → `a IS NOT b`.
@@ -14,7 +17,10 @@ extension PredicateExpressions.NotEqual: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
         try binary(lhs, rhs, "IS NOT", t, decimal: comparesAsDecimal(LHS.Output.self))
     }
-    func collect(_ leaves: inout PredicateLeaves) { collectLeaves(lhs, &leaves); collectLeaves(rhs, &leaves) }
+    func collect(_ leaves: inout PredicateLeaves) {
+        collectLeaves(lhs, &leaves)
+        collectLeaves(rhs, &leaves)
+    }
 }
 
 /// `a < b`, `<=`, `>`, `>=` → the same SQL operator, TRUE or FALSE on every row (never NULL,
@@ -98,7 +104,9 @@ func binary(_ lhs: Any, _ rhs: Any, _ op: String, _ t: SQLTranslation, decimal: 
     if l.toMany != nil || r.toMany != nil {
         throw t.unsupported("a to-many relationship compared as a value (use contains(where:), count or isEmpty)")
     }
-    return SQLFragment(sql: "(\(decimal ? decimalCollated(l.sql) : l.sql) \(op) \(r.sql))", arguments: l.arguments + r.arguments, isCondition: true)
+    return SQLFragment(
+        sql: "(\(decimal ? decimalCollated(l.sql) : l.sql) \(op) \(r.sql))", arguments: l.arguments + r.arguments,
+        isCondition: true)
 }
 
 /// Whether `f` is `nil`: the `nil` literal, or a captured `nil`.

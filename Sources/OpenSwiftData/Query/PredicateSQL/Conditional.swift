@@ -10,17 +10,24 @@ extension PredicateExpressions.Conditional: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
         let inner = try t.enteringLogic()
         let c = nonNull(try translate(test, inner))
-        var a = try translate(trueBranch, inner), b = try translate(falseBranch, inner)
+        var a = try translate(trueBranch, inner)
+        var b = try translate(falseBranch, inner)
         if a.toMany != nil || b.toMany != nil || a.row != nil || b.row != nil {
             throw t.unsupported("a conditional choosing between relationships")
         }
         let isBool = If.Output.self == Bool.self
-        if isBool { a = condition(a); b = condition(b) }
-        return SQLFragment(sql: "CASE WHEN \(c.sql) THEN \(a.sql) ELSE \(b.sql) END",
-                           arguments: c.arguments + a.arguments + b.arguments,
-                           codec: a.codec ?? b.codec, isCondition: isBool)
+        if isBool {
+            a = condition(a)
+            b = condition(b)
+        }
+        return SQLFragment(
+            sql: "CASE WHEN \(c.sql) THEN \(a.sql) ELSE \(b.sql) END",
+            arguments: c.arguments + a.arguments + b.arguments,
+            codec: a.codec ?? b.codec, isCondition: isBool)
     }
     func collect(_ leaves: inout PredicateLeaves) {
-        collectLeaves(test, &leaves); collectLeaves(trueBranch, &leaves); collectLeaves(falseBranch, &leaves)
+        collectLeaves(test, &leaves)
+        collectLeaves(trueBranch, &leaves)
+        collectLeaves(falseBranch, &leaves)
     }
 }

@@ -44,18 +44,23 @@ enum ConstantFolding {
     static func shape(of type: Any.Type) -> Shape {
         let id = ObjectIdentifier(type)
         lock.lock()
-        if let known = shapes[id] { lock.unlock(); return known }
+        if let known = shapes[id] {
+            lock.unlock()
+            return known
+        }
         lock.unlock()
         let name = String(reflecting: type)
         let shape: Shape
         if name.contains("PredicateExpressions.Variable<") || name.contains("any ") {
-            shape = .rowDependent   // an existential could hide a variable
+            shape = .rowDependent  // an existential could hide a variable
         } else if trapping.contains(where: name.contains) {
             shape = .guarded
         } else {
             shape = .safe
         }
-        lock.lock(); shapes[id] = shape; lock.unlock()
+        lock.lock()
+        shapes[id] = shape
+        lock.unlock()
         return shape
     }
 
@@ -89,8 +94,9 @@ enum ConstantFolding {
     /// The error a failed fold throws: ``SwiftDataError/unsupportedPredicate``, or
     /// ``SwiftDataError/arithmeticOverflow`` for an overflow (as a store-side overflow throws).
     static func failure(_ what: String, overflow: Bool = false) -> SwiftDataError {
-        SwiftDataError(overflow ? SwiftDataError.arithmeticOverflow.code : SwiftDataError.unsupportedPredicate.code,
-                       "a part of the predicate that reads no model could not be evaluated: \(what)")
+        SwiftDataError(
+            overflow ? SwiftDataError.arithmeticOverflow.code : SwiftDataError.unsupportedPredicate.code,
+            "a part of the predicate that reads no model could not be evaluated: \(what)")
     }
 }
 
@@ -132,7 +138,8 @@ extension PredicateExpressions.Arithmetic: GuardedConstantExpression {
                 }
             }
             if overflows(a, b, { check($0, $1) }) {
-                return .failure(ConstantFolding.failure("integer overflow in \(a) \(op) \(b) (Swift traps)", overflow: true))
+                return .failure(
+                    ConstantFolding.failure("integer overflow in \(a) \(op) \(b) (Swift traps)", overflow: true))
             }
             switch op {
             case .add: return .success(a + b)
@@ -148,7 +155,9 @@ extension PredicateExpressions.IntDivision: GuardedConstantExpression {
     func guardedValue() -> Result<Any, SwiftDataError>? {
         guard let values = operands(lhs, rhs, as: Output.self) else { return nil }
         return values.flatMap { a, b in
-            func check<I: FixedWidthInteger>(_ a: I, _ b: Any) -> Bool { a.dividedReportingOverflow(by: b as! I).overflow }
+            func check<I: FixedWidthInteger>(_ a: I, _ b: Any) -> Bool {
+                a.dividedReportingOverflow(by: b as! I).overflow
+            }
             if b == 0 || overflows(a, b, { check($0, $1) }) {
                 return .failure(ConstantFolding.failure("\(a) / \(b) traps in Swift"))
             }
@@ -161,7 +170,9 @@ extension PredicateExpressions.IntRemainder: GuardedConstantExpression {
     func guardedValue() -> Result<Any, SwiftDataError>? {
         guard let values = operands(lhs, rhs, as: Output.self) else { return nil }
         return values.flatMap { a, b in
-            func check<I: FixedWidthInteger>(_ a: I, _ b: Any) -> Bool { a.remainderReportingOverflow(dividingBy: b as! I).overflow }
+            func check<I: FixedWidthInteger>(_ a: I, _ b: Any) -> Bool {
+                a.remainderReportingOverflow(dividingBy: b as! I).overflow
+            }
             if b == 0 || overflows(a, b, { check($0, $1) }) {
                 return .failure(ConstantFolding.failure("\(a) % \(b) traps in Swift"))
             }
@@ -175,7 +186,9 @@ extension PredicateExpressions.UnaryMinus: GuardedConstantExpression {
         guard let value = ConstantFolding.evaluate(wrapped) else { return nil }
         return value.flatMap { a in
             let a = a as! Output
-            func check<I: FixedWidthInteger>(_ a: I, _ b: Any) -> Bool { I.zero.subtractingReportingOverflow(a).overflow }
+            func check<I: FixedWidthInteger>(_ a: I, _ b: Any) -> Bool {
+                I.zero.subtractingReportingOverflow(a).overflow
+            }
             if overflows(a, a, { check($0, $1) }) {
                 return .failure(ConstantFolding.failure("-(\(a)) overflows (Swift traps)", overflow: true))
             }

@@ -35,7 +35,10 @@ extension PredicateExpressions.Conjunction: SQLPredicateExpression, SQLAssociati
     static var sqlOperator: String { "AND" }
     var operands: (lhs: Any, rhs: Any) { (lhs, rhs) }
     func sql(_ t: SQLTranslation) throws -> SQLFragment { try associativeList(self, t) }
-    func collect(_ leaves: inout PredicateLeaves) { collectLeaves(lhs, &leaves); collectLeaves(rhs, &leaves) }
+    func collect(_ leaves: inout PredicateLeaves) {
+        collectLeaves(lhs, &leaves)
+        collectLeaves(rhs, &leaves)
+    }
 }
 
 /// `a || b || c` → one list, merged like `&&`:
@@ -48,7 +51,10 @@ extension PredicateExpressions.Disjunction: SQLPredicateExpression, SQLAssociati
     static var sqlOperator: String { "OR" }
     var operands: (lhs: Any, rhs: Any) { (lhs, rhs) }
     func sql(_ t: SQLTranslation) throws -> SQLFragment { try associativeList(self, t) }
-    func collect(_ leaves: inout PredicateLeaves) { collectLeaves(lhs, &leaves); collectLeaves(rhs, &leaves) }
+    func collect(_ leaves: inout PredicateLeaves) {
+        collectLeaves(lhs, &leaves)
+        collectLeaves(rhs, &leaves)
+    }
 }
 
 /// `!a` → `(NOT a)`. Every condition we emit is TRUE or FALSE, never NULL, so `NOT` partitions.
@@ -87,5 +93,6 @@ func associativeList<Node: SQLAssociativeLogic>(_ node: Node, _ t: SQLTranslatio
         terms.append(f.sql)
         arguments += f.arguments
     }
-    return SQLFragment(sql: "(\(terms.joined(separator: " \(Node.sqlOperator) ")))", arguments: arguments, isCondition: true)
+    return SQLFragment(
+        sql: "(\(terms.joined(separator: " \(Node.sqlOperator) ")))", arguments: arguments, isCondition: true)
 }

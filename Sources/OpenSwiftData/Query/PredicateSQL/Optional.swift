@@ -31,8 +31,9 @@ extension PredicateExpressions.OptionalFlatMap: SQLPredicateExpression {
                     body.toMany?.nullableBase = base
                     return body
                 }
-                return SQLFragment(sql: "CASE WHEN \(base.sql) IS NULL THEN NULL ELSE \(body.sql) END",
-                                   arguments: base.arguments + body.arguments, codec: body.codec)
+                return SQLFragment(
+                    sql: "CASE WHEN \(base.sql) IS NULL THEN NULL ELSE \(body.sql) END",
+                    arguments: base.arguments + body.arguments, codec: body.codec)
             }
             if body.toMany == nil, !body.isCondition { body.isNonNull = true }
             return body
@@ -46,13 +47,15 @@ extension PredicateExpressions.OptionalFlatMap: SQLPredicateExpression {
         // An attribute read through a row that is NULL is NULL already — `(SELECT r1."c" FROM
         // "T" r1 WHERE r1."Z_PK" = <w>)` — no CASE needed. (Not so for counts and EXISTS.)
         if w.row != nil, w.row?.alias == nil, !body.isCondition, body.sql.hasPrefix("(SELECT r"),
-           body.sql.hasSuffix(".\"Z_PK\" = \(w.sql))"), body.arguments.count == w.arguments.count {
+            body.sql.hasSuffix(".\"Z_PK\" = \(w.sql))"), body.arguments.count == w.arguments.count
+        {
             var f = body
             f.isCondition = false
             return f
         }
-        var f = SQLFragment(sql: "CASE WHEN \(w.sql) IS NULL THEN NULL ELSE \(body.sql) END",
-                            arguments: w.arguments + body.arguments, codec: body.codec)
+        var f = SQLFragment(
+            sql: "CASE WHEN \(w.sql) IS NULL THEN NULL ELSE \(body.sql) END",
+            arguments: w.arguments + body.arguments, codec: body.codec)
         f.row = body.row
         f.isRow = body.isRow
         f.relationshipTarget = body.relationshipTarget
@@ -73,13 +76,16 @@ extension PredicateExpressions.NilCoalesce: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
         let l = try translate(lhs, t)
         if let many = l.toMany {
-            if many.nullableBase != nil { throw t.unsupported("?? on a to-many relationship reached through an optional to-one") }
+            if many.nullableBase != nil {
+                throw t.unsupported("?? on a to-many relationship reached through an optional to-one")
+            }
             return l
         }
         let r = try translate(rhs, t)
         if r.toMany != nil { throw t.unsupported("?? with a to-many relationship on the right") }
-        var f = SQLFragment(sql: "coalesce(\(l.sql), \(r.sql))", arguments: l.arguments + r.arguments,
-                            codec: l.codec ?? r.codec)
+        var f = SQLFragment(
+            sql: "coalesce(\(l.sql), \(r.sql))", arguments: l.arguments + r.arguments,
+            codec: l.codec ?? r.codec)
         f.row = l.row.map { RowScope(layout: $0.layout, table: $0.table, alias: nil) }
         f.isRow = f.row != nil
         f.isNonNull = l.isNonNull || r.isNonNull

@@ -65,15 +65,21 @@ extension PredicateExpressions.RangeExpressionContains: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
         let e = try translate(element, t)
         let compared = comparesAsDecimal(Element.Output.self) ? decimalCollated(e.sql) : e.sql
-        var terms: [String] = [], args: [SQLValue] = []
+        var terms: [String] = []
+        var args: [SQLValue] = []
         var boundsNonNull = true
         if let r = capturedOperand(range) as? CapturedRangeBounds {
-            if let lo = r.lowerBoundValue { terms.append("\(compared) >= ?"); args += e.arguments + [try sqlArgument(lo, t.identifiers)] }
+            if let lo = r.lowerBoundValue {
+                terms.append("\(compared) >= ?")
+                args += e.arguments + [try sqlArgument(lo, t.identifiers)]
+            }
             if let hi = r.upperBoundValue {
-                terms.append("\(compared) \(r.upperIsClosed ? "<=" : "<") ?"); args += e.arguments + [try sqlArgument(hi, t.identifiers)]
+                terms.append("\(compared) \(r.upperIsClosed ? "<=" : "<") ?")
+                args += e.arguments + [try sqlArgument(hi, t.identifiers)]
             }
         } else if let r = range as? RangeBoundExpressions {
-            let lo = try translate(r.lowerExpression, t), hi = try translate(r.upperExpression, t)
+            let lo = try translate(r.lowerExpression, t)
+            let hi = try translate(r.upperExpression, t)
             terms = ["\(compared) >= \(lo.sql)", "\(compared) \(r.upperIsClosed ? "<=" : "<") \(hi.sql)"]
             args = e.arguments + lo.arguments + e.arguments + hi.arguments
             boundsNonNull = lo.isNonNull && hi.isNonNull
@@ -82,12 +88,14 @@ extension PredicateExpressions.RangeExpressionContains: SQLPredicateExpression {
         }
         if terms.isEmpty { return SQLFragment(sql: "1", isCondition: true) }
         // Captured bounds are never NULL: their types are not optional and NaN cannot be bound.
-        let condition = SQLFragment(sql: "(" + terms.joined(separator: " AND ") + ")", arguments: args, isCondition: true)
+        let condition = SQLFragment(
+            sql: "(" + terms.joined(separator: " AND ") + ")", arguments: args, isCondition: true)
         guard boundsNonNull, !args.contains(.null) else { return nonNull(condition) }
         if e.isNonNull { return condition }
         if e.isColumn, e.arguments.isEmpty {
-            return SQLFragment(sql: "(\(e.sql) IS NOT NULL AND " + terms.joined(separator: " AND ") + ")",
-                               arguments: args, isCondition: true)
+            return SQLFragment(
+                sql: "(\(e.sql) IS NOT NULL AND " + terms.joined(separator: " AND ") + ")",
+                arguments: args, isCondition: true)
         }
         return nonNull(condition)
     }
@@ -96,7 +104,10 @@ extension PredicateExpressions.RangeExpressionContains: SQLPredicateExpression {
         collectLeaves(element, &e)
         leaves.structure += e.structure
         if e.hasIntegerArithmetic { leaves.hasIntegerArithmetic = true }
-        if !e.isCacheable || !e.values.isEmpty { leaves.isCacheable = false; return }
+        if !e.isCacheable || !e.values.isEmpty {
+            leaves.isCacheable = false
+            return
+        }
         if let r = capturedOperand(range) as? CapturedRangeBounds {
             leaves.structure.append(.value(AnyHashable("\(type(of: r))")))
             if let lo = r.lowerBoundValue { leaves.values.append(lo) }

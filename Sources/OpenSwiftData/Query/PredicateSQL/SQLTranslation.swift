@@ -103,9 +103,10 @@ struct SQLTranslation {
         var inner = self
         inner.nesting += 1
         guard inner.nesting <= Self.maximumNesting else {
-            throw SwiftDataError(SwiftDataError.unsupportedPredicate.code,
-                                 "the predicate nests &&, ||, ! and ?: at least \(inner.nesting) levels deep (after merging chains of one operator and cancelling !!); the limit is \(Self.maximumNesting), as SQLite cannot parse deeper SQL. Regroup it so chains of && or of || stay together, or split it into several fetches",
-                                 entityName: layout.name)
+            throw SwiftDataError(
+                SwiftDataError.unsupportedPredicate.code,
+                "the predicate nests &&, ||, ! and ?: at least \(inner.nesting) levels deep (after merging chains of one operator and cancelling !!); the limit is \(Self.maximumNesting), as SQLite cannot parse deeper SQL. Regroup it so chains of && or of || stay together, or split it into several fetches",
+                entityName: layout.name)
         }
         return inner
     }
@@ -115,9 +116,10 @@ struct SQLTranslation {
     }
 
     func unsupported(_ what: String) -> SwiftDataError {
-        SwiftDataError(SwiftDataError.unsupportedPredicate.code,
-                       "the predicate uses \(what), which cannot be translated to SQL with Swift's exact semantics; rewrite that part with stored attributes, relationships and the supported operators (see the README)",
-                       entityName: layout.name)
+        SwiftDataError(
+            SwiftDataError.unsupportedPredicate.code,
+            "the predicate uses \(what), which cannot be translated to SQL with Swift's exact semantics; rewrite that part with stored attributes, relationships and the supported operators (see the README)",
+            entityName: layout.name)
     }
 }
 
@@ -165,11 +167,14 @@ func collectLeaves(_ expression: Any, _ leaves: inout PredicateLeaves) {
     if kind.mayFold, let folded = ConstantFolding.evaluate(expression) {
         switch folded {
         case .success(let value): leaves.values.append(value)
-        case .failure: leaves.isCacheable = false   // the translation throws the error
+        case .failure: leaves.isCacheable = false  // the translation throws the error
         }
         return
     }
-    guard let sqlType = kind.sqlType else { leaves.isCacheable = false; return }
+    guard let sqlType = kind.sqlType else {
+        leaves.isCacheable = false
+        return
+    }
     guard kind.isSmall else {
         // A large node (a deep tree) is not copied onto the stack: one existential cast.
         (expression as! any SQLPredicateExpression).collect(&leaves)
@@ -205,14 +210,20 @@ enum LeafNodeKinds {
     static func kind(of type: Any.Type) -> Kind {
         let id = ObjectIdentifier(type)
         lock.lock()
-        if let known = kinds[id] { lock.unlock(); return known }
+        if let known = kinds[id] {
+            lock.unlock()
+            return known
+        }
         lock.unlock()
         let leaf = type is CapturedPredicateValue.Type || type is NilLiteralExpression.Type
-        var kind = Kind(mayFold: !leaf && ConstantFolding.shape(of: type) != .rowDependent,
-                        sqlType: type as? any SQLPredicateExpression.Type)
+        var kind = Kind(
+            mayFold: !leaf && ConstantFolding.shape(of: type) != .rowDependent,
+            sqlType: type as? any SQLPredicateExpression.Type)
         func size<E: SQLPredicateExpression>(_: E.Type) -> Int { MemoryLayout<E>.size }
         if let sqlType = kind.sqlType { kind.isSmall = size(sqlType) <= smallNodeSize }
-        lock.lock(); kinds[id] = kind; lock.unlock()
+        lock.lock()
+        kinds[id] = kind
+        lock.unlock()
         return kind
     }
 }

@@ -45,20 +45,24 @@ extension PredicateExpressions.SequenceContains: SQLPredicateExpression {
             let compared = comparesAsDecimal(RHS.Output.self) ? decimalCollated(e.sql) : e.sql
             if args.contains(where: { if case .null = $0 { true } else { false } }) {
                 let terms = args.map { _ in "\(compared) IS ?" }
-                return SQLFragment(sql: "(" + terms.joined(separator: " OR ") + ")",
-                                   arguments: args.flatMap { e.arguments + [$0] }, isCondition: true)
+                return SQLFragment(
+                    sql: "(" + terms.joined(separator: " OR ") + ")",
+                    arguments: args.flatMap { e.arguments + [$0] }, isCondition: true)
             }
             let list = args.map { _ in "?" }.joined(separator: ", ")
-            return SQLFragment(sql: "(\(e.sql) IS NOT NULL AND \(compared) IN (\(list)))",
-                               arguments: e.arguments + e.arguments + args, isCondition: true)
+            return SQLFragment(
+                sql: "(\(e.sql) IS NOT NULL AND \(compared) IN (\(list)))",
+                arguments: e.arguments + e.arguments + args, isCondition: true)
         }
         let seq = try translate(sequence, t)
         guard let many = seq.toMany else {
-            throw t.unsupported("contains(_:) on a sequence that is neither a captured array nor a to-many relationship")
+            throw t.unsupported(
+                "contains(_:) on a sequence that is neither a captured array nor a to-many relationship")
         }
         let e = try translate(element, t)
-        return SQLFragment(sql: "EXISTS (SELECT 1 FROM \(many.from) WHERE \(many.condition) AND \(many.alias).\"Z_PK\" IS \(e.sql))",
-                           arguments: many.arguments + e.arguments, isCondition: true)
+        return SQLFragment(
+            sql: "EXISTS (SELECT 1 FROM \(many.from) WHERE \(many.condition) AND \(many.alias).\"Z_PK\" IS \(e.sql))",
+            arguments: many.arguments + e.arguments, isCondition: true)
     }
     func collect(_ leaves: inout PredicateLeaves) {
         guard let elements = capturedElements(sequence) else {
@@ -74,7 +78,7 @@ extension PredicateExpressions.SequenceContains: SQLPredicateExpression {
         leaves.structure += inner.structure
         if inner.hasIntegerArithmetic { leaves.hasIntegerArithmetic = true }
         if !inner.isCacheable || !inner.values.isEmpty {
-            leaves.isCacheable = false   // the element's SQL is repeated
+            leaves.isCacheable = false  // the element's SQL is repeated
             return
         }
         leaves.values += elements

@@ -12,11 +12,16 @@ import Foundation
 extension PredicateExpressions.CollectionContainsCollection: SQLPredicateExpression
 where Base.Output == String, Other.Output == String {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
-        let b = try translate(base, t), o = try translate(other, t)
-        return SQLFragment(sql: "CASE WHEN instr(\(b.sql), \(o.sql)) > 0 THEN osd_contains(\(b.sql), \(o.sql)) ELSE 0 END",
-                           arguments: b.arguments + o.arguments + b.arguments + o.arguments, isCondition: true)
+        let b = try translate(base, t)
+        let o = try translate(other, t)
+        return SQLFragment(
+            sql: "CASE WHEN instr(\(b.sql), \(o.sql)) > 0 THEN osd_contains(\(b.sql), \(o.sql)) ELSE 0 END",
+            arguments: b.arguments + o.arguments + b.arguments + o.arguments, isCondition: true)
     }
-    func collect(_ leaves: inout PredicateLeaves) { collectLeaves(base, &leaves); collectLeaves(other, &leaves) }
+    func collect(_ leaves: inout PredicateLeaves) {
+        collectLeaves(base, &leaves)
+        collectLeaves(other, &leaves)
+    }
 }
 
 /// `$0.name.starts(with: "Al")` — case-sensitive prefix test on the NFC text: the first
@@ -43,16 +48,23 @@ where Base.Output == String, Other.Output == String {
 extension PredicateExpressions.SequenceStartsWith: SQLPredicateExpression
 where Base.Output == String, Prefix.Output == String {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
-        let b = try translate(base, t), p = try translate(prefix, t)
-        let exact = SQLFragment(sql: "CASE WHEN instr(\(b.sql), \(p.sql)) = 1 THEN osd_starts_with(\(b.sql), \(p.sql)) ELSE 0 END",
-                                arguments: b.arguments + p.arguments + b.arguments + p.arguments, isCondition: true)
+        let b = try translate(base, t)
+        let p = try translate(prefix, t)
+        let exact = SQLFragment(
+            sql: "CASE WHEN instr(\(b.sql), \(p.sql)) = 1 THEN osd_starts_with(\(b.sql), \(p.sql)) ELSE 0 END",
+            arguments: b.arguments + p.arguments + b.arguments + p.arguments, isCondition: true)
         guard b.isColumn, b.arguments.isEmpty, b.codec.map({ $0.storedType == String.self }) == true,
-              p.sql == "?", p.arguments.count == 1, case .text(let prefix) = p.arguments[0], !prefix.isEmpty,
-              let upper = prefixUpperBound(prefix) else { return exact }
-        return SQLFragment(sql: "((\(b.sql) >= ? AND \(b.sql) < ?) AND \(exact.sql))",
-                           arguments: [.text(prefix), .text(upper)] + exact.arguments, isCondition: true)
+            p.sql == "?", p.arguments.count == 1, case .text(let prefix) = p.arguments[0], !prefix.isEmpty,
+            let upper = prefixUpperBound(prefix)
+        else { return exact }
+        return SQLFragment(
+            sql: "((\(b.sql) >= ? AND \(b.sql) < ?) AND \(exact.sql))",
+            arguments: [.text(prefix), .text(upper)] + exact.arguments, isCondition: true)
     }
-    func collect(_ leaves: inout PredicateLeaves) { collectLeaves(base, &leaves); collectLeaves(prefix, &leaves) }
+    func collect(_ leaves: inout PredicateLeaves) {
+        collectLeaves(base, &leaves)
+        collectLeaves(prefix, &leaves)
+    }
 }
 
 /// A regex `contains(/…/)` throws ``SwiftDataError/unsupportedPredicate``.

@@ -8,11 +8,15 @@ enum CollectionMember { case count, isEmpty, first, last }
 ///
 /// Inverse foreign key: `FROM "Tag" m1 WHERE m1."owner" = t."Z_PK"`.
 /// Join table: `FROM "Tag" m1 WHERE m1."Z_PK" IN (SELECT m1j."target_pk" FROM "Z_Post_tags" m1j WHERE m1j."source_pk" = t."Z_PK")`.
-func toManyScope(_ row: RowScope, _ base: SQLFragment, _ slot: ModelLayout.Slot, _ t: SQLTranslation) throws -> SQLFragment {
+func toManyScope(_ row: RowScope, _ base: SQLFragment, _ slot: ModelLayout.Slot, _ t: SQLTranslation) throws
+    -> SQLFragment
+{
     // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
     guard let mapping = t.mapping, let target = slot.target, let tl = try? ModelLayout.of(target),
-          let tt = mapping.table(for: tl), let storage = mapping.storage(of: row.layout, slot: slot.index) else {
-        throw t.unsupportedKeyPath("\(row.layout.name).\(slot.name) has no relationship storage in this store", entity: row.layout.name)
+        let tt = mapping.table(for: tl), let storage = mapping.storage(of: row.layout, slot: slot.index)
+    else {
+        throw t.unsupportedKeyPath(
+            "\(row.layout.name).\(slot.name) has no relationship storage in this store", entity: row.layout.name)
     }
     let (alias, inner) = t.nested("m")
     var condition: String
@@ -21,17 +25,21 @@ func toManyScope(_ row: RowScope, _ base: SQLFragment, _ slot: ModelLayout.Slot,
         condition = "\(alias).\(quoteIdentifier(column)) = \(base.sql)"
     case .joinTable(let name, let own, let other):
         let j = alias + "j"
-        condition = "\(alias).\"Z_PK\" IN (SELECT \(j).\(quoteIdentifier(other)) FROM \(quoteIdentifier(name)) \(j) WHERE \(j).\(quoteIdentifier(own)) = \(base.sql))"
+        condition =
+            "\(alias).\"Z_PK\" IN (SELECT \(j).\(quoteIdentifier(other)) FROM \(quoteIdentifier(name)) \(j) WHERE \(j).\(quoteIdentifier(own)) = \(base.sql))"
     case .foreignKey:
-        throw t.unsupportedKeyPath("\(row.layout.name).\(slot.name) is stored as a foreign key, not a to-many relationship", entity: row.layout.name)
+        throw t.unsupportedKeyPath(
+            "\(row.layout.name).\(slot.name) is stored as a foreign key, not a to-many relationship",
+            entity: row.layout.name)
     }
     let kinds = tt.entityIDs(kindOf: tl)
     if kinds.count < tt.entities.count {
         condition += " AND \(alias).\"Z_ENT\" IN (\(kinds.map(String.init).joined(separator: ", ")))"
     }
     var f = SQLFragment(sql: "NULL")
-    f.toMany = ToManyScope(layout: tl, table: tt, alias: alias, from: "\(quoteIdentifier(tt.name)) \(alias)",
-                           condition: condition, arguments: base.arguments, depth: inner.depth)
+    f.toMany = ToManyScope(
+        layout: tl, table: tt, alias: alias, from: "\(quoteIdentifier(tt.name)) \(alias)",
+        condition: condition, arguments: base.arguments, depth: inner.depth)
     return f
 }
 
@@ -39,7 +47,9 @@ func toManyScope(_ row: RowScope, _ base: SQLFragment, _ slot: ModelLayout.Slot,
 /// `$0.tags.isEmpty` → `(NOT EXISTS (SELECT 1 FROM "Tag" m1 WHERE <link>))`, a condition, so both
 /// `!$0.tags.isEmpty` and `$0.tags.isEmpty == false` work. `first` / `last` throw: to-many
 /// relationships have no stored order.
-func toManyMember(_ many: ToManyScope, _ member: CollectionMember?, _ what: String, _ t: SQLTranslation) throws -> SQLFragment {
+func toManyMember(_ many: ToManyScope, _ member: CollectionMember?, _ what: String, _ t: SQLTranslation) throws
+    -> SQLFragment
+{
     let sub = "FROM \(many.from) WHERE \(many.condition)"
     switch member {
     case .count?:
@@ -47,12 +57,16 @@ func toManyMember(_ many: ToManyScope, _ member: CollectionMember?, _ what: Stri
     case .isEmpty?:
         return SQLFragment(sql: "(NOT EXISTS (SELECT 1 \(sub)))", arguments: many.arguments, isCondition: true)
     default:
-        throw t.unsupportedKeyPath("\(what) on a to-many relationship (relationships are unordered sets in the store; only count, isEmpty, contains(where:), allSatisfy and filter are supported)")
+        throw t.unsupportedKeyPath(
+            "\(what) on a to-many relationship (relationships are unordered sets in the store; only count, isEmpty, contains(where:), allSatisfy and filter are supported)"
+        )
     }
 }
 
 /// The translation for a closure over the elements of `many`, with `variable` bound to an element.
-func elementTranslation(_ many: ToManyScope, _ key: PredicateExpressions.VariableID, _ t: SQLTranslation) -> SQLTranslation {
+func elementTranslation(_ many: ToManyScope, _ key: PredicateExpressions.VariableID, _ t: SQLTranslation)
+    -> SQLTranslation
+{
     var inner = t
     inner.depth = many.depth
     inner.variables[key] = many.element
@@ -70,10 +84,14 @@ extension PredicateExpressions.SequenceContainsWhere: SQLPredicateExpression {
             throw t.unsupported("contains(where:) on a value that is not a to-many relationship")
         }
         let test = condition(try translate(self.test, elementTranslation(many, variable.key, t)))
-        return SQLFragment(sql: "EXISTS (SELECT 1 FROM \(many.from) WHERE \(many.condition) AND \(test.sql))",
-                           arguments: many.arguments + test.arguments, isCondition: true)
+        return SQLFragment(
+            sql: "EXISTS (SELECT 1 FROM \(many.from) WHERE \(many.condition) AND \(test.sql))",
+            arguments: many.arguments + test.arguments, isCondition: true)
     }
-    func collect(_ leaves: inout PredicateLeaves) { collectLeaves(sequence, &leaves); collectLeaves(test, &leaves) }
+    func collect(_ leaves: inout PredicateLeaves) {
+        collectLeaves(sequence, &leaves)
+        collectLeaves(test, &leaves)
+    }
 }
 
 /// `$0.tags.allSatisfy { $0.isPublic }` — true when `tags` is empty, as in Swift:
@@ -87,10 +105,14 @@ extension PredicateExpressions.SequenceAllSatisfy: SQLPredicateExpression {
             throw t.unsupported("allSatisfy on a value that is not a to-many relationship")
         }
         let test = nonNull(try translate(self.test, elementTranslation(many, variable.key, t)))
-        return SQLFragment(sql: "(NOT EXISTS (SELECT 1 FROM \(many.from) WHERE \(many.condition) AND NOT \(test.sql)))",
-                           arguments: many.arguments + test.arguments, isCondition: true)
+        return SQLFragment(
+            sql: "(NOT EXISTS (SELECT 1 FROM \(many.from) WHERE \(many.condition) AND NOT \(test.sql)))",
+            arguments: many.arguments + test.arguments, isCondition: true)
     }
-    func collect(_ leaves: inout PredicateLeaves) { collectLeaves(sequence, &leaves); collectLeaves(test, &leaves) }
+    func collect(_ leaves: inout PredicateLeaves) {
+        collectLeaves(sequence, &leaves)
+        collectLeaves(test, &leaves)
+    }
 }
 
 /// `$0.tags.filter { $0.isPublic }` — the same subquery scope with the test added, for
@@ -111,5 +133,8 @@ extension PredicateExpressions.Filter: SQLPredicateExpression {
         f.toMany = many
         return f
     }
-    func collect(_ leaves: inout PredicateLeaves) { collectLeaves(sequence, &leaves); collectLeaves(filter, &leaves) }
+    func collect(_ leaves: inout PredicateLeaves) {
+        collectLeaves(sequence, &leaves)
+        collectLeaves(filter, &leaves)
+    }
 }

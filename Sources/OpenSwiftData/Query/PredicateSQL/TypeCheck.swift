@@ -6,7 +6,7 @@ func entityTest(_ row: RowScope, _ pk: SQLFragment, _ desired: Any.Type, _ t: SQ
     guard let model = desired as? any PersistentModel.Type else { return nil }
     // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
     guard let dl = try? ModelLayout.of(model), t.mapping?.table(for: dl) === row.table else {
-        return SQLFragment(sql: "0", isCondition: true)   // not in this hierarchy
+        return SQLFragment(sql: "0", isCondition: true)  // not in this hierarchy
     }
     let ids = row.table.entityIDs(kindOf: dl).map(String.init).joined(separator: ", ")
     if ids.isEmpty { return SQLFragment(sql: "0", isCondition: true) }
@@ -14,8 +14,10 @@ func entityTest(_ row: RowScope, _ pk: SQLFragment, _ desired: Any.Type, _ t: SQ
         return SQLFragment(sql: "(\(alias).\"Z_ENT\" IN (\(ids)))", isCondition: true)
     }
     let (alias, _) = t.nested("r")
-    return SQLFragment(sql: "coalesce((SELECT \(alias).\"Z_ENT\" IN (\(ids)) FROM \(quoteIdentifier(row.table.name)) \(alias) WHERE \(alias).\"Z_PK\" = \(pk.sql)), 0)",
-                       arguments: pk.arguments, isCondition: true)
+    return SQLFragment(
+        sql:
+            "coalesce((SELECT \(alias).\"Z_ENT\" IN (\(ids)) FROM \(quoteIdentifier(row.table.name)) \(alias) WHERE \(alias).\"Z_PK\" = \(pk.sql)), 0)",
+        arguments: pk.arguments, isCondition: true)
 }
 
 /// `$0 is Sub` → `(t."Z_ENT" IN (2, 3))` — the entity ids of `Sub` and its subclasses.
@@ -39,11 +41,13 @@ extension PredicateExpressions.ConditionalCast: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
         let i = try translate(input, t)
         guard let row = i.row, let test = try entityTest(row, i, Desired.self, t),
-              // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
-              let dl = (Desired.self as? any PersistentModel.Type).flatMap({ try? ModelLayout.of($0) }) else {
+            // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
+            let dl = (Desired.self as? any PersistentModel.Type).flatMap({ try? ModelLayout.of($0) })
+        else {
             throw t.unsupported("`as? \(Desired.self)` on a value that is not a model")
         }
-        var f = SQLFragment(sql: "CASE WHEN \(test.sql) THEN \(i.sql) END", arguments: test.arguments + i.arguments, isRow: true)
+        var f = SQLFragment(
+            sql: "CASE WHEN \(test.sql) THEN \(i.sql) END", arguments: test.arguments + i.arguments, isRow: true)
         f.row = RowScope(layout: dl, table: row.table, alias: row.alias)
         return f
     }

@@ -24,13 +24,18 @@ extension PredicateExpressions.KeyPath: SQLPredicateExpression {
         if let many = base.toMany { return try toManyMember(many, member, "\(keyPath)", t) }
         guard let row = base.row else {
             if let f = valueMember(base, member) { return f }
-            throw t.unsupportedKeyPath("\(keyPath) reads a property of a value (only stored attributes and relationships of models can be queried; sub-properties such as uuidString, String.count or first/last of a value cannot)")
+            throw t.unsupportedKeyPath(
+                "\(keyPath) reads a property of a value (only stored attributes and relationships of models can be queried; sub-properties such as uuidString, String.count or first/last of a value cannot)"
+            )
         }
         let layout = row.layout
         // A key path through a protocol requirement (`\T.name`, `T: Keyed`) is identified by probing.
         var probedSlot: Int?
         if layout.slotByKeyPath[keyPath] == nil, Output.self != PersistentIdentifier.self,
-           case .attribute(let s)? = layout.probe(keyPath) { probedSlot = s }
+            case .attribute(let s)? = layout.probe(keyPath)
+        {
+            probedSlot = s
+        }
         guard let slot = layout.slotByKeyPath[keyPath] ?? probedSlot else {
             if Output.self == PersistentIdentifier.self {
                 // `$0.persistentModelID` → the row's primary key (captured identifiers bind theirs).
@@ -40,16 +45,21 @@ extension PredicateExpressions.KeyPath: SQLPredicateExpression {
                 f.relationshipTarget = nil
                 return f
             }
-            throw t.unsupportedKeyPath("\(keyPath) is not a stored attribute of \(layout.name) (transient or computed properties cannot be queried)", entity: layout.name)
+            throw t.unsupportedKeyPath(
+                "\(keyPath) is not a stored attribute of \(layout.name) (transient or computed properties cannot be queried)",
+                entity: layout.name)
         }
         let s = layout.slots[slot]
         if s.isToMany { return try toManyScope(row, base, s, t) }
         if case .toOne = s.kind, let storage = t.mapping?.storage(of: layout, slot: slot),
-           case .inverseForeignKey(let table, let column) = storage {
+            case .inverseForeignKey(let table, let column) = storage
+        {
             // The target holds the key: (SELECT r."Z_PK" FROM "Target" r WHERE r."fk" = <row>)
             let (alias, _) = t.nested("r")
-            var f = SQLFragment(sql: "(SELECT \(alias).\"Z_PK\" FROM \(quoteIdentifier(table.name)) \(alias) WHERE \(alias).\(quoteIdentifier(column)) = \(base.sql))",
-                                arguments: base.arguments)
+            var f = SQLFragment(
+                sql:
+                    "(SELECT \(alias).\"Z_PK\" FROM \(quoteIdentifier(table.name)) \(alias) WHERE \(alias).\(quoteIdentifier(column)) = \(base.sql))",
+                arguments: base.arguments)
             // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
             if let target = s.target, let tl = try? ModelLayout.of(target) {
                 f.relationshipTarget = tl
@@ -59,14 +69,16 @@ extension PredicateExpressions.KeyPath: SQLPredicateExpression {
             return f
         }
         guard let column = row.table.column(layout, slot) else {
-            throw SwiftDataError(SwiftDataError.unsupportedKeyPath.code,
-                                 "\(layout.name).\(s.name) has no column (ephemeral attributes are not stored)",
-                                 entityName: layout.name, propertyName: s.name)
+            throw SwiftDataError(
+                SwiftDataError.unsupportedKeyPath.code,
+                "\(layout.name).\(s.name) has no column (ephemeral attributes are not stored)",
+                entityName: layout.name, propertyName: s.name)
         }
         if let codec = s.codec, !codec.isComparableInSQL {
-            throw SwiftDataError(SwiftDataError.unsupportedKeyPath.code,
-                                 "\(layout.name).\(s.name) is a \(codec.kind == .json ? "Codable value (stored as one column per element, or as JSON)" : "transformed value") and cannot be compared in a predicate; compare a stored attribute instead",
-                                 entityName: layout.name, propertyName: s.name)
+            throw SwiftDataError(
+                SwiftDataError.unsupportedKeyPath.code,
+                "\(layout.name).\(s.name) is a \(codec.kind == .json ? "Codable value (stored as one column per element, or as JSON)" : "transformed value") and cannot be compared in a predicate; compare a stored attribute instead",
+                entityName: layout.name, propertyName: s.name)
         }
         var f: SQLFragment
         if let alias = row.alias {
@@ -78,8 +90,10 @@ extension PredicateExpressions.KeyPath: SQLPredicateExpression {
             f.isNonNull = s.codec.map { !$0.isOptional } ?? false
         } else {
             let (alias, _) = t.nested("r")
-            f = SQLFragment(sql: "(SELECT \(alias).\(quoteIdentifier(column)) FROM \(quoteIdentifier(row.table.name)) \(alias) WHERE \(alias).\"Z_PK\" = \(base.sql))",
-                            arguments: base.arguments, codec: s.codec)
+            f = SQLFragment(
+                sql:
+                    "(SELECT \(alias).\(quoteIdentifier(column)) FROM \(quoteIdentifier(row.table.name)) \(alias) WHERE \(alias).\"Z_PK\" = \(base.sql))",
+                arguments: base.arguments, codec: s.codec)
         }
         // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
         if let target = s.target, let tl = try? ModelLayout.of(target) {
@@ -175,6 +189,7 @@ func sqlArgument(_ value: Any, _ scope: IdentifierScope?) throws -> SQLValue {
         let pk = m.persistentBackingData.pk
         return pk == 0 ? .integer(-1) : .integer(pk)
     }
-    throw SwiftDataError(SwiftDataError.unsupportedPredicate.code,
-                         "a captured \(type(of: v)) value cannot be compared in SQL")
+    throw SwiftDataError(
+        SwiftDataError.unsupportedPredicate.code,
+        "a captured \(type(of: v)) value cannot be compared in SQL")
 }

@@ -37,8 +37,9 @@ extension BinaryPropertyList {
             let topObject = Reader.uint(bytes[(t + 16)..<(t + 24)])
             let tableOffset = Reader.uint(bytes[(t + 24)..<(t + 32)])
             guard (1...8).contains(offsetSize), (1...8).contains(refSize), count > 0, topObject < count,
-                  count <= UInt64(t), tableOffset <= UInt64(t),
-                  UInt64(t) - tableOffset >= count * UInt64(offsetSize) else {
+                count <= UInt64(t), tableOffset <= UInt64(t),
+                UInt64(t) - tableOffset >= count * UInt64(offsetSize)
+            else {
                 throw DecodingError(message: "the trailer's sizes do not fit the data")
             }
             var offsets: [Int] = []
@@ -77,7 +78,9 @@ extension BinaryPropertyList {
             }
             let size = 1 << Int(intMarker & 0x0F)
             let value = Reader.uint(try take(offset + 2, size))
-            guard value <= UInt64(bytes.count) else { throw DecodingError(message: "count \(value) at \(offset) is larger than the data") }
+            guard value <= UInt64(bytes.count) else {
+                throw DecodingError(message: "count \(value) at \(offset) is larger than the data")
+            }
             return (Int(value), offset + 2 + size)
         }
 
@@ -96,15 +99,20 @@ extension BinaryPropertyList {
                 switch marker {
                 case 0x08: return .bool(false)
                 case 0x09: return .bool(true)
-                default: throw DecodingError(message: "unsupported marker 0x\(String(marker, radix: 16)) (null or fill) at \(offset)")
+                default:
+                    throw DecodingError(
+                        message: "unsupported marker 0x\(String(marker, radix: 16)) (null or fill) at \(offset)")
                 }
             case 0x1:
                 let n = Int(marker & 0x0F)
                 guard n <= 4 else { throw DecodingError(message: "integer of 2^\(n) bytes at \(offset)") }
                 let raw = try take(offset + 1, 1 << n)
                 if n == 4 {  // 16 bytes: a 128-bit integer; only values that fit Int64 are accepted
-                    let high = Reader.uint(raw.prefix(8)), low = Reader.uint(raw.suffix(8))
-                    guard high == 0, low <= UInt64(Int64.max) else { throw DecodingError(message: "integer at \(offset) does not fit 64 bits") }
+                    let high = Reader.uint(raw.prefix(8))
+                    let low = Reader.uint(raw.suffix(8))
+                    guard high == 0, low <= UInt64(Int64.max) else {
+                        throw DecodingError(message: "integer at \(offset) does not fit 64 bits")
+                    }
                     return .integer(Int64(low))
                 }
                 let value = Reader.uint(raw)
@@ -117,14 +125,17 @@ extension BinaryPropertyList {
                 }
             case 0x3:
                 guard marker == 0x33 else { throw DecodingError(message: "bad date marker at \(offset)") }
-                return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: Reader.uint(try take(offset + 1, 8)))))
+                return .date(
+                    Date(timeIntervalSinceReferenceDate: Double(bitPattern: Reader.uint(try take(offset + 1, 8)))))
             case 0x4:
                 let (n, start) = try count(marker, at: offset)
                 return .data(Data(try take(start, n)))
             case 0x5:
                 let (n, start) = try count(marker, at: offset)
                 let raw = try take(start, n)
-                guard raw.allSatisfy({ $0 < 0x80 }) else { throw DecodingError(message: "ASCII string at \(offset) has non-ASCII bytes") }
+                guard raw.allSatisfy({ $0 < 0x80 }) else {
+                    throw DecodingError(message: "ASCII string at \(offset) has non-ASCII bytes")
+                }
                 return .string(String(decoding: raw, as: UTF8.self))
             case 0x6:
                 let (n, start) = try count(marker, at: offset)
@@ -132,27 +143,33 @@ extension BinaryPropertyList {
                 var units: [UInt16] = []
                 units.reserveCapacity(n)
                 var i = raw.startIndex
-                while i < raw.endIndex { units.append(UInt16(raw[i]) << 8 | UInt16(raw[i + 1])); i += 2 }
+                while i < raw.endIndex {
+                    units.append(UInt16(raw[i]) << 8 | UInt16(raw[i + 1]))
+                    i += 2
+                }
                 return .string(String(decoding: units, as: UTF16.self))
             case 0x8:
                 return .uid(Reader.uint(try take(offset + 1, Int(marker & 0x0F) + 1)))
             case 0xA, 0xC:
                 let (n, start) = try count(marker, at: offset)
-                return .array(try collection(index) { reader in
-                    try (0..<n).map { try reader.object(try reader.ref(start, $0), depth: depth + 1) }
-                })
+                return .array(
+                    try collection(index) { reader in
+                        try (0..<n).map { try reader.object(try reader.ref(start, $0), depth: depth + 1) }
+                    })
             case 0xD:
                 let (n, start) = try count(marker, at: offset)
-                return .dictionary(try collection(index) { reader in
-                    var dict: [String: PropertyListValue] = [:]
-                    for i in 0..<n {
-                        guard case .string(let key) = try reader.object(try reader.ref(start, i), depth: depth + 1) else {
-                            throw DecodingError(message: "dictionary at \(offset) has a key that is not a string")
+                return .dictionary(
+                    try collection(index) { reader in
+                        var dict: [String: PropertyListValue] = [:]
+                        for i in 0..<n {
+                            guard case .string(let key) = try reader.object(try reader.ref(start, i), depth: depth + 1)
+                            else {
+                                throw DecodingError(message: "dictionary at \(offset) has a key that is not a string")
+                            }
+                            dict[key] = try reader.object(try reader.ref(start, n + i), depth: depth + 1)
                         }
-                        dict[key] = try reader.object(try reader.ref(start, n + i), depth: depth + 1)
-                    }
-                    return dict
-                })
+                        return dict
+                    })
             default:
                 throw DecodingError(message: "unknown marker 0x\(String(marker, radix: 16)) at \(offset)")
             }

@@ -49,8 +49,8 @@ enum BinaryPropertyList {
     }
 
     private struct Writer {
-        var objects: [[UInt8]] = []        // each object's bytes; refs patched in `finish`
-        var refs: [[Int]] = []              // each collection object's referenced indexes
+        var objects: [[UInt8]] = []  // each object's bytes; refs patched in `finish`
+        var refs: [[Int]] = []  // each collection object's referenced indexes
         var unique: [PropertyListValue: Int] = [:]
 
         mutating func add(_ value: PropertyListValue) -> Int {

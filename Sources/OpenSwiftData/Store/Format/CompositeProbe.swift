@@ -103,7 +103,7 @@ private struct ProbeDecoder: Decoder {
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer { ProbeUnkeyed() }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        if records { throw CompositeProbe.Unsupported() }   // a wrapper, not a struct of fields
+        if records { throw CompositeProbe.Unsupported() }  // a wrapper, not a struct of fields
         return ProbeSingle(recorder: recorder)
     }
 }
@@ -142,14 +142,17 @@ private struct ProbeKeyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     private func value<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T {
         if records {
-            recorder.elements.append(StoreModel.Attribute(name: key.stringValue, type: CompositeProbe.elementType(T.self),
-                                                          isOptional: true))
+            recorder.elements.append(
+                StoreModel.Attribute(
+                    name: key.stringValue, type: CompositeProbe.elementType(T.self),
+                    isOptional: true))
         }
         return try probeValue(T.self, recorder)
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
-        -> KeyedDecodingContainer<NestedKey> {
+        -> KeyedDecodingContainer<NestedKey>
+    {
         if records { throw CompositeProbe.Unsupported() }
         return KeyedDecodingContainer(ProbeKeyed<NestedKey>(recorder: recorder, records: false))
     }
@@ -187,7 +190,8 @@ private struct ProbeUnkeyed: UnkeyedDecodingContainer {
     mutating func decode(_ type: UInt32.Type) throws -> UInt32 { throw CompositeProbe.Unsupported() }
     mutating func decode(_ type: UInt64.Type) throws -> UInt64 { throw CompositeProbe.Unsupported() }
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
-        -> KeyedDecodingContainer<NestedKey> { throw CompositeProbe.Unsupported() }
+        -> KeyedDecodingContainer<NestedKey>
+    { throw CompositeProbe.Unsupported() }
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer { throw CompositeProbe.Unsupported() }
     mutating func superDecoder() throws -> any Decoder { throw CompositeProbe.Unsupported() }
 }

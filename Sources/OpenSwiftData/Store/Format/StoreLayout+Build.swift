@@ -19,11 +19,16 @@ extension StoreLayout {
         entities = builder.entityLayouts
         tables = builder.tables
         joinTables = builder.joinTables
-        primaryKeyRows = builder.order.map { PrimaryKeyRow(entity: builder.number[$0]!, name: $0, superEntity: builder.superNumber($0)) }
+        primaryKeyRows =
+            builder.order.map {
+                PrimaryKeyRow(entity: builder.number[$0]!, name: $0, superEntity: builder.superNumber($0))
+            }
             + (options.includesHistory ? StoreLayout.historyPrimaryKeyRows : [])
         let (triggers, skipped) = builder.derivedAttributeTriggers()
-        statements = builder.tableStatements() + StoreLayout.metadataTableStatements
-            + (options.includesHistory ? StoreLayout.historyTableStatements(tombstones: model.maximumTombstoneCount) : [])
+        statements =
+            builder.tableStatements() + StoreLayout.metadataTableStatements
+            + (options.includesHistory
+                ? StoreLayout.historyTableStatements(tombstones: model.maximumTombstoneCount) : [])
             + builder.indexStatements()
             + (options.includesHistory ? StoreLayout.historyIndexStatements : [])
             + triggers
@@ -90,13 +95,18 @@ extension StoreLayout {
                 for c in hierarchy(of: root).flatMap(candidates(of:)) {
                     var name = c.base
                     var suffix = 1
-                    while taken.contains(name) { name = c.base + String(suffix); suffix += 1 }
+                    while taken.contains(name) {
+                        name = c.base + String(suffix)
+                        suffix += 1
+                    }
                     taken.insert(name)
                     named.append((Column(name: name, type: c.type, role: c.role), c.rank))
                     if let p = c.property { columnsOf[p.entity, default: [:]][p.name, default: []].append(name) }
                 }
                 // A stable sort by storage class (Swift's sort is not stable: sort the indices).
-                let sorted = named.indices.sorted { (named[$0].rank, $0) < (named[$1].rank, $1) }.map { named[$0].column }
+                let sorted = named.indices.sorted { (named[$0].rank, $0) < (named[$1].rank, $1) }.map {
+                    named[$0].column
+                }
                 tables.append(Table(name: tableName(root), root: root, entities: hierarchy(of: root), columns: sorted))
             }
         }
@@ -111,27 +121,38 @@ extension StoreLayout {
                 if a.isComposite {
                     for element in a.elements where !element.isTransient {
                         let (type, rank) = StoreLayout.columnType(element.type)
-                        out.append(Candidate(base: "Z" + StoreLayout.upper(element.name), type: type, rank: rank,
-                                             role: .element(entity: name, attribute: a.name, element: element.name),
-                                             property: (name, a.name)))
+                        out.append(
+                            Candidate(
+                                base: "Z" + StoreLayout.upper(element.name), type: type, rank: rank,
+                                role: .element(entity: name, attribute: a.name, element: element.name),
+                                property: (name, a.name)))
                     }
                 } else {
                     let (type, rank) = StoreLayout.columnType(a.type)
-                    out.append(Candidate(base: "Z" + StoreLayout.upper(a.name), type: type, rank: rank,
-                                         role: .attribute(entity: name, attribute: a.name), property: (name, a.name)))
+                    out.append(
+                        Candidate(
+                            base: "Z" + StoreLayout.upper(a.name), type: type, rank: rank,
+                            role: .attribute(entity: name, attribute: a.name), property: (name, a.name)))
                 }
             }
-            for r in e.relationships.sorted(by: { StoreModel.precedes($0.name, $1.name) }) where !r.isTransient && !r.isToMany {
-                out.append(Candidate(base: "Z" + StoreLayout.upper(r.name), type: .integer, rank: 0,
-                                     role: .toOneKey(entity: name, relationship: r.name), property: (name, r.name)))
+            for r in e.relationships.sorted(by: { StoreModel.precedes($0.name, $1.name) })
+            where !r.isTransient && !r.isToMany {
+                out.append(
+                    Candidate(
+                        base: "Z" + StoreLayout.upper(r.name), type: .integer, rank: 0,
+                        role: .toOneKey(entity: name, relationship: r.name), property: (name, r.name)))
                 if !model.subentities(of: r.destination).isEmpty {
-                    out.append(Candidate(base: "Z\(number[r.destination]!)_" + StoreLayout.upper(r.name), type: .integer, rank: 0,
-                                         role: .toOneEntity(entity: name, relationship: r.name), property: nil))
+                    out.append(
+                        Candidate(
+                            base: "Z\(number[r.destination]!)_" + StoreLayout.upper(r.name), type: .integer, rank: 0,
+                            role: .toOneEntity(entity: name, relationship: r.name), property: nil))
                 }
             }
             for (owner, r) in oneWayToManys(into: name) {
-                out.append(Candidate(base: "Z\(number[owner]!)" + StoreLayout.upper(r.name), type: .integer, rank: 0,
-                                     role: .toManyKey(entity: owner, relationship: r.name), property: nil))
+                out.append(
+                    Candidate(
+                        base: "Z\(number[owner]!)" + StoreLayout.upper(r.name), type: .integer, rank: 0,
+                        role: .toManyKey(entity: owner, relationship: r.name), property: nil))
             }
             return out
         }
@@ -155,7 +176,8 @@ extension StoreLayout {
                 for r in model.entity(named: owner)!.relationships.sorted(by: { StoreModel.precedes($0.name, $1.name) })
                 where !r.isTransient && r.isToMany {
                     guard let inverseName = r.inverse, let inverse = model.relationship(inverseName, of: r.destination),
-                          inverse.isToMany else { continue }
+                        inverse.isToMany
+                    else { continue }
                     let declarer = declaringEntity(of: inverseName, from: r.destination)
                     let namesTable: Bool
                     if r.name != inverseName {
@@ -168,8 +190,10 @@ extension StoreLayout {
                     let first = "Z_\(number[owner]!)" + StoreLayout.upper(inverseName)
                     var second = "Z_\(number[r.destination]!)" + StoreLayout.upper(r.name)
                     if second == first { second += "1" }  // a relationship that is its own inverse (a guess)
-                    joinTables.append(JoinTable(name: table, entity: owner, relationship: r.name,
-                                                ownerColumn: first, destinationColumn: second))
+                    joinTables.append(
+                        JoinTable(
+                            name: table, entity: owner, relationship: r.name,
+                            ownerColumn: first, destinationColumn: second))
                 }
             }
         }
@@ -186,10 +210,14 @@ extension StoreLayout {
                 for holder in model.lineage(of: name) {
                     let e = holder
                     for a in e.attributes {
-                        guard !a.isTransient, let columns = columnsOf[e.name]?[a.name] else { properties[a.name] = .notStored; continue }
+                        guard !a.isTransient, let columns = columnsOf[e.name]?[a.name] else {
+                            properties[a.name] = .notStored
+                            continue
+                        }
                         if a.isComposite {
                             let elements = a.elements.filter { !$0.isTransient }
-                            properties[a.name] = .composite(zip(elements, columns).map { ElementColumn(element: $0.name, column: $1) })
+                            properties[a.name] = .composite(
+                                zip(elements, columns).map { ElementColumn(element: $0.name, column: $1) })
                         } else {
                             properties[a.name] = .column(columns[0])
                         }
@@ -197,8 +225,10 @@ extension StoreLayout {
                     for p in e.fetchedProperties { properties[p] = .notStored }
                     for r in e.relationships { properties[r.name] = storage(of: r, declaredBy: e.name) }
                 }
-                entityLayouts.append(EntityLayout(name: name, number: number[name]!, superNumber: superNumber(name),
-                                                  table: tableName(name), properties: properties))
+                entityLayouts.append(
+                    EntityLayout(
+                        name: name, number: number[name]!, superNumber: superNumber(name),
+                        table: tableName(name), properties: properties))
             }
         }
 
@@ -212,15 +242,18 @@ extension StoreLayout {
                 return .toOne(key: key, entity: entity)
             }
             guard let inverseName = r.inverse, let inverse = model.relationship(inverseName, of: r.destination) else {
-                let key = destinationTable.columns.first { $0.role == .toManyKey(entity: owner, relationship: r.name) }!.name
+                let key = destinationTable.columns.first { $0.role == .toManyKey(entity: owner, relationship: r.name) }!
+                    .name
                 return .toManyWithoutInverse(table: destinationTable.name, key: key)
             }
             if !inverse.isToMany {
                 let declarer = declaringEntity(of: inverseName, from: r.destination)
-                return .toManyThroughInverse(table: destinationTable.name, key: columnsOf[declarer]?[inverseName]?.first ?? "")
+                return .toManyThroughInverse(
+                    table: destinationTable.name, key: columnsOf[declarer]?[inverseName]?.first ?? "")
             }
             if let join = joinTables.first(where: { $0.entity == owner && $0.relationship == r.name }) {
-                return .manyToMany(joinTable: join.name, ownColumn: join.ownerColumn, otherColumn: join.destinationColumn)
+                return .manyToMany(
+                    joinTable: join.name, ownColumn: join.ownerColumn, otherColumn: join.destinationColumn)
             }
             let declarer = declaringEntity(of: inverseName, from: r.destination)
             let join = joinTables.first { $0.entity == declarer && $0.relationship == inverseName }!
@@ -237,12 +270,15 @@ extension StoreLayout {
 
         func tableStatements() -> [String] {
             var out = tables.map { t in
-                let columns = (["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
+                let columns =
+                    (["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
                     + t.columns.map { "\($0.name) \($0.type.rawValue)" }).joined(separator: ", ")
                 return "CREATE TABLE \(t.name) ( \(columns) )"
             }
             for j in joinTables {
-                out.append("CREATE TABLE \(j.name) ( \(j.ownerColumn) INTEGER, \(j.destinationColumn) INTEGER, PRIMARY KEY (\(j.ownerColumn), \(j.destinationColumn)) )")
+                out.append(
+                    "CREATE TABLE \(j.name) ( \(j.ownerColumn) INTEGER, \(j.destinationColumn) INTEGER, PRIMARY KEY (\(j.ownerColumn), \(j.destinationColumn)) )"
+                )
             }
             return out
         }
@@ -253,22 +289,28 @@ extension StoreLayout {
                 if t.entities.count > 1 { out.append("CREATE INDEX \(t.name)_Z_ENT_INDEX ON \(t.name) (Z_ENT)") }
                 for c in t.columns {
                     switch c.role {
-                    case .toOneKey, .toManyKey: out.append("CREATE INDEX \(t.name)_\(c.name)_INDEX ON \(t.name) (\(c.name))")
+                    case .toOneKey, .toManyKey:
+                        out.append("CREATE INDEX \(t.name)_\(c.name)_INDEX ON \(t.name) (\(c.name))")
                     default: break
                     }
                 }
             }
             for j in joinTables {
-                out.append("CREATE INDEX \(j.name)_\(j.destinationColumn)_INDEX ON \(j.name) (\(j.destinationColumn), \(j.ownerColumn))")
+                out.append(
+                    "CREATE INDEX \(j.name)_\(j.destinationColumn)_INDEX ON \(j.name) (\(j.destinationColumn), \(j.ownerColumn))"
+                )
             }
             for name in order {
                 let e = model.entity(named: name)!
                 let table = tableName(name)
                 func binary(_ properties: [String]) -> String {
-                    properties.flatMap { columns(of: $0, in: name) }.map { "\($0) COLLATE BINARY ASC" }.joined(separator: ", ")
+                    properties.flatMap { columns(of: $0, in: name) }.map { "\($0) COLLATE BINARY ASC" }.joined(
+                        separator: ", ")
                 }
                 for constraint in e.uniquenessConstraints {
-                    out.append("CREATE UNIQUE INDEX Z_\(name)_UNIQUE_\(constraint.joined(separator: "_")) ON \(table) (\(binary(constraint)))")
+                    out.append(
+                        "CREATE UNIQUE INDEX Z_\(name)_UNIQUE_\(constraint.joined(separator: "_")) ON \(table) (\(binary(constraint)))"
+                    )
                 }
                 for index in e.indexes {
                     out.append("CREATE INDEX Z_\(name)_\(index.name) ON \(table) (\(binary(index.propertyNames)))")
@@ -279,22 +321,25 @@ extension StoreLayout {
 
         /// The triggers of `count:(toMany)` derived attributes, and the attributes skipped.
         func derivedAttributeTriggers() -> (statements: [String], skipped: [String]) {
-            var out: [String] = [], skipped: [String] = []
+            var out: [String] = []
+            var skipped: [String] = []
             for name in order {
                 for a in model.entity(named: name)!.attributes {
                     guard let derivation = a.derivation else { continue }
                     let expression = derivation.expression
                     guard derivation.filter == nil, expression.hasPrefix("count:("), expression.hasSuffix(")"),
-                          let r = model.relationship(String(expression.dropFirst(7).dropLast()), of: name),
-                          r.isToMany, let inverseName = r.inverse,
-                          let inverse = model.relationship(inverseName, of: r.destination), !inverse.isToMany,
-                          let column = columns(of: a.name, in: name).first,
-                          let key = columns(of: inverseName, in: r.destination).first else {
+                        let r = model.relationship(String(expression.dropFirst(7).dropLast()), of: name),
+                        r.isToMany, let inverseName = r.inverse,
+                        let inverse = model.relationship(inverseName, of: r.destination), !inverse.isToMany,
+                        let column = columns(of: a.name, in: name).first,
+                        let key = columns(of: inverseName, in: r.destination).first
+                    else {
                         skipped.append("\(name).\(a.name)")
                         continue
                     }
-                    out += StoreLayout.countTriggers(entity: name, attribute: a.name, table: tableName(name), column: column,
-                                                     destinationTable: tableName(r.destination), key: key)
+                    out += StoreLayout.countTriggers(
+                        entity: name, attribute: a.name, table: tableName(name), column: column,
+                        destinationTable: tableName(r.destination), key: key)
                 }
             }
             return (out, skipped)

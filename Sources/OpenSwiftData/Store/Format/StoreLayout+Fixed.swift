@@ -83,8 +83,10 @@ extension StoreLayout {
     /// without it fails the statement that fires the trigger ("no such function"), so a store
     /// that runs them must register a function of that name (Core Data-only models use derived
     /// attributes; SwiftData cannot declare them).
-    static func countTriggers(entity: String, attribute: String, table: String, column: String,
-                              destinationTable: String, key: String) -> [String] {
+    static func countTriggers(
+        entity: String, attribute: String, table: String, column: String,
+        destinationTable: String, key: String
+    ) -> [String] {
         let prefix = "Z_DA_\(destinationTable)_\(entity)_\(attribute)_PARAMETER"
         func notify(_ function: String, _ row: String) -> String {
             "SELECT \(function)('\(table)', Z_ENT, Z_PK, '\(attribute)', \(column)) FROM \(table) WHERE Z_PK = \(row); END"
@@ -95,13 +97,17 @@ extension StoreLayout {
                 + "UPDATE \(table) SET \(column) = (SELECT IFNULL(COUNT(\(key)), 0) FROM \(destinationTable) WHERE \(key) = NEW.Z_PK) WHERE Z_PK = NEW.Z_PK; "
                 + notify("NSCoreDataDATriggerInsertUpdatedAffectedObjectValue", "NEW.Z_PK"),
             "CREATE TRIGGER \(prefix)_DELETE AFTER DELETE ON \(destinationTable) FOR EACH ROW WHEN (OLD.\(key) NOT NULL) BEGIN "
-                + "UPDATE \(table) SET \(column) = \(column) - 1 WHERE Z_PK = OLD.\(key); " + notify(updated, "OLD.\(key)"),
+                + "UPDATE \(table) SET \(column) = \(column) - 1 WHERE Z_PK = OLD.\(key); "
+                + notify(updated, "OLD.\(key)"),
             "CREATE TRIGGER \(prefix)_INSERT AFTER INSERT ON \(destinationTable) FOR EACH ROW WHEN (NEW.\(key) NOT NULL) BEGIN "
-                + "UPDATE \(table) SET \(column) = IFNULL(\(column), 0) + 1 WHERE Z_PK = NEW.\(key); " + notify(updated, "NEW.\(key)"),
+                + "UPDATE \(table) SET \(column) = IFNULL(\(column), 0) + 1 WHERE Z_PK = NEW.\(key); "
+                + notify(updated, "NEW.\(key)"),
             "CREATE TRIGGER \(prefix)_UPDATE_DECREMENT AFTER UPDATE OF \(key) ON \(destinationTable) FOR EACH ROW WHEN (OLD.\(key) NOT NULL) BEGIN "
-                + "UPDATE \(table) SET \(column) = \(column) - 1 WHERE Z_PK = OLD.\(key); " + notify(updated, "OLD.\(key)"),
+                + "UPDATE \(table) SET \(column) = \(column) - 1 WHERE Z_PK = OLD.\(key); "
+                + notify(updated, "OLD.\(key)"),
             "CREATE TRIGGER \(prefix)_UPDATE_INCREMENT AFTER UPDATE OF \(key) ON \(destinationTable) FOR EACH ROW WHEN (NEW.\(key) NOT NULL) BEGIN "
-                + "UPDATE \(table) SET \(column) = \(column) + 1 WHERE Z_PK = NEW.\(key); " + notify(updated, "NEW.\(key)"),
+                + "UPDATE \(table) SET \(column) = \(column) + 1 WHERE Z_PK = NEW.\(key); "
+                + notify(updated, "NEW.\(key)"),
         ]
     }
 }

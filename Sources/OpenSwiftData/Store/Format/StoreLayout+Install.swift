@@ -30,8 +30,9 @@ extension StoreLayout {
     func createContents(on db: SQLiteConnection, metadata: StoreMetadata, skipping: Set<String>) throws {
         for statement in statements where !skipping.contains(statement) { try db.execute(statement) }
         for row in primaryKeyRows {
-            try db.run(StoreLayout.insertPrimaryKeySQL,
-                       [.integer(Int64(row.entity)), .text(row.name), .integer(Int64(row.superEntity)), .integer(0)])
+            try db.run(
+                StoreLayout.insertPrimaryKeySQL,
+                [.integer(Int64(row.entity)), .text(row.name), .integer(Int64(row.superEntity)), .integer(0)])
         }
         try db.run(StoreLayout.insertMetadataSQL, [.text(metadata.uuid), .blob(metadata.encodedPropertyList())])
     }

@@ -54,8 +54,12 @@ struct StoreLayout: Sendable {
 
     /// A column's declared type, as Core Data spells it.
     enum ColumnType: String, Hashable, Sendable {
-        case integer = "INTEGER", float = "FLOAT", timestamp = "TIMESTAMP", decimal = "DECIMAL"
-        case varchar = "VARCHAR", blob = "BLOB"
+        case integer = "INTEGER"
+        case float = "FLOAT"
+        case timestamp = "TIMESTAMP"
+        case decimal = "DECIMAL"
+        case varchar = "VARCHAR"
+        case blob = "BLOB"
     }
 
     /// What a column stores.

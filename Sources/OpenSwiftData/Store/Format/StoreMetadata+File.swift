@@ -19,26 +19,30 @@ extension StoreMetadata {
     ///   not a Core Data store).
     public static func read(contentsOf url: URL) throws -> StoreMetadata {
         guard FileManager.default.fileExists(atPath: url.path) else {
-            throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code, "there is no store file to read", url: url)
+            throw SwiftDataError(
+                SwiftDataError.loadIssueModelContainer.code, "there is no store file to read", url: url)
         }
         let db = try SQLiteStore.openConnection(url, mode: .readOnly)
         defer { db.close() }
         do {
-            let hasTable = try db.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'Z_METADATA'")
+            let hasTable = try db.scalar(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'Z_METADATA'")
             let columns = try db.rows("SELECT name FROM pragma_table_info('Z_METADATA')").compactMap { row -> String? in
                 if case .text(let name) = row.first { return name }
                 return nil
             }
             guard hasTable == .integer(1), Set(columns).isSuperset(of: ["Z_VERSION", "Z_UUID", "Z_PLIST"]) else {
-                throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
-                                     "the file has no Core Data Z_METADATA table; it is not a SwiftData or Core Data store",
-                                     url: url)
+                throw SwiftDataError(
+                    SwiftDataError.loadIssueModelContainer.code,
+                    "the file has no Core Data Z_METADATA table; it is not a SwiftData or Core Data store",
+                    url: url)
             }
             let rows = try db.rows("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1")
             guard let row = rows.first else {
-                throw SwiftDataError(SwiftDataError.loadIssueModelContainer.code,
-                                     "Z_METADATA has no row with Z_VERSION = 1; the store was never initialised",
-                                     url: url)
+                throw SwiftDataError(
+                    SwiftDataError.loadIssueModelContainer.code,
+                    "Z_METADATA has no row with Z_VERSION = 1; the store was never initialised",
+                    url: url)
             }
             guard case .blob(let plist) = row[1] else {
                 throw SwiftDataError(SwiftDataError.corruptStore.code, "Z_METADATA.Z_PLIST is not a blob", url: url)

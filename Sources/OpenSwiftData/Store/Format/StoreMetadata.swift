@@ -80,13 +80,16 @@ public struct StoreMetadata: Hashable, Sendable {
             }
             root = dict
         } catch let e as BinaryPropertyList.DecodingError {
-            throw SwiftDataError(SwiftDataError.corruptStore.code,
-                                 "Z_METADATA.Z_PLIST is not a readable binary property list", underlying: e)
+            throw SwiftDataError(
+                SwiftDataError.corruptStore.code,
+                "Z_METADATA.Z_PLIST is not a readable binary property list", underlying: e)
         }
         var rest = root
         func take<T>(_ key: String, _ cast: (PropertyListValue) -> T?) throws -> T? {
             guard let value = rest.removeValue(forKey: key) else { return nil }
-            guard let typed = cast(value) else { throw StoreMetadata.corrupt("\(key) in Z_METADATA.Z_PLIST has an unexpected type") }
+            guard let typed = cast(value) else {
+                throw StoreMetadata.corrupt("\(key) in Z_METADATA.Z_PLIST has an unexpected type")
+            }
             return typed
         }
         self.uuid = uuid

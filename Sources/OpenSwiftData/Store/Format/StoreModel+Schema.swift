@@ -17,8 +17,9 @@ extension StoreModel {
     /// stores (equal entity hashes). Where the mapping is a guess, ``attribute(_:codec:)`` and
     /// ``relationship(_:)`` say so.
     init(_ schema: Schema) {
-        self.init(entities: schema.entities.map(StoreModel.entity(from:)),
-                  versionIdentifiers: [schema.version.description])
+        self.init(
+            entities: schema.entities.map(StoreModel.entity(from:)),
+            versionIdentifiers: [schema.version.description])
     }
 
     /// One entity: the class's own (not inherited) properties and constraints.
@@ -54,17 +55,22 @@ extension StoreModel {
         switch codec.kind {
         case .transformable:
             out.type = .transformable
-            for option in a.options { if case .transformable(let name) = option.kind { out.valueTransformerName = name } }
+            for option in a.options {
+                if case .transformable(let name) = option.kind { out.valueTransformerName = name }
+            }
         case .native:
             out.type = AttributeType.native(codec.storedType) ?? .binaryData
         case .rawValue:
             out.type = .composite
             out.isEnumeration = true
-            out.elements = [Attribute(name: a.name, type: CompositeProbe.elementType(codec.storedType), isOptional: true)]
+            out.elements = [
+                Attribute(name: a.name, type: CompositeProbe.elementType(codec.storedType), isOptional: true)
+            ]
         case .json:
             if !a.options.contains(.codable), !(codec.storedType is any _CodableCollection.Type),
-               let decodable = codec.storedType as? any Decodable.Type,
-               let elements = CompositeProbe.elements(of: decodable) {
+                let decodable = codec.storedType as? any Decodable.Type,
+                let elements = CompositeProbe.elements(of: decodable)
+            {
                 out.type = .composite
                 out.elements = elements
             }
@@ -76,17 +82,19 @@ extension StoreModel {
     /// in the cocktails vector); a to-many takes `minimumModelCount`/`maximumModelCount` (0: no
     /// bound). Relationships are never ordered (SwiftData arrays are unordered).
     static func relationship(_ r: Schema.Relationship) -> Relationship {
-        let rule: DeleteRule = switch r.deleteRule {
-        case .nullify: .nullify
-        case .cascade: .cascade
-        case .deny: .deny
-        case .noAction: .noAction
-        }
-        return Relationship(name: r.name, destination: r.destination, inverse: r.inverseName,
-                            minCount: r.isToOneRelationship ? 0 : (r.minimumModelCount ?? 0),
-                            maxCount: r.isToOneRelationship ? 1 : (r.maximumModelCount ?? 0),
-                            isOrdered: false, isOptional: r.isOptional,
-                            deleteRule: rule, versionHashModifier: r.hashModifier)
+        let rule: DeleteRule =
+            switch r.deleteRule {
+            case .nullify: .nullify
+            case .cascade: .cascade
+            case .deny: .deny
+            case .noAction: .noAction
+            }
+        return Relationship(
+            name: r.name, destination: r.destination, inverse: r.inverseName,
+            minCount: r.isToOneRelationship ? 0 : (r.minimumModelCount ?? 0),
+            maxCount: r.isToOneRelationship ? 1 : (r.maximumModelCount ?? 0),
+            isOrdered: false, isOptional: r.isOptional,
+            deleteRule: rule, versionHashModifier: r.hashModifier)
     }
 }
 

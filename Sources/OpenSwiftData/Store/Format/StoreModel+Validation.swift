@@ -27,20 +27,27 @@ extension StoreModel {
             }
             var properties = Set<String>()
             for a in allAttributes(of: e.name) {
-                guard properties.insert(a.name).inserted else { throw invalid("two properties are named '\(a.name)'", entity: e.name, property: a.name) }
+                guard properties.insert(a.name).inserted else {
+                    throw invalid("two properties are named '\(a.name)'", entity: e.name, property: a.name)
+                }
                 try validate(a, entity: e.name)
             }
             for r in allRelationships(of: e.name) {
-                guard properties.insert(r.name).inserted else { throw invalid("two properties are named '\(r.name)'", entity: e.name, property: r.name) }
+                guard properties.insert(r.name).inserted else {
+                    throw invalid("two properties are named '\(r.name)'", entity: e.name, property: r.name)
+                }
             }
             for r in e.relationships { try validate(r, entity: e.name) }
             for group in e.uniquenessConstraints + e.indexes.map(\.propertyNames) {
                 for name in group {
                     let stored = allAttributes(of: e.name).contains { $0.name == name && !$0.isTransient }
-                    let toOne = allRelationships(of: e.name).contains { $0.name == name && !$0.isToMany && !$0.isTransient }
+                    let toOne = allRelationships(of: e.name).contains {
+                        $0.name == name && !$0.isToMany && !$0.isTransient
+                    }
                     guard stored || toOne else {
-                        throw invalid("a uniqueness constraint or index names '\(name)', which is not a stored attribute or to-one relationship",
-                                      entity: e.name, property: name)
+                        throw invalid(
+                            "a uniqueness constraint or index names '\(name)', which is not a stored attribute or to-one relationship",
+                            entity: e.name, property: name)
                     }
                 }
             }
@@ -49,9 +56,12 @@ extension StoreModel {
 
     private func validate(_ a: Attribute, entity: String) throws {
         if a.isComposite {
-            guard !a.elements.isEmpty else { throw invalid("the composite attribute has no elements", entity: entity, property: a.name) }
+            guard !a.elements.isEmpty else {
+                throw invalid("the composite attribute has no elements", entity: entity, property: a.name)
+            }
             for element in a.elements where element.isComposite || element.type == .undefined {
-                throw invalid("the composite element '\(element.name)' must have a plain type", entity: entity, property: a.name)
+                throw invalid(
+                    "the composite element '\(element.name)' must have a plain type", entity: entity, property: a.name)
             }
         } else if a.type == .undefined && !a.isTransient {
             throw invalid("a stored attribute needs a type", entity: entity, property: a.name)
@@ -64,16 +74,20 @@ extension StoreModel {
         }
         if let inverseName = r.inverse {
             guard let inverse = relationship(inverseName, of: r.destination) else {
-                throw invalid("the inverse '\(inverseName)' is not a relationship of \(r.destination)", entity: entity, property: r.name)
+                throw invalid(
+                    "the inverse '\(inverseName)' is not a relationship of \(r.destination)", entity: entity,
+                    property: r.name)
             }
             guard inverse.inverse == r.name else {
-                throw invalid("the inverse \(r.destination).\(inverseName) does not name '\(r.name)' as its own inverse",
-                              entity: entity, property: r.name)
+                throw invalid(
+                    "the inverse \(r.destination).\(inverseName) does not name '\(r.name)' as its own inverse",
+                    entity: entity, property: r.name)
             }
         }
         if r.isOrdered && r.isToMany && !r.isTransient {
-            throw invalid("ordered to-many relationships are not supported (no reference store shows their columns)",
-                          entity: entity, property: r.name)
+            throw invalid(
+                "ordered to-many relationships are not supported (no reference store shows their columns)",
+                entity: entity, property: r.name)
         }
     }
 
@@ -99,7 +113,10 @@ extension StoreModel {
     /// The `.preserveValueOnDeletion` attributes of `entity` (inherited ones included), sorted
     /// by name: their values go to `ZTOMBSTONE0`, `ZTOMBSTONE1`, … of a delete's `ACHANGE` row.
     func tombstoneAttributes(of entity: String) -> [String] {
-        StoreModel.sorted(lineage(of: entity).flatMap { $0.attributes.filter { $0.preservesValueOnDeletion && !$0.isTransient }.map(\.name) })
+        StoreModel.sorted(
+            lineage(of: entity).flatMap {
+                $0.attributes.filter { $0.preservesValueOnDeletion && !$0.isTransient }.map(\.name)
+            })
     }
 
     /// The most `.preserveValueOnDeletion` attributes any entity has.

@@ -105,7 +105,10 @@ extension StoreModel {
 
     /// What deleting the owner does to the destination (`NSDeleteRule`, as Core Data numbers it).
     enum DeleteRule: Int, Hashable, Sendable {
-        case noAction = 0, nullify = 1, cascade = 2, deny = 3
+        case noAction = 0
+        case nullify = 1
+        case cascade = 2
+        case deny = 3
     }
 
     /// One entity, with the properties it declares itself.

@@ -22,8 +22,10 @@ import Foundation
 /// change any hash.
 enum VersionHash {
     /// The hash of a property's shared part: name, flags and modifier.
-    static func property(name: String, isOptional: Bool, isTransient: Bool, isReadOnly: Bool,
-                         versionHashModifier: String?) -> [UInt8] {
+    static func property(
+        name: String, isOptional: Bool, isTransient: Bool, isReadOnly: Bool,
+        versionHashModifier: String?
+    ) -> [UInt8] {
         var bytes = Array(name.utf8)
         let flags: UInt16 = (isOptional ? 1 : 0) | (isTransient ? 2 : 0) | (isReadOnly ? 4 : 0)
         append(flags, to: &bytes)
@@ -41,8 +43,9 @@ enum VersionHash {
         if let derivation = a.derivation {
             return SHA256.digest(of: Array(derivation.expression.utf8) + Array((derivation.filter ?? "").utf8))
         }
-        var bytes = property(name: a.name, isOptional: a.isOptional, isTransient: a.isTransient,
-                             isReadOnly: a.isReadOnly, versionHashModifier: a.versionHashModifier)
+        var bytes = property(
+            name: a.name, isOptional: a.isOptional, isTransient: a.isTransient,
+            isReadOnly: a.isReadOnly, versionHashModifier: a.versionHashModifier)
         append(a.type.rawValue, to: &bytes)
         if a.allowsExternalStorage { bytes.append(1) }
         if a.preservesValueOnDeletion { bytes.append(1) }
@@ -51,8 +54,9 @@ enum VersionHash {
 
     /// A relationship's hash. A negative `maxCount` (no bound) is hashed as its 32-bit pattern.
     static func relationship(_ r: StoreModel.Relationship) -> [UInt8] {
-        var bytes = property(name: r.name, isOptional: r.isOptional, isTransient: r.isTransient,
-                             isReadOnly: r.isReadOnly, versionHashModifier: r.versionHashModifier)
+        var bytes = property(
+            name: r.name, isOptional: r.isOptional, isTransient: r.isTransient,
+            isReadOnly: r.isReadOnly, versionHashModifier: r.versionHashModifier)
         bytes += Array(r.destination.utf8)
         if let inverse = r.inverse, inverse != r.name { bytes += Array(inverse.utf8) }
         append(UInt32(truncatingIfNeeded: r.maxCount), to: &bytes)

@@ -75,8 +75,10 @@ extension Fixture {
     ///     .override(\Customer.email) { row in row.unique.email("email") }
     ///     .override(\Customer.name) { row in row.personName("name") }
     /// ```
-    public func override<M: PersistentModel, V>(_ keyPath: KeyPath<M, V> & Sendable,
-                                                _ make: @escaping @Sendable (Row) -> V) -> Fixture {
+    public func override<M: PersistentModel, V>(
+        _ keyPath: KeyPath<M, V> & Sendable,
+        _ make: @escaping @Sendable (Row) -> V
+    ) -> Fixture {
         var copy = self
         copy.overrides.append(AttributeOverride(keyPath: keyPath, make: { make($0) }))
         return copy

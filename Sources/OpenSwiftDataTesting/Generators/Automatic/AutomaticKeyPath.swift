@@ -34,7 +34,8 @@ extension KeyPath: _AutoKeyPath where Root: PersistentModel {
 
     func _set(_ value: Any?, on root: any PersistentModel) -> Bool {
         guard let writable = self as? ReferenceWritableKeyPath<Root, Value>, let model = root as? Root,
-              let v = Self.typed(value) else { return false }
+            let v = Self.typed(value)
+        else { return false }
         model[keyPath: writable] = v
         return true
     }

@@ -40,7 +40,7 @@ final class AutomaticMaker {
             if let pick = members.first(where: { ValueSynthesizer.canBeUnique($0.valueType) }) {
                 names.insert(pick.name)
             } else {
-                names.formUnion(members.map(\.name))   // small domains: as unique as they can be
+                names.formUnion(members.map(\.name))  // small domains: as unique as they can be
             }
         }
         uniqueByEntity[entity.name] = names
@@ -52,8 +52,10 @@ final class AutomaticMaker {
     /// `fixed` gives some attributes their values by name (`nil`: `Optional.none`); `related`
     /// gives to-one relationships their model before the instance exists (required ones must be
     /// set this way: a non-optional to-one has no empty value to replace).
-    func instance(of entity: Schema.Entity, row: Row, fixed: [String: Any?] = [:],
-                  related: [String: any PersistentModel] = [:]) throws -> any PersistentModel {
+    func instance(
+        of entity: Schema.Entity, row: Row, fixed: [String: Any?] = [:],
+        related: [String: any PersistentModel] = [:]
+    ) throws -> any PersistentModel {
         let type = entity.modelType
         let data = type.createBackingData()
         let unique = uniqueAttributes(of: entity)
@@ -66,15 +68,19 @@ final class AutomaticMaker {
                 value = o.make(row)
             } else {
                 do {
-                    value = try ValueSynthesizer.value(of: attribute.valueType, row: row, field: attribute.name,
-                                                       unique: unique.contains(attribute.name), nullRatio: options.nullRatio)
+                    value = try ValueSynthesizer.value(
+                        of: attribute.valueType, row: row, field: attribute.name,
+                        unique: unique.contains(attribute.name), nullRatio: options.nullRatio)
                 } catch {
                     throw Failure(entity: entity.name, attribute: attribute.name, reason: "\(error)")
                 }
             }
             if !writer._store(value, in: data) {
-                throw Failure(entity: entity.name, attribute: attribute.name,
-                              reason: "a value of type \(value.map { "\(Swift.type(of: $0))" } ?? "nil") does not fit \(attribute.valueType)")
+                throw Failure(
+                    entity: entity.name, attribute: attribute.name,
+                    reason:
+                        "a value of type \(value.map { "\(Swift.type(of: $0))" } ?? "nil") does not fit \(attribute.valueType)"
+                )
             }
         }
         for relationship in entity.relationships {

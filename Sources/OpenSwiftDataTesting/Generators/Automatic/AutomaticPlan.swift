@@ -49,7 +49,9 @@ final class AutomaticPlan: @unchecked Sendable {
         self.schema = schema
         var issues: [String] = []
         for name in counts.keys.sorted() where schema.entitiesByName[name] == nil {
-            issues.append("counts names \(name), which is not an entity of the schema (entities: \(schema.entities.map(\.name).joined(separator: ", ")))")
+            issues.append(
+                "counts names \(name), which is not an entity of the schema (entities: \(schema.entities.map(\.name).joined(separator: ", ")))"
+            )
         }
         func root(_ e: Schema.Entity) -> Schema.Entity { e.superentity.map(root) ?? e }
         func descendants(_ e: Schema.Entity) -> [Schema.Entity] { [e] + e.subentities.flatMap(descendants) }
@@ -66,7 +68,9 @@ final class AutomaticPlan: @unchecked Sendable {
         for (i, r) in roots.enumerated() {
             for e in descendants(r) {
                 for rel in e.relationships {
-                    guard let d = schema.entitiesByName[rel.destination], let j = rootIndex[root(d).name], j != i else { continue }
+                    guard let d = schema.entitiesByName[rel.destination], let j = rootIndex[root(d).name], j != i else {
+                        continue
+                    }
                     let inv = inverse(of: rel)
                     if rel.isToOneRelationship {
                         if (inv?.minimumModelCount ?? 0) > 0 && !(inv?.isToOneRelationship ?? true) { continue }
@@ -80,7 +84,8 @@ final class AutomaticPlan: @unchecked Sendable {
         var order: [Int] = []
         var placed = Set<Int>()
         while order.count < roots.count {
-            let next = (0..<roots.count).first { !placed.contains($0) && deps[$0].isSubset(of: placed) }
+            let next =
+                (0..<roots.count).first { !placed.contains($0) && deps[$0].isSubset(of: placed) }
                 ?? (0..<roots.count).first { !placed.contains($0) }!
             order.append(next)
             placed.insert(next)
@@ -94,17 +99,22 @@ final class AutomaticPlan: @unchecked Sendable {
             for (e, _) in classes {
                 // Relationships that must differ per row: in a unique group no attribute can make unique.
                 let attributes = Dictionary(e.attributes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-                let exclusiveNames = Set(e.uniquenessConstraints.filter { group in
-                    !group.contains { attributes[$0].map { ValueSynthesizer.canBeUnique($0.valueType) } ?? false }
-                }.joined())
+                let exclusiveNames = Set(
+                    e.uniquenessConstraints.filter { group in
+                        !group.contains { attributes[$0].map { ValueSynthesizer.canBeUnique($0.valueType) } ?? false }
+                    }.joined())
                 fills[e.name] = e.relationships.compactMap { rel -> Fill? in
-                    guard let d = schema.entitiesByName[rel.destination], let j = rootIndex[root(d).name] else { return nil }
+                    guard let d = schema.entitiesByName[rel.destination], let j = rootIndex[root(d).name] else {
+                        return nil
+                    }
                     let inv = inverse(of: rel)
                     var fill = Fill(relationship: rel, target: d, inverse: inv, sameStep: j == i)
                     fill.inUniqueGroup = exclusiveNames.contains(rel.name)
                     if j == i {
                         guard let inv else { return fill }
-                        if rel.isToOneRelationship != inv.isToOneRelationship { return rel.isToOneRelationship ? fill : nil }
+                        if rel.isToOneRelationship != inv.isToOneRelationship {
+                            return rel.isToOneRelationship ? fill : nil
+                        }
                         return "\(e.name).\(rel.name)" <= "\(d.name).\(inv.name)" ? fill : nil
                     }
                     // Targets generated earlier could not fill the inverse (this side did not exist yet).

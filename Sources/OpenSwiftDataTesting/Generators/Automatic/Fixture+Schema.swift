@@ -20,8 +20,10 @@ extension Fixture {
     ///     .override(\Customer.email) { row in row.unique.email("email") }
     /// try fixture.populate(container)   // ["Address": 20, "Customer": 100, "Order": 800]
     /// ```
-    public init(schema: Schema, seed: UInt64, counts: [String: Int] = [:], defaultCount: Int = 20,
-                traits: Traits = [], options: AutomaticData = AutomaticData()) {
+    public init(
+        schema: Schema, seed: UInt64, counts: [String: Int] = [:], defaultCount: Int = 20,
+        traits: Traits = [], options: AutomaticData = AutomaticData()
+    ) {
         let plan = AutomaticPlan(schema: schema, counts: counts, defaultCount: defaultCount)
         self.seed = seed
         self.traits = traits
@@ -29,9 +31,10 @@ extension Fixture {
         self.issues = plan.issues
         self.schema = schema
         self.steps = plan.hierarchies.map { h in
-            FixtureStep(label: h.root.name, modelType: h.root.modelType, count: h.total, needs: [], needNames: [],
-                        allowsCollisions: false,
-                        execute: { runner, label in try runner.runAutomatic(h, label: label) })
+            FixtureStep(
+                label: h.root.name, modelType: h.root.modelType, count: h.total, needs: [], needNames: [],
+                allowsCollisions: false,
+                execute: { runner, label in try runner.runAutomatic(h, label: label) })
         }
     }
 }

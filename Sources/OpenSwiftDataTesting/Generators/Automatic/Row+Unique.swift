@@ -31,7 +31,8 @@ public struct UniqueValues: Sendable {
     /// ```
     public func email(_ field: String) -> String {
         var r = row.rng(field)
-        let first = r.choice(WordLists.english), second = r.choice(WordLists.english)
+        let first = r.choice(WordLists.english)
+        let second = r.choice(WordLists.english)
         return "\(first).\(second).\(row.index)\(ValueSynthesizer.stepTag(row))@\(r.choice(WordLists.domains))"
     }
 
@@ -61,8 +62,11 @@ public struct UniqueValues: Sendable {
         var r = row.rng(field)
         let tail = r.next()
         bytes += withUnsafeBytes(of: tail, Array.init)
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
 
     /// A date `index × spacing` seconds after ``FixtureEpoch/reference``.
@@ -78,7 +82,8 @@ public struct UniqueValues: Sendable {
     /// let code: Decimal = try row.unique.value("code")
     /// ```
     public func value<T>(_ field: String, as type: T.Type = T.self) throws -> T {
-        guard let v = try ValueSynthesizer.value(of: type, row: row, field: field, unique: true, nullRatio: 0) as? T else {
+        guard let v = try ValueSynthesizer.value(of: type, row: row, field: field, unique: true, nullRatio: 0) as? T
+        else {
             throw ValueSynthesizer.Unsupported(type: type)
         }
         return v

@@ -28,7 +28,8 @@ struct SyntheticDecoder: Decoder {
     }
 
     func child(_ key: String) -> SyntheticDecoder {
-        SyntheticDecoder(row: row, path: path + "." + key, nullRatio: nullRatio, attempt: attempt, codingPath: codingPath)
+        SyntheticDecoder(
+            row: row, path: path + "." + key, nullRatio: nullRatio, attempt: attempt, codingPath: codingPath)
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -43,13 +44,16 @@ struct SyntheticDecoder: Decoder {
 
     /// A value of `type` at this decoder's path.
     func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
-        if attempt > 0, let small = ValueSynthesizer.scalar(type, row: row.at(index: attempt - 1), field: path, unique: true) as? T,
-           type != String.self {
-            return small   // a raw-value enum rejected a random raw value: try 0, 1, 2 …
+        if attempt > 0,
+            let small = ValueSynthesizer.scalar(type, row: row.at(index: attempt - 1), field: path, unique: true) as? T,
+            type != String.self
+        {
+            return small  // a raw-value enum rejected a random raw value: try 0, 1, 2 …
         }
         if let v = ValueSynthesizer.scalar(type, row: row, field: path, unique: false) as? T { return v }
         if let cases = type as? any CaseIterable.Type,
-           let v = try ValueSynthesizer.value(of: cases, row: row, field: path, unique: false, nullRatio: 0) as? T {
+            let v = try ValueSynthesizer.value(of: cases, row: row, field: path, unique: false, nullRatio: 0) as? T
+        {
             return v
         }
         return try T(from: self)

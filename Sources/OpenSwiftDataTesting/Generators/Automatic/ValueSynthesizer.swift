@@ -26,7 +26,9 @@ enum ValueSynthesizer {
         if let v = scalar(type, row: row, field: field, unique: unique) { return v }
         if let cases = type as? any CaseIterable.Type {
             let all = allCases(cases)
-            if !all.isEmpty { return unique ? all[row.index % all.count] : all[row.int(field, in: 0...(all.count - 1))] }
+            if !all.isEmpty {
+                return unique ? all[row.index % all.count] : all[row.int(field, in: 0...(all.count - 1))]
+            }
         }
         if let decodable = type as? any Decodable.Type {
             return try SyntheticDecoder.make(decodable, row: row, field: field, nullRatio: nullRatio)
@@ -68,11 +70,14 @@ enum ValueSynthesizer {
             return unique ? FixtureEpoch.date(offset: i * 61) : row.date(field, seconds: 0...(3 * 365 * 86_400))
         case ObjectIdentifier(UUID.self): return row.uuid(field)
         case ObjectIdentifier(URL.self):
-            return URL(string: "https://example.com/\(row.int(field, in: 0...999))/\(unique ? "\(i)" + stepTag(row) : "p")")!
+            return URL(
+                string: "https://example.com/\(row.int(field, in: 0...999))/\(unique ? "\(i)" + stepTag(row) : "p")")!
         case ObjectIdentifier(Data.self):
             var r = row.rng(field)
             var bytes = (0..<r.uniform(in: 0...24)).map { _ in UInt8(truncatingIfNeeded: r.next()) }
-            if unique { bytes = withUnsafeBytes(of: UInt64(i).bigEndian, Array.init) + Array(stepTag(row).utf8) + bytes }
+            if unique {
+                bytes = withUnsafeBytes(of: UInt64(i).bigEndian, Array.init) + Array(stepTag(row).utf8) + bytes
+            }
             return Data(bytes)
         case ObjectIdentifier(Decimal.self):
             return unique ? Decimal(i) + Decimal(string: "0.5")! : row.decimal(field, significand: -2_000...2_000)
