@@ -5,7 +5,7 @@ SWIFT ?= swift
 export OPENSWIFTDATA_TOOLCHAIN_SWIFT_SYNTAX ?= 1
 SYSTEM_PACKAGES := libsqlite3-dev libjemalloc-dev
 
-.PHONY: run test conform bench bench-compare fixtures reliability docs deps clean
+.PHONY: run test conform bench bench-compare fixtures reliability docs lint format deps clean
 
 ## Checks for SQLite and jemalloc (pkg-config); installs them with apt-get when missing and
 ## running as root, or prints the exact command to run.
@@ -60,6 +60,17 @@ fixtures: deps
 ## under .build/docs-html/ (offline, the toolchain's docc, warnings are errors): scripts/docs.sh.
 docs:
 	SWIFT=$(SWIFT) scripts/docs.sh
+
+## The style check CI runs: `swift format lint --strict` with .swift-format (4 spaces, 120
+## columns) over Sources, Tests and Benchmarks; exits 1 with one line per finding.
+lint:
+	$(SWIFT) format lint --recursive --strict --configuration .swift-format Sources Tests Benchmarks
+
+## Formats Sources, Tests and Benchmarks in place with .swift-format. The README's and the
+## articles' code blocks are copies of Tests/ReadmeTests/Examples/: if an example changes,
+## paste it again (ReadmeBlocksTests names the block).
+format:
+	$(SWIFT) format --in-place --recursive --configuration .swift-format Sources Tests Benchmarks
 
 clean:
 	$(SWIFT) package clean

@@ -42,7 +42,8 @@ struct ShardTests {
         #expect(merged.differential?.checks == whole.differential?.checks)
         #expect(merged.differential?.scripts == whole.differential?.scripts)
         #expect(merged.differential?.mismatches.count == whole.differential?.mismatches.count)
-        #expect(merged.table().split(separator: "\n").dropLast() == whole.table().split(separator: "\n").dropLast())  // all but the timing line
+        // all but the timing line
+        #expect(merged.table().split(separator: "\n").dropLast() == whole.table().split(separator: "\n").dropLast())
         #expect(Self.junitTotals(merged.junitXML()) == Self.junitTotals(whole.junitXML()))
 
         #expect(throws: ConformanceReport.MergeError.self) { try ConformanceReport.merged(Array(parts.prefix(3))) }

@@ -135,7 +135,8 @@ struct StoreFormatLayoutTests {
         model.entities[item].uniquenessConstraints.removeLast()
         let component = model.entities.firstIndex { $0.name == "Component" }!
         let item2 = model.entities[component].relationships.firstIndex { $0.name == "item" }!
-        model.entities[component].relationships[item2].inverse = "craftingRecipe"  // Item.craftingRecipe's inverse is producedItem
+        // Item.craftingRecipe's inverse is producedItem
+        model.entities[component].relationships[item2].inverse = "craftingRecipe"
         #expect(throws: SwiftDataError.unknownSchema) { try StoreLayout(model) }
         model.entities[component].relationships[item2].inverse = nil
         #expect(throws: Never.self) { try StoreLayout(model) }
@@ -233,7 +234,8 @@ struct StoreFormatStoreFileTests {
         let db = try SQLiteConnection(path: url.path)
         try db.execute("CREATE TABLE t (x)")
         db.close()
-        #expect(throws: SwiftDataError.loadIssueModelContainer) { try StoreMetadata.read(contentsOf: url) }  // no Z_METADATA
+        // no Z_METADATA
+        #expect(throws: SwiftDataError.loadIssueModelContainer) { try StoreMetadata.read(contentsOf: url) }
 
         let db2 = try SQLiteConnection(path: url.path)
         try db2.execute(StoreLayout.metadataTableStatements[1])

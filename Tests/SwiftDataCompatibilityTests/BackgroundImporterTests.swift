@@ -74,6 +74,7 @@ struct BackgroundImporterTests {
         try await importer.deleteQuakes(strongerThan: 5)
         let strong = FetchDescriptor<Quake>(predicate: #Predicate { $0.magnitude > 5 })
         #expect(try context.fetchCount(strong) == 0)
-        #expect(try context.fetchCount(FetchDescriptor<Quake>()) == 1_200 - 17 * 19)  // magnitudes 5.1…6.9 in each of 17 full cycles of 70
+        // magnitudes 5.1…6.9 in each of 17 full cycles of 70
+        #expect(try context.fetchCount(FetchDescriptor<Quake>()) == 1_200 - 17 * 19)
     }
 }
