@@ -4,12 +4,12 @@
 #   scripts/consumer-check.sh [REVISION]      # default HEAD (committed state; local edits are not seen)
 #
 # 1. The repository's tree at REVISION becomes a fresh git repository tagged 0.1.0.
-# 2. A throwaway client package — the README's manifest (scripts/consumer-check/Package.swift:
+# 2. A throwaway client package — the Getting started article's manifest (scripts/consumer-check/Package.swift:
 #    `.package(url: …, from: "0.1.0")`, the `SwiftData` product) and the README's trips example
 #    (Tests/ReadmeTests/Examples/Trips.swift) with scripts/consumer-check/main.swift — resolves it
 #    *without* OPENSWIFTDATA_TOOLCHAIN_SWIFT_SYNTAX, i.e. with the default manifest, which SwiftPM
 #    must accept (no unsafe flags) and which fetches the swift-syntax package.
-# 3. SwiftPM mirrors send the README's URL to the tagged repository and
+# 3. SwiftPM mirrors send the manifest's URL to the tagged repository and
 #    https://github.com/swiftlang/swift-syntax.git to a clone of ../shared/vendor/swift-syntax-*.bundle
 #    (beside the repository; nothing goes to the network).
 # 4. `swift build` (debug: swift-syntax from source, the macros, the library), then the program runs

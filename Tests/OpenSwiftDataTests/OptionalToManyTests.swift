@@ -151,7 +151,7 @@ struct OptionalToManyTests {
     }
 
     /// SwiftData materialises an optional to-many as an empty array, never nil (decision in the
-    /// README, "Optional to-many relationships").
+    /// article "What works today", "Optional to-many relationships").
     @Test(
         "an optional to-many reads [] and never nil: unmanaged, after = nil, inserted, saved, fetched",
         arguments: StoreKind.allCases)

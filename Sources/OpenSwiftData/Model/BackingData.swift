@@ -153,7 +153,7 @@ public final class BackingData {
     /// is stored as `[]`, as SwiftData does.
     ///
     /// SwiftData materialises an optional to-many relationship as an empty array, never `nil`,
-    /// even right after `self.tags = nil` in an initialiser (README, "Optional to-many relationships");
+    /// even right after `self.tags = nil` in an initialiser (article "What works today", "Optional to-many relationships");
     /// assigning `nil` clears the relationship. The slot therefore always holds `[Tag]`, and the
     /// rest of the runtime treats the property exactly like `var tags: [Tag]`.
     public static func _initialize<E: PersistentModel>(_ storage: inout BackingData?, slot: Int, value: [E]?) {

@@ -118,7 +118,7 @@ struct SQLTranslation {
     func unsupported(_ what: String) -> SwiftDataError {
         SwiftDataError(
             SwiftDataError.unsupportedPredicate.code,
-            "the predicate uses \(what), which cannot be translated to SQL with Swift's exact semantics; rewrite that part with stored attributes, relationships and the supported operators (see the README)",
+            "the predicate uses \(what), which cannot be translated to SQL with Swift's exact semantics; rewrite that part with stored attributes, relationships and the supported operators (the article \"What works today\" lists them)",
             entityName: layout.name)
     }
 }
