@@ -40,13 +40,12 @@ def swift_files(top):
 
 
 def suite_cases():
-    case = re.compile(r'ConformanceCase\(suite:\s*"([^"]+)",\s*id:\s*"([^"]+)",\s*title:\s*"((?:[^"\\]|\\.)*)"')
+    case = re.compile(r'ConformanceCase\(\s*suite:\s*"([^"]+)",\s*id:\s*"([^"]+)",\s*title:\s*"((?:[^"\\]|\\.)*)"')
     for path in swift_files(SUITES):
-        for n, line in enumerate(open(path, encoding="utf-8"), 1):
-            m = case.search(line)
-            if m:
-                suite, cid, title = m.groups()
-                yield ids_in(cid) | ids_in(title), f"{suite}: {cid} {title}"
+        # The whole file: a formatted case spreads its arguments over several lines.
+        for m in case.finditer(open(path, encoding="utf-8").read()):
+            suite, cid, title = m.groups()
+            yield ids_in(cid) | ids_in(title), f"{suite}: {cid} {title}"
 
 
 def tests():
