@@ -154,6 +154,14 @@ public final class RawStore {
         }
     }
 
+    /// Every item's `code` summed (wrapping), streamed in key order: the raw twin of the
+    /// workloads that visit every item in batches (`enumerate all`, `fetch(batchSize:) all`).
+    public func codeChecksum() throws -> Int {
+        var codes = 0
+        try forEachRow(RawStore.select + " ORDER BY \"Z_PK\"") { codes &+= $0.code }
+        return codes
+    }
+
     /// `SELECT count(*) …` with arguments.
     public func count(_ sql: String, _ args: [SQLValue] = []) throws -> Int {
         if case .integer(let n)? = try db.scalar(sql, args) { return Int(n) }

@@ -3,9 +3,8 @@ import Foundation
 import OpenSwiftData
 
 /// `fetch(batchSize:) all`: every item through `fetch(_:batchSize:)` in 5,000-row batches,
-/// iterated in order, reading one attribute of each (the result is
-/// their checksum). Its raw twin streams the same `SELECT`.
-/// Ours and its raw-SQLite twin, side by side.
+/// iterated in order, reading one attribute of each (the result is their checksum). Its raw twin
+/// streams the same `SELECT` (``RawStore/codeChecksum()``). Ours and its raw-SQLite twin, side by side.
 extension PersistenceWorkloads {
     static var batchedFetchAll: Workload {
         Workload(
@@ -23,13 +22,7 @@ extension PersistenceWorkloads {
             },
             rawSetUp: { cache, store, rows, strategy in
                 let db = try cache.populatedRaw(store, rows: rows, strategy: strategy)
-                return RawRun(db) {
-                    var codes = 0
-                    try db.forEachRow(RawStore.select + " ORDER BY \"Z_PK\"") {
-                        codes &+= $0.code
-                    }
-                    return codes
-                }
+                return RawRun(db) { try db.codeChecksum() }
             },
             plan: nil)
     }

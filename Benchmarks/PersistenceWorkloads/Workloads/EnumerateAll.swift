@@ -3,8 +3,8 @@ import Foundation
 import OpenSwiftData
 
 /// `enumerate all`: every item through `enumerate(_:batchSize:)` in 5,000-row batches, reading
-/// one attribute of each (the result is their checksum). Its raw twin streams the same `SELECT` row by row.
-/// Ours and its raw-SQLite twin, side by side.
+/// one attribute of each (the result is their checksum). Its raw twin streams the same `SELECT`
+/// row by row (``RawStore/codeChecksum()``). Ours and its raw-SQLite twin, side by side.
 extension PersistenceWorkloads {
     static var enumerateAll: Workload {
         Workload(
@@ -22,13 +22,7 @@ extension PersistenceWorkloads {
             },
             rawSetUp: { cache, store, rows, strategy in
                 let db = try cache.populatedRaw(store, rows: rows, strategy: strategy)
-                return RawRun(db) {
-                    var codes = 0
-                    try db.forEachRow(RawStore.select + " ORDER BY \"Z_PK\"") {
-                        codes &+= $0.code
-                    }
-                    return codes
-                }
+                return RawRun(db) { try db.codeChecksum() }
             },
             plan: nil)
     }
