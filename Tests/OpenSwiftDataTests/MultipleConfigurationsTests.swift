@@ -331,6 +331,26 @@ struct MultipleConfigurationsTests {
         #expect(try Self.tables(dir.file("settings.store")).contains("ZCFGSETTING"))
     }
 
+    @Test("stringSortStyle is per configuration: each model sorts strings as its own configuration says")
+    func stringSortStylePerConfiguration() throws {
+        var settings = ModelConfiguration("settings", schema: Schema([CfgSetting.self]), isStoredInMemoryOnly: true)
+        settings.stringSortStyle = .natural
+        let library = ModelConfiguration("library", schema: Schema([CfgAuthor.self]), isStoredInMemoryOnly: true)
+        let container = try ModelContainer(for: Self.schema, configurations: [library, settings])
+        let context = ModelContext(container)
+        for n in ["10", "2"] {
+            context.insert(CfgAuthor(name: "a\(n)"))
+            context.insert(CfgSetting(key: "k\(n)"))
+        }
+        try context.save()
+        #expect(
+            try context.fetch(FetchDescriptor<CfgAuthor>(sortBy: [SortDescriptor(\.name)])).map(\.name) == [
+                "a10", "a2",
+            ])
+        #expect(
+            try context.fetch(FetchDescriptor<CfgSetting>(sortBy: [SortDescriptor(\.key)])).map(\.key) == ["k2", "k10"])
+    }
+
     @Test("Whole-store operations refuse a container of several stores with a typed error")
     func wholeStoreOperations() throws {
         let dir = try ScratchDirectory()

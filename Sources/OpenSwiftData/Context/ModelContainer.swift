@@ -303,7 +303,8 @@ final class ContainerStack: @unchecked Sendable {
     private let route: [ObjectIdentifier: Int]
     /// Translated fetches by query shape, shared by every context (see ``QueryCache``).
     let queryCache = QueryCache()
-    /// How fetches order strings unless their descriptor says (the first configuration's style).
+    /// How fetches order strings unless their descriptor says (the first configuration's style;
+    /// with several, each entity's configuration's, see ``ModelContext/stringSortStyle(of:)``).
     let stringSortStyle: StringSortStyle
 
     init(

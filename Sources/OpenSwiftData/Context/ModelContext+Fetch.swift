@@ -279,9 +279,15 @@ extension ModelContext {
         return BoundQuery(compiled: compiled, arguments: args, hasIntegerArithmetic: leaves.hasIntegerArithmetic)
     }
 
-    /// The string order of `descriptor`'s sorts: its own, else the container's.
+    /// The string order of `descriptor`'s sorts: its own, else that of the configuration
+    /// storing `T` (the container's, when it has one configuration).
     func stringSortStyle<T>(of descriptor: FetchDescriptor<T>) -> StringSortStyle {
-        descriptor.stringSortStyle ?? stack.stringSortStyle
+        if let own = descriptor.stringSortStyle { return own }
+        guard stack.stores.count > 1,
+            // try?: a type that is no model has no configuration; the fetch itself reports it.
+            let layout = try? ModelLayout.of(T.self)
+        else { return stack.stringSortStyle }
+        return stack.configuration(for: layout).stringSortStyle
     }
 
     /// What captured identifiers bind to in this context's schema.
