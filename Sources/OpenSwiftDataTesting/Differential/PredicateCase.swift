@@ -257,6 +257,25 @@ struct PredicateCase<Root: PersistentModel> {
                         "paging", "pages of \(pageSize) stitched = \(describe(expectedFull, sorted: true))",
                         "full \(describe(full, sorted: true)), stitched \(describe(stitched, sorted: true))")
                 }
+                // The batched reads (keys first, then batches by key range or key list) give the
+                // same rows in the same order; they read the store, so only without pending changes.
+                if !context.hasChanges {
+                    for size in [pageSize, 64] {
+                        let batched = try attempt("paging") {
+                            keys(Array(try context.fetch(sorted(order), batchSize: size)))
+                        }
+                        var visited: [Int64] = []
+                        try attempt("paging") {
+                            try context.enumerate(sorted(order), batchSize: size) { visited.append(key($0)) }
+                        }
+                        if batched != expectedFull || visited != expectedFull {
+                            throw fail(
+                                "paging", "batches of \(size) = \(describe(expectedFull, sorted: true))",
+                                "fetch(_:batchSize:) \(describe(batched, sorted: true)), enumerate \(describe(visited, sorted: true))"
+                            )
+                        }
+                    }
+                }
             }
             if wants("pivot"), let pivot, let pivotRow {
                 checks += 1
