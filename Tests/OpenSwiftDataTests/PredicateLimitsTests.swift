@@ -328,6 +328,34 @@ struct PredicateLimitsTests {
         }
     }
 
+    @Test(
+        "a predicate deeper than the leaf collector goes is translated on every fetch (not cached) and still checks pending overflow",
+        arguments: StoreKind.allCases)
+    func deeperThanCollectedIsNotCached(_ kind: StoreKind) throws {
+        let f = try LimitsFixture(kind, pending: [3, .max])
+        let depth = PredicateLeaves.maximumDepth + 12
+        // The deepest term (the first, grouped to the left) is `n + 1 > 0`: it overflows for the
+        // pending `.max`, which Swift would trap on, so the context must check before evaluating.
+        let p = DeepPredicate.chain(depth, leftAssociative: true, .and) { v, k in
+            k == 0
+                ? PredicateExpressions.build_Comparison(
+                    lhs: PredicateExpressions.build_Arithmetic(
+                        lhs: PredicateExpressions.build_KeyPath(root: v, keyPath: \CtxItem.n),
+                        rhs: PredicateExpressions.build_Arg(1), op: .add),
+                    rhs: PredicateExpressions.build_Arg(0), op: .greaterThan)
+                : DeepPredicate.nIsNot(v, 1000 + k)
+        }
+        let d = FetchDescriptor(predicate: p)
+        let saved = try f.saved.fetch(FetchDescriptor<CtxItem>())
+        let cached = f.container.queryCache.count
+        let truth = try saved.filter { try p.evaluate($0) }.map(\.name).sorted()
+        #expect(try f.saved.fetch(d).map(\.name).sorted() == truth)
+        #expect(try f.saved.fetch(d).map(\.name).sorted() == truth, "the second fetch translates again")
+        #expect(f.container.queryCache.count == cached, "a tree this deep is not cached")
+        #expect(f.container.queryCache.refusals == [])
+        expectSwiftDataError(.arithmeticOverflow, "\(depth) deep: fetch") { _ = try f.pending.fetch(d) }
+    }
+
     @Test("|| of 200 terms gives Swift's answer, grouped either way", arguments: StoreKind.allCases)
     func disjunctionOf200Terms(_ kind: StoreKind) throws {
         let f = try LimitsFixture(kind)

@@ -91,7 +91,7 @@ extension ModelContext {
         let limit = descriptor.fetchLimit.flatMap { $0 > 0 ? $0 : nil } ?? -1
         let offset = max(descriptor.fetchOffset ?? 0, 0)
         return try withFetchConnection(sql: q.compiled.keysSQL, table: q.table) { db in
-            let stmt = try db.cachedStatement(q.compiled.keysSQL)
+            let stmt = try db.cachedStatement(q.compiled.keys)
             defer { stmt.reset() }
             try stmt.bind(q.arguments + [.integer(Int64(limit)), .integer(Int64(offset))])
             var out: [Int64] = []
@@ -122,8 +122,7 @@ extension ModelContext {
         if runs.count * 32 <= keys.count {
             for run in runs {
                 let rows = try materializeRows(
-                    table.selectByKeyRangeSQL, [.integer(run.first), .integer(run.last)],
-                    table: table, as: (any PersistentModel).self)
+                    table.selectByKeyRangeSQL, [.integer(run.first), .integer(run.last)], table: table)
                 for m in rows { byKey[m.persistentBackingData.pk] = (m as! T) }
             }
             return keys.compactMap { byKey[$0] }
@@ -133,8 +132,7 @@ extension ModelContext {
             let chunk = rest.prefix(Self.keysPerSelect)
             rest = rest.dropFirst(chunk.count)
             let rows = try materializeRows(
-                table.selectByKeysSQL(chunk.count), chunk.map { SQLValue.integer($0) },
-                table: table, as: (any PersistentModel).self)
+                table.selectByKeysSQL(chunk.count), chunk.map { SQLValue.integer($0) }, table: table)
             for m in rows { byKey[m.persistentBackingData.pk] = (m as! T) }
         }
         return keys.compactMap { byKey[$0] }

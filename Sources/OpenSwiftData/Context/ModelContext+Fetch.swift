@@ -26,17 +26,18 @@ extension ModelContext {
         guard let pending, !pending.isEmpty else {
             if limit != nil || offset > 0 {
                 return try materializeRows(
-                    q.compiled.pagedSQL,
+                    q.compiled.paged,
                     q.arguments + [.integer(Int64(limit ?? -1)), .integer(Int64(offset))],
                     table: q.table, as: T.self)
             }
-            return try materializeRows(q.compiled.selectSQL, q.arguments, table: q.table, as: T.self)
+            return try materializeRows(q.compiled.select, q.arguments, table: q.table, as: T.self)
         }
         // Pending changes: evaluate the store part in SQL, the in-memory part with
         // Predicate.evaluate, then sort and page the merged result (FET-07).
         var result: [T] = []
         var seen = Set<ObjectIdentifier>()
-        for m in try materializeRows(q.compiled.storeOrderSQL, q.arguments, table: q.table) {
+        for m in try materializeRows(q.compiled.storeOrder, q.arguments, table: q.table, as: (any PersistentModel).self)
+        {
             let id = ObjectIdentifier(m)
             if pending.contains(id) { continue }
             seen.insert(id)
@@ -86,10 +87,11 @@ extension ModelContext {
             unpaged.fetchOffset = nil
             total = try fetch(unpaged).count
         } else {
-            let sql = q.compiled.countSQL
-            total = try withFetchConnection(sql: sql, table: q.table) { db in
-                if case .integer(let n)? = try db.scalar(sql, q.arguments) { return Int(n) }
-                return 0
+            total = try withFetchConnection(sql: q.compiled.countSQL, table: q.table) { db in
+                let stmt = try db.cachedStatement(q.compiled.count)
+                defer { stmt.reset() }
+                try stmt.bind(q.arguments)
+                return try stmt.step() ? Int(stmt.int64(at: 0)) : 0
             }
         }
         total = max(total - max(descriptor.fetchOffset ?? 0, 0), 0)
@@ -113,7 +115,7 @@ extension ModelContext {
         let offset = max(descriptor.fetchOffset ?? 0, 0)
         let storeID = stack.store(of: q.table).identifier
         return try withFetchConnection(sql: q.compiled.keysSQL, table: q.table) { db in
-            let stmt = try db.cachedStatement(q.compiled.keysSQL)
+            let stmt = try db.cachedStatement(q.compiled.keys)
             defer { stmt.reset() }
             try stmt.bind(q.arguments + [.integer(Int64(limit)), .integer(Int64(offset))])
             var ids: [PersistentIdentifier] = []
@@ -226,15 +228,20 @@ extension ModelContext {
     func query<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> BoundQuery {
         try throwPendingReadFailure()
         let style = stringSortStyle(of: descriptor)
-        let key = QueryCache.Key(
-            entity: ObjectIdentifier(T.self),
-            predicateType: descriptor.predicate.map { ObjectIdentifier(type(of: $0.expression)) },
-            sorts: style == .lexical
-                ? (descriptor.sortBy.isEmpty ? nil : AnyHashable(descriptor.sortBy))
-                : AnyHashable([AnyHashable(descriptor.sortBy), AnyHashable(style)]))
+        // The predicate is copied once (it is generic over T: each use costs a metadata lookup).
+        var predicateType: ObjectIdentifier?
         var leaves = PredicateLeaves()
-        if let p = descriptor.predicate { collectLeaves(p.expression, &leaves) }
-        if leaves.isCacheable, let compiled = stack.queryCache.lookup(key, structure: leaves.structure) {
+        if let p = descriptor.predicate {
+            predicateType = ObjectIdentifier(type(of: p.expression))
+            collectNode(p.expression, &leaves)
+        }
+        let sortBy = descriptor.sortBy
+        let key = QueryCache.Key(
+            entity: ObjectIdentifier(T.self), predicateType: predicateType,
+            sorts: style == .lexical
+                ? (sortBy.isEmpty ? nil : AnyHashable(sortBy))
+                : AnyHashable([AnyHashable(sortBy), AnyHashable(style)]))
+        if leaves.isCacheable, let compiled = cachedQuery(key, leaves.structure) {
             let scope = identifierScope
             return BoundQuery(
                 compiled: compiled, arguments: try leaves.values.map { try sqlArgument($0, scope) },
@@ -270,6 +277,7 @@ extension ModelContext {
                     whereSQL: compiled.whereSQL, translated: args,
                     collected: leaves.values.map { try sqlArgument($0, scope) })
                 stack.queryCache.insert(key, structure: leaves.structure, compiled)
+                lastQuery = LastQuery(key: key, structure: leaves.structure, compiled: compiled)
             } catch let e as CompiledQuery.BindingMismatch where e.kind == .leafCount {
                 // Not cacheable (a value bound twice, as before this check): every fetch translates.
             } catch {
@@ -277,6 +285,15 @@ extension ModelContext {
             }
         }
         return BoundQuery(compiled: compiled, arguments: args, hasIntegerArithmetic: leaves.hasIntegerArithmetic)
+    }
+
+    /// The compiled query of this shape: the one this context used last when it is the same
+    /// shape (a loop of fetches repeats one shape; no lock, no hashing), else the container's.
+    private func cachedQuery(_ key: QueryCache.Key, _ structure: [PredicateLeaves.Item]) -> CompiledQuery? {
+        if let last = lastQuery, last.key == key, last.structure == structure { return last.compiled }
+        guard let compiled = stack.queryCache.lookup(key, structure: structure) else { return nil }
+        lastQuery = LastQuery(key: key, structure: structure, compiled: compiled)
+        return compiled
     }
 
     /// The string order of `descriptor`'s sorts: its own, else that of the configuration
@@ -315,12 +332,15 @@ extension ModelContext {
     /// Runs a `SELECT <table.selectList>` query and returns one model per row, reusing
     /// registered instances (one object per row per context).
     func materializeRows(_ sql: String, _ args: [SQLValue], table: StoreMapping.Table) throws -> [any PersistentModel] {
-        try materializeRows(sql, args, table: table, as: (any PersistentModel).self)
+        try materializeRows(StatementSQL(sql), args, table: table, as: (any PersistentModel).self)
     }
 
-    /// ``materializeRows(_:_:table:)`` returning `T`s directly (no second array).
-    func materializeRows<T>(_ sql: String, _ args: [SQLValue], table: StoreMapping.Table, as: T.Type) throws -> [T] {
-        try withFetchConnection(sql: sql, table: table) { db in
+    /// ``materializeRows(_:_:table:)`` returning `T`s directly (no second array), for SQL
+    /// hashed once (a cached query's).
+    func materializeRows<T>(_ sql: StatementSQL, _ args: [SQLValue], table: StoreMapping.Table, as: T.Type) throws
+        -> [T]
+    {
+        try withFetchConnection(sql: sql.text, table: table) { db in
             let stmt = try db.cachedStatement(sql)
             defer { stmt.reset() }
             try stmt.bind(args)

@@ -72,6 +72,14 @@ public final class ModelContext {
     var readFailures: [OperationFailure] = []
     /// One-way relationships pointing at each entity (`ModelContext+Delete.swift`), by layout.
     var oneWaySlotCache: [ObjectIdentifier: [OneWaySlot]] = [:]
+    /// The query shape this context fetched last, with its compiled query (`query(_:)`).
+    struct LastQuery {
+        let key: QueryCache.Key
+        let structure: [PredicateLeaves.Item]
+        let compiled: CompiledQuery
+    }
+    /// The last query shape fetched: a loop repeating one fetch finds its SQL here.
+    var lastQuery: LastQuery?
 
     /// A context on `container`'s store.
     public init(_ container: ModelContainer) {

@@ -197,8 +197,8 @@ extension PredicateExpressions.StringLocalizedStandardContains: SQLPredicateExpr
             arguments: a.arguments + b.arguments, isCondition: true)
     }
     func collect(_ leaves: inout PredicateLeaves) {
-        collectLeaves(root, &leaves)
-        collectLeaves(other, &leaves)
+        collectNode(root, &leaves)
+        collectNode(other, &leaves)
     }
 }
 

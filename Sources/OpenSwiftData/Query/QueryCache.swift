@@ -6,24 +6,30 @@ import Foundation
 /// whole expression tree) with its key paths and stored operators, and the sort descriptors. Repeating a fetch with
 /// new captured values neither re-translates the predicate nor builds SQL text: it collects the
 /// values and binds them to the cached, already prepared statement.
-struct CompiledQuery: @unchecked Sendable {
+final class CompiledQuery: @unchecked Sendable {
     let layout: ModelLayout
     let table: StoreMapping.Table
     /// The `WHERE` condition (`1` when nothing filters).
     let whereSQL: String
     /// `SELECT … WHERE … ORDER BY …`.
-    let selectSQL: String
-    /// `selectSQL` + `LIMIT ? OFFSET ?`.
-    let pagedSQL: String
+    let select: StatementSQL
+    /// `select` + `LIMIT ? OFFSET ?`.
+    let paged: StatementSQL
     /// `SELECT … WHERE … ORDER BY t."Z_PK"`: the store part of a fetch merged with pending changes.
-    let storeOrderSQL: String
+    let storeOrder: StatementSQL
     /// `SELECT count(*) …` (no `WHERE` when nothing filters, so SQLite counts the b-tree).
-    let countSQL: String
+    let count: StatementSQL
     /// `SELECT t."Z_PK", t."Z_ENT" … ORDER BY … LIMIT ? OFFSET ?`: the keys of a page, for
     /// batched fetches and identifier fetches.
-    let keysSQL: String
+    let keys: StatementSQL
     /// The `ORDER BY` terms.
     let orderBy: String
+
+    var selectSQL: String { select.text }
+    var pagedSQL: String { paged.text }
+    var storeOrderSQL: String { storeOrder.text }
+    var countSQL: String { count.text }
+    var keysSQL: String { keys.text }
 
     init(layout: ModelLayout, table: StoreMapping.Table, whereSQL: String, orderBy: String) {
         self.layout = layout
@@ -31,13 +37,15 @@ struct CompiledQuery: @unchecked Sendable {
         self.whereSQL = whereSQL
         self.orderBy = orderBy
         let from = "SELECT \(table.selectList) FROM \(quoteIdentifier(table.name)) t WHERE \(whereSQL)"
-        selectSQL = from + " ORDER BY \(orderBy)"
-        pagedSQL = selectSQL + " LIMIT ? OFFSET ?"
-        storeOrderSQL = from + " ORDER BY t.\"Z_PK\""
-        keysSQL =
+        let selectText = from + " ORDER BY \(orderBy)"
+        select = StatementSQL(selectText)
+        paged = StatementSQL(selectText + " LIMIT ? OFFSET ?")
+        storeOrder = StatementSQL(from + " ORDER BY t.\"Z_PK\"")
+        keys = StatementSQL(
             "SELECT t.\"Z_PK\", t.\"Z_ENT\" FROM \(quoteIdentifier(table.name)) t WHERE \(whereSQL) ORDER BY \(orderBy) LIMIT ? OFFSET ?"
-        countSQL =
-            "SELECT count(*) FROM \(quoteIdentifier(table.name)) t" + (whereSQL == "1" ? "" : " WHERE \(whereSQL)")
+        )
+        count = StatementSQL(
+            "SELECT count(*) FROM \(quoteIdentifier(table.name)) t" + (whereSQL == "1" ? "" : " WHERE \(whereSQL)"))
     }
 }
 

@@ -27,7 +27,7 @@ public final class SQLiteConnection {
     public private(set) var handle: OpaquePointer?
     /// The path the connection was opened with (`:memory:` for in-memory databases).
     public let path: String
-    private var cache: [String: SQLiteStatement] = [:]
+    private var cache: [StatementSQL: SQLiteStatement] = [:]
     /// The handler ``setTrace(_:)`` installed, kept alive while SQLite may call it.
     var traceBox: SQLTraceBox?
 
@@ -126,11 +126,17 @@ public final class SQLiteConnection {
     /// Returns a prepared statement for `sql`, compiling it once and reusing it afterwards.
     /// The statement comes back reset with its bindings cleared.
     public func cachedStatement(_ sql: String) throws -> SQLiteStatement {
+        try cachedStatement(StatementSQL(sql))
+    }
+
+    /// The statement for SQL whose hash was computed once: a statement run on every call (a
+    /// cached query's) skips hashing its text each time.
+    public func cachedStatement(_ sql: StatementSQL) throws -> SQLiteStatement {
         if let stmt = cache[sql] {
             stmt.reset()
             return stmt
         }
-        let stmt = try prepare(sql)
+        let stmt = try prepare(sql.text)
         cache[sql] = stmt
         return stmt
     }
@@ -153,6 +159,20 @@ public final class SQLiteConnection {
 
     /// The rowid of the last successful `INSERT`.
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    /// The main database's data version (`SQLITE_FCNTL_DATA_VERSION`): it changes whenever the
+    /// file's content changes, through this connection or a commit by any other connection or
+    /// process. Unlike `PRAGMA data_version` it runs no statement and also counts this
+    /// connection's own commits. Read it inside a read transaction (e.g. while a statement is
+    /// stepping) to see other connections' latest commits.
+    ///
+    /// - Throws: ``SQLiteError`` when SQLite cannot answer.
+    public func dataVersion() throws -> UInt32 {
+        var version: UInt32 = 0
+        let rc = sqlite3_file_control(handle, "main", SQLITE_FCNTL_DATA_VERSION, &version)
+        guard rc == SQLITE_OK else { throw SQLiteError(code: rc, message: "the data version could not be read") }
+        return version
+    }
+
     /// Rows changed by the last `INSERT`, `UPDATE` or `DELETE`.
     public var changes: Int { Int(sqlite3_changes64(handle)) }
     /// Whether a transaction is open.
@@ -219,4 +239,27 @@ public final class SQLiteConnection {
         }
         return lines
     }
+}
+
+/// SQL text with its hash computed once, for statements that run again and again (the
+/// statement cache's key): looking one up hashes an integer, not the whole text.
+public struct StatementSQL: Hashable, Sendable, CustomStringConvertible {
+    /// The SQL.
+    public let text: String
+    private let textHash: Int
+
+    /// Wraps `text`, hashing it now.
+    public init(_ text: String) {
+        self.text = text
+        textHash = text.hashValue
+    }
+
+    /// Hashes the precomputed hash only.
+    public func hash(into hasher: inout Hasher) { hasher.combine(textHash) }
+
+    /// Equal texts (the hashes are compared first).
+    public static func == (a: StatementSQL, b: StatementSQL) -> Bool { a.textHash == b.textHash && a.text == b.text }
+
+    /// The SQL.
+    public var description: String { text }
 }

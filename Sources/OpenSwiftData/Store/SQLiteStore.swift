@@ -271,15 +271,15 @@ final class SQLiteStore: @unchecked Sendable {
     func noteCommit() { localCommits &+= 1 }
 
     /// A value that changes whenever the store's content may have changed: a save through this
-    /// connection, or a commit by another connection or process (`PRAGMA data_version`). Rows
-    /// loaded under an unchanged generation need no refresh. Call with the connection held.
+    /// connection, or a commit by another connection or process (the pager's data version,
+    /// ``SQLiteConnection/dataVersion()``: no statement runs, so a fetch that meets registered
+    /// models pays nothing for the check). Rows loaded under an unchanged generation need no
+    /// refresh. Call with the connection held, inside the read that loads the rows.
     ///
     /// - Throws: ``SQLiteError`` when SQLite cannot answer (a guessed generation could keep
     ///   stale values).
     func generation(_ db: SQLiteConnection) throws -> StoreGeneration {
-        var external: Int64 = 0
-        if case .integer(let v)? = try db.scalar("PRAGMA data_version") { external = v }
-        return StoreGeneration(local: localCommits, external: external)
+        StoreGeneration(local: localCommits, external: Int64(try db.dataVersion()))
     }
 
     /// Runs a save: `body` writes through a ``StoreWriter`` inside one `BEGIN IMMEDIATE`

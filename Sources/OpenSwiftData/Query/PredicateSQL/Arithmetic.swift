@@ -54,8 +54,8 @@ extension PredicateExpressions.Arithmetic: SQLPredicateExpression {
     func collect(_ leaves: inout PredicateLeaves) {
         leaves.structure.append(.value(AnyHashable(op)))
         if isTrappingInteger(LHS.Output.self) { leaves.hasIntegerArithmetic = true }
-        collectLeaves(lhs, &leaves)
-        collectLeaves(rhs, &leaves)
+        collectNode(lhs, &leaves)
+        collectNode(rhs, &leaves)
     }
 }
 
@@ -73,7 +73,7 @@ extension PredicateExpressions.UnaryMinus: SQLPredicateExpression {
     }
     func collect(_ leaves: inout PredicateLeaves) {
         if isTrappingInteger(Wrapped.Output.self) { leaves.hasIntegerArithmetic = true }
-        collectLeaves(wrapped, &leaves)
+        collectNode(wrapped, &leaves)
     }
 }
 
@@ -104,8 +104,8 @@ func division(_ lhs: Any, _ rhs: Any, _ op: String, _ outputType: Any.Type, _ t:
 /// Collects a division: the divisor's safety decides whether the SQL exists, so it is shape.
 func collectDivision(_ lhs: Any, _ rhs: Any, _ leaves: inout PredicateLeaves) {
     leaves.structure.append(.value(AnyHashable(divisorIsSafe(capturedNumber(rhs)))))
-    collectLeaves(lhs, &leaves)
-    collectLeaves(rhs, &leaves)
+    collectNode(lhs, &leaves)
+    collectNode(rhs, &leaves)
 }
 
 /// `a / 3` on integers → `(a / ?)`; SQLite truncates toward zero like Swift. The divisor must be

@@ -7,8 +7,8 @@ extension PredicateExpressions.Equal: SQLPredicateExpression {
         try binary(lhs, rhs, "IS", t, decimal: comparesAsDecimal(LHS.Output.self))
     }
     func collect(_ leaves: inout PredicateLeaves) {
-        collectLeaves(lhs, &leaves)
-        collectLeaves(rhs, &leaves)
+        collectNode(lhs, &leaves)
+        collectNode(rhs, &leaves)
     }
 }
 
@@ -18,8 +18,8 @@ extension PredicateExpressions.NotEqual: SQLPredicateExpression {
         try binary(lhs, rhs, "IS NOT", t, decimal: comparesAsDecimal(LHS.Output.self))
     }
     func collect(_ leaves: inout PredicateLeaves) {
-        collectLeaves(lhs, &leaves)
-        collectLeaves(rhs, &leaves)
+        collectNode(lhs, &leaves)
+        collectNode(rhs, &leaves)
     }
 }
 
@@ -59,8 +59,8 @@ extension PredicateExpressions.Comparison: SQLPredicateExpression {
     }
     func collect(_ leaves: inout PredicateLeaves) {
         leaves.structure.append(.value(AnyHashable(op)))
-        collectLeaves(lhs, &leaves)
-        collectLeaves(rhs, &leaves)
+        collectNode(lhs, &leaves)
+        collectNode(rhs, &leaves)
     }
 }
 

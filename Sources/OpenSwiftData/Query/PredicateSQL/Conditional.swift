@@ -26,8 +26,8 @@ extension PredicateExpressions.Conditional: SQLPredicateExpression {
             codec: a.codec ?? b.codec, isCondition: isBool)
     }
     func collect(_ leaves: inout PredicateLeaves) {
-        collectLeaves(test, &leaves)
-        collectLeaves(trueBranch, &leaves)
-        collectLeaves(falseBranch, &leaves)
+        collectNode(test, &leaves)
+        collectNode(trueBranch, &leaves)
+        collectNode(falseBranch, &leaves)
     }
 }

@@ -8,7 +8,7 @@ import Foundation
 /// -- #Predicate<Item> { searchText.isEmpty ? true : $0.name.localizedStandardContains(searchText) }
 /// CASE WHEN coalesce(?, 0) THEN ? ELSE <contains(t."name", ?)> END
 /// ```
-/// The value is re-evaluated on every fetch (``collectLeaves(_:_:)`` reads it as a leaf value),
+/// The value is re-evaluated on every fetch (``collectNode(_:_:)`` reads it as a leaf value),
 /// so a cached statement never keeps an old `searchText`.
 ///
 /// A sub-expression reads the row when its type mentions `PredicateExpressions.Variable`

@@ -36,8 +36,8 @@ extension PredicateExpressions.Conjunction: SQLPredicateExpression, SQLAssociati
     var operands: (lhs: Any, rhs: Any) { (lhs, rhs) }
     func sql(_ t: SQLTranslation) throws -> SQLFragment { try associativeList(self, t) }
     func collect(_ leaves: inout PredicateLeaves) {
-        collectLeaves(lhs, &leaves)
-        collectLeaves(rhs, &leaves)
+        collectNode(lhs, &leaves)
+        collectNode(rhs, &leaves)
     }
 }
 
@@ -52,8 +52,8 @@ extension PredicateExpressions.Disjunction: SQLPredicateExpression, SQLAssociati
     var operands: (lhs: Any, rhs: Any) { (lhs, rhs) }
     func sql(_ t: SQLTranslation) throws -> SQLFragment { try associativeList(self, t) }
     func collect(_ leaves: inout PredicateLeaves) {
-        collectLeaves(lhs, &leaves)
-        collectLeaves(rhs, &leaves)
+        collectNode(lhs, &leaves)
+        collectNode(rhs, &leaves)
     }
 }
 
@@ -72,7 +72,7 @@ extension PredicateExpressions.Negation: SQLPredicateExpression, SQLNegationLogi
         let w = condition(try translate(operand, try t.enteringLogic()))
         return SQLFragment(sql: "(NOT \(w.sql))", arguments: w.arguments, isCondition: true)
     }
-    func collect(_ leaves: inout PredicateLeaves) { collectLeaves(wrapped, &leaves) }
+    func collect(_ leaves: inout PredicateLeaves) { collectNode(wrapped, &leaves) }
 }
 
 /// Translates `node`'s operands, with those of nested nodes of the same operator merged in

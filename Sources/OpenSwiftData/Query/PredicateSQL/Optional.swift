@@ -64,7 +64,7 @@ extension PredicateExpressions.OptionalFlatMap: SQLPredicateExpression {
     func collect(_ leaves: inout PredicateLeaves) {
         // The wrapped value's SQL is repeated wherever the closure uses its parameter.
         collectRepeated(wrapped, times: 2, &leaves)
-        collectLeaves(transform, &leaves)
+        collectNode(transform, &leaves)
     }
 }
 
@@ -92,9 +92,9 @@ extension PredicateExpressions.NilCoalesce: SQLPredicateExpression {
         return f
     }
     func collect(_ leaves: inout PredicateLeaves) {
-        collectLeaves(lhs, &leaves)
+        collectNode(lhs, &leaves)
         // The right side of `optionalToMany ?? …` is never translated, so it binds nothing.
-        if !isOptionalToMany(LHS.Output.self) { collectLeaves(rhs, &leaves) }
+        if !isOptionalToMany(LHS.Output.self) { collectNode(rhs, &leaves) }
     }
 }
 

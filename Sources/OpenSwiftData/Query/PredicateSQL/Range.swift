@@ -100,8 +100,8 @@ extension PredicateExpressions.RangeExpressionContains: SQLPredicateExpression {
         return nonNull(condition)
     }
     func collect(_ leaves: inout PredicateLeaves) {
-        var e = PredicateLeaves()
-        collectLeaves(element, &e)
+        var e = leaves.nested()
+        collectNode(element, &e)
         leaves.structure += e.structure
         if e.hasIntegerArithmetic { leaves.hasIntegerArithmetic = true }
         if !e.isCacheable || !e.values.isEmpty {
@@ -113,8 +113,8 @@ extension PredicateExpressions.RangeExpressionContains: SQLPredicateExpression {
             if let lo = r.lowerBoundValue { leaves.values.append(lo) }
             if let hi = r.upperBoundValue { leaves.values.append(hi) }
         } else if let r = range as? RangeBoundExpressions {
-            collectLeaves(r.lowerExpression, &leaves)
-            collectLeaves(r.upperExpression, &leaves)
+            collectNode(r.lowerExpression, &leaves)
+            collectNode(r.upperExpression, &leaves)
         } else {
             leaves.isCacheable = false
         }

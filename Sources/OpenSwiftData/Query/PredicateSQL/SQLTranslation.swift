@@ -152,6 +152,19 @@ struct PredicateLeaves {
     /// Whether the predicate has `Int` / `Int64` arithmetic, which can overflow (a trap in
     /// Swift): pending models are then checked before `Predicate.evaluate` (``PendingOverflowCheck``).
     var hasIntegerArithmetic = false
+    /// How many translatable nodes enclose the one being collected.
+    var depth = 0
+    /// The deepest tree collected (see ``collectNode(_:_:)``).
+    static let maximumDepth = 128
+    /// The largest node collected, in bytes (see ``collectNode(_:_:)``).
+    static let maximumNodeSize = 2048
+
+    /// Empty leaves for a sub-expression collected apart, at this depth.
+    func nested() -> PredicateLeaves {
+        var inner = PredicateLeaves()
+        inner.depth = depth
+        return inner
+    }
 }
 
 /// Collects an arbitrary node's leaves; an untranslatable node makes the predicate uncacheable
@@ -159,12 +172,43 @@ struct PredicateLeaves {
 /// A sub-expression that reads no row is folded (``ConstantFolding``): its value, evaluated
 /// again for this fetch, is the leaf bound in place of the `?` its translation emitted.
 ///
-/// Runs on every fetch, also for a cached query: what the node's type allows (fold, translate,
-/// neither) is looked up once per type in ``LeafNodeKinds`` instead of asking the runtime for
-/// three protocol conformances per node and fetch.
+/// Runs on every fetch, also for a cached query. For a node whose type is known (the
+/// children of a node, in its `collect`), see ``collectNode(_:_:)``: this one opens
+/// the existential once and goes on there.
 func collectLeaves(_ expression: Any, _ leaves: inout PredicateLeaves) {
-    let kind = LeafNodeKinds.kind(of: type(of: expression))
-    if kind.mayFold, let folded = ConstantFolding.evaluate(expression) {
+    func open<N>(_ node: N) { collectNode(node, &leaves) }
+    _openExistential(expression, do: open)
+}
+
+/// Collects the leaves of a node of static type `N` (a node's child, generic in its parent).
+///
+/// What the node's type allows (fold, translate, neither) is looked up once per type in
+/// ``LeafNodeKinds``, so a fetch of a cached shape asks the runtime for no conformance, boxes
+/// no node in an `Any` and copies none: the node's `collect` runs on its address (a node of a
+/// tree 1000 deep holds the whole subtree inline).
+///
+/// A tree deeper than ``PredicateLeaves/maximumDepth``, or a node larger than
+/// ``PredicateLeaves/maximumNodeSize`` (a tree of some fifty operators held inline), is not
+/// collected: it is not cached (every fetch translates it) and counts as having integer
+/// arithmetic, so pending models are checked for overflow before `Predicate.evaluate`.
+/// Collecting such a tree would recurse as deep as the tree, with a copy of each subtree on
+/// the stack in a debug build.
+func collectNode<N>(_ node: N, _ leaves: inout PredicateLeaves) {
+    guard type(of: node) == N.self else {
+        // `N` is an existential (a child typed `any StandardPredicateExpression<…>`): open it.
+        collectLeaves(node as Any, &leaves)
+        return
+    }
+    // Checked before anything looks at the type: naming a type nested thousands deep recurses
+    // as deep, and a debug build copies each child it passes on onto the stack.
+    guard leaves.depth < PredicateLeaves.maximumDepth, MemoryLayout<N>.size <= PredicateLeaves.maximumNodeSize
+    else {
+        leaves.isCacheable = false
+        leaves.hasIntegerArithmetic = true
+        return
+    }
+    let kind = LeafNodeKinds.kind(of: N.self)
+    if kind.mayFold, let folded = ConstantFolding.evaluate(node) {
         switch folded {
         case .success(let value): leaves.values.append(value)
         case .failure: leaves.isCacheable = false  // the translation throws the error
@@ -175,34 +219,28 @@ func collectLeaves(_ expression: Any, _ leaves: inout PredicateLeaves) {
         leaves.isCacheable = false
         return
     }
-    guard kind.isSmall else {
-        // A large node (a deep tree) is not copied onto the stack: one existential cast.
-        (expression as! any SQLPredicateExpression).collect(&leaves)
-        return
-    }
-    func collect<E: SQLPredicateExpression>(_: E.Type) {
-        // A cast to the concrete type (a type comparison), not to an existential.
-        (expression as! E).collect(&leaves)
-    }
-    collect(sqlType)
+    leaves.depth += 1
+    withUnsafePointer(to: node) { sqlType.collect(at: UnsafeRawPointer($0), &leaves) }
+    leaves.depth -= 1
 }
 
-/// What ``collectLeaves(_:_:)`` may do with a node of a given type, computed once per type:
-/// the same decisions ``ConstantFolding/value(of:)`` and the `SQLPredicateExpression` cast
-/// take, which depend on the node's type only.
+extension SQLPredicateExpression {
+    /// Calls ``collect(_:)`` on the node of this type at `address` (in place, no copy).
+    static func collect(at address: UnsafeRawPointer, _ leaves: inout PredicateLeaves) {
+        address.assumingMemoryBound(to: Self.self).pointee.collect(&leaves)
+    }
+}
+
+/// What ``collectNode(_:_:)`` may do with a node of a given type, computed once per type: the
+/// same decisions ``ConstantFolding/value(of:)`` and the `SQLPredicateExpression` cast take,
+/// which depend on the node's type only.
 enum LeafNodeKinds {
     struct Kind {
         /// Not a captured value or `nil` literal, and its type reads no row: try to fold it.
         let mayFold: Bool
         /// Its translation, when it has one.
         let sqlType: (any SQLPredicateExpression.Type)?
-        /// Small enough to copy onto the stack (``collectLeaves(_:_:)`` recurses once per level,
-        /// and a node of a tree 1000 deep holds the whole subtree inline).
-        var isSmall = false
     }
-
-    /// The largest node (in bytes) ``collectLeaves(_:_:)`` casts to its concrete type.
-    static let smallNodeSize = 128
 
     private static let lock = NSLock()
     nonisolated(unsafe) private static var kinds: [ObjectIdentifier: Kind] = [:]
@@ -216,11 +254,9 @@ enum LeafNodeKinds {
         }
         lock.unlock()
         let leaf = type is CapturedPredicateValue.Type || type is NilLiteralExpression.Type
-        var kind = Kind(
+        let kind = Kind(
             mayFold: !leaf && ConstantFolding.shape(of: type) != .rowDependent,
             sqlType: type as? any SQLPredicateExpression.Type)
-        func size<E: SQLPredicateExpression>(_: E.Type) -> Int { MemoryLayout<E>.size }
-        if let sqlType = kind.sqlType { kind.isSmall = size(sqlType) <= smallNodeSize }
         lock.lock()
         kinds[id] = kind
         lock.unlock()
@@ -232,7 +268,7 @@ enum LeafNodeKinds {
 /// test and branch, both range bounds …): its captured values would be bound more than once,
 /// so a sub-expression with captured values makes the predicate uncacheable.
 func collectRepeated(_ expression: Any, times: Int, _ leaves: inout PredicateLeaves) {
-    var inner = PredicateLeaves()
+    var inner = leaves.nested()
     collectLeaves(expression, &inner)
     leaves.structure.append(contentsOf: inner.structure)
     leaves.values.append(contentsOf: inner.values)

@@ -66,15 +66,15 @@ extension PredicateExpressions.SequenceContains: SQLPredicateExpression {
     }
     func collect(_ leaves: inout PredicateLeaves) {
         guard let elements = capturedElements(sequence) else {
-            collectLeaves(sequence, &leaves)
-            collectLeaves(element, &leaves)
+            collectNode(sequence, &leaves)
+            collectNode(element, &leaves)
             return
         }
         let hasNil = elements.contains { _flattenOptional($0) == nil }
         leaves.structure.append(.value(AnyHashable(elements.count)))
         leaves.structure.append(.value(AnyHashable(hasNil)))
-        var inner = PredicateLeaves()
-        collectLeaves(element, &inner)
+        var inner = leaves.nested()
+        collectNode(element, &inner)
         leaves.structure += inner.structure
         if inner.hasIntegerArithmetic { leaves.hasIntegerArithmetic = true }
         if !inner.isCacheable || !inner.values.isEmpty {

@@ -19,8 +19,8 @@ where Base.Output == String, Other.Output == String {
             arguments: b.arguments + o.arguments + b.arguments + o.arguments, isCondition: true)
     }
     func collect(_ leaves: inout PredicateLeaves) {
-        collectLeaves(base, &leaves)
-        collectLeaves(other, &leaves)
+        collectNode(base, &leaves)
+        collectNode(other, &leaves)
     }
 }
 
@@ -62,8 +62,8 @@ where Base.Output == String, Prefix.Output == String {
             arguments: [.text(prefix), .text(upper)] + exact.arguments, isCondition: true)
     }
     func collect(_ leaves: inout PredicateLeaves) {
-        collectLeaves(base, &leaves)
-        collectLeaves(prefix, &leaves)
+        collectNode(base, &leaves)
+        collectNode(prefix, &leaves)
     }
 }
 

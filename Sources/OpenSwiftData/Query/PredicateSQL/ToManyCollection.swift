@@ -89,8 +89,8 @@ extension PredicateExpressions.SequenceContainsWhere: SQLPredicateExpression {
             arguments: many.arguments + test.arguments, isCondition: true)
     }
     func collect(_ leaves: inout PredicateLeaves) {
-        collectLeaves(sequence, &leaves)
-        collectLeaves(test, &leaves)
+        collectNode(sequence, &leaves)
+        collectNode(test, &leaves)
     }
 }
 
@@ -110,8 +110,8 @@ extension PredicateExpressions.SequenceAllSatisfy: SQLPredicateExpression {
             arguments: many.arguments + test.arguments, isCondition: true)
     }
     func collect(_ leaves: inout PredicateLeaves) {
-        collectLeaves(sequence, &leaves)
-        collectLeaves(test, &leaves)
+        collectNode(sequence, &leaves)
+        collectNode(test, &leaves)
     }
 }
 
@@ -134,7 +134,7 @@ extension PredicateExpressions.Filter: SQLPredicateExpression {
         return f
     }
     func collect(_ leaves: inout PredicateLeaves) {
-        collectLeaves(sequence, &leaves)
-        collectLeaves(filter, &leaves)
+        collectNode(sequence, &leaves)
+        collectNode(filter, &leaves)
     }
 }

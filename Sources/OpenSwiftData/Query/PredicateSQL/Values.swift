@@ -107,7 +107,7 @@ extension PredicateExpressions.KeyPath: SQLPredicateExpression {
         return f
     }
     func collect(_ leaves: inout PredicateLeaves) {
-        collectLeaves(root, &leaves)
+        collectNode(root, &leaves)
         leaves.structure.append(.keyPath(keyPath))
     }
 
