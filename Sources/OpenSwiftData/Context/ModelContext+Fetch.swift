@@ -232,7 +232,14 @@ extension ModelContext {
         var predicateType: ObjectIdentifier?
         var leaves = PredicateLeaves()
         if let p = descriptor.predicate {
-            predicateType = ObjectIdentifier(type(of: p.expression))
+            let type = ObjectIdentifier(type(of: p.expression))
+            predicateType = type
+            // The node kinds of this expression type, in visit order, when the last fetch had it.
+            if let last = lastQuery, last.key.predicateType == type, let plan = last.plan {
+                leaves.replay = plan
+            } else {
+                leaves.recorded = []
+            }
             collectNode(p.expression, &leaves)
         }
         let sortBy = descriptor.sortBy
@@ -241,7 +248,7 @@ extension ModelContext {
             sorts: style == .lexical
                 ? (sortBy.isEmpty ? nil : AnyHashable(sortBy))
                 : AnyHashable([AnyHashable(sortBy), AnyHashable(style)]))
-        if leaves.isCacheable, let compiled = cachedQuery(key, leaves.structure) {
+        if leaves.isCacheable, let compiled = cachedQuery(key, leaves.structure, plan: leaves.recorded) {
             let scope = identifierScope
             return BoundQuery(
                 compiled: compiled, arguments: try leaves.values.map { try sqlArgument($0, scope) },
@@ -277,7 +284,7 @@ extension ModelContext {
                     whereSQL: compiled.whereSQL, translated: args,
                     collected: leaves.values.map { try sqlArgument($0, scope) })
                 stack.queryCache.insert(key, structure: leaves.structure, compiled)
-                lastQuery = LastQuery(key: key, structure: leaves.structure, compiled: compiled)
+                lastQuery = LastQuery(key: key, structure: leaves.structure, compiled: compiled, plan: leaves.recorded)
             } catch let e as CompiledQuery.BindingMismatch where e.kind == .leafCount {
                 // Not cacheable (a value bound twice, as before this check): every fetch translates.
             } catch {
@@ -289,10 +296,15 @@ extension ModelContext {
 
     /// The compiled query of this shape: the one this context used last when it is the same
     /// shape (a loop of fetches repeats one shape; no lock, no hashing), else the container's.
-    private func cachedQuery(_ key: QueryCache.Key, _ structure: [PredicateLeaves.Item]) -> CompiledQuery? {
-        if let last = lastQuery, last.key == key, last.structure == structure { return last.compiled }
+    private func cachedQuery(
+        _ key: QueryCache.Key, _ structure: [PredicateLeaves.Item], plan: [LeafNodeKinds.Step]?
+    ) -> CompiledQuery? {
+        if let last = lastQuery, last.key == key, last.structure == structure {
+            if last.plan == nil, let plan { lastQuery?.plan = plan }
+            return last.compiled
+        }
         guard let compiled = stack.queryCache.lookup(key, structure: structure) else { return nil }
-        lastQuery = LastQuery(key: key, structure: structure, compiled: compiled)
+        lastQuery = LastQuery(key: key, structure: structure, compiled: compiled, plan: plan)
         return compiled
     }
 

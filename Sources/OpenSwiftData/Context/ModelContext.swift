@@ -77,6 +77,8 @@ public final class ModelContext {
         let key: QueryCache.Key
         let structure: [PredicateLeaves.Item]
         let compiled: CompiledQuery
+        /// The predicate's node kinds in visit order (``PredicateLeaves/replay``), once recorded.
+        var plan: [LeafNodeKinds.Step]?
     }
     /// The last query shape fetched: a loop repeating one fetch finds its SQL here.
     var lastQuery: LastQuery?

@@ -159,6 +159,31 @@ struct PredicateLeaves {
     /// The largest node collected, in bytes (see ``collectNode(_:_:)``).
     static let maximumNodeSize = 2048
 
+    /// Node kinds in visit order from an earlier collection of the same expression type, read
+    /// instead of ``LeafNodeKinds`` (a lock and a hash per node) while the types match.
+    var replay: [LeafNodeKinds.Step] = []
+    private var replayIndex = 0
+    /// When not `nil`, the kinds looked up are appended here, in visit order: the replay for
+    /// the next collection of this expression type.
+    var recorded: [LeafNodeKinds.Step]?
+
+    /// The kind of a node of type `N`: the replay's next step when it is of this type, else
+    /// looked up (and the rest of the replay dropped).
+    mutating func kind<N>(of type: N.Type) -> LeafNodeKinds.Kind {
+        let id = ObjectIdentifier(type)
+        if replayIndex < replay.count {
+            let step = replay[replayIndex]
+            if step.type == id {
+                replayIndex += 1
+                return step.kind
+            }
+            replay = []
+        }
+        let kind = LeafNodeKinds.kind(of: type)
+        recorded?.append(LeafNodeKinds.Step(type: id, kind: kind))
+        return kind
+    }
+
     /// Empty leaves for a sub-expression collected apart, at this depth.
     func nested() -> PredicateLeaves {
         var inner = PredicateLeaves()
@@ -207,7 +232,7 @@ func collectNode<N>(_ node: N, _ leaves: inout PredicateLeaves) {
         leaves.hasIntegerArithmetic = true
         return
     }
-    let kind = LeafNodeKinds.kind(of: N.self)
+    let kind = leaves.kind(of: N.self)
     if kind.mayFold, let folded = ConstantFolding.evaluate(node) {
         switch folded {
         case .success(let value): leaves.values.append(value)
@@ -240,6 +265,12 @@ enum LeafNodeKinds {
         let mayFold: Bool
         /// Its translation, when it has one.
         let sqlType: (any SQLPredicateExpression.Type)?
+    }
+
+    /// A node type and its kind, one step of a ``PredicateLeaves/replay``.
+    struct Step {
+        let type: ObjectIdentifier
+        let kind: Kind
     }
 
     private static let lock = NSLock()
