@@ -85,4 +85,47 @@ struct EnumerateMemoryTests {
         let fresh = ModelContext(context.container)
         #expect(try fresh.fetchCount(FetchDescriptor<Word>(predicate: #Predicate { $0.length == 20 })) == 9)
     }
+
+    @Test(
+        "fetch(_:batchSize:) holds at most two batches; what it registered and nothing references leaves with its batch",
+        arguments: StoreKind.allCases)
+    func batchedFetchHoldsTwoBatches(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory(prefix: "batched")
+        let context = try words(kind, dir)
+        let all = try context.fetch(FetchDescriptor<Word>(sortBy: [SortDescriptor(\.text)]), batchSize: 50)
+        #expect(all.count == 300)
+        var texts: [String] = []
+        var largestRegistered = 0
+        for word in all {
+            texts.append(word.text)
+            largestRegistered = max(largestRegistered, context.registered.count)
+        }
+        #expect(texts == (1...300).map { "w\($0)" }.sorted())
+        let kept = FetchResultsCollection<Word>.batchesKept * 50
+        #expect(largestRegistered <= kept, "at most two batches registered at a time, saw \(largestRegistered)")
+        // Going back reads the rows again, in the same order.
+        #expect(all[0].text == texts[0])
+        #expect(all[299].text == texts[299])
+        #expect(Array(all.map(\.text)) == texts)
+    }
+
+    @Test(
+        "models of a batched fetch that the caller keeps stay registered after their batch is dropped: one object per row",
+        arguments: StoreKind.allCases)
+    func batchedFetchKeepsReferenced(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory(prefix: "batched")
+        let context = try words(kind, dir)
+        let all = try context.fetch(FetchDescriptor<Word>(sortBy: [SortDescriptor(\.text)]), batchSize: 40)
+        let first = all[0]
+        let changed = all[1]
+        changed.length = 99  // a pending change keeps it too
+        for word in all { _ = word.text }  // every batch loaded; the first one dropped long ago
+        #expect(all[0] === first, "the kept model is the one the collection returns again")
+        #expect(all[1] === changed)
+        let text = first.text
+        #expect(try context.fetch(FetchDescriptor<Word>(predicate: #Predicate { $0.text == text })).first === first)
+        try context.save()
+        let fresh = ModelContext(context.container)
+        #expect(try fresh.fetchCount(FetchDescriptor<Word>(predicate: #Predicate { $0.length == 99 })) == 1)
+    }
 }

@@ -8,7 +8,7 @@ import Testing
 @Suite("StoreGeneration")
 struct StoreGenerationTests {
     @Test(
-        "CTX-11: a registered model is refreshed by a fetch after another connection saves, and kept as it is when nothing changed"
+        "a registered model is refreshed by a fetch after another connection saves, and kept as it is when nothing changed"
     )
     func otherConnectionsCommitsRefresh() throws {
         let dir = try ScratchDirectory(prefix: "generation")

@@ -8,17 +8,31 @@ import Foundation
 /// for trip in all { … }   // 500 rows are read per batch
 /// ```
 /// Only the keys are read up front (`SELECT t."Z_PK" … ORDER BY …`); each batch is one
-/// `SELECT … WHERE t."Z_PK" IN (…)`. Models stay registered in the context.
+/// `SELECT … WHERE t."Z_PK" IN (…)` (or `BETWEEN` for a run of consecutive keys).
+///
+/// Memory holds the keys and at most ``batchesKept`` batches: when a batch is dropped, the
+/// models it registered that nothing references — not the caller, not another model's loaded
+/// relationship, not the context's pending changes — leave the context, as with
+/// ``ModelContext/enumerate(_:batchSize:allowEscapingMutations:block:)``, so iterating over a
+/// million rows holds two batches. A model still referenced stays registered, so the context
+/// keeps one object per row; a dropped one is read again if its position is accessed again.
 ///
 /// A batch that cannot be read is reported as an ``OperationFailure`` (``OperationFailure/Operation/batchLoad``):
 /// the context's next fetch or save throws it, and the element read is a stand-in.
 public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessCollection {
+    /// How many batches the collection holds at a time (the one being read and the one before
+    /// it, so going back and forth across a batch boundary reads nothing again).
+    public static var batchesKept: Int { 2 }
+
     final class Loader {
         let context: ModelContext
         let table: StoreMapping.Table
         let keys: [Int64]
         let batchSize: Int
-        var batches: [Int: [Element]] = [:]
+        /// The loaded batches, and which of their models each registered (the ones it may release).
+        var batches: [Int: (models: [Element], fresh: [Bool])] = [:]
+        /// Loaded batch numbers, least recently loaded first.
+        var loadOrder: [Int] = []
         init(context: ModelContext, table: StoreMapping.Table, keys: [Int64], batchSize: Int) {
             self.context = context
             self.table = table
@@ -31,8 +45,12 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
             if batches[b] == nil {
                 let slice = keys[(b * batchSize)..<Swift.min((b + 1) * batchSize, keys.count)]
                 let sql = table.selectByKeysSQL(Swift.min(slice.count, ModelContext.keysPerSelect))
+                let tableKey = ObjectIdentifier(table.root)
+                let known = context.registered.table(tableKey, create: false)
+                let fresh = slice.map { known?.find($0) == nil }
                 do {
-                    batches[b] = try context.materializeRows(keys: slice, table: table, as: Element.self)
+                    batches[b] = (try context.materializeRows(keys: slice, table: table, as: Element.self), fresh)
+                    loadOrder.append(b)
                 } catch {
                     // Reported, not answered (OperationFailure): the batch is not kept, so the
                     // next access reads it again; this one gets the model of ModelContext.model(for:).
@@ -42,8 +60,13 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
                             entityName: table.root.name, storeIdentifier: context.stack.store(of: table).identifier,
                             key: .permanent(keys[index]))) as! Element
                 }
+                while loadOrder.count > FetchResultsCollection.batchesKept {
+                    let oldest = loadOrder.removeFirst()
+                    guard var dropped = batches.removeValue(forKey: oldest) else { continue }
+                    context.release(&dropped.models, fresh: dropped.fresh, tableKey: tableKey)
+                }
             }
-            let batch = batches[b]!
+            let batch = batches[b]!.models
             let offset = index - b * batchSize
             if offset < batch.count, batch[offset].persistentBackingData.pk == keys[index] { return batch[offset] }
             // A row deleted since the keys were read: a stand-in that reads as deleted.

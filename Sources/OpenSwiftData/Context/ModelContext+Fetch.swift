@@ -198,11 +198,12 @@ extension ModelContext {
         }
     }
 
-    /// Unregisters the models of an enumerated batch that this batch registered (`fresh`) and
-    /// that nothing else references — not the caller, not another model's relationship, not the
-    /// context's pending changes — so enumerating a million rows holds one batch at a time. A
-    /// model still referenced anywhere stays registered, so the context keeps one object per row.
-    private func release<T: PersistentModel>(_ batch: inout [T], fresh: [Bool], tableKey: ObjectIdentifier) {
+    /// Unregisters the models of a batch (of `enumerate`, or one ``FetchResultsCollection``
+    /// drops) that this batch registered (`fresh`) and that nothing else references — not the
+    /// caller, not another model's relationship, not the context's pending changes — so reading a
+    /// million rows holds a batch or two at a time. A model still referenced anywhere stays
+    /// registered, so the context keeps one object per row.
+    func release<T: PersistentModel>(_ batch: inout [T], fresh: [Bool], tableKey: ObjectIdentifier) {
         guard batch.count == fresh.count else { return }  // a row vanished meanwhile: keep them all
         for i in batch.indices where fresh[i] {
             let key = RowKey(table: tableKey, pk: batch[i].persistentBackingData.pk)
