@@ -58,7 +58,13 @@ extension PredicateExpressions.Comparison: SQLPredicateExpression {
         return try ordering(lhs, rhs, op, t, decimal: comparesAsDecimal(LHS.Output.self))
     }
     func collect(_ leaves: inout PredicateLeaves) {
-        leaves.structure.append(.value(AnyHashable(op)))
+        switch op {
+        case .lessThan: leaves.structure.append(.number(0))
+        case .lessThanOrEqual: leaves.structure.append(.number(1))
+        case .greaterThan: leaves.structure.append(.number(2))
+        case .greaterThanOrEqual: leaves.structure.append(.number(3))
+        @unknown default: leaves.isCacheable = false  // the translation throws
+        }
         collectNode(lhs, &leaves)
         collectNode(rhs, &leaves)
     }

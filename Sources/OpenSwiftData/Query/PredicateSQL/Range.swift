@@ -109,7 +109,7 @@ extension PredicateExpressions.RangeExpressionContains: SQLPredicateExpression {
             return
         }
         if let r = capturedOperand(range) as? CapturedRangeBounds {
-            leaves.structure.append(.value(AnyHashable("\(type(of: r))")))
+            leaves.structure.append(.type(ObjectIdentifier(type(of: r))))
             if let lo = r.lowerBoundValue { leaves.values.append(lo) }
             if let hi = r.upperBoundValue { leaves.values.append(hi) }
         } else if let r = range as? RangeBoundExpressions {

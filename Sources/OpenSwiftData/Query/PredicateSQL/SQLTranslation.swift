@@ -138,12 +138,16 @@ protocol SQLPredicateExpression {
 /// the expression's type does not spell out: key paths, and operators stored as values
 /// (`Comparison.op`); two predicates of one type with equal structure translate alike.
 struct PredicateLeaves {
-    /// One element of ``structure``. A key path is kept as itself, not in an `AnyHashable`:
-    /// every fetch compares its shape with the cached one, and `AnyKeyPath`'s `==` answers
-    /// an identical key path (a literal is instantiated once) without `AnyHashable`'s casts.
+    /// One element of ``structure``. Nothing is kept in an `AnyHashable`: every fetch compares
+    /// its shape with the cached one, and `AnyHashable`'s `==` costs a dynamic cast or two;
+    /// `AnyKeyPath`'s `==` answers an identical key path (a literal is instantiated once) at
+    /// once, and operators and counts are small integers.
     enum Item: Hashable {
         case keyPath(AnyKeyPath)
-        case value(AnyHashable)
+        /// An operator (numbered by its node's `collect`), a count or a flag.
+        case number(Int)
+        /// A type that decides the SQL (e.g. a captured range's).
+        case type(ObjectIdentifier)
     }
     var structure: [Item] = []
     var values: [Any] = []

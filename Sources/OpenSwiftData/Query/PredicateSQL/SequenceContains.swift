@@ -71,8 +71,8 @@ extension PredicateExpressions.SequenceContains: SQLPredicateExpression {
             return
         }
         let hasNil = elements.contains { _flattenOptional($0) == nil }
-        leaves.structure.append(.value(AnyHashable(elements.count)))
-        leaves.structure.append(.value(AnyHashable(hasNil)))
+        leaves.structure.append(.number(elements.count))
+        leaves.structure.append(.number(hasNil ? 1 : 0))
         var inner = leaves.nested()
         collectNode(element, &inner)
         leaves.structure += inner.structure
