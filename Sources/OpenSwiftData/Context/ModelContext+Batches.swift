@@ -29,8 +29,8 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
         let table: StoreMapping.Table
         let keys: [Int64]
         let batchSize: Int
-        /// The loaded batches, and which of their models each registered (the ones it may release).
-        var batches: [Int: (models: [Element], fresh: [Bool])] = [:]
+        /// The loaded batches, with which of their models each registered (the ones it may release).
+        var batches: [Int: ModelContext.ReleasableBatch<Element>] = [:]
         /// Loaded batch numbers, least recently loaded first.
         var loadOrder: [Int] = []
         init(context: ModelContext, table: StoreMapping.Table, keys: [Int64], batchSize: Int) {
@@ -45,11 +45,8 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
             if batches[b] == nil {
                 let slice = keys[(b * batchSize)..<Swift.min((b + 1) * batchSize, keys.count)]
                 let sql = table.selectByKeysSQL(Swift.min(slice.count, ModelContext.keysPerSelect))
-                let tableKey = ObjectIdentifier(table.root)
-                let known = context.registered.table(tableKey, create: false)
-                let fresh = slice.map { known?.find($0) == nil }
                 do {
-                    batches[b] = (try context.materializeRows(keys: slice, table: table, as: Element.self), fresh)
+                    batches[b] = try context.materializeBatch(keys: slice, table: table)
                     loadOrder.append(b)
                 } catch {
                     // Reported, not answered (OperationFailure): the batch is not kept, so the
@@ -63,7 +60,7 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
                 while loadOrder.count > FetchResultsCollection.batchesKept {
                     let oldest = loadOrder.removeFirst()
                     guard var dropped = batches.removeValue(forKey: oldest) else { continue }
-                    context.release(&dropped.models, fresh: dropped.fresh, tableKey: tableKey)
+                    context.release(&dropped)
                 }
             }
             let batch = batches[b]!.models

@@ -88,10 +88,8 @@ extension ModelContext {
             total = try fetch(unpaged).count
         } else {
             total = try withFetchConnection(sql: q.compiled.countSQL, table: q.table) { db in
-                let stmt = try db.cachedStatement(q.compiled.count)
-                defer { stmt.reset() }
-                try stmt.bind(q.arguments)
-                return try stmt.step() ? Int(stmt.int64(at: 0)) : 0
+                if case .integer(let n)? = try db.scalar(q.compiled.count, q.arguments) { return Int(n) }
+                return 0
             }
         }
         total = max(total - max(descriptor.fetchOffset ?? 0, 0), 0)
@@ -168,15 +166,12 @@ extension ModelContext {
         if descriptor.includePendingChanges { try applyDeleteRulesForFetch() }
         guard descriptor.includePendingChanges, pendingModels(kindOf: q.layout) != nil else {
             let keys = try storeKeys(q, descriptor)
-            let tableKey = ObjectIdentifier(q.table.root)
             var start = 0
             while start < keys.count {
                 let end = min(start + size, keys.count)
-                let known = registered.table(tableKey, create: false)
-                let fresh = keys[start..<end].map { known?.find($0) == nil }
-                var batch = try materializeRows(keys: keys[start..<end], table: q.table, as: T.self)
-                try run(batch)
-                release(&batch, fresh: fresh, tableKey: tableKey)
+                var batch: ReleasableBatch<T> = try materializeBatch(keys: keys[start..<end], table: q.table)
+                try run(batch.models)
+                release(&batch)
                 start = end
             }
             return
@@ -198,17 +193,37 @@ extension ModelContext {
         }
     }
 
-    /// Unregisters the models of a batch (of `enumerate`, or one ``FetchResultsCollection``
-    /// drops) that this batch registered (`fresh`) and that nothing else references — not the
-    /// caller, not another model's relationship, not the context's pending changes — so reading a
-    /// million rows holds a batch or two at a time. A model still referenced anywhere stays
-    /// registered, so the context keeps one object per row.
-    func release<T: PersistentModel>(_ batch: inout [T], fresh: [Bool], tableKey: ObjectIdentifier) {
-        guard batch.count == fresh.count else { return }  // a row vanished meanwhile: keep them all
-        for i in batch.indices where fresh[i] {
-            let key = RowKey(table: tableKey, pk: batch[i].persistentBackingData.pk)
+    /// The models of a batch read by key (`enumerate`'s, or one of a ``FetchResultsCollection``),
+    /// with which of them the read registered: the ones ``release(_:)`` may unregister.
+    struct ReleasableBatch<T: PersistentModel> {
+        var models: [T]
+        /// Per model: it was not registered before this batch was read.
+        let fresh: [Bool]
+        let tableKey: ObjectIdentifier
+    }
+
+    /// Reads the models of `keys` (``materializeRows(keys:table:as:)``), noting which it registers.
+    func materializeBatch<T: PersistentModel>(keys: ArraySlice<Int64>, table: StoreMapping.Table) throws
+        -> ReleasableBatch<T>
+    {
+        let tableKey = ObjectIdentifier(table.root)
+        let known = registered.table(tableKey, create: false)
+        let fresh = keys.map { known?.find($0) == nil }
+        return ReleasableBatch(
+            models: try materializeRows(keys: keys, table: table, as: T.self), fresh: fresh, tableKey: tableKey)
+    }
+
+    /// Unregisters the models of a batch that this batch registered and that nothing else
+    /// references — not the caller, not another model's relationship, not the context's pending
+    /// changes — so reading a million rows holds a batch or two at a time. A model still
+    /// referenced anywhere stays registered, so the context keeps one object per row.
+    func release<T: PersistentModel>(_ batch: inout ReleasableBatch<T>) {
+        // A row vanished meanwhile (the models no longer line up with `fresh`): keep them all.
+        guard batch.models.count == batch.fresh.count else { return }
+        for i in batch.models.indices where batch.fresh[i] {
+            let key = RowKey(table: batch.tableKey, pk: batch.models[i].persistentBackingData.pk)
             registered[key] = nil
-            if !isKnownUniquelyReferenced(&batch[i]) { registered[key] = batch[i] }
+            if !isKnownUniquelyReferenced(&batch.models[i]) { registered[key] = batch.models[i] }
         }
     }
 

@@ -197,6 +197,11 @@ public final class SQLiteConnection {
 
     /// Runs a query and returns the first column of the first row, or `nil` when there is none.
     public func scalar(_ sql: String, _ arguments: [SQLValue] = []) throws -> SQLValue? {
+        try scalar(StatementSQL(sql), arguments)
+    }
+
+    /// The first column of the first row, for SQL hashed once (``StatementSQL``): a statement run on every call.
+    public func scalar(_ sql: StatementSQL, _ arguments: [SQLValue] = []) throws -> SQLValue? {
         let stmt = try cachedStatement(sql)
         defer { stmt.reset() }
         try stmt.bind(arguments)
