@@ -34,5 +34,34 @@ struct IdentityMapTests {
             }
         }
         #expect(table.count == reference.count)
+        var visited: [ObjectIdentifier] = []
+        func visit(_ model: any PersistentModel) { visited.append(ObjectIdentifier(model)) }
+        table.forEach(visit)
+        #expect(Set(visited) == Set(reference.values))
+        #expect(visited.count == reference.count)
+    }
+
+    @Test("the table holds its models strongly until removed, rebuilt or released")
+    func ownership() throws {
+        weak var removed: Word?
+        weak var kept: Word?
+        var table: PrimaryKeyTable? = PrimaryKeyTable(capacity: 4)
+        do {
+            let a = Word(text: "removed")
+            let b = Word(text: "kept")
+            removed = a
+            kept = b
+            table!.insert(1, a)
+            table!.insert(2, b)
+            // Growth moves the entries into new buffers (several rebuilds from 4 slots).
+            for pk in Int64(3)..<200 { table!.insert(pk, Word(text: "w\(pk)")) }
+        }
+        #expect(removed != nil && kept != nil)
+        #expect(table!.find(2).map(ObjectIdentifier.init) == kept.map(ObjectIdentifier.init))
+        table!.remove(1)
+        #expect(removed == nil)
+        #expect(kept != nil)
+        table = nil
+        #expect(kept == nil)
     }
 }

@@ -51,12 +51,19 @@ struct IdentityMap {
 /// Linear probing; removal leaves a tombstone (consecutive keys form long runs of occupied
 /// slots, so shifting entries back on removal would cost a scan of the whole run); the table
 /// is rebuilt when tombstones and entries together pass half its capacity.
+///
+/// The slots are two buffers this table allocates and frees itself: every fetched row is
+/// looked up here and every new one inserted, and an array in a class costs an exclusivity
+/// check and a uniqueness check on each write.
 final class PrimaryKeyTable {
     private static let empty: Int64 = 0
     private static let tombstone: Int64 = .min
     private var others: [Int64: any PersistentModel] = [:]
-    private var keys: [Int64]
-    private var values: [(any PersistentModel)?]
+    /// `capacity` keys: ``empty``, ``tombstone`` or a primary key.
+    private var keys: UnsafeMutablePointer<Int64>
+    /// `capacity` slots, initialised exactly where `keys` holds a primary key.
+    private var values: UnsafeMutablePointer<any PersistentModel>
+    private var capacity: Int
     private var mask: Int
     private var stored = 0
     private var tombstones = 0
@@ -65,14 +72,23 @@ final class PrimaryKeyTable {
 
     /// Calls `body` with every model in the table.
     func forEach(_ body: (any PersistentModel) -> Void) {
-        for case let m? in values { body(m) }
+        for i in 0..<capacity where keys[i] > 0 { body(values[i]) }
         for m in others.values { body(m) }
     }
 
     init(capacity: Int = 64) {
-        keys = Array(repeating: PrimaryKeyTable.empty, count: capacity)
-        values = Array(repeating: nil, count: capacity)
+        precondition(capacity > 0 && capacity & (capacity - 1) == 0, "the capacity is a power of two")
+        self.capacity = capacity
+        keys = .allocate(capacity: capacity)
+        keys.initialize(repeating: PrimaryKeyTable.empty, count: capacity)
+        values = .allocate(capacity: capacity)
         mask = capacity - 1
+    }
+
+    deinit {
+        for i in 0..<capacity where keys[i] > 0 { (values + i).deinitialize(count: 1) }
+        values.deallocate()
+        keys.deallocate()
     }
 
     /// Primary keys are mostly consecutive, so neighbouring keys go to neighbouring slots
@@ -98,7 +114,7 @@ final class PrimaryKeyTable {
             others[pk] = model
             return
         }
-        if (stored + tombstones + 1) * 2 > keys.count { rebuild() }
+        if (stored + tombstones + 1) * 2 > capacity { rebuild() }
         var i = slot(pk)
         var reusable = -1
         while true {
@@ -116,7 +132,7 @@ final class PrimaryKeyTable {
             tombstones -= 1
         }
         keys[i] = pk
-        values[i] = model
+        (values + i).initialize(to: model)
         stored += 1
     }
 
@@ -133,22 +149,32 @@ final class PrimaryKeyTable {
             i = (i + 1) & mask
         }
         keys[i] = PrimaryKeyTable.tombstone
-        values[i] = nil
+        (values + i).deinitialize(count: 1)
         stored -= 1
         tombstones += 1
     }
 
     /// Re-inserts the live entries into a table sized for them (growing ×4 when full).
     private func rebuild() {
-        let oldKeys = keys
-        let oldValues = values
-        var capacity = keys.count
-        while (stored + 1) * 2 > capacity / 2 { capacity *= 4 }
-        keys = Array(repeating: PrimaryKeyTable.empty, count: capacity)
-        values = Array(repeating: nil, count: capacity)
-        mask = capacity - 1
+        let (oldKeys, oldValues, oldCapacity) = (keys, values, capacity)
+        var newCapacity = capacity
+        while (stored + 1) * 2 > newCapacity / 2 { newCapacity *= 4 }
+        capacity = newCapacity
+        keys = .allocate(capacity: newCapacity)
+        keys.initialize(repeating: PrimaryKeyTable.empty, count: newCapacity)
+        values = .allocate(capacity: newCapacity)
+        mask = newCapacity - 1
         stored = 0
         tombstones = 0
-        for (k, v) in zip(oldKeys, oldValues) where k > 0 { insert(k, v!) }
+        for j in 0..<oldCapacity where oldKeys[j] > 0 {
+            // Moved, not copied: no retain and release per entry.
+            var i = slot(oldKeys[j])
+            while keys[i] != PrimaryKeyTable.empty { i = (i + 1) & mask }
+            keys[i] = oldKeys[j]
+            (values + i).moveInitialize(from: oldValues + j, count: 1)
+            stored += 1
+        }
+        oldValues.deallocate()
+        oldKeys.deallocate()
     }
 }

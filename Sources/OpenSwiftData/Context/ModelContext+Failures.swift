@@ -97,7 +97,8 @@ extension ModelContext {
     /// Throws the first read failure not yet thrown (and forgets them all): a property read
     /// returned a stand-in value since the last fetch or save.
     func throwPendingReadFailure() throws {
-        guard let first = readFailures.first else { return }
+        guard !readFailures.isEmpty else { return }
+        let first = readFailures[0]
         readFailures.removeAll()
         var e = SwiftDataError(
             first.error.code,

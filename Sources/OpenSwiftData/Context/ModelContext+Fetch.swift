@@ -17,7 +17,41 @@ extension ModelContext {
     ///   translated (or exceeds SQLite's limits); ``SwiftDataError/arithmeticOverflow`` when the
     ///   predicate's integer arithmetic overflows for a stored row or a pending model (Swift
     ///   would trap); ``SwiftDataError/storeError`` for other SQLite failures.
+    @inlinable
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        // Inlined into the caller, specialised for `T`: the common case (a shape fetched
+        // before, no pending changes of this kind) runs in code that is not generic.
+        var models: [T] = []
+        if try fetchCached(FetchRequest(descriptor), { models.append($0 as! T) }) { return models }
+        return try fetchTranslatingOrMerging(descriptor)
+    }
+
+    /// ``fetch(_:)`` of a cached shape with nothing pending to merge: appends each model to
+    /// `sink` and returns `true`; returns `false` (having read nothing) when the query is not
+    /// cached yet or pending changes of this kind must be merged.
+    @usableFromInline
+    func fetchCached(_ request: FetchRequest, _ sink: (any PersistentModel) -> Void) throws -> Bool {
+        guard let q = try lookupQuery(request).bound else { return false }
+        if request.includePendingChanges, !(inserted.isEmpty && changed.isEmpty && deleted.isEmpty) {
+            // Delete rules may have to run first, and pending models to be merged.
+            if !deleted.isEmpty || pendingModels(kindOf: q.layout) != nil { return false }
+        }
+        let limit = request.fetchLimit.flatMap { $0 > 0 ? $0 : nil }
+        let offset = max(request.fetchOffset ?? 0, 0)
+        if limit != nil || offset > 0 {
+            try materializeRows(
+                q.compiled.paged, q.arguments + [.integer(Int64(limit ?? -1)), .integer(Int64(offset))],
+                table: q.table, into: sink)
+        } else {
+            try materializeRows(q.compiled.select, q.arguments, table: q.table, into: sink)
+        }
+        return true
+    }
+
+    /// ``fetch(_:)`` of a shape not cached yet (translated here), or with pending changes to
+    /// merge.
+    @usableFromInline
+    func fetchTranslatingOrMerging<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         let q = try query(descriptor)
         if descriptor.includePendingChanges { try applyDeleteRulesForFetch() }
         let pending = descriptor.includePendingChanges ? pendingModels(kindOf: q.layout) : nil
@@ -239,37 +273,59 @@ extension ModelContext {
         var table: StoreMapping.Table { compiled.table }
     }
 
-    /// The query for `descriptor`, from the container's cache when its shape was seen before.
+    /// What a fetch of `request` found in the caches: the bound query when its shape was
+    /// compiled before, and what a translation needs to cache a new one.
+    struct QueryLookup {
+        let key: QueryCache.Key
+        let leaves: PredicateLeaves
+        let style: StringSortStyle
+        var bound: BoundQuery?
+    }
+
+    /// Collects `request`'s predicate leaves and finds its compiled query: the one this context
+    /// used last, else the container's. Not generic, so a fetch of a cached shape looks up no
+    /// generic metadata (``FetchRequest`` is built in the caller, specialised for its model).
     /// Throws first a read failure that could not be thrown where it happened (``OperationFailure``).
-    func query<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> BoundQuery {
+    func lookupQuery(_ request: FetchRequest) throws -> QueryLookup {
         try throwPendingReadFailure()
-        let style = stringSortStyle(of: descriptor)
-        // The predicate is copied once (it is generic over T: each use costs a metadata lookup).
+        let style = stringSortStyle(request.stringSortStyle, of: request.entity)
         var predicateType: ObjectIdentifier?
         var leaves = PredicateLeaves()
-        if let p = descriptor.predicate {
-            let type = ObjectIdentifier(type(of: p.expression))
+        leaves.scope = identifierScope
+        // The expression is opened in place (not copied into an `Any`): its type is the key,
+        // and its root node is where the collection starts.
+        func collect<E: StandardPredicateExpression<Bool>>(_ expression: E) {
+            let type = ObjectIdentifier(E.self)
             predicateType = type
             // The node kinds of this expression type, in visit order, when the last fetch had it.
             if let last = lastQuery, last.key.predicateType == type, let plan = last.plan {
                 leaves.replay = plan
+                leaves.expected = last.structure
             } else {
                 leaves.recorded = []
             }
-            collectNode(p.expression, &leaves)
+            collectNode(expression, &leaves)
         }
-        let sortBy = descriptor.sortBy
+        if let expression = request.expression { collect(expression) }
         let key = QueryCache.Key(
-            entity: ObjectIdentifier(T.self), predicateType: predicateType,
+            entity: ObjectIdentifier(request.entity), predicateType: predicateType,
             sorts: style == .lexical
-                ? (sortBy.isEmpty ? nil : AnyHashable(sortBy))
-                : AnyHashable([AnyHashable(sortBy), AnyHashable(style)]))
+                ? request.sorts : AnyHashable([request.sorts, AnyHashable(style)] as [AnyHashable?]))
+        var lookup = QueryLookup(key: key, leaves: leaves, style: style)
         if leaves.isCacheable, let compiled = cachedQuery(key, leaves.structure, plan: leaves.recorded) {
-            let scope = identifierScope
-            return BoundQuery(
-                compiled: compiled, arguments: try leaves.values.map { try sqlArgument($0, scope) },
-                hasIntegerArithmetic: leaves.hasIntegerArithmetic)
+            lookup.bound = BoundQuery(
+                compiled: compiled, arguments: leaves.values, hasIntegerArithmetic: leaves.hasIntegerArithmetic)
         }
+        return lookup
+    }
+
+    /// The query for `descriptor`, from the container's cache when its shape was seen before,
+    /// else translated (and cached when later fetches' leaves bind as this one's do).
+    /// Throws first a read failure that could not be thrown where it happened (``OperationFailure``).
+    func query<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> BoundQuery {
+        let lookup = try lookupQuery(FetchRequest(descriptor))
+        if let bound = lookup.bound { return bound }
+        let (key, leaves, style) = (lookup.key, lookup.leaves, lookup.style)
         if let e = stack.schema.buildError { throw e }
         // Not swallowed: a type outside the schema is thrown just below (unknownSchema).
         guard let layout = try? ModelLayout.of(T.self), let table = stack.table(for: layout),
@@ -295,10 +351,7 @@ extension ModelContext {
         if leaves.isCacheable {
             // Cached only when later fetches' leaves bind exactly as this translation did.
             do {
-                let scope = identifierScope
-                try CompiledQuery.checkBindings(
-                    whereSQL: compiled.whereSQL, translated: args,
-                    collected: leaves.values.map { try sqlArgument($0, scope) })
+                try CompiledQuery.checkBindings(whereSQL: compiled.whereSQL, translated: args, collected: leaves.values)
                 stack.queryCache.insert(key, structure: leaves.structure, compiled)
                 lastQuery = LastQuery(key: key, structure: leaves.structure, compiled: compiled, plan: leaves.recorded)
             } catch let e as CompiledQuery.BindingMismatch where e.kind == .leafCount {
@@ -327,10 +380,15 @@ extension ModelContext {
     /// The string order of `descriptor`'s sorts: its own, else that of the configuration
     /// storing `T` (the container's, when it has one configuration).
     func stringSortStyle<T>(of descriptor: FetchDescriptor<T>) -> StringSortStyle {
-        if let own = descriptor.stringSortStyle { return own }
+        stringSortStyle(descriptor.stringSortStyle, of: T.self)
+    }
+
+    /// The string order `own` asks for, else that of the configuration storing `entity`.
+    func stringSortStyle(_ own: StringSortStyle?, of entity: any PersistentModel.Type) -> StringSortStyle {
+        if let own { return own }
         guard stack.stores.count > 1,
             // try?: a type that is no model has no configuration; the fetch itself reports it.
-            let layout = try? ModelLayout.of(T.self)
+            let layout = try? ModelLayout.of(entity)
         else { return stack.stringSortStyle }
         return stack.configuration(for: layout).stringSortStyle
     }
@@ -368,11 +426,21 @@ extension ModelContext {
     func materializeRows<T>(_ sql: StatementSQL, _ args: [SQLValue], table: StoreMapping.Table, as: T.Type) throws
         -> [T]
     {
+        var out: [T] = []
+        try materializeRows(sql, args, table: table) { out.append($0 as! T) }
+        return out
+    }
+
+    /// Runs a `SELECT <table.selectList>` query and passes one model per row to `sink`, reusing
+    /// registered instances (one object per row per context). Not generic: the fetch of a
+    /// cached shape looks up no generic metadata here.
+    func materializeRows(
+        _ sql: StatementSQL, _ args: [SQLValue], table: StoreMapping.Table, into sink: (any PersistentModel) -> Void
+    ) throws {
         try withFetchConnection(sql: sql.text, table: table) { db in
             let stmt = try db.cachedStatement(sql)
             defer { stmt.reset() }
             try stmt.bind(args)
-            var out: [T] = []
             let tableKey = ObjectIdentifier(table.root)
             let identities = registered.table(tableKey, create: true)!
             let entities = table.entitiesByID
@@ -393,7 +461,7 @@ extension ModelContext {
                             d.loadedGeneration = now
                         }
                     }
-                    out.append(existing as! T)
+                    sink(existing)
                     continue
                 }
                 let ent = Int(stmt.int64(at: 1))
@@ -404,9 +472,8 @@ extension ModelContext {
                     contextHandle: handle)
                 let model = MaterializationScope.run { layout.type.init(backingData: d) }
                 identities.insert(pk, model)
-                out.append(model as! T)
+                sink(model)
             }
-            return out
         }
     }
 
@@ -415,24 +482,44 @@ extension ModelContext {
     private func readValues(
         _ stmt: SQLiteStatement,
         _ readers: [StoreMapping.Table.SlotReader]
-    ) throws -> ContiguousArray<Any?> {
+    ) throws -> SlotValues {
         // Each slot is written exactly once, straight into uninitialised storage.
-        try ContiguousArray<Any?>(unsafeUninitializedCapacity: readers.count) { buffer, initialized in
-            for (i, reader) in readers.enumerated() {
-                let value: Any?
-                if reader.column < 0 {
-                    value = nil
-                } else if let composite = reader.composite {
-                    value = try composite.read(stmt, reader.column)
-                } else if let codec = reader.codec {
-                    value = try codec.read(stmt, reader.column)
-                } else {
-                    value = ForeignKey(pk: stmt.isNull(at: reader.column) ? 0 : stmt.int64(at: reader.column))
+        try SlotValues(unsafeUninitializedCount: readers.count) { slots, initialized in
+            try readers.withUnsafeBufferPointer { readers in
+                for i in readers.indices {
+                    let column = readers[i].column
+                    if column < 0 {
+                        (slots + i).initialize(to: nil)
+                    } else if let composite = readers[i].composite {
+                        (slots + i).initialize(to: try composite.read(stmt, column))
+                    } else if let codec = readers[i].codec {
+                        (slots + i).initialize(to: try read(stmt, column, codec))
+                    } else {
+                        (slots + i).initialize(to: ForeignKey(pk: stmt.isNull(at: column) ? 0 : stmt.int64(at: column)))
+                    }
+                    initialized = i + 1
                 }
-                (buffer.baseAddress! + i).initialize(to: value)
-                initialized = i + 1
             }
         }
+    }
+
+    /// Column `column` through `codec`: a non-NULL value of a ``AttributeCodec/DirectRead``
+    /// type read here, anything else by the codec.
+    @inline(__always)
+    private func read(_ stmt: SQLiteStatement, _ column: Int32, _ codec: AttributeCodec) throws -> Any {
+        switch codec.directRead {
+        case .int?:
+            let v = stmt.int64(at: column)
+            if v != 0 || !stmt.isNull(at: column) { return Int(v) }
+        case .double?:
+            let v = stmt.double(at: column)
+            if v != 0 || !stmt.isNull(at: column) { return v }
+        case .string?:
+            if let s = stmt.textIfPresent(at: column) { return s }
+        case nil:
+            break
+        }
+        return try codec.read(stmt, column)
     }
 
     /// Reads the current row's columns into `data`'s slots; a refresh of a registered model
@@ -459,9 +546,9 @@ extension ModelContext {
                     if current != nil, let old = try? codec.encode(current), old == stmt.value(at: read.column) {
                         continue
                     }
-                    data.setSlot(read.slot, try codec.read(stmt, read.column), of: model, recordChange: false)
+                    data.setSlot(read.slot, try self.read(stmt, read.column, codec), of: model, recordChange: false)
                 } else {
-                    data.values[read.slot] = try codec.read(stmt, read.column)
+                    data.values[read.slot] = try self.read(stmt, read.column, codec)
                 }
             } else {
                 let fk = stmt.isNull(at: read.column) ? 0 : stmt.int64(at: read.column)

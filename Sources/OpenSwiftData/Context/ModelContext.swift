@@ -72,13 +72,23 @@ public final class ModelContext {
     var readFailures: [OperationFailure] = []
     /// One-way relationships pointing at each entity (`ModelContext+Delete.swift`), by layout.
     var oneWaySlotCache: [ObjectIdentifier: [OneWaySlot]] = [:]
-    /// The query shape this context fetched last, with its compiled query (`query(_:)`).
-    struct LastQuery {
+    /// The query shape this context fetched last, with its compiled query (`query(_:)`). A
+    /// class: each fetch reads it, and reading a reference copies none of its fields.
+    final class LastQuery {
         let key: QueryCache.Key
         let structure: [PredicateLeaves.Item]
         let compiled: CompiledQuery
         /// The predicate's node kinds in visit order (``PredicateLeaves/replay``), once recorded.
         var plan: [LeafNodeKinds.Step]?
+
+        init(
+            key: QueryCache.Key, structure: [PredicateLeaves.Item], compiled: CompiledQuery, plan: [LeafNodeKinds.Step]?
+        ) {
+            self.key = key
+            self.structure = structure
+            self.compiled = compiled
+            self.plan = plan
+        }
     }
     /// The last query shape fetched: a loop repeating one fetch finds its SQL here.
     var lastQuery: LastQuery?

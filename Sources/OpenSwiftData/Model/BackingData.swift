@@ -10,7 +10,7 @@ public final class BackingData {
     enum Status { case unmanaged, inserted, persisted, deleted, removed }
 
     /// Slot values, each boxed as exactly the property's declared type; `nil` = not loaded.
-    var values: ContiguousArray<Any?>
+    var values: SlotValues
     /// The model class's layout; set on first use.
     var layout: ModelLayout?
     /// The context the model is registered in (held through the context's shared weak handle,
@@ -39,7 +39,7 @@ public final class BackingData {
     /// store has changed since.
     var loadedGeneration = StoreGeneration.unknown
     /// Values as last saved, kept from the first change after a save, for rollback and updates.
-    var committed: ContiguousArray<Any?>?
+    var committed: SlotValues?
     /// Slots changed since the last save.
     var changed: [Bool] = []
     /// Posts change notifications for `Observable`; created on first property access, so
@@ -47,17 +47,17 @@ public final class BackingData {
     lazy var registrar = ObservationRegistrar()
 
     init(slotCount: Int = 0) {
-        values = ContiguousArray(repeating: nil, count: slotCount)
+        values = SlotValues(repeating: nil, count: slotCount)
     }
 
     init(layout: ModelLayout) {
         self.layout = layout
-        values = ContiguousArray(repeating: nil, count: layout.slots.count)
+        values = SlotValues(repeating: nil, count: layout.slots.count)
     }
 
     /// A stored row's storage, complete in one initialiser (the row-decoding loop's path).
     init(
-        layout: ModelLayout, values: ContiguousArray<Any?>, pk: Int64, version: Int64 = 0, storeIdentifier: String,
+        layout: ModelLayout, values: SlotValues, pk: Int64, version: Int64 = 0, storeIdentifier: String,
         contextHandle: ContextHandle?
     ) {
         self.layout = layout

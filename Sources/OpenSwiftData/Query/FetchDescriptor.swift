@@ -37,3 +37,38 @@ public struct FetchDescriptor<T: PersistentModel> {
         self.sortBy = sortBy
     }
 }
+
+/// A ``FetchDescriptor`` without its model type: what finds a cached query and runs it.
+///
+/// Built by ``ModelContext/fetch(_:)``'s inlined entry in the caller's code, specialised for
+/// the model type, so the library's fetch path looks up no generic metadata (`Predicate<T>`,
+/// `[SortDescriptor<T>]`, `[T]`) on each call.
+@usableFromInline
+struct FetchRequest {
+    /// The model type fetched.
+    @usableFromInline let entity: any PersistentModel.Type
+    /// The predicate's expression, `nil` for none.
+    @usableFromInline let expression: (any StandardPredicateExpression<Bool>)?
+    /// The sort descriptors, `nil` when there are none.
+    @usableFromInline let sorts: AnyHashable?
+    /// ``FetchDescriptor/stringSortStyle``.
+    @usableFromInline let stringSortStyle: StringSortStyle?
+    /// ``FetchDescriptor/fetchLimit``.
+    @usableFromInline let fetchLimit: Int?
+    /// ``FetchDescriptor/fetchOffset``.
+    @usableFromInline let fetchOffset: Int?
+    /// ``FetchDescriptor/includePendingChanges``.
+    @usableFromInline let includePendingChanges: Bool
+
+    /// The parts of `descriptor` that a fetch of a cached shape reads.
+    @inlinable
+    init<T>(_ descriptor: borrowing FetchDescriptor<T>) {
+        entity = T.self
+        expression = descriptor.predicate?.expression
+        sorts = descriptor.sortBy.isEmpty ? nil : AnyHashable(descriptor.sortBy)
+        stringSortStyle = descriptor.stringSortStyle
+        fetchLimit = descriptor.fetchLimit
+        fetchOffset = descriptor.fetchOffset
+        includePendingChanges = descriptor.includePendingChanges
+    }
+}

@@ -48,12 +48,20 @@ final class AttributeCodec: @unchecked Sendable {
     /// A stand-in value of `valueType` for a row that no longer exists: `nil` for optionals,
     /// else the type's zero value; `nil` when the type has none.
     let placeholder: () -> Any?
+    /// How the row-decoding loop reads a non-NULL value of the commonest attribute types
+    /// itself, boxed exactly as ``read`` boxes it, instead of calling ``read`` through a
+    /// closure and a protocol witness; `nil` for every other codec. A NULL still goes
+    /// through ``read`` (which throws for a non-optional attribute).
+    enum DirectRead { case int, double, string }
+    /// See ``DirectRead``.
+    let directRead: DirectRead?
 
     init(
         kind: Kind, columnType: String, valueType: Any.Type, storedType: Any.Type, isOptional: Bool,
         read: @escaping (SQLiteStatement, Int32) throws -> Any, encode: @escaping (Any?) throws -> SQLValue,
-        decode: @escaping (SQLValue) -> Any?, placeholder: @escaping () -> Any?
+        decode: @escaping (SQLValue) -> Any?, placeholder: @escaping () -> Any?, directRead: DirectRead? = nil
     ) {
+        self.directRead = directRead
         self.kind = kind
         self.columnType = columnType
         self.valueType = valueType
@@ -120,7 +128,10 @@ final class AttributeCodec: @unchecked Sendable {
                 guard let v = T(sqlValue: sql) else { return nil }
                 return optional ? (Optional(v) as Any) : v
             },
-            placeholder: { optional ? (T?.none as Any) : (T.zeroValue as Any) })
+            placeholder: { optional ? (T?.none as Any) : (T.zeroValue as Any) },
+            directRead: optional
+                ? nil
+                : T.self == Int.self ? .int : T.self == Double.self ? .double : T.self == String.self ? .string : nil)
     }
 
     private static func rawValue<E: RawRepresentable>(_ e: E.Type, valueType: Any.Type, optional: Bool)

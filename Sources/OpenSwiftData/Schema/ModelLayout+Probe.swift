@@ -47,7 +47,7 @@ extension ModelLayout {
             else { continue }
             let (targetValues, sentinels) = ModelLayout.sentinels(for: target, base: 2_000_003)
             guard !sentinels.isEmpty, let targetModel = ModelLayout.standIn(target, targetValues) else { continue }
-            var rootValues = ContiguousArray<Any?>(repeating: nil, count: slots.count)
+            var rootValues = SlotValues(repeating: nil, count: slots.count)
             rootValues[relSlot] = targetModel
             guard let root = ModelLayout.standIn(self, rootValues),
                 let slot = ModelLayout.match(root[keyPath: keyPath], sentinels)
@@ -57,8 +57,8 @@ extension ModelLayout {
         return nil
     }
 
-    private static func sentinels(for layout: ModelLayout, base: Int) -> (ContiguousArray<Any?>, [Int: Any]) {
-        var values = ContiguousArray<Any?>(repeating: nil, count: layout.slots.count)
+    private static func sentinels(for layout: ModelLayout, base: Int) -> (SlotValues, [Int: Any]) {
+        var values = SlotValues(repeating: nil, count: layout.slots.count)
         var sentinels: [Int: Any] = [:]
         for s in layout.slots {
             guard let codec = s.codec, codec.isComparableInSQL else { continue }
@@ -83,7 +83,7 @@ extension ModelLayout {
         return (values, sentinels)
     }
 
-    private static func standIn(_ layout: ModelLayout, _ values: ContiguousArray<Any?>) -> (any PersistentModel)? {
+    private static func standIn(_ layout: ModelLayout, _ values: SlotValues) -> (any PersistentModel)? {
         MaterializationScope.run {
             layout.type.init(
                 backingData: BackingData(

@@ -53,9 +53,9 @@ extension PredicateExpressions.Arithmetic: SQLPredicateExpression {
     }
     func collect(_ leaves: inout PredicateLeaves) {
         switch op {
-        case .add: leaves.structure.append(.number(0))
-        case .subtract: leaves.structure.append(.number(1))
-        case .multiply: leaves.structure.append(.number(2))
+        case .add: leaves.note(.number(0))
+        case .subtract: leaves.note(.number(1))
+        case .multiply: leaves.note(.number(2))
         @unknown default: leaves.isCacheable = false  // the translation throws
         }
         if isTrappingInteger(LHS.Output.self) { leaves.hasIntegerArithmetic = true }
@@ -108,7 +108,7 @@ func division(_ lhs: Any, _ rhs: Any, _ op: String, _ outputType: Any.Type, _ t:
 
 /// Collects a division: the divisor's safety decides whether the SQL exists, so it is shape.
 func collectDivision(_ lhs: Any, _ rhs: Any, _ leaves: inout PredicateLeaves) {
-    leaves.structure.append(.number(divisorIsSafe(capturedNumber(rhs)) ? 1 : 0))
+    leaves.note(.number(divisorIsSafe(capturedNumber(rhs)) ? 1 : 0))
     collectNode(lhs, &leaves)
     collectNode(rhs, &leaves)
 }

@@ -59,10 +59,10 @@ extension PredicateExpressions.Comparison: SQLPredicateExpression {
     }
     func collect(_ leaves: inout PredicateLeaves) {
         switch op {
-        case .lessThan: leaves.structure.append(.number(0))
-        case .lessThanOrEqual: leaves.structure.append(.number(1))
-        case .greaterThan: leaves.structure.append(.number(2))
-        case .greaterThanOrEqual: leaves.structure.append(.number(3))
+        case .lessThan: leaves.note(.number(0))
+        case .lessThanOrEqual: leaves.note(.number(1))
+        case .greaterThan: leaves.note(.number(2))
+        case .greaterThanOrEqual: leaves.note(.number(3))
         @unknown default: leaves.isCacheable = false  // the translation throws
         }
         collectNode(lhs, &leaves)

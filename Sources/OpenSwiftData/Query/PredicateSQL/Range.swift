@@ -102,16 +102,16 @@ extension PredicateExpressions.RangeExpressionContains: SQLPredicateExpression {
     func collect(_ leaves: inout PredicateLeaves) {
         var e = leaves.nested()
         collectNode(element, &e)
-        leaves.structure += e.structure
+        leaves.note(contentsOf: e.structure)
         if e.hasIntegerArithmetic { leaves.hasIntegerArithmetic = true }
         if !e.isCacheable || !e.values.isEmpty {
             leaves.isCacheable = false
             return
         }
         if let r = capturedOperand(range) as? CapturedRangeBounds {
-            leaves.structure.append(.type(ObjectIdentifier(type(of: r))))
-            if let lo = r.lowerBoundValue { leaves.values.append(lo) }
-            if let hi = r.upperBoundValue { leaves.values.append(hi) }
+            leaves.note(.type(ObjectIdentifier(type(of: r))))
+            if let lo = r.lowerBoundValue { leaves.bind(lo) }
+            if let hi = r.upperBoundValue { leaves.bind(hi) }
         } else if let r = range as? RangeBoundExpressions {
             collectNode(r.lowerExpression, &leaves)
             collectNode(r.upperExpression, &leaves)

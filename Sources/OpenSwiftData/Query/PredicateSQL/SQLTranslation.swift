@@ -149,8 +149,43 @@ struct PredicateLeaves {
         /// A type that decides the SQL (e.g. a captured range's).
         case type(ObjectIdentifier)
     }
-    var structure: [Item] = []
-    var values: [Any] = []
+    /// The shape's items in visit order (what the cache compares, besides the key).
+    var structure: [Item] {
+        guard matched >= 0 else { return items }
+        return matched == expected.count ? expected : Array(expected[..<matched])
+    }
+    /// The items noted, once they differ from ``expected``.
+    private var items: [Item] = []
+    /// The structure this fetch is likely to have (the last fetch's of this expression type):
+    /// items equal to it are matched in place, so a repeated shape builds no array and its
+    /// ``structure`` is the very array the cache holds (compared by identity).
+    var expected: [Item] = []
+    /// How many leading items matched ``expected``; -1 once one did not.
+    private var matched = 0
+
+    /// Notes one item of the shape.
+    mutating func note(_ item: Item) {
+        if matched >= 0 {
+            if matched < expected.count, expected[matched] == item {
+                matched += 1
+                return
+            }
+            items = Array(expected[..<matched])
+            matched = -1
+        }
+        items.append(item)
+    }
+
+    /// Notes a nested collection's items.
+    mutating func note(contentsOf nested: [Item]) {
+        for item in nested { note(item) }
+    }
+
+    /// The captured values, bound as the translation binds them (``sqlArgument(_:_:)``), in
+    /// placeholder order.
+    var values: [SQLValue] = []
+    /// What captured identifiers and models bind to (``sqlArgument(_:_:)``).
+    var scope: IdentifierScope?
     /// False when some node cannot be cached (its SQL depends on a captured value).
     var isCacheable = true
     /// Whether the predicate has `Int` / `Int64` arithmetic, which can overflow (a trap in
@@ -171,10 +206,10 @@ struct PredicateLeaves {
     /// the next collection of this expression type.
     var recorded: [LeafNodeKinds.Step]?
 
-    /// The kind of a node of type `N`: the replay's next step when it is of this type, else
-    /// looked up (and the rest of the replay dropped).
-    mutating func kind<N>(of type: N.Type) -> LeafNodeKinds.Kind {
-        let id = ObjectIdentifier(type)
+    /// The kind of `node`'s static type `N`: the replay's next step when it is of this type,
+    /// else looked up (and the rest of the replay dropped).
+    mutating func kind<N>(of node: N) -> LeafNodeKinds.Kind {
+        let id = ObjectIdentifier(N.self)
         if replayIndex < replay.count {
             let step = replay[replayIndex]
             if step.type == id {
@@ -183,7 +218,8 @@ struct PredicateLeaves {
             }
             replay = []
         }
-        let kind = LeafNodeKinds.kind(of: type)
+        // An existential's value has another dynamic type; a class's might (a subclass).
+        let kind = LeafNodeKinds.kind(of: N.self, opens: type(of: node) != N.self || N.self is AnyClass)
         recorded?.append(LeafNodeKinds.Step(type: id, kind: kind))
         return kind
     }
@@ -192,7 +228,32 @@ struct PredicateLeaves {
     func nested() -> PredicateLeaves {
         var inner = PredicateLeaves()
         inner.depth = depth
+        inner.scope = scope
         return inner
+    }
+
+    /// Appends a captured (or folded) value as it binds. A value that cannot be bound makes
+    /// the predicate uncacheable: its translation throws the error.
+    mutating func bind(_ value: Any) {
+        do { values.append(try sqlArgument(value, scope)) } catch { isCacheable = false }
+    }
+
+    /// ``bind(_:)`` for a value of static type `V`: `Int`, `String` and `Double` (the common
+    /// captures) are recognised by their type, without an existential cast.
+    mutating func bind<V>(value: V) {
+        do {
+            if V.self == Int.self {
+                values.append(try unsafeBitCast(value, to: Int.self).sqlValue())
+            } else if V.self == String.self {
+                values.append(try unsafeBitCast(value, to: String.self).sqlValue())
+            } else if V.self == Double.self {
+                values.append(try unsafeBitCast(value, to: Double.self).sqlValue())
+            } else {
+                values.append(try sqlArgument(value, scope))
+            }
+        } catch {
+            isCacheable = false
+        }
     }
 }
 
@@ -223,11 +284,6 @@ func collectLeaves(_ expression: Any, _ leaves: inout PredicateLeaves) {
 /// Collecting such a tree would recurse as deep as the tree, with a copy of each subtree on
 /// the stack in a debug build.
 func collectNode<N>(_ node: N, _ leaves: inout PredicateLeaves) {
-    guard type(of: node) == N.self else {
-        // `N` is an existential (a child typed `any StandardPredicateExpression<…>`): open it.
-        collectLeaves(node as Any, &leaves)
-        return
-    }
     // Checked before anything looks at the type: naming a type nested thousands deep recurses
     // as deep, and a debug build copies each child it passes on onto the stack.
     guard leaves.depth < PredicateLeaves.maximumDepth, MemoryLayout<N>.size <= PredicateLeaves.maximumNodeSize
@@ -236,10 +292,15 @@ func collectNode<N>(_ node: N, _ leaves: inout PredicateLeaves) {
         leaves.hasIntegerArithmetic = true
         return
     }
-    let kind = leaves.kind(of: N.self)
+    let kind = leaves.kind(of: node)
+    if kind.opens {
+        // `N` is an existential (a child typed `any StandardPredicateExpression<…>`): open it.
+        collectLeaves(node as Any, &leaves)
+        return
+    }
     if kind.mayFold, let folded = ConstantFolding.evaluate(node) {
         switch folded {
-        case .success(let value): leaves.values.append(value)
+        case .success(let value): leaves.bind(value)
         case .failure: leaves.isCacheable = false  // the translation throws the error
         }
         return
@@ -265,6 +326,9 @@ extension SQLPredicateExpression {
 /// which depend on the node's type only.
 enum LeafNodeKinds {
     struct Kind {
+        /// The type is an existential (or a class): its values are opened and collected by
+        /// their dynamic type.
+        let opens: Bool
         /// Not a captured value or `nil` literal, and its type reads no row: try to fold it.
         let mayFold: Bool
         /// Its translation, when it has one.
@@ -280,7 +344,7 @@ enum LeafNodeKinds {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var kinds: [ObjectIdentifier: Kind] = [:]
 
-    static func kind(of type: Any.Type) -> Kind {
+    static func kind(of type: Any.Type, opens: Bool) -> Kind {
         let id = ObjectIdentifier(type)
         lock.lock()
         if let known = kinds[id] {
@@ -290,6 +354,7 @@ enum LeafNodeKinds {
         lock.unlock()
         let leaf = type is CapturedPredicateValue.Type || type is NilLiteralExpression.Type
         let kind = Kind(
+            opens: opens,
             mayFold: !leaf && ConstantFolding.shape(of: type) != .rowDependent,
             sqlType: type as? any SQLPredicateExpression.Type)
         lock.lock()
@@ -305,7 +370,7 @@ enum LeafNodeKinds {
 func collectRepeated(_ expression: Any, times: Int, _ leaves: inout PredicateLeaves) {
     var inner = leaves.nested()
     collectLeaves(expression, &inner)
-    leaves.structure.append(contentsOf: inner.structure)
+    leaves.note(contentsOf: inner.structure)
     leaves.values.append(contentsOf: inner.values)
     if inner.hasIntegerArithmetic { leaves.hasIntegerArithmetic = true }
     if !inner.isCacheable || (times != 1 && !inner.values.isEmpty) { leaves.isCacheable = false }

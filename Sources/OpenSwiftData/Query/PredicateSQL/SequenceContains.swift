@@ -71,16 +71,16 @@ extension PredicateExpressions.SequenceContains: SQLPredicateExpression {
             return
         }
         let hasNil = elements.contains { _flattenOptional($0) == nil }
-        leaves.structure.append(.number(elements.count))
-        leaves.structure.append(.number(hasNil ? 1 : 0))
+        leaves.note(.number(elements.count))
+        leaves.note(.number(hasNil ? 1 : 0))
         var inner = leaves.nested()
         collectNode(element, &inner)
-        leaves.structure += inner.structure
+        leaves.note(contentsOf: inner.structure)
         if inner.hasIntegerArithmetic { leaves.hasIntegerArithmetic = true }
         if !inner.isCacheable || !inner.values.isEmpty {
             leaves.isCacheable = false  // the element's SQL is repeated
             return
         }
-        leaves.values += elements
+        for element in elements { leaves.bind(element) }
     }
 }

@@ -108,7 +108,7 @@ extension PredicateExpressions.KeyPath: SQLPredicateExpression {
     }
     func collect(_ leaves: inout PredicateLeaves) {
         collectNode(root, &leaves)
-        leaves.structure.append(.keyPath(keyPath))
+        leaves.note(.keyPath(keyPath))
     }
 
     /// `count`, `isEmpty`, `first`, `last` of a collection.
@@ -139,7 +139,7 @@ extension PredicateExpressions.Value: SQLPredicateExpression {
         f.isNonNull = !(Output.self is any _OptionalProtocol.Type) && argument != .null
         return f
     }
-    func collect(_ leaves: inout PredicateLeaves) { leaves.values.append(value) }
+    func collect(_ leaves: inout PredicateLeaves) { leaves.bind(value: value) }
 }
 
 /// The schema a predicate is translated for, which decides what a captured identifier binds.

@@ -1,0 +1,150 @@
+/// A model's slot values (``BackingData``'s `values`): a copy-on-write array of `Any?` in one
+/// allocation of a class that is not generic.
+///
+/// Every fetched row gets one. A `SlotValues` is allocated by the standard
+/// library's unspecialised code, which asks the runtime for `_ContiguousArrayStorage<Any?>`'s
+/// metadata on each allocation (a lock and a hash lookup, about a tenth of a fetched row's
+/// cost); ``Storage`` is allocated with its class's metadata, which is a constant.
+struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCollection, ExpressibleByArrayLiteral {
+    /// The count and capacity, kept in the buffer's header.
+    struct Header {
+        var count: Int
+        let capacity: Int
+    }
+
+    /// The buffer: a header and `capacity` slots, the first `count` initialised.
+    final class Storage: ManagedBuffer<Header, Any?> {
+        /// A buffer with room for `capacity` values, none initialised.
+        static func make(capacity: Int) -> Storage {
+            let buffer = Storage.create(minimumCapacity: capacity) { _ in Header(count: 0, capacity: capacity) }
+            return unsafeDowncast(buffer, to: Storage.self)
+        }
+
+        deinit {
+            _ = withUnsafeMutablePointers { header, elements in elements.deinitialize(count: header.pointee.count) }
+        }
+    }
+
+    /// `nil` while empty with no capacity reserved.
+    private var storage: Storage?
+
+    /// No values.
+    init() {}
+
+    /// `count` values written by `initialize`, which sets `initialized` to how many it wrote
+    /// (in order); on a throw those are destroyed and the error passes on.
+    init(
+        unsafeUninitializedCount count: Int,
+        initializingWith initialize: (UnsafeMutablePointer<Any?>, inout Int) throws -> Void
+    ) rethrows {
+        guard count > 0 else { return }
+        let s = Storage.make(capacity: count)
+        try s.withUnsafeMutablePointers { header, elements in
+            var initialized = 0
+            defer { header.pointee.count = initialized }
+            try initialize(elements, &initialized)
+            precondition(initialized == count, "SlotValues: \(initialized) of \(count) values initialised")
+        }
+        storage = s
+    }
+
+    /// `count` copies of `value`.
+    init(repeating value: Any?, count: Int) {
+        self.init(unsafeUninitializedCount: count) { elements, initialized in
+            elements.initialize(repeating: value, count: count)
+            initialized = count
+        }
+    }
+
+    /// The values of `elements`, in order.
+    init<S: Sequence>(_ elements: S) where S.Element == Any? {
+        self.init()
+        append(contentsOf: elements)
+    }
+
+    /// The values listed.
+    init(arrayLiteral elements: Any?...) {
+        self.init(elements)
+    }
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { storage?.header.count ?? 0 }
+    var count: Int { storage?.header.count ?? 0 }
+
+    subscript(position: Int) -> Any? {
+        get {
+            precondition(position >= 0 && position < count, "SlotValues: index \(position) out of range 0..<\(count)")
+            return storage!.withUnsafeMutablePointerToElements { $0[position] }
+        }
+        set {
+            precondition(position >= 0 && position < count, "SlotValues: index \(position) out of range 0..<\(count)")
+            makeUnique(capacity: count)
+            storage!.withUnsafeMutablePointerToElements { $0[position] = newValue }
+        }
+    }
+
+    /// Room for `minimumCapacity` values without another allocation.
+    mutating func reserveCapacity(_ minimumCapacity: Int) {
+        makeUnique(capacity: minimumCapacity)
+    }
+
+    mutating func replaceSubrange<C: Collection>(_ subrange: Range<Int>, with newElements: C)
+    where C.Element == Any? {
+        let oldCount = count
+        precondition(
+            subrange.lowerBound >= 0 && subrange.upperBound <= oldCount,
+            "SlotValues: range \(subrange) out of range 0..<\(oldCount)")
+        let inserted = newElements.count
+        let newCount = oldCount - subrange.count + inserted
+        if subrange.lowerBound == oldCount {
+            // Appending (the common case): in place when the buffer is ours and has room.
+            makeUnique(capacity: newCount)
+            guard let s = storage else { return }
+            s.withUnsafeMutablePointers { header, elements in
+                var i = oldCount
+                for element in newElements {
+                    (elements + i).initialize(to: element)
+                    i += 1
+                }
+                header.pointee.count = i
+            }
+            return
+        }
+        // Anything else: a new buffer holding the prefix, the new values and the suffix.
+        var result = SlotValues()
+        result.reserveCapacity(newCount)
+        result.append(contentsOf: self[..<subrange.lowerBound])
+        result.append(contentsOf: newElements)
+        result.append(contentsOf: self[subrange.upperBound...])
+        self = result
+    }
+
+    /// How many values fit without another allocation.
+    var capacity: Int { storage?.header.capacity ?? 0 }
+
+    /// Makes the buffer this value's own, with room for at least `capacity` values: a copy
+    /// of a shared buffer keeps its capacity, a buffer too small grows to at least twice it.
+    private mutating func makeUnique(capacity: Int) {
+        let unique = isKnownUniquelyReferenced(&storage)  // false while `nil`
+        let oldCapacity = self.capacity
+        if unique, oldCapacity >= capacity { return }
+        let oldCount = count
+        let needed = Swift.max(capacity, oldCount, 1)
+        let grown = Storage.make(capacity: needed > oldCapacity ? Swift.max(needed, oldCapacity * 2) : oldCapacity)
+        if let s = storage {
+            s.withUnsafeMutablePointers { header, elements in
+                grown.withUnsafeMutablePointerToElements { target in
+                    if unique {
+                        // Moved: the old buffer is left with nothing to destroy.
+                        target.moveInitialize(from: elements, count: oldCount)
+                        header.pointee.count = 0
+                    } else {
+                        target.initialize(from: elements, count: oldCount)
+                    }
+                }
+            }
+            grown.header.count = oldCount
+        }
+        storage = grown
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+
+@testable import OpenSwiftData
+
+/// `SlotValues`, the copy-on-write slot array of every model, against `[Any?]` under the
+/// operations `BackingData` uses, and for what it retains.
+@Suite("SlotValues")
+struct SlotValuesTests {
+    final class Token {}
+
+    /// The values as `Int?`s (each slot holds an `Int` or nothing), for comparison.
+    private func ints(_ v: SlotValues) -> [Int?] { v.map { $0.map { $0 as! Int } } }
+
+    @Test("appends, writes and ranged replacements give what [Any?] gives, through growth")
+    func agreesWithArray() {
+        var values = SlotValues()
+        var reference: [Any?] = []
+        var state: UInt64 = 42
+        func next(_ n: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(state >> 33) % n
+        }
+        for step in 0..<3_000 {
+            switch next(5) {
+            case 0, 1:
+                let v: Any? = next(4) == 0 ? nil : step
+                values.append(v)
+                reference.append(v)
+            case 2 where !reference.isEmpty:
+                let i = next(reference.count)
+                values[i] = step
+                reference[i] = step
+            case 3 where !reference.isEmpty:
+                let lower = next(reference.count)
+                let upper = lower + next(reference.count - lower + 1)
+                let inserted: [Any?] = (0..<next(4)).map { $0 }
+                values.replaceSubrange(lower..<upper, with: inserted)
+                reference.replaceSubrange(lower..<upper, with: inserted)
+            default:
+                values.append(contentsOf: repeatElement(nil, count: 2))
+                reference.append(contentsOf: repeatElement(nil, count: 2))
+            }
+            #expect(values.count == reference.count)
+        }
+        #expect(ints(values) == reference.map { $0.map { $0 as! Int } })
+    }
+
+    @Test("a copy is independent of the original once either is written (copy on write)")
+    func copyOnWrite() {
+        var original = SlotValues(repeating: nil, count: 3)
+        original[0] = 1
+        let snapshot = original  // what `committed = values` does
+        original[0] = 2
+        original.append(3)
+        #expect(ints(snapshot) == [1, nil, nil])
+        #expect(ints(original) == [2, nil, nil, 3])
+        var copy = snapshot
+        copy[2] = 9
+        #expect(ints(snapshot) == [1, nil, nil])
+        #expect(ints(copy) == [1, nil, 9])
+    }
+
+    @Test("copying a shared buffer to write it keeps its capacity; only appends grow it")
+    func capacityOfCopies() {
+        var values = SlotValues(repeating: nil, count: 4)
+        var snapshots: [SlotValues] = []
+        for i in 0..<100 {
+            snapshots.append(values)  // a snapshot per change, as `committed` is taken
+            values[i % 4] = i
+        }
+        #expect(values.capacity == 4)
+        #expect(ints(snapshots[99]) == [96, 97, 98, 95])
+        #expect(ints(values) == [96, 97, 98, 99])
+        values.append(nil)
+        #expect(values.capacity == 8)
+    }
+
+    @Test("values are released when overwritten, when the last copy goes, and after a throwing fill")
+    func ownership() throws {
+        weak var overwritten: Token?
+        weak var kept: Token?
+        weak var partial: Token?
+        var values: SlotValues? = SlotValues(repeating: nil, count: 2)
+        do {
+            let a = Token()
+            let b = Token()
+            overwritten = a
+            kept = b
+            values![0] = a
+            values![1] = b
+            values!.reserveCapacity(64)  // moves the values into a new buffer
+        }
+        #expect(overwritten != nil && kept != nil)
+        values![0] = nil
+        #expect(overwritten == nil)
+        let copy = values
+        values = nil
+        #expect(kept != nil)
+        _ = copy
+        struct Stop: Error {}
+        #expect(throws: Stop.self) {
+            _ = try SlotValues(unsafeUninitializedCount: 3) { slots, initialized in
+                let t = Token()
+                partial = t
+                slots.initialize(to: t)
+                initialized = 1
+                throw Stop()
+            }
+        }
+        #expect(partial == nil)
+    }
+}
