@@ -32,6 +32,8 @@ extension ModelContext {
     @usableFromInline
     func fetchCached(_ request: FetchRequest, _ sink: (any PersistentModel) -> Void) throws -> Bool {
         guard let q = try lookupQuery(request).bound else { return false }
+        // Kept for the next fetch (small ones only); by then nothing else holds it.
+        defer { if q.arguments.capacity <= 64 { spareArguments = q.arguments } }
         if request.includePendingChanges, !(inserted.isEmpty && changed.isEmpty && deleted.isEmpty) {
             // Delete rules may have to run first, and pending models to be merged.
             if !deleted.isEmpty || pendingModels(kindOf: q.layout) != nil { return false }
@@ -292,6 +294,8 @@ extension ModelContext {
         var predicateType: ObjectIdentifier?
         var leaves = PredicateLeaves()
         leaves.scope = identifierScope
+        swap(&leaves.values, &spareArguments)
+        leaves.values.removeAll(keepingCapacity: true)
         // The expression is opened in place (not copied into an `Any`): its type is the key,
         // and its root node is where the collection starts.
         func collect<E: StandardPredicateExpression<Bool>>(_ expression: E) {
@@ -438,7 +442,7 @@ extension ModelContext {
         _ sql: StatementSQL, _ args: [SQLValue], table: StoreMapping.Table, into sink: (any PersistentModel) -> Void
     ) throws {
         try withFetchConnection(sql: sql.text, table: table) { db in
-            let stmt = try db.cachedStatement(sql)
+            let stmt = try statement(sql, on: db)
             defer { stmt.reset() }
             try stmt.bind(args)
             let tableKey = ObjectIdentifier(table.root)
@@ -475,6 +479,17 @@ extension ModelContext {
                 sink(model)
             }
         }
+    }
+
+    /// `db`'s cached statement for `sql`: the one this context ran last when it is the same
+    /// (compared by the SQL's hash and its string, which a cached query shares), else the
+    /// connection's. Statements stay prepared until their connection closes, and the memo
+    /// keeps the connection it was prepared on, so a memo never outlives its statement.
+    func statement(_ sql: StatementSQL, on db: SQLiteConnection) throws -> SQLiteStatement {
+        if let last = lastStatement, last.connection === db, last.sql == sql { return last.statement }
+        let stmt = try db.cachedStatement(sql)
+        lastStatement = LastStatement(sql: sql, connection: db, statement: stmt)
+        return stmt
     }
 
     /// Reads a new row's columns into a fresh slot array (foreign keys go to `data`).

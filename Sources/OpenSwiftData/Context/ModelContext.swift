@@ -56,11 +56,15 @@ public final class ModelContext {
         let pk: Int64
     }
 
-    var registered = IdentityMap()
-    var inserted: [any PersistentModel] = []
-    var changed: [ObjectIdentifier: any PersistentModel] = [:]
+    // The state every fetch reads is `@exclusivity(unchecked)`: the run-time exclusivity check
+    // of a class property costs about a hundred instructions per access, a tenth of our part
+    // of a one-row fetch. A context is used from one thread at a time, and no access to these
+    // is held while other code runs (no `inout` across a call out).
+    @exclusivity(unchecked) var registered = IdentityMap()
+    @exclusivity(unchecked) var inserted: [any PersistentModel] = []
+    @exclusivity(unchecked) var changed: [ObjectIdentifier: any PersistentModel] = [:]
     var changedOrder: [ObjectIdentifier] = []
-    var deleted: [ObjectIdentifier: any PersistentModel] = [:]
+    @exclusivity(unchecked) var deleted: [ObjectIdentifier: any PersistentModel] = [:]
     var deletedOrder: [ObjectIdentifier] = []
     /// Pending deletes whose delete rules have run (``propagateDeletes(deferringRefusals:)``):
     /// they have left the loaded lists, so lists loaded from the store leave them out too.
@@ -69,7 +73,7 @@ public final class ModelContext {
     var deferredErrors: [SwiftDataError] = []
     /// Reads that could not throw and failed, for the next fetch or save to throw
     /// (`ModelContext+Failures.swift`).
-    var readFailures: [OperationFailure] = []
+    @exclusivity(unchecked) var readFailures: [OperationFailure] = []
     /// One-way relationships pointing at each entity (`ModelContext+Delete.swift`), by layout.
     var oneWaySlotCache: [ObjectIdentifier: [OneWaySlot]] = [:]
     /// The query shape this context fetched last, with its compiled query (`query(_:)`). A
@@ -91,7 +95,19 @@ public final class ModelContext {
         }
     }
     /// The last query shape fetched: a loop repeating one fetch finds its SQL here.
-    var lastQuery: LastQuery?
+    @exclusivity(unchecked) var lastQuery: LastQuery?
+    /// The prepared statement this context's last fetch ran, with its connection: a loop of
+    /// fetches skips the connection's statement-cache lookup (``statement(_:on:)``).
+    struct LastStatement {
+        let sql: StatementSQL
+        let connection: SQLiteConnection
+        let statement: SQLiteStatement
+    }
+    /// See ``LastStatement``.
+    @exclusivity(unchecked) var lastStatement: LastStatement?
+    /// The captured values' array of the last fetch, emptied and refilled by the next one
+    /// (``lookupQuery(_:)``), so a fetch of a cached shape allocates no array for them.
+    @exclusivity(unchecked) var spareArguments: [SQLValue] = []
 
     /// A context on `container`'s store.
     public init(_ container: ModelContainer) {

@@ -9,17 +9,21 @@ import Observation
 public final class BackingData {
     enum Status { case unmanaged, inserted, persisted, deleted, removed }
 
+    // What every property read and every fetched row touches is `@exclusivity(unchecked)`
+    // (no run-time exclusivity check, about a hundred instructions per access): a model is
+    // used from one thread at a time, and no access to these is held while other code runs.
+
     /// Slot values, each boxed as exactly the property's declared type; `nil` = not loaded.
-    var values: SlotValues
+    @exclusivity(unchecked) var values: SlotValues
     /// The model class's layout; set on first use.
-    var layout: ModelLayout?
+    @exclusivity(unchecked) var layout: ModelLayout?
     /// The context the model is registered in (held through the context's shared weak handle,
     /// so registering a model costs a retain, not a weak-reference setup).
     var context: ModelContext? {
         get { contextHandle?.context }
         set { contextHandle = newValue?.handle }
     }
-    var contextHandle: ContextHandle?
+    @exclusivity(unchecked) var contextHandle: ContextHandle?
     /// The row's primary key; 0 while the model has never been saved.
     var pk: Int64 = 0
     /// The row's version (`Z_OPT`) when its values were read or last saved; 0 = unknown. A save
@@ -29,17 +33,17 @@ public final class BackingData {
     var pendingPK: Int64 = 0
     var tempKey: UInt64 = 0
     var storeIdentifier: String?
-    var status: Status = .unmanaged
+    @exclusivity(unchecked) var status: Status = .unmanaged
     /// Attributes have not been read from the row yet (``ModelContext/model(for:)`` faults).
-    var isFault = false
+    @exclusivity(unchecked) var isFault = false
     /// Slots (< 64) an initialiser assigned through its `init` accessors: their relationships'
     /// inverses are synced when the model is inserted (an `init` accessor cannot reach `self`).
     var initSlotMask: UInt64 = 0
     /// The store generation the values were read at; a fetch refreshes them only when the
     /// store has changed since.
-    var loadedGeneration = StoreGeneration.unknown
+    @exclusivity(unchecked) var loadedGeneration = StoreGeneration.unknown
     /// Values as last saved, kept from the first change after a save, for rollback and updates.
-    var committed: SlotValues?
+    @exclusivity(unchecked) var committed: SlotValues?
     /// Slots changed since the last save.
     var changed: [Bool] = []
     /// Posts change notifications for `Observable`; created on first property access, so

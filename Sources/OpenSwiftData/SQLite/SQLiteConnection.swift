@@ -27,7 +27,8 @@ public final class SQLiteConnection {
     public private(set) var handle: OpaquePointer?
     /// The path the connection was opened with (`:memory:` for in-memory databases).
     public let path: String
-    private var cache: [StatementSQL: SQLiteStatement] = [:]
+    // Unchecked: read on every statement use; a connection is used under its store's lock.
+    @exclusivity(unchecked) private var cache: [StatementSQL: SQLiteStatement] = [:]
     /// The handler ``setTrace(_:)`` installed, kept alive while SQLite may call it.
     var traceBox: SQLTraceBox?
 
