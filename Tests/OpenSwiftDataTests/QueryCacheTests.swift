@@ -30,6 +30,32 @@ struct QueryCacheTests {
         #expect(try ctx.fetchCount(FetchDescriptor<Word>(predicate: #Predicate { $0.length < 2 })) == 1)
         #expect(try ctx.fetchCount(FetchDescriptor<Word>(predicate: #Predicate { $0.length <= 2 })) == 2)
     }
+
+    @Test(
+        "a predicate assigned, replaced or removed after the descriptor is made is the one fetched",
+        arguments: StoreKind.allCases)
+    func mutatedDescriptor(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory(prefix: "qcache-mutated")
+        let container = try kind.makeContainer(for: [Word.self, Category.self], in: dir)
+        let ctx = ModelContext(container)
+        for text in ["a", "bb", "ccc"] { ctx.insert(Word(text: text)) }
+        try ctx.save()
+        // The descriptor keeps its predicate's expression beside it for the fetch to read:
+        // each way of setting the predicate must keep the two in step.
+        var d = FetchDescriptor<Word>(sortBy: [SortDescriptor(\.text)])
+        #expect(try ctx.fetch(d).map(\.text) == ["a", "bb", "ccc"])
+        d.predicate = #Predicate { $0.length == 2 }
+        #expect(try ctx.fetch(d).map(\.text) == ["bb"])
+        var copy = d
+        copy.predicate = #Predicate { $0.length > 1 }
+        #expect(try ctx.fetch(copy).map(\.text) == ["bb", "ccc"])
+        #expect(try ctx.fetch(d).map(\.text) == ["bb"])
+        d.predicate = nil
+        #expect(try ctx.fetch(d).map(\.text) == ["a", "bb", "ccc"])
+        let optional: Predicate<Word>? = #Predicate { $0.text == "a" }
+        #expect(try ctx.fetch(FetchDescriptor(predicate: optional)).map(\.text) == ["a"])
+        #expect(try ctx.fetchCount(FetchDescriptor(predicate: #Predicate<Word> { $0.length < 3 })) == 2)
+    }
 }
 
 /// The cache binds a later fetch's leaves in collection order to SQL translated once: that order

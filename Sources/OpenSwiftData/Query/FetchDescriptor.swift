@@ -9,7 +9,13 @@ import Foundation
 /// ```
 public struct FetchDescriptor<T: PersistentModel> {
     /// Which models match; `nil` matches all.
-    public var predicate: Predicate<T>?
+    public var predicate: Predicate<T>? {
+        didSet { predicateExpression = predicate?.expression }
+    }
+    /// ``predicate``'s expression, kept beside it: a fetch reads it on every call, and reading
+    /// it through the optional `Predicate` copies the whole predicate first (a copy of a
+    /// `Predicate` looks up several generic metadata, about 800 instructions).
+    @usableFromInline var predicateExpression: (any StandardPredicateExpression<Bool>)?
     /// Sort order, first descriptor first; the primary key breaks remaining ties.
     public var sortBy: [SortDescriptor<T>]
     /// At most this many models; `nil` (or 0) means no limit.
@@ -32,7 +38,19 @@ public struct FetchDescriptor<T: PersistentModel> {
     public var stringSortStyle: StringSortStyle? = nil
 
     /// Creates a descriptor.
+    @inlinable
     public init(predicate: Predicate<T>? = nil, sortBy: [SortDescriptor<T>] = []) {
+        predicateExpression = predicate?.expression
+        self.predicate = predicate
+        self.sortBy = sortBy
+    }
+
+    /// Creates a descriptor with a predicate (`FetchDescriptor(predicate: #Predicate { … })`):
+    /// the same as the initialiser taking an optional one, which this one spares a copy of
+    /// the predicate (see ``predicate``). Both are inlined into the caller, specialised for `T`.
+    @inlinable
+    public init(predicate: Predicate<T>, sortBy: [SortDescriptor<T>] = []) {
+        predicateExpression = predicate.expression
         self.predicate = predicate
         self.sortBy = sortBy
     }
@@ -64,7 +82,7 @@ struct FetchRequest {
     @inlinable
     init<T>(_ descriptor: borrowing FetchDescriptor<T>) {
         entity = T.self
-        expression = descriptor.predicate?.expression
+        expression = descriptor.predicateExpression
         sorts = descriptor.sortBy.isEmpty ? nil : AnyHashable(descriptor.sortBy)
         stringSortStyle = descriptor.stringSortStyle
         fetchLimit = descriptor.fetchLimit
