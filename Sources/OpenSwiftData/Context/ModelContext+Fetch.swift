@@ -38,8 +38,17 @@ extension ModelContext {
             // Delete rules may have to run first, and pending models to be merged.
             if !deleted.isEmpty || pendingModels(kindOf: q.layout) != nil { return false }
         }
-        let limit = request.fetchLimit.flatMap { $0 > 0 ? $0 : nil }
-        let offset = max(request.fetchOffset ?? 0, 0)
+        try materializePage(q, fetchLimit: request.fetchLimit, fetchOffset: request.fetchOffset, into: sink)
+        return true
+    }
+
+    /// The store's rows of `q` in fetch order, paged in SQL (`LIMIT ? OFFSET ?`) when the
+    /// descriptor pages; nothing pending is merged.
+    func materializePage(
+        _ q: BoundQuery, fetchLimit: Int?, fetchOffset: Int?, into sink: (any PersistentModel) -> Void
+    ) throws {
+        let limit = fetchLimit.flatMap { $0 > 0 ? $0 : nil }
+        let offset = max(fetchOffset ?? 0, 0)
         if limit != nil || offset > 0 {
             try materializeRows(
                 q.compiled.paged, q.arguments + [.integer(Int64(limit ?? -1)), .integer(Int64(offset))],
@@ -47,7 +56,6 @@ extension ModelContext {
         } else {
             try materializeRows(q.compiled.select, q.arguments, table: q.table, into: sink)
         }
-        return true
     }
 
     /// ``fetch(_:)`` of a shape not cached yet (translated here), or with pending changes to
@@ -60,13 +68,11 @@ extension ModelContext {
         let limit = descriptor.fetchLimit.flatMap { $0 > 0 ? $0 : nil }
         let offset = max(descriptor.fetchOffset ?? 0, 0)
         guard let pending, !pending.isEmpty else {
-            if limit != nil || offset > 0 {
-                return try materializeRows(
-                    q.compiled.paged,
-                    q.arguments + [.integer(Int64(limit ?? -1)), .integer(Int64(offset))],
-                    table: q.table, as: T.self)
+            var models: [T] = []
+            try materializePage(q, fetchLimit: descriptor.fetchLimit, fetchOffset: descriptor.fetchOffset) {
+                models.append($0 as! T)
             }
-            return try materializeRows(q.compiled.select, q.arguments, table: q.table, as: T.self)
+            return models
         }
         // Pending changes: evaluate the store part in SQL, the in-memory part with
         // Predicate.evaluate, then sort and page the merged result (FET-07).

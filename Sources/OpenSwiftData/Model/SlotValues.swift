@@ -5,7 +5,7 @@
 /// library's unspecialised code, which asks the runtime for `_ContiguousArrayStorage<Any?>`'s
 /// metadata on each allocation (a lock and a hash lookup, about a tenth of a fetched row's
 /// cost); ``Storage`` is allocated with its class's metadata, which is a constant.
-struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCollection, ExpressibleByArrayLiteral {
+struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCollection {
     /// The count and capacity, kept in the buffer's header.
     struct Header {
         var count: Int
@@ -54,17 +54,6 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
             elements.initialize(repeating: value, count: count)
             initialized = count
         }
-    }
-
-    /// The values of `elements`, in order.
-    init<S: Sequence>(_ elements: S) where S.Element == Any? {
-        self.init()
-        append(contentsOf: elements)
-    }
-
-    /// The values listed.
-    init(arrayLiteral elements: Any?...) {
-        self.init(elements)
     }
 
     var startIndex: Int { 0 }

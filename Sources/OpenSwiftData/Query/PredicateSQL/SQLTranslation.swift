@@ -232,28 +232,11 @@ struct PredicateLeaves {
         return inner
     }
 
-    /// Appends a captured (or folded) value as it binds. A value that cannot be bound makes
+    /// Appends a captured (or folded) value as it binds (``sqlArgument(_:_:)``, which
+    /// recognises the common types by their static type). A value that cannot be bound makes
     /// the predicate uncacheable: its translation throws the error.
-    mutating func bind(_ value: Any) {
+    mutating func bind<V>(_ value: V) {
         do { values.append(try sqlArgument(value, scope)) } catch { isCacheable = false }
-    }
-
-    /// ``bind(_:)`` for a value of static type `V`: `Int`, `String` and `Double` (the common
-    /// captures) are recognised by their type, without an existential cast.
-    mutating func bind<V>(value: V) {
-        do {
-            if V.self == Int.self {
-                values.append(try unsafeBitCast(value, to: Int.self).sqlValue())
-            } else if V.self == String.self {
-                values.append(try unsafeBitCast(value, to: String.self).sqlValue())
-            } else if V.self == Double.self {
-                values.append(try unsafeBitCast(value, to: Double.self).sqlValue())
-            } else {
-                values.append(try sqlArgument(value, scope))
-            }
-        } catch {
-            isCacheable = false
-        }
     }
 }
 

@@ -139,7 +139,7 @@ extension PredicateExpressions.Value: SQLPredicateExpression {
         f.isNonNull = !(Output.self is any _OptionalProtocol.Type) && argument != .null
         return f
     }
-    func collect(_ leaves: inout PredicateLeaves) { leaves.bind(value: value) }
+    func collect(_ leaves: inout PredicateLeaves) { leaves.bind(value) }
 }
 
 /// The schema a predicate is translated for, which decides what a captured identifier binds.
@@ -173,9 +173,14 @@ struct IdentifierScope {
 /// Converts a captured Swift value to a bound argument: native values as stored, raw-value
 /// enums by raw value, models and `PersistentIdentifier`s by primary key (`-1`, matching
 /// nothing, while unsaved or when `scope` says they belong elsewhere), `nil` as NULL.
-func sqlArgument(_ value: Any, _ scope: IdentifierScope?) throws -> SQLValue {
-    // The common captured types first, by a type comparison: each fetch binds its values
-    // again, and the existential casts below cost more than the rest of the binding.
+func sqlArgument<V>(_ value: V, _ scope: IdentifierScope?) throws -> SQLValue {
+    // The common captured types first, by a type comparison (of the static type, then of the
+    // dynamic one for a value in an `Any`): each fetch binds its values again, and the
+    // existential casts below cost more than the rest of the binding.
+    if V.self == Int.self { return try unsafeBitCast(value, to: Int.self).sqlValue() }
+    if V.self == String.self { return try unsafeBitCast(value, to: String.self).sqlValue() }
+    if V.self == Double.self { return try unsafeBitCast(value, to: Double.self).sqlValue() }
+    let value = value as Any
     let valueType = type(of: value)
     if valueType == Int.self { return try (value as! Int).sqlValue() }
     if valueType == String.self { return try (value as! String).sqlValue() }
