@@ -25,7 +25,10 @@ struct ModelMembers {
     /// All generated members, in order.
     func declarations() -> [DeclSyntax] {
         var source = [
-            "private var \(storage): OpenSwiftData.BackingData? = nil",
+            // Every property access reads this; no run-time exclusivity check (about a hundred
+            // instructions each): a model is used from one thread at a time, and `_resolve` holds
+            // the access only while it creates the storage, which calls no code of the model's.
+            "@exclusivity(unchecked) private var \(storage): OpenSwiftData.BackingData? = nil",
             isBase
                 ? "private static let \(slotBase): Int = 0"
                 : "private static let \(slotBase): Int = OpenSwiftData._slotBase(of: \(className).self)",

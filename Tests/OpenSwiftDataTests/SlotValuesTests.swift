@@ -12,7 +12,7 @@ struct SlotValuesTests {
     /// The values as `Int?`s (each slot holds an `Int` or nothing), for comparison.
     private func ints(_ v: SlotValues) -> [Int?] { v.map { $0.map { $0 as! Int } } }
 
-    @Test("appends, writes and ranged replacements give what [Any?] gives, through growth")
+    @Test("appends, writes, growing writes, extensions and ranged replacements give what [Any?] gives")
     func agreesWithArray() {
         var values = SlotValues()
         var reference: [Any?] = []
@@ -22,7 +22,23 @@ struct SlotValuesTests {
             return Int(state >> 33) % n
         }
         for step in 0..<3_000 {
-            switch next(5) {
+            // A copy now and then, so writes also meet shared buffers, which must not change.
+            let snapshot = next(10) == 0 ? (values, reference) : nil
+            switch next(7) {
+            case 5:
+                // A write at or past the end, as a model's initialiser fills its slots.
+                let slot = reference.count + next(3) - 1
+                if slot >= reference.count {
+                    reference.append(contentsOf: repeatElement(nil, count: slot + 1 - reference.count))
+                }
+                values.set(step, at: max(slot, 0))
+                reference[max(slot, 0)] = step
+            case 6:
+                let newCount = reference.count + next(4) - 1
+                values.extend(to: newCount)
+                if newCount > reference.count {
+                    reference.append(contentsOf: repeatElement(nil, count: newCount - reference.count))
+                }
             case 0, 1:
                 let v: Any? = next(4) == 0 ? nil : step
                 values.append(v)
@@ -42,6 +58,9 @@ struct SlotValuesTests {
                 reference.append(contentsOf: repeatElement(nil, count: 2))
             }
             #expect(values.count == reference.count)
+            if let (copy, expected) = snapshot {
+                #expect(ints(copy) == expected.map { $0.map { $0 as! Int } })
+            }
         }
         #expect(ints(values) == reference.map { $0.map { $0 as! Int } })
     }

@@ -31,7 +31,8 @@ extension ModelContext {
     /// cached yet or pending changes of this kind must be merged.
     @usableFromInline
     func fetchCached(_ request: FetchRequest, _ sink: (any PersistentModel) -> Void) throws -> Bool {
-        guard let q = try lookupQuery(request).bound else { return false }
+        var leaves = PredicateLeaves()
+        guard let q = try lookupQuery(request, &leaves).bound else { return false }
         // Kept for the next fetch (small ones only); by then nothing else holds it.
         defer { if q.arguments.capacity <= 64 { spareArguments = q.arguments } }
         if request.includePendingChanges, !(inserted.isEmpty && changed.isEmpty && deleted.isEmpty) {
@@ -282,60 +283,65 @@ extension ModelContext {
     }
 
     /// What a fetch of `request` found in the caches: the bound query when its shape was
-    /// compiled before, and what a translation needs to cache a new one.
+    /// compiled before, and (with the leaves) what a translation needs to cache a new one.
     struct QueryLookup {
         let key: QueryCache.Key
-        let leaves: PredicateLeaves
         let style: StringSortStyle
-        var bound: BoundQuery?
+        let bound: BoundQuery?
     }
 
-    /// Collects `request`'s predicate leaves and finds its compiled query: the one this context
-    /// used last, else the container's. Not generic, so a fetch of a cached shape looks up no
-    /// generic metadata (``FetchRequest`` is built in the caller, specialised for its model).
+    /// Collects `request`'s predicate leaves into `leaves` (empty on entry) and finds its
+    /// compiled query: the one this context used last, else the container's. Not generic, so a
+    /// fetch of a cached shape looks up no generic metadata (``FetchRequest`` is built in the
+    /// caller, specialised for its model). The leaves are the caller's, so they are not copied.
     /// Throws first a read failure that could not be thrown where it happened (``OperationFailure``).
-    func lookupQuery(_ request: FetchRequest) throws -> QueryLookup {
+    func lookupQuery(_ request: FetchRequest, _ leaves: inout PredicateLeaves) throws -> QueryLookup {
         try throwPendingReadFailure()
         let style = stringSortStyle(request.stringSortStyle, of: request.entity)
         var predicateType: ObjectIdentifier?
-        var leaves = PredicateLeaves()
         leaves.scope = identifierScope
         swap(&leaves.values, &spareArguments)
         leaves.values.removeAll(keepingCapacity: true)
-        // The expression is opened in place (not copied into an `Any`): its type is the key,
-        // and its root node is where the collection starts.
-        func collect<E: StandardPredicateExpression<Bool>>(_ expression: E) {
-            let type = ObjectIdentifier(E.self)
-            predicateType = type
-            // The node kinds of this expression type, in visit order, when the last fetch had it.
-            if let last = lastQuery, last.key.predicateType == type, let plan = last.plan {
-                leaves.replay = plan
-                leaves.expected = last.structure
-            } else {
-                leaves.recorded = []
-            }
-            collectNode(expression, &leaves)
-        }
-        if let expression = request.expression { collect(expression) }
+        if let expression = request.expression { predicateType = collect(expression, &leaves) }
         let key = QueryCache.Key(
             entity: ObjectIdentifier(request.entity), predicateType: predicateType,
             sorts: style == .lexical
                 ? request.sorts : AnyHashable([request.sorts, AnyHashable(style)] as [AnyHashable?]))
-        var lookup = QueryLookup(key: key, leaves: leaves, style: style)
+        var bound: BoundQuery?
         if leaves.isCacheable, let compiled = cachedQuery(key, leaves.structure, plan: leaves.recorded) {
-            lookup.bound = BoundQuery(
+            bound = BoundQuery(
                 compiled: compiled, arguments: leaves.values, hasIntegerArithmetic: leaves.hasIntegerArithmetic)
         }
-        return lookup
+        return QueryLookup(key: key, style: style, bound: bound)
+    }
+
+    /// Collects the leaves of a predicate's expression and returns its type (the cache key's
+    /// part). The expression is opened in place, not copied into an `Any`, and its root node
+    /// is where the collection starts. A method, not a closure in ``lookupQuery(_:_:)``: a
+    /// closure capturing the leaves would keep them in a box, and copy them out of it.
+    private func collect<E: StandardPredicateExpression<Bool>>(_ expression: E, _ leaves: inout PredicateLeaves)
+        -> ObjectIdentifier
+    {
+        let type = ObjectIdentifier(E.self)
+        // The node kinds of this expression type, in visit order, when the last fetch had it.
+        if let last = lastQuery, last.key.predicateType == type, let plan = last.plan {
+            leaves.replay = plan
+            leaves.expected = last.structure
+        } else {
+            leaves.recorded = []
+        }
+        collectNode(expression, &leaves)
+        return type
     }
 
     /// The query for `descriptor`, from the container's cache when its shape was seen before,
     /// else translated (and cached when later fetches' leaves bind as this one's do).
     /// Throws first a read failure that could not be thrown where it happened (``OperationFailure``).
     func query<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> BoundQuery {
-        let lookup = try lookupQuery(FetchRequest(descriptor))
+        var leaves = PredicateLeaves()
+        let lookup = try lookupQuery(FetchRequest(descriptor), &leaves)
         if let bound = lookup.bound { return bound }
-        let (key, leaves, style) = (lookup.key, lookup.leaves, lookup.style)
+        let (key, style) = (lookup.key, lookup.style)
         if let e = stack.schema.buildError { throw e }
         // Not swallowed: a type outside the schema is thrown just below (unknownSchema).
         guard let layout = try? ModelLayout.of(T.self), let table = stack.table(for: layout),
@@ -511,6 +517,8 @@ extension ModelContext {
                     let column = readers[i].column
                     if column < 0 {
                         (slots + i).initialize(to: nil)
+                    } else if let direct = readers[i].direct, read(stmt, column, direct, into: slots + i) {
+                        // Read and stored (not NULL).
                     } else if let composite = readers[i].composite {
                         (slots + i).initialize(to: try composite.read(stmt, column))
                     } else if let codec = readers[i].codec {
@@ -528,19 +536,36 @@ extension ModelContext {
     /// type read here, anything else by the codec.
     @inline(__always)
     private func read(_ stmt: SQLiteStatement, _ column: Int32, _ codec: AttributeCodec) throws -> Any {
-        switch codec.directRead {
-        case .int?:
-            let v = stmt.int64(at: column)
-            if v != 0 || !stmt.isNull(at: column) { return Int(v) }
-        case .double?:
-            let v = stmt.double(at: column)
-            if v != 0 || !stmt.isNull(at: column) { return v }
-        case .string?:
-            if let s = stmt.textIfPresent(at: column) { return s }
-        case nil:
-            break
+        if let direct = codec.directRead {
+            var value: Any?  // nil holds nothing, so initialising over it leaks nothing
+            if read(stmt, column, direct, into: &value), let value { return value }
         }
         return try codec.read(stmt, column)
+    }
+
+    /// Initialises `slot` with column `column`'s value as `direct`'s type, boxed as its codec
+    /// boxes it, and returns `true`; returns `false`, leaving `slot` uninitialised, for a NULL,
+    /// which the codec reads (and throws for when the attribute is not optional). The value is
+    /// built in place: no `Any` is copied into the slot.
+    @inline(__always)
+    private func read(
+        _ stmt: SQLiteStatement, _ column: Int32, _ direct: AttributeCodec.DirectRead,
+        into slot: UnsafeMutablePointer<Any?>
+    ) -> Bool {
+        switch direct {
+        case .int:
+            let v = stmt.int64(at: column)
+            guard v != 0 || !stmt.isNull(at: column) else { return false }
+            slot.initialize(to: Int(v))
+        case .double:
+            let v = stmt.double(at: column)
+            guard v != 0 || !stmt.isNull(at: column) else { return false }
+            slot.initialize(to: v)
+        case .string:
+            guard let s = stmt.textIfPresent(at: column) else { return false }
+            slot.initialize(to: s)
+        }
+        return true
     }
 
     /// Reads the current row's columns into `data`'s slots; a refresh of a registered model

@@ -464,6 +464,15 @@ extension ModelContext {
             var value = read.slot < d.values.count ? d.values[read.slot] : nil
             if value == nil, let s = d.layout?.slots[read.slot], s.isConstant { value = model[keyPath: s.keyPath] }
             do {
+                // An `Int`, `Double` or `String` attribute encoded here, without the codec's
+                // closure (same values: the NaN check and NFC normalisation are theirs).
+                if let direct = codec.directRead, let value {
+                    switch direct {
+                    case .int: if let v = value as? Int { return try v.sqlValue() }
+                    case .double: if let v = value as? Double { return try v.sqlValue() }
+                    case .string: if let v = value as? String { return try v.sqlValue() }
+                    }
+                }
                 return try codec.encode(value)
             } catch var e as SwiftDataError {
                 e.entityName = d.layout?.name

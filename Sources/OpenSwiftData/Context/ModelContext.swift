@@ -106,7 +106,7 @@ public final class ModelContext {
     /// See ``LastStatement``.
     @exclusivity(unchecked) var lastStatement: LastStatement?
     /// The captured values' array of the last fetch, emptied and refilled by the next one
-    /// (``lookupQuery(_:)``), so a fetch of a cached shape allocates no array for them.
+    /// (``lookupQuery(_:_:)``), so a fetch of a cached shape allocates no array for them.
     @exclusivity(unchecked) var spareArguments: [SQLValue] = []
 
     /// A context on `container`'s store.

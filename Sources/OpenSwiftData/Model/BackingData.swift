@@ -9,9 +9,10 @@ import Observation
 public final class BackingData {
     enum Status { case unmanaged, inserted, persisted, deleted, removed }
 
-    // What every property read and every fetched row touches is `@exclusivity(unchecked)`
-    // (no run-time exclusivity check, about a hundred instructions per access): a model is
-    // used from one thread at a time, and no access to these is held while other code runs.
+    // What every property read, every fetched row and every saved row touches is
+    // `@exclusivity(unchecked)` (no run-time exclusivity check, about a hundred instructions
+    // per access): a model is used from one thread at a time, and no access to these is held
+    // while other code runs.
 
     /// Slot values, each boxed as exactly the property's declared type; `nil` = not loaded.
     @exclusivity(unchecked) var values: SlotValues
@@ -25,12 +26,12 @@ public final class BackingData {
     }
     @exclusivity(unchecked) var contextHandle: ContextHandle?
     /// The row's primary key; 0 while the model has never been saved.
-    var pk: Int64 = 0
+    @exclusivity(unchecked) var pk: Int64 = 0
     /// The row's version (`Z_OPT`) when its values were read or last saved; 0 = unknown. A save
     /// compares it with the store's to detect a change made by someone else in between.
-    var version: Int64 = 0
+    @exclusivity(unchecked) var version: Int64 = 0
     /// The key a save in progress assigned to a new row; made permanent only if the save commits.
-    var pendingPK: Int64 = 0
+    @exclusivity(unchecked) var pendingPK: Int64 = 0
     var tempKey: UInt64 = 0
     var storeIdentifier: String?
     @exclusivity(unchecked) var status: Status = .unmanaged
@@ -38,14 +39,14 @@ public final class BackingData {
     @exclusivity(unchecked) var isFault = false
     /// Slots (< 64) an initialiser assigned through its `init` accessors: their relationships'
     /// inverses are synced when the model is inserted (an `init` accessor cannot reach `self`).
-    var initSlotMask: UInt64 = 0
+    @exclusivity(unchecked) var initSlotMask: UInt64 = 0
     /// The store generation the values were read at; a fetch refreshes them only when the
     /// store has changed since.
     @exclusivity(unchecked) var loadedGeneration = StoreGeneration.unknown
     /// Values as last saved, kept from the first change after a save, for rollback and updates.
     @exclusivity(unchecked) var committed: SlotValues?
     /// Slots changed since the last save.
-    var changed: [Bool] = []
+    @exclusivity(unchecked) var changed: [Bool] = []
     /// Posts change notifications for `Observable`; created on first property access, so
     /// models that are fetched but never read cost no registrar.
     lazy var registrar = ObservationRegistrar()
@@ -95,7 +96,17 @@ public final class BackingData {
     }
 
     /// Stores a property's initial value (from an `init` accessor, before the model exists).
+    ///
+    /// Inlined into the model's code, so the value is boxed there, specialised for its type;
+    /// the rest is not generic.
+    @inlinable
     public static func _initialize<V>(_ storage: inout BackingData?, slot: Int, value: V) {
+        _initializeSlot(&storage, slot: slot, boxed: value as Any)
+    }
+
+    /// ``_initialize(_:slot:value:)`` once the value is boxed.
+    @usableFromInline
+    static func _initializeSlot(_ storage: inout BackingData?, slot: Int, boxed value: Any) {
         // While the store materialises a row, `init(backingData:)` runs the properties' default
         // values through here too; they would only be thrown away, so skip the allocation.
         if storage == nil, MaterializationScope.isActive { return }
@@ -107,8 +118,7 @@ public final class BackingData {
             s.values.reserveCapacity(16)
             storage = s
         }
-        s.grow(to: slot + 1)
-        s.values[slot] = value
+        s.values.set(value, at: slot)
         if slot < 64 { s.initSlotMask |= 1 << UInt64(slot) }
     }
 
@@ -205,7 +215,7 @@ public final class BackingData {
     }
 
     func grow(to count: Int) {
-        if values.count < count { values.append(contentsOf: repeatElement(nil, count: count - values.count)) }
+        values.extend(to: count)
     }
 
     /// Marks `slot` changed and tells the context (persisted models), or only keeps the saved

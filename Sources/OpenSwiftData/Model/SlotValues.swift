@@ -20,8 +20,24 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
             return unsafeDowncast(buffer, to: Storage.self)
         }
 
+        /// The header, read through its pointer: `header` is a stored property of a class, and
+        /// each access to it costs a run-time exclusivity check (every slot read and write
+        /// asks for the count).
+        var count: Int {
+            get { withUnsafeMutablePointerToHeader { $0.pointee.count } }
+            set { withUnsafeMutablePointerToHeader { $0.pointee.count = newValue } }
+        }
+
+        /// The capacity asked for (see ``count``).
+        var slotCapacity: Int { withUnsafeMutablePointerToHeader { $0.pointee.capacity } }
+
         deinit {
-            _ = withUnsafeMutablePointers { header, elements in elements.deinitialize(count: header.pointee.count) }
+            // One value at a time: destroying a `Any?` of this static type is inlined (a nil
+            // test and the payload's own destroy), where `deinitialize(count:)` goes through the
+            // runtime's generic `swift_arrayDestroy` and `Optional`'s value witness per value.
+            withUnsafeMutablePointers { header, elements in
+                for i in 0..<header.pointee.count { (elements + i).deinitialize(count: 1) }
+            }
         }
     }
 
@@ -57,8 +73,8 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
     }
 
     var startIndex: Int { 0 }
-    var endIndex: Int { storage?.header.count ?? 0 }
-    var count: Int { storage?.header.count ?? 0 }
+    var endIndex: Int { storage?.count ?? 0 }
+    var count: Int { storage?.count ?? 0 }
 
     subscript(position: Int) -> Any? {
         get {
@@ -69,6 +85,33 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
             precondition(position >= 0 && position < count, "SlotValues: index \(position) out of range 0..<\(count)")
             makeUnique(capacity: count)
             storage!.withUnsafeMutablePointerToElements { $0[position] = newValue }
+        }
+    }
+
+    /// Writes `value` at `slot`, first appending `nil`s up to it when the values are fewer
+    /// (a model's initialiser fills its slots in declaration order, one at a time).
+    mutating func set(_ value: Any?, at slot: Int) {
+        let oldCount = count
+        if slot < oldCount {
+            self[slot] = value
+            return
+        }
+        makeUnique(capacity: slot + 1)
+        storage!.withUnsafeMutablePointers { header, elements in
+            (elements + oldCount).initialize(repeating: nil, count: slot - oldCount)
+            (elements + slot).initialize(to: value)
+            header.pointee.count = slot + 1
+        }
+    }
+
+    /// Appends `nil`s until there are `newCount` values (none when there are as many already).
+    mutating func extend(to newCount: Int) {
+        let oldCount = count
+        guard newCount > oldCount else { return }
+        makeUnique(capacity: newCount)
+        storage!.withUnsafeMutablePointers { header, elements in
+            (elements + oldCount).initialize(repeating: nil, count: newCount - oldCount)
+            header.pointee.count = newCount
         }
     }
 
@@ -109,7 +152,7 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
     }
 
     /// How many values fit without another allocation.
-    var capacity: Int { storage?.header.capacity ?? 0 }
+    var capacity: Int { storage?.slotCapacity ?? 0 }
 
     /// Makes the buffer this value's own, with room for at least `capacity` values: a copy
     /// of a shared buffer keeps its capacity, a buffer too small grows to at least twice it.
@@ -132,7 +175,7 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
                     }
                 }
             }
-            grown.header.count = oldCount
+            grown.count = oldCount
         }
         storage = grown
     }

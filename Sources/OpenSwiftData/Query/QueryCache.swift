@@ -117,6 +117,17 @@ final class QueryCache: @unchecked Sendable {
         /// The sort descriptors (with the string order when it is not lexical); `nil` for no
         /// sorts and lexical order, so a fetch without sorts builds no `AnyHashable` array.
         let sorts: AnyHashable?
+
+        /// The two identifiers first, and no `AnyHashable` comparison when neither has sorts
+        /// (the derived `==` goes through `Optional<AnyHashable>`'s generic one on every fetch).
+        static func == (a: Key, b: Key) -> Bool {
+            guard a.entity == b.entity, a.predicateType == b.predicateType else { return false }
+            switch (a.sorts, b.sorts) {
+            case (nil, nil): return true
+            case (let x?, let y?): return x == y
+            default: return false
+            }
+        }
     }
     private struct Entry {
         let structure: [PredicateLeaves.Item]

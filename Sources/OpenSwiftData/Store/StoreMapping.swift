@@ -113,9 +113,11 @@ final class StoreMapping: @unchecked Sendable {
         }
         /// Uniqueness groups per entity.
         var uniqueGroups: [ObjectIdentifier: [UniqueGroup]] = [:]
-        /// Entities and their per-slot readers indexed by `Z_ENT`, for the row-decoding loop.
-        var entitiesByID: [ModelLayout?] = []
-        var slotReadersByID: [[SlotReader]] = []
+        /// Entities and their per-slot readers indexed by `Z_ENT`, for the row-decoding loop
+        /// (read on every fetch without an exclusivity check: written only while the mapping
+        /// is built, before any fetch can see the table).
+        @exclusivity(unchecked) var entitiesByID: [ModelLayout?] = []
+        @exclusivity(unchecked) var slotReadersByID: [[SlotReader]] = []
 
         /// How to fill one slot from a row: a column through a codec, a foreign-key column, or
         /// nothing (`column < 0`: to-many relationships and ephemeral attributes).
@@ -123,6 +125,17 @@ final class StoreMapping: @unchecked Sendable {
             let column: Int32
             let codec: AttributeCodec?
             let composite: CompositeColumns?
+            /// `codec`'s ``AttributeCodec/directRead`` (for a single column), held here so the
+            /// row-decoding loop reads an `Int`, `Double` or `String` column without touching
+            /// the codec object (a retain and a release per column).
+            let direct: AttributeCodec.DirectRead?
+
+            init(column: Int32, codec: AttributeCodec?, composite: CompositeColumns?) {
+                self.column = column
+                self.codec = codec
+                self.composite = composite
+                direct = composite == nil ? codec?.directRead : nil
+            }
         }
 
         /// `DELETE FROM <table> WHERE "Z_PK" = ?`, built once (a save runs it per deleted row).
