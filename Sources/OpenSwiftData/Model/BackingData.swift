@@ -49,7 +49,15 @@ public final class BackingData {
     @exclusivity(unchecked) var changed: [Bool] = []
     /// Posts change notifications for `Observable`; created on first property access, so
     /// models that are fetched but never read cost no registrar.
-    lazy var registrar = ObservationRegistrar()
+    var registrar: ObservationRegistrar {
+        if let r = registrarStorage { return r }
+        let r = ObservationRegistrar()
+        registrarStorage = r
+        return r
+    }
+    /// ``registrar`` once created (not a `lazy var`: its storage would get an exclusivity
+    /// check on every property read).
+    @exclusivity(unchecked) private var registrarStorage: ObservationRegistrar?
 
     init(slotCount: Int = 0) {
         values = SlotValues(repeating: nil, count: slotCount)
@@ -83,15 +91,31 @@ public final class BackingData {
 
     // MARK: Generated-code entry points
 
-    /// Returns `storage`, creating it (and attaching `model`'s layout) on first use.
+    /// Returns `storage`, creating it (and attaching `model`'s layout) on first use. Inlined
+    /// into the model's code: every property access starts here.
+    @inlinable
     public static func _resolve<M: PersistentModel>(_ storage: inout BackingData?, for model: M) -> BackingData {
+        if let s = storage, s._hasLayout { return s }
+        return _resolveFirst(&storage, model, M.self)
+    }
+
+    /// Whether the layout is attached (the storage is ready for the accessors).
+    @usableFromInline var _hasLayout: Bool { layout != nil }
+
+    /// ``_resolve(_:for:)``'s first use: creates the storage and attaches the layout.
+    @usableFromInline
+    static func _resolveFirst(
+        _ storage: inout BackingData?, _ model: any PersistentModel, _ type: any PersistentModel.Type
+    )
+        -> BackingData
+    {
         if let s = storage {
-            if s.layout == nil { s.attachLayout(M.self, model: model) }
+            s.attachLayout(type, model: model)
             return s
         }
         let s = BackingData(slotCount: 0)
         storage = s
-        s.attachLayout(M.self, model: model)
+        s.attachLayout(type, model: model)
         return s
     }
 
@@ -137,28 +161,53 @@ public final class BackingData {
         return BackingData.coerce(placeholder(slot), to: V.self)
     }
 
+    // The property accessors are inlined into the model's code, specialised for the property's
+    // type: the cast of the slot's box to `V` and the observation calls then look up no generic
+    // metadata (an unspecialised `as? V` asks the runtime for `Optional<V>` on every read).
+    // What they call here is not generic.
+
     /// Reads slot `slot`, loading it from the store when needed, and records the access.
-    @inline(__always)
+    @inlinable
     public func _getValue<M: PersistentModel, V>(_ model: M, _ slot: Int, _ keyPath: KeyPath<M, V>) -> V {
-        registrar.access(model, keyPath: keyPath)
-        if slot < values.count, let v = values[slot], let typed = v as? V { return typed }
-        return BackingData.coerce(load(model, slot), to: V.self)
+        _registrar.access(model, keyPath: keyPath)
+        if let v = _loadedValue(slot), let typed = v as? V { return typed }
+        return BackingData._coerce(_load(model, slot), to: V.self)
     }
 
     /// Writes slot `slot`: keeps inverse relationships in sync, records the change for the
     /// context and notifies observers.
-    @inline(__always)
+    @inlinable
     public func _setValue<M: PersistentModel, V>(_ model: M, _ slot: Int, _ keyPath: KeyPath<M, V>, _ newValue: V) {
-        if layout == nil { attachLayout(M.self, model: model) }
-        registrar.withMutation(of: model, keyPath: keyPath) {
-            if let layout, layout.isRelationshipSlot[slot] {
-                RelationshipGraph.willSet(model, self, slot: slot, to: newValue)
-                if slot < 64 { initSlotMask &= ~(1 << UInt64(slot)) }
-            }
-            recordChange(slot)
-            grow(to: slot + 1)
-            values[slot] = newValue
+        _prepareWrite(model, M.self)
+        _registrar.withMutation(of: model, keyPath: keyPath) { _write(model, slot, newValue as Any) }
+    }
+
+    /// The observation registrar (created on first use), for the inlined accessors.
+    @usableFromInline var _registrar: ObservationRegistrar { registrar }
+
+    /// Slot `slot`'s value when it holds one (`nil`: not loaded, or an optional's `nil` stored
+    /// as no value).
+    @usableFromInline func _loadedValue(_ slot: Int) -> Any? {
+        slot < values.count ? values[slot] : nil
+    }
+
+    /// ``load(_:_:)`` for the inlined accessors.
+    @usableFromInline func _load(_ model: any PersistentModel, _ slot: Int) -> Any? { load(model, slot) }
+
+    /// Attaches the model class's layout before a first write.
+    @usableFromInline func _prepareWrite(_ model: any PersistentModel, _ type: any PersistentModel.Type) {
+        if layout == nil { attachLayout(type, model: model) }
+    }
+
+    /// A property write once the value is boxed, inside the registrar's mutation: inverse
+    /// relationships, the change record and the slot.
+    @usableFromInline func _write(_ model: any PersistentModel, _ slot: Int, _ newValue: Any) {
+        if let layout, layout.isRelationshipSlot[slot] {
+            RelationshipGraph.willSet(model, self, slot: slot, to: newValue)
+            if slot < 64 { initSlotMask &= ~(1 << UInt64(slot)) }
         }
+        recordChange(slot)
+        values.set(newValue, at: slot)
     }
 
     // MARK: Optional to-many relationships
@@ -175,31 +224,23 @@ public final class BackingData {
     }
 
     /// Reads an optional to-many property: the related models, `[]` when there are none (never `nil`).
-    @inline(__always)
+    @inlinable
     public func _getValue<M: PersistentModel, E: PersistentModel>(_ model: M, _ slot: Int, _ keyPath: KeyPath<M, [E]?>)
         -> [E]?
     {
-        registrar.access(model, keyPath: keyPath)
-        if slot < values.count, let v = values[slot], let typed = v as? [E] { return typed }
-        return BackingData.coerce(load(model, slot), to: [E].self)
+        _registrar.access(model, keyPath: keyPath)
+        if let v = _loadedValue(slot), let typed = v as? [E] { return typed }
+        return BackingData._coerce(_load(model, slot), to: [E].self)
     }
 
     /// Writes an optional to-many property; `nil` clears the relationship (the property then reads `[]`).
-    @inline(__always)
+    @inlinable
     public func _setValue<M: PersistentModel, E: PersistentModel>(
         _ model: M, _ slot: Int, _ keyPath: KeyPath<M, [E]?>, _ newValue: [E]?
     ) {
-        if layout == nil { attachLayout(M.self, model: model) }
+        _prepareWrite(model, M.self)
         let models = newValue ?? []
-        registrar.withMutation(of: model, keyPath: keyPath) {
-            if let layout, layout.isRelationshipSlot[slot] {
-                RelationshipGraph.willSet(model, self, slot: slot, to: models)
-                if slot < 64 { initSlotMask &= ~(1 << UInt64(slot)) }
-            }
-            recordChange(slot)
-            grow(to: slot + 1)
-            values[slot] = models
-        }
+        _registrar.withMutation(of: model, keyPath: keyPath) { _write(model, slot, models as Any) }
     }
 
     // MARK: Internals
@@ -271,6 +312,9 @@ public final class BackingData {
         case .attribute: return slot.defaultValue
         }
     }
+
+    /// ``coerce(_:to:)`` for the inlined accessors (not inlined itself: the rare path).
+    @usableFromInline static func _coerce<V>(_ value: Any?, to type: V.Type) -> V { coerce(value, to: type) }
 
     /// Converts a loaded box to the property's type; `nil` becomes `Optional.none`.
     static func coerce<V>(_ value: Any?, to: V.Type) -> V {
