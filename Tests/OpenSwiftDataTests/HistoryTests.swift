@@ -222,6 +222,57 @@ struct HistoryTests {
     }
 
     @Test(
+        "One save inserting entities interleaved (a subclass sharing its parent's table, a collapse and an upsert among them) numbers each table's rows in insertion order and records one insert per new row (HIS-02, HIS-08, UNQ-10)",
+        arguments: StoreKind.allCases)
+    func his02Interleaved(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory(prefix: "his02-interleaved")
+        let container = try container(
+            kind, dir, [HiNote.self, HiBinder.self, HiSheet.self, HiShape.self, HiCircle.self])
+        let context = ModelContext(container)
+        let stored = HiNote(key: "stored", title: "old")
+        context.insert(stored)
+        try context.save()
+        // A save's bookkeeping remembers the table of the previous model; these alternate.
+        let models: [any PersistentModel] = [
+            HiNote(key: "a", title: "first a"), HiSheet(label: "sheet 1"), HiShape(name: "s1", size: 1),
+            HiCircle(name: "c1", size: 2, radius: 1), HiNote(key: "b", title: "b"), HiSheet(label: "sheet 2"),
+            HiCircle(name: "c2", size: 3, radius: 2), HiShape(name: "s2", size: 4),
+            HiNote(key: "a", title: "second a"),  // collapses the first "a" (UNQ-10: the later one wins)
+            HiNote(key: "stored", title: "new"),  // upserts into the stored row (HIS-08: an update)
+        ]
+        for m in models { context.insert(m) }
+        try context.save()
+
+        let rows = try container.withStoreConnection { db in
+            (
+                try db.rows("SELECT ZKEY, ZTITLE FROM ZHINOTE ORDER BY Z_PK"),
+                try db.rows("SELECT ZLABEL FROM ZHISHEET ORDER BY Z_PK"),
+                try db.rows("SELECT ZNAME FROM ZHISHAPE ORDER BY Z_PK")
+            )
+        }
+        #expect(
+            rows.0 == [
+                [.text("stored"), .text("new")], [.text("b"), .text("b")], [.text("a"), .text("second a")],
+            ])
+        #expect(rows.1 == [[.text("sheet 1")], [.text("sheet 2")]])
+        #expect(rows.2 == [[.text("s1")], [.text("c1")], [.text("c2")], [.text("s2")]])
+
+        let last = try #require(try context.fetchHistory(Self.all).last)
+        #expect(
+            shapes(last) == [
+                "insert HiCircle", "insert HiCircle", "insert HiNote", "insert HiNote", "insert HiShape",
+                "insert HiShape", "insert HiSheet", "insert HiSheet", "update HiNote",
+            ])
+        let inserted = Set(
+            last.changes.compactMap { change -> PersistentIdentifier? in
+                if case .insert = change { return change.changedPersistentIdentifier }
+                return nil
+            })
+        let expected = Set(models.dropLast().dropFirst().map(\.persistentModelID))
+        #expect(inserted == expected)
+    }
+
+    @Test(
         "Deleting a fault (never read) keeps its preserved value in the tombstone (the history suite checks tombstones, HIS-03)",
         arguments: StoreKind.allCases)
     func his03Fault(_ kind: StoreKind) throws {

@@ -161,24 +161,39 @@ extension ModelContext {
         // New rows: the key range the save handed out per table (recorded from the table).
         var ranges: [ObjectIdentifier: (table: String, first: Int64, last: Int64)] = [:]
         var rangeOrder: [ObjectIdentifier] = []
+        var tables = TableLookup()
+        // The range being extended, written back to `ranges` when another table's row comes.
+        var current: (key: ObjectIdentifier, table: String, first: Int64, last: Int64)?
+        func endRange() {
+            if let c = current { ranges[c.key] = (c.table, c.first, c.last) }
+        }
+        var infoOfLayout: (layout: ModelLayout, info: StoreMapping.HistoryInfo?)?
         for m in inserted {
             let d = m.persistentBackingData
-            guard let layout = d.layout, let info = w.mapping.historyInfo(layout) else { continue }
-            if let existing = plan.adopted[ObjectIdentifier(m)] {
+            guard let layout = d.layout else { continue }
+            if infoOfLayout?.layout !== layout { infoOfLayout = (layout, w.mapping.historyInfo(layout)) }
+            guard let info = infoOfLayout?.info else { continue }
+            if let existing = plan.adoptedKey(of: m) {
                 rows.append(
                     HistoryChangeRow(
                         kind: .update, entity: info.entity, key: existing,
                         columns: info.allProperties, tombstone: []))
-            } else if plan.writesNewRow(m), d.pendingPK != 0, let table = stack.table(for: layout) {
+            } else if plan.writesNewRow(m), d.pendingPK != 0, let table = tables.table(for: layout, in: stack) {
                 let key = ObjectIdentifier(table)
-                if let r = ranges[key] {
-                    ranges[key] = (r.table, min(r.first, d.pendingPK), max(r.last, d.pendingPK))
-                } else {
-                    ranges[key] = (table.name, d.pendingPK, d.pendingPK)
-                    rangeOrder.append(key)
+                if current?.key != key {
+                    endRange()
+                    if let r = ranges[key] {
+                        current = (key, r.table, r.first, r.last)
+                    } else {
+                        current = (key, table.name, d.pendingPK, d.pendingPK)
+                        rangeOrder.append(key)
+                    }
                 }
+                current!.first = min(current!.first, d.pendingPK)
+                current!.last = max(current!.last, d.pendingPK)
             }
         }
+        endRange()
         let upserted = Set(plan.adopted.values)
         for id in changedOrder {
             guard let m = changed[id] else { continue }

@@ -78,7 +78,7 @@ extension ModelContext {
             d.changed = []
             updatedIDs.append(m.persistentModelID)
         }
-        for m in inserted where plan.collapsed[ObjectIdentifier(m)] == nil {
+        for m in inserted where !plan.isCollapsed(m) {
             let d = m.persistentBackingData
             d.pk = d.pendingPK
             d.pendingPK = 0
@@ -86,12 +86,12 @@ extension ModelContext {
             d.storeIdentifier = (d.layout.flatMap(stack.store(for:)) ?? store).identifier
             d.committed = nil
             d.changed = []
-            if plan.adopted[ObjectIdentifier(m)] != nil, let existing = registered[rowKey(d)], existing !== m {
+            if plan.adoptedKey(of: m) != nil, let existing = registered[rowKey(d)], existing !== m {
                 adoptStorage(of: existing, into: m)
                 updatedIDs.append(m.persistentModelID)
             } else {
                 registered[rowKey(d)] = m
-                if plan.adopted[ObjectIdentifier(m)] != nil {
+                if plan.adoptedKey(of: m) != nil {
                     updatedIDs.append(m.persistentModelID)
                 } else {
                     insertedIDs.append(m.persistentModelID)
@@ -212,16 +212,22 @@ extension ModelContext {
         let strict = stack.configuration(of: w.mapping).mergePolicy == .error
         var conflicts: [any PersistentModel] = []
         // Deletes first, so a new model may take the unique values of one deleted in this save.
+        // References to the deleted rows are cleared once all of them are gone: a cascade
+        // deletes a parent and its children in one save, and clearing the children's keys
+        // to the parent first would rewrite rows about to be deleted (and their indexes).
+        var tables = TableLookup()
+        var removed: [(table: StoreMapping.Table, pk: Int64)] = []
         for id in deletedOrder {
             guard let m = deleted[id] else { continue }
             let d = m.persistentBackingData
-            guard let layout = d.layout, let table = stack.table(for: layout) else { continue }
+            guard let layout = d.layout, let table = tables.table(for: layout, in: stack) else { continue }
             let checked = strict && d.version != 0
             if try !w.deleteRow(table, pk: d.pk, ifVersion: checked ? d.version : nil), checked {
                 conflicts.append(m)
             }
-            try w.detachReferences(to: table, pk: d.pk)
+            removed.append((table, d.pk))
         }
+        for (table, pk) in removed { try w.detachReferences(to: table, pk: pk) }
 
         let plan = try resolveUniqueness(w)
         try allocatePrimaryKeys(w, plan)
@@ -234,7 +240,7 @@ extension ModelContext {
                 reads: [StoreMapping.Table.ColumnRead], update: RowStatement?,
                 detachesToMany: Bool
             )] = [:]
-        for m in inserted where plan.adopted[ObjectIdentifier(m)] != nil {
+        for m in inserted where plan.adoptedKey(of: m) != nil {
             let d = m.persistentBackingData
             guard let layout = d.layout, let table = stack.table(for: layout) else { continue }
             let shape: (reads: [StoreMapping.Table.ColumnRead], update: RowStatement?, detachesToMany: Bool)
@@ -257,15 +263,28 @@ extension ModelContext {
                 try w.detachStoredToMany(of: layout, pk: d.pendingPK)
             }
         }
-        // Inserts: one prepared statement per entity, reused for every row of it.
+        // Inserts: one prepared statement per entity, reused for every row of it. Models are
+        // grouped by runs of one entity (usually the whole save), so a run costs one hash.
         var byEntity: [ObjectIdentifier: [any PersistentModel]] = [:]
         var entityOrder: [ModelLayout] = []
-        for m in inserted where plan.writesNewRow(m) {
-            guard let layout = m.persistentBackingData.layout else { continue }
+        var runLayout: ModelLayout?
+        var run: [any PersistentModel] = []
+        func endRun() {
+            guard let layout = runLayout else { return }
             let key = ObjectIdentifier(layout)
             if byEntity[key] == nil { entityOrder.append(layout) }
-            byEntity[key, default: []].append(m)
+            byEntity[key, default: []].append(contentsOf: run)
+            run.removeAll(keepingCapacity: true)
         }
+        for m in inserted where plan.writesNewRow(m) {
+            guard let layout = m.persistentBackingData.layout else { continue }
+            if layout !== runLayout {
+                endRun()
+                runLayout = layout
+            }
+            run.append(m)
+        }
+        endRun()
         for layout in entityOrder {
             guard let table = stack.table(for: layout), let ent = table.entityID(layout) else { continue }
             let reads = table.plan(layout)
@@ -306,7 +325,7 @@ extension ModelContext {
         }
         if !conflicts.isEmpty { throw mergeConflictError(conflicts) }
         // Join tables and one-way keys: pairs of new models, and the difference for changed ones.
-        for m in inserted.filter({ plan.collapsed[ObjectIdentifier($0)] == nil })
+        for m in inserted.filter({ !plan.isCollapsed($0) })
             + changedOrder.compactMap({ changed[$0] })
         {
             let d = m.persistentBackingData
@@ -396,17 +415,28 @@ extension ModelContext {
     private func allocatePrimaryKeys(_ w: StoreWriter, _ plan: UpsertPlan) throws {
         var next: [ObjectIdentifier: (table: StoreMapping.Table, pk: Int64)] = [:]
         var order: [ObjectIdentifier] = []
+        var tables = TableLookup()
+        // The table being numbered and its last key; written back to `next` when another
+        // table's model comes (a save's new models mostly come in runs of one entity).
+        var current: (key: ObjectIdentifier, table: StoreMapping.Table, pk: Int64)?
         for m in inserted where plan.writesNewRow(m) {
             let d = m.persistentBackingData
-            guard let layout = d.layout, let table = stack.table(for: layout) else { continue }
+            guard let layout = d.layout, let table = tables.table(for: layout, in: stack) else { continue }
             let key = ObjectIdentifier(table)
-            if next[key] == nil {
-                next[key] = (table, try w.largestKey(of: table))
-                order.append(key)
+            if current?.key != key {
+                if let c = current { next[c.key] = (c.table, c.pk) }
+                if let known = next[key] {
+                    current = (key, known.table, known.pk)
+                } else {
+                    current = (key, table, try w.largestKey(of: table))
+                    next[key] = current.map { ($0.table, $0.pk) }
+                    order.append(key)
+                }
             }
-            next[key]!.pk += 1
-            d.pendingPK = next[key]!.pk
+            current!.pk += 1
+            d.pendingPK = current!.pk
         }
+        if let c = current { next[c.key] = (c.table, c.pk) }
         for key in order {
             let (table, pk) = next[key]!
             try w.recordLargestKey(pk, of: table)

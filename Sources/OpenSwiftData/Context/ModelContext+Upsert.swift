@@ -9,10 +9,36 @@ struct UpsertPlan {
     /// both end up on one row.
     var collapsed: [ObjectIdentifier: any PersistentModel] = [:]
 
-    /// Whether `model` needs an `INSERT` of its own.
+    /// Whether `model` needs an `INSERT` of its own. (A save's loops ask this per new model;
+    /// a save without collisions hashes nothing for it.)
     func writesNewRow(_ model: any PersistentModel) -> Bool {
-        let id = ObjectIdentifier(model)
-        return adopted[id] == nil && collapsed[id] == nil
+        adoptedKey(of: model) == nil && !isCollapsed(model)
+    }
+
+    /// The stored row `model` updates (its key), or `nil` when it does not upsert.
+    func adoptedKey(of model: any PersistentModel) -> Int64? {
+        adopted.isEmpty ? nil : adopted[ObjectIdentifier(model)]
+    }
+
+    /// Whether `model` collapses into a later new model.
+    func isCollapsed(_ model: any PersistentModel) -> Bool {
+        !collapsed.isEmpty && collapsed[ObjectIdentifier(model)] != nil
+    }
+}
+
+/// The table of each model's layout, remembered from the previous model: a save's loops visit
+/// many models of one entity in a row, and each lookup would hash the layout's root type.
+struct TableLookup {
+    private var layout: ModelLayout?
+    private var table: StoreMapping.Table?
+
+    /// `layout`'s table in `stack`.
+    mutating func table(for layout: ModelLayout, in stack: ContainerStack) -> StoreMapping.Table? {
+        if layout !== self.layout {
+            self.layout = layout
+            table = stack.table(for: layout)
+        }
+        return table
     }
 }
 
@@ -53,11 +79,15 @@ extension ModelContext {
         }
         let states = (0..<w.mapping.uniqueGroupCount).map { _ in GroupState() }
         var candidates: [Candidate] = []
+        var tables = TableLookup()
+        var groupsOfLayout: (layout: ModelLayout, groups: [StoreMapping.Table.UniqueGroup]?)?
         for m in inserted {
             let d = m.persistentBackingData
-            guard let layout = d.layout, let table = stack.table(for: layout),
-                let groups = table.uniqueGroups[ObjectIdentifier(layout.type)], !groups.isEmpty
-            else { continue }
+            guard let layout = d.layout, let table = tables.table(for: layout, in: stack) else { continue }
+            if groupsOfLayout?.layout !== layout {
+                groupsOfLayout = (layout, table.uniqueGroups[ObjectIdentifier(layout.type)])
+            }
+            guard let groups = groupsOfLayout?.groups, !groups.isEmpty else { continue }
             var c = Candidate(model: m, layout: layout, table: table, groups: [])
             c.groups.reserveCapacity(groups.count)
             for group in groups {
@@ -76,7 +106,7 @@ extension ModelContext {
                     if values.contains(.null) { continue }
                     earlier = state.multi.updateValue(m, forKey: values)
                 }
-                if let earlier, earlier !== m, plan.collapsed[ObjectIdentifier(earlier)] == nil {
+                if let earlier, earlier !== m, !plan.isCollapsed(earlier) {
                     collapse(earlier, into: m)
                 }
                 c.groups.append((group, values))
@@ -91,7 +121,7 @@ extension ModelContext {
             }
         }
         // 3. Per new model, in insertion order: adopt the one stored row it matches.
-        for c in candidates where plan.collapsed[ObjectIdentifier(c.model)] == nil {
+        for c in candidates where !plan.isCollapsed(c.model) {
             let m = c.model
             let layout = c.layout
             let table = c.table

@@ -381,6 +381,9 @@ struct ForeignKey {
 }
 
 extension PersistentModel {
+    /// `models` as a `[Self]` (each one is a `Self`, or a subclass of it), boxed: a class cast
+    /// per model, not the boxing and unboxing of `_ArrayProtocol._make(from:)`.
+    static func arrayValue(of models: [any PersistentModel]) -> Any { models.map { $0 as! Self } }
     static var emptyArray: Any { [Self]() }
     static var arrayType: any _ArrayProtocol.Type { [Self].self }
 }

@@ -28,11 +28,17 @@ enum RelationshipGraph {
     }
 
     /// The models in a relationship value (`M`, `M?` or `[M]`).
+    ///
+    /// Arrays are recognised first: casting an array to `any PersistentModel` (a class-bound
+    /// protocol) makes the runtime try to bridge it to an `NSArray` first, which costs tens of
+    /// thousands of instructions on every to-many value (a cascade delete reads one per row).
     static func models(in value: Any?) -> [any PersistentModel] {
         guard let value else { return [] }
+        if let arr = value as? any _ArrayProtocol {
+            if let models = value as? [any PersistentModel] { return models }
+            return arr._elements.compactMap { $0 as? any PersistentModel }
+        }
         if let m = value as? any PersistentModel { return [m] }
-        if let arr = value as? [any PersistentModel] { return arr }
-        if let arr = value as? any _ArrayProtocol { return arr._elements.compactMap { $0 as? any PersistentModel } }
         if let inner = _flattenOptional(value), let m = inner as? any PersistentModel { return [m] }
         return []
     }
@@ -117,7 +123,7 @@ enum RelationshipGraph {
 
     /// Boxes models as the slot's array type (`[Target]`, also for a `[Target]?` property).
     static func makeArray(_ slot: ModelLayout.Slot, _ models: [any PersistentModel]) -> Any {
-        if let a = slot.arrayType { return a._make(from: models.map { $0 as Any }) }
+        if case .toMany(let target) = slot.kind { return target.arrayValue(of: models) }
         return models
     }
 }

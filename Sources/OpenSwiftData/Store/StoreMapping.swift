@@ -56,9 +56,19 @@ final class StoreMapping: @unchecked Sendable {
         }
         /// `SELECT <selectList> FROM <table> t WHERE t.<column> = ? ORDER BY t."Z_PK"`: the rows
         /// whose key column `column` holds a given key (a to-many through its inverse's column).
+        /// Built once per column: loading a to-many relationship runs it for every owner.
         func selectByColumnSQL(_ column: String) -> String {
-            "SELECT \(selectList) FROM \(quoteIdentifier(name)) t WHERE t.\(quoteIdentifier(column)) = ? ORDER BY t.\"Z_PK\""
+            sqlCacheLock.lock()
+            defer { sqlCacheLock.unlock() }
+            if let sql = selectByColumnCache[column] { return sql }
+            let sql =
+                "SELECT \(selectList) FROM \(quoteIdentifier(name)) t WHERE t.\(quoteIdentifier(column)) = ? ORDER BY t.\"Z_PK\""
+            selectByColumnCache[column] = sql
+            return sql
         }
+        /// ``selectByColumnSQL(_:)`` by column; the table is shared by the container's contexts.
+        private var selectByColumnCache: [String: String] = [:]
+        private let sqlCacheLock = NSLock()
         /// `SELECT <selectList> FROM <table> t JOIN <join> j ON j.<other> = t."Z_PK" WHERE j.<own> = ?
         /// ORDER BY t."Z_PK"`: this table's rows paired with a given key in a join table.
         func selectThroughJoinSQL(_ join: String, own: String, other: String) -> String {
