@@ -46,6 +46,29 @@ struct EnumerateMemoryTests {
     }
 
     @Test(
+        "A negative offset counts as 0 for fetch, fetchCount, fetchIdentifiers and enumerate, also while enumerate pages through pending changes: each row once (FET-02, FET-10)",
+        arguments: StoreKind.allCases)
+    func negativeOffset(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory(prefix: "enumerate-offset")
+        let context = try words(kind, dir)
+        var descriptor = FetchDescriptor<Word>(sortBy: [SortDescriptor(\.text)])
+        descriptor.fetchOffset = -3
+        descriptor.fetchLimit = 25
+        let expected = (1...300).map { "w\($0)" }.sorted().prefix(25)
+        #expect(try context.fetch(descriptor).map(\.text) == Array(expected))
+        #expect(try context.fetchCount(descriptor) == 25)
+        #expect(try context.fetchIdentifiers(descriptor) == context.fetch(descriptor).map(\.persistentModelID))
+        var visited: [String] = []
+        try context.enumerate(descriptor, batchSize: 10) { visited.append($0.text) }
+        #expect(visited == Array(expected))
+        // A pending insert of this kind: enumerate pages with fetchOffset/fetchLimit (FET-07).
+        context.insert(Word(text: "w0"))
+        visited = []
+        try context.enumerate(descriptor, batchSize: 10, allowEscapingMutations: true) { visited.append($0.text) }
+        #expect(visited == Array((["w0"] + expected).prefix(25)))
+    }
+
+    @Test(
         "models the caller keeps, or that a loaded relationship reaches, stay registered: one object per row",
         arguments: StoreKind.allCases)
     func keepsReferenced(_ kind: StoreKind) throws {

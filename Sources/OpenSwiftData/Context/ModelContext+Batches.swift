@@ -108,12 +108,11 @@ extension ModelContext {
     /// The keys of the stored rows `descriptor` matches, in fetch order (its sort, then `Z_PK`),
     /// with its offset and limit: `SELECT t."Z_PK", t."Z_ENT" … ORDER BY … LIMIT ? OFFSET ?`.
     func storeKeys<T>(_ q: BoundQuery, _ descriptor: FetchDescriptor<T>) throws -> [Int64] {
-        let limit = descriptor.fetchLimit.flatMap { $0 > 0 ? $0 : nil } ?? -1
-        let offset = max(descriptor.fetchOffset ?? 0, 0)
+        let paging = FetchPaging(limit: descriptor.fetchLimit, offset: descriptor.fetchOffset)
         return try withFetchConnection(sql: q.compiled.keysSQL, table: q.table) { db in
             let stmt = try db.cachedStatement(q.compiled.keys)
             defer { stmt.reset() }
-            try stmt.bind(q.arguments + [.integer(Int64(limit)), .integer(Int64(offset))])
+            try stmt.bind(q.arguments + paging.arguments)
             var out: [Int64] = []
             while try stmt.step() { out.append(stmt.int64(at: 0)) }
             return out

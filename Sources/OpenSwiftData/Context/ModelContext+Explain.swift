@@ -72,19 +72,17 @@ extension ModelContext {
     ) throws -> QueryExplanation {
         let q = try query(descriptor)
         let merges = descriptor.includePendingChanges && !(pendingModels(kindOf: q.layout)?.isEmpty ?? true)
-        let limit = descriptor.fetchLimit.flatMap { $0 > 0 ? $0 : nil }
-        let offset = max(descriptor.fetchOffset ?? 0, 0)
-        let paging: [SQLValue] = [.integer(Int64(limit ?? -1)), .integer(Int64(offset))]
+        let paging = FetchPaging(limit: descriptor.fetchLimit, offset: descriptor.fetchOffset)
         let sql: String
         let arguments: [SQLValue]
         if merges {
             (sql, arguments) = (q.compiled.storeOrderSQL, q.arguments)
         } else {
             switch operation {
-            case .fetch where limit != nil || offset > 0: (sql, arguments) = (q.compiled.pagedSQL, q.arguments + paging)
+            case .fetch where paging.isPaged: (sql, arguments) = (q.compiled.pagedSQL, q.arguments + paging.arguments)
             case .fetch: (sql, arguments) = (q.compiled.selectSQL, q.arguments)
             case .count: (sql, arguments) = (q.compiled.countSQL, q.arguments)
-            case .identifiers: (sql, arguments) = (q.compiled.keysSQL, q.arguments + paging)
+            case .identifiers: (sql, arguments) = (q.compiled.keysSQL, q.arguments + paging.arguments)
             }
         }
         let plan = try withFetchConnection(sql: sql, table: q.table) { db in try db.queryPlan(sql, arguments) }

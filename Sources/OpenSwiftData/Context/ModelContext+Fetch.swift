@@ -48,12 +48,9 @@ extension ModelContext {
     func materializePage(
         _ q: BoundQuery, fetchLimit: Int?, fetchOffset: Int?, into sink: (any PersistentModel) -> Void
     ) throws {
-        let limit = fetchLimit.flatMap { $0 > 0 ? $0 : nil }
-        let offset = max(fetchOffset ?? 0, 0)
-        if limit != nil || offset > 0 {
-            try materializeRows(
-                q.compiled.paged, q.arguments + [.integer(Int64(limit ?? -1)), .integer(Int64(offset))],
-                table: q.table, into: sink)
+        let paging = FetchPaging(limit: fetchLimit, offset: fetchOffset)
+        if paging.isPaged {
+            try materializeRows(q.compiled.paged, q.arguments + paging.arguments, table: q.table, into: sink)
         } else {
             try materializeRows(q.compiled.select, q.arguments, table: q.table, into: sink)
         }
@@ -66,8 +63,6 @@ extension ModelContext {
         let q = try query(descriptor)
         if descriptor.includePendingChanges { try applyDeleteRulesForFetch() }
         let pending = descriptor.includePendingChanges ? pendingModels(kindOf: q.layout) : nil
-        let limit = descriptor.fetchLimit.flatMap { $0 > 0 ? $0 : nil }
-        let offset = max(descriptor.fetchOffset ?? 0, 0)
         guard let pending, !pending.isEmpty else {
             var models: [T] = []
             try materializePage(q, fetchLimit: descriptor.fetchLimit, fetchOffset: descriptor.fetchOffset) {
@@ -110,8 +105,9 @@ extension ModelContext {
             result = result.sorted(using: descriptor.sortBy, stringSortStyle: stringSortStyle(of: descriptor))
         }
         // `start + limit` would overflow for `fetchLimit = .max`; compare with what is left instead.
-        let start = min(offset, result.count)
-        let end = limit.map { start + min($0, result.count - start) } ?? result.count
+        let paging = FetchPaging(limit: descriptor.fetchLimit, offset: descriptor.fetchOffset)
+        let start = min(paging.offset, result.count)
+        let end = paging.limit.map { start + min($0, result.count - start) } ?? result.count
         return Array(result[start..<end])
     }
 
@@ -135,8 +131,9 @@ extension ModelContext {
                 return 0
             }
         }
-        total = max(total - max(descriptor.fetchOffset ?? 0, 0), 0)
-        if let limit = descriptor.fetchLimit, limit > 0 { total = min(total, limit) }
+        let paging = FetchPaging(limit: descriptor.fetchLimit, offset: descriptor.fetchOffset)
+        total = max(total - paging.offset, 0)
+        if let limit = paging.limit { total = min(total, limit) }
         return total
     }
 
@@ -152,13 +149,12 @@ extension ModelContext {
         if descriptor.includePendingChanges, pendingModels(kindOf: q.layout) != nil {
             return try fetch(descriptor).map(\.persistentModelID)
         }
-        let limit = descriptor.fetchLimit.flatMap { $0 > 0 ? $0 : nil } ?? -1
-        let offset = max(descriptor.fetchOffset ?? 0, 0)
+        let paging = FetchPaging(limit: descriptor.fetchLimit, offset: descriptor.fetchOffset)
         let storeID = stack.store(of: q.table).identifier
         return try withFetchConnection(sql: q.compiled.keysSQL, table: q.table) { db in
             let stmt = try db.cachedStatement(q.compiled.keys)
             defer { stmt.reset() }
-            try stmt.bind(q.arguments + [.integer(Int64(limit)), .integer(Int64(offset))])
+            try stmt.bind(q.arguments + paging.arguments)
             var ids: [PersistentIdentifier] = []
             while try stmt.step() {
                 let name = q.table.layout(forEntityID: stmt.int64(at: 1))?.name ?? q.layout.name
@@ -220,8 +216,9 @@ extension ModelContext {
             return
         }
         var page = descriptor
-        var offset = descriptor.fetchOffset ?? 0
-        var remaining = descriptor.fetchLimit.flatMap { $0 > 0 ? $0 : nil }
+        let paging = FetchPaging(limit: descriptor.fetchLimit, offset: descriptor.fetchOffset)
+        var offset = paging.offset
+        var remaining = paging.limit
         while true {
             page.fetchOffset = offset
             page.fetchLimit = remaining.map { min($0, size) } ?? size
@@ -517,8 +514,12 @@ extension ModelContext {
                     let column = readers[i].column
                     if column < 0 {
                         (slots + i).initialize(to: nil)
-                    } else if let direct = readers[i].direct, read(stmt, column, direct, into: slots + i) {
-                        // Read and stored (not NULL).
+                    } else if let direct = readers[i].direct {
+                        // A NULL is the codec's (it throws for a non-optional attribute); the
+                        // codec is touched only then.
+                        if !read(stmt, column, direct, into: slots + i) {
+                            (slots + i).initialize(to: try readers[i].codec!.read(stmt, column))
+                        }
                     } else if let composite = readers[i].composite {
                         (slots + i).initialize(to: try composite.read(stmt, column))
                     } else if let codec = readers[i].codec {
@@ -536,11 +537,12 @@ extension ModelContext {
     /// type read here, anything else by the codec.
     @inline(__always)
     private func read(_ stmt: SQLiteStatement, _ column: Int32, _ codec: AttributeCodec) throws -> Any {
-        if let direct = codec.directRead {
-            var value: Any?  // nil holds nothing, so initialising over it leaks nothing
-            if read(stmt, column, direct, into: &value), let value { return value }
+        guard let direct = codec.directRead else { return try codec.read(stmt, column) }
+        return try withUnsafeTemporaryAllocation(of: Any?.self, capacity: 1) { buffer in
+            let slot = buffer.baseAddress!
+            guard read(stmt, column, direct, into: slot) else { return try codec.read(stmt, column) }
+            return slot.move()!
         }
-        return try codec.read(stmt, column)
     }
 
     /// Initialises `slot` with column `column`'s value as `direct`'s type, boxed as its codec

@@ -161,24 +161,22 @@ extension ModelContext {
         // New rows: the key range the save handed out per table (recorded from the table).
         var ranges: [ObjectIdentifier: (table: String, first: Int64, last: Int64)] = [:]
         var rangeOrder: [ObjectIdentifier] = []
-        var tables = TableLookup()
+        var tables = PerLayoutMemo<StoreMapping.Table?>()
         // The range being extended, written back to `ranges` when another table's row comes.
         var current: (key: ObjectIdentifier, table: String, first: Int64, last: Int64)?
         func endRange() {
             if let c = current { ranges[c.key] = (c.table, c.first, c.last) }
         }
-        var infoOfLayout: (layout: ModelLayout, info: StoreMapping.HistoryInfo?)?
+        var infos = PerLayoutMemo<StoreMapping.HistoryInfo?>()
         for m in inserted {
             let d = m.persistentBackingData
-            guard let layout = d.layout else { continue }
-            if infoOfLayout?.layout !== layout { infoOfLayout = (layout, w.mapping.historyInfo(layout)) }
-            guard let info = infoOfLayout?.info else { continue }
+            guard let layout = d.layout, let info = infos.value(for: layout, w.mapping.historyInfo) else { continue }
             if let existing = plan.adoptedKey(of: m) {
                 rows.append(
                     HistoryChangeRow(
                         kind: .update, entity: info.entity, key: existing,
                         columns: info.allProperties, tombstone: []))
-            } else if plan.writesNewRow(m), d.pendingPK != 0, let table = tables.table(for: layout, in: stack) {
+            } else if plan.writesNewRow(m), d.pendingPK != 0, let table = tables.value(for: layout, stack.table(for:)) {
                 let key = ObjectIdentifier(table)
                 if current?.key != key {
                     endRange()

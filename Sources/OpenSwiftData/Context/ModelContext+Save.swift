@@ -215,12 +215,12 @@ extension ModelContext {
         // References to the deleted rows are cleared once all of them are gone: a cascade
         // deletes a parent and its children in one save, and clearing the children's keys
         // to the parent first would rewrite rows about to be deleted (and their indexes).
-        var tables = TableLookup()
+        var tables = PerLayoutMemo<StoreMapping.Table?>()
         var removed: [(table: StoreMapping.Table, pk: Int64)] = []
         for id in deletedOrder {
             guard let m = deleted[id] else { continue }
             let d = m.persistentBackingData
-            guard let layout = d.layout, let table = tables.table(for: layout, in: stack) else { continue }
+            guard let layout = d.layout, let table = tables.value(for: layout, stack.table(for:)) else { continue }
             let checked = strict && d.version != 0
             if try !w.deleteRow(table, pk: d.pk, ifVersion: checked ? d.version : nil), checked {
                 conflicts.append(m)
@@ -415,13 +415,13 @@ extension ModelContext {
     private func allocatePrimaryKeys(_ w: StoreWriter, _ plan: UpsertPlan) throws {
         var next: [ObjectIdentifier: (table: StoreMapping.Table, pk: Int64)] = [:]
         var order: [ObjectIdentifier] = []
-        var tables = TableLookup()
+        var tables = PerLayoutMemo<StoreMapping.Table?>()
         // The table being numbered and its last key; written back to `next` when another
         // table's model comes (a save's new models mostly come in runs of one entity).
         var current: (key: ObjectIdentifier, table: StoreMapping.Table, pk: Int64)?
         for m in inserted where plan.writesNewRow(m) {
             let d = m.persistentBackingData
-            guard let layout = d.layout, let table = tables.table(for: layout, in: stack) else { continue }
+            guard let layout = d.layout, let table = tables.value(for: layout, stack.table(for:)) else { continue }
             let key = ObjectIdentifier(table)
             if current?.key != key {
                 if let c = current { next[c.key] = (c.table, c.pk) }

@@ -26,19 +26,18 @@ struct UpsertPlan {
     }
 }
 
-/// The table of each model's layout, remembered from the previous model: a save's loops visit
-/// many models of one entity in a row, and each lookup would hash the layout's root type.
-struct TableLookup {
-    private var layout: ModelLayout?
-    private var table: StoreMapping.Table?
+/// A value looked up per model layout (its table, history info, uniqueness groups), remembered
+/// from the previous model: a save's loops visit many models of one entity in a row, and each
+/// lookup would hash the layout's type.
+struct PerLayoutMemo<Value> {
+    private var last: (layout: ModelLayout, value: Value)?
 
-    /// `layout`'s table in `stack`.
-    mutating func table(for layout: ModelLayout, in stack: ContainerStack) -> StoreMapping.Table? {
-        if layout !== self.layout {
-            self.layout = layout
-            table = stack.table(for: layout)
-        }
-        return table
+    /// `layout`'s value: the previous one when the layout is the same, else `lookUp(layout)`.
+    mutating func value(for layout: ModelLayout, _ lookUp: (ModelLayout) -> Value) -> Value {
+        if let last, last.layout === layout { return last.value }
+        let value = lookUp(layout)
+        last = (layout, value)
+        return value
     }
 }
 
@@ -79,15 +78,14 @@ extension ModelContext {
         }
         let states = (0..<w.mapping.uniqueGroupCount).map { _ in GroupState() }
         var candidates: [Candidate] = []
-        var tables = TableLookup()
-        var groupsOfLayout: (layout: ModelLayout, groups: [StoreMapping.Table.UniqueGroup]?)?
+        var tables = PerLayoutMemo<StoreMapping.Table?>()
+        var groupsOfLayout = PerLayoutMemo<[StoreMapping.Table.UniqueGroup]?>()
         for m in inserted {
             let d = m.persistentBackingData
-            guard let layout = d.layout, let table = tables.table(for: layout, in: stack) else { continue }
-            if groupsOfLayout?.layout !== layout {
-                groupsOfLayout = (layout, table.uniqueGroups[ObjectIdentifier(layout.type)])
-            }
-            guard let groups = groupsOfLayout?.groups, !groups.isEmpty else { continue }
+            guard let layout = d.layout, let table = tables.value(for: layout, stack.table(for:)),
+                let groups = groupsOfLayout.value(for: layout, { table.uniqueGroups[ObjectIdentifier($0.type)] }),
+                !groups.isEmpty
+            else { continue }
             var c = Candidate(model: m, layout: layout, table: table, groups: [])
             c.groups.reserveCapacity(groups.count)
             for group in groups {

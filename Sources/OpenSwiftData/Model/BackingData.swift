@@ -178,26 +178,20 @@ public final class BackingData {
     /// context and notifies observers.
     @inlinable
     public func _setValue<M: PersistentModel, V>(_ model: M, _ slot: Int, _ keyPath: KeyPath<M, V>, _ newValue: V) {
-        _prepareWrite(model, M.self)
+        // The storage came through `_resolve`, so the layout is attached.
         _registrar.withMutation(of: model, keyPath: keyPath) { _write(model, slot, newValue as Any) }
     }
 
     /// The observation registrar (created on first use), for the inlined accessors.
     @usableFromInline var _registrar: ObservationRegistrar { registrar }
 
-    /// Slot `slot`'s value when it holds one (`nil`: not loaded, or an optional's `nil` stored
-    /// as no value).
+    /// Slot `slot`'s value, or `nil` when it is not loaded.
     @usableFromInline func _loadedValue(_ slot: Int) -> Any? {
         slot < values.count ? values[slot] : nil
     }
 
     /// ``load(_:_:)`` for the inlined accessors.
     @usableFromInline func _load(_ model: any PersistentModel, _ slot: Int) -> Any? { load(model, slot) }
-
-    /// Attaches the model class's layout before a first write.
-    @usableFromInline func _prepareWrite(_ model: any PersistentModel, _ type: any PersistentModel.Type) {
-        if layout == nil { attachLayout(type, model: model) }
-    }
 
     /// A property write once the value is boxed, inside the registrar's mutation: inverse
     /// relationships, the change record and the slot.
@@ -238,7 +232,6 @@ public final class BackingData {
     public func _setValue<M: PersistentModel, E: PersistentModel>(
         _ model: M, _ slot: Int, _ keyPath: KeyPath<M, [E]?>, _ newValue: [E]?
     ) {
-        _prepareWrite(model, M.self)
         let models = newValue ?? []
         _registrar.withMutation(of: model, keyPath: keyPath) { _write(model, slot, models as Any) }
     }

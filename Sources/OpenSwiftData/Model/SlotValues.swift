@@ -91,17 +91,8 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
     /// Writes `value` at `slot`, first appending `nil`s up to it when the values are fewer
     /// (a model's initialiser fills its slots in declaration order, one at a time).
     mutating func set(_ value: Any?, at slot: Int) {
-        let oldCount = count
-        if slot < oldCount {
-            self[slot] = value
-            return
-        }
-        makeUnique(capacity: slot + 1)
-        storage!.withUnsafeMutablePointers { header, elements in
-            (elements + oldCount).initialize(repeating: nil, count: slot - oldCount)
-            (elements + slot).initialize(to: value)
-            header.pointee.count = slot + 1
-        }
+        extend(to: slot + 1)
+        self[slot] = value
     }
 
     /// Appends `nil`s until there are `newCount` values (none when there are as many already).

@@ -90,3 +90,24 @@ struct FetchRequest {
         includePendingChanges = descriptor.includePendingChanges
     }
 }
+
+/// A descriptor's `fetchLimit` and `fetchOffset` as every fetch applies them: a limit of 0 or
+/// less is no limit, a negative offset is 0.
+struct FetchPaging {
+    /// The number of rows at most, `nil` for all.
+    let limit: Int?
+    /// The number of rows skipped.
+    let offset: Int
+
+    /// The paging of a descriptor's `fetchLimit` and `fetchOffset`.
+    init(limit: Int?, offset: Int?) {
+        self.limit = limit.flatMap { $0 > 0 ? $0 : nil }
+        self.offset = max(offset ?? 0, 0)
+    }
+
+    /// Whether the rows are paged in SQL (`LIMIT ? OFFSET ?`).
+    var isPaged: Bool { limit != nil || offset > 0 }
+
+    /// The values bound to `LIMIT ? OFFSET ?` (`-1`: no limit).
+    var arguments: [SQLValue] { [.integer(Int64(limit ?? -1)), .integer(Int64(offset))] }
+}

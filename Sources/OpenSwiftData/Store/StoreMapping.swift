@@ -56,24 +56,31 @@ final class StoreMapping: @unchecked Sendable {
         }
         /// `SELECT <selectList> FROM <table> t WHERE t.<column> = ? ORDER BY t."Z_PK"`: the rows
         /// whose key column `column` holds a given key (a to-many through its inverse's column).
-        /// Built once per column: loading a to-many relationship runs it for every owner.
         func selectByColumnSQL(_ column: String) -> String {
-            sqlCacheLock.lock()
-            defer { sqlCacheLock.unlock() }
-            if let sql = selectByColumnCache[column] { return sql }
-            let sql =
+            relationshipSQL(column) {
                 "SELECT \(selectList) FROM \(quoteIdentifier(name)) t WHERE t.\(quoteIdentifier(column)) = ? ORDER BY t.\"Z_PK\""
-            selectByColumnCache[column] = sql
-            return sql
+            }
         }
-        /// ``selectByColumnSQL(_:)`` by column; the table is shared by the container's contexts.
-        private var selectByColumnCache: [String: String] = [:]
-        private let sqlCacheLock = NSLock()
         /// `SELECT <selectList> FROM <table> t JOIN <join> j ON j.<other> = t."Z_PK" WHERE j.<own> = ?
         /// ORDER BY t."Z_PK"`: this table's rows paired with a given key in a join table.
         func selectThroughJoinSQL(_ join: String, own: String, other: String) -> String {
-            "SELECT \(selectList) FROM \(quoteIdentifier(name)) t JOIN \(quoteIdentifier(join)) j ON j.\(quoteIdentifier(other)) = t.\"Z_PK\" WHERE j.\(quoteIdentifier(own)) = ? ORDER BY t.\"Z_PK\""
+            relationshipSQL("\(join)\u{0}\(own)\u{0}\(other)") {
+                "SELECT \(selectList) FROM \(quoteIdentifier(name)) t JOIN \(quoteIdentifier(join)) j ON j.\(quoteIdentifier(other)) = t.\"Z_PK\" WHERE j.\(quoteIdentifier(own)) = ? ORDER BY t.\"Z_PK\""
+            }
         }
+        /// A relationship load's SQL, built once per key: loading a to-many relationship runs it
+        /// for every owner. The table is shared by the container's contexts, hence the lock.
+        private func relationshipSQL(_ key: String, _ build: () -> String) -> String {
+            sqlCacheLock.lock()
+            defer { sqlCacheLock.unlock() }
+            if let sql = relationshipSQLCache[key] { return sql }
+            let sql = build()
+            relationshipSQLCache[key] = sql
+            return sql
+        }
+        /// See ``relationshipSQL(_:_:)``.
+        private var relationshipSQLCache: [String: String] = [:]
+        private let sqlCacheLock = NSLock()
         /// `t."Z_ENT" IN (…)` restricting a query to `layout` and its subclasses, or `nil` when
         /// every entity of the table is one of them (no condition needed).
         func entityCondition(kindOf layout: ModelLayout, alias: String = "t") -> String? {
@@ -137,7 +144,7 @@ final class StoreMapping: @unchecked Sendable {
             let composite: CompositeColumns?
             /// `codec`'s ``AttributeCodec/directRead`` (for a single column), held here so the
             /// row-decoding loop reads an `Int`, `Double` or `String` column without touching
-            /// the codec object (a retain and a release per column).
+            /// the codec object (a retain and a release per column). Set only when `codec` is.
             let direct: AttributeCodec.DirectRead?
 
             init(column: Int32, codec: AttributeCodec?, composite: CompositeColumns?) {
