@@ -30,13 +30,15 @@ struct UpsertPlan {
 /// from the previous model: a save's loops visit many models of one entity in a row, and each
 /// lookup would hash the layout's type.
 struct PerLayoutMemo<Value> {
-    private var last: (layout: ModelLayout, value: Value)?
+    private var layout: ModelLayout?
+    private var value: Value?
 
     /// `layout`'s value: the previous one when the layout is the same, else `lookUp(layout)`.
     mutating func value(for layout: ModelLayout, _ lookUp: (ModelLayout) -> Value) -> Value {
-        if let last, last.layout === layout { return last.value }
+        if layout === self.layout, let value { return value }
         let value = lookUp(layout)
-        last = (layout, value)
+        self.layout = layout
+        self.value = value
         return value
     }
 }

@@ -91,8 +91,12 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
     /// Writes `value` at `slot`, first appending `nil`s up to it when the values are fewer
     /// (a model's initialiser fills its slots in declaration order, one at a time).
     mutating func set(_ value: Any?, at slot: Int) {
-        extend(to: slot + 1)
-        self[slot] = value
+        guard slot >= count else {
+            self[slot] = value
+            return
+        }
+        extend(to: slot + 1)  // the buffer is this value's own from here
+        storage!.withUnsafeMutablePointerToElements { $0[slot] = value }
     }
 
     /// Appends `nil`s until there are `newCount` values (none when there are as many already).
