@@ -161,3 +161,47 @@ struct MergePolicyTests {
         }
     }
 }
+
+/// The version a save hands an updated row's model, now read back without `RETURNING`.
+@Suite("Update versions")
+struct UpdateVersionTests {
+    @Test(
+        "An upsert's adopted row and later strict saves of it keep Z_OPT and the model's version in step (UNQ-10, UNQ-12)",
+        arguments: StoreKind.allCases)
+    func upsertVersions(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory(prefix: "upsert-versions")
+        var config =
+            kind == .memory
+            ? ModelConfiguration(isStoredInMemoryOnly: true) : ModelConfiguration(url: dir.file("v.store"))
+        config.mergePolicy = .error
+        let container = try ModelContainer(for: Category.self, Word.self, configurations: config)
+        func version() throws -> SQLValue? {
+            try container.withStoreConnection { try $0.scalar("SELECT \"Z_OPT\" FROM \"ZCATEGORY\"") }
+        }
+        let ctx = ModelContext(container)
+        ctx.insert(Category(name: "fruit"))
+        try ctx.save()
+        #expect(try version() == .integer(1))
+        // A new model with the same unique name updates the stored row (its unique column is
+        // not rewritten) and takes its identity; the row's version grows by one.
+        let again = Category(name: "fruit")
+        again.words = [Word(text: "apple")]
+        ctx.insert(again)
+        try ctx.save()
+        #expect(try version() == .integer(2))
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Category>()) == 1)
+        // Strict saves compare the version the context holds: a wrong one would be a conflict.
+        again.words.append(Word(text: "pear"))
+        try ctx.save()
+        let fetched = try #require(try ctx.fetch(FetchDescriptor<Category>()).first)
+        fetched.name = "fruits"
+        try ctx.save()
+        #expect(try version() == .integer(3))
+        fetched.name = "produce"
+        try ctx.save()
+        #expect(try version() == .integer(4))
+        let stored = try ModelContext(container).fetch(FetchDescriptor<Category>())
+        #expect(stored.map(\.name) == ["produce"])
+        #expect(stored.first.map { Set($0.words.map(\.text)) } == ["apple", "pear"])
+    }
+}

@@ -129,4 +129,41 @@ struct SlotValuesTests {
         }
         #expect(partial == nil)
     }
+
+    @Test(
+        "a slot holding an optional's nil is loaded; an unloaded slot reads nil; in-place reads agree with subscripts")
+    func loadedNilAndInPlaceReads() {
+        var values = SlotValues(repeating: nil, count: 4)
+        values[0] = Int?.none as Any  // a loaded `nil` of an optional attribute
+        values[1] = 7
+        values[2] = "text"
+        #expect(values[0] != nil)
+        #expect(values[3] == nil)
+        #expect(values.isLoaded(0) && values.isLoaded(1) && !values.isLoaded(3) && !values.isLoaded(9))
+        #expect(values.exactValue(at: 1, as: Int.self) == 7)
+        #expect(values.exactValue(at: 2, as: String.self) == "text")
+        // Exact types only: an `Int?` box is not an `Int`, an `Int` is not an `Int64`.
+        #expect(values.exactValue(at: 0, as: Int.self) == nil)
+        #expect(values.exactValue(at: 0, as: Int?.self) == .some(nil))
+        #expect(values.exactValue(at: 1, as: Int64.self) == nil)
+        #expect(values.exactValue(at: 3, as: Int.self) == nil)
+        #expect(values.withLoadedValue(at: 2) { $0 as? String } == "text")
+        #expect(values.withLoadedValue(at: 3) { _ in true } == nil)
+        values.set("moved", at: 6)  // past the end: slots 4 and 5 are unloaded
+        #expect(values.count == 7)
+        #expect(values[4] == nil && values[5] == nil)
+        #expect(values[6] as? String == "moved")
+    }
+
+    @Test("exactCast matches the dynamic type exactly; a subclass or an optional wrapping is left to as?")
+    func exactCasts() {
+        class Base {}
+        final class Sub: Base {}
+        let sub = Sub()
+        #expect(exactCast(sub as Any, to: Sub.self) === sub)
+        #expect(exactCast(sub as Any, to: Base.self) == nil)
+        #expect(exactCast(Optional(3) as Any, to: Int.self) == nil)
+        #expect(exactCast(3.5 as Any, to: Double.self) == 3.5)
+        #expect(exactCast("é" as Any, to: String.self) == "é")
+    }
 }

@@ -513,7 +513,7 @@ extension ModelContext {
                 for i in readers.indices {
                     let column = readers[i].column
                     if column < 0 {
-                        (slots + i).initialize(to: nil)
+                        (slots + i).initialize(to: SlotValues.unloaded)
                     } else if let direct = readers[i].direct {
                         // A NULL is the codec's (it throws for a non-optional attribute); the
                         // codec is touched only then.
@@ -538,10 +538,10 @@ extension ModelContext {
     @inline(__always)
     private func read(_ stmt: SQLiteStatement, _ column: Int32, _ codec: AttributeCodec) throws -> Any {
         guard let direct = codec.directRead else { return try codec.read(stmt, column) }
-        return try withUnsafeTemporaryAllocation(of: Any?.self, capacity: 1) { buffer in
+        return try withUnsafeTemporaryAllocation(of: Any.self, capacity: 1) { buffer in
             let slot = buffer.baseAddress!
             guard read(stmt, column, direct, into: slot) else { return try codec.read(stmt, column) }
-            return slot.move()!
+            return slot.move()
         }
     }
 
@@ -552,7 +552,7 @@ extension ModelContext {
     @inline(__always)
     private func read(
         _ stmt: SQLiteStatement, _ column: Int32, _ direct: AttributeCodec.DirectRead,
-        into slot: UnsafeMutablePointer<Any?>
+        into slot: UnsafeMutablePointer<Any>
     ) -> Bool {
         switch direct {
         case .int:

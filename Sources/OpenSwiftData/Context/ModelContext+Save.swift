@@ -7,7 +7,7 @@ extension ModelContext {
     ///
     /// ```sql
     /// INSERT INTO "ZTRIP" ("Z_PK", "Z_ENT", "Z_OPT", "ZNAME", …) VALUES (?, ?, 1, ?, …)   -- one statement per entity
-    /// UPDATE "ZTRIP" SET "ZNAME" = ?, "Z_OPT" = "Z_OPT" + 1 WHERE "Z_PK" = ? RETURNING "Z_OPT"  -- changed columns only
+    /// UPDATE "ZTRIP" SET "ZNAME" = ?, "Z_OPT" = "Z_OPT" + 1 WHERE "Z_PK" = ?  -- changed columns only
     /// DELETE FROM "ZTRIP" WHERE "Z_PK" = ?
     /// ```
     /// Conflicts with other writers follow the configuration's
@@ -247,9 +247,13 @@ extension ModelContext {
             if let known = adoptShapes[ObjectIdentifier(layout)] {
                 shape = known
             } else {
-                let reads = table.plan(layout)
+                // An upsert rewrites the row and makes a new version of it, also when the unique
+                // columns it matched on are its only ones (then the update sets only `Z_OPT`).
+                let reads = ModelContext.adoptionColumns(table, layout)
                 shape = (
-                    reads, reads.isEmpty ? nil : try w.updateStatement(table, reads: reads, checkingVersion: false),
+                    reads,
+                    table.plan(layout).isEmpty
+                        ? nil : try w.updateStatement(table, reads: reads, checkingVersion: false),
                     layout.relationshipSlots.contains(where: { layout.slots[$0].isToMany })
                 )
                 adoptShapes[ObjectIdentifier(layout)] = shape
@@ -257,7 +261,8 @@ extension ModelContext {
             if let update = shape.update {
                 let bound = try bindColumns(update, d, shape.reads, model: m)
                 try update.bindKey(d.pendingPK, at: Int32(bound + 1))
-                outcome.versions[ObjectIdentifier(m)] = try update.runReturningVersion(layout.name)
+                outcome.versions[ObjectIdentifier(m)] = try update.runUpdate(
+                    layout.name, key: d.pendingPK, checkedVersion: nil)
             }
             if shape.detachesToMany {
                 try w.detachStoredToMany(of: layout, pk: d.pendingPK)
@@ -314,7 +319,8 @@ extension ModelContext {
             let bound = try bindColumns(update, d, reads, model: m)
             try update.bindKey(d.pk, at: Int32(bound + 1))
             if checked { try update.bindKey(d.version, at: Int32(bound + 2)) }
-            guard let version = try update.runReturningVersion(layout.name) else {
+            guard let version = try update.runUpdate(layout.name, key: d.pk, checkedVersion: checked ? d.version : nil)
+            else {
                 // Strict: the row changed since it was read, or is gone. Default: it is gone
                 // (deleted by another writer); the change has nothing left to update.
                 if strict { conflicts.append(m) }
@@ -484,6 +490,23 @@ extension ModelContext {
         return position
     }
 
+    /// The columns an upsert writes into the stored row it adopted: all of them, except the
+    /// unique group's when the layout has one group of `Int` or `String` columns. The row
+    /// matched on exactly those values (SQLite's `=` and Swift's `==` agree on them), so
+    /// writing them again would only rewrite the unique index's entry. (A `Double` keeps its
+    /// column: `0.0` matches `-0.0`, and the new model's sign must win.)
+    static func adoptionColumns(_ table: StoreMapping.Table, _ layout: ModelLayout) -> [StoreMapping.Table.ColumnRead] {
+        let reads = table.plan(layout)
+        guard let groups = table.uniqueGroups[ObjectIdentifier(layout.type)], groups.count == 1,
+            groups[0].reads.allSatisfy({ read in
+                read.role == .value && read.composite == nil
+                    && (read.codec?.directRead == .int || read.codec?.directRead == .string)
+            })
+        else { return reads }
+        let matched = Set(groups[0].reads.map(\.slot))
+        return reads.filter { $0.role != .value || !matched.contains($0.slot) }
+    }
+
     /// The value bound for one column: an attribute through its codec, a foreign key, or the
     /// entity number of a to-one's destination.
     func encodeColumn(_ d: BackingData, _ read: StoreMapping.Table.ColumnRead, model: any PersistentModel) throws
@@ -491,18 +514,20 @@ extension ModelContext {
     {
         if read.role == .foreignEntity { return try foreignEntity(d, read.slot) }
         if let codec = read.codec {
-            var value = read.slot < d.values.count ? d.values[read.slot] : nil
-            if value == nil, let s = d.layout?.slots[read.slot], s.isConstant { value = model[keyPath: s.keyPath] }
             do {
-                // An `Int`, `Double` or `String` attribute encoded here, without the codec's
-                // closure (same values: the NaN check and NFC normalisation are theirs).
-                if let direct = codec.directRead, let value {
+                // An `Int`, `Double` or `String` attribute encoded here, read where it is stored,
+                // without the codec's closure (same values: the NaN check and NFC normalisation
+                // are theirs). Anything else — not loaded, another type — takes the codec.
+                if let direct = codec.directRead {
+                    let slot = read.slot
                     switch direct {
-                    case .int: if let v = value as? Int { return try v.sqlValue() }
-                    case .double: if let v = value as? Double { return try v.sqlValue() }
-                    case .string: if let v = value as? String { return try v.sqlValue() }
+                    case .int: if let v = d.values.exactValue(at: slot, as: Int.self) { return try v.sqlValue() }
+                    case .double: if let v = d.values.exactValue(at: slot, as: Double.self) { return try v.sqlValue() }
+                    case .string: if let v = d.values.exactValue(at: slot, as: String.self) { return try v.sqlValue() }
                     }
                 }
+                var value = read.slot < d.values.count ? d.values[read.slot] : nil
+                if value == nil, let s = d.layout?.slots[read.slot], s.isConstant { value = model[keyPath: s.keyPath] }
                 return try codec.encode(value)
             } catch var e as SwiftDataError {
                 e.entityName = d.layout?.name
@@ -510,13 +535,13 @@ extension ModelContext {
                 throw e
             }
         }
-        let slot = read.slot
-        if let fk = d.unresolvedForeignKey(slot) { return fk != 0 ? .integer(fk) : .null }
-        if slot < d.values.count, let v = d.values[slot] {
-            guard let target = d.layout?.slots[slot].toOneModel(v), !target.isDeleted else { return .null }
+        switch d.toOne(read.slot) {
+        case .empty: return .null
+        case .foreignKey(let fk): return .integer(fk)
+        case .model(let target):
+            guard !target.isDeleted else { return .null }
             return pendingOrStoredPK(target).map { .integer($0) } ?? .null
         }
-        return .null
     }
 
     /// The destination's `Z_ENT` of to-one `slot`, or NULL when it is empty.
@@ -536,8 +561,7 @@ extension ModelContext {
             }
             return table.entityID(tl).map { .integer($0) } ?? .null
         }
-        guard slot < d.values.count, let v = d.values[slot], let target = d.layout?.slots[slot].toOneModel(v),
-            !target.isDeleted, let tl = target.persistentBackingData.layout,
+        guard case .model(let target) = d.toOne(slot), !target.isDeleted, let tl = target.persistentBackingData.layout,
             let id = stack.table(for: tl)?.entityID(tl)
         else { return .null }
         return .integer(id)

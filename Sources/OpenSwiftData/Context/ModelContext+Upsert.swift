@@ -65,11 +65,23 @@ extension ModelContext {
         // 1. Each new model's group values, and collisions between new models (last wins).
         //    Per group: claimed values → the latest model (one-column groups key by the value
         //    itself, so the common case hashes one SQLValue and allocates nothing per model).
+        //    Each candidate's (group, values) pairs go into one shared list: a model with one
+        //    one-column group costs an entry, no arrays of its own.
+        struct Entry {
+            /// The group's index in its candidate's `groups`.
+            let group: Int
+            /// A one-column group's value; `values` holds a wider group's.
+            let value: SQLValue
+            let values: [SQLValue]
+            var all: [SQLValue] { values.isEmpty ? [value] : values }
+        }
         struct Candidate {
             let model: any PersistentModel
             let layout: ModelLayout
             let table: StoreMapping.Table
-            var groups: [(group: StoreMapping.Table.UniqueGroup, values: [SQLValue])]
+            /// The layout's uniqueness groups (shared with every model of the layout).
+            let groups: [StoreMapping.Table.UniqueGroup]
+            let entries: Range<Int>
         }
         final class GroupState {
             var single: [SQLValue: any PersistentModel] = [:]
@@ -80,6 +92,7 @@ extension ModelContext {
         }
         let states = (0..<w.mapping.uniqueGroupCount).map { _ in GroupState() }
         var candidates: [Candidate] = []
+        var entries: [Entry] = []
         var tables = PerLayoutMemo<StoreMapping.Table?>()
         var groupsOfLayout = PerLayoutMemo<[StoreMapping.Table.UniqueGroup]?>()
         for m in inserted {
@@ -88,30 +101,31 @@ extension ModelContext {
                 let groups = groupsOfLayout.value(for: layout, { table.uniqueGroups[ObjectIdentifier($0.type)] }),
                 !groups.isEmpty
             else { continue }
-            var c = Candidate(model: m, layout: layout, table: table, groups: [])
-            c.groups.reserveCapacity(groups.count)
-            for group in groups {
+            let first = entries.count
+            for (index, group) in groups.enumerated() {
                 let state = states[group.id]
                 state.group = group
                 let earlier: (any PersistentModel)?
-                let values: [SQLValue]
                 if group.reads.count == 1 {
                     let v = try encodeColumn(d, group.reads[0], model: m)
                     if v == .null { continue }
-                    values = [v]
                     earlier = state.single.updateValue(m, forKey: v)
                     if earlier == nil, group.batchLookupSQL != nil { state.pending.append(v) }
+                    entries.append(Entry(group: index, value: v, values: []))
                 } else {
-                    values = try group.reads.map { try encodeColumn(d, $0, model: m) }
+                    let values = try group.reads.map { try encodeColumn(d, $0, model: m) }
                     if values.contains(.null) { continue }
                     earlier = state.multi.updateValue(m, forKey: values)
+                    entries.append(Entry(group: index, value: .null, values: values))
                 }
                 if let earlier, earlier !== m, !plan.isCollapsed(earlier) {
                     collapse(earlier, into: m)
                 }
-                c.groups.append((group, values))
             }
-            if !c.groups.isEmpty { candidates.append(c) }
+            if entries.count > first {
+                candidates.append(
+                    Candidate(model: m, layout: layout, table: table, groups: groups, entries: first..<entries.count))
+            }
         }
         // 2. Stored rows with those values: one-column groups in batches of `batchSize`.
         for state in states where !state.pending.isEmpty {
@@ -129,13 +143,19 @@ extension ModelContext {
             var storedEnt: Int64 = 0
             var storedCount = 0
             var collidingGroups: [String] = []
-            for (group, values) in c.groups {
-                let rows =
-                    group.batchLookupSQL != nil
-                    ? states[group.id].found[values[0]] ?? []
-                    : try w.rows(matching: group, values)
+            for entry in entries[c.entries] {
+                let group = c.groups[entry.group]
+                let state = states[group.id]
+                let rows: [(pk: Int64, ent: Int64)]
+                if group.batchLookupSQL != nil {
+                    // Nothing stored matched any value of the group (a save of new rows only).
+                    if state.found.isEmpty { continue }
+                    rows = state.found[entry.value] ?? []
+                } else {
+                    rows = try w.rows(matching: group, entry.all)
+                }
                 for (pk, ent) in rows {
-                    if movesAway(pk: pk, table: table, group: group, values: values) { continue }
+                    if movesAway(pk: pk, table: table, group: group, values: entry.all) { continue }
                     if storedCount == 0 || pk != storedPK { storedCount += 1 }
                     storedPK = pk
                     storedEnt = ent

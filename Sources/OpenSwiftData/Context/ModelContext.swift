@@ -151,11 +151,9 @@ public final class ModelContext {
             let d = model.persistentBackingData
             guard d.status == .persisted, d.committed == nil, let layout = d.layout else { return }
             for slot in layout.relationshipSlots where slot < d.values.count {
-                guard let value = d.values[slot] else { continue }
-                let s = layout.slots[slot]
-                if s.isToMany {
-                    d.values[slot] = nil
-                } else if !(value is ForeignKey), let target = s.toOneModel(value) {
+                if layout.slots[slot].isToMany {
+                    if d.values.isLoaded(slot) { d.values[slot] = nil }
+                } else if case .model(let target) = d.toOne(slot) {
                     let pk = target.persistentBackingData.pk
                     if pk != 0 { d.values[slot] = ForeignKey(pk: pk) }
                 }
@@ -236,12 +234,8 @@ public final class ModelContext {
         let mask = data.initSlotMask
         data.initSlotMask = 0
         for slot in layout.relationshipSlots where slot < 64 && mask & (1 << UInt64(slot)) != 0 {
-            guard slot < data.values.count, let value = data.values[slot], !(value is ForeignKey),
-                let (inverseLayout, inverseSlot) = layout.inverse(of: slot)
-            else { continue }
-            let s = layout.slots[slot]
-            let targets = s.isToMany ? RelationshipGraph.models(in: value) : s.toOneModel(value).map { [$0] } ?? []
-            for target in targets {
+            guard let (inverseLayout, inverseSlot) = layout.inverse(of: slot) else { continue }
+            forEachLoadedTarget(data, layout.slots[slot]) { target in
                 RelationshipGraph.link(target, inverse: inverseLayout.slots[inverseSlot], to: model)
             }
         }
@@ -252,13 +246,23 @@ public final class ModelContext {
         model._$absorbPendingValues()
         guard let layout = data.layout else { return }
         for slot in layout.relationshipSlots where slot < data.values.count {
-            guard let value = data.values[slot], !(value is ForeignKey) else { continue }
-            let s = layout.slots[slot]
-            let targets = s.isToMany ? RelationshipGraph.models(in: value) : s.toOneModel(value).map { [$0] } ?? []
-            for target in targets {
+            forEachLoadedTarget(data, layout.slots[slot]) { target in
                 let td = target.persistentBackingData
                 if td.status == .unmanaged || (td.status == .removed && td.pk == 0) { insertAny(target) }
             }
+        }
+    }
+
+    /// Calls `body` with each model relationship `slot` holds in memory (none for an empty,
+    /// unloaded or unresolved one). A to-one is read in place, without a dynamic cast or an array.
+    private func forEachLoadedTarget(
+        _ data: BackingData, _ slot: ModelLayout.Slot, _ body: (any PersistentModel) -> Void
+    ) {
+        if slot.isToMany {
+            guard slot.index < data.values.count, let value = data.values[slot.index] else { return }
+            for target in RelationshipGraph.models(in: value) { body(target) }
+        } else if case .model(let target) = data.toOne(slot.index) {
+            body(target)
         }
     }
 

@@ -85,8 +85,14 @@ public final class BackingData {
     /// The primary key held by a to-one slot that has not been resolved to a model yet
     /// (0 = nil), or `nil` when the slot holds something else.
     func unresolvedForeignKey(_ slot: Int) -> Int64? {
-        guard slot < values.count, let v = values[slot], let fk = v as? ForeignKey else { return nil }
-        return fk.pk
+        values.exactValue(at: slot, as: ForeignKey.self)?.pk
+    }
+
+    /// What to-one `slot` holds, read where it is stored: nothing, a row's key not resolved to
+    /// a model yet, or a model (``ModelLayout/Slot/toOne``).
+    func toOne(_ slot: Int) -> ModelLayout.Slot.ToOne {
+        guard let layout, slot < layout.slots.count else { return .empty }
+        return values.withLoadedValue(at: slot, layout.slots[slot].toOne) ?? .empty
     }
 
     // MARK: Generated-code entry points
@@ -130,7 +136,7 @@ public final class BackingData {
 
     /// ``_initialize(_:slot:value:)`` once the value is boxed.
     @usableFromInline
-    static func _initializeSlot(_ storage: inout BackingData?, slot: Int, boxed value: Any) {
+    static func _initializeSlot(_ storage: inout BackingData?, slot: Int, boxed value: __owned Any) {
         // While the store materialises a row, `init(backingData:)` runs the properties' default
         // values through here too; they would only be thrown away, so skip the allocation.
         if storage == nil, MaterializationScope.isActive { return }
@@ -170,6 +176,7 @@ public final class BackingData {
     @inlinable
     public func _getValue<M: PersistentModel, V>(_ model: M, _ slot: Int, _ keyPath: KeyPath<M, V>) -> V {
         _registrar.access(model, keyPath: keyPath)
+        if let typed = _exactValue(slot, V.self) { return typed }
         if let v = _loadedValue(slot), let typed = v as? V { return typed }
         return BackingData._coerce(_load(model, slot), to: V.self)
     }
@@ -185,6 +192,29 @@ public final class BackingData {
     /// The observation registrar (created on first use), for the inlined accessors.
     @usableFromInline var _registrar: ObservationRegistrar { registrar }
 
+    /// Slot `slot`'s value when it is loaded and boxed as exactly a `V` (what the accessors
+    /// store), read in place without the runtime's dynamic cast; else `nil`. Inlined into the
+    /// model's code, specialised for `V`.
+    @inlinable func _exactValue<V>(_ slot: Int, _ type: V.Type) -> V? {
+        withUnsafeTemporaryAllocation(of: V.self, capacity: 1) { buffer in
+            _loadExact(slot, into: buffer.baseAddress!) ? buffer.baseAddress!.move() : nil
+        }
+    }
+
+    /// Initialises `result` with slot `slot`'s value and returns `true` when the slot is loaded
+    /// and boxed as exactly a `V`; returns `false` otherwise. Not specialised, so it asks for no
+    /// generic metadata (an unspecialised `V?` would: a hash lookup in the runtime).
+    @usableFromInline func _loadExact<V>(_ slot: Int, into result: UnsafeMutablePointer<V>) -> Bool {
+        values.withLoadedValue(at: slot) { value in
+            func open<U>(_ u: U) -> Bool {
+                guard U.self == V.self else { return false }
+                result.initialize(to: unsafeBitCast(u, to: V.self))
+                return true
+            }
+            return _openExistential(value, do: open)
+        } ?? false
+    }
+
     /// Slot `slot`'s value, or `nil` when it is not loaded.
     @usableFromInline func _loadedValue(_ slot: Int) -> Any? {
         slot < values.count ? values[slot] : nil
@@ -195,7 +225,7 @@ public final class BackingData {
 
     /// A property write once the value is boxed, inside the registrar's mutation: inverse
     /// relationships, the change record and the slot.
-    @usableFromInline func _write(_ model: any PersistentModel, _ slot: Int, _ newValue: Any) {
+    @usableFromInline func _write(_ model: any PersistentModel, _ slot: Int, _ newValue: __owned Any) {
         if let layout, layout.isRelationshipSlot[slot] {
             RelationshipGraph.willSet(model, self, slot: slot, to: newValue)
             if slot < 64 { initSlotMask &= ~(1 << UInt64(slot)) }
@@ -223,6 +253,7 @@ public final class BackingData {
         -> [E]?
     {
         _registrar.access(model, keyPath: keyPath)
+        if let typed = _exactValue(slot, [E].self) { return typed }
         if let v = _loadedValue(slot), let typed = v as? [E] { return typed }
         return BackingData._coerce(_load(model, slot), to: [E].self)
     }

@@ -1,10 +1,15 @@
-/// A model's slot values (``BackingData``'s `values`): a copy-on-write array of `Any?` in one
-/// allocation of a class that is not generic.
+/// A model's slot values (``BackingData``'s `values`): a copy-on-write collection of `Any?`
+/// (`nil` = not loaded) in one allocation of a class that is not generic.
 ///
 /// Every fetched row gets one. A `SlotValues` is allocated by the standard
 /// library's unspecialised code, which asks the runtime for `_ContiguousArrayStorage<Any?>`'s
 /// metadata on each allocation (a lock and a hash lookup, about a tenth of a fetched row's
 /// cost); ``Storage`` is allocated with its class's metadata, which is a constant.
+///
+/// The buffer holds `Any`s, not `Any?`s: an unloaded slot holds a private sentinel value. An
+/// `Any?` is copied, destroyed and pattern-matched through the runtime's generic `Optional`
+/// witnesses (about a hundred instructions each, and matching one copies it); an `Any` is
+/// handed to ``withLoadedValue(at:_:)`` where it is stored, without a copy.
 struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCollection {
     /// The count and capacity, kept in the buffer's header.
     struct Header {
@@ -12,8 +17,22 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
         let capacity: Int
     }
 
+    /// What an unloaded slot holds.
+    private struct Unloaded {}
+
+    /// The value a buffer filled through ``init(unsafeUninitializedCount:initializingWith:)``
+    /// holds in a slot that is not loaded (reads as `nil`).
+    static var unloaded: Any { Unloaded() }
+
+    /// Whether `value` is the sentinel of an unloaded slot (a comparison of type metadata).
+    @inline(__always)
+    private static func isUnloaded(_ value: Any) -> Bool {
+        func check<U>(_: U) -> Bool { U.self == Unloaded.self }
+        return _openExistential(value, do: check)
+    }
+
     /// The buffer: a header and `capacity` slots, the first `count` initialised.
-    final class Storage: ManagedBuffer<Header, Any?> {
+    final class Storage: ManagedBuffer<Header, Any> {
         /// A buffer with room for `capacity` values, none initialised.
         static func make(capacity: Int) -> Storage {
             let buffer = Storage.create(minimumCapacity: capacity) { _ in Header(count: 0, capacity: capacity) }
@@ -32,9 +51,8 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
         var slotCapacity: Int { withUnsafeMutablePointerToHeader { $0.pointee.capacity } }
 
         deinit {
-            // One value at a time: destroying a `Any?` of this static type is inlined (a nil
-            // test and the payload's own destroy), where `deinitialize(count:)` goes through the
-            // runtime's generic `swift_arrayDestroy` and `Optional`'s value witness per value.
+            // One value at a time: destroying an `Any` is inlined (its payload's own destroy),
+            // where `deinitialize(count:)` goes through the runtime's `swift_arrayDestroy`.
             withUnsafeMutablePointers { header, elements in
                 for i in 0..<header.pointee.count { (elements + i).deinitialize(count: 1) }
             }
@@ -48,10 +66,11 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
     init() {}
 
     /// `count` values written by `initialize`, which sets `initialized` to how many it wrote
-    /// (in order); on a throw those are destroyed and the error passes on.
+    /// (in order; ``unloaded`` for a slot that is not loaded); on a throw those are destroyed
+    /// and the error passes on.
     init(
         unsafeUninitializedCount count: Int,
-        initializingWith initialize: (UnsafeMutablePointer<Any?>, inout Int) throws -> Void
+        initializingWith initialize: (UnsafeMutablePointer<Any>, inout Int) throws -> Void
     ) rethrows {
         guard count > 0 else { return }
         let s = Storage.make(capacity: count)
@@ -66,8 +85,9 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
 
     /// `count` copies of `value`.
     init(repeating value: Any?, count: Int) {
+        let element = value ?? SlotValues.unloaded
         self.init(unsafeUninitializedCount: count) { elements, initialized in
-            elements.initialize(repeating: value, count: count)
+            elements.initialize(repeating: element, count: count)
             initialized = count
         }
     }
@@ -79,33 +99,63 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
     subscript(position: Int) -> Any? {
         get {
             precondition(position >= 0 && position < count, "SlotValues: index \(position) out of range 0..<\(count)")
-            return storage!.withUnsafeMutablePointerToElements { $0[position] }
+            return storage!.withUnsafeMutablePointerToElements { elements -> Any? in
+                SlotValues.isUnloaded(elements[position]) ? nil : elements[position]
+            }
         }
         set {
             precondition(position >= 0 && position < count, "SlotValues: index \(position) out of range 0..<\(count)")
             makeUnique(capacity: count)
-            storage!.withUnsafeMutablePointerToElements { $0[position] = newValue }
+            storage!.withUnsafeMutablePointerToElements { $0[position] = newValue ?? SlotValues.unloaded }
         }
     }
 
-    /// Writes `value` at `slot`, first appending `nil`s up to it when the values are fewer
-    /// (a model's initialiser fills its slots in declaration order, one at a time).
-    mutating func set(_ value: Any?, at slot: Int) {
-        guard slot >= count else {
-            self[slot] = value
+    /// Writes `value` at `slot`, first appending unloaded slots up to it when the values are
+    /// fewer (a model's initialiser fills its slots in declaration order, one at a time). The
+    /// value is moved in.
+    mutating func set(_ value: __owned Any, at slot: Int) {
+        let oldCount = count
+        if slot < oldCount {
+            makeUnique(capacity: oldCount)
+            storage!.withUnsafeMutablePointerToElements { $0[slot] = value }
             return
         }
-        extend(to: slot + 1)  // the buffer is this value's own from here
-        storage!.withUnsafeMutablePointerToElements { $0[slot] = value }
+        makeUnique(capacity: slot + 1)
+        storage!.withUnsafeMutablePointers { header, elements in
+            if slot > oldCount {
+                (elements + oldCount).initialize(repeating: SlotValues.unloaded, count: slot - oldCount)
+            }
+            (elements + slot).initialize(to: value)
+            header.pointee.count = slot + 1
+        }
     }
 
-    /// Appends `nil`s until there are `newCount` values (none when there are as many already).
+    /// Calls `body` with slot `position`'s value where it is stored (no copy), or returns `nil`
+    /// when the slot is not loaded or out of range.
+    func withLoadedValue<R>(at position: Int, _ body: (Any) throws -> R) rethrows -> R? {
+        guard position >= 0, position < count, let s = storage else { return nil }
+        return try s.withUnsafeMutablePointerToElements { elements -> R? in
+            SlotValues.isUnloaded(elements[position]) ? nil : try body(elements[position])
+        }
+    }
+
+    /// Whether slot `position` holds a value (is loaded).
+    func isLoaded(_ position: Int) -> Bool { withLoadedValue(at: position) { _ in true } ?? false }
+
+    /// Slot `position`'s value when it is loaded and exactly a `T` (``exactCast(_:to:)``);
+    /// `nil` otherwise, also when it is a `T` of another dynamic type (a subclass): callers
+    /// fall back to `as?` then.
+    func exactValue<T>(at position: Int, as type: T.Type) -> T? {
+        withLoadedValue(at: position) { exactCast($0, to: type) } ?? nil
+    }
+
+    /// Appends unloaded slots until there are `newCount` values (none when there are as many already).
     mutating func extend(to newCount: Int) {
         let oldCount = count
         guard newCount > oldCount else { return }
         makeUnique(capacity: newCount)
         storage!.withUnsafeMutablePointers { header, elements in
-            (elements + oldCount).initialize(repeating: nil, count: newCount - oldCount)
+            (elements + oldCount).initialize(repeating: SlotValues.unloaded, count: newCount - oldCount)
             header.pointee.count = newCount
         }
     }
@@ -130,7 +180,7 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
             s.withUnsafeMutablePointers { header, elements in
                 var i = oldCount
                 for element in newElements {
-                    (elements + i).initialize(to: element)
+                    (elements + i).initialize(to: element ?? SlotValues.unloaded)
                     i += 1
                 }
                 header.pointee.count = i
@@ -174,4 +224,16 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
         }
         storage = grown
     }
+}
+
+/// `value` as a `T` when its dynamic type is exactly `T`, else `nil`.
+///
+/// A comparison of type metadata and a load, where `value as? T` asks the runtime's dynamic
+/// cast (a few hundred instructions: it unwraps the existential, considers bridging, optionals
+/// and class hierarchies). For a value that is not exactly a `T` — a subclass instance, an
+/// optional wrapping — callers fall back to `as?`, so the answers are the same.
+@inline(__always)
+func exactCast<T>(_ value: Any, to type: T.Type) -> T? {
+    func open<U>(_ u: U) -> T? { U.self == T.self ? unsafeBitCast(u, to: T.self) : nil }
+    return _openExistential(value, do: open)
 }

@@ -9,7 +9,8 @@ public final class SQLiteStatement {
     public let handle: OpaquePointer
     /// The statement's SQL text.
     public let sql: String
-    private unowned let connection: SQLiteConnection
+    /// The connection that prepared the statement.
+    unowned let connection: SQLiteConnection
 
     init(_ handle: OpaquePointer, connection: SQLiteConnection, sql: String) {
         self.handle = handle

@@ -21,9 +21,25 @@ final class ModelLayout: @unchecked Sendable {
         let relationship: Schema.Relationship?
         /// The class that declares the property.
         let declaringType: any PersistentModel.Type
-        /// Reads the model out of a to-one slot's value with a concrete cast (no protocol
-        /// conformance lookup); `nil` for other slots or an empty value.
-        let toOneModel: (Any) -> (any PersistentModel)?
+        /// What a to-one slot's value is.
+        enum ToOne {
+            /// `nil` (or not a to-one slot).
+            case empty
+            /// The key of a row not resolved to a model yet (the slot holds a ``ForeignKey``; never 0).
+            case foreignKey(Int64)
+            /// A model.
+            case model(any PersistentModel)
+        }
+
+        /// Reads a to-one slot's value (``ToOne``); `.empty` for other slots.
+        let toOne: (Any) -> ToOne
+
+        /// The model in a to-one slot's value; `nil` for other slots, an empty value or a key
+        /// not resolved yet.
+        func toOneModel(_ value: Any) -> (any PersistentModel)? {
+            if case .model(let m) = toOne(value) { return m }
+            return nil
+        }
 
         init(
             index: Int, name: String, keyPath: AnyKeyPath, kind: Kind, isConstant: Bool, defaultValue: Any?,
@@ -39,17 +55,38 @@ final class ModelLayout: @unchecked Sendable {
             self.relationship = relationship
             self.declaringType = declaringType
             if case .toOne(let target, _) = kind {
-                toOneModel = Slot.toOneExtractor(target)
+                toOne = Slot.toOneReader(target)
             } else {
-                toOneModel = { _ in nil }
+                toOne = { _ in .empty }
             }
         }
 
-        private static func toOneExtractor<M: PersistentModel>(_ type: M.Type) -> (Any) -> (any PersistentModel)? {
-            { value in
-                if let optional = value as? M? { return optional }
-                if let model = value as? M { return model }
-                return _flattenOptional(value) as? any PersistentModel
+        /// A to-one slot's reader for target class `M`. A slot holds the property's declared
+        /// type, `M?` or `M`, or a ``ForeignKey``: those are recognised by their type metadata
+        /// (`M?` and `M` are both one nullable reference), so the common case costs no dynamic
+        /// cast; anything else (a subclass-typed box) takes the runtime's casts.
+        private static func toOneReader<M: PersistentModel>(_ type: M.Type) -> (Any) -> ToOne {
+            let optionalType = ObjectIdentifier(M?.self)
+            let plainType = ObjectIdentifier(M.self)
+            func read<U>(_ value: U) -> ToOne? {
+                let t = ObjectIdentifier(U.self)
+                if t == optionalType || t == plainType {
+                    // One reference, nil or an `M` (no metadata asked for `M?`).
+                    guard let object = unsafeBitCast(value, to: AnyObject?.self) else { return .empty }
+                    return .model(unsafeDowncast(object, to: M.self))
+                }
+                if t == ObjectIdentifier(ForeignKey.self) {
+                    let pk = unsafeBitCast(value, to: ForeignKey.self).pk
+                    return pk == 0 ? .empty : .foreignKey(pk)
+                }
+                return nil
+            }
+            return { value in
+                if let known = _openExistential(value, do: read) { return known }
+                if let fk = value as? ForeignKey { return fk.pk == 0 ? .empty : .foreignKey(fk.pk) }
+                if let optional = value as? M? { return optional.map { .model($0) } ?? .empty }
+                if let model = value as? M { return .model(model) }
+                return (_flattenOptional(value) as? any PersistentModel).map { .model($0) } ?? .empty
             }
         }
 

@@ -154,13 +154,18 @@ struct StoreWriter {
         reads.flatMap { read in table.columns[(Int(read.column) - 2)..<(Int(read.column) - 2 + read.width)] }
     }
 
-    /// A prepared `UPDATE` of some columns of one row that makes a new version of it and
-    /// returns that version; with `checkingVersion`, only a row still at the version read.
+    /// A prepared `UPDATE` of some columns of one row that makes a new version of it; with
+    /// `checkingVersion`, only a row still at the version read. Run it with
+    /// ``RowStatement/runUpdate(_:key:checkedVersion:)``, which gives the new version.
     ///
     /// ```sql
-    /// UPDATE "ZTRIP" SET "ZNAME" = ?, "Z_OPT" = coalesce("Z_OPT", 0) + 1 WHERE "Z_PK" = ? [AND "Z_OPT" = ?] RETURNING "Z_OPT"
+    /// UPDATE "ZTRIP" SET "ZNAME" = ?, "Z_OPT" = coalesce("Z_OPT", 0) + 1 WHERE "Z_PK" = ? [AND "Z_OPT" = ?]
+    /// SELECT "Z_OPT" FROM "ZTRIP" WHERE "Z_PK" = ?  -- unchecked: the new version
     /// ```
     /// Parameters: one per column of `reads` in order, then the key, then (checked) the version.
+    ///
+    /// Not `… RETURNING "Z_OPT"`: SQLite collects returned rows in an ephemeral table that it
+    /// creates and drops on every run (about 20,000 instructions, several times the update).
     func updateStatement(
         _ table: StoreMapping.Table, reads: [StoreMapping.Table.ColumnRead],
         checkingVersion: Bool
@@ -169,8 +174,11 @@ struct StoreWriter {
             columnNames(table, reads).map { "\(quoteIdentifier($0)) = ?" } + ["\"Z_OPT\" = coalesce(\"Z_OPT\", 0) + 1"]
         let sql =
             "UPDATE \(quoteIdentifier(table.name)) SET \(sets.joined(separator: ", ")) WHERE \"Z_PK\" = ?"
-            + (checkingVersion ? " AND \"Z_OPT\" = ?" : "") + " RETURNING \"Z_OPT\""
-        return RowStatement(try db.cachedStatement(sql), firstValue: 1)
+            + (checkingVersion ? " AND \"Z_OPT\" = ?" : "")
+        let version =
+            checkingVersion
+            ? nil : try db.cachedStatement("SELECT \"Z_OPT\" FROM \(quoteIdentifier(table.name)) WHERE \"Z_PK\" = ?")
+        return RowStatement(try db.cachedStatement(sql), firstValue: 1, versionQuery: version)
     }
 
     // MARK: Keys held by destinations
@@ -227,14 +235,17 @@ struct StoreWriter {
 ///
 /// Bind a row's values with ``bind(_:at:)`` (0-based value positions, as the statement that
 /// made it documents), its key with ``bindKey(_:at:)``, then ``run(_:)`` or
-/// ``runReturningVersion(_:)``; the statement is reset for the next row.
+/// ``runUpdate(_:key:checkedVersion:)``; the statement is reset for the next row.
 struct RowStatement {
     private let stmt: SQLiteStatement
     private let firstValue: Int32
+    /// An unchecked update's `SELECT "Z_OPT" … WHERE "Z_PK" = ?`.
+    private let versionQuery: SQLiteStatement?
 
-    init(_ stmt: SQLiteStatement, firstValue: Int32) {
+    init(_ stmt: SQLiteStatement, firstValue: Int32, versionQuery: SQLiteStatement? = nil) {
         self.stmt = stmt
         self.firstValue = firstValue
+        self.versionQuery = versionQuery
     }
 
     /// Binds the value of the `index`-th read.
@@ -258,17 +269,24 @@ struct RowStatement {
         }
     }
 
-    /// Runs an `… RETURNING "Z_OPT"` statement: the row's new version, or `nil` when no row matched.
-    func runReturningVersion(_ entityName: String) throws -> Int64? {
-        defer { stmt.reset() }
+    /// Runs an update (``StoreWriter/updateStatement(_:reads:checkingVersion:)``) of row
+    /// `key`: the row's new version, or `nil` when no row matched (it is gone, or — checked —
+    /// no longer at `checkedVersion`).
+    func runUpdate(_ entityName: String, key: Int64, checkedVersion: Int64?) throws -> Int64? {
         do {
-            guard try stmt.step() else { return nil }
-            let version = stmt.int64(at: 0)
-            while try stmt.step() {}
-            return version
+            defer { stmt.reset() }
+            try stmt.execute()
         } catch let e as SQLiteError where e.code == .constraint {
             throw constraintError(e, entityName)
         }
+        guard stmt.connection.changes > 0 else { return nil }
+        // Checked: the row was at `checkedVersion`, and the update added one.
+        if let checkedVersion { return checkedVersion + 1 }
+        guard let query = versionQuery else { return nil }
+        defer { query.reset() }
+        try query.bind(key, at: 1)
+        guard try query.step() else { return nil }
+        return query.int64(at: 0)
     }
 
     private func constraintError(_ e: SQLiteError, _ entityName: String) -> SwiftDataError {
