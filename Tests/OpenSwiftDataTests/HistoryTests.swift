@@ -22,6 +22,18 @@ import Testing
     init(name: String) { self.name = name }
 }
 
+@Model final class HiShelf {
+    var name: String
+    @Relationship(deleteRule: .nullify, inverse: \HiBook.shelf) var books: [HiBook] = []
+    init(name: String) { self.name = name }
+}
+
+@Model final class HiBook {
+    var title: String
+    var shelf: HiShelf?
+    init(title: String) { self.title = title }
+}
+
 @Model final class HiSheet {
     @Attribute(.preserveValueOnDeletion) var label: String
     var binder: HiBinder?
@@ -316,6 +328,75 @@ struct HistoryTests {
             return d.tombstone[\HiSheet.label] as? String
         }
         #expect(labels.sorted() == ["s1", "s2"])
+    }
+
+    @Test(
+        "A save deleting more rows than one key batch or one multi-row history insert holds deletes all of them, records each with its tombstone and nullifies their references (HIS-07, DEL-01)",
+        arguments: StoreKind.allCases)
+    func largeCascadeInBatches(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory(prefix: "his07-batches")
+        let container = try container(kind, dir, [HiBinder.self, HiSheet.self])
+        let writer = ModelContext(container)
+        // 70 binders with 3 sheets each (210 cascaded rows: 3 batches of 64 keys and a rest of
+        // 18; 280 change rows: 17 inserts of 16 rows and 8 single ones), and one binder kept.
+        for b in 0..<70 {
+            let binder = HiBinder(name: "b\(b)")
+            binder.sheets = (0..<3).map { HiSheet(label: "b\(b)-s\($0)") }
+            writer.insert(binder)
+        }
+        let kept = HiBinder(name: "kept")
+        kept.sheets = [HiSheet(label: "kept-s")]
+        writer.insert(kept)
+        try writer.save()
+        let context = ModelContext(container)
+        for binder in try context.fetch(FetchDescriptor<HiBinder>()) where binder.name != "kept" {
+            context.delete(binder)
+        }
+        try context.save()
+        let check = ModelContext(container)
+        #expect(try check.fetch(FetchDescriptor<HiBinder>()).map(\.name) == ["kept"])
+        #expect(try check.fetch(FetchDescriptor<HiSheet>()).map(\.label) == ["kept-s"])
+        let last = try #require(try context.fetchHistory(Self.all).last)
+        #expect(last.changes.count == 280)
+        let labels = last.changes.compactMap { change -> String? in
+            guard case .delete(let d as DefaultHistoryDelete<HiSheet>) = change else { return nil }
+            return d.tombstone[\HiSheet.label] as? String
+        }
+        #expect(labels.sorted() == (0..<70).flatMap { b in (0..<3).map { "b\(b)-s\($0)" } }.sorted())
+        let binders = last.changes.filter {
+            if case .delete(_ as DefaultHistoryDelete<HiBinder>) = $0 { true } else { false }
+        }
+        #expect(binders.count == 70)
+        // Every change has its own key, in order.
+        let keys = last.changes.map(\.changeIdentifier)
+        #expect(keys == keys.sorted() && Set(keys).count == 280)
+    }
+
+    @Test(
+        "Deleting more parents than one key batch nullifies every stored reference to them, loaded or not (DEL-01)",
+        arguments: StoreKind.allCases)
+    func largeNullifyInBatches(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory(prefix: "del-batches")
+        let container = try container(kind, dir, [HiShelf.self, HiBook.self])
+        let writer = ModelContext(container)
+        for s in 0..<150 {
+            let shelf = HiShelf(name: "s\(s)")
+            shelf.books = [HiBook(title: "t\(s)")]
+            writer.insert(shelf)
+        }
+        try writer.save()
+        let context = ModelContext(container)
+        let shelves = try context.fetch(FetchDescriptor<HiShelf>(sortBy: [SortDescriptor(\.name)]))
+        _ = shelves[0].books  // one list loaded, the others not
+        for shelf in shelves.dropLast() { context.delete(shelf) }
+        try context.save()
+        let check = ModelContext(container)
+        #expect(try check.fetchCount(FetchDescriptor<HiShelf>()) == 1)
+        let books = try check.fetch(FetchDescriptor<HiBook>())
+        #expect(books.count == 150)
+        let last = try #require(shelves.last)
+        #expect(books.filter { $0.shelf != nil }.map(\.title) == ["t\(last.name.dropFirst())"])
+        #expect(try check.fetchCount(FetchDescriptor<HiBook>(predicate: #Predicate { $0.shelf == nil })) == 149)
     }
 
     @Test(

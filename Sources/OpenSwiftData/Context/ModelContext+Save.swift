@@ -215,19 +215,35 @@ extension ModelContext {
         // References to the deleted rows are cleared once all of them are gone: a cascade
         // deletes a parent and its children in one save, and clearing the children's keys
         // to the parent first would rewrite rows about to be deleted (and their indexes).
+        // Rows are deleted per table in batches of keys (a row whose version is checked, one
+        // at a time), tables in the order their first row was deleted.
         var tables = PerLayoutMemo<StoreMapping.Table?>()
-        var removed: [(table: StoreMapping.Table, pk: Int64)] = []
+        var removed: [ObjectIdentifier: (table: StoreMapping.Table, keys: [Int64], unchecked: [Int64])] = [:]
+        var tableOrder: [ObjectIdentifier] = []
         for id in deletedOrder {
             guard let m = deleted[id] else { continue }
             let d = m.persistentBackingData
             guard let layout = d.layout, let table = tables.value(for: layout, stack.table(for:)) else { continue }
-            let checked = strict && d.version != 0
-            if try !w.deleteRow(table, pk: d.pk, ifVersion: checked ? d.version : nil), checked {
-                conflicts.append(m)
+            let key = ObjectIdentifier(table)
+            if removed[key] == nil {
+                removed[key] = (table, [], [])
+                tableOrder.append(key)
             }
-            removed.append((table, d.pk))
+            removed[key]!.keys.append(d.pk)
+            if strict && d.version != 0 {
+                if try !w.deleteRow(table, pk: d.pk, ifVersion: d.version) { conflicts.append(m) }
+            } else {
+                removed[key]!.unchecked.append(d.pk)
+            }
         }
-        for (table, pk) in removed { try w.detachReferences(to: table, pk: pk) }
+        for key in tableOrder {
+            guard let (table, _, unchecked) = removed[key] else { continue }
+            try w.deleteRows(table, keys: unchecked)
+        }
+        for key in tableOrder {
+            guard let (table, keys, _) = removed[key] else { continue }
+            try w.detachReferences(to: table, keys: keys)
+        }
 
         let plan = try resolveUniqueness(w)
         try allocatePrimaryKeys(w, plan)
@@ -466,28 +482,72 @@ extension ModelContext {
         _ stmt: RowStatement, _ d: BackingData, _ reads: [StoreMapping.Table.ColumnRead],
         model: any PersistentModel
     ) throws -> Int {
-        var position = 0
-        for read in reads {
-            if let composite = read.composite {
-                let value = read.slot < d.values.count ? d.values[read.slot] : nil
-                let columns: [SQLValue]
-                do {
-                    columns = try composite.encode(value)
-                } catch var e as SwiftDataError {
-                    e.entityName = d.layout?.name
-                    e.propertyName = d.layout?.slots[read.slot].name
-                    throw e
-                }
-                for v in columns {
-                    try stmt.bind(v, at: position)
+        // The slots are read in place, through one borrow of the model's buffer; an `Int`,
+        // `Double` or `String` attribute is encoded right here (``encodeColumn`` otherwise).
+        try d.values.withSlots { slots, count in
+            var position = 0
+            for index in reads.indices {
+                if reads[index].role == .value, let direct = reads[index].codec?.directRead, reads[index].slot < count,
+                    let value = try SlotValues.withLoadedValue(
+                        slots + reads[index].slot,
+                        { value in
+                            try encodeDirect(value, direct, d, reads[index].slot)
+                        }) ?? nil
+                {
+                    try stmt.bind(value, at: position)
                     position += 1
+                    continue
                 }
-            } else {
-                try stmt.bind(try encodeColumn(d, read, model: model), at: position)
+                position = try bindColumn(stmt, d, reads[index], model: model, at: position)
+            }
+            return position
+        }
+    }
+
+    /// Binds one column (or a composite's columns) of `read` from `position`; returns the next position.
+    private func bindColumn(
+        _ stmt: RowStatement, _ d: BackingData, _ read: StoreMapping.Table.ColumnRead, model: any PersistentModel,
+        at start: Int
+    ) throws -> Int {
+        var position = start
+        if let composite = read.composite {
+            let value = read.slot < d.values.count ? d.values[read.slot] : nil
+            let columns: [SQLValue]
+            do {
+                columns = try composite.encode(value)
+            } catch var e as SwiftDataError {
+                e.entityName = d.layout?.name
+                e.propertyName = d.layout?.slots[read.slot].name
+                throw e
+            }
+            for v in columns {
+                try stmt.bind(v, at: position)
                 position += 1
             }
+        } else {
+            try stmt.bind(try encodeColumn(d, read, model: model), at: position)
+            position += 1
         }
         return position
+    }
+
+    /// `value` encoded as a `direct` type's column when it is exactly of that type (the codec's
+    /// checks: NaN refused, text NFC-normalised); `nil` for anything else, which the codec encodes.
+    @inline(__always)
+    private func encodeDirect(_ value: Any, _ direct: AttributeCodec.DirectRead, _ d: BackingData, _ slot: Int) throws
+        -> SQLValue?
+    {
+        do {
+            switch direct {
+            case .int: return try exactCast(value, to: Int.self)?.sqlValue()
+            case .double: return try exactCast(value, to: Double.self)?.sqlValue()
+            case .string: return try exactCast(value, to: String.self)?.sqlValue()
+            }
+        } catch var e as SwiftDataError {
+            e.entityName = d.layout?.name
+            e.propertyName = d.layout?.slots[slot].name
+            throw e
+        }
     }
 
     /// The columns an upsert writes into the stored row it adopted: all of them, except the
@@ -593,7 +653,7 @@ extension ModelContext {
             var actions: [(slot: Int, related: [any PersistentModel])] = []
             for slot in layout.relationshipSlots {
                 let s = layout.slots[slot]
-                let related = RelationshipGraph.models(in: RelationshipGraph.currentValue(m, d, s))
+                let related = RelationshipGraph.models(in: RelationshipGraph.currentValue(m, d, s), of: s)
                     .filter { !$0.isDeleted }
                 guard !related.isEmpty else { continue }
                 let rule = s.relationship?.deleteRule ?? .nullify

@@ -57,7 +57,7 @@ public final class BackingData {
     }
     /// ``registrar`` once created (not a `lazy var`: its storage would get an exclusivity
     /// check on every property read).
-    @exclusivity(unchecked) private var registrarStorage: ObservationRegistrar?
+    @exclusivity(unchecked) var registrarStorage: ObservationRegistrar?
 
     init(slotCount: Int = 0) {
         values = SlotValues(repeating: nil, count: slotCount)
@@ -431,12 +431,14 @@ extension KeyPath: _ObservationNotifying where Root: Observable {
 extension BackingData {
     /// Writes a slot from the runtime (inverse maintenance, rollback, refresh), notifying observers.
     func setSlot(_ slot: Int, _ value: Any?, of model: any PersistentModel, recordChange record: Bool) {
-        let kp = layout?.slots[slot].keyPath as? any _ObservationNotifying
-        kp?._willSet(registrar, model)
+        // Without a registrar nothing has observed the model (observers register through
+        // the accessors, which create it): no one to notify.
+        let observed = registrarStorage.map { ($0, layout?.slots[slot].notifying) }
+        if let (registrar, kp) = observed { kp?._willSet(registrar, model) }
         if record { recordChange(slot) }
         grow(to: slot + 1)
         values[slot] = value
         if slot < 64 { initSlotMask &= ~(1 << UInt64(slot)) }
-        kp?._didSet(registrar, model)
+        if let (registrar, kp) = observed { kp?._didSet(registrar, model) }
     }
 }

@@ -8,17 +8,27 @@ enum RelationshipGraph {
     static func willSet(_ owner: any PersistentModel, _ data: BackingData, slot: Int, to newValue: Any) {
         guard let layout = data.layout, let (invLayout, invSlot) = layout.inverse(of: slot) else { return }
         let oldValue: Any? = data.values.count > slot ? data.values[slot] : nil
+        let s = layout.slots[slot]
         let old: [any PersistentModel]
-        if oldValue == nil || oldValue is ForeignKey, data.status == .persisted || data.status == .deleted {
+        // (A key not resolved yet is always boxed as exactly a `ForeignKey`.)
+        if oldValue == nil || oldValue.map({ exactCast($0, to: ForeignKey.self) != nil }) == true,
+            data.status == .persisted || data.status == .deleted
+        {
             // Not loaded yet: the current targets are needed to unlink them.
-            old = models(in: data.load(owner, slot))
+            old = models(in: data.load(owner, slot), of: s)
         } else {
-            old = models(in: oldValue)
+            old = models(in: oldValue, of: s)
         }
-        let new = models(in: newValue)
+        let new = models(in: newValue, of: s)
+        let inverse = invLayout.slots[invSlot]
+        // One model on each side (every to-one assignment): compared directly, no sets.
+        if old.count <= 1 && new.count <= 1 {
+            if let removed = old.first, new.first !== removed { unlink(removed, inverse: inverse, from: owner) }
+            if let added = new.first, old.first !== added { link(added, inverse: inverse, to: owner) }
+            return
+        }
         let oldIDs = Set(old.map { ObjectIdentifier($0) })
         let newIDs = Set(new.map { ObjectIdentifier($0) })
-        let inverse = invLayout.slots[invSlot]
         for removed in old where !newIDs.contains(ObjectIdentifier(removed)) {
             unlink(removed, inverse: inverse, from: owner)
         }
@@ -43,6 +53,14 @@ enum RelationshipGraph {
         return []
     }
 
+    /// The models in relationship `slot`'s value: a to-one's read by type metadata (no
+    /// conformance casts, no array for an empty one), a to-many's through ``models(in:)``.
+    static func models(in value: Any?, of slot: ModelLayout.Slot) -> [any PersistentModel] {
+        guard let value else { return [] }
+        if slot.isToMany { return models(in: value) }
+        return slot.toOneModel(value).map { [$0] } ?? []
+    }
+
     /// Removes `owner` from `target`'s inverse slot.
     static func unlink(_ target: any PersistentModel, inverse: ModelLayout.Slot, from owner: any PersistentModel) {
         let td = target.persistentBackingData
@@ -56,7 +74,7 @@ enum RelationshipGraph {
         if inverse.isToMany {
             let kept = models(in: current).filter { $0 !== owner }
             td.setSlot(inverse.index, makeArray(inverse, kept), of: target, recordChange: true)
-        } else if let cur = models(in: current).first, cur === owner {
+        } else if let cur = models(in: current, of: inverse).first, cur === owner {
             td.setSlot(inverse.index, nil, of: target, recordChange: true)
         }
     }
@@ -78,17 +96,18 @@ enum RelationshipGraph {
             }
             // `owner` just started pointing at `target`, so it is not in `target`'s list yet:
             // append in place (amortised O(1), so attaching n children to a parent is O(n)).
-            let kp = inverse.keyPath as? any _ObservationNotifying
-            kp?._willSet(td.registrar, target)
+            // (No registrar yet: nothing observes the target.)
+            let observed = td.registrarStorage.map { ($0, inverse.notifying) }
+            if let (registrar, kp) = observed { kp?._willSet(registrar, target) }
             td.recordChange(inverse.index)
             var box: Any? = currentValue(target, td, inverse) ?? BackingData.emptyValue(for: inverse)
             td.values[inverse.index] = nil
             inverse.arrayType?._append(owner, into: &box)
             td.values[inverse.index] = box
-            kp?._didSet(td.registrar, target)
+            if let (registrar, kp) = observed { kp?._didSet(registrar, target) }
         } else {
             let current = currentValue(target, td, inverse)
-            if let previous = models(in: current).first {
+            if let previous = models(in: current, of: inverse).first {
                 if previous === owner {
                     // Already linked (e.g. set in the initialiser): the pair is now in sync.
                     if inverse.index < 64 { td.initSlotMask &= ~(1 << UInt64(inverse.index)) }
@@ -105,7 +124,7 @@ enum RelationshipGraph {
                             prevData.setSlot(
                                 ps, makeArray(slot, models(in: pv).filter { $0 !== target }), of: previous,
                                 recordChange: true)
-                        } else if models(in: pv).first === target {
+                        } else if models(in: pv, of: slot).first === target {
                             prevData.setSlot(ps, nil, of: previous, recordChange: true)
                         }
                     }
@@ -117,7 +136,9 @@ enum RelationshipGraph {
 
     static func currentValue(_ model: any PersistentModel, _ data: BackingData, _ slot: ModelLayout.Slot) -> Any? {
         model._$absorbPendingValues()
-        if slot.index < data.values.count, let v = data.values[slot.index], !(v is ForeignKey) { return v }
+        if slot.index < data.values.count, let v = data.values[slot.index], exactCast(v, to: ForeignKey.self) == nil {
+            return v
+        }
         return data.load(model, slot.index)
     }
 

@@ -139,6 +139,23 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
         }
     }
 
+    /// Calls `body` with the buffer of slots and their count, for a loop that reads many slots
+    /// of one model in place; ``loadedValue(_:)`` reads one.
+    func withSlots<R>(_ body: (UnsafePointer<Any>, Int) throws -> R) rethrows -> R {
+        guard let s = storage else {
+            // No slots: `body` gets a pointer it may not read (the count is 0).
+            return try withUnsafeTemporaryAllocation(of: Any.self, capacity: 1) { try body($0.baseAddress!, 0) }
+        }
+        return try s.withUnsafeMutablePointers { header, elements in try body(elements, header.pointee.count) }
+    }
+
+    /// The value `slot` (a pointer from ``withSlots(_:)``) holds, or `nil` when it is not
+    /// loaded; `body` gets it in place.
+    @inline(__always)
+    static func withLoadedValue<R>(_ slot: UnsafePointer<Any>, _ body: (Any) throws -> R) rethrows -> R? {
+        isUnloaded(slot.pointee) ? nil : try body(slot.pointee)
+    }
+
     /// Whether slot `position` holds a value (is loaded).
     func isLoaded(_ position: Int) -> Bool { withLoadedValue(at: position) { _ in true } ?? false }
 

@@ -21,6 +21,10 @@ final class ModelLayout: @unchecked Sendable {
         let relationship: Schema.Relationship?
         /// The class that declares the property.
         let declaringType: any PersistentModel.Type
+        /// The key path as the runtime posts Observation notifications through it (the
+        /// conformance looked up once, not on every runtime write).
+        let notifying: (any _ObservationNotifying)?
+
         /// What a to-one slot's value is.
         enum ToOne {
             /// `nil` (or not a to-one slot).
@@ -54,6 +58,7 @@ final class ModelLayout: @unchecked Sendable {
             self.attribute = attribute
             self.relationship = relationship
             self.declaringType = declaringType
+            notifying = keyPath as? any _ObservationNotifying
             if case .toOne(let target, _) = kind {
                 toOne = Slot.toOneReader(target)
             } else {

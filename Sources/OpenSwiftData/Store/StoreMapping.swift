@@ -155,15 +155,16 @@ final class StoreMapping: @unchecked Sendable {
             }
         }
 
-        /// `DELETE FROM <table> WHERE "Z_PK" = ?`, built once (a save runs it per deleted row).
-        let deleteByKeySQL: String
+        /// `DELETE FROM <table> WHERE "Z_PK" IN (?, …)` with ``StoreWriter/keyBatchSize``
+        /// parameters, built once (a save deletes its rows of the table in batches).
+        let deleteByKeysSQL: String
         /// `DELETE FROM <table> WHERE "Z_PK" = ? AND "Z_OPT" = ?` (the `.error` merge policy).
         let deleteByKeyAndVersionSQL: String
 
         init(root: ModelLayout, name: String) {
             self.root = root
             self.name = name
-            deleteByKeySQL = "DELETE FROM \(quoteIdentifier(name)) WHERE \"Z_PK\" = ?"
+            deleteByKeysSQL = "DELETE FROM \(quoteIdentifier(name)) WHERE \"Z_PK\" IN \(StoreWriter.keyList)"
             deleteByKeyAndVersionSQL = "DELETE FROM \(quoteIdentifier(name)) WHERE \"Z_PK\" = ? AND \"Z_OPT\" = ?"
         }
 
@@ -408,9 +409,10 @@ final class StoreMapping: @unchecked Sendable {
     /// as the only parameter), built once: a save runs them for every deleted row.
     ///
     /// ```sql
-    /// UPDATE "ZWORD" SET "ZCATEGORY" = NULL WHERE "ZCATEGORY" = ?
-    /// DELETE FROM "Z_1TAGS" WHERE "Z_1PRODUCTS" = ?
+    /// UPDATE "ZWORD" SET "ZCATEGORY" = NULL WHERE "ZCATEGORY" IN (?, …)
+    /// DELETE FROM "Z_1TAGS" WHERE "Z_1PRODUCTS" IN (?, …)
     /// ```
+    /// Each has ``StoreWriter/keyBatchSize`` parameters (``StoreWriter/runForKeys(_:_:)``).
     func detachStatements(to table: Table) -> [String] {
         detachCache[ObjectIdentifier(table)] ?? []
     }
@@ -465,10 +467,10 @@ final class StoreMapping: @unchecked Sendable {
             joinCache[ObjectIdentifier(table)] = joins
             detachCache[ObjectIdentifier(table)] =
                 inbound.map { other, column in
-                    "UPDATE \(quoteIdentifier(other.name)) SET \(quoteIdentifier(column)) = NULL WHERE \(quoteIdentifier(column)) = ?"
+                    "UPDATE \(quoteIdentifier(other.name)) SET \(quoteIdentifier(column)) = NULL WHERE \(quoteIdentifier(column)) IN \(StoreWriter.keyList)"
                 }
                 + joins.map { name, column in
-                    "DELETE FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(column)) = ?"
+                    "DELETE FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(column)) IN \(StoreWriter.keyList)"
                 }
         }
     }

@@ -68,27 +68,47 @@ extension StoreWriter {
         }
         guard !changes.isEmpty else { return transaction }
         let first = try nextKeys(entity: 16001, count: Int64(changes.count))
+        // Up to `changeRowsPerInsert` rows per statement (SQLite's per-statement work, paid
+        // once per row otherwise, is most of a one-row insert); the rest one row at a time.
         let extra = (0..<tombstoneColumns).map { ", ZTOMBSTONE\($0)" }.joined()
-        let sql =
-            "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(extra)) VALUES (?, 16001, NULL, ?, ?, ?, ?, ?"
-            + String(repeating: ", ?", count: tombstoneColumns) + ")"
-        let insert = try db.cachedStatement(sql)
-        defer { insert.reset() }
-        for (i, change) in changes.enumerated() {
-            try insert.bind(first + Int64(i), at: 1)
-            try insert.bind(change.kind.rawValue, at: 2)
-            try insert.bind(change.entity, at: 3)
-            try insert.bind(change.key, at: 4)
-            try insert.bind(transaction, at: 5)
-            try insert.bind(change.columns.map { .blob($0) } ?? .null, at: 6)
-            for t in 0..<tombstoneColumns {
-                try insert.bind(t < change.tombstone.count ? change.tombstone[t] : .null, at: Int32(7 + t))
+        let head =
+            "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(extra)) VALUES "
+        let row = "(?, 16001, NULL, ?, ?, ?, ?, ?" + String(repeating: ", ?", count: tombstoneColumns) + ")"
+        let perRow = Int32(6 + tombstoneColumns)
+        // (Under 999 parameters per statement: SQLite's limit before 3.32.)
+        let many = max(1, min(StoreWriter.changeRowsPerInsert, 998 / Int(perRow)))
+        let batched = try db.cachedStatement(head + Array(repeating: row, count: many).joined(separator: ", "))
+        let single = try db.cachedStatement(head + row)
+        defer {
+            batched.reset()
+            single.reset()
+        }
+        var start = 0
+        while start < changes.count {
+            let insert = changes.count - start >= many ? batched : single
+            let count = insert === batched ? many : 1
+            for i in start..<(start + count) {
+                let change = changes[i]
+                let base = Int32(i - start) * perRow
+                try insert.bind(first + Int64(i), at: base + 1)
+                try insert.bind(change.kind.rawValue, at: base + 2)
+                try insert.bind(change.entity, at: base + 3)
+                try insert.bind(change.key, at: base + 4)
+                try insert.bind(transaction, at: base + 5)
+                try insert.bind(change.columns.map { .blob($0) } ?? .null, at: base + 6)
+                for t in 0..<tombstoneColumns {
+                    try insert.bind(t < change.tombstone.count ? change.tombstone[t] : .null, at: base + Int32(7 + t))
+                }
             }
             try insert.execute()
             insert.reset()
+            start += count
         }
         return transaction
     }
+
+    /// Change rows per multi-row `INSERT` of ``recordTransaction(author:bundle:process:timestamp:insertedRanges:changes:tombstoneColumns:)``.
+    static let changeRowsPerInsert = 16
 
     /// Hands out `count` keys of history entity `entity` (its `Z_PRIMARYKEY.Z_MAX` grows by
     /// `count`, starting above the table's largest key too); returns the first.

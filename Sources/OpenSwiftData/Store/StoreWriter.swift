@@ -12,31 +12,70 @@ struct StoreWriter {
 
     // MARK: Deletes
 
-    /// Deletes one row; with `version`, only if the row still has that version (strict merge
-    /// policy). Returns whether a row was deleted.
+    /// Keys per statement of the batched key statements (deletes, reference clearing).
+    static let keyBatchSize = 64
+    /// `(?, ?, …)` with ``keyBatchSize`` placeholders.
+    static let keyList = "(" + Array(repeating: "?", count: keyBatchSize).joined(separator: ", ") + ")"
+
+    /// Runs `sql`, whose only parameters are the ``keyBatchSize`` placeholders of an
+    /// `IN (?, …)` list (``keyList``), over `keys`: one run per batch, unused placeholders
+    /// repeating the batch's last key (one statement shape, prepared once). A statement per
+    /// key would pay SQLite's per-statement work (cursors opened and closed on the table and
+    /// every index, the program halted and reset) for every deleted row.
+    func runForKeys(_ sql: String, _ keys: some Collection<Int64>) throws {
+        guard !keys.isEmpty else { return }
+        let stmt = try db.cachedStatement(sql)
+        defer { stmt.reset() }
+        var batch = keys.startIndex
+        while batch != keys.endIndex {
+            let end = keys.index(batch, offsetBy: StoreWriter.keyBatchSize, limitedBy: keys.endIndex) ?? keys.endIndex
+            var last: Int64 = 0
+            var parameter: Int32 = 1
+            for key in keys[batch..<end] {
+                try stmt.bind(key, at: parameter)
+                last = key
+                parameter += 1
+            }
+            while parameter <= Int32(StoreWriter.keyBatchSize) {
+                try stmt.bind(last, at: parameter)
+                parameter += 1
+            }
+            try stmt.execute()
+            stmt.reset()
+            batch = end
+        }
+    }
+
+    /// Deletes rows of `table` by key, in batches.
     ///
     /// ```sql
-    /// DELETE FROM "ZTRIP" WHERE "Z_PK" = ? [AND "Z_OPT" = ?]
+    /// DELETE FROM "ZTRIP" WHERE "Z_PK" IN (?, ?, …)
     /// ```
-    func deleteRow(_ table: StoreMapping.Table, pk: Int64, ifVersion version: Int64?) throws -> Bool {
-        if let version {
-            try db.run(table.deleteByKeyAndVersionSQL, [.integer(pk), .integer(version)])
-        } else {
-            try db.run(table.deleteByKeySQL, [.integer(pk)])
-        }
+    func deleteRows(_ table: StoreMapping.Table, keys: some Collection<Int64>) throws {
+        try runForKeys(table.deleteByKeysSQL, keys)
+    }
+
+    /// Deletes one row only if it still has `version` (strict merge policy); returns whether
+    /// it was deleted.
+    ///
+    /// ```sql
+    /// DELETE FROM "ZTRIP" WHERE "Z_PK" = ? AND "Z_OPT" = ?
+    /// ```
+    func deleteRow(_ table: StoreMapping.Table, pk: Int64, ifVersion version: Int64) throws -> Bool {
+        try db.run(table.deleteByKeyAndVersionSQL, [.integer(pk), .integer(version)])
         return db.changes > 0
     }
 
-    /// Clears every stored reference to a deleted row: other rows' keys pointing at it become
-    /// NULL and its join-table pairs go. (Their versions are not bumped: the rows' own values
-    /// did not change, and a context holding them unlinks them in memory itself.)
+    /// Clears every stored reference to deleted rows of `table`: other rows' keys pointing at
+    /// them become NULL and their join-table pairs go. (Their versions are not bumped: the
+    /// rows' own values did not change, and a context holding them unlinks them in memory itself.)
     ///
     /// ```sql
-    /// UPDATE "ZWORD" SET "ZCATEGORY" = NULL WHERE "ZCATEGORY" = ?
-    /// DELETE FROM "Z_1TAGS" WHERE "Z_1PRODUCTS" = ?
+    /// UPDATE "ZWORD" SET "ZCATEGORY" = NULL WHERE "ZCATEGORY" IN (?, …)
+    /// DELETE FROM "Z_1TAGS" WHERE "Z_1PRODUCTS" IN (?, …)
     /// ```
-    func detachReferences(to table: StoreMapping.Table, pk: Int64) throws {
-        for sql in mapping.detachStatements(to: table) { try db.run(sql, [.integer(pk)]) }
+    func detachReferences(to table: StoreMapping.Table, keys: some Collection<Int64>) throws {
+        for sql in mapping.detachStatements(to: table) { try runForKeys(sql, keys) }
     }
 
     /// Clears the stored to-many relationships of row `pk` before an upsert writes the new
