@@ -154,7 +154,7 @@ extension ModelContext {
     /// Records the save being written as one history transaction (none when it changes no
     /// row, HIS-11): inserts, updates with the bitmap of changed properties (to-many changes
     /// included), upserts as updates of the stored row (HIS-08), deletes with their tombstone.
-    func recordHistory(_ w: StoreWriter, plan: UpsertPlan) throws {
+    func recordHistory(_ w: StoreWriter, plan: UpsertPlan, cascaded: [SetCascade.Deleted] = []) throws {
         let settings = try stack.store(of: w.mapping).historySettings(w.db)
         guard settings.records else { return }
         var rows: [HistoryChangeRow] = []
@@ -216,6 +216,14 @@ extension ModelContext {
             }
             rows.append(
                 HistoryChangeRow(kind: .delete, entity: info.entity, key: d.pk, columns: nil, tombstone: tombstone))
+        }
+        // Rows a cascade deleted in SQL, after the models' (where the loaded cascade puts them).
+        for c in cascaded {
+            guard let info = w.mapping.historyInfo(c.layout) else { continue }
+            for (key, tombstone) in zip(c.keys, c.tombstones) {
+                rows.append(
+                    HistoryChangeRow(kind: .delete, entity: info.entity, key: key, columns: nil, tombstone: tombstone))
+            }
         }
         guard !rows.isEmpty || !ranges.isEmpty else { return }
         let process = ProcessInfo.processInfo.processName

@@ -32,7 +32,9 @@ extension ModelContext {
                 "the container's configuration was created with allowsSave: false")
         }
         for m in inserted { m._$absorbPendingValues() }
-        try propagateDeletes()
+        setCascades = []
+        defer { setCascades = [] }
+        try propagateDeletes(collectingSetCascades: true)
         // New models reached through relationships of inserted or changed models are inserted too.
         for m in inserted + changedOrder.compactMap({ changed[$0] }) { insertRelated(of: m, m.persistentBackingData) }
         try validateRelationshipCounts()
@@ -69,6 +71,13 @@ extension ModelContext {
                 for slot in layout.relationshipSlots where !layout.slots[slot].isToMany {
                     d.setSlot(slot, ForeignKey(pk: 0), of: m, recordChange: false)
                 }
+            }
+        }
+        for rows in outcome.cascaded {
+            let storeID = (stack.store(for: rows.layout) ?? store).identifier
+            for key in rows.keys {
+                deletedIDs.append(
+                    PersistentIdentifier(entityName: rows.layout.name, storeIdentifier: storeID, key: .permanent(key)))
             }
         }
         for id in changedOrder {
@@ -182,6 +191,7 @@ extension ModelContext {
                 outcome.plan.collapsed.merge(part.plan.collapsed) { a, _ in a }
                 outcome.versions.merge(part.versions) { a, _ in a }
                 outcome.stale += part.stale
+                outcome.cascaded += part.cascaded
                 try run(k + 1)
             }
         }
@@ -240,6 +250,10 @@ extension ModelContext {
             guard let (table, _, unchecked) = removed[key] else { continue }
             try w.deleteRows(table, keys: unchecked)
         }
+        var outcome = WriteOutcome(plan: UpsertPlan())
+        // Cascades decided in SQL: their rows go before references to their parents are cleared
+        // (which would detach them from the parents first).
+        outcome.cascaded = try deleteSetCascades(w)
         for key in tableOrder {
             guard let (table, keys, _) = removed[key] else { continue }
             try w.detachReferences(to: table, keys: keys)
@@ -247,7 +261,7 @@ extension ModelContext {
 
         let plan = try resolveUniqueness(w)
         try allocatePrimaryKeys(w, plan)
-        var outcome = WriteOutcome(plan: plan)
+        outcome.plan = plan
 
         // Rows that collide with stored ones replace those rows' values (upsert): one prepared
         // statement per entity, built once and reused for every such row.
@@ -391,7 +405,7 @@ extension ModelContext {
                 }
             }
         }
-        try recordHistory(w, plan: plan)
+        try recordHistory(w, plan: plan, cascaded: outcome.cascaded)
         return outcome
     }
 
@@ -401,6 +415,8 @@ extension ModelContext {
         var plan: UpsertPlan
         var versions: [ObjectIdentifier: Int64] = [:]
         var stale: [any PersistentModel] = []
+        /// The rows deleted by ``setCascades``.
+        var cascaded: [SetCascade.Deleted] = []
     }
 
     /// ``SwiftDataError/mergeConflict`` naming the models whose rows changed since they were read.
@@ -639,7 +655,8 @@ extension ModelContext {
     /// with `deferringRefusals` a model whose delete a `.deny` rule (or a non-optional inverse
     /// that would need nullifying) refuses is left as it is, rules and all, for the save to
     /// report, so no error surfaces at `delete(_:)` or at a fetch.
-    func propagateDeletes(deferringRefusals: Bool = false) throws {
+    func propagateDeletes(deferringRefusals: Bool = false, collectingSetCascades: Bool = false) throws {
+        var cascadeCheck = SetCascade.Eligibility()
         var index = 0
         models: while index < deletedOrder.count {
             guard let m = deleted[deletedOrder[index]] else {
@@ -653,6 +670,12 @@ extension ModelContext {
             var actions: [(slot: Int, related: [any PersistentModel])] = []
             for slot in layout.relationshipSlots {
                 let s = layout.slots[slot]
+                // A save deletes the rows of an unloaded cascade list in SQL when nothing else
+                // depends on them (the conditions: `SetCascade`).
+                if collectingSetCascades, let cascade = setCascade(d, layout, slot, &cascadeCheck) {
+                    setCascades.append(cascade)
+                    continue
+                }
                 let related = RelationshipGraph.models(in: RelationshipGraph.currentValue(m, d, s), of: s)
                     .filter { !$0.isDeleted }
                 guard !related.isEmpty else { continue }

@@ -69,6 +69,9 @@ public final class ModelContext {
     /// Pending deletes whose delete rules have run (``propagateDeletes(deferringRefusals:)``):
     /// they have left the loaded lists, so lists loaded from the store leave them out too.
     var propagatedDeletes = Set<ObjectIdentifier>()
+    /// Cascades the running save deletes in SQL, without loading the rows
+    /// (`ModelContext+SetCascade.swift`); empty outside a save.
+    var setCascades: [SetCascade] = []
     /// Problems found at insert time that `save()` must report (insert cannot throw).
     var deferredErrors: [SwiftDataError] = []
     /// Reads that could not throw and failed, for the next fetch or save to throw

@@ -1,0 +1,170 @@
+import Foundation
+import Testing
+
+@testable import OpenSwiftData
+
+@Model final class ScFolder {
+    var name: String
+    @Relationship(deleteRule: .cascade, inverse: \ScFile.folder) var files: [ScFile] = []
+    init(name: String) { self.name = name }
+}
+
+@Model final class ScFile {
+    @Attribute(.unique) var path: String
+    @Attribute(.preserveValueOnDeletion) var label: String
+    var size: Int
+    var folder: ScFolder?
+    init(path: String, label: String, size: Int) {
+        self.path = path
+        self.label = label
+        self.size = size
+    }
+}
+
+/// A cascade over an unloaded to-many list, which a save carries out in SQL (`SetCascade`),
+/// against what the loaded cascade does: the same rows deleted, the same history, the same
+/// `didSave` identifiers; and the cases that must still load the list.
+@Suite("Cascades in SQL")
+struct SetCascadeTests {
+    private let models: [any PersistentModel.Type] = [ScFolder.self, ScFile.self]
+
+    /// Two folders with `files` files each, saved; a new context for the deletes.
+    private func seeded(_ kind: StoreKind, _ dir: ScratchDirectory, files: Int, name: String = "store") throws
+        -> ModelContainer
+    {
+        let container = try kind.makeContainer(for: models, in: dir, name: name)
+        let seed = ModelContext(container)
+        for f in ["a", "b"] {
+            let folder = ScFolder(name: f)
+            folder.files = (0..<files).map { ScFile(path: "\(f)/\($0)", label: "\(f)-\($0)", size: $0) }
+            seed.insert(folder)
+        }
+        try seed.save()
+        return container
+    }
+
+    /// What a save of deleting folder `a` (fetched, its list not loaded) did: the files left, the
+    /// history's delete labels, the identifiers `didSave` reported.
+    private func deleteFolderA(_ context: ModelContext, _ container: ModelContainer) throws -> (
+        files: [String], labels: [String], deleted: Set<PersistentIdentifier>
+    ) {
+        /// The notification is posted on the saving thread (`queue: nil`); the box is for the
+        /// observer block's `@Sendable` type.
+        final class Reported: @unchecked Sendable {
+            var ids: Set<PersistentIdentifier> = []
+        }
+        let reported = Reported()
+        let observer = NotificationCenter.default.addObserver(
+            forName: ModelContext.didSave, object: context, queue: nil
+        ) { note in
+            let ids =
+                note.userInfo?[ModelContext.NotificationKey.deletedIdentifiers.rawValue] as? [PersistentIdentifier]
+            reported.ids.formUnion(ids ?? [])
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        let folders = try context.fetch(FetchDescriptor<ScFolder>(predicate: #Predicate { $0.name == "a" }))
+        for folder in folders { context.delete(folder) }
+        try context.save()
+        let files = try ModelContext(container).fetch(FetchDescriptor<ScFile>(sortBy: [SortDescriptor(\.path)]))
+        let last = try #require(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).last)
+        let labels = last.changes.compactMap { change -> String? in
+            guard case .delete(let d as DefaultHistoryDelete<ScFile>) = change else { return nil }
+            return d.tombstone[\ScFile.label] as? String
+        }
+        return (files.map(\.path), labels, reported.ids)
+    }
+
+    @Test(
+        "An unloaded cascade list is deleted in SQL: its rows go, each gets a delete with its tombstone, didSave names it (DEL-02, HIS-07)",
+        arguments: StoreKind.allCases)
+    func unloadedListInSQL(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory(prefix: "set-cascade")
+        let container = try seeded(kind, dir, files: 70)
+        let context = ModelContext(container)
+        final class Statements: @unchecked Sendable { var sql: [String] = [] }
+        let statements = Statements()
+        try container.setSQLTrace { statements.sql.append($0.sql) }
+        let (files, labels, deleted) = try deleteFolderA(context, container)
+        try container.setSQLTrace(nil)
+        // The files were deleted by their folder key, never read as models.
+        #expect(statements.sql.contains { $0.hasPrefix("DELETE FROM \"ZSCFILE\" WHERE \"ZFOLDER\" = ?") })
+        #expect(!statements.sql.contains { $0.contains("t.\"ZFOLDER\" = ?") })  // the list's load
+        #expect(files == (0..<70).map { "b/\($0)" }.sorted())
+        #expect(labels == (0..<70).map { "a-\($0)" })  // in key order, after the folder's delete
+        #expect(deleted.count == 71)
+        #expect(deleted.filter { $0.entityName == "ScFile" }.count == 70)
+        #expect(deleted.allSatisfy { $0.storeIdentifier != nil })
+        // The identifiers are the deleted rows': none of them exists any more.
+        for id in deleted where id.entityName == "ScFile" {
+            #expect(context.model(for: id).isDeleted)
+        }
+        // A new file may take a deleted one's unique path in the next save.
+        context.insert(ScFile(path: "a/3", label: "again", size: 1))
+        try context.save()
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<ScFile>()) == 71)
+    }
+
+    @Test(
+        "The SQL cascade and the loaded one leave the same rows and record the same history (DEL-02, HIS-07)",
+        arguments: StoreKind.allCases)
+    func sameAsLoaded(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory(prefix: "set-cascade-same")
+        let inSQL = try seeded(kind, dir, files: 5, name: "sql")
+        let loaded = try seeded(kind, dir, files: 5, name: "loaded")
+        let sql = try deleteFolderA(ModelContext(inSQL), inSQL)
+        // A registered file makes the save load the list (the model must read as deleted).
+        let context = ModelContext(loaded)
+        let registered = try #require(
+            try context.fetch(FetchDescriptor<ScFile>(predicate: #Predicate { $0.path == "a/2" })).first)
+        final class Statements: @unchecked Sendable { var sql: [String] = [] }
+        let statements = Statements()
+        try loaded.setSQLTrace { statements.sql.append($0.sql) }
+        let viaModels = try deleteFolderA(context, loaded)
+        try loaded.setSQLTrace(nil)
+        #expect(!statements.sql.contains { $0.hasPrefix("DELETE FROM \"ZSCFILE\" WHERE \"ZFOLDER\"") })
+        #expect(statements.sql.contains { $0.contains("t.\"ZFOLDER\" = ?") })
+        #expect(registered.isDeleted == false)  // removed by the save: its row is gone
+        #expect(
+            try ModelContext(loaded).fetchCount(FetchDescriptor<ScFile>(predicate: #Predicate { $0.path == "a/2" }))
+                == 0)
+        #expect(sql.files == viaModels.files)
+        #expect(sql.labels.sorted() == viaModels.labels.sorted())
+        #expect(sql.deleted.map(\.entityName).sorted() == viaModels.deleted.map(\.entityName).sorted())
+    }
+
+    @Test(
+        "A fetch between the delete and the save does not see the cascaded models; a rollback keeps them (DEL-02)",
+        arguments: StoreKind.allCases)
+    func pendingSemanticsKept(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory(prefix: "set-cascade-pending")
+        let container = try seeded(kind, dir, files: 3)
+        let context = ModelContext(container)
+        let a = try #require(
+            try context.fetch(FetchDescriptor<ScFolder>(predicate: #Predicate { $0.name == "a" })).first)
+        context.delete(a)
+        #expect(try context.fetchCount(FetchDescriptor<ScFile>()) == 3)
+        context.rollback()
+        #expect(try context.fetchCount(FetchDescriptor<ScFile>()) == 6)
+        context.delete(a)
+        try context.save()
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<ScFile>()) == 3)
+    }
+
+    @Test(
+        "A new file linked to the deleted folder in memory goes with it: its class's new models make the save load the list (DEL-02)",
+        arguments: StoreKind.allCases)
+    func newModelLinkedInMemory(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory(prefix: "set-cascade-new")
+        let container = try seeded(kind, dir, files: 3)
+        let context = ModelContext(container)
+        let a = try #require(
+            try context.fetch(FetchDescriptor<ScFolder>(predicate: #Predicate { $0.name == "a" })).first)
+        let extra = ScFile(path: "a/new", label: "new", size: 9)
+        extra.folder = a
+        context.insert(extra)
+        context.delete(a)
+        try context.save()
+        let paths = try ModelContext(container).fetch(FetchDescriptor<ScFile>()).map(\.path)
+        #expect(Set(paths) == ["b/0", "b/1", "b/2"])
+    }
+}
