@@ -21,6 +21,17 @@ import Testing
     }
 }
 
+/// The SQL a container ran while a trace was set (the trace's handler is `@Sendable`; the
+/// statements arrive on the thread of the save).
+private final class Statements: @unchecked Sendable {
+    var sql: [String] = []
+    func record(_ container: ModelContainer, during body: () throws -> Void) throws {
+        try container.setSQLTrace { self.sql.append($0.sql) }
+        defer { try? container.setSQLTrace(nil) }
+        try body()
+    }
+}
+
 /// A cascade over an unloaded to-many list, which a save carries out in SQL (`SetCascade`),
 /// against what the loaded cascade does: the same rows deleted, the same history, the same
 /// `didSave` identifiers; and the cases that must still load the list.
@@ -43,6 +54,11 @@ struct SetCascadeTests {
         return container
     }
 
+    /// Folder `name`, fetched in `context` (its list not loaded).
+    private func folder(_ name: String, in context: ModelContext) throws -> ScFolder {
+        try #require(try context.fetch(FetchDescriptor<ScFolder>(predicate: #Predicate { $0.name == name })).first)
+    }
+
     /// What a save of deleting folder `a` (fetched, its list not loaded) did: the files left, the
     /// history's delete labels, the identifiers `didSave` reported.
     private func deleteFolderA(_ context: ModelContext, _ container: ModelContainer) throws -> (
@@ -62,8 +78,7 @@ struct SetCascadeTests {
             reported.ids.formUnion(ids ?? [])
         }
         defer { NotificationCenter.default.removeObserver(observer) }
-        let folders = try context.fetch(FetchDescriptor<ScFolder>(predicate: #Predicate { $0.name == "a" }))
-        for folder in folders { context.delete(folder) }
+        context.delete(try folder("a", in: context))
         try context.save()
         let files = try ModelContext(container).fetch(FetchDescriptor<ScFile>(sortBy: [SortDescriptor(\.path)]))
         let last = try #require(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).last)
@@ -81,11 +96,10 @@ struct SetCascadeTests {
         let dir = try ScratchDirectory(prefix: "set-cascade")
         let container = try seeded(kind, dir, files: 70)
         let context = ModelContext(container)
-        final class Statements: @unchecked Sendable { var sql: [String] = [] }
         let statements = Statements()
-        try container.setSQLTrace { statements.sql.append($0.sql) }
-        let (files, labels, deleted) = try deleteFolderA(context, container)
-        try container.setSQLTrace(nil)
+        var result: (files: [String], labels: [String], deleted: Set<PersistentIdentifier>)?
+        try statements.record(container) { result = try deleteFolderA(context, container) }
+        let (files, labels, deleted) = try #require(result)
         // The files were deleted by their folder key, never read as models.
         #expect(statements.sql.contains { $0.hasPrefix("DELETE FROM \"ZSCFILE\" WHERE \"ZFOLDER\" = ?") })
         #expect(!statements.sql.contains { $0.contains("t.\"ZFOLDER\" = ?") })  // the list's load
@@ -116,11 +130,10 @@ struct SetCascadeTests {
         let context = ModelContext(loaded)
         let registered = try #require(
             try context.fetch(FetchDescriptor<ScFile>(predicate: #Predicate { $0.path == "a/2" })).first)
-        final class Statements: @unchecked Sendable { var sql: [String] = [] }
         let statements = Statements()
-        try loaded.setSQLTrace { statements.sql.append($0.sql) }
-        let viaModels = try deleteFolderA(context, loaded)
-        try loaded.setSQLTrace(nil)
+        var result: (files: [String], labels: [String], deleted: Set<PersistentIdentifier>)?
+        try statements.record(loaded) { result = try deleteFolderA(context, loaded) }
+        let viaModels = try #require(result)
         #expect(!statements.sql.contains { $0.hasPrefix("DELETE FROM \"ZSCFILE\" WHERE \"ZFOLDER\"") })
         #expect(statements.sql.contains { $0.contains("t.\"ZFOLDER\" = ?") })
         #expect(registered.isDeleted == false)  // removed by the save: its row is gone
@@ -139,8 +152,7 @@ struct SetCascadeTests {
         let dir = try ScratchDirectory(prefix: "set-cascade-pending")
         let container = try seeded(kind, dir, files: 3)
         let context = ModelContext(container)
-        let a = try #require(
-            try context.fetch(FetchDescriptor<ScFolder>(predicate: #Predicate { $0.name == "a" })).first)
+        let a = try folder("a", in: context)
         context.delete(a)
         #expect(try context.fetchCount(FetchDescriptor<ScFile>()) == 3)
         context.rollback()
@@ -157,8 +169,7 @@ struct SetCascadeTests {
         let dir = try ScratchDirectory(prefix: "set-cascade-new")
         let container = try seeded(kind, dir, files: 3)
         let context = ModelContext(container)
-        let a = try #require(
-            try context.fetch(FetchDescriptor<ScFolder>(predicate: #Predicate { $0.name == "a" })).first)
+        let a = try folder("a", in: context)
         let extra = ScFile(path: "a/new", label: "new", size: 9)
         extra.folder = a
         context.insert(extra)
