@@ -178,4 +178,30 @@ struct SetCascadeTests {
         let paths = try ModelContext(container).fetch(FetchDescriptor<ScFile>()).map(\.path)
         #expect(Set(paths) == ["b/0", "b/1", "b/2"])
     }
+
+    @Test(
+        "Under the strict merge policy the list is loaded, so each deleted row's version is checked (DEL-02)",
+        arguments: StoreKind.allCases)
+    func strictPolicyLoads(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory(prefix: "set-cascade-strict")
+        var config =
+            kind == .memory
+            ? ModelConfiguration(isStoredInMemoryOnly: true) : ModelConfiguration(url: dir.file("strict.store"))
+        config.mergePolicy = .error
+        let container = try ModelContainer(for: ScFolder.self, ScFile.self, configurations: config)
+        let seed = ModelContext(container)
+        let folder = ScFolder(name: "a")
+        folder.files = [ScFile(path: "a/0", label: "a-0", size: 0)]
+        seed.insert(folder)
+        try seed.save()
+        let context = ModelContext(container)
+        let statements = Statements()
+        try statements.record(container) {
+            context.delete(try self.folder("a", in: context))
+            try context.save()
+        }
+        #expect(statements.sql.contains { $0.contains("t.\"ZFOLDER\" = ?") })
+        #expect(!statements.sql.contains { $0.hasPrefix("DELETE FROM \"ZSCFILE\" WHERE \"ZFOLDER\"") })
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<ScFile>()) == 0)
+    }
 }

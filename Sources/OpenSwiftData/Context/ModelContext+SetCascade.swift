@@ -12,7 +12,9 @@ import Foundation
 ///   class is its table's only entity, with no relationship but the inverse of this one;
 /// - nothing else refers to the related rows (no other key column or join table);
 /// - this context has none of the related class's rows registered, and no new model of it
-///   (either could be linked to the deleted model in memory only).
+///   (either could be linked to the deleted model in memory only);
+/// - the store's merge policy is not `.error` (which checks each deleted row's version);
+/// - every preserved (tombstone) attribute of the related class has a column of its own.
 ///
 /// It is decided at save time only: a fetch before the save still runs the delete rules in
 /// memory, so it does not see the cascaded models (behaviour reference §3.3).
@@ -74,13 +76,16 @@ extension ModelContext {
             related.relationshipSlots.count == 1, let (inverseLayout, inverseSlot) = owner.0.inverse(of: owner.1),
             inverseLayout === related, related.relationshipSlots[0] == inverseSlot,
             let mapping = stack.store(for: related)?.mapping, mapping.detachStatements(to: table).isEmpty,
+            // The strict policy checks each deleted row's version: only loaded rows have one.
+            stack.configuration(of: mapping).mergePolicy != .error,
             !insertedRoots.contains(ObjectIdentifier(related.root)),
             registered.table(ObjectIdentifier(table.root), create: false).map({ $0.count == 0 }) ?? true
         else { return false }
-        // Tombstones are read from the rows: every preserved attribute needs a column.
+        // Tombstones are read from the rows: every preserved attribute needs a column of its own.
         let columns = table.slotColumns[ObjectIdentifier(related.type)] ?? [:]
+        let single = Set(table.plan(related).filter { $0.composite == nil && $0.role == .value }.map(\.slot))
         let tombstones = mapping.historyInfo(related)?.tombstoneSlots ?? []
-        return tombstones.allSatisfy { columns[$0] != nil && related.slots[$0].codec != nil }
+        return tombstones.allSatisfy { columns[$0] != nil && single.contains($0) && related.slots[$0].codec != nil }
     }
 
     /// Deletes the rows of this save's ``setCascades`` that live in `w`'s store; returns them
