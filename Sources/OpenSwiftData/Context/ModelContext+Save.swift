@@ -8,7 +8,7 @@ extension ModelContext {
     /// ```sql
     /// INSERT INTO "ZTRIP" ("Z_PK", "Z_ENT", "Z_OPT", "ZNAME", …) VALUES (?, ?, 1, ?, …)   -- one statement per entity
     /// UPDATE "ZTRIP" SET "ZNAME" = ?, "Z_OPT" = "Z_OPT" + 1 WHERE "Z_PK" = ?  -- changed columns only
-    /// DELETE FROM "ZTRIP" WHERE "Z_PK" = ?
+    /// DELETE FROM "ZTRIP" WHERE "Z_PK" IN (?, ?, …)                                          -- 64 keys per statement
     /// ```
     /// Conflicts with other writers follow the configuration's
     /// ``ModelConfiguration/mergePolicy``: by default (SwiftData's
@@ -504,11 +504,12 @@ extension ModelContext {
             var position = 0
             for index in reads.indices {
                 if reads[index].role == .value, let direct = reads[index].codec?.directRead, reads[index].slot < count,
-                    let value = try SlotValues.withLoadedValue(
-                        slots + reads[index].slot,
-                        { value in
-                            try encodeDirect(value, direct, d, reads[index].slot)
-                        }) ?? nil
+                    let value = try naming(
+                        d, reads[index].slot,
+                        {
+                            try SlotValues.withLoadedValue(slots + reads[index].slot) { try encodeDirect($0, direct) }
+                                ?? nil
+                        })
                 {
                     try stmt.bind(value, at: position)
                     position += 1
@@ -528,15 +529,7 @@ extension ModelContext {
         var position = start
         if let composite = read.composite {
             let value = read.slot < d.values.count ? d.values[read.slot] : nil
-            let columns: [SQLValue]
-            do {
-                columns = try composite.encode(value)
-            } catch var e as SwiftDataError {
-                e.entityName = d.layout?.name
-                e.propertyName = d.layout?.slots[read.slot].name
-                throw e
-            }
-            for v in columns {
+            for v in try naming(d, read.slot, { try composite.encode(value) }) {
                 try stmt.bind(v, at: position)
                 position += 1
             }
@@ -547,18 +540,23 @@ extension ModelContext {
         return position
     }
 
-    /// `value` encoded as a `direct` type's column when it is exactly of that type (the codec's
-    /// checks: NaN refused, text NFC-normalised); `nil` for anything else, which the codec encodes.
+    /// `value` encoded as a `direct` type's column when it is exactly of that type, without the
+    /// codec's closure (the codec's checks: NaN refused, text NFC-normalised); `nil` for
+    /// anything else, which the codec encodes.
     @inline(__always)
-    private func encodeDirect(_ value: Any, _ direct: AttributeCodec.DirectRead, _ d: BackingData, _ slot: Int) throws
-        -> SQLValue?
-    {
+    private func encodeDirect(_ value: Any, _ direct: AttributeCodec.DirectRead) throws -> SQLValue? {
+        switch direct {
+        case .int: try exactCast(value, to: Int.self)?.sqlValue()
+        case .double: try exactCast(value, to: Double.self)?.sqlValue()
+        case .string: try exactCast(value, to: String.self)?.sqlValue()
+        }
+    }
+
+    /// Runs `body`, naming `d`'s class and property `slot` in the ``SwiftDataError`` it throws
+    /// (a value that does not encode).
+    private func naming<T>(_ d: BackingData, _ slot: Int, _ body: () throws -> T) throws -> T {
         do {
-            switch direct {
-            case .int: return try exactCast(value, to: Int.self)?.sqlValue()
-            case .double: return try exactCast(value, to: Double.self)?.sqlValue()
-            case .string: return try exactCast(value, to: String.self)?.sqlValue()
-            }
+            return try body()
         } catch var e as SwiftDataError {
             e.entityName = d.layout?.name
             e.propertyName = d.layout?.slots[slot].name
@@ -590,25 +588,17 @@ extension ModelContext {
     {
         if read.role == .foreignEntity { return try foreignEntity(d, read.slot) }
         if let codec = read.codec {
-            do {
-                // An `Int`, `Double` or `String` attribute encoded here, read where it is stored,
-                // without the codec's closure (same values: the NaN check and NFC normalisation
-                // are theirs). Anything else — not loaded, another type — takes the codec.
-                if let direct = codec.directRead {
-                    let slot = read.slot
-                    switch direct {
-                    case .int: if let v = d.values.exactValue(at: slot, as: Int.self) { return try v.sqlValue() }
-                    case .double: if let v = d.values.exactValue(at: slot, as: Double.self) { return try v.sqlValue() }
-                    case .string: if let v = d.values.exactValue(at: slot, as: String.self) { return try v.sqlValue() }
-                    }
+            return try naming(d, read.slot) {
+                // An `Int`, `Double` or `String` attribute is read where it is stored
+                // (``encodeDirect``); anything else — not loaded, another type — takes the codec.
+                if let direct = codec.directRead,
+                    let v = try d.values.withLoadedValue(at: read.slot, { try encodeDirect($0, direct) }) ?? nil
+                {
+                    return v
                 }
                 var value = read.slot < d.values.count ? d.values[read.slot] : nil
                 if value == nil, let s = d.layout?.slots[read.slot], s.isConstant { value = model[keyPath: s.keyPath] }
                 return try codec.encode(value)
-            } catch var e as SwiftDataError {
-                e.entityName = d.layout?.name
-                e.propertyName = d.layout?.slots[read.slot].name
-                throw e
             }
         }
         switch d.toOne(read.slot) {

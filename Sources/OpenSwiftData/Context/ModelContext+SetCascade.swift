@@ -52,6 +52,7 @@ extension ModelContext {
         guard s.isToMany, s.relationship?.deleteRule == .cascade, d.pk != 0, d.status == .deleted,
             !d.values.isLoaded(slot),
             case .inverseForeignKey(let table, let column)? = stack.storage(of: layout, slot: slot),
+            // try?: every model in a container's schema has its layout already; nil only loads the list.
             let target = s.target, let related = try? ModelLayout.of(target)
         else { return nil }
         let key = ObjectIdentifier(related)
@@ -92,47 +93,26 @@ extension ModelContext {
     /// (for history and `didSave`).
     func deleteSetCascades(_ w: StoreWriter) throws -> [SetCascade.Deleted] {
         var deleted: [SetCascade.Deleted] = []
+        // Per related class: its statements (the same for each of its cascades).
+        var statements: [ObjectIdentifier: KeyColumnDelete] = [:]
         for cascade in setCascades where cascade.table.mapping === w.mapping {
-            let columns = cascade.table.slotColumns[ObjectIdentifier(cascade.layout.type)] ?? [:]
-            let tombstoneColumns = (w.mapping.historyInfo(cascade.layout)?.tombstoneSlots ?? []).compactMap {
-                columns[$0]
+            let key = ObjectIdentifier(cascade.layout)
+            let delete: KeyColumnDelete
+            if let known = statements[key] {
+                delete = known
+            } else {
+                let byslot = cascade.table.slotColumns[ObjectIdentifier(cascade.layout.type)] ?? [:]
+                let tombstones = (w.mapping.historyInfo(cascade.layout)?.tombstoneSlots ?? []).compactMap { byslot[$0] }
+                delete = try w.keyColumnDelete(cascade.table, column: cascade.column, reading: tombstones)
+                statements[key] = delete
             }
             var rows = SetCascade.Deleted(layout: cascade.layout)
-            try w.rows(of: cascade.table, whereColumn: cascade.column, is: cascade.parentKey, reading: tombstoneColumns)
-            {
-                key, tombstone in
+            try delete.run(cascade.parentKey) { key, tombstone in
                 rows.keys.append(key)
                 rows.tombstones.append(tombstone)
             }
-            guard !rows.keys.isEmpty else { continue }
-            // By the key column, as the rows were found (its index, one statement per parent).
-            try w.db.run(
-                "DELETE FROM \(quoteIdentifier(cascade.table.name)) WHERE \(quoteIdentifier(cascade.column)) = ?",
-                [.integer(cascade.parentKey)])
-            deleted.append(rows)
+            if !rows.keys.isEmpty { deleted.append(rows) }
         }
         return deleted
-    }
-}
-
-extension StoreWriter {
-    /// The keys of `table`'s rows whose `column` holds `value`, in key order, each with the
-    /// values of `columns`.
-    ///
-    /// ```sql
-    /// SELECT "Z_PK", "ZLABEL" FROM "ZSHEET" WHERE "ZBINDER" = ? ORDER BY "Z_PK"
-    /// ```
-    func rows(
-        of table: StoreMapping.Table, whereColumn column: String, is value: Int64, reading columns: [String],
-        _ row: (Int64, [SQLValue]) throws -> Void
-    ) throws {
-        let list = (["Z_PK"] + columns).map(quoteIdentifier).joined(separator: ", ")
-        let stmt = try db.cachedStatement(
-            "SELECT \(list) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(column)) = ? ORDER BY \"Z_PK\"")
-        defer { stmt.reset() }
-        try stmt.bind(value, at: 1)
-        while try stmt.step() {
-            try row(stmt.int64(at: 0), (0..<columns.count).map { stmt.value(at: Int32($0 + 1)) })
-        }
     }
 }

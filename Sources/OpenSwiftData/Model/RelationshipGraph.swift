@@ -10,8 +10,7 @@ enum RelationshipGraph {
         let oldValue: Any? = data.values.count > slot ? data.values[slot] : nil
         let s = layout.slots[slot]
         let old: [any PersistentModel]
-        // (A key not resolved yet is always boxed as exactly a `ForeignKey`.)
-        if oldValue == nil || oldValue.map({ exactCast($0, to: ForeignKey.self) != nil }) == true,
+        if oldValue == nil || data.unresolvedForeignKey(slot) != nil,
             data.status == .persisted || data.status == .deleted
         {
             // Not loaded yet: the current targets are needed to unlink them.
@@ -136,7 +135,8 @@ enum RelationshipGraph {
 
     static func currentValue(_ model: any PersistentModel, _ data: BackingData, _ slot: ModelLayout.Slot) -> Any? {
         model._$absorbPendingValues()
-        if slot.index < data.values.count, let v = data.values[slot.index], exactCast(v, to: ForeignKey.self) == nil {
+        if data.unresolvedForeignKey(slot.index) == nil, slot.index < data.values.count, let v = data.values[slot.index]
+        {
             return v
         }
         return data.load(model, slot.index)

@@ -67,9 +67,10 @@ final class ModelLayout: @unchecked Sendable {
         }
 
         /// A to-one slot's reader for target class `M`. A slot holds the property's declared
-        /// type, `M?` or `M`, or a ``ForeignKey``: those are recognised by their type metadata
-        /// (`M?` and `M` are both one nullable reference), so the common case costs no dynamic
-        /// cast; anything else (a subclass-typed box) takes the runtime's casts.
+        /// type, `M?` or `M`, or a ``ForeignKey`` (always boxed as exactly that): those are
+        /// recognised by their type metadata (`M?` and `M` are both one nullable reference), so
+        /// the common case costs no dynamic cast; anything else (a subclass-typed box) takes the
+        /// runtime's casts.
         private static func toOneReader<M: PersistentModel>(_ type: M.Type) -> (Any) -> ToOne {
             let optionalType = ObjectIdentifier(M?.self)
             let plainType = ObjectIdentifier(M.self)
@@ -88,7 +89,6 @@ final class ModelLayout: @unchecked Sendable {
             }
             return { value in
                 if let known = _openExistential(value, do: read) { return known }
-                if let fk = value as? ForeignKey { return fk.pk == 0 ? .empty : .foreignKey(fk.pk) }
                 if let optional = value as? M? { return optional.map { .model($0) } ?? .empty }
                 if let model = value as? M { return .model(model) }
                 return (_flattenOptional(value) as? any PersistentModel).map { .model($0) } ?? .empty

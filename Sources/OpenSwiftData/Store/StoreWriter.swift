@@ -22,27 +22,27 @@ struct StoreWriter {
     /// repeating the batch's last key (one statement shape, prepared once). A statement per
     /// key would pay SQLite's per-statement work (cursors opened and closed on the table and
     /// every index, the program halted and reset) for every deleted row.
-    func runForKeys(_ sql: String, _ keys: some Collection<Int64>) throws {
+    func runForKeys(_ sql: String, _ keys: [Int64]) throws {
         guard !keys.isEmpty else { return }
         let stmt = try db.cachedStatement(sql)
-        defer { stmt.reset() }
-        var batch = keys.startIndex
-        while batch != keys.endIndex {
-            let end = keys.index(batch, offsetBy: StoreWriter.keyBatchSize, limitedBy: keys.endIndex) ?? keys.endIndex
-            var last: Int64 = 0
-            var parameter: Int32 = 1
-            for key in keys[batch..<end] {
-                try stmt.bind(key, at: parameter)
-                last = key
-                parameter += 1
-            }
-            while parameter <= Int32(StoreWriter.keyBatchSize) {
-                try stmt.bind(last, at: parameter)
-                parameter += 1
-            }
+        try forEachBatch(of: keys, size: StoreWriter.keyBatchSize, in: stmt, bind: { try stmt.bind($0, at: $1) }) {
             try stmt.execute()
+        }
+    }
+
+    /// Runs `stmt` once per batch of `size` of `values`, bound to its parameters 1…`size` by
+    /// `bind`; unused placeholders repeat the batch's last value, so the statement keeps one
+    /// shape. The statement is reset after each batch.
+    private func forEachBatch<T>(
+        of values: [T], size: Int, in stmt: SQLiteStatement, bind: (T, Int32) throws -> Void,
+        _ run: () throws -> Void
+    ) throws {
+        defer { stmt.reset() }
+        for start in stride(from: 0, to: values.count, by: size) {
+            let end = min(start + size, values.count)
+            for i in 0..<size { try bind(values[min(start + i, end - 1)], Int32(i + 1)) }
+            try run()
             stmt.reset()
-            batch = end
         }
     }
 
@@ -51,7 +51,7 @@ struct StoreWriter {
     /// ```sql
     /// DELETE FROM "ZTRIP" WHERE "Z_PK" IN (?, ?, …)
     /// ```
-    func deleteRows(_ table: StoreMapping.Table, keys: some Collection<Int64>) throws {
+    func deleteRows(_ table: StoreMapping.Table, keys: [Int64]) throws {
         try runForKeys(table.deleteByKeysSQL, keys)
     }
 
@@ -66,6 +66,26 @@ struct StoreWriter {
         return db.changes > 0
     }
 
+    /// The statements that delete `table`'s rows by key column `column` (a cascade over an
+    /// unloaded list, ``ModelContext/deleteSetCascades(_:)``), reading each row's key and the
+    /// values of `columns` (its tombstone) first. Prepared once per save and class; run per parent.
+    ///
+    /// ```sql
+    /// SELECT "Z_PK", "ZLABEL" FROM "ZSHEET" WHERE "ZBINDER" = ? ORDER BY "Z_PK"
+    /// DELETE FROM "ZSHEET" WHERE "ZBINDER" = ?
+    /// ```
+    func keyColumnDelete(_ table: StoreMapping.Table, column: String, reading columns: [String]) throws
+        -> KeyColumnDelete
+    {
+        let list = (["Z_PK"] + columns).map(quoteIdentifier).joined(separator: ", ")
+        let condition = "\(quoteIdentifier(column)) = ?"
+        return KeyColumnDelete(
+            select: try db.cachedStatement(
+                "SELECT \(list) FROM \(quoteIdentifier(table.name)) WHERE \(condition) ORDER BY \"Z_PK\""),
+            delete: try db.cachedStatement("DELETE FROM \(quoteIdentifier(table.name)) WHERE \(condition)"),
+            width: columns.count)
+    }
+
     /// Clears every stored reference to deleted rows of `table`: other rows' keys pointing at
     /// them become NULL and their join-table pairs go. (Their versions are not bumped: the
     /// rows' own values did not change, and a context holding them unlinks them in memory itself.)
@@ -74,7 +94,7 @@ struct StoreWriter {
     /// UPDATE "ZWORD" SET "ZCATEGORY" = NULL WHERE "ZCATEGORY" IN (?, …)
     /// DELETE FROM "Z_1TAGS" WHERE "Z_1PRODUCTS" IN (?, …)
     /// ```
-    func detachReferences(to table: StoreMapping.Table, keys: some Collection<Int64>) throws {
+    func detachReferences(to table: StoreMapping.Table, keys: [Int64]) throws {
         for sql in mapping.detachStatements(to: table) { try runForKeys(sql, keys) }
     }
 
@@ -160,14 +180,10 @@ struct StoreWriter {
     ) throws {
         guard let sql = group.batchLookupSQL else { return }
         let stmt = try db.cachedStatement(sql)
-        defer { stmt.reset() }
-        let size = StoreMapping.Table.UniqueGroup.batchSize
-        for start in stride(from: 0, to: values.count, by: size) {
-            let end = min(start + size, values.count)
-            // Unused placeholders repeat the last value: the statement keeps one shape.
-            for i in 0..<size { try stmt.bind(values[min(start + i, end - 1)], at: Int32(i + 1)) }
+        try forEachBatch(
+            of: values, size: StoreMapping.Table.UniqueGroup.batchSize, in: stmt, bind: { try stmt.bind($0, at: $1) }
+        ) {
             while try stmt.step() { found(stmt.value(at: 0), stmt.int64(at: 1), stmt.int64(at: 2)) }
-            stmt.reset()
         }
     }
 
@@ -333,5 +349,29 @@ struct RowStatement {
             SwiftDataError.uniqueConstraintViolation.code,
             "a \(entityName) collides with a stored one on a unique attribute (\(e.message)); nothing was saved",
             entityName: entityName, sql: stmt.sql, underlying: e)
+    }
+}
+
+/// ``StoreWriter/keyColumnDelete(_:column:reading:)``'s statements.
+struct KeyColumnDelete {
+    fileprivate let select: SQLiteStatement
+    fileprivate let delete: SQLiteStatement
+    /// How many columns after the key `select` reads.
+    fileprivate let width: Int
+
+    /// Deletes the rows whose key column holds `value`, first passing each one's key (in key
+    /// order) and read columns to `row`.
+    func run(_ value: Int64, _ row: (Int64, [SQLValue]) throws -> Void) throws {
+        defer { select.reset() }
+        try select.bind(value, at: 1)
+        var found = false
+        while try select.step() {
+            found = true
+            try row(select.int64(at: 0), (0..<width).map { select.value(at: Int32($0 + 1)) })
+        }
+        guard found else { return }
+        defer { delete.reset() }
+        try delete.bind(value, at: 1)
+        try delete.execute()
     }
 }
