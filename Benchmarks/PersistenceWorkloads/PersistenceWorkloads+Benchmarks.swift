@@ -34,7 +34,9 @@ extension PersistenceWorkloads {
                             return r
                         },
                         body: { run in _ = try run.body() },
-                        counters: { run in SQLiteCounters(run.store.db.cachedStatementCounters(reset: true)) })
+                        counters: { run in SQLiteCounters(run.store.db.cachedStatementCounters(reset: true)) }
+                    )
+                    .withRatioTarget(strategy == .declared ? w.ratioTarget : nil)
                     out.append(b)
                 }
             }

@@ -22,6 +22,10 @@ public struct Workload {
     /// The raw twin's `EXPLAIN QUERY PLAN` for the same query, for workloads that exist in an
     /// indexed and an unindexed form (the index test checks both sides use the index).
     var rawPlan: ((RawStore, Int) throws -> [String])? = nil
+    /// The largest ratio to the raw twin this workload is meant to reach, at every scale and
+    /// on both stores, under the `declared` index strategy (the one non-query workloads run
+    /// under); `nil` for none. `harness bench --compare` fails a result above it.
+    public var ratioTarget: Double? = nil
 }
 
 /// A prepared run through OpenSwiftData.
@@ -50,6 +54,11 @@ public enum PersistenceWorkloads {
     static let equalityQueries = 100
     static let scanQueries = 3
     static let sortedQueries = 20
+
+    /// The performance targets (issue #18): everything within 2× of raw SQLite…
+    static let ratioTarget = 2.0
+    /// …and a sorted, indexed `LIMIT 20` within 1.3×.
+    static let sortedLimitRatioTarget = 1.3
 
     /// Rows whose `code` the equality workloads look up: spread evenly over the table.
     static func probeRows(_ rows: Int, _ count: Int) -> [Int] {

@@ -39,6 +39,43 @@ public struct ComparisonRow: Sendable, Equatable {
     public var isRegression: Bool
 }
 
+/// One result's ratio to raw SQLite against its benchmark's ``Benchmark/ratioTarget``.
+public struct TargetCheck: Sendable, Equatable {
+    /// The result's identity.
+    public var key: ResultKey
+    /// The measured ratio to raw SQLite.
+    public var ratio: Double
+    /// The largest ratio allowed.
+    public var target: Double
+    /// Whether `ratio ≤ target`.
+    public var isMet: Bool { ratio <= target }
+
+    /// The checks of every result of `report` that has both a ratio and a target, in key order.
+    public static func all(in report: BenchmarkReport) -> [TargetCheck] {
+        report.results.compactMap { r in
+            guard let ratio = r.ratioToRaw, let target = r.ratioTarget else { return nil }
+            return TargetCheck(key: r.key, ratio: ratio, target: target)
+        }.sorted { $0.key < $1.key }
+    }
+
+    /// One line per check, then `targets: N of M met` (the missed ones first).
+    /// ```text
+    /// MISSED batch insert [memory, 1000 rows, declared]: 2.31× > 2.00×
+    /// met    fetch all [disk, 1000 rows, declared]: 1.66× ≤ 2.00×
+    /// targets: 1 of 2 met
+    /// ```
+    public static func table(_ checks: [TargetCheck]) -> String {
+        let ordered = checks.filter { !$0.isMet } + checks.filter(\.isMet)
+        var lines = ordered.map { c in
+            let ratio = String(format: "%.2f×", c.ratio)
+            let target = String(format: "%.2f×", c.target)
+            return "\(c.isMet ? "met   " : "MISSED") \(c.key): \(ratio) \(c.isMet ? "≤" : ">") \(target)"
+        }
+        lines.append("targets: \(checks.filter(\.isMet).count) of \(checks.count) met")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
 /// The outcome of comparing a run against a baseline: rows, unmatched results, verdict, table.
 public struct ComparisonOutcome: Sendable, Equatable {
     /// Pass or fail.
@@ -57,11 +94,17 @@ public struct ComparisonOutcome: Sendable, Equatable {
     public var newInCurrent: [ResultKey]
     /// The thresholds applied.
     public var thresholds: ComparisonThresholds
+    /// This run's results checked against their ratio targets (whether or not the baseline has
+    /// them).
+    public var targets: [TargetCheck] = []
 
     /// The rows that fail the comparison.
     public var regressions: [ComparisonRow] { rows.filter(\.isRegression) }
-    /// `.fail` when any gated metric regressed, else `.pass`. Wall time never fails.
-    public var verdict: Verdict { regressions.isEmpty ? .pass : .fail }
+    /// The targets this run misses.
+    public var missedTargets: [TargetCheck] { targets.filter { !$0.isMet } }
+    /// `.fail` when any gated metric regressed or any result misses its ratio target, else
+    /// `.pass`. Wall time never fails.
+    public var verdict: Verdict { regressions.isEmpty && missedTargets.isEmpty ? .pass : .fail }
 
     /// A fixed-width, printable table ending with the verdict line.
     /// ```text
@@ -90,11 +133,19 @@ public struct ComparisonOutcome: Sendable, Equatable {
         let limits = String(
             format: "ratioToRaw +%.0f%%, mallocCountPerRun +%.0f%%",
             thresholds.ratioToRawIncrease * 100, thresholds.mallocCountIncrease * 100)
-        lines.append(
-            verdict == .pass
-                ? "PASS: no gated metric regressed (\(limits))"
-                : "FAIL: \(regressions.count) gated metric(s) regressed past \(limits)")
-        return lines.joined(separator: "\n") + "\n"
+        var text = lines.joined(separator: "\n") + "\n"
+        if !targets.isEmpty { text += TargetCheck.table(targets) }
+        var verdictLine: String
+        if verdict == .pass {
+            verdictLine = "PASS: no gated metric regressed (\(limits))"
+            if !targets.isEmpty { verdictLine += " and every result meets its ratio target" }
+        } else {
+            var reasons: [String] = []
+            if !regressions.isEmpty { reasons.append("\(regressions.count) gated metric(s) regressed past \(limits)") }
+            if !missedTargets.isEmpty { reasons.append("\(missedTargets.count) result(s) above their ratio target") }
+            verdictLine = "FAIL: " + reasons.joined(separator: "; ")
+        }
+        return text + verdictLine + "\n"
     }
 
     static func number(_ value: Double) -> String {
@@ -106,7 +157,8 @@ public struct ComparisonOutcome: Sendable, Equatable {
     }
 }
 
-/// Compares a run against a committed baseline; only ratios to raw SQLite and malloc counts gate.
+/// Compares a run against a committed baseline and its results against their ratio targets;
+/// only ratios to raw SQLite and malloc counts gate.
 ///
 /// ```swift
 /// let outcome = BaselineComparison.compare(current: report, baseline: try JSONReportCoder.read(from: url))
@@ -122,8 +174,9 @@ public enum BaselineComparison {
 
     /// Matches results by ``ResultKey`` and compares ``comparedMetrics``.
     ///
-    /// Fails only when `ratioToRaw` grows by more than `thresholds.ratioToRawIncrease` or
-    /// `mallocCountPerRun` by more than `thresholds.mallocCountIncrease` (relative to the baseline).
+    /// Fails when `ratioToRaw` grows by more than `thresholds.ratioToRawIncrease` or
+    /// `mallocCountPerRun` by more than `thresholds.mallocCountIncrease` (relative to the
+    /// baseline), or when a result of this run is above its ``BenchmarkResult/ratioTarget``.
     public static func compare(
         current: BenchmarkReport, baseline: BenchmarkReport,
         thresholds: ComparisonThresholds = .default
@@ -153,7 +206,7 @@ public enum BaselineComparison {
             rows: rows,
             missingFromCurrent: base.keys.filter { now[$0] == nil }.sorted(),
             newInCurrent: now.keys.filter { base[$0] == nil }.sorted(),
-            thresholds: thresholds)
+            thresholds: thresholds, targets: TargetCheck.all(in: current))
     }
 
     private static func value(_ metric: String, of result: BenchmarkResult) -> Double? {

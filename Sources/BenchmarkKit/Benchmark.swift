@@ -26,6 +26,10 @@ public struct Benchmark {
     public var scales: [Int]
     /// The operations one run performs at a scale (for throughput and per-operation metrics).
     public var operationsPerRun: ((Int) -> Int)?
+    /// The largest ratio to the raw baseline this benchmark is meant to reach at every scale
+    /// (e.g. `2.0`: at most twice raw SQLite's median wall time); `nil` for none. Each result
+    /// carries it, and a baseline comparison fails a result above it.
+    public var ratioTarget: Double?
 
     let prepareOurs: (Int) throws -> PreparedRun
     var prepareRaw: ((Int) throws -> PreparedRun)?
@@ -81,6 +85,14 @@ public struct Benchmark {
     ) -> Benchmark {
         var copy = self
         copy.prepareRaw = PreparedRun.eraser(setUp: setUp, body: body, counters: counters, queryPlan: nil)
+        return copy
+    }
+
+    /// Returns a copy whose results must stay at or below `target` × raw SQLite's time
+    /// (``ratioTarget``); `nil` removes the target.
+    public func withRatioTarget(_ target: Double?) -> Benchmark {
+        var copy = self
+        copy.ratioTarget = target
         return copy
     }
 }

@@ -28,11 +28,16 @@ public struct BenchmarkResult: Codable, Equatable, Sendable {
     public var ratioToRaw: Double?
     /// Free-form query plan lines, e.g. `EXPLAIN QUERY PLAN` rows.
     public var queryPlan: [String]
+    /// The largest ``ratioToRaw`` this result is meant to reach (its benchmark's
+    /// ``Benchmark/ratioTarget``); `nil` when it has none. A baseline comparison fails a result
+    /// above its target (``BaselineComparison/compare(current:baseline:thresholds:)``).
+    public var ratioTarget: Double?
 
     /// Creates a result.
     public init(
         name: String, group: String, store: String = "", rows: Int, strategy: String = "",
-        iterations: Int, metrics: [String: Double], ratioToRaw: Double? = nil, queryPlan: [String] = []
+        iterations: Int, metrics: [String: Double], ratioToRaw: Double? = nil, queryPlan: [String] = [],
+        ratioTarget: Double? = nil
     ) {
         self.name = name
         self.group = group
@@ -43,6 +48,13 @@ public struct BenchmarkResult: Codable, Equatable, Sendable {
         self.metrics = metrics
         self.ratioToRaw = ratioToRaw
         self.queryPlan = queryPlan
+        self.ratioTarget = ratioTarget
+    }
+
+    /// Whether ``ratioToRaw`` is above ``ratioTarget``: `nil` without a target or a ratio.
+    public var missesRatioTarget: Bool? {
+        guard let target = ratioTarget, let ratio = ratioToRaw else { return nil }
+        return ratio > target
     }
 
     /// The identity used to match a result against a baseline: name, store, rows, strategy.

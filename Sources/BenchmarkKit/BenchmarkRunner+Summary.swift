@@ -37,7 +37,7 @@ extension BenchmarkRunner {
         return BenchmarkResult(
             name: benchmark.name, group: benchmark.group, store: benchmark.store,
             rows: scale, strategy: benchmark.strategy, iterations: iterations,
-            metrics: metrics, ratioToRaw: ratio, queryPlan: queryPlan)
+            metrics: metrics, ratioToRaw: ratio, queryPlan: queryPlan, ratioTarget: benchmark.ratioTarget)
     }
 
     private static func summarize(

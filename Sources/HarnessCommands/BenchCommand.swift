@@ -318,6 +318,16 @@ public enum BenchCommand {
             while line.hasSuffix(" ") { line.removeLast() }
             lines.append(line)
         }
+        let targets = TargetCheck.all(in: report)
+        if !targets.isEmpty {
+            let missed = targets.filter { !$0.isMet }
+            lines.append(
+                "ratio targets, every scale: \(targets.count - missed.count) of \(targets.count) results met"
+                    + (missed.isEmpty ? "" : "; missed:"))
+            for m in missed {
+                lines.append("  \(m.key): " + String(format: "%.2f× > %.2f×", m.ratio, m.target))
+            }
+        }
         return lines.joined(separator: "\n")
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import BenchmarkKit
@@ -85,5 +86,48 @@ struct BaselineComparisonTests {
         let outcome = BaselineComparison.compare(current: some, baseline: zero)
         #expect(outcome.verdict == .fail)
         #expect(outcome.table().contains("+inf"))
+    }
+
+    /// A result above its ratio target fails the comparison even when nothing regressed against
+    /// the baseline (issue #18: `make bench-compare` gates on the targets).
+    @Test func resultAboveItsRatioTargetFails() throws {
+        func run(_ ratio: Double) -> BenchmarkReport {
+            var r = Fixtures.result("fetch all", rows: 100_000, ratio: ratio)
+            r.ratioTarget = 2.0
+            return Fixtures.report([r, Fixtures.result("no target", rows: 10, ratio: 9)])
+        }
+        let base = Fixtures.report([Fixtures.result("fetch all", rows: 100_000, ratio: 2.1)])
+        let over = BaselineComparison.compare(current: run(2.1), baseline: base)
+        #expect(over.regressions.isEmpty)
+        #expect(over.verdict == .fail)
+        let miss = try #require(over.missedTargets.first)
+        #expect(over.missedTargets.count == 1 && miss.ratio == 2.1 && miss.target == 2.0)
+        #expect(over.targets.count == 1)  // a result without a target is not checked
+        let table = over.table()
+        #expect(table.contains("MISSED fetch all [disk, 100000 rows, none]: 2.10× > 2.00×"))
+        #expect(table.contains("targets: 0 of 1 met"))
+        #expect(table.contains("FAIL: 1 result(s) above their ratio target"))
+
+        let exactly = BaselineComparison.compare(current: run(2.0), baseline: base)
+        #expect(exactly.verdict == .pass)  // a target is inclusive
+        #expect(exactly.table().contains("met    fetch all [disk, 100000 rows, none]: 2.00× ≤ 2.00×"))
+        #expect(exactly.table().contains("and every result meets its ratio target"))
+    }
+
+    /// A baseline written before results carried targets still decodes, and a target survives
+    /// the JSON round trip.
+    @Test func ratioTargetIsOptionalInJSON() throws {
+        var r = Fixtures.result("fetch all", rows: 1_000, ratio: 1.5)
+        r.ratioTarget = 1.3
+        let data = try JSONReportCoder.encode(Fixtures.report([r]))
+        #expect(try JSONReportCoder.decode(data).results.first?.ratioTarget == 1.3)
+        var object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        var results = try #require(object["results"] as? [[String: Any]])
+        results[0].removeValue(forKey: "ratioTarget")
+        object["results"] = results
+        let old = try JSONSerialization.data(withJSONObject: object)
+        let decoded = try JSONReportCoder.decode(old)
+        #expect(decoded.results.first?.ratioTarget == nil)
+        #expect(decoded.results.first?.missesRatioTarget == nil)
     }
 }

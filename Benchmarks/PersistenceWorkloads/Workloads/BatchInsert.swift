@@ -24,6 +24,6 @@ extension PersistenceWorkloads {
                     return rows
                 }
             },
-            plan: nil)
+            plan: nil, ratioTarget: ratioTarget)
     }
 }

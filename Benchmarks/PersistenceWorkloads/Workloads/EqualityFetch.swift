@@ -39,6 +39,7 @@ extension PersistenceWorkloads {
             plan: { container, rows in try container.queryPlan(for: descriptor(BenchData.values(row: rows / 2).code)) },
             rawPlan: { db, rows in
                 try db.db.queryPlan(sql, [.integer(Int64(BenchData.values(row: rows / 2).code))])
-            })
+            },
+            ratioTarget: indexed ? ratioTarget : nil)
     }
 }

@@ -17,6 +17,7 @@ extension PersistenceWorkloads {
                 let db = try cache.populatedRaw(store, rows: rows, strategy: strategy)
                 return RawRun(db) { try db.rows(RawStore.select + " ORDER BY \"Z_PK\"").count }
             },
-            plan: { container, _ in try container.queryPlan(for: FetchDescriptor<BenchItem>()) })
+            plan: { container, _ in try container.queryPlan(for: FetchDescriptor<BenchItem>()) },
+            ratioTarget: ratioTarget)
     }
 }

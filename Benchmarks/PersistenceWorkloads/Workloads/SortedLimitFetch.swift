@@ -35,6 +35,7 @@ extension PersistenceWorkloads {
                 }
             },
             plan: { container, _ in try container.queryPlan(for: descriptor) },
-            rawPlan: { db, _ in try db.db.queryPlan(sql) })
+            rawPlan: { db, _ in try db.db.queryPlan(sql) },
+            ratioTarget: indexed ? sortedLimitRatioTarget : nil)
     }
 }

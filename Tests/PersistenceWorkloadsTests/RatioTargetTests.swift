@@ -1,0 +1,41 @@
+import BenchmarkKit
+import OpenSwiftData
+import Testing
+
+@testable import PersistenceWorkloads
+
+/// The workloads carry issue #18's ratio targets, and only under the `declared` strategy, so
+/// `harness bench --compare` (`make bench-compare`) gates on them.
+@Suite("WorkloadRatioTargets")
+struct RatioTargetTests {
+    /// The issue's table: workload → the largest ratio to raw SQLite.
+    static let expected: [String: Double] = [
+        "fetch all": 2.0,
+        "batch insert": 2.0,
+        "delete with cascade": 2.0,
+        "upsert (half colliding)": 2.0,
+        "equality fetch (indexed)": 2.0,
+        "sorted fetch, limit 20 (indexed)": 1.3,
+    ]
+
+    @Test("each listed workload has its target, and no other has one")
+    func targets() {
+        let actual = Dictionary(
+            uniqueKeysWithValues: PersistenceWorkloads.all.compactMap { w in w.ratioTarget.map { (w.name, $0) } })
+        #expect(actual == Self.expected)
+    }
+
+    @Test("the benchmarks carry a workload's target under declared only")
+    func benchmarksCarryTargets() {
+        let benchmarks = PersistenceWorkloads.makeBenchmarks(
+            cache: FixtureCache(), stores: BenchStore.allCases, strategies: [.none, .declared],
+            scales: [1_000], filters: ["equality fetch (indexed)", "batch insert"])
+        #expect(!benchmarks.isEmpty)
+        for b in benchmarks {
+            let want = b.strategy == IndexStrategy.declared.description ? Self.expected[b.name] : nil
+            #expect(b.ratioTarget == want, "\(b.name) \(b.store) \(b.strategy)")
+        }
+        #expect(benchmarks.contains { $0.ratioTarget == 2.0 && $0.name == "equality fetch (indexed)" })
+        #expect(benchmarks.contains { $0.ratioTarget == nil && $0.strategy == IndexStrategy.none.description })
+    }
+}
