@@ -20,6 +20,7 @@ struct ModelMembers {
 
     private var storage: String { "_$storage_\(suffix)" }
     private var slotBase: String { "_$slotBase_\(suffix)" }
+    private var slotEnd: String { "_$slotEnd_\(suffix)" }
     private var live: String { "_$live_\(suffix)" }
 
     /// All generated members, in order.
@@ -32,6 +33,11 @@ struct ModelMembers {
             isBase
                 ? "private static let \(slotBase): Int = 0"
                 : "private static let \(slotBase): Int = OpenSwiftData._slotBase(of: \(className).self)",
+            // The slots up to this class's last one: the room a new model's storage is made
+            // with, so its initialiser fills the slots without growing the buffer.
+            isBase
+                ? "private static let \(slotEnd): Int = \(scan.persisted.count)"
+                : "private static let \(slotEnd): Int = \(slotBase) + \(scan.persisted.count)",
             liveAccessor(),
         ]
         if isBase { source.append(backingDataProperty()) }

@@ -10,6 +10,8 @@ import SwiftSyntaxMacros
 ///   accessor initialises, so definite initialisation tracks the property;
 /// - accessors: an `init` accessor (so user initialisers can assign `self.name = name` before
 ///   the backing data exists), `get` and `set` through slot `Class._$slotBase_Class + slot`.
+///   The first `init` accessor to run makes the storage with room for `Class._$slotEnd_Class`
+///   slots (all of the class's).
 public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
     /// What the attribute and its variable say.
     private struct Target {
@@ -65,12 +67,14 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         let storage = "_$storage_\(owner)"
         let live = "_$live_\(owner)"
         let slot = "\(owner)._$slotBase_\(owner) + \(target.slot)"
+        let slotEnd = "\(owner)._$slotEnd_\(owner)"
         let keyPath = "\\\(owner).\(target.keyPathName)"
         return [
             """
             @storageRestrictions(accesses: \(raw: storage), initializes: _$\(raw: target.name))
             init(initialValue) {
-                OpenSwiftData.BackingData._initialize(&\(raw: storage), slot: \(raw: slot), value: initialValue)
+                OpenSwiftData.BackingData._initialize(
+                    &\(raw: storage), slot: \(raw: slot), value: initialValue, slotCount: \(raw: slotEnd))
                 _$\(raw: target.name) = OpenSwiftData._NoStorage()
             }
             """,

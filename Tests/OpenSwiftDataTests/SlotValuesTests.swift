@@ -166,4 +166,52 @@ struct SlotValuesTests {
         #expect(exactCast(3.5 as Any, to: Double.self) == 3.5)
         #expect(exactCast("é" as Any, to: String.self) == "é")
     }
+
+    /// The in-place reads rely on the `Any` container's ABI (the type metadata pointer after
+    /// three words of value buffer; small bitwise-takable values inline): checked here on this
+    /// platform, for inline and boxed values, so a toolchain that changed it fails this test
+    /// rather than answering wrongly.
+    @Test("in-place slot reads agree with exactCast for inline and boxed values of many types")
+    func inPlaceReads() {
+        final class Ref {}
+        struct Wide: Equatable {
+            var a = 1, b = 2, c = 3, d = 4
+        }
+        let ref = Ref()
+        let long = String(repeating: "long text ", count: 8)
+        let values: [Any] = [
+            7, -0.0, "short", long, ref, Wide(), Optional(5) as Any, Int64(9), true, [1, 2, 3],
+            Date(timeIntervalSince1970: 1), UUID(), Data([1, 2]),
+        ]
+        var slots = SlotValues()
+        for (i, v) in values.enumerated() { slots.set(v, at: i) }
+        slots.extend(to: values.count + 1)  // one unloaded slot at the end
+        slots.withSlots { p, count in
+            #expect(count == values.count + 1)
+            for (i, v) in values.enumerated() {
+                #expect(SlotValues.typeMetadata(at: p + i) == SlotValues.metadata(of: type(of: v)), "slot \(i)")
+                #expect(!SlotValues.isUnloaded(at: p + i))
+            }
+            #expect(SlotValues.isUnloaded(at: p + values.count))
+            #expect(SlotValues.exactValue(at: p + 0, as: Int.self) == 7)
+            #expect(SlotValues.exactValue(at: p + 0, as: Int64.self) == nil)
+            let zero = SlotValues.exactValue(at: p + 1, as: Double.self)
+            #expect(zero == 0 && zero?.sign == .minus)
+            #expect(SlotValues.exactValue(at: p + 2, as: String.self) == "short")
+            #expect(SlotValues.exactValue(at: p + 3, as: String.self) == long)
+            #expect(SlotValues.exactValue(at: p + 4, as: Ref.self) === ref)
+            #expect(SlotValues.exactValue(at: p + 5, as: Wide.self) == Wide())  // boxed: four words
+            #expect(SlotValues.exactValue(at: p + 6, as: Int.self) == nil)  // an `Int?` is not an `Int`
+            #expect(SlotValues.exactValue(at: p + 6, as: Int?.self) == .some(5))
+            #expect(SlotValues.exactValue(at: p + 7, as: Int64.self) == 9)
+            #expect(SlotValues.exactValue(at: p + 8, as: Bool.self) == true)
+            #expect(SlotValues.exactValue(at: p + 9, as: [Int].self) == [1, 2, 3])
+            #expect(SlotValues.exactValue(at: p + 10, as: Date.self) == Date(timeIntervalSince1970: 1))
+            #expect(SlotValues.exactValue(at: p + 12, as: Data.self) == Data([1, 2]))
+            #expect(SlotValues.exactValue(at: p + values.count, as: Int.self) == nil)
+        }
+        // The values survive the reads: a load copies, it does not take.
+        #expect(slots.exactValue(at: 3, as: String.self) == long)
+        #expect(slots.exactValue(at: 4, as: Ref.self) === ref)
+    }
 }

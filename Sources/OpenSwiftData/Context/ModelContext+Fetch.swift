@@ -513,7 +513,7 @@ extension ModelContext {
                 for i in readers.indices {
                     let column = readers[i].column
                     if column < 0 {
-                        (slots + i).initialize(to: SlotValues.unloaded)
+                        SlotValues.initializeUnloaded(slots + i, count: 1)
                     } else if let direct = readers[i].direct {
                         // A NULL is the codec's (it throws for a non-optional attribute); the
                         // codec is touched only then.

@@ -505,11 +505,7 @@ extension ModelContext {
             for index in reads.indices {
                 if reads[index].role == .value, let direct = reads[index].codec?.directRead, reads[index].slot < count,
                     let value = try naming(
-                        d, reads[index].slot,
-                        {
-                            try SlotValues.withLoadedValue(slots + reads[index].slot) { try encodeDirect($0, direct) }
-                                ?? nil
-                        })
+                        d, reads[index].slot, { try encodeDirect(at: slots + reads[index].slot, direct) })
                 {
                     try stmt.bind(value, at: position)
                     position += 1
@@ -540,15 +536,16 @@ extension ModelContext {
         return position
     }
 
-    /// `value` encoded as a `direct` type's column when it is exactly of that type, without the
-    /// codec's closure (the codec's checks: NaN refused, text NFC-normalised); `nil` for
-    /// anything else, which the codec encodes.
+    /// The slot at `slot` encoded as a `direct` type's column when it holds exactly that type,
+    /// read in place, without the codec's closure (the codec's checks: NaN refused, text
+    /// NFC-normalised); `nil` for anything else (not loaded, another type), which the codec
+    /// encodes.
     @inline(__always)
-    private func encodeDirect(_ value: Any, _ direct: AttributeCodec.DirectRead) throws -> SQLValue? {
+    private func encodeDirect(at slot: UnsafePointer<Any>, _ direct: AttributeCodec.DirectRead) throws -> SQLValue? {
         switch direct {
-        case .int: try exactCast(value, to: Int.self)?.sqlValue()
-        case .double: try exactCast(value, to: Double.self)?.sqlValue()
-        case .string: try exactCast(value, to: String.self)?.sqlValue()
+        case .int: try SlotValues.exactValue(at: slot, as: Int.self)?.sqlValue()
+        case .double: try SlotValues.exactValue(at: slot, as: Double.self)?.sqlValue()
+        case .string: try SlotValues.exactValue(at: slot, as: String.self)?.sqlValue()
         }
     }
 
@@ -592,7 +589,9 @@ extension ModelContext {
                 // An `Int`, `Double` or `String` attribute is read where it is stored
                 // (``encodeDirect``); anything else — not loaded, another type — takes the codec.
                 if let direct = codec.directRead,
-                    let v = try d.values.withLoadedValue(at: read.slot, { try encodeDirect($0, direct) }) ?? nil
+                    let v = try d.values.withSlots({ slots, count in
+                        read.slot < count ? try encodeDirect(at: slots + read.slot, direct) : nil
+                    })
                 {
                     return v
                 }

@@ -111,6 +111,9 @@ public final class ModelContext {
     /// The captured values' array of the last fetch, emptied and refilled by the next one
     /// (``lookupQuery(_:_:)``), so a fetch of a cached shape allocates no array for them.
     @exclusivity(unchecked) var spareArguments: [SQLValue] = []
+    /// The class of the last model ``insertAny(_:)`` found in the schema: the next model of it
+    /// is not looked up again (a save of many new models of one class).
+    @exclusivity(unchecked) var lastInsertableLayout: ModelLayout?
 
     /// A context on `container`'s store.
     public init(_ container: ModelContainer) {
@@ -214,7 +217,9 @@ public final class ModelContext {
             return
         case .unmanaged, .removed: break
         }
-        guard let layout = data.layout, let table = stack.table(for: layout), table.entityID(layout) != nil else {
+        guard let layout = data.layout,
+            layout === lastInsertableLayout || (stack.table(for: layout)?.entityID(layout) != nil)
+        else {
             deferredErrors.append(
                 SwiftDataError(
                     SwiftDataError.unknownSchema.code,
@@ -222,6 +227,7 @@ public final class ModelContext {
                     entityName: String(describing: type(of: model))))
             return
         }
+        lastInsertableLayout = layout
         data.context = self
         data.status = .inserted
         data.pk = 0
@@ -237,8 +243,16 @@ public final class ModelContext {
         let mask = data.initSlotMask
         data.initSlotMask = 0
         for slot in layout.relationshipSlots where slot < 64 && mask & (1 << UInt64(slot)) != 0 {
-            guard let (inverseLayout, inverseSlot) = layout.inverse(of: slot) else { continue }
+            // The inverse is looked up only for a slot that holds a model (an initialiser's
+            // default `nil` or `[]` links nothing).
+            var inverse: (layout: ModelLayout, slot: Int)?
+            var lookedUp = false
             forEachLoadedTarget(data, layout.slots[slot]) { target in
+                if !lookedUp {
+                    inverse = layout.inverse(of: slot)
+                    lookedUp = true
+                }
+                guard let (inverseLayout, inverseSlot) = inverse else { return }
                 RelationshipGraph.link(target, inverse: inverseLayout.slots[inverseSlot], to: model)
             }
         }

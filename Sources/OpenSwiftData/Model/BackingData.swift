@@ -92,7 +92,9 @@ public final class BackingData {
     /// a model yet, or a model (``ModelLayout/Slot/toOne``).
     func toOne(_ slot: Int) -> ModelLayout.Slot.ToOne {
         guard let layout, slot < layout.slots.count else { return .empty }
-        return values.withLoadedValue(at: slot, layout.slots[slot].toOne) ?? .empty
+        return values.withSlots { slots, count in
+            slot < count && !SlotValues.isUnloaded(at: slots + slot) ? layout.slots[slot].toOne(slots + slot) : .empty
+        }
     }
 
     // MARK: Generated-code entry points
@@ -129,14 +131,20 @@ public final class BackingData {
     ///
     /// Inlined into the model's code, so the value is boxed there, specialised for its type;
     /// the rest is not generic.
+    ///
+    /// The first call makes the storage with room for `slotCount` slots (the class's own and
+    /// its superclasses': `@Model` passes how many), so the initialiser's other properties are
+    /// stored without growing it.
     @inlinable
-    public static func _initialize<V>(_ storage: inout BackingData?, slot: Int, value: V) {
-        _initializeSlot(&storage, slot: slot, boxed: value as Any)
+    public static func _initialize<V>(_ storage: inout BackingData?, slot: Int, value: V, slotCount: Int = 16) {
+        _initializeSlot(&storage, slot: slot, boxed: value as Any, slotCount: slotCount)
     }
 
-    /// ``_initialize(_:slot:value:)`` once the value is boxed.
+    /// ``_initialize(_:slot:value:slotCount:)`` once the value is boxed.
     @usableFromInline
-    static func _initializeSlot(_ storage: inout BackingData?, slot: Int, boxed value: __owned Any) {
+    static func _initializeSlot(
+        _ storage: inout BackingData?, slot: Int, boxed value: __owned Any, slotCount: Int
+    ) {
         // While the store materialises a row, `init(backingData:)` runs the properties' default
         // values through here too; they would only be thrown away, so skip the allocation.
         if storage == nil, MaterializationScope.isActive { return }
@@ -145,10 +153,10 @@ public final class BackingData {
             s = existing
         } else {
             s = BackingData(slotCount: 0)
-            s.values.reserveCapacity(16)
+            s.values.reserveCapacity(max(slotCount, slot + 1))
             storage = s
         }
-        s.values.set(value, at: slot)
+        s.values.set(consume value, at: slot)
         if slot < 64 { s.initSlotMask |= 1 << UInt64(slot) }
     }
 
@@ -243,8 +251,10 @@ public final class BackingData {
     /// even right after `self.tags = nil` in an initialiser (article "What works today", "Optional to-many relationships");
     /// assigning `nil` clears the relationship. The slot therefore always holds `[Tag]`, and the
     /// rest of the runtime treats the property exactly like `var tags: [Tag]`.
-    public static func _initialize<E: PersistentModel>(_ storage: inout BackingData?, slot: Int, value: [E]?) {
-        _initialize(&storage, slot: slot, value: value ?? [])
+    public static func _initialize<E: PersistentModel>(
+        _ storage: inout BackingData?, slot: Int, value: [E]?, slotCount: Int = 16
+    ) {
+        _initialize(&storage, slot: slot, value: value ?? [], slotCount: slotCount)
     }
 
     /// Reads an optional to-many property: the related models, `[]` when there are none (never `nil`).
@@ -381,7 +391,7 @@ public final class BackingData {
     }
 }
 
-/// Marks the current thread as materialising rows (see ``BackingData/_initialize(_:slot:value:)``).
+/// Marks the current thread as materialising rows (see ``BackingData/_initialize(_:slot:value:slotCount:)``).
 enum MaterializationScope {
     private static let key: pthread_key_t = {
         var k = pthread_key_t()

@@ -24,11 +24,74 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
     /// holds in a slot that is not loaded (reads as `nil`).
     static var unloaded: Any { Unloaded() }
 
+    /// The bytes of an `Any` holding the sentinel: `Unloaded` is empty and trivial, so its
+    /// container may be copied bit for bit and needs no destroying (no value witness calls,
+    /// some forty instructions each, for every slot a model's storage starts with).
+    private static let unloadedBits: (Int, Int, Int, Int) = {
+        // Through a typed pointer: `withUnsafeBytes(of: &anyValue)` would open the existential.
+        let slot = UnsafeMutablePointer<Any>.allocate(capacity: 1)
+        defer { slot.deallocate() }
+        slot.initialize(to: Unloaded())
+        defer { slot.deinitialize(count: 1) }
+        return UnsafeRawPointer(slot).load(as: (Int, Int, Int, Int).self)
+    }()
+
+    /// Initialises `count` slots from `slots` as not loaded (``unloaded``).
+    @inline(__always)
+    static func initializeUnloaded(_ slots: UnsafeMutablePointer<Any>, count: Int) {
+        let bits = unloadedBits
+        let raw = UnsafeMutableRawPointer(slots)
+        for i in 0..<count {
+            raw.storeBytes(of: bits, toByteOffset: i * MemoryLayout<Any>.stride, as: (Int, Int, Int, Int).self)
+        }
+    }
+
     /// Whether `value` is the sentinel of an unloaded slot (a comparison of type metadata).
     @inline(__always)
     private static func isUnloaded(_ value: Any) -> Bool {
         func check<U>(_: U) -> Bool { U.self == Unloaded.self }
         return _openExistential(value, do: check)
+    }
+
+    // MARK: Reading a slot where it is stored
+    //
+    // Passing `pointer.pointee` of an `UnsafePointer<Any>` to a function copies the `Any`
+    // (the callee might write through the pointer): a call to the value's copy witness and,
+    // later, its destroy witness, some fifty instructions each. The slot reads of a save and
+    // of the relationship code look at the value's type first, and load only the values they
+    // take. The `Any` container's layout is Swift's stable ABI: three words of value buffer,
+    // then the type metadata pointer; a value of at most three words, word-aligned and
+    // bitwise-takable (`Int`, `Double`, `String`, a class reference…) is stored inline, at
+    // the start of the buffer. `SlotValuesTests` checks both facts on this platform.
+
+    /// The type metadata of the value the `Any` at `slot` holds, read without copying it.
+    @inline(__always)
+    static func typeMetadata(at slot: UnsafePointer<Any>) -> UnsafeRawPointer {
+        UnsafeRawPointer(slot).load(fromByteOffset: 3 * MemoryLayout<Int>.stride, as: UnsafeRawPointer.self)
+    }
+
+    /// The metadata pointer of `type`, as ``typeMetadata(at:)`` reads it.
+    @inline(__always)
+    static func metadata(of type: Any.Type) -> UnsafeRawPointer { unsafeBitCast(type, to: UnsafeRawPointer.self) }
+
+    /// Whether the slot at `slot` holds the sentinel of an unloaded slot (no copy).
+    @inline(__always)
+    static func isUnloaded(at slot: UnsafePointer<Any>) -> Bool {
+        typeMetadata(at: slot) == metadata(of: Unloaded.self)
+    }
+
+    /// The value the slot at `slot` holds when it is exactly a `T`, else `nil` (also when not
+    /// loaded); a copy of the value only, never of the `Any`. Exactly ``exactCast(_:to:)``.
+    @inline(__always)
+    static func exactValue<T>(at slot: UnsafePointer<Any>, as type: T.Type) -> T? {
+        guard typeMetadata(at: slot) == metadata(of: T.self) else { return nil }
+        if MemoryLayout<T>.size <= 3 * MemoryLayout<Int>.stride
+            && MemoryLayout<T>.alignment <= MemoryLayout<Int>.alignment
+            && _isBitwiseTakable(T.self)
+        {
+            return UnsafeRawPointer(slot).load(as: T.self)
+        }
+        return exactCast(slot.pointee, to: type)
     }
 
     /// The buffer: a header and `capacity` slots, the first `count` initialised.
@@ -54,7 +117,9 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
             // One value at a time: destroying an `Any` is inlined (its payload's own destroy),
             // where `deinitialize(count:)` goes through the runtime's `swift_arrayDestroy`.
             withUnsafeMutablePointers { header, elements in
-                for i in 0..<header.pointee.count { (elements + i).deinitialize(count: 1) }
+                for i in 0..<header.pointee.count where !SlotValues.isUnloaded(at: elements + i) {
+                    (elements + i).deinitialize(count: 1)
+                }
             }
         }
     }
@@ -85,9 +150,12 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
 
     /// `count` copies of `value`.
     init(repeating value: Any?, count: Int) {
-        let element = value ?? SlotValues.unloaded
         self.init(unsafeUninitializedCount: count) { elements, initialized in
-            elements.initialize(repeating: element, count: count)
+            if let value {
+                elements.initialize(repeating: value, count: count)
+            } else {
+                SlotValues.initializeUnloaded(elements, count: count)
+            }
             initialized = count
         }
     }
@@ -115,19 +183,24 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
     /// value is moved in.
     mutating func set(_ value: __owned Any, at slot: Int) {
         let oldCount = count
+        makeUnique(capacity: Swift.max(oldCount, slot + 1))
+        let s = storage!
+        // The elements' address, taken out of the closure so that `value` is moved into the
+        // slot, not captured and copied (the buffer is `s`, alive until the end).
+        let elements = s.withUnsafeMutablePointerToElements { $0 }
         if slot < oldCount {
-            makeUnique(capacity: oldCount)
-            storage!.withUnsafeMutablePointerToElements { $0[slot] = value }
-            return
-        }
-        makeUnique(capacity: slot + 1)
-        storage!.withUnsafeMutablePointers { header, elements in
-            if slot > oldCount {
-                (elements + oldCount).initialize(repeating: SlotValues.unloaded, count: slot - oldCount)
+            if SlotValues.isUnloaded(at: elements + slot) {
+                // The sentinel needs no destroying (``unloadedBits``).
+                (elements + slot).initialize(to: consume value)
+            } else {
+                (elements + slot).pointee = consume value
             }
-            (elements + slot).initialize(to: value)
-            header.pointee.count = slot + 1
+        } else {
+            if slot > oldCount { SlotValues.initializeUnloaded(elements + oldCount, count: slot - oldCount) }
+            (elements + slot).initialize(to: consume value)
+            s.count = slot + 1
         }
+        withExtendedLifetime(s) {}
     }
 
     /// Calls `body` with slot `position`'s value where it is stored (no copy), or returns `nil`
@@ -135,7 +208,7 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
     func withLoadedValue<R>(at position: Int, _ body: (Any) throws -> R) rethrows -> R? {
         guard position >= 0, position < count, let s = storage else { return nil }
         return try s.withUnsafeMutablePointerToElements { elements -> R? in
-            SlotValues.isUnloaded(elements[position]) ? nil : try body(elements[position])
+            SlotValues.isUnloaded(at: elements + position) ? nil : try body(elements[position])
         }
     }
 
@@ -153,7 +226,7 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
     /// loaded; `body` gets it in place.
     @inline(__always)
     static func withLoadedValue<R>(_ slot: UnsafePointer<Any>, _ body: (Any) throws -> R) rethrows -> R? {
-        isUnloaded(slot.pointee) ? nil : try body(slot.pointee)
+        isUnloaded(at: slot) ? nil : try body(slot.pointee)
     }
 
     /// Whether slot `position` holds a value (is loaded).
@@ -163,7 +236,8 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
     /// `nil` otherwise, also when it is a `T` of another dynamic type (a subclass): callers
     /// fall back to `as?` then.
     func exactValue<T>(at position: Int, as type: T.Type) -> T? {
-        withLoadedValue(at: position) { exactCast($0, to: type) } ?? nil
+        guard position >= 0, position < count, let s = storage else { return nil }
+        return s.withUnsafeMutablePointerToElements { SlotValues.exactValue(at: $0 + position, as: type) }
     }
 
     /// Appends unloaded slots until there are `newCount` values (none when there are as many already).
@@ -172,7 +246,7 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
         guard newCount > oldCount else { return }
         makeUnique(capacity: newCount)
         storage!.withUnsafeMutablePointers { header, elements in
-            (elements + oldCount).initialize(repeating: SlotValues.unloaded, count: newCount - oldCount)
+            SlotValues.initializeUnloaded(elements + oldCount, count: newCount - oldCount)
             header.pointee.count = newCount
         }
     }

@@ -36,12 +36,13 @@ final class ModelLayout: @unchecked Sendable {
         }
 
         /// Reads a to-one slot's value (``ToOne``); `.empty` for other slots.
-        let toOne: (Any) -> ToOne
+        /// Reads a loaded to-one slot where it is stored (``SlotValues/withSlots(_:)``).
+        let toOne: (UnsafePointer<Any>) -> ToOne
 
         /// The model in a to-one slot's value; `nil` for other slots, an empty value or a key
         /// not resolved yet.
         func toOneModel(_ value: Any) -> (any PersistentModel)? {
-            if case .model(let m) = toOne(value) { return m }
+            if case .model(let m) = withUnsafePointer(to: value, toOne) { return m }
             return nil
         }
 
@@ -71,24 +72,23 @@ final class ModelLayout: @unchecked Sendable {
         /// recognised by their type metadata (`M?` and `M` are both one nullable reference), so
         /// the common case costs no dynamic cast; anything else (a subclass-typed box) takes the
         /// runtime's casts.
-        private static func toOneReader<M: PersistentModel>(_ type: M.Type) -> (Any) -> ToOne {
-            let optionalType = ObjectIdentifier(M?.self)
-            let plainType = ObjectIdentifier(M.self)
-            func read<U>(_ value: U) -> ToOne? {
-                let t = ObjectIdentifier(U.self)
+        private static func toOneReader<M: PersistentModel>(_ type: M.Type) -> (UnsafePointer<Any>) -> ToOne {
+            let optionalType = SlotValues.metadata(of: M?.self)
+            let plainType = SlotValues.metadata(of: M.self)
+            let foreignKeyType = SlotValues.metadata(of: ForeignKey.self)
+            return { slot in
+                // The value's type, read without copying it (``SlotValues/typeMetadata(at:)``).
+                let t = SlotValues.typeMetadata(at: slot)
                 if t == optionalType || t == plainType {
-                    // One reference, nil or an `M` (no metadata asked for `M?`).
-                    guard let object = unsafeBitCast(value, to: AnyObject?.self) else { return .empty }
+                    // One reference, nil or an `M`, stored inline.
+                    guard let object = UnsafeRawPointer(slot).load(as: AnyObject?.self) else { return .empty }
                     return .model(unsafeDowncast(object, to: M.self))
                 }
-                if t == ObjectIdentifier(ForeignKey.self) {
-                    let pk = unsafeBitCast(value, to: ForeignKey.self).pk
+                if t == foreignKeyType {
+                    let pk = UnsafeRawPointer(slot).load(as: ForeignKey.self).pk
                     return pk == 0 ? .empty : .foreignKey(pk)
                 }
-                return nil
-            }
-            return { value in
-                if let known = _openExistential(value, do: read) { return known }
+                let value = slot.pointee
                 if let optional = value as? M? { return optional.map { .model($0) } ?? .empty }
                 if let model = value as? M { return .model(model) }
                 return (_flattenOptional(value) as? any PersistentModel).map { .model($0) } ?? .empty

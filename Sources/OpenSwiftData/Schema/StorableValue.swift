@@ -168,13 +168,30 @@ extension String: StorableValue {
 /// Returns `s` in Unicode Normalization Form C, so SQLite's byte comparisons agree with Swift's
 /// `==` and `<` (which compare canonical equivalents as equal). ASCII text is returned as is.
 func nfcNormalized(_ s: String) -> String {
-    var ascii = true
-    for b in s.utf8 where b >= 0x80 {
-        ascii = false
-        break
-    }
-    if ascii { return s }
+    if isASCII(s) { return s }
     return s.precomposedStringWithCanonicalMapping
+}
+
+/// Whether `s` is all ASCII: its UTF-8 bytes read in place, eight at a time (iterating the
+/// `utf8` view costs a call per byte).
+func isASCII(_ s: String) -> Bool {
+    if let answer = s.utf8.withContiguousStorageIfAvailable({ bytes -> Bool in
+        guard let base = bytes.baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        var i = 0
+        while i + 8 <= bytes.count {
+            if raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+            i += 8
+        }
+        while i < bytes.count {
+            if bytes[i] >= 0x80 { return false }
+            i += 1
+        }
+        return true
+    }) {
+        return answer
+    }
+    return !s.utf8.contains { $0 >= 0x80 }
 }
 
 extension Date: StorableValue {

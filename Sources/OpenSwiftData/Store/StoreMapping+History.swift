@@ -3,7 +3,9 @@ import Foundation
 extension StoreMapping {
     /// How history records one model class: its entity number, the bit of each slot in an
     /// update's `ZCOLUMNS` bitmap, and the slots whose values a delete's tombstone keeps.
-    struct HistoryInfo {
+    /// A class: every history row of a save reads it, and a struct would be copied with its
+    /// arrays and dictionaries each time.
+    final class HistoryInfo {
         /// `Z_ENT` of the class.
         let entity: Int64
         /// The recorded properties, sorted by name (``StoreModel/historyProperties(of:)``).
@@ -15,7 +17,16 @@ extension StoreMapping {
         /// The `.preserveValueOnDeletion` slots, in `ZTOMBSTONE0…` order.
         let tombstoneSlots: [Int]
         /// The bitmap with every recorded property set (an upsert replaces them all), made once.
-        var allProperties = Data()
+        private(set) var allProperties = Data()
+
+        init(entity: Int64, properties: [String], bitOfSlot: [Int: Int], slotOfBit: [Int: Int], tombstoneSlots: [Int]) {
+            self.entity = entity
+            self.properties = properties
+            self.bitOfSlot = bitOfSlot
+            self.slotOfBit = slotOfBit
+            self.tombstoneSlots = tombstoneSlots
+            allProperties = bitmap(Array(bitOfSlot.keys))
+        }
 
         /// The `ZCOLUMNS` bitmap of `slots`: bit *i* from the most significant bit of byte 0.
         func bitmap(_ slots: [Int]) -> Data {
@@ -53,11 +64,9 @@ extension StoreMapping {
                     slotOfBit[bit] = slot
                 }
                 let tombstones = model.tombstoneAttributes(of: e.name).compactMap { e.slotByName[$0] }
-                var info = HistoryInfo(
+                historyInfos[ObjectIdentifier(e.type)] = HistoryInfo(
                     entity: number, properties: properties, bitOfSlot: bitOfSlot,
                     slotOfBit: slotOfBit, tombstoneSlots: tombstones)
-                info.allProperties = info.bitmap(Array(bitOfSlot.keys))
-                historyInfos[ObjectIdentifier(e.type)] = info
             }
         }
     }

@@ -113,7 +113,9 @@ final class StoreMapping: @unchecked Sendable {
         func plan(_ layout: ModelLayout) -> [ColumnRead] { decodePlans[ObjectIdentifier(layout.type)] ?? [] }
 
         /// One uniqueness group as the store checks it at save (`ModelContext+Upsert.swift`).
-        struct UniqueGroup {
+        /// A class, not a struct: a save passes each new model's groups around, and a class is
+        /// one reference count where the struct's strings and array were four.
+        final class UniqueGroup {
             /// A stable name for the group: its column names.
             let key: String
             /// A number unique to this (table, columns) group across the mapping.
@@ -125,6 +127,15 @@ final class StoreMapping: @unchecked Sendable {
             /// For a one-column group: `SELECT c, "Z_PK", "Z_ENT" FROM <table> WHERE c IN (?, …)`
             /// with ``batchSize`` parameters, so a save looks up many new models at once.
             let batchLookupSQL: String?
+
+            init(key: String, id: Int, reads: [ColumnRead], lookupSQL: String, batchLookupSQL: String?) {
+                self.key = key
+                self.id = id
+                self.reads = reads
+                self.lookupSQL = lookupSQL
+                self.batchLookupSQL = batchLookupSQL
+            }
+
             /// Parameters in ``batchLookupSQL``.
             static let batchSize = 256
         }
