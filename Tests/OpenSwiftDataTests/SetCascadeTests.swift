@@ -23,7 +23,7 @@ import Testing
 
 /// The SQL a container ran while a trace was set (the trace's handler is `@Sendable`; the
 /// statements arrive on the thread of the save).
-private final class Statements: @unchecked Sendable {
+final class Statements: @unchecked Sendable {
     var sql: [String] = []
     func record(_ container: ModelContainer, during body: () throws -> Void) throws {
         try container.setSQLTrace { self.sql.append($0.sql) }

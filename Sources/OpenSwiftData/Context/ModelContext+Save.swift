@@ -292,7 +292,7 @@ extension ModelContext {
                 let bound = try bindColumns(update, d, shape.reads, model: m)
                 try update.bindKey(d.pendingPK, at: Int32(bound + 1))
                 outcome.versions[ObjectIdentifier(m)] = try update.runUpdate(
-                    layout.name, key: d.pendingPK, checkedVersion: nil)
+                    layout.name, key: d.pendingPK, checkedVersion: plan.adoptedVersions[ObjectIdentifier(m)])
             }
             if shape.detachesToMany {
                 try w.detachStoredToMany(of: layout, pk: d.pendingPK)

@@ -5,6 +5,9 @@ import Foundation
 struct UpsertPlan {
     /// New models whose unique values match a stored row: they update that row and take its key.
     var adopted: [ObjectIdentifier: Int64] = [:]
+    /// The version (`Z_OPT`) of each adopted row when the lookup found it (this transaction's
+    /// write lock keeps it): the upsert's update makes it one more, without reading it back.
+    var adoptedVersions: [ObjectIdentifier: Int64] = [:]
     /// New models that collide with a later new model in the same save: the later one wins and
     /// both end up on one row.
     var collapsed: [ObjectIdentifier: any PersistentModel] = [:]
@@ -59,6 +62,7 @@ extension ModelContext {
         func collapse(_ earlier: any PersistentModel, into later: any PersistentModel) {
             let e = ObjectIdentifier(earlier)
             plan.collapsed[e] = later
+            plan.adoptedVersions[e] = nil
             if let pk = plan.adopted.removeValue(forKey: e), adoptedBy[pk] === earlier { adoptedBy[pk] = later }
             for (k, v) in plan.collapsed where v === earlier { plan.collapsed[k] = later }
         }
@@ -89,7 +93,7 @@ extension ModelContext {
             @exclusivity(unchecked) var single: [SQLValue: any PersistentModel] = [:]
             @exclusivity(unchecked) var multi: [[SQLValue]: any PersistentModel] = [:]
             @exclusivity(unchecked) var pending: [SQLValue] = []
-            @exclusivity(unchecked) var found: [SQLValue: [(pk: Int64, ent: Int64)]] = [:]
+            @exclusivity(unchecked) var found: [SQLValue: [StoreWriter.UniqueMatch]] = [:]
             @exclusivity(unchecked) var group: StoreMapping.Table.UniqueGroup?
         }
         let states = (0..<w.mapping.uniqueGroupCount).map { _ in GroupState() }
@@ -134,8 +138,8 @@ extension ModelContext {
         // 2. Stored rows with those values: one-column groups in batches of `batchSize`.
         for state in states where !state.pending.isEmpty {
             guard let group = state.group else { continue }
-            try w.rows(matching: group, anyOf: state.pending) { value, pk, ent in
-                state.found[value, default: []].append((pk, ent))
+            try w.rows(matching: group, anyOf: state.pending) { value, match in
+                state.found[value, default: []].append(match)
             }
         }
         // 3. Per new model, in insertion order: adopt the one stored row it matches.
@@ -145,12 +149,15 @@ extension ModelContext {
             let table = c.table
             var storedPK: Int64 = 0
             var storedEnt: Int64 = 0
+            var storedVersion: Int64?
             var storedCount = 0
-            var collidingGroups: [String] = []
+            // The groups that matched, for the error; a second one only when there is one.
+            var firstGroup: String?
+            var moreGroups: [String] = []
             for entry in entries[c.entries] {
                 let group = c.groups[entry.group]
                 let state = states[group.id]
-                let rows: [(pk: Int64, ent: Int64)]
+                let rows: [StoreWriter.UniqueMatch]
                 if group.batchLookupSQL != nil {
                     // Nothing stored matched any value of the group (a save of new rows only).
                     if state.found.isEmpty { continue }
@@ -158,18 +165,21 @@ extension ModelContext {
                 } else {
                     rows = try w.rows(matching: group, entry.all)
                 }
-                for (pk, ent) in rows {
-                    if movesAway(pk: pk, table: table, group: group, values: entry.all) { continue }
+                for (pk, ent, version) in rows {
+                    // Only a registered row with pending changes can move away (no array made otherwise).
+                    if !changed.isEmpty, movesAway(pk: pk, table: table, group: group, values: entry.all) { continue }
                     if storedCount == 0 || pk != storedPK { storedCount += 1 }
                     storedPK = pk
                     storedEnt = ent
-                    collidingGroups.append(group.key)
+                    storedVersion = version
+                    if firstGroup == nil { firstGroup = group.key } else { moreGroups.append(group.key) }
                 }
             }
             if storedCount > 1 {
+                let groups = ([firstGroup].compactMap { $0 } + moreGroups).joined(separator: "; ")
                 throw SwiftDataError(
                     SwiftDataError.uniqueConstraintViolation.code,
-                    "a new \(layout.name) matches \(storedCount) different stored rows on its unique values (\(collidingGroups.joined(separator: "; "))); an upsert can replace only one row, so nothing was saved",
+                    "a new \(layout.name) matches \(storedCount) different stored rows on its unique values (\(groups)); an upsert can replace only one row, so nothing was saved",
                     entityName: layout.name)
             }
             guard storedCount == 1 else { continue }
@@ -184,6 +194,7 @@ extension ModelContext {
             }
             if let previous = adoptedBy[pk], previous !== m { collapse(previous, into: m) }
             plan.adopted[ObjectIdentifier(m)] = pk
+            plan.adoptedVersions[ObjectIdentifier(m)] = storedVersion
             adoptedBy[pk] = m
             m.persistentBackingData.pendingPK = pk
         }

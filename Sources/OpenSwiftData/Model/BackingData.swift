@@ -147,15 +147,15 @@ public final class BackingData {
     ) {
         // While the store materialises a row, `init(backingData:)` runs the properties' default
         // values through here too; they would only be thrown away, so skip the allocation.
-        if storage == nil, MaterializationScope.isActive { return }
-        let s: BackingData
-        if let existing = storage {
-            s = existing
-        } else {
-            s = BackingData(slotCount: 0)
+        if storage == nil {
+            if MaterializationScope.isActive { return }
+            let s = BackingData(slotCount: 0)
             s.values.reserveCapacity(max(slotCount, slot + 1))
             storage = s
         }
+        // `storage` holds the backing data for the whole call (it is borrowed inout), so it is
+        // used unretained: an initialiser's property writes cost no reference counting.
+        let s = Unmanaged.passUnretained(storage.unsafelyUnwrapped).takeUnretainedValue()
         s.values.set(consume value, at: slot)
         if slot < 64 { s.initSlotMask |= 1 << UInt64(slot) }
     }
@@ -193,12 +193,21 @@ public final class BackingData {
     /// context and notifies observers.
     @inlinable
     public func _setValue<M: PersistentModel, V>(_ model: M, _ slot: Int, _ keyPath: KeyPath<M, V>, _ newValue: V) {
-        // The storage came through `_resolve`, so the layout is attached.
-        _registrar.withMutation(of: model, keyPath: keyPath) { _write(model, slot, newValue as Any) }
+        // The storage came through `_resolve`, so the layout is attached. Without a registrar
+        // nothing observes the model (an observer registers through one, which a read
+        // creates): the write then notifies no one, and makes no registrar.
+        if let registrar = _existingRegistrar {
+            registrar.withMutation(of: model, keyPath: keyPath) { _write(model, slot, newValue as Any) }
+        } else {
+            _write(model, slot, newValue as Any)
+        }
     }
 
     /// The observation registrar (created on first use), for the inlined accessors.
     @usableFromInline var _registrar: ObservationRegistrar { registrar }
+
+    /// The observation registrar if a read (an observer's, or any) has created it.
+    @usableFromInline var _existingRegistrar: ObservationRegistrar? { registrarStorage }
 
     /// Slot `slot`'s value when it is loaded and boxed as exactly a `V` (what the accessors
     /// store), read in place without the runtime's dynamic cast; else `nil`. Inlined into the
@@ -274,7 +283,11 @@ public final class BackingData {
         _ model: M, _ slot: Int, _ keyPath: KeyPath<M, [E]?>, _ newValue: [E]?
     ) {
         let models = newValue ?? []
-        _registrar.withMutation(of: model, keyPath: keyPath) { _write(model, slot, models as Any) }
+        if let registrar = _existingRegistrar {
+            registrar.withMutation(of: model, keyPath: keyPath) { _write(model, slot, models as Any) }
+        } else {
+            _write(model, slot, models as Any)
+        }
     }
 
     // MARK: Internals

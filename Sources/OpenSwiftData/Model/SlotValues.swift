@@ -184,10 +184,12 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
     mutating func set(_ value: __owned Any, at slot: Int) {
         let oldCount = count
         makeUnique(capacity: Swift.max(oldCount, slot + 1))
-        let s = storage!
+        // `storage` holds the buffer for the whole call (this value is borrowed inout), so it
+        // is used unretained (two atomic reference count operations fewer per write).
+        let s = Unmanaged.passUnretained(storage.unsafelyUnwrapped)
         // The elements' address, taken out of the closure so that `value` is moved into the
-        // slot, not captured and copied (the buffer is `s`, alive until the end).
-        let elements = s.withUnsafeMutablePointerToElements { $0 }
+        // slot, not captured and copied.
+        let elements = s._withUnsafeGuaranteedRef { $0.withUnsafeMutablePointerToElements { $0 } }
         if slot < oldCount {
             if SlotValues.isUnloaded(at: elements + slot) {
                 // The sentinel needs no destroying (``unloadedBits``).
@@ -198,9 +200,8 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
         } else {
             if slot > oldCount { SlotValues.initializeUnloaded(elements + oldCount, count: slot - oldCount) }
             (elements + slot).initialize(to: consume value)
-            s.count = slot + 1
+            s._withUnsafeGuaranteedRef { $0.count = slot + 1 }
         }
-        withExtendedLifetime(s) {}
     }
 
     /// Calls `body` with slot `position`'s value where it is stored (no copy), or returns `nil`

@@ -122,18 +122,24 @@ final class StoreMapping: @unchecked Sendable {
             let id: Int
             /// How to read the group's values from a model.
             let reads: [ColumnRead]
-            /// `SELECT "Z_PK", "Z_ENT" FROM <table> WHERE c1 = ? AND … [AND "Z_ENT" IN (…)]`.
+            /// `SELECT "Z_PK", "Z_ENT", "Z_OPT" FROM <table> WHERE c1 = ? AND … [AND "Z_ENT" IN (…)]`.
             let lookupSQL: String
-            /// For a one-column group: `SELECT c, "Z_PK", "Z_ENT" FROM <table> WHERE c IN (?, …)`
+            /// For a one-column group: `SELECT c, "Z_PK", "Z_ENT", "Z_OPT" FROM <table> WHERE c IN (?, …)`
             /// with ``batchSize`` parameters, so a save looks up many new models at once.
             let batchLookupSQL: String?
+            /// `SELECT 1 FROM <table> LIMIT 1`: whether the table has any row to look up.
+            let anyRowSQL: String
 
-            init(key: String, id: Int, reads: [ColumnRead], lookupSQL: String, batchLookupSQL: String?) {
+            init(
+                key: String, id: Int, reads: [ColumnRead], lookupSQL: String, batchLookupSQL: String?,
+                anyRowSQL: String
+            ) {
                 self.key = key
                 self.id = id
                 self.reads = reads
                 self.lookupSQL = lookupSQL
                 self.batchLookupSQL = batchLookupSQL
+                self.anyRowSQL = anyRowSQL
             }
 
             /// Parameters in ``batchLookupSQL``.
@@ -253,7 +259,7 @@ final class StoreMapping: @unchecked Sendable {
                     guard groupReads.count == names.count, groupReads.allSatisfy({ $0.width == 1 }) else { continue }
                     let cols = groupReads.map { table.columns[Int($0.column) - 2] }
                     var sql =
-                        "SELECT \"Z_PK\", \"Z_ENT\" FROM \(quoteIdentifier(table.name)) WHERE "
+                        "SELECT \"Z_PK\", \"Z_ENT\", \"Z_OPT\" FROM \(quoteIdentifier(table.name)) WHERE "
                         + cols.map { "\(quoteIdentifier($0)) = ?" }.joined(separator: " AND ")
                     let kinds = table.entityIDs(kindOf: owner)
                     if kinds.count < table.entities.count {
@@ -262,7 +268,7 @@ final class StoreMapping: @unchecked Sendable {
                     var batch: String?
                     if cols.count == 1 {
                         batch =
-                            "SELECT \(quoteIdentifier(cols[0])), \"Z_PK\", \"Z_ENT\" FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(cols[0])) IN ("
+                            "SELECT \(quoteIdentifier(cols[0])), \"Z_PK\", \"Z_ENT\", \"Z_OPT\" FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(cols[0])) IN ("
                             + Array(repeating: "?", count: Table.UniqueGroup.batchSize).joined(separator: ", ") + ")"
                         if kinds.count < table.entities.count {
                             batch! += " AND \"Z_ENT\" IN (\(kinds.map(String.init).joined(separator: ", ")))"
@@ -274,7 +280,7 @@ final class StoreMapping: @unchecked Sendable {
                     groups.append(
                         Table.UniqueGroup(
                             key: cols.joined(separator: ","), id: id, reads: groupReads, lookupSQL: sql,
-                            batchLookupSQL: batch))
+                            batchLookupSQL: batch, anyRowSQL: "SELECT 1 FROM \(quoteIdentifier(table.name)) LIMIT 1"))
                 }
                 table.uniqueGroups[ObjectIdentifier(e.type)] = groups
             }

@@ -152,38 +152,55 @@ struct StoreWriter {
 
     // MARK: Uniqueness
 
+    /// A stored row a uniqueness lookup found: its key, entity and version (`nil` when its
+    /// `Z_OPT` is NULL).
+    typealias UniqueMatch = (pk: Int64, ent: Int64, version: Int64?)
+
     /// Stored rows whose values of one uniqueness group equal `values`.
     ///
     /// ```sql
-    /// SELECT "Z_PK", "Z_ENT" FROM "ZUSER" WHERE "ZID" = ? [AND "Z_ENT" IN (…)]
+    /// SELECT "Z_PK", "Z_ENT", "Z_OPT" FROM "ZUSER" WHERE "ZID" = ? [AND "Z_ENT" IN (…)]
     /// ```
-    func rows(matching group: StoreMapping.Table.UniqueGroup, _ values: [SQLValue]) throws -> [(pk: Int64, ent: Int64)]
-    {
+    func rows(matching group: StoreMapping.Table.UniqueGroup, _ values: [SQLValue]) throws -> [UniqueMatch] {
         let lookup = try db.cachedStatement(group.lookupSQL)
         defer { lookup.reset() }
         try lookup.bind(values)
-        var rows: [(pk: Int64, ent: Int64)] = []
-        while try lookup.step() { rows.append((lookup.int64(at: 0), lookup.int64(at: 1))) }
+        var rows: [UniqueMatch] = []
+        while try lookup.step() {
+            rows.append((lookup.int64(at: 0), lookup.int64(at: 1), lookup.isNull(at: 2) ? nil : lookup.int64(at: 2)))
+        }
         return rows
     }
 
     /// Stored rows whose one-column group value is any of `values`, looked up
     /// ``StoreMapping/Table/UniqueGroup/batchSize`` values per statement; `found` gets each
-    /// (value, key, entity).
+    /// value and the row that holds it.
     ///
     /// ```sql
-    /// SELECT "ZEMAIL", "Z_PK", "Z_ENT" FROM "ZUSER" WHERE "ZEMAIL" IN (?, ?, …)
+    /// SELECT "ZEMAIL", "Z_PK", "Z_ENT", "Z_OPT" FROM "ZUSER" WHERE "ZEMAIL" IN (?, ?, …)
     /// ```
+    ///
+    /// A table with no row at all (a batch insert into a new store, a fixture being generated)
+    /// is found so by one `SELECT 1 FROM "ZUSER" LIMIT 1`, and nothing is looked up.
     func rows(
         matching group: StoreMapping.Table.UniqueGroup, anyOf values: [SQLValue],
-        found: (SQLValue, Int64, Int64) -> Void
+        found: (SQLValue, UniqueMatch) -> Void
     ) throws {
         guard let sql = group.batchLookupSQL else { return }
+        if values.count > 1 {
+            let any = try db.cachedStatement(group.anyRowSQL)
+            defer { any.reset() }
+            guard try any.step() else { return }
+        }
         let stmt = try db.cachedStatement(sql)
         try forEachBatch(
             of: values, size: StoreMapping.Table.UniqueGroup.batchSize, in: stmt, bind: { try stmt.bind($0, at: $1) }
         ) {
-            while try stmt.step() { found(stmt.value(at: 0), stmt.int64(at: 1), stmt.int64(at: 2)) }
+            while try stmt.step() {
+                found(
+                    stmt.value(at: 0),
+                    (stmt.int64(at: 1), stmt.int64(at: 2), stmt.isNull(at: 3) ? nil : stmt.int64(at: 3)))
+            }
         }
     }
 
@@ -326,7 +343,9 @@ struct RowStatement {
 
     /// Runs an update (``StoreWriter/updateStatement(_:reads:checkingVersion:)``) of row
     /// `key`: the row's new version, or `nil` when no row matched (it is gone, or — checked —
-    /// no longer at `checkedVersion`).
+    /// no longer at `checkedVersion`). `checkedVersion` is also the version an unchecked
+    /// update's row is known to be at in this transaction (an upsert's lookup read it): the
+    /// new one is then that plus one, and nothing is read back.
     func runUpdate(_ entityName: String, key: Int64, checkedVersion: Int64?) throws -> Int64? {
         do {
             defer { stmt.reset() }

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+@testable import OpenSwiftData
+
+@Model final class UlCard {
+    @Attribute(.unique) var number: String
+    var balance: Int
+    init(number: String, balance: Int) {
+        self.number = number
+        self.balance = balance
+    }
+}
+
+/// A save's uniqueness lookup (`StoreWriter.rows(matching:anyOf:found:)`): skipped when the
+/// table has no row at all, run otherwise, with the same upserts either way.
+@Suite("Uniqueness lookups")
+struct UniquenessLookupTests {
+    private static func lookups(_ sql: [String]) -> [String] {
+        sql.filter {
+            $0.hasPrefix("SELECT \"ZNUMBER\", \"Z_PK\", \"Z_ENT\", \"Z_OPT\" FROM \"ZULCARD\" WHERE \"ZNUMBER\" IN (")
+        }
+    }
+
+    @Test(
+        "A save into an empty table looks nothing up; the next one does, and upserts (UNQ-10, UNQ-19)",
+        arguments: StoreKind.allCases)
+    func emptyTableSkipsTheLookup(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory(prefix: "uniqueness-lookup")
+        let container = try kind.makeContainer(for: [UlCard.self], in: dir, name: "store")
+        let statements = Statements()
+        // First save: an empty table, and two new cards colliding with each other (the later wins).
+        try statements.record(container) {
+            let context = ModelContext(container)
+            for i in 0..<5 { context.insert(UlCard(number: "c\(i)", balance: i)) }
+            context.insert(UlCard(number: "c1", balance: 100))
+            try context.save()
+        }
+        #expect(Self.lookups(statements.sql).isEmpty)
+        #expect(statements.sql.contains("SELECT 1 FROM \"ZULCARD\" LIMIT 1"))
+        let first = ModelContext(container)
+        let cards = try first.fetch(FetchDescriptor<UlCard>(sortBy: [SortDescriptor(\.number)]))
+        #expect(cards.map(\.number) == ["c0", "c1", "c2", "c3", "c4"])
+        #expect(cards.map(\.balance) == [0, 100, 2, 3, 4])
+
+        // Second save: the table has rows; two of three new cards match stored ones and replace them.
+        statements.sql = []
+        try statements.record(container) {
+            let context = ModelContext(container)
+            context.insert(UlCard(number: "c2", balance: 20))
+            context.insert(UlCard(number: "c4", balance: 40))
+            context.insert(UlCard(number: "c9", balance: 9))
+            try context.save()
+        }
+        #expect(Self.lookups(statements.sql).count == 1)
+        let after = try ModelContext(container).fetch(FetchDescriptor<UlCard>(sortBy: [SortDescriptor(\.number)]))
+        #expect(after.map(\.number) == ["c0", "c1", "c2", "c3", "c4", "c9"])
+        #expect(after.map(\.balance) == [0, 100, 20, 3, 40, 9])
+        // The upserted rows kept their keys (UNQ-10: an update of the stored row).
+        #expect(after[2].persistentModelID == cards[2].persistentModelID)
+        #expect(after[4].persistentModelID == cards[4].persistentModelID)
+    }
+
+    @Test("A table emptied by this save's deletes takes a new model's values without a lookup (UNQ-10)")
+    func deletedInTheSameSave() throws {
+        let dir = try ScratchDirectory(prefix: "uniqueness-lookup")
+        let container = try StoreKind.disk.makeContainer(for: [UlCard.self], in: dir, name: "store")
+        let seed = ModelContext(container)
+        seed.insert(UlCard(number: "x", balance: 1))
+        try seed.save()
+        let context = ModelContext(container)
+        for card in try context.fetch(FetchDescriptor<UlCard>()) { context.delete(card) }
+        context.insert(UlCard(number: "x", balance: 2))
+        context.insert(UlCard(number: "y", balance: 3))
+        try context.save()
+        let after = try ModelContext(container).fetch(FetchDescriptor<UlCard>(sortBy: [SortDescriptor(\.number)]))
+        #expect(after.map(\.number) == ["x", "y"] && after.map(\.balance) == [2, 3])
+    }
+}
