@@ -27,7 +27,9 @@ public enum BenchCommand {
             ),
             .option(
                 "compare", placeholder: "FILE",
-                help: "Compare with a baseline report; exit 1 when a ratio to raw or malloc count regresses."),
+                help:
+                    "Compare with a baseline report; exit 1 when a ratio to raw or malloc count regresses, or a result misses its ratio target."
+            ),
             .option("out", placeholder: "DIR", help: "Where the report files go; default Reports."),
             .option(
                 "fixture", placeholder: "FILE",

@@ -192,7 +192,7 @@ extension ModelContext {
             }
         }
         endRange()
-        let upserted = Set(plan.adopted.values)
+        let upserted = plan.adoptedKeys
         for id in changedOrder {
             guard let m = changed[id] else { continue }
             let d = m.persistentBackingData

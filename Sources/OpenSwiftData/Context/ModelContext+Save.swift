@@ -95,12 +95,13 @@ extension ModelContext {
             d.storeIdentifier = (d.layout.flatMap(stack.store(for:)) ?? store).identifier
             d.committed = nil
             d.changed = []
-            if plan.adoptedKey(of: m) != nil, let existing = registered[rowKey(d)], existing !== m {
+            let adopts = plan.adoptedKey(of: m) != nil
+            if adopts, let existing = registered[rowKey(d)], existing !== m {
                 adoptStorage(of: existing, into: m)
                 updatedIDs.append(m.persistentModelID)
             } else {
                 registered[rowKey(d)] = m
-                if plan.adoptedKey(of: m) != nil {
+                if adopts {
                     updatedIDs.append(m.persistentModelID)
                 } else {
                     insertedIDs.append(m.persistentModelID)
@@ -292,7 +293,7 @@ extension ModelContext {
                 let bound = try bindColumns(update, d, shape.reads, model: m)
                 try update.bindKey(d.pendingPK, at: Int32(bound + 1))
                 outcome.versions[ObjectIdentifier(m)] = try update.runUpdate(
-                    layout.name, key: d.pendingPK, checkedVersion: plan.adoptedVersions[ObjectIdentifier(m)])
+                    layout.name, key: d.pendingPK, checkedVersion: plan.adoptedVersion(of: m))
             }
             if shape.detachesToMany {
                 try w.detachStoredToMany(of: layout, pk: d.pendingPK)
@@ -333,7 +334,7 @@ extension ModelContext {
             }
         }
         // Updates: only the changed columns (a row an upsert replaced takes the new model's values).
-        let upserted = Set(plan.adopted.values)
+        let upserted = plan.adoptedKeys
         for id in changedOrder {
             guard let m = changed[id] else { continue }
             let d = m.persistentBackingData

@@ -3,11 +3,15 @@ import Foundation
 /// How a save resolves uniqueness (behaviour reference §2, UNQ-*): which new models upsert into
 /// stored rows and which collapse into a later new model.
 struct UpsertPlan {
+    /// A stored row a new model takes over: its key, and its version (`Z_OPT`) when the lookup
+    /// read one (this transaction's write lock keeps it, so the upsert's update makes it one
+    /// more, without reading it back).
+    struct Adoption {
+        let pk: Int64
+        let version: Int64?
+    }
     /// New models whose unique values match a stored row: they update that row and take its key.
-    var adopted: [ObjectIdentifier: Int64] = [:]
-    /// The version (`Z_OPT`) of each adopted row when the lookup found it (this transaction's
-    /// write lock keeps it): the upsert's update makes it one more, without reading it back.
-    var adoptedVersions: [ObjectIdentifier: Int64] = [:]
+    var adopted: [ObjectIdentifier: Adoption] = [:]
     /// New models that collide with a later new model in the same save: the later one wins and
     /// both end up on one row.
     var collapsed: [ObjectIdentifier: any PersistentModel] = [:]
@@ -20,8 +24,16 @@ struct UpsertPlan {
 
     /// The stored row `model` updates (its key), or `nil` when it does not upsert.
     func adoptedKey(of model: any PersistentModel) -> Int64? {
-        adopted.isEmpty ? nil : adopted[ObjectIdentifier(model)]
+        adopted.isEmpty ? nil : adopted[ObjectIdentifier(model)]?.pk
     }
+
+    /// The adopted row's version before this save, when the lookup read it.
+    func adoptedVersion(of model: any PersistentModel) -> Int64? {
+        adopted.isEmpty ? nil : adopted[ObjectIdentifier(model)]?.version
+    }
+
+    /// The keys of the stored rows new models take over.
+    var adoptedKeys: Set<Int64> { Set(adopted.values.lazy.map(\.pk)) }
 
     /// Whether `model` collapses into a later new model.
     func isCollapsed(_ model: any PersistentModel) -> Bool {
@@ -62,8 +74,7 @@ extension ModelContext {
         func collapse(_ earlier: any PersistentModel, into later: any PersistentModel) {
             let e = ObjectIdentifier(earlier)
             plan.collapsed[e] = later
-            plan.adoptedVersions[e] = nil
-            if let pk = plan.adopted.removeValue(forKey: e), adoptedBy[pk] === earlier { adoptedBy[pk] = later }
+            if let pk = plan.adopted.removeValue(forKey: e)?.pk, adoptedBy[pk] === earlier { adoptedBy[pk] = later }
             for (k, v) in plan.collapsed where v === earlier { plan.collapsed[k] = later }
         }
         // 1. Each new model's group values, and collisions between new models (last wins).
@@ -89,11 +100,16 @@ extension ModelContext {
         }
         // Its fields are read and written once per new model, never while another access is
         // open: no run-time exclusivity checks (a hundred instructions each).
+        /// The stored rows holding one value: one, almost always (no array made for it).
+        struct FoundRows {
+            var first: StoreWriter.UniqueMatch
+            var more: [StoreWriter.UniqueMatch] = []
+        }
         final class GroupState {
             @exclusivity(unchecked) var single: [SQLValue: any PersistentModel] = [:]
             @exclusivity(unchecked) var multi: [[SQLValue]: any PersistentModel] = [:]
             @exclusivity(unchecked) var pending: [SQLValue] = []
-            @exclusivity(unchecked) var found: [SQLValue: [StoreWriter.UniqueMatch]] = [:]
+            @exclusivity(unchecked) var found: [SQLValue: FoundRows] = [:]
             @exclusivity(unchecked) var group: StoreMapping.Table.UniqueGroup?
         }
         let states = (0..<w.mapping.uniqueGroupCount).map { _ in GroupState() }
@@ -139,7 +155,11 @@ extension ModelContext {
         for state in states where !state.pending.isEmpty {
             guard let group = state.group else { continue }
             try w.rows(matching: group, anyOf: state.pending) { value, match in
-                state.found[value, default: []].append(match)
+                // One hash for the common case, a value held by one row.
+                if var earlier = state.found.updateValue(FoundRows(first: match), forKey: value) {
+                    earlier.more.append(match)
+                    state.found[value] = earlier
+                }
             }
         }
         // 3. Per new model, in insertion order: adopt the one stored row it matches.
@@ -157,22 +177,23 @@ extension ModelContext {
             for entry in entries[c.entries] {
                 let group = c.groups[entry.group]
                 let state = states[group.id]
-                let rows: [StoreWriter.UniqueMatch]
-                if group.batchLookupSQL != nil {
-                    // Nothing stored matched any value of the group (a save of new rows only).
-                    if state.found.isEmpty { continue }
-                    rows = state.found[entry.value] ?? []
-                } else {
-                    rows = try w.rows(matching: group, entry.all)
-                }
-                for (pk, ent, version) in rows {
+                func consider(_ match: StoreWriter.UniqueMatch) {
+                    let (pk, ent, version) = match
                     // Only a registered row with pending changes can move away (no array made otherwise).
-                    if !changed.isEmpty, movesAway(pk: pk, table: table, group: group, values: entry.all) { continue }
+                    if !changed.isEmpty, movesAway(pk: pk, table: table, group: group, values: entry.all) { return }
                     if storedCount == 0 || pk != storedPK { storedCount += 1 }
                     storedPK = pk
                     storedEnt = ent
                     storedVersion = version
                     if firstGroup == nil { firstGroup = group.key } else { moreGroups.append(group.key) }
+                }
+                if group.batchLookupSQL != nil {
+                    // Nothing stored matched any value of the group (a save of new rows only).
+                    guard !state.found.isEmpty, let found = state.found[entry.value] else { continue }
+                    consider(found.first)
+                    for match in found.more { consider(match) }
+                } else {
+                    for match in try w.rows(matching: group, entry.all) { consider(match) }
                 }
             }
             if storedCount > 1 {
@@ -193,8 +214,7 @@ extension ModelContext {
                     entityName: layout.name)
             }
             if let previous = adoptedBy[pk], previous !== m { collapse(previous, into: m) }
-            plan.adopted[ObjectIdentifier(m)] = pk
-            plan.adoptedVersions[ObjectIdentifier(m)] = storedVersion
+            plan.adopted[ObjectIdentifier(m)] = UpsertPlan.Adoption(pk: pk, version: storedVersion)
             adoptedBy[pk] = m
             m.persistentBackingData.pendingPK = pk
         }
