@@ -76,4 +76,19 @@ struct UniquenessLookupTests {
         let after = try ModelContext(container).fetch(FetchDescriptor<UlCard>(sortBy: [SortDescriptor(\.number)]))
         #expect(after.map(\.number) == ["x", "y"] && after.map(\.balance) == [2, 3])
     }
+
+    @Test("ValueMap keys compare as SQLValues do: an integer, a real and a text of one number are three keys")
+    func valueMapKeys() {
+        var map = ValueMap<String>()
+        #expect(map.isEmpty)
+        #expect(map.updateValue("int", forKey: .integer(1)) == nil)
+        #expect(map.updateValue("real", forKey: .real(1)) == nil)
+        #expect(map.updateValue("text", forKey: .text("1")) == nil)
+        #expect(!map.isEmpty)
+        #expect(map[.integer(1)] == "int" && map[.real(1)] == "real" && map[.text("1")] == "text")
+        #expect(map.updateValue("int2", forKey: .integer(1)) == "int")
+        #expect(map[.integer(2)] == nil && map[.null] == nil)
+        map[.integer(1)] = nil
+        #expect(map[.integer(1)] == nil && map[.real(1)] == "real")
+    }
 }

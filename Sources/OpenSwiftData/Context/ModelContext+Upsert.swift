@@ -106,10 +106,10 @@ extension ModelContext {
             var more: [StoreWriter.UniqueMatch] = []
         }
         final class GroupState {
-            @exclusivity(unchecked) var single: [SQLValue: any PersistentModel] = [:]
+            @exclusivity(unchecked) var single = ValueMap<any PersistentModel>()
             @exclusivity(unchecked) var multi: [[SQLValue]: any PersistentModel] = [:]
             @exclusivity(unchecked) var pending: [SQLValue] = []
-            @exclusivity(unchecked) var found: [SQLValue: FoundRows] = [:]
+            @exclusivity(unchecked) var found = ValueMap<FoundRows>()
             @exclusivity(unchecked) var group: StoreMapping.Table.UniqueGroup?
         }
         let states = (0..<w.mapping.uniqueGroupCount).map { _ in GroupState() }
@@ -248,5 +248,35 @@ extension ModelContext {
         to.committed = nil
         to.changed = []
         model.persistentBackingData = to
+    }
+}
+
+/// A dictionary keyed by one column's value that keeps integer keys apart: an `Int64` hashes in
+/// one step, where hashing an `SQLValue` runs the hasher over its case and payload (a uniqueness
+/// lookup hashes each new model's value two or three times). Keys compare as `SQLValue`s do
+/// (`.integer(1)` is not `.real(1)`).
+struct ValueMap<Value> {
+    private var integers: [Int64: Value] = [:]
+    private var others: [SQLValue: Value] = [:]
+
+    /// Whether the map holds no key.
+    var isEmpty: Bool { integers.isEmpty && others.isEmpty }
+
+    /// The value for `key`.
+    subscript(key: SQLValue) -> Value? {
+        get {
+            if case .integer(let i) = key { return integers[i] }
+            return others[key]
+        }
+        set {
+            if case .integer(let i) = key { integers[i] = newValue } else { others[key] = newValue }
+        }
+    }
+
+    /// Sets `value` for `key` and returns the value it replaced (`Dictionary.updateValue`).
+    @discardableResult
+    mutating func updateValue(_ value: Value, forKey key: SQLValue) -> Value? {
+        if case .integer(let i) = key { return integers.updateValue(value, forKey: i) }
+        return others.updateValue(value, forKey: key)
     }
 }

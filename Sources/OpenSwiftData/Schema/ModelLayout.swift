@@ -346,13 +346,54 @@ final class ModelLayout: @unchecked Sendable {
     }
 
     /// The layout of `type`, built on first use.
+    ///
+    /// Each thread remembers the last layout it got: a run of models of one class, created one
+    /// after another (a batch insert's), takes no lock and hashes nothing. Layouts live as long
+    /// as the process (the registry keeps them), so the memo holds its layout unretained.
     static func of(_ type: any PersistentModel.Type) throws -> ModelLayout {
+        let id = ObjectIdentifier(type)
+        let memo = LastLayout.current
+        if memo.type == id, let layout = memo.layout { return layout }
+        let layout = try registered(type)
+        memo.type = id
+        memo.layout = layout
+        return layout
+    }
+
+    /// One thread's last ``of(_:)`` answer.
+    private final class LastLayout {
+        var type: ObjectIdentifier?
+        unowned(unsafe) var layout: ModelLayout?
+
+        private static let key: pthread_key_t = {
+            var key = pthread_key_t()
+            // The thread's memo is released when the thread ends.
+            pthread_key_create(&key) { memo in
+                guard let memo else { return }
+                Unmanaged<LastLayout>.fromOpaque(memo).release()
+            }
+            return key
+        }()
+
+        /// This thread's memo, made on first use.
+        static var current: LastLayout {
+            if let memo = pthread_getspecific(key) {
+                return Unmanaged<LastLayout>.fromOpaque(memo).takeUnretainedValue()
+            }
+            let memo = LastLayout()
+            pthread_setspecific(key, Unmanaged.passRetained(memo).toOpaque())
+            return memo
+        }
+    }
+
+    /// The registry's layout of `type`, built and registered on first use.
+    private static func registered(_ type: any PersistentModel.Type) throws -> ModelLayout {
         lock.lock()
         defer { lock.unlock() }
         if let l = registry[ObjectIdentifier(type)] { return l }
         var superLayout: ModelLayout?
         if let sup = _getSuperclass(type), let superModel = sup as? any PersistentModel.Type {
-            superLayout = try of(superModel)
+            superLayout = try registered(superModel)
         }
         let layout = try ModelLayout(type: type, superLayout: superLayout)
         registry[ObjectIdentifier(type)] = layout
