@@ -17,7 +17,12 @@ public final class BackingData {
     /// Slot values, each boxed as exactly the property's declared type; `nil` = not loaded.
     @exclusivity(unchecked) var values: SlotValues
     /// The model class's layout; set on first use.
-    @exclusivity(unchecked) var layout: ModelLayout?
+    @exclusivity(unchecked) var layout: ModelLayout? {
+        didSet { _hasLayout = layout != nil }
+    }
+    /// Whether ``layout`` is set (the storage is ready for the accessors): a stored flag, read
+    /// by the inlined `persistentBackingData` getter without a call.
+    @usableFromInline @exclusivity(unchecked) var _hasLayout = false
     /// The context the model is registered in (held through the context's shared weak handle,
     /// so registering a model costs a retain, not a weak-reference setup).
     var context: ModelContext? {
@@ -65,6 +70,7 @@ public final class BackingData {
 
     init(layout: ModelLayout) {
         self.layout = layout
+        _hasLayout = true
         values = SlotValues(repeating: nil, count: layout.slots.count)
     }
 
@@ -74,6 +80,7 @@ public final class BackingData {
         contextHandle: ContextHandle?
     ) {
         self.layout = layout
+        _hasLayout = true
         self.values = values
         self.pk = pk
         self.version = version
@@ -106,9 +113,6 @@ public final class BackingData {
         if let s = storage, s._hasLayout { return s }
         return _resolveFirst(&storage, model, M.self)
     }
-
-    /// Whether the layout is attached (the storage is ready for the accessors).
-    @usableFromInline var _hasLayout: Bool { layout != nil }
 
     /// ``_resolve(_:for:)``'s first use: creates the storage and attaches the layout.
     @usableFromInline
