@@ -12,6 +12,17 @@ import Testing
     }
 }
 
+@Model final class UlPerson {
+    @Attribute(.unique) var code: Int
+    @Attribute(.unique) var email: String
+    var name: String
+    init(code: Int, email: String, name: String) {
+        self.code = code
+        self.email = email
+        self.name = name
+    }
+}
+
 /// A save's uniqueness lookup (`StoreWriter.rows(matching:anyOf:found:)`): skipped when the
 /// table has no row at all, run otherwise, with the same upserts either way.
 @Suite("Uniqueness lookups")
@@ -90,5 +101,31 @@ struct UniquenessLookupTests {
         #expect(map[.integer(2)] == nil && map[.null] == nil)
         map[.integer(1)] = nil
         #expect(map[.integer(1)] == nil && map[.real(1)] == "real")
+    }
+
+    @Test(
+        "A new model matching two stored rows, one per unique attribute, is refused by the lookup, naming both (UNQ-18)",
+        arguments: StoreKind.allCases)
+    func doubleCollisionNamesBothGroups(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory(prefix: "uniqueness-lookup")
+        let container = try kind.makeContainer(for: [UlPerson.self], in: dir, name: "store")
+        let seed = ModelContext(container)
+        seed.insert(UlPerson(code: 1, email: "a@x", name: "A"))
+        seed.insert(UlPerson(code: 2, email: "b@x", name: "B"))
+        try seed.save()
+        let context = ModelContext(container)
+        context.insert(UlPerson(code: 1, email: "b@x", name: "C"))
+        do {
+            try context.save()
+            Issue.record("the save should throw")
+        } catch let error as SwiftDataError {
+            #expect(error.code == SwiftDataError.uniqueConstraintViolation.code)
+            // The lookup's error (before any row is written), not SQLite's unique index.
+            #expect(error.message.contains("matches 2 different stored rows"), "\(error.message)")
+            #expect(error.message.contains("ZCODE") && error.message.contains("ZEMAIL"), "\(error.message)")
+        }
+        #expect(context.hasChanges)
+        let rows = try ModelContext(container).fetch(FetchDescriptor<UlPerson>(sortBy: [SortDescriptor(\.code)]))
+        #expect(rows.map(\.name) == ["A", "B"])
     }
 }

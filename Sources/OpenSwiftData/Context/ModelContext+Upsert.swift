@@ -177,23 +177,26 @@ extension ModelContext {
             for entry in entries[c.entries] {
                 let group = c.groups[entry.group]
                 let state = states[group.id]
-                func consider(_ match: StoreWriter.UniqueMatch) {
-                    let (pk, ent, version) = match
+                // The stored rows holding the entry's values: one, almost always.
+                let found: FoundRows
+                if group.batchLookupSQL != nil {
+                    // Nothing stored matched any value of the group (a save of new rows only).
+                    guard !state.found.isEmpty, let rows = state.found[entry.value] else { continue }
+                    found = rows
+                } else {
+                    let rows = try w.rows(matching: group, entry.all)
+                    guard let first = rows.first else { continue }
+                    found = FoundRows(first: first, more: Array(rows.dropFirst()))
+                }
+                for index in -1..<found.more.count {
+                    let (pk, ent, version) = index < 0 ? found.first : found.more[index]
                     // Only a registered row with pending changes can move away (no array made otherwise).
-                    if !changed.isEmpty, movesAway(pk: pk, table: table, group: group, values: entry.all) { return }
+                    if !changed.isEmpty, movesAway(pk: pk, table: table, group: group, values: entry.all) { continue }
                     if storedCount == 0 || pk != storedPK { storedCount += 1 }
                     storedPK = pk
                     storedEnt = ent
                     storedVersion = version
                     if firstGroup == nil { firstGroup = group.key } else { moreGroups.append(group.key) }
-                }
-                if group.batchLookupSQL != nil {
-                    // Nothing stored matched any value of the group (a save of new rows only).
-                    guard !state.found.isEmpty, let found = state.found[entry.value] else { continue }
-                    consider(found.first)
-                    for match in found.more { consider(match) }
-                } else {
-                    for match in try w.rows(matching: group, entry.all) { consider(match) }
                 }
             }
             if storedCount > 1 {
