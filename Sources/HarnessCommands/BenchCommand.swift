@@ -326,9 +326,7 @@ public enum BenchCommand {
             lines.append(
                 "ratio targets, every scale: \(targets.count - missed.count) of \(targets.count) results met"
                     + (missed.isEmpty ? "" : "; missed:"))
-            for m in missed {
-                lines.append("  \(m.key): " + String(format: "%.2f× > %.2f×", m.ratio, m.target))
-            }
+            for m in missed { lines.append("  \(m)") }
         }
         return lines.joined(separator: "\n")
     }

@@ -226,14 +226,7 @@ public final class BackingData {
     /// and boxed as exactly a `V`; returns `false` otherwise. Not specialised, so it asks for no
     /// generic metadata (an unspecialised `V?` would: a hash lookup in the runtime).
     @usableFromInline func _loadExact<V>(_ slot: Int, into result: UnsafeMutablePointer<V>) -> Bool {
-        values.withLoadedValue(at: slot) { value in
-            func open<U>(_ u: U) -> Bool {
-                guard U.self == V.self else { return false }
-                result.initialize(to: unsafeBitCast(u, to: V.self))
-                return true
-            }
-            return _openExistential(value, do: open)
-        } ?? false
+        values.withSlots { slots, count in slot < count && SlotValues.loadExact(at: slots + slot, into: result) }
     }
 
     /// Slot `slot`'s value, or `nil` when it is not loaded.

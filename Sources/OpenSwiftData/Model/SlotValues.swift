@@ -46,13 +46,6 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
         }
     }
 
-    /// Whether `value` is the sentinel of an unloaded slot (a comparison of type metadata).
-    @inline(__always)
-    private static func isUnloaded(_ value: Any) -> Bool {
-        func check<U>(_: U) -> Bool { U.self == Unloaded.self }
-        return _openExistential(value, do: check)
-    }
-
     // MARK: Reading a slot where it is stored
     //
     // Passing `pointer.pointee` of an `UnsafePointer<Any>` to a function copies the `Any`
@@ -84,14 +77,30 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
     /// loaded); a copy of the value only, never of the `Any`. Exactly ``exactCast(_:to:)``.
     @inline(__always)
     static func exactValue<T>(at slot: UnsafePointer<Any>, as type: T.Type) -> T? {
-        guard typeMetadata(at: slot) == metadata(of: T.self) else { return nil }
+        withUnsafeTemporaryAllocation(of: T.self, capacity: 1) { buffer in
+            loadExact(at: slot, into: buffer.baseAddress!) ? buffer.baseAddress!.move() : nil
+        }
+    }
+
+    /// Initialises `result` with the value the slot at `slot` holds and returns `true` when it
+    /// is exactly a `T`; returns `false` otherwise. Called unspecialised too (the property
+    /// accessors' ``BackingData/_loadExact(_:into:)``): it names no `T?`, whose metadata the
+    /// runtime would look up on every call.
+    static func loadExact<T>(at slot: UnsafePointer<Any>, into result: UnsafeMutablePointer<T>) -> Bool {
+        guard typeMetadata(at: slot) == metadata(of: T.self) else { return false }
         if MemoryLayout<T>.size <= 3 * MemoryLayout<Int>.stride
             && MemoryLayout<T>.alignment <= MemoryLayout<Int>.alignment
             && _isBitwiseTakable(T.self)
         {
-            return UnsafeRawPointer(slot).load(as: T.self)
+            result.initialize(to: UnsafeRawPointer(slot).load(as: T.self))
+            return true
         }
-        return exactCast(slot.pointee, to: type)
+        // Boxed out of line: the runtime opens it.
+        func open<U>(_ u: U) -> Bool {
+            result.initialize(to: unsafeBitCast(u, to: T.self))
+            return true
+        }
+        return _openExistential(slot.pointee, do: open)
     }
 
     /// The buffer: a header and `capacity` slots, the first `count` initialised.
@@ -168,7 +177,7 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
         get {
             precondition(position >= 0 && position < count, "SlotValues: index \(position) out of range 0..<\(count)")
             return storage!.withUnsafeMutablePointerToElements { elements -> Any? in
-                SlotValues.isUnloaded(elements[position]) ? nil : elements[position]
+                SlotValues.isUnloaded(at: elements + position) ? nil : elements[position]
             }
         }
         set {
@@ -214,7 +223,7 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
     }
 
     /// Calls `body` with the buffer of slots and their count, for a loop that reads many slots
-    /// of one model in place; ``loadedValue(_:)`` reads one.
+    /// of one model in place; `exactValue(at:as:)` reads one.
     func withSlots<R>(_ body: (UnsafePointer<Any>, Int) throws -> R) rethrows -> R {
         guard let s = storage else {
             // No slots: `body` gets a pointer it may not read (the count is 0).
@@ -223,15 +232,11 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
         return try s.withUnsafeMutablePointers { header, elements in try body(elements, header.pointee.count) }
     }
 
-    /// The value `slot` (a pointer from ``withSlots(_:)``) holds, or `nil` when it is not
-    /// loaded; `body` gets it in place.
-    @inline(__always)
-    static func withLoadedValue<R>(_ slot: UnsafePointer<Any>, _ body: (Any) throws -> R) rethrows -> R? {
-        isUnloaded(at: slot) ? nil : try body(slot.pointee)
-    }
-
     /// Whether slot `position` holds a value (is loaded).
-    func isLoaded(_ position: Int) -> Bool { withLoadedValue(at: position) { _ in true } ?? false }
+    func isLoaded(_ position: Int) -> Bool {
+        guard position >= 0, position < count, let s = storage else { return false }
+        return s.withUnsafeMutablePointerToElements { !SlotValues.isUnloaded(at: $0 + position) }
+    }
 
     /// Slot `position`'s value when it is loaded and exactly a `T` (``exactCast(_:to:)``);
     /// `nil` otherwise, also when it is a `T` of another dynamic type (a subclass): callers

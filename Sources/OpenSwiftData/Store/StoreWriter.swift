@@ -156,6 +156,11 @@ struct StoreWriter {
     /// `Z_OPT` is NULL).
     typealias UniqueMatch = (pk: Int64, ent: Int64, version: Int64?)
 
+    /// The match in `stmt`'s row: `"Z_PK"`, `"Z_ENT"` and `"Z_OPT"` from column `first` on.
+    private static func match(_ stmt: SQLiteStatement, from first: Int32) -> UniqueMatch {
+        (stmt.int64(at: first), stmt.int64(at: first + 1), stmt.isNull(at: first + 2) ? nil : stmt.int64(at: first + 2))
+    }
+
     /// Stored rows whose values of one uniqueness group equal `values`.
     ///
     /// ```sql
@@ -166,9 +171,7 @@ struct StoreWriter {
         defer { lookup.reset() }
         try lookup.bind(values)
         var rows: [UniqueMatch] = []
-        while try lookup.step() {
-            rows.append((lookup.int64(at: 0), lookup.int64(at: 1), lookup.isNull(at: 2) ? nil : lookup.int64(at: 2)))
-        }
+        while try lookup.step() { rows.append(StoreWriter.match(lookup, from: 0)) }
         return rows
     }
 
@@ -196,11 +199,7 @@ struct StoreWriter {
         try forEachBatch(
             of: values, size: StoreMapping.Table.UniqueGroup.batchSize, in: stmt, bind: { try stmt.bind($0, at: $1) }
         ) {
-            while try stmt.step() {
-                found(
-                    stmt.value(at: 0),
-                    (stmt.int64(at: 1), stmt.int64(at: 2), stmt.isNull(at: 3) ? nil : stmt.int64(at: 3)))
-            }
+            while try stmt.step() { found(stmt.value(at: 0), StoreWriter.match(stmt, from: 1)) }
         }
     }
 

@@ -92,7 +92,7 @@ enum BinaryPropertyList {
             case .date(let d): return [0x33] + bigEndian(d.timeIntervalSinceReferenceDate.bitPattern, 8)
             case .data(let d): return header(0x4, d.count) + Array(d)
             case .string(let s):
-                if s.utf8.allSatisfy({ $0 < 0x80 }) { return header(0x5, s.utf8.count) + Array(s.utf8) }
+                if isASCII(s) { return header(0x5, s.utf8.count) + Array(s.utf8) }
                 var out = header(0x6, s.utf16.count)
                 for unit in s.utf16 { out += [UInt8(unit >> 8), UInt8(unit & 0xFF)] }
                 return out
