@@ -98,13 +98,13 @@ extension ModelContext {
             let groups: [StoreMapping.Table.UniqueGroup]
             let entries: Range<Int>
         }
-        // Its fields are read and written once per new model, never while another access is
-        // open: no run-time exclusivity checks (a hundred instructions each).
         /// The stored rows holding one value: one, almost always (no array made for it).
         struct FoundRows {
             var first: StoreWriter.UniqueMatch
             var more: [StoreWriter.UniqueMatch] = []
         }
+        // Its fields are read and written once per new model, never while another access is
+        // open: no run-time exclusivity checks (a hundred instructions each).
         final class GroupState {
             @exclusivity(unchecked) var single = ValueMap<any PersistentModel>()
             @exclusivity(unchecked) var multi: [[SQLValue]: any PersistentModel] = [:]
