@@ -171,12 +171,14 @@ extension ModelContext {
         for m in inserted {
             let d = m.persistentBackingData
             guard let layout = d.layout, let info = infos.value(for: layout, w.mapping.historyInfo) else { continue }
-            if let existing = plan.adoptedKey(of: m) {
+            if let adoption = UpsertPlan.adoption(of: d) {
                 rows.append(
                     HistoryChangeRow(
-                        kind: .update, entity: info.entity, key: existing,
+                        kind: .update, entity: info.entity, key: adoption.pk,
                         columns: info.allProperties, tombstone: []))
-            } else if plan.writesNewRow(m), d.pendingPK != 0, let table = tables.value(for: layout, stack.table(for:)) {
+            } else if UpsertPlan.writesNewRow(d), d.pendingPK != 0,
+                let table = tables.value(for: layout, stack.table(for:))
+            {
                 let key = ObjectIdentifier(table)
                 if current?.key != key {
                     endRange()

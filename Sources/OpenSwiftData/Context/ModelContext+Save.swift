@@ -36,7 +36,14 @@ extension ModelContext {
         defer { setCascades = [] }
         try propagateDeletes(collectingSetCascades: true)
         // New models reached through relationships of inserted or changed models are inserted too.
-        for m in inserted + changedOrder.compactMap({ changed[$0] }) { insertRelated(of: m, m.persistentBackingData) }
+        // A new model whose relationships were not written since its insert walked them then.
+        for m in inserted {
+            let d = m.persistentBackingData
+            if !d.relatedInserted { insertRelated(of: m, d) }
+        }
+        for id in changedOrder {
+            if let m = changed[id] { insertRelated(of: m, m.persistentBackingData) }
+        }
         try validateRelationshipCounts()
         let parts = try pendingChangesByStore()
         NotificationCenter.default.post(name: ModelContext.willSave, object: self)
@@ -52,9 +59,6 @@ extension ModelContext {
         // Committed: apply the new identities and versions and clear pending state.
         let plan = outcome.plan
         for (id, version) in outcome.versions { changed[id]?.persistentBackingData.version = version }
-        for m in inserted {
-            m.persistentBackingData.version = outcome.versions[ObjectIdentifier(m)] ?? 1
-        }
         var insertedIDs: [PersistentIdentifier] = []
         var updatedIDs: [PersistentIdentifier] = []
         var deletedIDs: [PersistentIdentifier] = []
@@ -87,24 +91,28 @@ extension ModelContext {
             d.changed = []
             updatedIDs.append(m.persistentModelID)
         }
-        for m in inserted where !plan.isCollapsed(m) {
+        for m in inserted {
             let d = m.persistentBackingData
+            // A new row is at version 1; an adopted one at the version its update made.
+            let adoption = UpsertPlan.adoption(of: d)
+            d.version = adoption == nil ? 1 : outcome.versions[ObjectIdentifier(m)] ?? 1
+            if case .collapse = d.disposition { continue }
             d.pk = d.pendingPK
             d.pendingPK = 0
             d.status = .persisted
             d.storeIdentifier = (d.layout.flatMap(stack.store(for:)) ?? store).identifier
             d.committed = nil
             d.changed = []
-            let adopts = plan.adoptedKey(of: m) != nil
+            let adopts = adoption != nil
             if adopts, let existing = registered[rowKey(d)], existing !== m {
                 adoptStorage(of: existing, into: m)
-                updatedIDs.append(m.persistentModelID)
+                updatedIDs.append(d.persistentModelID(of: m))
             } else {
                 registered[rowKey(d)] = m
                 if adopts {
-                    updatedIDs.append(m.persistentModelID)
+                    updatedIDs.append(d.persistentModelID(of: m))
                 } else {
-                    insertedIDs.append(m.persistentModelID)
+                    insertedIDs.append(d.persistentModelID(of: m))
                 }
             }
         }
@@ -271,9 +279,10 @@ extension ModelContext {
                 reads: [StoreMapping.Table.ColumnRead], update: RowStatement?,
                 detachesToMany: Bool
             )] = [:]
-        for m in inserted where plan.adoptedKey(of: m) != nil {
+        for m in inserted {
             let d = m.persistentBackingData
-            guard let layout = d.layout, let table = stack.table(for: layout) else { continue }
+            guard let adoption = UpsertPlan.adoption(of: d), let layout = d.layout, let table = stack.table(for: layout)
+            else { continue }
             let shape: (reads: [StoreMapping.Table.ColumnRead], update: RowStatement?, detachesToMany: Bool)
             if let known = adoptShapes[ObjectIdentifier(layout)] {
                 shape = known
@@ -293,7 +302,7 @@ extension ModelContext {
                 let bound = try bindColumns(update, d, shape.reads, model: m)
                 try update.bindKey(d.pendingPK, at: Int32(bound + 1))
                 outcome.versions[ObjectIdentifier(m)] = try update.runUpdate(
-                    layout.name, key: d.pendingPK, checkedVersion: plan.adoptedVersion(of: m))
+                    layout.name, key: d.pendingPK, checkedVersion: adoption.version)
             }
             if shape.detachesToMany {
                 try w.detachStoredToMany(of: layout, pk: d.pendingPK)
@@ -312,8 +321,9 @@ extension ModelContext {
             byEntity[key, default: []].append(contentsOf: run)
             run.removeAll(keepingCapacity: true)
         }
-        for m in inserted where plan.writesNewRow(m) {
-            guard let layout = m.persistentBackingData.layout else { continue }
+        for m in inserted {
+            let d = m.persistentBackingData
+            guard UpsertPlan.writesNewRow(d), let layout = d.layout else { continue }
             if layout !== runLayout {
                 endRun()
                 runLayout = layout
@@ -362,13 +372,12 @@ extension ModelContext {
         }
         if !conflicts.isEmpty { throw mergeConflictError(conflicts) }
         // Join tables and one-way keys: pairs of new models, and the difference for changed ones.
-        for m in inserted.filter({ !plan.isCollapsed($0) })
-            + changedOrder.compactMap({ changed[$0] })
-        {
-            let d = m.persistentBackingData
+        // (Models of a class without to-many relationships, most of a bulk save, are passed over
+        // without walking their slots.)
+        func writePairs(of m: any PersistentModel, _ d: BackingData) throws {
             // A model deleted in this save (a cascade may reach a changed one) had its pairs
             // removed with its row above; writing its list again would leave dangling pairs.
-            guard !d.isDeleted, let layout = d.layout, let own = pendingOrStoredPK(m) else { continue }
+            guard !d.isDeleted, let layout = d.layout, layout.hasToMany, let own = pendingOrStoredPK(m) else { return }
             for slot in layout.relationshipSlots where layout.slots[slot].isToMany {
                 let storage = stack.storage(of: layout, slot: slot)
                 let ownerKeys = stack.ownsKeysOnDestination(layout, slot: slot)
@@ -405,6 +414,14 @@ extension ModelContext {
                     }
                 }
             }
+        }
+        for m in inserted {
+            let d = m.persistentBackingData
+            if case .collapse = d.disposition { continue }
+            try writePairs(of: m, d)
+        }
+        for id in changedOrder {
+            if let m = changed[id] { try writePairs(of: m, m.persistentBackingData) }
         }
         try recordHistory(w, plan: plan, cascaded: outcome.cascaded)
         return outcome
@@ -458,9 +475,11 @@ extension ModelContext {
         // The table being numbered and its last key; written back to `next` when another
         // table's model comes (a save's new models mostly come in runs of one entity).
         var current: (key: ObjectIdentifier, table: StoreMapping.Table, pk: Int64)?
-        for m in inserted where plan.writesNewRow(m) {
+        for m in inserted {
             let d = m.persistentBackingData
-            guard let layout = d.layout, let table = tables.value(for: layout, stack.table(for:)) else { continue }
+            guard UpsertPlan.writesNewRow(d), let layout = d.layout,
+                let table = tables.value(for: layout, stack.table(for:))
+            else { continue }
             let key = ObjectIdentifier(table)
             if current?.key != key {
                 if let c = current { next[c.key] = (c.table, c.pk) }

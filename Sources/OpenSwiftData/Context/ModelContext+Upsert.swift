@@ -3,6 +3,16 @@ import Foundation
 /// How a save resolves uniqueness (behaviour reference §2, UNQ-*): which new models upsert into
 /// stored rows and which collapse into a later new model.
 struct UpsertPlan {
+    /// What a save does with one new model (its ``BackingData/disposition``).
+    enum Disposition {
+        /// Inserts a row of its own.
+        case insert
+        /// Updates the stored row it matched and takes its key and version (``Adoption``).
+        case adopt(Adoption)
+        /// Collapses into a later new model of the same save, which writes the row.
+        case collapse
+    }
+
     /// A stored row a new model takes over: its key, and its version (`Z_OPT`) when the lookup
     /// read one (this transaction's write lock keeps it, so the upsert's update makes it one
     /// more, without reading it back).
@@ -16,20 +26,14 @@ struct UpsertPlan {
     /// both end up on one row.
     var collapsed: [ObjectIdentifier: any PersistentModel] = [:]
 
-    /// Whether `model` needs an `INSERT` of its own. (A save's loops ask this per new model;
-    /// a save without collisions hashes nothing for it.)
-    func writesNewRow(_ model: any PersistentModel) -> Bool {
-        adoptedKey(of: model) == nil && !isCollapsed(model)
+    /// Whether the new model whose storage is `d` needs an `INSERT` of its own.
+    static func writesNewRow(_ d: BackingData) -> Bool {
+        if case .insert = d.disposition { true } else { false }
     }
 
-    /// The stored row `model` updates (its key), or `nil` when it does not upsert.
-    func adoptedKey(of model: any PersistentModel) -> Int64? {
-        adopted.isEmpty ? nil : adopted[ObjectIdentifier(model)]?.pk
-    }
-
-    /// The adopted row's version before this save, when the lookup read it.
-    func adoptedVersion(of model: any PersistentModel) -> Int64? {
-        adopted.isEmpty ? nil : adopted[ObjectIdentifier(model)]?.version
+    /// The stored row the new model whose storage is `d` updates, or `nil` when it does not upsert.
+    static func adoption(of d: BackingData) -> Adoption? {
+        if case .adopt(let adoption) = d.disposition { adoption } else { nil }
     }
 
     /// The keys of the stored rows new models take over.
@@ -38,6 +42,13 @@ struct UpsertPlan {
     /// Whether `model` collapses into a later new model.
     func isCollapsed(_ model: any PersistentModel) -> Bool {
         !collapsed.isEmpty && collapsed[ObjectIdentifier(model)] != nil
+    }
+
+    /// Records that `model` (storage `d`) adopts the stored row `adoption`.
+    mutating func adopt(_ model: any PersistentModel, _ d: BackingData, _ adoption: Adoption) {
+        adopted[ObjectIdentifier(model)] = adoption
+        d.disposition = .adopt(adoption)
+        d.pendingPK = adoption.pk
     }
 }
 
@@ -74,6 +85,7 @@ extension ModelContext {
         func collapse(_ earlier: any PersistentModel, into later: any PersistentModel) {
             let e = ObjectIdentifier(earlier)
             plan.collapsed[e] = later
+            earlier.persistentBackingData.disposition = .collapse
             if let pk = plan.adopted.removeValue(forKey: e)?.pk, adoptedBy[pk] === earlier { adoptedBy[pk] = later }
             for (k, v) in plan.collapsed where v === earlier { plan.collapsed[k] = later }
         }
@@ -90,12 +102,18 @@ extension ModelContext {
             let values: [SQLValue]
             var all: [SQLValue] { values.isEmpty ? [value] : values }
         }
-        struct Candidate {
-            let model: any PersistentModel
+        /// A class with uniqueness groups: its layout, table and groups, shared by its models.
+        struct Shape {
             let layout: ModelLayout
             let table: StoreMapping.Table
-            /// The layout's uniqueness groups (shared with every model of the layout).
             let groups: [StoreMapping.Table.UniqueGroup]
+        }
+        /// A new model with values in some group (two references, copied once per model).
+        struct Candidate {
+            let model: any PersistentModel
+            let data: BackingData
+            /// Its index in `shapes`.
+            let shape: Int
             let entries: Range<Int>
         }
         /// The stored rows holding one value: one, almost always (no array made for it).
@@ -117,14 +135,23 @@ extension ModelContext {
         var entries: [Entry] = []
         candidates.reserveCapacity(inserted.count)
         entries.reserveCapacity(inserted.count)
-        var tables = PerLayoutMemo<StoreMapping.Table?>()
-        var groupsOfLayout = PerLayoutMemo<[StoreMapping.Table.UniqueGroup]?>()
+        var shapes: [Shape] = []
+        var shapeOfLayout = PerLayoutMemo<Int?>()
         for m in inserted {
             let d = m.persistentBackingData
-            guard let layout = d.layout, let table = tables.value(for: layout, stack.table(for:)),
-                let groups = groupsOfLayout.value(for: layout, { table.uniqueGroups[ObjectIdentifier($0.type)] }),
-                !groups.isEmpty
+            d.disposition = .insert
+            guard let layout = d.layout,
+                let shape = shapeOfLayout.value(
+                    for: layout,
+                    { layout in
+                        guard let table = stack.table(for: layout),
+                            let groups = table.uniqueGroups[ObjectIdentifier(layout.type)], !groups.isEmpty
+                        else { return nil }
+                        shapes.append(Shape(layout: layout, table: table, groups: groups))
+                        return shapes.count - 1
+                    })
             else { continue }
+            let groups = shapes[shape].groups
             let first = entries.count
             for (index, group) in groups.enumerated() {
                 let state = states[group.id]
@@ -148,7 +175,7 @@ extension ModelContext {
             }
             if entries.count > first {
                 candidates.append(
-                    Candidate(model: m, layout: layout, table: table, groups: groups, entries: first..<entries.count))
+                    Candidate(model: m, data: d, shape: shape, entries: first..<entries.count))
             }
         }
         // 2. Stored rows with those values: one-column groups in batches of `batchSize`.
@@ -165,8 +192,8 @@ extension ModelContext {
         // 3. Per new model, in insertion order: adopt the one stored row it matches.
         for c in candidates where !plan.isCollapsed(c.model) {
             let m = c.model
-            let layout = c.layout
-            let table = c.table
+            let layout = shapes[c.shape].layout
+            let table = shapes[c.shape].table
             var storedPK: Int64 = 0
             var storedEnt: Int64 = 0
             var storedVersion: Int64?
@@ -175,7 +202,7 @@ extension ModelContext {
             var firstGroup: String?
             var moreGroups: [String] = []
             for entry in entries[c.entries] {
-                let group = c.groups[entry.group]
+                let group = shapes[c.shape].groups[entry.group]
                 let state = states[group.id]
                 // The stored rows holding the entry's values: one, almost always.
                 let found: FoundRows
@@ -217,9 +244,8 @@ extension ModelContext {
                     entityName: layout.name)
             }
             if let previous = adoptedBy[pk], previous !== m { collapse(previous, into: m) }
-            plan.adopted[ObjectIdentifier(m)] = UpsertPlan.Adoption(pk: pk, version: storedVersion)
+            plan.adopt(m, c.data, UpsertPlan.Adoption(pk: pk, version: storedVersion))
             adoptedBy[pk] = m
-            m.persistentBackingData.pendingPK = pk
         }
         return plan
     }

@@ -20,7 +20,7 @@ extension ModelContext {
 
     private func validateCounts(of model: any PersistentModel, onlyChanged: Bool) throws {
         let d = model.persistentBackingData
-        guard !d.isDeleted, let layout = d.layout else { return }
+        guard !d.isDeleted, let layout = d.layout, layout.hasCountLimits else { return }
         for slot in layout.relationshipSlots {
             let s = layout.slots[slot]
             guard s.isToMany, let rel = s.relationship else { continue }

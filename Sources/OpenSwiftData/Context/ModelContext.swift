@@ -157,6 +157,8 @@ public final class ModelContext {
             let d = model.persistentBackingData
             guard d.status == .persisted, d.committed == nil, let layout = d.layout else { return }
             for slot in layout.relationshipSlots where slot < d.values.count {
+                // A slot not loaded, or holding a key (a fetched row's to-one), holds no model.
+                if d.values.isUnloadedOrForeignKey(slot) { continue }
                 if layout.slots[slot].isToMany {
                     if d.values.isLoaded(slot) { d.values[slot] = nil }
                 } else if case .model(let target) = d.toOne(slot) {
@@ -242,6 +244,8 @@ public final class ModelContext {
         guard data.initSlotMask != 0, let layout = data.layout else { return }
         let mask = data.initSlotMask
         data.initSlotMask = 0
+        // An initialiser that assigned no relationship (the common case) has nothing to sync.
+        guard mask & layout.relationshipMask != 0 else { return }
         for slot in layout.relationshipSlots where slot < 64 && mask & (1 << UInt64(slot)) != 0 {
             // The inverse is looked up only for a slot that holds a model (an initialiser's
             // default `nil` or `[]` links nothing).
@@ -259,9 +263,12 @@ public final class ModelContext {
     }
 
     /// Inserts unmanaged models reachable through loaded relationships (REL-01).
+    /// Afterwards ``BackingData/relatedInserted`` is set until one of the model's relationships
+    /// is written again: a save walks only the new models whose relationships changed since.
     func insertRelated(of model: any PersistentModel, _ data: BackingData) {
         model._$absorbPendingValues()
         guard let layout = data.layout else { return }
+        data.relatedInserted = true
         for slot in layout.relationshipSlots where slot < data.values.count {
             forEachLoadedTarget(data, layout.slots[slot]) { target in
                 let td = target.persistentBackingData

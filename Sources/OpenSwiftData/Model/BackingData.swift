@@ -37,6 +37,10 @@ public final class BackingData {
     @exclusivity(unchecked) var version: Int64 = 0
     /// The key a save in progress assigned to a new row; made permanent only if the save commits.
     @exclusivity(unchecked) var pendingPK: Int64 = 0
+    /// What the save in progress does with a new model (``UpsertPlan``'s decision, kept here so
+    /// the save's loops read it without hashing the model); set for every new model by
+    /// ``ModelContext/resolveUniqueness(_:)`` before anything reads it.
+    @exclusivity(unchecked) var disposition = UpsertPlan.Disposition.insert
     var tempKey: UInt64 = 0
     var storeIdentifier: String?
     @exclusivity(unchecked) var status: Status = .unmanaged
@@ -45,6 +49,9 @@ public final class BackingData {
     /// Slots (< 64) an initialiser assigned through its `init` accessors: their relationships'
     /// inverses are synced when the model is inserted (an `init` accessor cannot reach `self`).
     @exclusivity(unchecked) var initSlotMask: UInt64 = 0
+    /// ``ModelContext/insertRelated(of:_:)`` walked this model's relationships and no
+    /// relationship slot was written since (a write or a sync through an inverse clears it).
+    @exclusivity(unchecked) var relatedInserted = false
     /// The store generation the values were read at; a fetch refreshes them only when the
     /// store has changed since.
     @exclusivity(unchecked) var loadedGeneration = StoreGeneration.unknown
@@ -167,6 +174,7 @@ public final class BackingData {
     /// Moves the slots a subclass initialiser filled into this storage.
     public func _absorb(_ other: BackingData) {
         initSlotMask |= other.initSlotMask
+        relatedInserted = false
         grow(to: other.values.count)
         for (i, v) in other.values.enumerated() where v != nil { values[i] = v }
     }
@@ -243,6 +251,7 @@ public final class BackingData {
         if let layout, layout.isRelationshipSlot[slot] {
             RelationshipGraph.willSet(model, self, slot: slot, to: newValue)
             if slot < 64 { initSlotMask &= ~(1 << UInt64(slot)) }
+            relatedInserted = false
         }
         recordChange(slot)
         values.set(newValue, at: slot)
@@ -459,6 +468,7 @@ extension BackingData {
         grow(to: slot + 1)
         values[slot] = value
         if slot < 64 { initSlotMask &= ~(1 << UInt64(slot)) }
+        if layout?.isRelationshipSlot[slot] == true { relatedInserted = false }
         if let (registrar, kp) = observed { kp?._didSet(registrar, model) }
     }
 }

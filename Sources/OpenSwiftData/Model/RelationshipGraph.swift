@@ -103,6 +103,7 @@ enum RelationshipGraph {
             td.values[inverse.index] = nil
             inverse.arrayType?._append(owner, into: &box)
             td.values[inverse.index] = box
+            td.relatedInserted = false
             if let (registrar, kp) = observed { kp?._didSet(registrar, target) }
         } else {
             let current = currentValue(target, td, inverse)

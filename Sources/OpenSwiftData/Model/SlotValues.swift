@@ -232,6 +232,16 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
         return try s.withUnsafeMutablePointers { header, elements in try body(elements, header.pointee.count) }
     }
 
+    /// Whether slot `position` is not loaded or holds a ``ForeignKey`` (read in place), so it
+    /// holds no model.
+    func isUnloadedOrForeignKey(_ position: Int) -> Bool {
+        guard position >= 0, position < count, let s = storage else { return true }
+        return s.withUnsafeMutablePointerToElements {
+            let type = SlotValues.typeMetadata(at: $0 + position)
+            return type == SlotValues.metadata(of: Unloaded.self) || type == SlotValues.metadata(of: ForeignKey.self)
+        }
+    }
+
     /// Whether slot `position` holds a value (is loaded).
     func isLoaded(_ position: Int) -> Bool {
         guard position >= 0, position < count, let s = storage else { return false }

@@ -129,6 +129,14 @@ final class ModelLayout: @unchecked Sendable {
     private let rootedKeyPaths: [Int: AnyKeyPath]
     /// Relationship slots, for quick iteration.
     let relationshipSlots: [Int]
+    /// The relationship slots below 64 as bits (bit `i` = slot `i`), to test an initialiser's
+    /// ``BackingData/initSlotMask`` against without a loop.
+    let relationshipMask: UInt64
+    /// Whether a slot is a to-many relationship.
+    let hasToMany: Bool
+    /// Whether a to-many relationship has a `minimumModelCount` or `maximumModelCount` (which a
+    /// save checks).
+    let hasCountLimits: Bool
 
     var root: ModelLayout { superLayout?.root ?? self }
 
@@ -214,6 +222,12 @@ final class ModelLayout: @unchecked Sendable {
         self.slotByKeyPath = slotByKeyPath
         self.relationshipSlots = slots.filter(\.isRelationship).map(\.index)
         self.isRelationshipSlot = slots.map(\.isRelationship)
+        self.relationshipMask = relationshipSlots.reduce(0) { $1 < 64 ? $0 | (1 << UInt64($1)) : $0 }
+        self.hasToMany = slots.contains(where: \.isToMany)
+        self.hasCountLimits = slots.contains {
+            $0.isToMany
+                && (($0.relationship?.minimumModelCount ?? 0) > 0 || ($0.relationship?.maximumModelCount ?? 0) > 0)
+        }
         for group in own.unique + own.indices {
             for name in group where slotByName[name] == nil {
                 throw SwiftDataError(
