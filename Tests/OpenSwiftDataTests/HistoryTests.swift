@@ -498,6 +498,55 @@ struct HistoryTests {
         #expect(history.filter { $0.author == "worker0" }.count == 10)
         #expect(Set(history.flatMap(\.changes).map(\.changeIdentifier)).count == 20)
     }
+
+    @Test(
+        "inserted rows' changes take the keys Z_PRIMARYKEY hands out, per table in key order: right above ACHANGE's largest, and above a Z_MAX that is ahead of it (HIS-02)",
+        arguments: StoreKind.allCases)
+    func insertedChangeKeys(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory(prefix: "history-keys")
+        let container = try container(kind, dir, [HiShelf.self, HiBook.self])
+        func changes() throws -> [[SQLValue]] {
+            try container.withStoreConnection { db in
+                try db.rows("SELECT Z_PK, ZCHANGETYPE, ZENTITYPK, ZTRANSACTIONID FROM ACHANGE ORDER BY Z_PK")
+            }
+        }
+        func recordedMax() throws -> SQLValue? {
+            try container.withStoreConnection { db in
+                try db.rows("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 16001").first?.first
+            }
+        }
+        let context = ModelContext(container)
+        // Two tables in one save: three books, then a shelf (two ranges of new rows).
+        for i in 0..<3 { context.insert(HiBook(title: "b\(i)")) }
+        context.insert(HiShelf(name: "s"))
+        try context.save()
+        let first = try changes()
+        #expect(first.map { $0[0] } == (1...4).map { SQLValue.integer($0) })
+        #expect(first.map { $0[2] } == [.integer(1), .integer(2), .integer(3), .integer(1)])
+        #expect(Set(first.map { $0[1] }) == [.integer(0)])
+        #expect(try recordedMax() == .integer(4))
+
+        // Z_MAX ahead of the table (as Core Data may leave it after history was deleted): the
+        // next keys start above it.
+        try container.withStoreConnection { db in
+            try db.run("UPDATE Z_PRIMARYKEY SET Z_MAX = 40 WHERE Z_ENT = 16001")
+        }
+        context.insert(HiBook(title: "b3"))
+        context.insert(HiBook(title: "b4"))
+        try context.save()
+        let second = try changes().dropFirst(4)
+        #expect(second.map { $0[0] } == [.integer(41), .integer(42)])
+        #expect(second.map { $0[2] } == [.integer(4), .integer(5)])
+        #expect(try recordedMax() == .integer(42))
+
+        // And right above the table again.
+        context.insert(HiBook(title: "b5"))
+        try context.save()
+        #expect(try changes().last?[0] == .integer(43))
+        #expect(try recordedMax() == .integer(43))
+        let history = try ModelContext(container).fetchHistory(Self.all)
+        #expect(history.map { $0.changes.count } == [4, 2, 1])
+    }
 }
 
 extension Data {

@@ -194,7 +194,7 @@ extension ModelContext {
             }
         }
         endRange()
-        let upserted = plan.adoptedKeys
+        let upserted = plan.adoptedKeys(if: !changedOrder.isEmpty)
         for id in changedOrder {
             guard let m = changed[id] else { continue }
             let d = m.persistentBackingData

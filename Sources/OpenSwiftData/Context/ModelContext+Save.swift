@@ -196,7 +196,7 @@ extension ModelContext {
             guard k < parts.count else { return }
             try parts[k].store.write { w in
                 let part = try withPendingChanges(parts[k].changes) { try self.write(w) }
-                outcome.plan.adopted.merge(part.plan.adopted) { a, _ in a }
+                outcome.plan.adoptedRows += part.plan.adoptedRows
                 outcome.plan.collapsed.merge(part.plan.collapsed) { a, _ in a }
                 outcome.versions.merge(part.versions) { a, _ in a }
                 outcome.stale += part.stale
@@ -344,7 +344,7 @@ extension ModelContext {
             }
         }
         // Updates: only the changed columns (a row an upsert replaced takes the new model's values).
-        let upserted = plan.adoptedKeys
+        let upserted = plan.adoptedKeys(if: !changedOrder.isEmpty)
         for id in changedOrder {
             guard let m = changed[id] else { continue }
             let d = m.persistentBackingData
@@ -519,15 +519,13 @@ extension ModelContext {
         model: any PersistentModel
     ) throws -> Int {
         // The slots are read in place, through one borrow of the model's buffer; an `Int`,
-        // `Double` or `String` attribute is encoded right here (``encodeColumn`` otherwise).
+        // `Double` or `String` attribute is bound right here (``encodeColumn`` otherwise).
         try d.values.withSlots { slots, count in
             var position = 0
             for index in reads.indices {
                 if reads[index].role == .value, let direct = reads[index].codec?.directRead, reads[index].slot < count,
-                    let value = try naming(
-                        d, reads[index].slot, { try encodeDirect(at: slots + reads[index].slot, direct) })
+                    try bindDirect(stmt, at: position, slots + reads[index].slot, direct)
                 {
-                    try stmt.bind(value, at: position)
                     position += 1
                     continue
                 }
@@ -535,6 +533,30 @@ extension ModelContext {
             }
             return position
         }
+    }
+
+    /// Binds the slot at `slot` as the value of position `position` when it holds exactly
+    /// `direct`'s type and needs none of the codec's checks but the ones made here (a string is
+    /// NFC-normalised as ``String/sqlValue()`` does), and returns `true`; returns `false`,
+    /// binding nothing, for anything else (not loaded, another type, a NaN), which
+    /// ``encodeColumn(_:_:model:)`` encodes or refuses with the property named. No
+    /// ``SQLValue`` is made.
+    @inline(__always)
+    private func bindDirect(
+        _ stmt: RowStatement, at position: Int, _ slot: UnsafePointer<Any>, _ direct: AttributeCodec.DirectRead
+    ) throws -> Bool {
+        switch direct {
+        case .int:
+            guard let v = SlotValues.exactValue(at: slot, as: Int.self) else { return false }
+            try stmt.bindInteger(Int64(v), at: position)
+        case .double:
+            guard let v = SlotValues.exactValue(at: slot, as: Double.self), !v.isNaN else { return false }
+            try stmt.bindReal(v, at: position)
+        case .string:
+            guard let v = SlotValues.exactValue(at: slot, as: String.self) else { return false }
+            try stmt.bindText(nfcNormalized(v), at: position)
+        }
+        return true
     }
 
     /// Binds one column (or a composite's columns) of `read` from `position`; returns the next position.

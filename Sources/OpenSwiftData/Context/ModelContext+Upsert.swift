@@ -20,8 +20,10 @@ struct UpsertPlan {
         let pk: Int64
         let version: Int64?
     }
-    /// New models whose unique values match a stored row: they update that row and take its key.
-    var adopted: [ObjectIdentifier: Adoption] = [:]
+    /// The keys of the stored rows new models take over (each model's own adoption is its
+    /// ``BackingData/disposition``); a key may appear twice when a later new model took a row
+    /// over from an earlier one that collapsed into it.
+    var adoptedRows: [Int64] = []
     /// New models that collide with a later new model in the same save: the later one wins and
     /// both end up on one row.
     var collapsed: [ObjectIdentifier: any PersistentModel] = [:]
@@ -36,8 +38,9 @@ struct UpsertPlan {
         if case .adopt(let adoption) = d.disposition { adoption } else { nil }
     }
 
-    /// The keys of the stored rows new models take over.
-    var adoptedKeys: Set<Int64> { Set(adopted.values.lazy.map(\.pk)) }
+    /// The keys of the stored rows new models take over, for the checks of changed models
+    /// (empty when `needed` is false: a save without changed models asks for none).
+    func adoptedKeys(if needed: Bool) -> Set<Int64> { needed ? Set(adoptedRows) : [] }
 
     /// Whether `model` collapses into a later new model.
     func isCollapsed(_ model: any PersistentModel) -> Bool {
@@ -46,7 +49,7 @@ struct UpsertPlan {
 
     /// Records that `model` (storage `d`) adopts the stored row `adoption`.
     mutating func adopt(_ model: any PersistentModel, _ d: BackingData, _ adoption: Adoption) {
-        adopted[ObjectIdentifier(model)] = adoption
+        adoptedRows.append(adoption.pk)
         d.disposition = .adopt(adoption)
         d.pendingPK = adoption.pk
     }
@@ -85,8 +88,11 @@ extension ModelContext {
         func collapse(_ earlier: any PersistentModel, into later: any PersistentModel) {
             let e = ObjectIdentifier(earlier)
             plan.collapsed[e] = later
-            earlier.persistentBackingData.disposition = .collapse
-            if let pk = plan.adopted.removeValue(forKey: e)?.pk, adoptedBy[pk] === earlier { adoptedBy[pk] = later }
+            let data = earlier.persistentBackingData
+            if case .adopt(let adoption) = data.disposition, adoptedBy[adoption.pk] === earlier {
+                adoptedBy[adoption.pk] = later
+            }
+            data.disposition = .collapse
             for (k, v) in plan.collapsed where v === earlier { plan.collapsed[k] = later }
         }
         // 1. Each new model's group values, and collisions between new models (last wins).

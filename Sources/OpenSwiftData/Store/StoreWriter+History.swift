@@ -40,6 +40,9 @@ extension StoreWriter {
     /// INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID)
     /// SELECT ? + (Z_PK - ?), 16001, NULL, 0, Z_ENT, Z_PK, ? FROM ZITEM WHERE Z_PK BETWEEN ? AND ?
     /// ```
+    /// When the keys handed out start right above `ACHANGE`'s largest (`Z_MAX` is not ahead of
+    /// the table, the usual case), `Z_PK` is left out: SQLite gives the rows exactly those keys
+    /// without checking each one.
     @discardableResult
     func recordTransaction(
         author: String?, bundle: String, process: String, timestamp: Date,
@@ -49,7 +52,7 @@ extension StoreWriter {
         let authorKey = try author.map { try stringKey($0) }
         let bundleKey = try stringKey(bundle)
         let processKey = try stringKey(process)
-        let transaction = try nextKeys(entity: 16002, count: 1)
+        let transaction = try nextKeys(entity: 16002, count: 1).first
         try db.run(
             "INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZPROCESSIDTS, ZTIMESTAMP) VALUES (?, 16002, NULL, ?, ?, ?, ?)",
             [
@@ -58,16 +61,25 @@ extension StoreWriter {
                 .real(timestamp.timeIntervalSinceReferenceDate),
             ])
         for range in insertedRanges where range.last >= range.first {
-            let first = try nextKeys(entity: 16001, count: range.last - range.first + 1)
-            try db.run(
-                "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID) SELECT ? + (Z_PK - ?), 16001, NULL, 0, Z_ENT, Z_PK, ? FROM \(quoteIdentifier(range.table)) WHERE Z_PK BETWEEN ? AND ? ORDER BY Z_PK",
-                [
-                    .integer(first), .integer(range.first), .integer(transaction), .integer(range.first),
-                    .integer(range.last),
-                ])
+            let keys = try nextKeys(entity: 16001, count: range.last - range.first + 1)
+            let table = quoteIdentifier(range.table)
+            if keys.followTable {
+                // The keys handed out are the ones SQLite gives rows inserted without one (one
+                // above the table's largest, in insertion order): it need not check each key.
+                try db.run(
+                    "INSERT INTO ACHANGE (Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID) SELECT 16001, NULL, 0, Z_ENT, Z_PK, ? FROM \(table) WHERE Z_PK BETWEEN ? AND ? ORDER BY Z_PK",
+                    [.integer(transaction), .integer(range.first), .integer(range.last)])
+            } else {
+                try db.run(
+                    "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID) SELECT ? + (Z_PK - ?), 16001, NULL, 0, Z_ENT, Z_PK, ? FROM \(table) WHERE Z_PK BETWEEN ? AND ? ORDER BY Z_PK",
+                    [
+                        .integer(keys.first), .integer(range.first), .integer(transaction), .integer(range.first),
+                        .integer(range.last),
+                    ])
+            }
         }
         guard !changes.isEmpty else { return transaction }
-        let first = try nextKeys(entity: 16001, count: Int64(changes.count))
+        let first = try nextKeys(entity: 16001, count: Int64(changes.count)).first
         // Up to `changeRowsPerInsert` rows per statement (SQLite's per-statement work, paid
         // once per row otherwise, is most of a one-row insert); the rest one row at a time.
         let extra = (0..<tombstoneColumns).map { ", ZTOMBSTONE\($0)" }.joined()
@@ -111,16 +123,20 @@ extension StoreWriter {
     static let changeRowsPerInsert = 16
 
     /// Hands out `count` keys of history entity `entity` (its `Z_PRIMARYKEY.Z_MAX` grows by
-    /// `count`, starting above the table's largest key too); returns the first.
-    private func nextKeys(entity: Int64, count: Int64) throws -> Int64 {
-        var max: Int64 = 0
+    /// `count`, starting above the table's largest key too); returns the first, and whether
+    /// they start right above the table's largest key (`Z_MAX` is not ahead of the table), so
+    /// that rows inserted without a key get exactly these.
+    private func nextKeys(entity: Int64, count: Int64) throws -> (first: Int64, followTable: Bool) {
+        var recorded: Int64 = 0
         if case .integer(let n)? = try db.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(entity)]) {
-            max = n
+            recorded = n
         }
         let table = entity == 16001 ? "ACHANGE" : entity == 16002 ? "ATRANSACTION" : "ATRANSACTIONSTRING"
-        if case .integer(let n)? = try db.scalar("SELECT max(Z_PK) FROM \(table)") { max = Swift.max(max, n) }
+        var largest: Int64 = 0
+        if case .integer(let n)? = try db.scalar("SELECT max(Z_PK) FROM \(table)") { largest = n }
+        let max = Swift.max(recorded, largest)
         try db.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(max + count), .integer(entity)])
-        return max + 1
+        return (max + 1, max == largest)
     }
 
     /// The `ATRANSACTIONSTRING` key of `name`, inserting it the first time.
@@ -129,7 +145,7 @@ extension StoreWriter {
         {
             return pk
         }
-        let pk = try nextKeys(entity: 16003, count: 1)
+        let pk = try nextKeys(entity: 16003, count: 1).first
         try db.run(
             "INSERT INTO ATRANSACTIONSTRING (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (?, 16003, 1, ?)",
             [.integer(pk), .text(name)])

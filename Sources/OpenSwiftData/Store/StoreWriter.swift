@@ -324,6 +324,23 @@ struct RowStatement {
         try stmt.bind(value, at: firstValue + Int32(index))
     }
 
+    /// Binds an integer as the value of the `index`-th read.
+    @inline(__always)
+    func bindInteger(_ value: Int64, at index: Int) throws {
+        try stmt.bind(value, at: firstValue + Int32(index))
+    }
+
+    /// Binds a double as the value of the `index`-th read.
+    @inline(__always)
+    func bindReal(_ value: Double, at index: Int) throws {
+        try stmt.bind(value, at: firstValue + Int32(index))
+    }
+
+    /// Binds text as the value of the `index`-th read.
+    func bindText(_ value: String, at index: Int) throws {
+        try stmt.bindText(value, at: firstValue + Int32(index))
+    }
+
     /// Binds an integer at a 1-based parameter position (keys, entity numbers, versions).
     func bindKey(_ value: Int64, at parameter: Int32) throws {
         try stmt.bind(value, at: parameter)
