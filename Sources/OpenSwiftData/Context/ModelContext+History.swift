@@ -154,46 +154,28 @@ extension ModelContext {
     /// Records the save being written as one history transaction (none when it changes no
     /// row, HIS-11): inserts, updates with the bitmap of changed properties (to-many changes
     /// included), upserts as updates of the stored row (HIS-08), deletes with their tombstone.
-    func recordHistory(_ w: StoreWriter, plan: UpsertPlan, cascaded: [SetCascade.Deleted] = []) throws {
+    func recordHistory(
+        _ w: StoreWriter, plan: UpsertPlan, insertedRanges: [(table: String, first: Int64, last: Int64)],
+        cascaded: [SetCascade.Deleted] = []
+    ) throws {
         let settings = try stack.store(of: w.mapping).historySettings(w.db)
         guard settings.records else { return }
         var rows: [HistoryChangeRow] = []
-        // New rows: the key range the save handed out per table (recorded from the table).
-        var ranges: [ObjectIdentifier: (table: String, first: Int64, last: Int64)] = [:]
-        var rangeOrder: [ObjectIdentifier] = []
-        var tables = PerLayoutMemo<StoreMapping.Table?>()
-        // The range being extended, written back to `ranges` when another table's row comes.
-        var current: (key: ObjectIdentifier, table: String, first: Int64, last: Int64)?
-        func endRange() {
-            if let c = current { ranges[c.key] = (c.table, c.first, c.last) }
-        }
-        var infos = PerLayoutMemo<StoreMapping.HistoryInfo?>()
-        for m in inserted {
-            let d = m.persistentBackingData
-            guard let layout = d.layout, let info = infos.value(for: layout, w.mapping.historyInfo) else { continue }
-            if let adoption = UpsertPlan.adoption(of: d) {
+        // New rows are recorded from their tables, by the key ranges the save handed out
+        // (`insertedRanges`); an upsert is an update of the row it took over.
+        if !plan.adoptedRows.isEmpty {
+            var infos = PerLayoutMemo<StoreMapping.HistoryInfo?>()
+            for m in inserted {
+                let d = m.persistentBackingData
+                guard let adoption = UpsertPlan.adoption(of: d), let layout = d.layout,
+                    let info = infos.value(for: layout, w.mapping.historyInfo)
+                else { continue }
                 rows.append(
                     HistoryChangeRow(
                         kind: .update, entity: info.entity, key: adoption.pk,
                         columns: info.allProperties, tombstone: []))
-            } else if UpsertPlan.writesNewRow(d), d.pendingPK != 0,
-                let table = tables.value(for: layout, stack.table(for:))
-            {
-                let key = ObjectIdentifier(table)
-                if current?.key != key {
-                    endRange()
-                    if let r = ranges[key] {
-                        current = (key, r.table, r.first, r.last)
-                    } else {
-                        current = (key, table.name, d.pendingPK, d.pendingPK)
-                        rangeOrder.append(key)
-                    }
-                }
-                current!.first = min(current!.first, d.pendingPK)
-                current!.last = max(current!.last, d.pendingPK)
             }
         }
-        endRange()
         let upserted = plan.adoptedKeys(if: !changedOrder.isEmpty)
         for id in changedOrder {
             guard let m = changed[id] else { continue }
@@ -227,11 +209,11 @@ extension ModelContext {
                     HistoryChangeRow(kind: .delete, entity: info.entity, key: key, columns: nil, tombstone: tombstone))
             }
         }
-        guard !rows.isEmpty || !ranges.isEmpty else { return }
+        guard !rows.isEmpty || !insertedRanges.isEmpty else { return }
         let process = ProcessInfo.processInfo.processName
         try w.recordTransaction(
             author: author, bundle: Bundle.main.bundleIdentifier ?? process, process: process,
-            timestamp: Date(), insertedRanges: rangeOrder.compactMap { ranges[$0] },
+            timestamp: Date(), insertedRanges: insertedRanges,
             changes: rows, tombstoneColumns: settings.tombstones)
     }
 }

@@ -269,7 +269,7 @@ extension ModelContext {
         }
 
         let plan = try resolveUniqueness(w)
-        try allocatePrimaryKeys(w, plan)
+        let insertedRanges = try allocatePrimaryKeys(w, plan)
         outcome.plan = plan
 
         // Rows that collide with stored ones replace those rows' values (upsert): one prepared
@@ -321,9 +321,12 @@ extension ModelContext {
             byEntity[key, default: []].append(contentsOf: run)
             run.removeAll(keepingCapacity: true)
         }
+        // Whether a new model's class has a to-many relationship (else no pairs to write for them).
+        var newWithToMany = !adoptShapes.isEmpty && adoptShapes.values.contains { $0.detachesToMany }
         for m in inserted {
             let d = m.persistentBackingData
             guard UpsertPlan.writesNewRow(d), let layout = d.layout else { continue }
+            if layout.hasToMany { newWithToMany = true }
             if layout !== runLayout {
                 endRun()
                 runLayout = layout
@@ -415,7 +418,7 @@ extension ModelContext {
                 }
             }
         }
-        for m in inserted {
+        for m in inserted where newWithToMany {
             let d = m.persistentBackingData
             if case .collapse = d.disposition { continue }
             try writePairs(of: m, d)
@@ -423,7 +426,7 @@ extension ModelContext {
         for id in changedOrder {
             if let m = changed[id] { try writePairs(of: m, m.persistentBackingData) }
         }
-        try recordHistory(w, plan: plan, cascaded: outcome.cascaded)
+        try recordHistory(w, plan: plan, insertedRanges: insertedRanges, cascaded: outcome.cascaded)
         return outcome
     }
 
@@ -468,8 +471,15 @@ extension ModelContext {
 
     /// New rows get keys above both the table's largest key and the largest ever handed out
     /// (`Z_PRIMARYKEY.Z_MAX`, as Core Data keeps it), so a deleted row's identifier is never reused.
-    private func allocatePrimaryKeys(_ w: StoreWriter, _ plan: UpsertPlan) throws {
+    ///
+    /// Returns the keys handed out per table, in the order the tables first came: every key of
+    /// a range is a new row's (the history records them from the table, in one statement each).
+    private func allocatePrimaryKeys(_ w: StoreWriter, _ plan: UpsertPlan) throws -> [(
+        table: String, first: Int64, last: Int64
+    )] {
         var next: [ObjectIdentifier: (table: StoreMapping.Table, pk: Int64)] = [:]
+        // Each table's largest key before this save.
+        var start: [ObjectIdentifier: Int64] = [:]
         var order: [ObjectIdentifier] = []
         var tables = PerLayoutMemo<StoreMapping.Table?>()
         // The table being numbered and its last key; written back to `next` when another
@@ -488,6 +498,7 @@ extension ModelContext {
                 } else {
                     current = (key, table, try w.largestKey(of: table))
                     next[key] = current.map { ($0.table, $0.pk) }
+                    start[key] = current!.pk
                     order.append(key)
                 }
             }
@@ -502,6 +513,10 @@ extension ModelContext {
         for (earlier, later) in plan.collapsed {
             guard let m = inserted.first(where: { ObjectIdentifier($0) == earlier }) else { continue }
             m.persistentBackingData.pendingPK = later.persistentBackingData.pendingPK
+        }
+        return order.map { key in
+            let (table, last) = next[key]!
+            return (table.name, start[key]! + 1, last)
         }
     }
 
