@@ -155,6 +155,23 @@ struct SlotValuesTests {
         #expect(values[6] as? String == "moved")
     }
 
+    @Test(
+        "a relationship slot holds no model when unloaded, a key (0 or not) or nil; a model, an optional model or any array (empty too) may hold one"
+    )
+    func holdsNoModel() {
+        let token = Token()
+        let values: [Any?] = [
+            nil, ForeignKey(pk: 5), ForeignKey(pk: 0), Token?.none as Any, Optional(token) as Any, [Token]() as Any,
+            [token] as Any, token,
+        ]
+        var slots = SlotValues()
+        for v in values { slots.append(v) }
+        #expect(slots.count == values.count)
+        #expect(
+            (0..<values.count).map { slots.holdsNoModel($0) } == [true, true, true, true, false, false, false, false])
+        #expect(slots.holdsNoModel(values.count))  // out of range
+    }
+
     @Test("exactCast matches the dynamic type exactly; a subclass or an optional wrapping is left to as?")
     func exactCasts() {
         class Base {}

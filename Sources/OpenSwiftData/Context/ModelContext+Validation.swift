@@ -11,6 +11,8 @@ extension ModelContext {
     /// writes nothing and leaves the pending changes in place.
     /// - Throws: ``SwiftDataError/modelValidationFailure`` naming the model and the relationship.
     func validateRelationshipCounts() throws {
+        // A schema without bounds (most) has nothing to check: no pass over the models.
+        guard stack.schema.layouts.contains(where: \.hasCountLimits) else { return }
         for m in inserted { try validateCounts(of: m, onlyChanged: false) }
         for id in changedOrder {
             guard let m = changed[id] else { continue }

@@ -157,8 +157,8 @@ public final class ModelContext {
             let d = model.persistentBackingData
             guard d.status == .persisted, d.committed == nil, let layout = d.layout else { return }
             for slot in layout.relationshipSlots where slot < d.values.count {
-                // A slot not loaded, or holding a key (a fetched row's to-one), holds no model.
-                if d.values.isUnloadedOrForeignKey(slot) { continue }
+                // A slot not loaded, holding a key (a fetched row's to-one) or nil has no model.
+                if d.values.holdsNoModel(slot) { continue }
                 if layout.slots[slot].isToMany {
                     if d.values.isLoaded(slot) { d.values[slot] = nil }
                 } else if case .model(let target) = d.toOne(slot) {

@@ -232,13 +232,16 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
         return try s.withUnsafeMutablePointers { header, elements in try body(elements, header.pointee.count) }
     }
 
-    /// Whether slot `position` is not loaded or holds a ``ForeignKey`` (read in place), so it
-    /// holds no model.
-    func isUnloadedOrForeignKey(_ position: Int) -> Bool {
+    /// Whether relationship slot `position` holds no model, read in place: it is not loaded,
+    /// holds a ``ForeignKey``, or a `nil` (a relationship slot holds a model, an optional model
+    /// or an array of models, all stored inline as one reference; only `nil` is a zero word, an
+    /// empty array is not).
+    func holdsNoModel(_ position: Int) -> Bool {
         guard position >= 0, position < count, let s = storage else { return true }
         return s.withUnsafeMutablePointerToElements {
             let type = SlotValues.typeMetadata(at: $0 + position)
             return type == SlotValues.metadata(of: Unloaded.self) || type == SlotValues.metadata(of: ForeignKey.self)
+                || UnsafeRawPointer($0 + position).load(as: UInt.self) == 0
         }
     }
 
