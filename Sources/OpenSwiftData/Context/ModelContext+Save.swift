@@ -96,7 +96,7 @@ extension ModelContext {
             // A new row is at version 1; an adopted one at the version its update made.
             let adoption = UpsertPlan.adoption(of: d)
             d.version = adoption == nil ? 1 : outcome.versions[ObjectIdentifier(m)] ?? 1
-            if case .collapse = d.disposition { continue }
+            if UpsertPlan.isCollapsed(d) { continue }
             d.pk = d.pendingPK
             d.pendingPK = 0
             d.status = .persisted
@@ -302,7 +302,7 @@ extension ModelContext {
                 let bound = try bindColumns(update, d, shape.reads, model: m)
                 try update.bindKey(d.pendingPK, at: Int32(bound + 1))
                 outcome.versions[ObjectIdentifier(m)] = try update.runUpdate(
-                    layout.name, key: d.pendingPK, checkedVersion: adoption.version)
+                    layout.name, key: d.pendingPK, knownVersion: adoption.version)
             }
             if shape.detachesToMany {
                 try w.detachStoredToMany(of: layout, pk: d.pendingPK)
@@ -322,7 +322,7 @@ extension ModelContext {
             run.removeAll(keepingCapacity: true)
         }
         // Whether a new model's class has a to-many relationship (else no pairs to write for them).
-        var newWithToMany = !adoptShapes.isEmpty && adoptShapes.values.contains { $0.detachesToMany }
+        var newWithToMany = adoptShapes.values.contains { $0.detachesToMany }
         for m in inserted {
             let d = m.persistentBackingData
             guard UpsertPlan.writesNewRow(d), let layout = d.layout else { continue }
@@ -363,7 +363,7 @@ extension ModelContext {
             let bound = try bindColumns(update, d, reads, model: m)
             try update.bindKey(d.pk, at: Int32(bound + 1))
             if checked { try update.bindKey(d.version, at: Int32(bound + 2)) }
-            guard let version = try update.runUpdate(layout.name, key: d.pk, checkedVersion: checked ? d.version : nil)
+            guard let version = try update.runUpdate(layout.name, key: d.pk, knownVersion: checked ? d.version : nil)
             else {
                 // Strict: the row changed since it was read, or is gone. Default: it is gone
                 // (deleted by another writer); the change has nothing left to update.
@@ -420,7 +420,7 @@ extension ModelContext {
         }
         for m in inserted where newWithToMany {
             let d = m.persistentBackingData
-            if case .collapse = d.disposition { continue }
+            if UpsertPlan.isCollapsed(d) { continue }
             try writePairs(of: m, d)
         }
         for id in changedOrder {

@@ -33,6 +33,11 @@ struct UpsertPlan {
         if case .insert = d.disposition { true } else { false }
     }
 
+    /// Whether the new model whose storage is `d` collapses into a later new model.
+    static func isCollapsed(_ d: BackingData) -> Bool {
+        if case .collapse = d.disposition { true } else { false }
+    }
+
     /// The stored row the new model whose storage is `d` updates, or `nil` when it does not upsert.
     static func adoption(of d: BackingData) -> Adoption? {
         if case .adopt(let adoption) = d.disposition { adoption } else { nil }
@@ -41,11 +46,6 @@ struct UpsertPlan {
     /// The keys of the stored rows new models take over, for the checks of changed models
     /// (empty when `needed` is false: a save without changed models asks for none).
     func adoptedKeys(if needed: Bool) -> Set<Int64> { needed ? Set(adoptedRows) : [] }
-
-    /// Whether `model` collapses into a later new model.
-    func isCollapsed(_ model: any PersistentModel) -> Bool {
-        !collapsed.isEmpty && collapsed[ObjectIdentifier(model)] != nil
-    }
 
     /// Records that `model` (storage `d`) adopts the stored row `adoption`.
     mutating func adopt(_ model: any PersistentModel, _ d: BackingData, _ adoption: Adoption) {
@@ -175,7 +175,7 @@ extension ModelContext {
                     earlier = state.multi.updateValue(m, forKey: values)
                     entries.append(Entry(group: index, value: .null, values: values))
                 }
-                if let earlier, earlier !== m, !plan.isCollapsed(earlier) {
+                if let earlier, earlier !== m, !UpsertPlan.isCollapsed(earlier.persistentBackingData) {
                     collapse(earlier, into: m)
                 }
             }
@@ -196,7 +196,7 @@ extension ModelContext {
             }
         }
         // 3. Per new model, in insertion order: adopt the one stored row it matches.
-        for c in candidates where !plan.isCollapsed(c.model) {
+        for c in candidates where !UpsertPlan.isCollapsed(c.data) {
             let m = c.model
             let layout = shapes[c.shape].layout
             let table = shapes[c.shape].table

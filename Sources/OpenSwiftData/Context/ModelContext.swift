@@ -160,7 +160,7 @@ public final class ModelContext {
                 // A slot not loaded, holding a key (a fetched row's to-one) or nil has no model.
                 if d.values.holdsNoModel(slot) { continue }
                 if layout.slots[slot].isToMany {
-                    if d.values.isLoaded(slot) { d.values[slot] = nil }
+                    d.values[slot] = nil
                 } else if case .model(let target) = d.toOne(slot) {
                     let pk = target.persistentBackingData.pk
                     if pk != 0 { d.values[slot] = ForeignKey(pk: pk) }

@@ -227,7 +227,7 @@ struct StoreWriter {
 
     /// A prepared `UPDATE` of some columns of one row that makes a new version of it; with
     /// `checkingVersion`, only a row still at the version read. Run it with
-    /// ``RowStatement/runUpdate(_:key:checkedVersion:)``, which gives the new version.
+    /// ``RowStatement/runUpdate(_:key:knownVersion:)``, which gives the new version.
     ///
     /// ```sql
     /// UPDATE "ZTRIP" SET "ZNAME" = ?, "Z_OPT" = coalesce("Z_OPT", 0) + 1 WHERE "Z_PK" = ? [AND "Z_OPT" = ?]
@@ -306,7 +306,7 @@ struct StoreWriter {
 ///
 /// Bind a row's values with ``bind(_:at:)`` (0-based value positions, as the statement that
 /// made it documents), its key with ``bindKey(_:at:)``, then ``run(_:)`` or
-/// ``runUpdate(_:key:checkedVersion:)``; the statement is reset for the next row.
+/// ``runUpdate(_:key:knownVersion:)``; the statement is reset for the next row.
 struct RowStatement {
     private let stmt: SQLiteStatement
     private let firstValue: Int32
@@ -359,10 +359,11 @@ struct RowStatement {
 
     /// Runs an update (``StoreWriter/updateStatement(_:reads:checkingVersion:)``) of row
     /// `key`: the row's new version, or `nil` when no row matched (it is gone, or — checked —
-    /// no longer at `checkedVersion`). `checkedVersion` is also the version an unchecked
-    /// update's row is known to be at in this transaction (an upsert's lookup read it): the
-    /// new one is then that plus one, and nothing is read back.
-    func runUpdate(_ entityName: String, key: Int64, checkedVersion: Int64?) throws -> Int64? {
+    /// no longer at the version checked). `knownVersion` is the version the row is at before
+    /// the update when that is known: the one a checking statement checks, or the one an
+    /// upsert's lookup read in this transaction. The new version is then that plus one, and
+    /// nothing is read back; otherwise it is read back by key.
+    func runUpdate(_ entityName: String, key: Int64, knownVersion: Int64?) throws -> Int64? {
         do {
             defer { stmt.reset() }
             try stmt.execute()
@@ -370,8 +371,8 @@ struct RowStatement {
             throw constraintError(e, entityName)
         }
         guard stmt.connection.changes > 0 else { return nil }
-        // Checked: the row was at `checkedVersion`, and the update added one.
-        if let checkedVersion { return checkedVersion + 1 }
+        // The row was at `knownVersion`, and the update added one.
+        if let knownVersion { return knownVersion + 1 }
         guard let query = versionQuery else { return nil }
         defer { query.reset() }
         try query.bind(key, at: 1)

@@ -336,11 +336,17 @@ struct MutationScript {
                 c.insert(category)
                 for j in 0..<count {
                     let w = DictionaryWord(text: "n\(n)\(j)")
-                    c.insert(w)
-                    w.category = category
+                    if j == 0 {
+                        c.insert(w)
+                        w.category = category
+                    } else {
+                        // Not inserted: reached through the category's list, appended after the
+                        // category's insert, so the save inserts it (REL-01).
+                        category.words.append(w)
+                    }
                 }
             }
-            return "insert category \(name) with \(count) new words"
+            return "insert category \(name) with \(count) new words (the first inserted, the rest only linked)"
         case ..<56 where !categories[0].isEmpty:
             let ci = random.below(categories[0].count)
             for k in 0..<2 {
