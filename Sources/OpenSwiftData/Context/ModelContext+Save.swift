@@ -273,35 +273,34 @@ extension ModelContext {
         outcome.plan = plan
 
         // Rows that collide with stored ones replace those rows' values (upsert): one prepared
-        // statement per entity, built once and reused for every such row.
-        var adoptShapes:
-            [ObjectIdentifier: (
-                reads: [StoreMapping.Table.ColumnRead], update: RowStatement?,
-                detachesToMany: Bool
-            )] = [:]
+        // statement per entity and set of indexed columns left out, built once and reused for
+        // every such row.
+        var adoptShapes: [ObjectIdentifier: AdoptionShape] = [:]
         for m in inserted {
             let d = m.persistentBackingData
             guard let adoption = UpsertPlan.adoption(of: d), let layout = d.layout, let table = stack.table(for: layout)
             else { continue }
-            let shape: (reads: [StoreMapping.Table.ColumnRead], update: RowStatement?, detachesToMany: Bool)
+            let shape: AdoptionShape
             if let known = adoptShapes[ObjectIdentifier(layout)] {
                 shape = known
             } else {
                 // An upsert rewrites the row and makes a new version of it, also when the unique
                 // columns it matched on are its only ones (then the update sets only `Z_OPT`).
                 let reads = ModelContext.adoptionColumns(table, layout)
-                shape = (
-                    reads,
-                    table.plan(layout).isEmpty
+                shape = AdoptionShape(
+                    reads: reads,
+                    update: table.plan(layout).isEmpty
                         ? nil : try w.updateStatement(table, reads: reads, checkingVersion: false),
-                    layout.relationshipSlots.contains(where: { layout.slots[$0].isToMany })
-                )
+                    detachesToMany: layout.relationshipSlots.contains(where: { layout.slots[$0].isToMany }))
                 adoptShapes[ObjectIdentifier(layout)] = shape
             }
             if let update = shape.update {
-                let bound = try bindColumns(update, d, shape.reads, model: m)
-                try update.bindKey(d.pendingPK, at: Int32(bound + 1))
-                outcome.versions[ObjectIdentifier(m)] = try update.runUpdate(
+                // Indexed columns whose stored value is already the new one are left out.
+                let (reads, statement) = try shape.statement(
+                    leavingOut: try unchangedIndexedColumns(shape.reads, of: m, d, adoption), w, table)
+                let bound = try bindColumns(statement ?? update, d, reads, model: m)
+                try (statement ?? update).bindKey(d.pendingPK, at: Int32(bound + 1))
+                outcome.versions[ObjectIdentifier(m)] = try (statement ?? update).runUpdate(
                     layout.name, key: d.pendingPK, knownVersion: adoption.version)
             }
             if shape.detachesToMany {
@@ -618,6 +617,24 @@ extension ModelContext {
         }
     }
 
+    /// Which of `reads` (at most the first 64) an upsert into the stored row `adoption` can leave
+    /// out: indexed columns the lookup read whose stored value is exactly the one `m` would
+    /// write (``StoredColumn/isWritten(by:)``). Bit `i` stands for `reads[i]`.
+    func unchangedIndexedColumns(
+        _ reads: [StoreMapping.Table.ColumnRead], of m: any PersistentModel, _ d: BackingData,
+        _ adoption: UpsertPlan.Adoption
+    ) throws -> UInt64 {
+        guard !adoption.stored.isEmpty else { return 0 }
+        var unchanged: UInt64 = 0
+        for index in reads.indices.prefix(64) where reads[index].width == 1 {
+            guard let position = adoption.storedColumns.firstIndex(of: reads[index].column) else { continue }
+            if adoption.stored[position].isWritten(by: try encodeColumn(d, reads[index], model: m)) {
+                unchanged |= 1 << UInt64(index)
+            }
+        }
+        return unchanged
+    }
+
     /// The columns an upsert writes into the stored row it adopted: all of them, except the
     /// unique group's when the layout has one group of `Int` or `String` columns. The row
     /// matched on exactly those values (SQLite's `=` and Swift's `==` agree on them), so
@@ -764,5 +781,45 @@ extension ModelContext {
     func applyDeleteRulesForFetch() throws {
         guard !deleted.isEmpty else { return }
         try propagateDeletes(deferringRefusals: true)
+    }
+}
+
+/// How a save's upserts of one entity update the rows they adopt: the columns written, the
+/// statement writing all of them, and the statements that leave out indexed columns whose
+/// stored value is unchanged (``ModelContext/unchangedIndexedColumns(_:of:_:_:)``), made on
+/// first use.
+final class AdoptionShape {
+    let reads: [StoreMapping.Table.ColumnRead]
+    /// `nil` when the entity has no column at all.
+    let update: RowStatement?
+    /// Whether the entity has a to-many relationship, whose stored pairs the upsert detaches.
+    let detachesToMany: Bool
+    private var leavingOut: [UInt64: (reads: [StoreMapping.Table.ColumnRead], update: RowStatement)] = [:]
+    /// The last statement asked for, which the next row of a save most often wants too.
+    private var last: (unchanged: UInt64, reads: [StoreMapping.Table.ColumnRead], update: RowStatement)?
+
+    init(reads: [StoreMapping.Table.ColumnRead], update: RowStatement?, detachesToMany: Bool) {
+        self.reads = reads
+        self.update = update
+        self.detachesToMany = detachesToMany
+    }
+
+    /// The columns to write and the statement when the reads in bit set `unchanged` are left
+    /// out; `nil` for the statement when none is (``update`` then).
+    func statement(leavingOut unchanged: UInt64, _ w: StoreWriter, _ table: StoreMapping.Table) throws -> (
+        [StoreMapping.Table.ColumnRead], RowStatement?
+    ) {
+        guard unchanged != 0 else { return (reads, nil) }
+        if let last, last.unchanged == unchanged { return (last.reads, last.update) }
+        let found: (reads: [StoreMapping.Table.ColumnRead], update: RowStatement)
+        if let known = leavingOut[unchanged] {
+            found = known
+        } else {
+            let kept = reads.indices.filter { $0 >= 64 || unchanged & (1 << UInt64($0)) == 0 }.map { reads[$0] }
+            found = (kept, try w.updateStatement(table, reads: kept, checkingVersion: false))
+            leavingOut[unchanged] = found
+        }
+        last = (unchanged, found.reads, found.update)
+        return found
     }
 }

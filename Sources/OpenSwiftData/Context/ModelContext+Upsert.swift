@@ -19,6 +19,10 @@ struct UpsertPlan {
     struct Adoption {
         let pk: Int64
         let version: Int64?
+        /// The row's values of the indexed columns `storedColumns` (``IndexedColumns``), as
+        /// the lookup read them: the upsert's `UPDATE` leaves out those it would not change.
+        var stored: [StoredColumn] = []
+        var storedColumns: [Int32] = []
     }
     /// The keys of the stored rows new models take over (each model's own adoption is its
     /// ``BackingData/disposition``); a key may appear twice when a later new model took a row
@@ -135,6 +139,15 @@ extension ModelContext {
             @exclusivity(unchecked) var pending: [SQLValue] = []
             @exclusivity(unchecked) var found = ValueMap<FoundRows>()
             @exclusivity(unchecked) var group: StoreMapping.Table.UniqueGroup?
+            @exclusivity(unchecked) var table: StoreMapping.Table?
+        }
+        // Each table's indexed columns, read once per save and only for a table with rows.
+        var indexed: [ObjectIdentifier: IndexedColumns] = [:]
+        func indexedColumns(_ table: StoreMapping.Table) throws -> IndexedColumns {
+            if let known = indexed[ObjectIdentifier(table)] { return known }
+            let found = try w.indexedColumns(table)
+            indexed[ObjectIdentifier(table)] = found
+            return found
         }
         let states = (0..<w.mapping.uniqueGroupCount).map { _ in GroupState() }
         var candidates: [Candidate] = []
@@ -162,6 +175,7 @@ extension ModelContext {
             for (index, group) in groups.enumerated() {
                 let state = states[group.id]
                 state.group = group
+                state.table = shapes[shape].table
                 let earlier: (any PersistentModel)?
                 if group.reads.count == 1 {
                     let v = try encodeColumn(d, group.reads[0], model: m)
@@ -186,8 +200,8 @@ extension ModelContext {
         }
         // 2. Stored rows with those values: one-column groups in batches of `batchSize`.
         for state in states where !state.pending.isEmpty {
-            guard let group = state.group else { continue }
-            try w.rows(matching: group, anyOf: state.pending) { value, match in
+            guard let group = state.group, let table = state.table else { continue }
+            try w.rows(matching: group, anyOf: state.pending, indexed: { try indexedColumns(table) }) { value, match in
                 // One hash for the common case, a value held by one row.
                 if var earlier = state.found.updateValue(FoundRows(first: match), forKey: value) {
                     earlier.more.append(match)
@@ -203,6 +217,8 @@ extension ModelContext {
             var storedPK: Int64 = 0
             var storedEnt: Int64 = 0
             var storedVersion: Int64?
+            var storedValues: [StoredColumn] = []
+            var storedColumns: [Int32] = []
             var storedCount = 0
             // The groups that matched, for the error; a second one only when there is one.
             var firstGroup: String?
@@ -217,18 +233,21 @@ extension ModelContext {
                     guard !state.found.isEmpty, let rows = state.found[entry.value] else { continue }
                     found = rows
                 } else {
-                    let rows = try w.rows(matching: group, entry.all)
+                    let rows = try w.rows(matching: group, entry.all, indexed: try indexedColumns(table))
                     guard let first = rows.first else { continue }
                     found = FoundRows(first: first, more: Array(rows.dropFirst()))
                 }
                 for index in -1..<found.more.count {
-                    let (pk, ent, version) = index < 0 ? found.first : found.more[index]
+                    let match = index < 0 ? found.first : found.more[index]
+                    let pk = match.pk
                     // Only a registered row with pending changes can move away (no array made otherwise).
                     if !changed.isEmpty, movesAway(pk: pk, table: table, group: group, values: entry.all) { continue }
                     if storedCount == 0 || pk != storedPK { storedCount += 1 }
                     storedPK = pk
-                    storedEnt = ent
-                    storedVersion = version
+                    storedEnt = match.ent
+                    storedVersion = match.version
+                    storedValues = match.stored
+                    storedColumns = match.columns
                     if firstGroup == nil { firstGroup = group.key } else { moreGroups.append(group.key) }
                 }
             }
@@ -250,7 +269,9 @@ extension ModelContext {
                     entityName: layout.name)
             }
             if let previous = adoptedBy[pk], previous !== m { collapse(previous, into: m) }
-            plan.adopt(m, c.data, UpsertPlan.Adoption(pk: pk, version: storedVersion))
+            plan.adopt(
+                m, c.data,
+                UpsertPlan.Adoption(pk: pk, version: storedVersion, stored: storedValues, storedColumns: storedColumns))
             adoptedBy[pk] = m
         }
         return plan

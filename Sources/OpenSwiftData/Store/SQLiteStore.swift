@@ -30,6 +30,7 @@ final class SQLiteStore: @unchecked Sendable {
             connection = try SQLiteConnection(path: ":memory:", mode: .inMemory)
             for pragma in StoreLayout.filePragmas { try connection.execute(pragma) }
             try connection.immediateTransaction { try createOrValidate(connection) }
+            readIndexedColumns()
             return
         }
         let kind = try SQLiteStore.checkPath(url)
@@ -79,11 +80,22 @@ final class SQLiteStore: @unchecked Sendable {
             try withStoreErrors(url) {
                 try connection.immediateTransaction { try createOrValidate(connection) }
             }
+            readIndexedColumns()
         } catch {
             // Nothing of ours was committed; do not let closing checkpoint someone's WAL.
             connection.disableCheckpointOnClose()
             connection.close()
             throw error
+        }
+    }
+
+    /// Reads the indexed columns of every table with a uniqueness group (``IndexedColumns``)
+    /// while the store opens, so that a save's first upsert does not. Failing here costs
+    /// nothing but that: the save reads them itself.
+    private func readIndexedColumns() {
+        let writer = StoreWriter(db: connection, mapping: mapping)
+        for table in mapping.tables where table.uniqueGroups.values.contains(where: { !$0.isEmpty }) {
+            _ = try? writer.indexedColumns(table)
         }
     }
 

@@ -81,6 +81,20 @@ final class StoreMapping: @unchecked Sendable {
         /// See ``relationshipSQL(_:_:)``.
         private var relationshipSQLCache: [String: String] = [:]
         private let sqlCacheLock = NSLock()
+        /// The table's indexed columns as last read from the store (``StoreWriter/indexedColumns(_:)``).
+        var indexedColumns: IndexedColumns? {
+            get {
+                sqlCacheLock.lock()
+                defer { sqlCacheLock.unlock() }
+                return indexedColumnsCache
+            }
+            set {
+                sqlCacheLock.lock()
+                defer { sqlCacheLock.unlock() }
+                indexedColumnsCache = newValue
+            }
+        }
+        private var indexedColumnsCache: IndexedColumns?
         /// `t."Z_ENT" IN (…)` restricting a query to `layout` and its subclasses, or `nil` when
         /// every entity of the table is one of them (no condition needed).
         func entityCondition(kindOf layout: ModelLayout, alias: String = "t") -> String? {
@@ -129,16 +143,24 @@ final class StoreMapping: @unchecked Sendable {
             let batchLookupSQL: String?
             /// `SELECT 1 FROM <table> LIMIT 1`: whether the table has any row to look up.
             let anyRowSQL: String
+            /// ``lookupSQL`` from ` FROM` on, for a lookup that reads more columns (``IndexedColumns``).
+            let lookupFrom: String
+            /// A one-column group's column, quoted, and ``batchLookupSQL`` from ` FROM` on.
+            let batchColumn: String
+            let batchFrom: String?
 
             init(
-                key: String, id: Int, reads: [ColumnRead], lookupSQL: String, batchLookupSQL: String?,
-                anyRowSQL: String
+                key: String, id: Int, reads: [ColumnRead], lookupFrom: String, batchColumn: String,
+                batchFrom: String?, anyRowSQL: String
             ) {
                 self.key = key
                 self.id = id
                 self.reads = reads
-                self.lookupSQL = lookupSQL
-                self.batchLookupSQL = batchLookupSQL
+                self.lookupFrom = lookupFrom
+                self.batchColumn = batchColumn
+                self.batchFrom = batchFrom
+                self.lookupSQL = "SELECT \"Z_PK\", \"Z_ENT\", \"Z_OPT\"" + lookupFrom
+                self.batchLookupSQL = batchFrom.map { "SELECT \(batchColumn), \"Z_PK\", \"Z_ENT\", \"Z_OPT\"" + $0 }
                 self.anyRowSQL = anyRowSQL
             }
 
@@ -258,17 +280,17 @@ final class StoreMapping: @unchecked Sendable {
                     // A composite cannot be compared as one value; its unique index still holds.
                     guard groupReads.count == names.count, groupReads.allSatisfy({ $0.width == 1 }) else { continue }
                     let cols = groupReads.map { table.columns[Int($0.column) - 2] }
-                    var sql =
-                        "SELECT \"Z_PK\", \"Z_ENT\", \"Z_OPT\" FROM \(quoteIdentifier(table.name)) WHERE "
+                    var from =
+                        " FROM \(quoteIdentifier(table.name)) WHERE "
                         + cols.map { "\(quoteIdentifier($0)) = ?" }.joined(separator: " AND ")
                     let kinds = table.entityIDs(kindOf: owner)
                     if kinds.count < table.entities.count {
-                        sql += " AND \"Z_ENT\" IN (\(kinds.map(String.init).joined(separator: ", ")))"
+                        from += " AND \"Z_ENT\" IN (\(kinds.map(String.init).joined(separator: ", ")))"
                     }
                     var batch: String?
                     if cols.count == 1 {
                         batch =
-                            "SELECT \(quoteIdentifier(cols[0])), \"Z_PK\", \"Z_ENT\", \"Z_OPT\" FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(cols[0])) IN ("
+                            " FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(cols[0])) IN ("
                             + Array(repeating: "?", count: Table.UniqueGroup.batchSize).joined(separator: ", ") + ")"
                         if kinds.count < table.entities.count {
                             batch! += " AND \"Z_ENT\" IN (\(kinds.map(String.init).joined(separator: ", ")))"
@@ -279,8 +301,9 @@ final class StoreMapping: @unchecked Sendable {
                     groupIDs[groupKey] = id
                     groups.append(
                         Table.UniqueGroup(
-                            key: cols.joined(separator: ","), id: id, reads: groupReads, lookupSQL: sql,
-                            batchLookupSQL: batch, anyRowSQL: "SELECT 1 FROM \(quoteIdentifier(table.name)) LIMIT 1"))
+                            key: cols.joined(separator: ","), id: id, reads: groupReads, lookupFrom: from,
+                            batchColumn: quoteIdentifier(cols[0]), batchFrom: batch,
+                            anyRowSQL: "SELECT 1 FROM \(quoteIdentifier(table.name)) LIMIT 1"))
                 }
                 table.uniqueGroups[ObjectIdentifier(e.type)] = groups
             }

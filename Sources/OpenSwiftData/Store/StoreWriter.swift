@@ -153,53 +153,73 @@ struct StoreWriter {
     // MARK: Uniqueness
 
     /// A stored row a uniqueness lookup found: its key, entity and version (`nil` when its
-    /// `Z_OPT` is NULL).
-    typealias UniqueMatch = (pk: Int64, ent: Int64, version: Int64?)
-
-    /// The match in `stmt`'s row: `"Z_PK"`, `"Z_ENT"` and `"Z_OPT"` from column `first` on.
-    private static func match(_ stmt: SQLiteStatement, from first: Int32) -> UniqueMatch {
-        (stmt.int64(at: first), stmt.int64(at: first + 1), stmt.isNull(at: first + 2) ? nil : stmt.int64(at: first + 2))
+    /// `Z_OPT` is NULL), and the indexed columns the lookup read (``IndexedColumns``).
+    struct UniqueMatch {
+        let pk: Int64
+        let ent: Int64
+        let version: Int64?
+        /// The values of the indexed columns `columns` the lookup read (both empty when none).
+        let stored: [StoredColumn]
+        let columns: [Int32]
     }
 
-    /// Stored rows whose values of one uniqueness group equal `values`.
+    /// The match in `stmt`'s row: `"Z_PK"`, `"Z_ENT"` and `"Z_OPT"` from column `first` on,
+    /// then the indexed `columns`.
+    private static func match(_ stmt: SQLiteStatement, from first: Int32, columns: [Int32]) -> UniqueMatch {
+        UniqueMatch(
+            pk: stmt.int64(at: first), ent: stmt.int64(at: first + 1),
+            version: stmt.isNull(at: first + 2) ? nil : stmt.int64(at: first + 2),
+            stored: columns.isEmpty ? [] : (0..<Int32(columns.count)).map { StoredColumn(stmt, at: first + 3 + $0) },
+            columns: columns)
+    }
+
+    /// Stored rows whose values of one uniqueness group equal `values`, with the columns of
+    /// `indexed` the group does not match on.
     ///
     /// ```sql
-    /// SELECT "Z_PK", "Z_ENT", "Z_OPT" FROM "ZUSER" WHERE "ZID" = ? [AND "Z_ENT" IN (…)]
+    /// SELECT "Z_PK", "Z_ENT", "Z_OPT"[, "ZSCORE", …] FROM "ZUSER" WHERE "ZID" = ? [AND "Z_ENT" IN (…)]
     /// ```
-    func rows(matching group: StoreMapping.Table.UniqueGroup, _ values: [SQLValue]) throws -> [UniqueMatch] {
-        let lookup = try db.cachedStatement(group.lookupSQL)
+    func rows(
+        matching group: StoreMapping.Table.UniqueGroup, _ values: [SQLValue], indexed: IndexedColumns?
+    ) throws -> [UniqueMatch] {
+        let (sql, _, columns) = indexed?.lookup(group) ?? (group.lookupSQL, nil, [])
+        let lookup = try db.cachedStatement(sql)
         defer { lookup.reset() }
         try lookup.bind(values)
         var rows: [UniqueMatch] = []
-        while try lookup.step() { rows.append(StoreWriter.match(lookup, from: 0)) }
+        while try lookup.step() { rows.append(StoreWriter.match(lookup, from: 0, columns: columns)) }
         return rows
     }
 
     /// Stored rows whose one-column group value is any of `values`, looked up
-    /// ``StoreMapping/Table/UniqueGroup/batchSize`` values per statement; `found` gets each
-    /// value and the row that holds it.
+    /// ``StoreMapping/Table/UniqueGroup/batchSize`` values per statement, with the columns of
+    /// `indexed` other than the group's (asked for only when the table has a row); `found` gets
+    /// each value and the row that holds it.
     ///
     /// ```sql
-    /// SELECT "ZEMAIL", "Z_PK", "Z_ENT", "Z_OPT" FROM "ZUSER" WHERE "ZEMAIL" IN (?, ?, …)
+    /// SELECT "ZEMAIL", "Z_PK", "Z_ENT", "Z_OPT"[, "ZSCORE", …] FROM "ZUSER" WHERE "ZEMAIL" IN (?, ?, …)
     /// ```
     ///
     /// A table with no row at all (a batch insert into a new store, a fixture being generated)
     /// is found so by one `SELECT 1 FROM "ZUSER" LIMIT 1`, and nothing is looked up.
     func rows(
         matching group: StoreMapping.Table.UniqueGroup, anyOf values: [SQLValue],
-        found: (SQLValue, UniqueMatch) -> Void
+        indexed: () throws -> IndexedColumns?, found: (SQLValue, UniqueMatch) -> Void
     ) throws {
-        guard let sql = group.batchLookupSQL else { return }
+        guard group.batchLookupSQL != nil else { return }
         if values.count > 1 {
             let any = try db.cachedStatement(group.anyRowSQL)
             defer { any.reset() }
             guard try any.step() else { return }
         }
+        let lookup = try indexed()?.lookup(group) ?? (sql: group.lookupSQL, batchSQL: group.batchLookupSQL, columns: [])
+        guard let sql = lookup.batchSQL else { return }
+        let columns = lookup.columns
         let stmt = try db.cachedStatement(sql)
         try forEachBatch(
             of: values, size: StoreMapping.Table.UniqueGroup.batchSize, in: stmt, bind: { try stmt.bind($0, at: $1) }
         ) {
-            while try stmt.step() { found(stmt.value(at: 0), StoreWriter.match(stmt, from: 1)) }
+            while try stmt.step() { found(stmt.value(at: 0), StoreWriter.match(stmt, from: 1, columns: columns)) }
         }
     }
 
