@@ -104,7 +104,9 @@ var targets: [Target] = [
     ),
     .target(name: "OpenSwiftDataTesting", dependencies: ["OpenSwiftData"]),
     .testTarget(name: "OpenSwiftDataTestingTests", dependencies: ["OpenSwiftDataTesting", "OpenSwiftData"]),
-    .target(name: "BenchmarkKit", dependencies: ["CJemalloc", "CSQLite", "OpenSwiftData"]),
+    // jemalloc's options for the executables that link it (one C string, `malloc_conf`).
+    .target(name: "CJemallocConfig"),
+    .target(name: "BenchmarkKit", dependencies: ["CJemalloc", "CJemallocConfig", "CSQLite", "OpenSwiftData"]),
     .testTarget(name: "BenchmarkKitTests", dependencies: ["BenchmarkKit"]),
     // The command line: argument parser, subcommand specs, checked option values (no product: the
     // harness's own; OpenSwiftData only for a decoding error's brief description).

@@ -1,4 +1,5 @@
 import CJemalloc
+import CJemallocConfig
 
 #if canImport(Glibc)
     import Glibc
@@ -25,6 +26,15 @@ public struct JemallocStatus: Sendable, Equatable {
     /// `thread.allocated` counter, i.e. jemalloc serves this process's `malloc`.
     public let isProcessAllocator: Bool
 
+    /// jemalloc's `opt.lg_extent_max_active_fit` (`nil` when it cannot be read): 20 as
+    /// BenchmarkKit's executables set it (``options``), so that memory a run frees is reused by
+    /// the next run instead of fresh pages (as glibc's `malloc` does), unless `MALLOC_CONF`
+    /// overrides it.
+    public var lgExtentMaxActiveFit: Int? = nil
+
+    /// The options BenchmarkKit's executables give jemalloc (its `malloc_conf`).
+    public static var options: String { String(cString: openswiftdata_jemalloc_options()) }
+
     /// Whether the malloc-count and allocated-bytes metrics can be measured.
     public var isUsable: Bool { version != nil && statsEnabled && isProcessAllocator }
 
@@ -34,6 +44,7 @@ public struct JemallocStatus: Sendable, Equatable {
         if !statsEnabled { return "jemalloc \(version) built without statistics (config.stats)" }
         if !isProcessAllocator { return "jemalloc \(version) linked but malloc is served by another allocator" }
         return "jemalloc \(version) is the process allocator"
+            + (lgExtentMaxActiveFit.map { " (lg_extent_max_active_fit \($0))" } ?? "")
     }
 
     /// The status of this process, probed on first use.
@@ -58,9 +69,12 @@ public struct JemallocStatus: Sendable, Equatable {
         block.storeBytes(of: 1, as: UInt8.self)
         let after = Jemalloc.threadAllocatedBytes() ?? 0
         block.deallocate()
+        var fit = 0
+        length = MemoryLayout<Int>.size
         return JemallocStatus(
             version: version, statsEnabled: true,
-            isProcessAllocator: after &- before >= UInt64(byteCount))
+            isProcessAllocator: after &- before >= UInt64(byteCount),
+            lgExtentMaxActiveFit: mallctl("opt.lg_extent_max_active_fit", &fit, &length, nil, 0) == 0 ? fit : nil)
     }
 }
 

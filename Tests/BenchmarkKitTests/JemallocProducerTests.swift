@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import BenchmarkKit
@@ -52,6 +53,18 @@ struct JemallocProducerTests {
         let count = try #require(result.metrics[MetricName.mallocCountPerRun])
         #expect(bytes == 0, "\(bytes) bytes, \(count) mallocs for an empty body")
         #expect(count < 1_000)
+    }
+
+    /// The executables' `malloc_conf` reaches jemalloc: memory a run frees is reused by the next
+    /// run (CJemallocConfig explains the setting).
+    @Test func theExecutableConfiguresExtentReuse() throws {
+        #expect(JemallocStatus.options == "lg_extent_max_active_fit:20")
+        let status = JemallocStatus.current
+        guard status.isUsable else { return }
+        // MALLOC_CONF, when it names the option, overrides the executable's setting.
+        if ProcessInfo.processInfo.environment["MALLOC_CONF"]?.contains("lg_extent_max_active_fit") == true { return }
+        #expect(status.lgExtentMaxActiveFit == 20, "\(status.explanation)")
+        #expect(status.explanation.hasSuffix("(lg_extent_max_active_fit 20)"))
     }
 
     @Test func anUnusableAllocatorReportsNothing() throws {

@@ -297,7 +297,9 @@ extension ModelContext {
             if let update = shape.update {
                 // Indexed columns whose stored value is already the new one are left out.
                 let (reads, statement) = try shape.statement(
-                    leavingOut: try unchangedIndexedColumns(shape.reads, of: m, d, adoption), w, table)
+                    leavingOut: try unchangedIndexedColumns(
+                        shape.reads, of: m, d, adoption.storedRow < 0 ? nil : plan.storedRows[Int(adoption.storedRow)]),
+                    w, table)
                 let bound = try bindColumns(statement ?? update, d, reads, model: m)
                 try (statement ?? update).bindKey(d.pendingPK, at: Int32(bound + 1))
                 outcome.versions[ObjectIdentifier(m)] = try (statement ?? update).runUpdate(
@@ -617,18 +619,18 @@ extension ModelContext {
         }
     }
 
-    /// Which of `reads` (at most the first 64) an upsert into the stored row `adoption` can leave
-    /// out: indexed columns the lookup read whose stored value is exactly the one `m` would
+    /// Which of `reads` (at most the first 64) an upsert into a stored row can leave out: the
+    /// indexed columns its lookup read (`stored`) whose value is exactly the one `m` would
     /// write (``StoredColumn/isWritten(by:)``). Bit `i` stands for `reads[i]`.
     func unchangedIndexedColumns(
         _ reads: [StoreMapping.Table.ColumnRead], of m: any PersistentModel, _ d: BackingData,
-        _ adoption: UpsertPlan.Adoption
+        _ stored: StoredRow?
     ) throws -> UInt64 {
-        guard !adoption.stored.isEmpty else { return 0 }
+        guard let stored else { return 0 }
         var unchanged: UInt64 = 0
         for index in reads.indices.prefix(64) where reads[index].width == 1 {
-            guard let position = adoption.storedColumns.firstIndex(of: reads[index].column) else { continue }
-            if adoption.stored[position].isWritten(by: try encodeColumn(d, reads[index], model: m)) {
+            guard let position = stored.columns.firstIndex(of: reads[index].column) else { continue }
+            if stored.values[position].isWritten(by: try encodeColumn(d, reads[index], model: m)) {
                 unchanged |= 1 << UInt64(index)
             }
         }

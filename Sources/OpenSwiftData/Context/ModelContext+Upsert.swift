@@ -19,11 +19,13 @@ struct UpsertPlan {
     struct Adoption {
         let pk: Int64
         let version: Int64?
-        /// The row's values of the indexed columns `storedColumns` (``IndexedColumns``), as
-        /// the lookup read them: the upsert's `UPDATE` leaves out those it would not change.
-        var stored: [StoredColumn] = []
-        var storedColumns: [Int32] = []
+        /// The row's indexed columns as the lookup read them, an index into
+        /// ``UpsertPlan/storedRows`` (`-1` for none): the upsert's `UPDATE` leaves out those it
+        /// would not change. An index, not the row, so that every model's storage stays as small.
+        var storedRow: Int32 = -1
     }
+    /// The indexed columns of the stored rows new models take over (``Adoption/storedRow``).
+    var storedRows: [StoredRow] = []
     /// The keys of the stored rows new models take over (each model's own adoption is its
     /// ``BackingData/disposition``); a key may appear twice when a later new model took a row
     /// over from an earlier one that collapsed into it.
@@ -217,8 +219,7 @@ extension ModelContext {
             var storedPK: Int64 = 0
             var storedEnt: Int64 = 0
             var storedVersion: Int64?
-            var storedValues: [StoredColumn] = []
-            var storedColumns: [Int32] = []
+            var storedRow: StoredRow?
             var storedCount = 0
             // The groups that matched, for the error; a second one only when there is one.
             var firstGroup: String?
@@ -246,8 +247,7 @@ extension ModelContext {
                     storedPK = pk
                     storedEnt = match.ent
                     storedVersion = match.version
-                    storedValues = match.stored
-                    storedColumns = match.columns
+                    storedRow = match.stored
                     if firstGroup == nil { firstGroup = group.key } else { moreGroups.append(group.key) }
                 }
             }
@@ -269,9 +269,12 @@ extension ModelContext {
                     entityName: layout.name)
             }
             if let previous = adoptedBy[pk], previous !== m { collapse(previous, into: m) }
-            plan.adopt(
-                m, c.data,
-                UpsertPlan.Adoption(pk: pk, version: storedVersion, stored: storedValues, storedColumns: storedColumns))
+            var adoption = UpsertPlan.Adoption(pk: pk, version: storedVersion)
+            if let storedRow {
+                adoption.storedRow = Int32(plan.storedRows.count)
+                plan.storedRows.append(storedRow)
+            }
+            plan.adopt(m, c.data, adoption)
             adoptedBy[pk] = m
         }
         return plan

@@ -50,6 +50,14 @@ final class IndexedColumns: @unchecked Sendable {
     }
 }
 
+/// The indexed columns a uniqueness lookup read from the row it found (``IndexedColumns``).
+struct StoredRow {
+    /// Indexes into the table's ``StoreMapping/Table/selectList``.
+    let columns: [Int32]
+    /// Their values, in that order.
+    let values: [StoredColumn]
+}
+
 /// A column's value exactly as SQLite stores it, to tell whether writing a value would change
 /// it: a `REAL` compares by its bits (`0.0` is not `-0.0`), text by its bytes (not by Unicode
 /// equivalence, as `String`'s `==` does), and a storage class never equals another (`1` is not

@@ -158,9 +158,8 @@ struct StoreWriter {
         let pk: Int64
         let ent: Int64
         let version: Int64?
-        /// The values of the indexed columns `columns` the lookup read (both empty when none).
-        let stored: [StoredColumn]
-        let columns: [Int32]
+        /// The indexed columns the lookup read (`nil` when none).
+        let stored: StoredRow?
     }
 
     /// The match in `stmt`'s row: `"Z_PK"`, `"Z_ENT"` and `"Z_OPT"` from column `first` on,
@@ -169,8 +168,11 @@ struct StoreWriter {
         UniqueMatch(
             pk: stmt.int64(at: first), ent: stmt.int64(at: first + 1),
             version: stmt.isNull(at: first + 2) ? nil : stmt.int64(at: first + 2),
-            stored: columns.isEmpty ? [] : (0..<Int32(columns.count)).map { StoredColumn(stmt, at: first + 3 + $0) },
-            columns: columns)
+            stored: columns.isEmpty
+                ? nil
+                : StoredRow(
+                    columns: columns, values: (0..<Int32(columns.count)).map { StoredColumn(stmt, at: first + 3 + $0) })
+        )
     }
 
     /// Stored rows whose values of one uniqueness group equal `values`, with the columns of
