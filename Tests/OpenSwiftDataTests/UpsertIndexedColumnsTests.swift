@@ -43,6 +43,22 @@ import Testing
     }
 }
 
+@Model final class UiFolder {
+    @Attribute(.unique) var name: String
+    @Relationship(deleteRule: .nullify, inverse: \UiDoc.folder) var docs: [UiDoc] = []
+    init(name: String) { self.name = name }
+}
+
+@Model final class UiDoc {
+    @Attribute(.unique) var title: String
+    var size: Int
+    var folder: UiFolder?
+    init(title: String, size: Int) {
+        self.title = title
+        self.size = size
+    }
+}
+
 /// One reading's values (the unique `sensor` apart).
 struct UiValues: Sendable, CustomStringConvertible {
     var level: Double
@@ -220,6 +236,68 @@ struct UpsertIndexedColumnsTests {
         try context.save()
         let rows = try ModelContext(container).fetch(FetchDescriptor<UiReading>())
         #expect(rows.map(\.level) == [1.5])
+    }
+
+    @Test(
+        "An upserted owner lets go of its stored list, and an upserted member keeps the owner its new model names, in either insertion order (UNQ-14, UNQ-10)",
+        arguments: StoreKind.allCases, [true, false])
+    func upsertedOwnerAndMember(_ kind: StoreKind, _ ownerFirst: Bool) throws {
+        let dir = try ScratchDirectory(prefix: "upsert-indexed")
+        let container = try kind.makeContainer(for: [UiFolder.self, UiDoc.self], in: dir, name: "store")
+        let seed = ModelContext(container)
+        let stored = UiFolder(name: "f")
+        seed.insert(stored)
+        stored.docs = [UiDoc(title: "d1", size: 1), UiDoc(title: "d2", size: 2)]
+        try seed.save()
+
+        let context = ModelContext(container)
+        let doc = UiDoc(title: "d1", size: 5)
+        let folder = UiFolder(name: "f")
+        if ownerFirst {
+            context.insert(folder)
+            context.insert(doc)
+        } else {
+            context.insert(doc)
+            context.insert(folder)
+        }
+        doc.folder = folder
+        try context.save()
+
+        let check = ModelContext(container)
+        let folders = try check.fetch(FetchDescriptor<UiFolder>())
+        #expect(folders.map(\.name) == ["f"])
+        #expect(folders.first?.docs.map(\.title) == ["d1"], "ownerFirst \(ownerFirst)")
+        let docs = try check.fetch(FetchDescriptor<UiDoc>(sortBy: [SortDescriptor(\.title)]))
+        #expect(docs.map(\.title) == ["d1", "d2"])
+        #expect(docs.map(\.size) == [5, 2])
+        #expect(docs.map { $0.folder?.name } == ["f", nil], "ownerFirst \(ownerFirst)")
+    }
+
+    @Test(
+        "A changed row keeps its update when an upsert takes over a row of another table with the same key (UNQ-10, HIS-08)",
+        arguments: StoreKind.allCases)
+    func sameKeyInAnotherTable(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory(prefix: "upsert-indexed")
+        let container = try kind.makeContainer(for: [UiFolder.self, UiDoc.self], in: dir, name: "store")
+        let seed = ModelContext(container)
+        seed.insert(UiFolder(name: "f"))
+        seed.insert(UiDoc(title: "d", size: 1))
+        try seed.save()
+        let context = ModelContext(container)
+        let doc = try #require(try context.fetch(FetchDescriptor<UiDoc>()).first)
+        let folder = try #require(try context.fetch(FetchDescriptor<UiFolder>()).first)
+        // Both tables' first rows have key 1.
+        #expect(
+            try container.stack.store.connection.rows("SELECT Z_PK FROM ZUIDOC UNION ALL SELECT Z_PK FROM ZUIFOLDER")
+                == [[.integer(1)], [.integer(1)]])
+        doc.size = 9
+        context.insert(UiFolder(name: "f"))  // takes over the stored folder, key 1
+        try context.save()
+        #expect(folder.name == "f")
+        let check = ModelContext(container)
+        #expect(try check.fetch(FetchDescriptor<UiDoc>()).map(\.size) == [9])
+        let last = try #require(try check.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).last)
+        #expect(last.changes.count == 2, "the folder's upsert and the document's update")
     }
 
     @Test("An index made after the store opened is found at the next save, by its schema version")

@@ -180,7 +180,11 @@ extension ModelContext {
         for id in changedOrder {
             guard let m = changed[id] else { continue }
             let d = m.persistentBackingData
-            guard d.status == .persisted, !d.isDeleted, !upserted.contains(d.pk), let layout = d.layout,
+            guard d.status == .persisted, !d.isDeleted, let layout = d.layout,
+                upserted.isEmpty
+                    || stack.table(for: layout).map({
+                        !upserted.contains(RowKey(table: ObjectIdentifier($0.root), pk: d.pk))
+                    }) ?? true,
                 let info = w.mapping.historyInfo(layout)
             else { continue }
             let slots = d.changed.indices.filter { d.changed[$0] && info.bitOfSlot[$0] != nil }

@@ -272,6 +272,16 @@ extension ModelContext {
         let insertedRanges = try allocatePrimaryKeys(w, plan)
         outcome.plan = plan
 
+        // A row an upsert takes over lets go of its stored to-many members first (UNQ-14: the
+        // new model's list replaces the stored one), all of them before any row is rewritten:
+        // a member that is itself upserted in this save then keeps the owner its new model
+        // names, whichever of the two was inserted first.
+        var cleared: Set<String> = []
+        for m in inserted {
+            let d = m.persistentBackingData
+            guard let adoption = UpsertPlan.adoption(of: d), let layout = d.layout, layout.hasToMany else { continue }
+            try w.detachStoredToMany(of: layout, pk: adoption.pk, cleared: &cleared)
+        }
         // Rows that collide with stored ones replace those rows' values (upsert): one prepared
         // statement per entity and set of indexed columns left out, built once and reused for
         // every such row.
@@ -287,26 +297,31 @@ extension ModelContext {
                 // An upsert rewrites the row and makes a new version of it, also when the unique
                 // columns it matched on are its only ones (then the update sets only `Z_OPT`).
                 let reads = ModelContext.adoptionColumns(table, layout)
+                // A key column the detaching above set to NULL in some rows no longer holds
+                // what the lookup read: it is always written.
+                var alwaysWritten: UInt64 = 0
+                for (index, read) in reads.enumerated().prefix(64)
+                where read.role == .foreignKey
+                    && cleared.contains(table.name + "\u{0}" + table.columns[Int(read.column) - 2])
+                {
+                    alwaysWritten |= 1 << UInt64(index)
+                }
                 shape = AdoptionShape(
                     reads: reads,
                     update: table.plan(layout).isEmpty
                         ? nil : try w.updateStatement(table, reads: reads, checkingVersion: false),
-                    detachesToMany: layout.relationshipSlots.contains(where: { layout.slots[$0].isToMany }))
+                    detachesToMany: layout.hasToMany, alwaysWritten: alwaysWritten)
                 adoptShapes[ObjectIdentifier(layout)] = shape
             }
             if let update = shape.update {
                 // Indexed columns whose stored value is already the new one are left out.
-                let (reads, statement) = try shape.statement(
-                    leavingOut: try unchangedIndexedColumns(
-                        shape.reads, of: m, d, adoption.storedRow < 0 ? nil : plan.storedRows[Int(adoption.storedRow)]),
-                    w, table)
+                let unchanged = try unchangedIndexedColumns(
+                    shape.reads, of: m, d, adoption.storedRow < 0 ? nil : plan.storedRows[Int(adoption.storedRow)])
+                let (reads, statement) = try shape.statement(leavingOut: unchanged & ~shape.alwaysWritten, w, table)
                 let bound = try bindColumns(statement ?? update, d, reads, model: m)
                 try (statement ?? update).bindKey(d.pendingPK, at: Int32(bound + 1))
                 outcome.versions[ObjectIdentifier(m)] = try (statement ?? update).runUpdate(
                     layout.name, key: d.pendingPK, knownVersion: adoption.version)
-            }
-            if shape.detachesToMany {
-                try w.detachStoredToMany(of: layout, pk: d.pendingPK)
             }
         }
         // Inserts: one prepared statement per entity, reused for every row of it. Models are
@@ -352,8 +367,8 @@ extension ModelContext {
         for id in changedOrder {
             guard let m = changed[id] else { continue }
             let d = m.persistentBackingData
-            guard d.status == .persisted, !upserted.contains(d.pk),
-                let layout = d.layout, let table = stack.table(for: layout)
+            guard d.status == .persisted, let layout = d.layout, let table = stack.table(for: layout),
+                !upserted.contains(RowKey(table: ObjectIdentifier(table.root), pk: d.pk))
             else { continue }
             // Only a row whose columns change gets a new version: a to-many change lives in the
             // other rows' keys or a join table (set-like, nothing to lose), so it bumps nothing.
@@ -796,14 +811,20 @@ final class AdoptionShape {
     let update: RowStatement?
     /// Whether the entity has a to-many relationship, whose stored pairs the upsert detaches.
     let detachesToMany: Bool
+    /// The reads never left out (bit `i` for `reads[i]`): key columns this save set to `NULL`
+    /// in some rows after the lookup read them.
+    let alwaysWritten: UInt64
     private var leavingOut: [UInt64: (reads: [StoreMapping.Table.ColumnRead], update: RowStatement)] = [:]
     /// The last statement asked for, which the next row of a save most often wants too.
     private var last: (unchanged: UInt64, reads: [StoreMapping.Table.ColumnRead], update: RowStatement)?
 
-    init(reads: [StoreMapping.Table.ColumnRead], update: RowStatement?, detachesToMany: Bool) {
+    init(
+        reads: [StoreMapping.Table.ColumnRead], update: RowStatement?, detachesToMany: Bool, alwaysWritten: UInt64
+    ) {
         self.reads = reads
         self.update = update
         self.detachesToMany = detachesToMany
+        self.alwaysWritten = alwaysWritten
     }
 
     /// The columns to write and the statement when the reads in bit set `unchanged` are left

@@ -26,10 +26,11 @@ struct UpsertPlan {
     }
     /// The indexed columns of the stored rows new models take over (``Adoption/storedRow``).
     var storedRows: [StoredRow] = []
-    /// The keys of the stored rows new models take over (each model's own adoption is its
-    /// ``BackingData/disposition``); a key may appear twice when a later new model took a row
-    /// over from an earlier one that collapsed into it.
-    var adoptedRows: [Int64] = []
+    /// The stored rows new models take over, by table and key (each model's own adoption is
+    /// its ``BackingData/disposition``); a row may appear twice when a later new model took it
+    /// over from an earlier one that collapsed into it. Keys repeat across tables, so a key
+    /// alone does not name a row.
+    var adoptedRows: [ModelContext.RowKey] = []
     /// New models that collide with a later new model in the same save: the later one wins and
     /// both end up on one row.
     var collapsed: [ObjectIdentifier: any PersistentModel] = [:]
@@ -51,11 +52,13 @@ struct UpsertPlan {
 
     /// The keys of the stored rows new models take over, for the checks of changed models
     /// (empty when `needed` is false: a save without changed models asks for none).
-    func adoptedKeys(if needed: Bool) -> Set<Int64> { needed ? Set(adoptedRows) : [] }
+    func adoptedKeys(if needed: Bool) -> Set<ModelContext.RowKey> { needed ? Set(adoptedRows) : [] }
 
-    /// Records that `model` (storage `d`) adopts the stored row `adoption`.
-    mutating func adopt(_ model: any PersistentModel, _ d: BackingData, _ adoption: Adoption) {
-        adoptedRows.append(adoption.pk)
+    /// Records that `model` (storage `d`) adopts the stored row `adoption` of `table`.
+    mutating func adopt(
+        _ model: any PersistentModel, _ d: BackingData, _ adoption: Adoption, in table: StoreMapping.Table
+    ) {
+        adoptedRows.append(ModelContext.RowKey(table: ObjectIdentifier(table.root), pk: adoption.pk))
         d.disposition = .adopt(adoption)
         d.pendingPK = adoption.pk
     }
@@ -90,13 +93,18 @@ extension ModelContext {
     /// count as a collision.
     func resolveUniqueness(_ w: StoreWriter) throws -> UpsertPlan {
         var plan = UpsertPlan()
-        var adoptedBy: [Int64: any PersistentModel] = [:]
+        // Which new model takes over each stored row, by table and key (a key alone repeats
+        // across tables: two classes' first rows are both 1).
+        var adoptedBy: [RowKey: any PersistentModel] = [:]
         func collapse(_ earlier: any PersistentModel, into later: any PersistentModel) {
             let e = ObjectIdentifier(earlier)
             plan.collapsed[e] = later
             let data = earlier.persistentBackingData
-            if case .adopt(let adoption) = data.disposition, adoptedBy[adoption.pk] === earlier {
-                adoptedBy[adoption.pk] = later
+            if case .adopt(let adoption) = data.disposition, let layout = data.layout,
+                let table = stack.table(for: layout)
+            {
+                let row = RowKey(table: ObjectIdentifier(table.root), pk: adoption.pk)
+                if adoptedBy[row] === earlier { adoptedBy[row] = later }
             }
             data.disposition = .collapse
             for (k, v) in plan.collapsed where v === earlier { plan.collapsed[k] = later }
@@ -268,14 +276,15 @@ extension ModelContext {
                     "a new \(layout.name) has the unique values of a stored \(other); an upsert cannot change a row's class, so nothing was saved",
                     entityName: layout.name)
             }
-            if let previous = adoptedBy[pk], previous !== m { collapse(previous, into: m) }
+            let row = RowKey(table: ObjectIdentifier(table.root), pk: pk)
+            if let previous = adoptedBy[row], previous !== m { collapse(previous, into: m) }
             var adoption = UpsertPlan.Adoption(pk: pk, version: storedVersion)
             if let storedRow {
                 adoption.storedRow = Int32(plan.storedRows.count)
                 plan.storedRows.append(storedRow)
             }
-            plan.adopt(m, c.data, adoption)
-            adoptedBy[pk] = m
+            plan.adopt(m, c.data, adoption, in: table)
+            adoptedBy[row] = m
         }
         return plan
     }

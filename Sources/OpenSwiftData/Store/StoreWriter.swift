@@ -100,13 +100,15 @@ struct StoreWriter {
 
     /// Clears the stored to-many relationships of row `pk` before an upsert writes the new
     /// model's: children are detached (never deleted), join-table pairs removed (UNQ-14).
-    func detachStoredToMany(of layout: ModelLayout, pk: Int64) throws {
+    /// `cleared` gets each key column set to `NULL` (its table's name, a NUL, the column's name).
+    func detachStoredToMany(of layout: ModelLayout, pk: Int64, cleared: inout Set<String>) throws {
         for slot in layout.relationshipSlots where layout.slots[slot].isToMany {
             switch mapping.storage(of: layout, slot: slot) {
             case .inverseForeignKey(let table, let column)?:
                 try db.run(
                     "UPDATE \(quoteIdentifier(table.name)) SET \(quoteIdentifier(column)) = NULL WHERE \(quoteIdentifier(column)) = ?",
                     [.integer(pk)])
+                cleared.insert(table.name + "\u{0}" + column)
             case .joinTable(let name, let own, _)?:
                 try db.run("DELETE FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(own)) = ?", [.integer(pk)])
             default:
