@@ -316,11 +316,13 @@ extension ModelContext {
             if let update = shape.update {
                 // Indexed columns whose stored value is already the new one are left out.
                 let unchanged = try unchangedIndexedColumns(
-                    shape.reads, of: m, d, adoption.storedRow < 0 ? nil : plan.storedRows[Int(adoption.storedRow)])
-                let (reads, statement) = try shape.statement(leavingOut: unchanged & ~shape.alwaysWritten, w, table)
-                let bound = try bindColumns(statement ?? update, d, reads, model: m)
-                try (statement ?? update).bindKey(d.pendingPK, at: Int32(bound + 1))
-                outcome.versions[ObjectIdentifier(m)] = try (statement ?? update).runUpdate(
+                    shape.reads, of: m, d, adoption.storedRow < 0 ? nil : plan.storedRows[Int(adoption.storedRow)],
+                    except: shape.alwaysWritten)
+                let (reads, leavingOut) = try shape.statement(leavingOut: unchanged, w, table)
+                let statement = leavingOut ?? update
+                let bound = try bindColumns(statement, d, reads, model: m)
+                try statement.bindKey(d.pendingPK, at: Int32(bound + 1))
+                outcome.versions[ObjectIdentifier(m)] = try statement.runUpdate(
                     layout.name, key: d.pendingPK, knownVersion: adoption.version)
             }
         }
@@ -636,14 +638,16 @@ extension ModelContext {
 
     /// Which of `reads` (at most the first 64) an upsert into a stored row can leave out: the
     /// indexed columns its lookup read (`stored`) whose value is exactly the one `m` would
-    /// write (``StoredColumn/isWritten(by:)``). Bit `i` stands for `reads[i]`.
+    /// write (``StoredColumn/isWritten(by:)``), but none in `alwaysWritten`. Bit `i` stands
+    /// for `reads[i]`.
     func unchangedIndexedColumns(
         _ reads: [StoreMapping.Table.ColumnRead], of m: any PersistentModel, _ d: BackingData,
-        _ stored: StoredRow?
+        _ stored: StoredRow?, except alwaysWritten: UInt64
     ) throws -> UInt64 {
         guard let stored else { return 0 }
         var unchanged: UInt64 = 0
-        for index in reads.indices.prefix(64) where reads[index].width == 1 {
+        for index in reads.indices.prefix(64)
+        where reads[index].width == 1 && alwaysWritten & (1 << UInt64(index)) == 0 {
             guard let position = stored.columns.firstIndex(of: reads[index].column) else { continue }
             if stored.values[position].isWritten(by: try encodeColumn(d, reads[index], model: m)) {
                 unchanged |= 1 << UInt64(index)
@@ -803,7 +807,7 @@ extension ModelContext {
 
 /// How a save's upserts of one entity update the rows they adopt: the columns written, the
 /// statement writing all of them, and the statements that leave out indexed columns whose
-/// stored value is unchanged (``ModelContext/unchangedIndexedColumns(_:of:_:_:)``), made on
+/// stored value is unchanged (``ModelContext/unchangedIndexedColumns(_:of:_:_:except:)``), made on
 /// first use.
 final class AdoptionShape {
     let reads: [StoreMapping.Table.ColumnRead]

@@ -14,7 +14,7 @@ import Foundation
 /// Which columns are indexed is read from the store (`pragma_index_list`, `pragma_index_info`),
 /// not from the schema, so indexes a store file brings or an index strategy adds count too. It
 /// is kept on the table until `PRAGMA schema_version` changes.
-final class IndexedColumns: @unchecked Sendable {
+final class IndexedColumns: Sendable {
     /// The `PRAGMA schema_version` the columns were read at.
     let schemaVersion: Int64
     /// The indexed columns, as indexes into the table's ``StoreMapping/Table/selectList``
