@@ -180,11 +180,7 @@ extension ModelContext {
         for id in changedOrder {
             guard let m = changed[id] else { continue }
             let d = m.persistentBackingData
-            guard d.status == .persisted, !d.isDeleted, let layout = d.layout,
-                upserted.isEmpty
-                    || stack.table(for: layout).map({
-                        !upserted.contains(RowKey(table: ObjectIdentifier($0.root), pk: d.pk))
-                    }) ?? true,
+            guard d.status == .persisted, !d.isDeleted, let layout = d.layout, !isTakenOver(d, layout, upserted),
                 let info = w.mapping.historyInfo(layout)
             else { continue }
             let slots = d.changed.indices.filter { d.changed[$0] && info.bitOfSlot[$0] != nil }

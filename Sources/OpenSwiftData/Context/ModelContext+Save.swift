@@ -276,17 +276,22 @@ extension ModelContext {
         // new model's list replaces the stored one), all of them before any row is rewritten:
         // a member that is itself upserted in this save then keeps the owner its new model
         // names, whichever of the two was inserted first.
-        var cleared: Set<String> = []
-        for m in inserted {
+        // (A save that takes over no row, a batch insert, passes over none of this.)
+        var cleared: Set<StoreWriter.KeyColumn> = []
+        // Whether a new model's class has a to-many relationship (else no pairs to write for them).
+        var newWithToMany = false
+        let adopting = plan.adoptedRows.isEmpty ? [] : inserted
+        for m in adopting {
             let d = m.persistentBackingData
             guard let adoption = UpsertPlan.adoption(of: d), let layout = d.layout, layout.hasToMany else { continue }
+            newWithToMany = true
             try w.detachStoredToMany(of: layout, pk: adoption.pk, cleared: &cleared)
         }
         // Rows that collide with stored ones replace those rows' values (upsert): one prepared
         // statement per entity and set of indexed columns left out, built once and reused for
         // every such row.
         var adoptShapes: [ObjectIdentifier: AdoptionShape] = [:]
-        for m in inserted {
+        for m in adopting {
             let d = m.persistentBackingData
             guard let adoption = UpsertPlan.adoption(of: d), let layout = d.layout, let table = stack.table(for: layout)
             else { continue }
@@ -302,7 +307,9 @@ extension ModelContext {
                 var alwaysWritten: UInt64 = 0
                 for (index, read) in reads.enumerated().prefix(64)
                 where read.role == .foreignKey
-                    && cleared.contains(table.name + "\u{0}" + table.columns[Int(read.column) - 2])
+                    && cleared.contains(
+                        StoreWriter.KeyColumn(
+                            table: ObjectIdentifier(table), column: table.columns[Int(read.column) - 2]))
                 {
                     alwaysWritten |= 1 << UInt64(index)
                 }
@@ -310,7 +317,7 @@ extension ModelContext {
                     reads: reads,
                     update: table.plan(layout).isEmpty
                         ? nil : try w.updateStatement(table, reads: reads, checkingVersion: false),
-                    detachesToMany: layout.hasToMany, alwaysWritten: alwaysWritten)
+                    alwaysWritten: alwaysWritten)
                 adoptShapes[ObjectIdentifier(layout)] = shape
             }
             if let update = shape.update {
@@ -339,8 +346,6 @@ extension ModelContext {
             byEntity[key, default: []].append(contentsOf: run)
             run.removeAll(keepingCapacity: true)
         }
-        // Whether a new model's class has a to-many relationship (else no pairs to write for them).
-        var newWithToMany = adoptShapes.values.contains { $0.detachesToMany }
         for m in inserted {
             let d = m.persistentBackingData
             guard UpsertPlan.writesNewRow(d), let layout = d.layout else { continue }
@@ -370,7 +375,7 @@ extension ModelContext {
             guard let m = changed[id] else { continue }
             let d = m.persistentBackingData
             guard d.status == .persisted, let layout = d.layout, let table = stack.table(for: layout),
-                !upserted.contains(RowKey(table: ObjectIdentifier(table.root), pk: d.pk))
+                !isTakenOver(d, layout, upserted)
             else { continue }
             // Only a row whose columns change gets a new version: a to-many change lives in the
             // other rows' keys or a join table (set-like, nothing to lose), so it bumps nothing.
@@ -636,6 +641,13 @@ extension ModelContext {
         }
     }
 
+    /// Whether the stored row of `d` (a registered model of `layout`) is one an upsert of this
+    /// save takes over (`upserted`: ``UpsertPlan/adoptedKeys(if:)``).
+    func isTakenOver(_ d: BackingData, _ layout: ModelLayout, _ upserted: Set<RowKey>) -> Bool {
+        guard !upserted.isEmpty, let table = stack.table(for: layout) else { return false }
+        return upserted.contains(RowKey(table: ObjectIdentifier(table.root), pk: d.pk))
+    }
+
     /// Which of `reads` (at most the first 64) an upsert into a stored row can leave out: the
     /// indexed columns its lookup read (`stored`) whose value is exactly the one `m` would
     /// write (``StoredColumn/isWritten(by:)``), but none in `alwaysWritten`. Bit `i` stands
@@ -813,8 +825,6 @@ final class AdoptionShape {
     let reads: [StoreMapping.Table.ColumnRead]
     /// `nil` when the entity has no column at all.
     let update: RowStatement?
-    /// Whether the entity has a to-many relationship, whose stored pairs the upsert detaches.
-    let detachesToMany: Bool
     /// The reads never left out (bit `i` for `reads[i]`): key columns this save set to `NULL`
     /// in some rows after the lookup read them.
     let alwaysWritten: UInt64
@@ -823,11 +833,10 @@ final class AdoptionShape {
     private var last: (unchanged: UInt64, reads: [StoreMapping.Table.ColumnRead], update: RowStatement)?
 
     init(
-        reads: [StoreMapping.Table.ColumnRead], update: RowStatement?, detachesToMany: Bool, alwaysWritten: UInt64
+        reads: [StoreMapping.Table.ColumnRead], update: RowStatement?, alwaysWritten: UInt64
     ) {
         self.reads = reads
         self.update = update
-        self.detachesToMany = detachesToMany
         self.alwaysWritten = alwaysWritten
     }
 

@@ -136,32 +136,56 @@ final class StoreMapping: @unchecked Sendable {
             let id: Int
             /// How to read the group's values from a model.
             let reads: [ColumnRead]
-            /// `SELECT "Z_PK", "Z_ENT", "Z_OPT" FROM <table> WHERE c1 = ? AND … [AND "Z_ENT" IN (…)]`.
-            let lookupSQL: String
-            /// For a one-column group: `SELECT c, "Z_PK", "Z_ENT", "Z_OPT" FROM <table> WHERE c IN (?, …)`
-            /// with ``batchSize`` parameters, so a save looks up many new models at once.
-            let batchLookupSQL: String?
             /// `SELECT 1 FROM <table> LIMIT 1`: whether the table has any row to look up.
             let anyRowSQL: String
-            /// ``lookupSQL`` from ` FROM` on, for a lookup that reads more columns (``IndexedColumns``).
-            let lookupFrom: String
-            /// A one-column group's column, quoted, and ``batchLookupSQL`` from ` FROM` on.
-            let batchColumn: String
-            let batchFrom: String?
+            /// The lookups reading no column after `Z_OPT`.
+            let plain: Lookup
+            /// ``plain``'s one-row lookup.
+            var lookupSQL: String { plain.sql }
+            /// ``plain``'s batched lookup: `nil` unless the group has one column.
+            var batchLookupSQL: String? { plain.batchSQL }
+            /// The lookup's SQL from ` FROM` on (``lookup(reading:in:)``).
+            private let from: String
+            /// A one-column group's column, quoted, and its batched lookup's SQL from ` FROM` on.
+            private let batchColumn: String
+            private let batchFrom: String?
+
+            /// A group's lookups, reading `columns` after `Z_OPT` (``IndexedColumns``).
+            struct Lookup: Sendable {
+                /// `SELECT "Z_PK", "Z_ENT", "Z_OPT"[, …] FROM <table> WHERE c1 = ? AND … [AND "Z_ENT" IN (…)]`.
+                let sql: String
+                /// For a one-column group: `SELECT c, "Z_PK", "Z_ENT", "Z_OPT"[, …] FROM <table>
+                /// WHERE c IN (?, …)` with ``batchSize`` parameters, so a save looks up many new
+                /// models at once.
+                let batchSQL: String?
+                /// The columns read after `Z_OPT`, as indexes into the table's ``selectList``.
+                let columns: [Int32]
+            }
 
             init(
-                key: String, id: Int, reads: [ColumnRead], lookupFrom: String, batchColumn: String,
+                key: String, id: Int, reads: [ColumnRead], from: String, batchColumn: String,
                 batchFrom: String?, anyRowSQL: String
             ) {
                 self.key = key
                 self.id = id
                 self.reads = reads
-                self.lookupFrom = lookupFrom
+                self.from = from
                 self.batchColumn = batchColumn
                 self.batchFrom = batchFrom
-                self.lookupSQL = "SELECT \"Z_PK\", \"Z_ENT\", \"Z_OPT\"" + lookupFrom
-                self.batchLookupSQL = batchFrom.map { "SELECT \(batchColumn), \"Z_PK\", \"Z_ENT\", \"Z_OPT\"" + $0 }
                 self.anyRowSQL = anyRowSQL
+                self.plain = Lookup(
+                    sql: "SELECT \"Z_PK\", \"Z_ENT\", \"Z_OPT\"" + from,
+                    batchSQL: batchFrom.map { "SELECT \(batchColumn), \"Z_PK\", \"Z_ENT\", \"Z_OPT\"" + $0 },
+                    columns: [])
+            }
+
+            /// The lookups reading `columns` of `table` after `Z_OPT`.
+            func lookup(reading columns: [Int32], in table: Table) -> Lookup {
+                let extra = columns.map { ", " + quoteIdentifier(table.columns[Int($0) - 2]) }.joined()
+                return Lookup(
+                    sql: "SELECT \"Z_PK\", \"Z_ENT\", \"Z_OPT\"\(extra)" + from,
+                    batchSQL: batchFrom.map { "SELECT \(batchColumn), \"Z_PK\", \"Z_ENT\", \"Z_OPT\"\(extra)" + $0 },
+                    columns: columns)
             }
 
             /// Parameters in ``batchLookupSQL``.
@@ -301,7 +325,7 @@ final class StoreMapping: @unchecked Sendable {
                     groupIDs[groupKey] = id
                     groups.append(
                         Table.UniqueGroup(
-                            key: cols.joined(separator: ","), id: id, reads: groupReads, lookupFrom: from,
+                            key: cols.joined(separator: ","), id: id, reads: groupReads, from: from,
                             batchColumn: quoteIdentifier(cols[0]), batchFrom: batch,
                             anyRowSQL: "SELECT 1 FROM \(quoteIdentifier(table.name)) LIMIT 1"))
                 }

@@ -20,33 +20,26 @@ final class IndexedColumns: Sendable {
     /// The indexed columns, as indexes into the table's ``StoreMapping/Table/selectList``
     /// (ascending; only single columns the mapping writes, not `Z_PK`, `Z_ENT` or `Z_OPT`).
     let columns: [Int32]
-    /// Per uniqueness group id: the group's one-row lookup reading ``columns`` after `Z_OPT`,
-    /// except the group's own columns, which it matched on.
-    private let lookups: [Int: (sql: String, batchSQL: String?, columns: [Int32])]
+    /// Per uniqueness group id: the group's lookups reading ``columns`` after `Z_OPT`, except
+    /// the group's own columns, which it matched on.
+    private let lookups: [Int: StoreMapping.Table.UniqueGroup.Lookup]
 
     init(schemaVersion: Int64, columns: [Int32], table: StoreMapping.Table) {
         self.schemaVersion = schemaVersion
         self.columns = columns
-        var lookups: [Int: (sql: String, batchSQL: String?, columns: [Int32])] = [:]
+        var lookups: [Int: StoreMapping.Table.UniqueGroup.Lookup] = [:]
         for groups in table.uniqueGroups.values {
             for group in groups where lookups[group.id] == nil {
                 let own = Set(group.reads.map(\.column))
-                let read = columns.filter { !own.contains($0) }
-                let extra = read.map { ", " + quoteIdentifier(table.columns[Int($0) - 2]) }.joined()
-                lookups[group.id] = (
-                    "SELECT \"Z_PK\", \"Z_ENT\", \"Z_OPT\"\(extra)\(group.lookupFrom)",
-                    group.batchFrom.map { "SELECT \(group.batchColumn), \"Z_PK\", \"Z_ENT\", \"Z_OPT\"\(extra)\($0)" },
-                    read
-                )
+                lookups[group.id] = group.lookup(reading: columns.filter { !own.contains($0) }, in: table)
             }
         }
         self.lookups = lookups
     }
 
-    /// `group`'s lookup SQL (one row, and batched for a one-column group) and the columns it
-    /// reads after `Z_OPT`, in order.
-    func lookup(_ group: StoreMapping.Table.UniqueGroup) -> (sql: String, batchSQL: String?, columns: [Int32]) {
-        lookups[group.id] ?? (group.lookupSQL, group.batchLookupSQL, [])
+    /// `group`'s lookups reading the indexed columns (its plain ones for a group of another table).
+    func lookup(_ group: StoreMapping.Table.UniqueGroup) -> StoreMapping.Table.UniqueGroup.Lookup {
+        lookups[group.id] ?? group.plain
     }
 }
 

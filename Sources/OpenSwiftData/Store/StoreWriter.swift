@@ -100,21 +100,27 @@ struct StoreWriter {
 
     /// Clears the stored to-many relationships of row `pk` before an upsert writes the new
     /// model's: children are detached (never deleted), join-table pairs removed (UNQ-14).
-    /// `cleared` gets each key column set to `NULL` (its table's name, a NUL, the column's name).
-    func detachStoredToMany(of layout: ModelLayout, pk: Int64, cleared: inout Set<String>) throws {
+    /// `cleared` gets each key column set to `NULL`.
+    func detachStoredToMany(of layout: ModelLayout, pk: Int64, cleared: inout Set<KeyColumn>) throws {
         for slot in layout.relationshipSlots where layout.slots[slot].isToMany {
             switch mapping.storage(of: layout, slot: slot) {
             case .inverseForeignKey(let table, let column)?:
                 try db.run(
                     "UPDATE \(quoteIdentifier(table.name)) SET \(quoteIdentifier(column)) = NULL WHERE \(quoteIdentifier(column)) = ?",
                     [.integer(pk)])
-                cleared.insert(table.name + "\u{0}" + column)
+                cleared.insert(KeyColumn(table: ObjectIdentifier(table), column: column))
             case .joinTable(let name, let own, _)?:
                 try db.run("DELETE FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(own)) = ?", [.integer(pk)])
             default:
                 break
             }
         }
+    }
+
+    /// A key column of a table (``detachStoredToMany(of:pk:cleared:)``).
+    struct KeyColumn: Hashable {
+        let table: ObjectIdentifier
+        let column: String
     }
 
     // MARK: Keys
@@ -186,12 +192,12 @@ struct StoreWriter {
     func rows(
         matching group: StoreMapping.Table.UniqueGroup, _ values: [SQLValue], indexed: IndexedColumns?
     ) throws -> [UniqueMatch] {
-        let (sql, _, columns) = indexed?.lookup(group) ?? (group.lookupSQL, nil, [])
-        let lookup = try db.cachedStatement(sql)
+        let sql = indexed?.lookup(group) ?? group.plain
+        let lookup = try db.cachedStatement(sql.sql)
         defer { lookup.reset() }
         try lookup.bind(values)
         var rows: [UniqueMatch] = []
-        while try lookup.step() { rows.append(StoreWriter.match(lookup, from: 0, columns: columns)) }
+        while try lookup.step() { rows.append(StoreWriter.match(lookup, from: 0, columns: sql.columns)) }
         return rows
     }
 
@@ -216,7 +222,7 @@ struct StoreWriter {
             defer { any.reset() }
             guard try any.step() else { return }
         }
-        let lookup = try indexed()?.lookup(group) ?? (sql: group.lookupSQL, batchSQL: group.batchLookupSQL, columns: [])
+        let lookup = try indexed()?.lookup(group) ?? group.plain
         guard let sql = lookup.batchSQL else { return }
         let columns = lookup.columns
         let stmt = try db.cachedStatement(sql)
