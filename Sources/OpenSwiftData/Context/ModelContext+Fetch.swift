@@ -458,7 +458,7 @@ extension ModelContext {
             let identities = registered.table(tableKey, create: true)!
             let entities = table.entitiesByID
             let readersByID = table.slotReadersByID
-            let storeID = stack.store(of: table).identifier
+            let storeIdentity = stack.store(of: table).identity
             let handle = self.handle
             var generation: StoreGeneration?
             while try stmt.step() {
@@ -481,7 +481,7 @@ extension ModelContext {
                 guard ent > 0, ent < entities.count, let layout = entities[ent] else { continue }
                 let d = BackingData(
                     layout: layout, values: try readValues(stmt, readersByID[ent]),
-                    pk: pk, version: stmt.int64(at: table.versionColumn), storeIdentifier: storeID,
+                    pk: pk, version: stmt.int64(at: table.versionColumn), storeIdentity: storeIdentity,
                     contextHandle: handle)
                 let model = MaterializationScope.run { layout.type.init(backingData: d) }
                 identities.insert(pk, model)

@@ -100,7 +100,7 @@ extension ModelContext {
             d.pk = d.pendingPK
             d.pendingPK = 0
             d.status = .persisted
-            d.storeIdentifier = (d.layout.flatMap(stack.store(for:)) ?? store).identifier
+            d.storeIdentity = (d.layout.flatMap(stack.store(for:)) ?? store).identity
             d.committed = nil
             d.changed = []
             let adopts = adoption != nil

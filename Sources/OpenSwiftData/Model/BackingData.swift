@@ -20,9 +20,6 @@ public final class BackingData {
     @exclusivity(unchecked) var layout: ModelLayout? {
         didSet { _hasLayout = layout != nil }
     }
-    /// Whether ``layout`` is set (the storage is ready for the accessors): a stored flag, read
-    /// by the inlined `persistentBackingData` getter without a call.
-    @usableFromInline @exclusivity(unchecked) var _hasLayout = false
     /// The context the model is registered in (held through the context's shared weak handle,
     /// so registering a model costs a retain, not a weak-reference setup).
     var context: ModelContext? {
@@ -37,21 +34,18 @@ public final class BackingData {
     @exclusivity(unchecked) var version: Int64 = 0
     /// The key a save in progress assigned to a new row; made permanent only if the save commits.
     @exclusivity(unchecked) var pendingPK: Int64 = 0
-    /// What the save in progress does with a new model (``UpsertPlan``'s decision, kept here so
-    /// the save's loops read it without hashing the model); set for every new model by
-    /// ``ModelContext/resolveUniqueness(_:)`` before anything reads it.
-    @exclusivity(unchecked) var disposition = UpsertPlan.Disposition.insert
     var tempKey: UInt64 = 0
-    var storeIdentifier: String?
-    @exclusivity(unchecked) var status: Status = .unmanaged
-    /// Attributes have not been read from the row yet (``ModelContext/model(for:)`` faults).
-    @exclusivity(unchecked) var isFault = false
+    /// The store the row is in, `nil` until the model is saved or read from one.
+    @exclusivity(unchecked) var storeIdentity: StoreIdentity?
+    /// ``storeIdentity``'s identifier. Setting one makes an identity of its own (a stand-in's
+    /// path); fetches and saves share their store's.
+    var storeIdentifier: String? {
+        get { storeIdentity?.identifier }
+        set { storeIdentity = newValue.map(StoreIdentity.init) }
+    }
     /// Slots (< 64) an initialiser assigned through its `init` accessors: their relationships'
     /// inverses are synced when the model is inserted (an `init` accessor cannot reach `self`).
     @exclusivity(unchecked) var initSlotMask: UInt64 = 0
-    /// ``ModelContext/insertRelated(of:_:)`` walked this model's relationships and no
-    /// relationship slot was written since (a write or a sync through an inverse clears it).
-    @exclusivity(unchecked) var relatedInserted = false
     /// The store generation the values were read at; a fetch refreshes them only when the
     /// store has changed since.
     @exclusivity(unchecked) var loadedGeneration = StoreGeneration.unknown
@@ -71,6 +65,26 @@ public final class BackingData {
     /// check on every property read).
     @exclusivity(unchecked) var registrarStorage: ObservationRegistrar?
 
+    /// What the save in progress does with a new model (``UpsertPlan``'s decision, kept here so
+    /// the save's loops read it without hashing the model); set for every new model by
+    /// ``ModelContext/resolveUniqueness(_:)`` before anything reads it. Last but for the
+    /// one-byte fields, which fill the bytes after its case tag.
+    @exclusivity(unchecked) var disposition = UpsertPlan.Disposition.insert
+
+    // The one-byte fields, together at the end: between the eight-byte fields each would take
+    // eight bytes of padding, and the object's size class would be the next one up.
+
+    /// Whether ``layout`` is set (the storage is ready for the accessors): a stored flag, read
+    /// by the inlined `persistentBackingData` getter without a call.
+    @usableFromInline @exclusivity(unchecked) var _hasLayout = false
+    /// Where the model is in its life: never inserted, inserted, saved, deleted, or gone from its context.
+    @exclusivity(unchecked) var status: Status = .unmanaged
+    /// Attributes have not been read from the row yet (``ModelContext/model(for:)`` faults).
+    @exclusivity(unchecked) var isFault = false
+    /// ``ModelContext/insertRelated(of:_:)`` walked this model's relationships and no
+    /// relationship slot was written since (a write or a sync through an inverse clears it).
+    @exclusivity(unchecked) var relatedInserted = false
+
     init(slotCount: Int = 0) {
         values = SlotValues(repeating: nil, count: slotCount)
     }
@@ -83,7 +97,7 @@ public final class BackingData {
 
     /// A stored row's storage, complete in one initialiser (the row-decoding loop's path).
     init(
-        layout: ModelLayout, values: SlotValues, pk: Int64, version: Int64 = 0, storeIdentifier: String,
+        layout: ModelLayout, values: SlotValues, pk: Int64, version: Int64 = 0, storeIdentity: StoreIdentity,
         contextHandle: ContextHandle?
     ) {
         self.layout = layout
@@ -92,7 +106,7 @@ public final class BackingData {
         self.pk = pk
         self.version = version
         self.status = .persisted
-        self.storeIdentifier = storeIdentifier
+        self.storeIdentity = storeIdentity
         self.contextHandle = contextHandle
     }
 

@@ -87,7 +87,7 @@ extension ModelLayout {
         MaterializationScope.run {
             layout.type.init(
                 backingData: BackingData(
-                    layout: layout, values: values, pk: 0, storeIdentifier: "",
+                    layout: layout, values: values, pk: 0, storeIdentity: StoreIdentity(""),
                     contextHandle: nil))
         }
     }

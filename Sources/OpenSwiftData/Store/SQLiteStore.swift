@@ -9,7 +9,9 @@ final class SQLiteStore: @unchecked Sendable {
     let mapping: StoreMapping
     let url: URL?
     /// Identifies this store in persistent identifiers.
-    private(set) var identifier: String = ""
+    var identifier: String { identity.identifier }
+    /// ``identifier`` in the object every model read from or saved to this store refers to.
+    private(set) var identity = StoreIdentity("")
     private let lock = NSRecursiveLock()
 
     /// Opens (or creates) the store. A file that is not a database, is truncated or corrupt, or
@@ -60,7 +62,7 @@ final class SQLiteStore: @unchecked Sendable {
                     checkIntegrity: true, emptyIsError: readOnly)
                 if readOnly {
                     connection = probe
-                    self.identifier = identifier ?? ""
+                    self.identity = StoreIdentity(identifier ?? "")
                     return
                 }
                 probe.close()
@@ -263,11 +265,11 @@ final class SQLiteStore: @unchecked Sendable {
             db, mapping: mapping, url: url, checkIntegrity: false,
             emptyIsError: false)
         {
-            identifier = existing
+            identity = StoreIdentity(existing)
             return
         }
         let uuid = UUID()
-        identifier = uuid.uuidString
+        identity = StoreIdentity(uuid.uuidString)
         try mapping.layout.createContents(
             on: db, metadata: StoreMetadata(model: mapping.model, uuid: uuid), skipping: [])
     }
@@ -515,4 +517,14 @@ extension SQLiteConnection {
                 sql: e.sql, underlying: e)
         }
     }
+}
+
+/// A store's identifier, held by reference: every model's storage names its store, and a
+/// reference takes eight bytes there where a `String` takes sixteen (which put the storage in
+/// the allocator's next size class up).
+final class StoreIdentity: Sendable {
+    /// The store's identifier (its `Z_METADATA` UUID).
+    let identifier: String
+
+    init(_ identifier: String) { self.identifier = identifier }
 }

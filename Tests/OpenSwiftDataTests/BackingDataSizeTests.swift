@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+@testable import OpenSwiftData
+
+/// Every fetched row allocates one `BackingData`. Its size decides the allocator's size class,
+/// and with it the memory a fetch of N rows writes. jemalloc, which the benchmark executables
+/// link, has classes of 128, 160 and 192 bytes: the storage fits in 160 only while its one-byte
+/// fields sit together and the store's identifier is held by reference.
+@Suite("BackingData size")
+struct BackingDataSizeTests {
+    /// Two eight-byte fields: 16 bytes of object header and 16 of fields.
+    final class TwoWords {
+        var a: Int64 = 0
+        var b: Int64 = 0
+    }
+
+    /// The instance size in a Swift class's metadata. On a platform without Objective-C
+    /// interoperation the metadata holds the isa and superclass words, the class flags and the
+    /// instance address point (32 bits each), then the instance size (32 bits).
+    private func instanceSize(_ type: AnyClass) -> Int {
+        let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
+        return Int(metadata.load(fromByteOffset: 24, as: UInt32.self))
+    }
+
+    @Test("a model's storage stays within 160 bytes, the size class a fetched row's storage is allocated in")
+    func backingDataFitsItsSizeClass() {
+        // The metadata read is checked on a class whose size is known first.
+        #expect(instanceSize(TwoWords.self) == 32)
+        let size = instanceSize(BackingData.self)
+        #expect(size > 100, "read \(size) bytes: the metadata layout is not the one assumed")
+        #expect(size <= 160, "BackingData takes \(size) bytes, past jemalloc's 160-byte size class")
+    }
+
+    @Test(
+        "PID-01: fetched and saved models name their store; a stand-in keeps the identifier it was given",
+        arguments: StoreKind.allCases)
+    func storeIdentifierByReference(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory()
+        let container = try kind.makeContainer(for: contextSuiteModels, in: dir)
+        let context = ModelContext(container)
+        let author = CtxItem(name: "Ada", n: 1)
+        context.insert(author)
+        #expect(author.persistentModelID.storeIdentifier == nil)
+        try context.save()
+        let saved = try #require(author.persistentModelID.storeIdentifier)
+        #expect(!saved.isEmpty)
+        let other = ModelContext(container)
+        let fetched = try #require(try other.fetch(FetchDescriptor<CtxItem>()).first)
+        #expect(fetched.persistentModelID == author.persistentModelID)
+        #expect(fetched.persistentModelID.storeIdentifier == saved)
+        // A row that is gone: the stand-in keeps the identifier it was asked for.
+        let id = author.persistentModelID
+        context.delete(author)
+        try context.save()
+        let standIn = ModelContext(container).model(for: id)
+        #expect(standIn.persistentModelID.storeIdentifier == saved)
+    }
+}
