@@ -178,11 +178,10 @@ public final class BackingData {
             s.values.reserveCapacity(max(slotCount, slot + 1))
             storage = s
         }
-        // `storage` holds the backing data for the whole call (it is borrowed inout), so it is
-        // used unretained: an initialiser's property writes cost no reference counting.
-        let s = Unmanaged.passUnretained(storage.unsafelyUnwrapped).takeUnretainedValue()
-        s.values.set(consume value, at: slot)
-        if slot < 64 { s.initSlotMask |= 1 << UInt64(slot) }
+        // Written through `storage` itself, which holds the backing data for the whole call (it
+        // is borrowed inout): a local reference to it would be retained around the write.
+        storage!.values.set(consume value, at: slot)
+        if slot < 64 { storage!.initSlotMask |= 1 << UInt64(slot) }
     }
 
     /// Moves the slots a subclass initialiser filled into this storage.
