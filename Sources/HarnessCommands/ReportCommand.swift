@@ -14,26 +14,38 @@ import OpenSwiftDataTesting
 /// `conformance.md` in `--out`, default `Reports/merged`) has the totals of one unsharded run;
 /// the command prints its table and exits 1 when any case failed, 2 when the shards do not make
 /// one run (a seed differs, a shard is missing or repeated).
+///
+/// `harness report baseline FILE… [--out FILE]`: one benchmark baseline from several runs of
+/// `harness bench` (their JSON reports), each result taken from the run with its median ratio
+/// to raw SQLite (``BaselineComparison/medianBaseline(of:)``); written to `--out`, default
+/// `Reports/baseline.json`, for `harness bench --compare`.
+///
+/// ```sh
+/// for i in 1 2 3; do harness bench --quick --out /tmp/run$i; done
+/// harness report baseline /tmp/run1/bench-*.json /tmp/run2/bench-*.json /tmp/run3/bench-*.json
+/// ```
 enum ReportCommand {
     static let subcommand = Subcommand(
         "report",
         abstract:
-            "'report merge DIR…': merge the conformance reports of shards (harness conform --shard I/N --json) into one.",
+            "'report merge DIR…': merge the conformance reports of shards (harness conform --shard I/N --json) into one. 'report baseline FILE…': one benchmark baseline from several harness bench runs (each result from the run with its median ratio to raw SQLite).",
         options: [
             .option(
-                "out", placeholder: "DIR",
+                "out", placeholder: "PATH",
                 help:
-                    "Where to write the merged conformance.json, conformance-junit.xml and conformance.md; default Reports/merged."
+                    "merge: the directory for the merged conformance.json, conformance-junit.xml and conformance.md (default Reports/merged); baseline: the file to write (default Reports/baseline.json)."
             )
         ],
-        positionalPlaceholder: "merge DIR")
+        positionalPlaceholder: "merge DIR… | baseline FILE…")
 
     /// The shard reports to merge (every file read and parsed) and the output directory.
     static func inputs(_ args: ParsedArguments) throws -> (reports: [ConformanceReport], out: URL) {
         guard args.positionals.first == "merge", args.positionals.count >= 2 else {
             throw ArgumentError(
                 code: .unexpectedArgument, argument: args.positionals.first ?? "report",
-                message: "expected 'report merge DIR…' with one directory (or conformance.json) per shard")
+                message:
+                    "expected 'report merge DIR…' with one directory (or conformance.json) per shard, or 'report baseline FILE…' with one harness bench JSON report per run"
+            )
         }
         var reports: [ConformanceReport] = []
         for path in args.positionals.dropFirst() {
@@ -54,7 +66,39 @@ enum ReportCommand {
         return (reports, out)
     }
 
+    /// `report baseline FILE…`: reads every run's report and writes their median baseline.
+    static func baseline(_ args: ParsedArguments) throws -> Int32 {
+        let paths = args.positionals.dropFirst()
+        guard !paths.isEmpty else {
+            throw ArgumentError(
+                code: .unexpectedArgument, argument: "baseline",
+                message: "expected 'report baseline FILE…' with one harness bench JSON report per run")
+        }
+        var runs: [BenchmarkReport] = []
+        for path in paths {
+            do {
+                runs.append(try JSONReportCoder.read(from: URL(fileURLWithPath: path)))
+            } catch {
+                throw ArgumentError(
+                    code: .invalidValue, argument: path,
+                    message: "\(path) is not a readable benchmark report (harness bench writes bench-*.json): \(error)")
+            }
+        }
+        let out = URL(fileURLWithPath: args.value("out") ?? "Reports/baseline.json")
+        guard let baseline = BaselineComparison.medianBaseline(of: runs) else { return 1 }
+        try FileManager.default.createDirectory(
+            at: out.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try JSONReportCoder.encode(baseline).write(to: out)
+        let met = TargetCheck.all(in: baseline)
+        print(
+            "baseline of \(runs.count) run(s), \(baseline.results.count) results, each from the run with its median ratio to raw SQLite: \(out.path)"
+        )
+        print("ratio targets in the baseline: \(met.filter(\.isMet).count) of \(met.count) met")
+        return 0
+    }
+
     static func run(_ args: ParsedArguments) throws -> Int32 {
+        if args.positionals.first == "baseline" { return try baseline(args) }
         let (reports, out) = try inputs(args)
         let merged: ConformanceReport
         do {
