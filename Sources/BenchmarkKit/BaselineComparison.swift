@@ -280,7 +280,8 @@ public enum BaselineComparison {
         second.results = remeasured
         let again = compare(current: second, baseline: baseline, thresholds: outcome.thresholds)
         var confirmed = outcome
-        let keys = Set(remeasured.map(\.key))
+        // Only failures are measured again; a result that did not fail keeps its one measurement.
+        let keys = Set(remeasured.map(\.key)).intersection(outcome.failingKeys)
         confirmed.remeasured = keys.sorted()
         for (index, row) in outcome.rows.enumerated() where keys.contains(row.key) {
             guard let other = again.rows.first(where: { $0.key == row.key && $0.metric == row.metric }) else {

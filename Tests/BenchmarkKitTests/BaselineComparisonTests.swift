@@ -191,6 +191,11 @@ struct BaselineComparisonTests {
                 current: Fixtures.report([result("fine", ratio: 1.4, mallocs: 1_200)]), baseline: base),
             baseline: base, remeasured: [result("fine", ratio: 1.4, mallocs: 1_150)])
         #expect(mallocs.regressions.map(\.metric) == [MetricName.mallocCountPerRun])
+        // A result that did not fail keeps its one measurement, even when another is passed.
+        let extra = BaselineComparison.confirm(
+            first, baseline: base, remeasured: [result("cascade", ratio: 1.35), result("fine", ratio: 1.0)])
+        #expect(extra.remeasured.map(\.name) == ["cascade"])
+        #expect(extra.rows.first { $0.key.name == "fine" && $0.metric == MetricName.ratioToRaw }?.current == 1.45)
     }
 
     /// `harness report baseline` (issue #18): a baseline from several runs takes each result
