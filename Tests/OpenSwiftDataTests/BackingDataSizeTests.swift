@@ -15,12 +15,17 @@ struct BackingDataSizeTests {
         var b: Int64 = 0
     }
 
-    /// The instance size in a Swift class's metadata. On a platform without Objective-C
-    /// interoperation the metadata holds the isa and superclass words, the class flags and the
-    /// instance address point (32 bits each), then the instance size (32 bits).
+    /// The instance size in a Swift class's metadata: after the isa and superclass words (and,
+    /// with Objective-C interoperation, the two cache words and the data word), the class flags
+    /// and the instance address point (32 bits each), then the instance size (32 bits).
     private func instanceSize(_ type: AnyClass) -> Int {
+        #if canImport(ObjectiveC)
+            let offset = 48
+        #else
+            let offset = 24
+        #endif
         let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
-        return Int(metadata.load(fromByteOffset: 24, as: UInt32.self))
+        return Int(metadata.load(fromByteOffset: offset, as: UInt32.self))
     }
 
     @Test("a model's storage stays within 160 bytes, the size class a fetched row's storage is allocated in")
