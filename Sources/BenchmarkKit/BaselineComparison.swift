@@ -231,7 +231,9 @@ public enum BaselineComparison {
     ///
     /// ```swift
     /// let runs = try files.map { try JSONReportCoder.read(from: $0) }
-    /// try JSONReportCoder.encode(BaselineComparison.medianBaseline(of: runs)).write(to: baselineURL)
+    /// if let baseline = BaselineComparison.medianBaseline(of: runs) {  // nil for no runs
+    ///     try JSONReportCoder.encode(baseline).write(to: baselineURL)
+    /// }
     /// ```
     /// The header (machine, toolchain, SQLite, time) is the last run's; results keep the last
     /// run's order, then any only earlier runs have.

@@ -618,7 +618,7 @@ extension ModelContext {
 
     /// The model for row `pk` of `table`, registered or freshly read; `nil` if the row is gone.
     func materialize(table: StoreMapping.Table, pk: Int64) throws -> (any PersistentModel)? {
-        if let m = registered[RowKey(table: ObjectIdentifier(table.root), pk: pk)] { return m }
+        if let m = registered[RowKey(table, pk: pk)] { return m }
         return try materializeRows(table.selectByKeySQL, [.integer(pk)], table: table).first
     }
 

@@ -180,7 +180,7 @@ extension ModelContext {
         for id in changedOrder {
             guard let m = changed[id] else { continue }
             let d = m.persistentBackingData
-            guard d.status == .persisted, !d.isDeleted, let layout = d.layout, !isTakenOver(d, layout, upserted),
+            guard d.status == .persisted, !d.isDeleted, let layout = d.layout, !isTakenOver(d, upserted),
                 let info = w.mapping.historyInfo(layout)
             else { continue }
             let slots = d.changed.indices.filter { d.changed[$0] && info.bitOfSlot[$0] != nil }

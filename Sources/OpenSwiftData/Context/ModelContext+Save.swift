@@ -375,7 +375,7 @@ extension ModelContext {
             guard let m = changed[id] else { continue }
             let d = m.persistentBackingData
             guard d.status == .persisted, let layout = d.layout, let table = stack.table(for: layout),
-                !isTakenOver(d, layout, upserted)
+                !isTakenOver(d, upserted)
             else { continue }
             // Only a row whose columns change gets a new version: a to-many change lives in the
             // other rows' keys or a join table (set-like, nothing to lose), so it bumps nothing.
@@ -641,11 +641,10 @@ extension ModelContext {
         }
     }
 
-    /// Whether the stored row of `d` (a registered model of `layout`) is one an upsert of this
-    /// save takes over (`upserted`: ``UpsertPlan/adoptedKeys(if:)``).
-    func isTakenOver(_ d: BackingData, _ layout: ModelLayout, _ upserted: Set<RowKey>) -> Bool {
-        guard !upserted.isEmpty, let table = stack.table(for: layout) else { return false }
-        return upserted.contains(RowKey(table: ObjectIdentifier(table.root), pk: d.pk))
+    /// Whether the stored row of `d` (a registered model with a layout) is one an upsert of
+    /// this save takes over (`upserted`: ``UpsertPlan/adoptedKeys(if:)``).
+    func isTakenOver(_ d: BackingData, _ upserted: Set<RowKey>) -> Bool {
+        !upserted.isEmpty && upserted.contains(rowKey(d))
     }
 
     /// Which of `reads` (at most the first 64) an upsert into a stored row can leave out: the

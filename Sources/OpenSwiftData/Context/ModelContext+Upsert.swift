@@ -58,7 +58,7 @@ struct UpsertPlan {
     mutating func adopt(
         _ model: any PersistentModel, _ d: BackingData, _ adoption: Adoption, in table: StoreMapping.Table
     ) {
-        adoptedRows.append(ModelContext.RowKey(table: ObjectIdentifier(table.root), pk: adoption.pk))
+        adoptedRows.append(ModelContext.RowKey(table, pk: adoption.pk))
         d.disposition = .adopt(adoption)
         d.pendingPK = adoption.pk
     }
@@ -103,7 +103,7 @@ extension ModelContext {
             if case .adopt(let adoption) = data.disposition, let layout = data.layout,
                 let table = stack.table(for: layout)
             {
-                let row = RowKey(table: ObjectIdentifier(table.root), pk: adoption.pk)
+                let row = RowKey(table, pk: adoption.pk)
                 if adoptedBy[row] === earlier { adoptedBy[row] = later }
             }
             data.disposition = .collapse
@@ -276,7 +276,7 @@ extension ModelContext {
                     "a new \(layout.name) has the unique values of a stored \(other); an upsert cannot change a row's class, so nothing was saved",
                     entityName: layout.name)
             }
-            let row = RowKey(table: ObjectIdentifier(table.root), pk: pk)
+            let row = RowKey(table, pk: pk)
             if let previous = adoptedBy[row], previous !== m { collapse(previous, into: m) }
             var adoption = UpsertPlan.Adoption(pk: pk, version: storedVersion)
             if let storedRow {
@@ -295,7 +295,7 @@ extension ModelContext {
         pk: Int64, table: StoreMapping.Table, group: StoreMapping.Table.UniqueGroup,
         values: [SQLValue]
     ) -> Bool {
-        guard let model = registered[RowKey(table: ObjectIdentifier(table.root), pk: pk)],
+        guard let model = registered[RowKey(table, pk: pk)],
             changed[ObjectIdentifier(model)] != nil
         else { return false }
         let d = model.persistentBackingData

@@ -51,9 +51,21 @@ public final class ModelContext {
     /// The author recorded with saved changes (history).
     public var author: String?
 
+    /// A stored row: its table's root class and its key (keys repeat across tables, so a key
+    /// alone does not name a row).
     struct RowKey: Hashable {
         let table: ObjectIdentifier
         let pk: Int64
+
+        init(table: ObjectIdentifier, pk: Int64) {
+            self.table = table
+            self.pk = pk
+        }
+
+        /// Row `pk` of `table`.
+        init(_ table: StoreMapping.Table, pk: Int64) {
+            self.init(table: ObjectIdentifier(table.root), pk: pk)
+        }
     }
 
     // The state every fetch reads is `@exclusivity(unchecked)`: the run-time exclusivity check
@@ -399,7 +411,7 @@ public final class ModelContext {
         }
         guard let (table, _) = tableAndLayout(for: id), let pk = id.primaryKey else { return nil }
         if let sid = id.storeIdentifier, sid != stack.store(of: table).identifier { return nil }
-        return registered[RowKey(table: ObjectIdentifier(table.root), pk: pk)]
+        return registered[RowKey(table, pk: pk)]
     }
 
     /// The model with this identifier: the registered instance, or one whose attributes load from

@@ -84,6 +84,8 @@ public final class BackingData {
     /// ``ModelContext/insertRelated(of:_:)`` walked this model's relationships and no
     /// relationship slot was written since (a write or a sync through an inverse clears it).
     @exclusivity(unchecked) var relatedInserted = false
+    /// The stand-in ``ModelContext/model(for:)`` returns for a row that no longer exists.
+    var vanished = false
 
     init(slotCount: Int = 0) {
         values = SlotValues(repeating: nil, count: slotCount)
@@ -409,8 +411,6 @@ public final class BackingData {
 
     /// Deleted, pending or saved: such a model is never written as a relationship target.
     var isDeleted: Bool { status == .deleted || status == .removed }
-    /// The stand-in ``ModelContext/model(for:)`` returns for a row that no longer exists.
-    var vanished = false
     /// What `PersistentModel.isDeleted` reports (behaviour reference §3.3, DEL-10): true while a
     /// delete is pending, false again once the save removed the row; true for a vanished row.
     var reportsDeleted: Bool { status == .deleted || vanished }

@@ -192,12 +192,12 @@ struct StoreWriter {
     func rows(
         matching group: StoreMapping.Table.UniqueGroup, _ values: [SQLValue], indexed: IndexedColumns?
     ) throws -> [UniqueMatch] {
-        let sql = indexed?.lookup(group) ?? group.plain
-        let lookup = try db.cachedStatement(sql.sql)
-        defer { lookup.reset() }
-        try lookup.bind(values)
+        let lookup = indexed?.lookup(group) ?? group.plain
+        let stmt = try db.cachedStatement(lookup.sql)
+        defer { stmt.reset() }
+        try stmt.bind(values)
         var rows: [UniqueMatch] = []
-        while try lookup.step() { rows.append(StoreWriter.match(lookup, from: 0, columns: sql.columns)) }
+        while try stmt.step() { rows.append(StoreWriter.match(stmt, from: 0, columns: lookup.columns)) }
         return rows
     }
 
