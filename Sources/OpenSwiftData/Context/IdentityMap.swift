@@ -112,7 +112,9 @@ final class PrimaryKeyTable {
         }
     }
 
-    func insert(_ pk: Int64, _ model: any PersistentModel) {
+    /// Registers `model` under `pk`, replacing a model registered there. Takes the caller's
+    /// reference over (`consuming`): a caller done with it passes it without a retain.
+    func insert(_ pk: Int64, _ model: consuming any PersistentModel) {
         if pk <= 0 {
             others[pk] = model
             return

@@ -461,6 +461,13 @@ extension ModelContext {
             let storeIdentity = stack.store(of: table).identity
             let handle = self.handle
             var generation: StoreGeneration?
+            // The entity of the last new row, its layout and its slot readers, held across rows:
+            // taking them out of the table's arrays for every row costs two retains and two
+            // releases, and a table's rows are mostly of one entity. The layout is held
+            // unretained: layouts live as long as the process (``ModelLayout/of(_:)``).
+            var lastEntity = -1
+            var lastLayout: Unmanaged<ModelLayout>?
+            var readers: [StoreMapping.Table.SlotReader] = []
             while try stmt.step() {
                 let pk = stmt.int64(at: 0)
                 if let existing = identities.find(pk) {
@@ -478,14 +485,23 @@ extension ModelContext {
                     continue
                 }
                 let ent = Int(stmt.int64(at: 1))
-                guard ent > 0, ent < entities.count, let layout = entities[ent] else { continue }
+                if ent != lastEntity {
+                    guard ent > 0, ent < entities.count, let layout = entities[ent] else { continue }
+                    (lastEntity, lastLayout, readers) = (ent, Unmanaged.passUnretained(layout), readersByID[ent])
+                }
+                guard let layout = lastLayout?.takeUnretainedValue() else { continue }
+                let type = layout.type
                 let d = BackingData(
-                    layout: layout, values: try readValues(stmt, readersByID[ent]),
+                    layout: consume layout, values: try readValues(stmt, readers),
                     pk: pk, version: stmt.int64(at: table.versionColumn), storeIdentity: storeIdentity,
                     contextHandle: handle)
-                let model = MaterializationScope.run { layout.type.init(backingData: d) }
-                identities.insert(pk, model)
+                // Not `MaterializationScope.run`: its closure would capture `d`, and the model
+                // could not take it over (a retain and a release per row).
+                let outer = MaterializationScope.enter()
+                let model = type.init(backingData: consume d)
+                MaterializationScope.leave(outer)
                 sink(model)
+                identities.insert(pk, consume model)
             }
         }
     }

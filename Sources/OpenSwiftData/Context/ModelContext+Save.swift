@@ -91,6 +91,9 @@ extension ModelContext {
             d.changed = []
             updatedIDs.append(m.persistentModelID)
         }
+        // With one store (the usual container) every new row is in it: its identity is taken
+        // once, not looked up through each model's layout (two retains and releases a model).
+        let onlyStore = stack.stores.count == 1 ? store.identity : nil
         for m in inserted {
             let d = m.persistentBackingData
             // A new row is at version 1; an adopted one at the version its update made.
@@ -100,7 +103,7 @@ extension ModelContext {
             d.pk = d.pendingPK
             d.pendingPK = 0
             d.status = .persisted
-            d.storeIdentity = (d.layout.flatMap(stack.store(for:)) ?? store).identity
+            d.storeIdentity = onlyStore ?? (d.layout.flatMap(stack.store(for:)) ?? store).identity
             d.committed = nil
             d.changed = []
             let adopts = adoption != nil
@@ -334,11 +337,14 @@ extension ModelContext {
             }
         }
         // Inserts: one prepared statement per entity, reused for every row of it. Models are
-        // grouped by runs of one entity (usually the whole save), so a run costs one hash.
-        var byEntity: [ObjectIdentifier: [any PersistentModel]] = [:]
+        // grouped by runs of one entity (usually the whole save), so a run costs one hash; a
+        // group holds the models' positions in `newModels`, not copies of the models (a retain
+        // and a release each).
+        let newModels = inserted
+        var byEntity: [ObjectIdentifier: [Int]] = [:]
         var entityOrder: [ModelLayout] = []
         var runLayout: ModelLayout?
-        var run: [any PersistentModel] = []
+        var run: [Int] = []
         func endRun() {
             guard let layout = runLayout else { return }
             let key = ObjectIdentifier(layout)
@@ -346,22 +352,23 @@ extension ModelContext {
             byEntity[key, default: []].append(contentsOf: run)
             run.removeAll(keepingCapacity: true)
         }
-        for m in inserted {
-            let d = m.persistentBackingData
+        for position in newModels.indices {
+            let d = newModels[position].persistentBackingData
             guard UpsertPlan.writesNewRow(d), let layout = d.layout else { continue }
             if layout.hasToMany { newWithToMany = true }
             if layout !== runLayout {
                 endRun()
                 runLayout = layout
             }
-            run.append(m)
+            run.append(position)
         }
         endRun()
         for layout in entityOrder {
             guard let table = stack.table(for: layout), let ent = table.entityID(layout) else { continue }
             let reads = table.plan(layout)
             let insert = try w.insertStatement(table, reads: reads)
-            for m in byEntity[ObjectIdentifier(layout)] ?? [] {
+            for position in byEntity[ObjectIdentifier(layout)] ?? [] {
+                let m = newModels[position]
                 let d = m.persistentBackingData
                 try insert.bindKey(d.pendingPK, at: 1)
                 try insert.bindKey(ent, at: 2)
@@ -441,10 +448,13 @@ extension ModelContext {
                 }
             }
         }
-        for m in inserted where newWithToMany {
-            let d = m.persistentBackingData
-            if UpsertPlan.isCollapsed(d) { continue }
-            try writePairs(of: m, d)
+        // (Tested once, not as the loop's `where`: that would still visit every new model.)
+        if newWithToMany {
+            for m in inserted {
+                let d = m.persistentBackingData
+                if UpsertPlan.isCollapsed(d) { continue }
+                try writePairs(of: m, d)
+            }
         }
         for id in changedOrder {
             if let m = changed[id] { try writePairs(of: m, m.persistentBackingData) }

@@ -166,6 +166,11 @@ extension ModelContext {
         entries.reserveCapacity(inserted.count)
         var shapes: [Shape] = []
         var shapeOfLayout = PerLayoutMemo<Int?>()
+        // The last candidate's shape and its groups, held across models (a save's new models
+        // are mostly of one class): taken from `shapes` for every model, the groups cost a
+        // retain and a release each time.
+        var lastShape = -1
+        var groups: [StoreMapping.Table.UniqueGroup] = []
         for m in inserted {
             let d = m.persistentBackingData
             d.disposition = .insert
@@ -180,12 +185,17 @@ extension ModelContext {
                         return shapes.count - 1
                     })
             else { continue }
-            let groups = shapes[shape].groups
+            if shape != lastShape { (lastShape, groups) = (shape, shapes[shape].groups) }
             let first = entries.count
-            for (index, group) in groups.enumerated() {
+            for index in groups.indices {
+                let group = groups[index]
                 let state = states[group.id]
-                state.group = group
-                state.table = shapes[shape].table
+                // A group belongs to one table: noted by its first model (assigning the same
+                // group again, for every model, would retain the new value and release the old).
+                if state.table == nil {
+                    state.group = group
+                    state.table = shapes[shape].table
+                }
                 let earlier: (any PersistentModel)?
                 if group.reads.count == 1 {
                     let v = try encodeColumn(d, group.reads[0], model: m)

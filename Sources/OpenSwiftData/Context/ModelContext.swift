@@ -297,7 +297,7 @@ public final class ModelContext {
         if slot.isToMany {
             guard slot.index < data.values.count, let value = data.values[slot.index] else { return }
             for target in RelationshipGraph.models(in: value) { body(target) }
-        } else if case .model(let target) = data.toOne(slot.index) {
+        } else if case .model(let target) = data.toOne(slot) {
             body(target)
         }
     }

@@ -122,8 +122,15 @@ public final class BackingData {
     /// a model yet, or a model (``ModelLayout/Slot/toOne``).
     func toOne(_ slot: Int) -> ModelLayout.Slot.ToOne {
         guard let layout, slot < layout.slots.count else { return .empty }
+        return toOne(layout.slots[slot])
+    }
+
+    /// ``toOne(_:)`` for a caller that holds the slot's description: the layout and its slot
+    /// list are not looked up (each a retain and a release, on every new model's save).
+    func toOne(_ slot: ModelLayout.Slot) -> ModelLayout.Slot.ToOne {
+        let index = slot.index
         return values.withSlots { slots, count in
-            slot < count && !SlotValues.isUnloaded(at: slots + slot) ? layout.slots[slot].toOne(slots + slot) : .empty
+            index < count && !SlotValues.isUnloaded(at: slots + index) ? slot.toOne(slots + index) : .empty
         }
     }
 
@@ -434,10 +441,24 @@ enum MaterializationScope {
     static var isActive: Bool { pthread_getspecific(key) != nil }
 
     static func run<T>(_ body: () throws -> T) rethrows -> T {
+        let outer = enter()
+        defer { leave(outer) }
+        return try body()
+    }
+
+    /// Enters the scope and returns what ``leave(_:)`` restores (an enclosing scope's mark).
+    /// For a caller that cannot pass a closure to ``run(_:)``; nothing between the two may throw.
+    @inline(__always)
+    static func enter() -> UnsafeMutableRawPointer? {
         let outer = pthread_getspecific(key)
         pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
-        defer { pthread_setspecific(key, outer) }
-        return try body()
+        return outer
+    }
+
+    /// Leaves the scope ``enter()`` entered.
+    @inline(__always)
+    static func leave(_ outer: UnsafeMutableRawPointer?) {
+        pthread_setspecific(key, outer)
     }
 }
 
