@@ -446,7 +446,8 @@ extension ModelContext {
 
     /// Runs a `SELECT <table.selectList>` query and passes one model per row to `sink`, reusing
     /// registered instances (one object per row per context). Not generic: the fetch of a
-    /// cached shape looks up no generic metadata here.
+    /// cached shape looks up no generic metadata here. A new model reaches `sink` just before
+    /// it is registered, so `sink` only collects: it must not fetch through this context.
     func materializeRows(
         _ sql: StatementSQL, _ args: [SQLValue], table: StoreMapping.Table, into sink: (any PersistentModel) -> Void
     ) throws {
@@ -500,6 +501,8 @@ extension ModelContext {
                 let outer = MaterializationScope.enter()
                 let model = type.init(backingData: consume d)
                 MaterializationScope.leave(outer)
+                // Handed to `sink` before it is registered, so the identity map can take the
+                // reference over: the sinks only collect models, none reads the identity map.
                 sink(model)
                 identities.insert(pk, consume model)
             }
