@@ -68,14 +68,8 @@ enum ReportCommand {
 
     /// `report baseline FILE…`: reads every run's report and writes their median baseline.
     static func baseline(_ args: ParsedArguments) throws -> Int32 {
-        let paths = args.positionals.dropFirst()
-        guard !paths.isEmpty else {
-            throw ArgumentError(
-                code: .unexpectedArgument, argument: "baseline",
-                message: "expected 'report baseline FILE…' with one harness bench JSON report per run")
-        }
         var runs: [BenchmarkReport] = []
-        for path in paths {
+        for path in args.positionals.dropFirst() {
             do {
                 runs.append(try JSONReportCoder.read(from: URL(fileURLWithPath: path)))
             } catch {
@@ -84,8 +78,13 @@ enum ReportCommand {
                     message: "\(path) is not a readable benchmark report (harness bench writes bench-*.json): \(error)")
             }
         }
+        // No run, no baseline: said here, not as a silent exit status.
+        guard let baseline = BaselineComparison.medianBaseline(of: runs) else {
+            throw ArgumentError(
+                code: .unexpectedArgument, argument: "baseline",
+                message: "expected 'report baseline FILE…' with one harness bench JSON report per run")
+        }
         let out = URL(fileURLWithPath: args.value("out") ?? "Reports/baseline.json")
-        guard let baseline = BaselineComparison.medianBaseline(of: runs) else { return 1 }
         try FileManager.default.createDirectory(
             at: out.deletingLastPathComponent(), withIntermediateDirectories: true)
         try JSONReportCoder.encode(baseline).write(to: out)
