@@ -7,6 +7,17 @@ import Testing
 /// reuses one translation and still returns the right rows.
 @Suite("QueryCache")
 struct QueryCacheTests {
+    /// A context on a new store of `kind` holding one `Word` for each of `texts`, saved; the
+    /// directory is returned so the caller keeps it until the test ends.
+    private func words(_ texts: [String], _ kind: StoreKind, prefix: String) throws -> (ScratchDirectory, ModelContext)
+    {
+        let dir = try ScratchDirectory(prefix: prefix)
+        let ctx = ModelContext(try kind.makeContainer(for: [Word.self, Category.self], in: dir))
+        for text in texts { ctx.insert(Word(text: text)) }
+        try ctx.save()
+        return (dir, ctx)
+    }
+
     @Test("same shape, new values: one cached translation, correct rows", arguments: StoreKind.allCases)
     func reuse(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "qcache")
@@ -35,11 +46,8 @@ struct QueryCacheTests {
         "a predicate assigned, replaced or removed after the descriptor is made is the one fetched",
         arguments: StoreKind.allCases)
     func mutatedDescriptor(_ kind: StoreKind) throws {
-        let dir = try ScratchDirectory(prefix: "qcache-mutated")
-        let container = try kind.makeContainer(for: [Word.self, Category.self], in: dir)
-        let ctx = ModelContext(container)
-        for text in ["a", "bb", "ccc"] { ctx.insert(Word(text: text)) }
-        try ctx.save()
+        let (dir, ctx) = try words(["a", "bb", "ccc"], kind, prefix: "qcache-mutated")
+        defer { withExtendedLifetime(dir) {} }
         // The descriptor keeps its predicate's expression beside it for the fetch to read:
         // each way of setting the predicate must keep the two in step.
         var d = FetchDescriptor<Word>(sortBy: [SortDescriptor(\.text)])
@@ -55,6 +63,31 @@ struct QueryCacheTests {
         let optional: Predicate<Word>? = #Predicate { $0.text == "a" }
         #expect(try ctx.fetch(FetchDescriptor(predicate: optional)).map(\.text) == ["a"])
         #expect(try ctx.fetchCount(FetchDescriptor(predicate: #Predicate<Word> { $0.length < 3 })) == 2)
+    }
+
+    @Test(
+        "no predicate spelled three ways, and one predicate shape sorted and unsorted, each fetch in its own order (FET-04)",
+        arguments: StoreKind.allCases)
+    func sortedAndUnsortedShapes(_ kind: StoreKind) throws {
+        let (dir, ctx) = try words(["a", "bb", "ccc"], kind, prefix: "qcache-sorted")
+        defer { withExtendedLifetime(dir) {} }
+        // A sorted and an unsorted fetch of one shape have cache keys of their own; an unsorted
+        // fetch returns rows in primary-key (insertion) order. Twice: the second round finds
+        // every shape cached, the last one in the context's memo.
+        let none: Predicate<Word>? = nil
+        let byTextReversed = [SortDescriptor(\Word.text, order: .reverse)]
+        for _ in 0..<2 {
+            #expect(
+                try ctx.fetch(FetchDescriptor(predicate: none, sortBy: byTextReversed)).map(\.text) == [
+                    "ccc", "bb", "a",
+                ])
+            #expect(try ctx.fetch(FetchDescriptor<Word>(predicate: nil)).map(\.text) == ["a", "bb", "ccc"])
+            #expect(try ctx.fetch(FetchDescriptor<Word>()).map(\.text) == ["a", "bb", "ccc"])
+            let p = #Predicate<Word> { $0.length >= 2 }
+            #expect(try ctx.fetch(FetchDescriptor(predicate: p, sortBy: byTextReversed)).map(\.text) == ["ccc", "bb"])
+            #expect(try ctx.fetch(FetchDescriptor(predicate: p)).map(\.text) == ["bb", "ccc"])
+            #expect(try ctx.fetchCount(FetchDescriptor(predicate: p, sortBy: byTextReversed)) == 2)
+        }
     }
 }
 

@@ -22,17 +22,23 @@ extension ModelContext {
         // Inlined into the caller, specialised for `T`: the common case (a shape fetched
         // before, no pending changes of this kind) runs in code that is not generic.
         var models: [T] = []
-        if try fetchCached(FetchRequest(descriptor), { models.append($0 as! T) }) { return models }
+        if try fetchCached(FetchRequest(descriptor), descriptor.predicateExpression, { models.append($0 as! T) }) {
+            return models
+        }
         return try fetchTranslatingOrMerging(descriptor)
     }
 
     /// ``fetch(_:)`` of a cached shape with nothing pending to merge: appends each model to
     /// `sink` and returns `true`; returns `false` (having read nothing) when the query is not
-    /// cached yet or pending changes of this kind must be merged.
+    /// cached yet or pending changes of this kind must be merged. `expression` is the
+    /// descriptor's ``FetchDescriptor/predicateExpression``, borrowed (never copied).
     @usableFromInline
-    func fetchCached(_ request: FetchRequest, _ sink: (any PersistentModel) -> Void) throws -> Bool {
+    func fetchCached(
+        _ request: FetchRequest, _ expression: borrowing any StandardPredicateExpression<Bool>,
+        _ sink: (any PersistentModel) -> Void
+    ) throws -> Bool {
         var leaves = PredicateLeaves()
-        guard let q = try lookupQuery(request, &leaves).bound else { return false }
+        guard case .found(let q) = try lookupQuery(request, expression, &leaves) else { return false }
         // Kept for the next fetch (small ones only); by then nothing else holds it.
         defer { if q.arguments.capacity <= 64 { spareArguments = q.arguments } }
         if request.includePendingChanges, !(inserted.isEmpty && changed.isEmpty && deleted.isEmpty) {
@@ -279,46 +285,58 @@ extension ModelContext {
         var table: StoreMapping.Table { compiled.table }
     }
 
-    /// What a fetch of `request` found in the caches: the bound query when its shape was
-    /// compiled before, and (with the leaves) what a translation needs to cache a new one.
-    struct QueryLookup {
-        let key: QueryCache.Key
-        let style: StringSortStyle
-        let bound: BoundQuery?
+    /// What a fetch found in the caches (``lookupQuery(_:_:_:)``).
+    enum QueryLookup {
+        /// The shape was compiled before: its query, bound to this fetch's values.
+        case found(BoundQuery)
+        /// Not found: what a translation needs to cache the query of this shape (its cache key
+        /// and string order), with the leaves.
+        case missing(key: QueryCache.Key, style: StringSortStyle)
     }
 
-    /// Collects `request`'s predicate leaves into `leaves` (empty on entry) and finds its
-    /// compiled query: the one this context used last, else the container's. Not generic, so a
+    /// Collects the leaves of `request`'s predicate `expression` (``NoPredicateExpression``
+    /// for none) into `leaves` (empty on entry) and finds its
+    /// compiled query: the one this context used last, else the container's. Returns it bound to
+    /// the leaves' values (which move into it), else what a translation needs. Not generic, so a
     /// fetch of a cached shape looks up no generic metadata (``FetchRequest`` is built in the
     /// caller, specialised for its model). The leaves are the caller's, so they are not copied.
     /// Throws first a read failure that could not be thrown where it happened (``OperationFailure``).
-    func lookupQuery(_ request: FetchRequest, _ leaves: inout PredicateLeaves) throws -> QueryLookup {
+    func lookupQuery(
+        _ request: FetchRequest, _ expression: borrowing any StandardPredicateExpression<Bool>,
+        _ leaves: inout PredicateLeaves
+    ) throws -> QueryLookup {
         try throwPendingReadFailure()
         let style = stringSortStyle(request.stringSortStyle, of: request.entity)
-        var predicateType: ObjectIdentifier?
         leaves.scope = identifierScope
         swap(&leaves.values, &spareArguments)
-        leaves.values.removeAll(keepingCapacity: true)
-        if let expression = request.expression { predicateType = collect(expression, &leaves) }
+        // Emptied value by value: `removeAll(keepingCapacity:)` takes the generic
+        // `replaceSubrange` path, dearer than the few values a fetch binds.
+        while leaves.values.popLast() != nil {}
+        // Opened where it is (the descriptor's), not copied.
+        let predicateType = collect(expression, &leaves)
+        let lexical = style == .lexical
         let key = QueryCache.Key(
             entity: ObjectIdentifier(request.entity), predicateType: predicateType,
-            sorts: style == .lexical
-                ? request.sorts : AnyHashable([request.sorts, AnyHashable(style)] as [AnyHashable?]))
-        var bound: BoundQuery?
+            sorts: lexical ? request.sorts : AnyHashable([request.sorts, AnyHashable(style)] as [AnyHashable?]),
+            isSorted: !lexical || request.isSorted)
         if leaves.isCacheable, let compiled = cachedQuery(key, leaves.structure, plan: leaves.recorded) {
-            bound = BoundQuery(
-                compiled: compiled, arguments: leaves.values, hasIntegerArithmetic: leaves.hasIntegerArithmetic)
+            var arguments: [SQLValue] = []
+            swap(&arguments, &leaves.values)
+            return .found(
+                BoundQuery(compiled: compiled, arguments: arguments, hasIntegerArithmetic: leaves.hasIntegerArithmetic))
         }
-        return QueryLookup(key: key, style: style, bound: bound)
+        return .missing(key: key, style: style)
     }
 
     /// Collects the leaves of a predicate's expression and returns its type (the cache key's
-    /// part). The expression is opened in place, not copied into an `Any`, and its root node
-    /// is where the collection starts. A method, not a closure in ``lookupQuery(_:_:)``: a
-    /// closure capturing the leaves would keep them in a box, and copy them out of it.
-    private func collect<E: StandardPredicateExpression<Bool>>(_ expression: E, _ leaves: inout PredicateLeaves)
-        -> ObjectIdentifier
-    {
+    /// part), `nil` for ``NoPredicateExpression``. The expression is opened in place, not
+    /// copied into an `Any`, and its root node is where the collection starts. A method, not a
+    /// closure in ``lookupQuery(_:_:_:)``: a closure capturing the leaves would keep them in a
+    /// box, and copy them out of it.
+    private func collect<E: StandardPredicateExpression<Bool>>(
+        _ expression: borrowing E, _ leaves: inout PredicateLeaves
+    ) -> ObjectIdentifier? {
+        if E.self == NoPredicateExpression.self { return nil }
         let type = ObjectIdentifier(E.self)
         // The node kinds of this expression type, in visit order, when the last fetch had it.
         if let last = lastQuery, last.key.predicateType == type, let plan = last.plan {
@@ -336,9 +354,11 @@ extension ModelContext {
     /// Throws first a read failure that could not be thrown where it happened (``OperationFailure``).
     func query<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> BoundQuery {
         var leaves = PredicateLeaves()
-        let lookup = try lookupQuery(FetchRequest(descriptor), &leaves)
-        if let bound = lookup.bound { return bound }
-        let (key, style) = (lookup.key, lookup.style)
+        let (key, style): (QueryCache.Key, StringSortStyle)
+        switch try lookupQuery(FetchRequest(descriptor), descriptor.predicateExpression, &leaves) {
+        case .found(let bound): return bound
+        case .missing(let k, let s): (key, style) = (k, s)
+        }
         if let e = stack.schema.buildError { throw e }
         // Not swallowed: a type outside the schema is thrown just below (unknownSchema).
         guard let layout = try? ModelLayout.of(T.self), let table = stack.table(for: layout),
@@ -451,15 +471,16 @@ extension ModelContext {
     func materializeRows(
         _ sql: StatementSQL, _ args: [SQLValue], table: StoreMapping.Table, into sink: (any PersistentModel) -> Void
     ) throws {
-        try withFetchConnection(sql: sql.text, table: table) { db in
+        // Looked up once (a container can have several stores), for the connection, the
+        // identity of new models and the generation of registered ones.
+        let store = stack.store(of: table)
+        try withFetchConnection(sql: sql.text, store: store) { db in
             let stmt = try statement(sql, on: db)
             defer { stmt.reset() }
             try stmt.bind(args)
             let tableKey = ObjectIdentifier(table.root)
             let identities = registered.table(tableKey, create: true)!
-            let entities = table.entitiesByID
-            let readersByID = table.slotReadersByID
-            let storeIdentity = stack.store(of: table).identity
+            let storeIdentity = store.identity
             let handle = self.handle
             var generation: StoreGeneration?
             // The entity of the last new row, its layout and its slot readers, held across rows:
@@ -475,7 +496,7 @@ extension ModelContext {
                     let d = existing.persistentBackingData
                     if d.isFault || (d.committed == nil && d.status == .persisted) {
                         // Refresh only when the store changed since the values were read (CTX-11).
-                        let now = try generation ?? stack.store(of: table).generation(db)
+                        let now = try generation ?? store.generation(db)
                         generation = now
                         if d.isFault || d.loadedGeneration != now {
                             try decode(stmt, into: d, model: existing, table: table)
@@ -487,8 +508,14 @@ extension ModelContext {
                 }
                 let ent = Int(stmt.int64(at: 1))
                 if ent != lastEntity {
-                    guard ent > 0, ent < entities.count, let layout = entities[ent] else { continue }
-                    (lastEntity, lastLayout, readers) = (ent, Unmanaged.passUnretained(layout), readersByID[ent])
+                    // Read from the table here, not held from the start: a fetch of registered
+                    // rows only would retain and release both arrays for nothing.
+                    guard ent > 0, ent < table.entitiesByID.count, let layout = table.entitiesByID[ent] else {
+                        continue
+                    }
+                    (lastEntity, lastLayout, readers) = (
+                        ent, Unmanaged.passUnretained(layout), table.slotReadersByID[ent]
+                    )
                 }
                 guard let layout = lastLayout?.takeUnretainedValue() else { continue }
                 let type = layout.type

@@ -46,8 +46,13 @@ extension ModelContext {
     func withFetchConnection<R>(sql: String, table: StoreMapping.Table, _ body: (SQLiteConnection) throws -> R) throws
         -> R
     {
+        try withFetchConnection(sql: sql, store: stack.store(of: table), body)
+    }
+
+    /// Runs `body` on `store`'s connection, turning its errors into ``fetchError(_:sql:)``'s.
+    func withFetchConnection<R>(sql: String, store: SQLiteStore, _ body: (SQLiteConnection) throws -> R) throws -> R {
         do {
-            return try stack.store(of: table).withConnection(body)
+            return try store.withConnection(body)
         } catch {
             throw fetchError(error, sql: sql)
         }

@@ -10,12 +10,14 @@ import Foundation
 public struct FetchDescriptor<T: PersistentModel> {
     /// Which models match; `nil` matches all.
     public var predicate: Predicate<T>? {
-        didSet { predicateExpression = predicate?.expression }
+        didSet { predicateExpression = predicate?.expression ?? NoPredicateExpression() }
     }
     /// ``predicate``'s expression, kept beside it: a fetch reads it on every call, and reading
     /// it through the optional `Predicate` copies the whole predicate first (a copy of a
-    /// `Predicate` looks up several generic metadata, about 800 instructions).
-    @usableFromInline var predicateExpression: (any StandardPredicateExpression<Bool>)?
+    /// `Predicate` looks up several generic metadata, about 800 instructions). Not optional
+    /// (``NoPredicateExpression`` stands for no predicate), so a fetch opens it where it is:
+    /// unwrapping an optional existential copies the expression, and destroys the copy after.
+    @usableFromInline var predicateExpression: any StandardPredicateExpression<Bool>
     /// Sort order, first descriptor first; the primary key breaks remaining ties.
     public var sortBy: [SortDescriptor<T>]
     /// At most this many models; `nil` (or 0) means no limit.
@@ -40,7 +42,7 @@ public struct FetchDescriptor<T: PersistentModel> {
     /// Creates a descriptor.
     @inlinable
     public init(predicate: Predicate<T>? = nil, sortBy: [SortDescriptor<T>] = []) {
-        predicateExpression = predicate?.expression
+        predicateExpression = predicate?.expression ?? NoPredicateExpression()
         self.predicate = predicate
         self.sortBy = sortBy
     }
@@ -56,7 +58,19 @@ public struct FetchDescriptor<T: PersistentModel> {
     }
 }
 
-/// A ``FetchDescriptor`` without its model type: what finds a cached query and runs it.
+/// The expression of a ``FetchDescriptor`` without a predicate: what its
+/// ``FetchDescriptor/predicateExpression`` holds then. A fetch collects no leaves from it and
+/// translates no SQL for it; it is never evaluated.
+@usableFromInline
+struct NoPredicateExpression: StandardPredicateExpression {
+    @usableFromInline init() {}
+    /// Every model matches (a descriptor without a predicate fetches all).
+    @usableFromInline func evaluate(_ bindings: PredicateBindings) -> Bool { true }
+}
+
+/// A ``FetchDescriptor`` without its model type and predicate: what finds a cached query and
+/// runs it, beside the descriptor's ``FetchDescriptor/predicateExpression`` (passed apart,
+/// borrowed, so the expression is not copied).
 ///
 /// Built by ``ModelContext/fetch(_:)``'s inlined entry in the caller's code, specialised for
 /// the model type, so the library's fetch path looks up no generic metadata (`Predicate<T>`,
@@ -65,10 +79,10 @@ public struct FetchDescriptor<T: PersistentModel> {
 struct FetchRequest {
     /// The model type fetched.
     @usableFromInline let entity: any PersistentModel.Type
-    /// The predicate's expression, `nil` for none.
-    @usableFromInline let expression: (any StandardPredicateExpression<Bool>)?
     /// The sort descriptors, `nil` when there are none.
     @usableFromInline let sorts: AnyHashable?
+    /// Whether ``sorts`` is not `nil` (see ``QueryCache/Key/isSorted``).
+    @usableFromInline let isSorted: Bool
     /// ``FetchDescriptor/stringSortStyle``.
     @usableFromInline let stringSortStyle: StringSortStyle?
     /// ``FetchDescriptor/fetchLimit``.
@@ -82,8 +96,8 @@ struct FetchRequest {
     @inlinable
     init<T>(_ descriptor: borrowing FetchDescriptor<T>) {
         entity = T.self
-        expression = descriptor.predicateExpression
-        sorts = descriptor.sortBy.isEmpty ? nil : AnyHashable(descriptor.sortBy)
+        isSorted = !descriptor.sortBy.isEmpty
+        sorts = isSorted ? AnyHashable(descriptor.sortBy) : nil
         stringSortStyle = descriptor.stringSortStyle
         fetchLimit = descriptor.fetchLimit
         fetchOffset = descriptor.fetchOffset

@@ -117,16 +117,28 @@ final class QueryCache: @unchecked Sendable {
         /// The sort descriptors (with the string order when it is not lexical); `nil` for no
         /// sorts and lexical order, so a fetch without sorts builds no `AnyHashable` array.
         let sorts: AnyHashable?
+        /// Whether ``sorts`` is not `nil`, kept as a flag: asking the optional `AnyHashable`
+        /// copies it (and destroys the copy), and `==` runs on every fetch.
+        let isSorted: Bool
+
+        /// The key of a fetch of `entity` with a predicate of type `predicateType` (`nil` for
+        /// none) and `sorts` (`nil` for no sorts and lexical order), which the caller knows
+        /// to be `nil` or not (`isSorted`) without asking it.
+        init(entity: ObjectIdentifier, predicateType: ObjectIdentifier?, sorts: AnyHashable?, isSorted: Bool) {
+            assert(isSorted == (sorts != nil))
+            self.entity = entity
+            self.predicateType = predicateType
+            self.isSorted = isSorted
+            self.sorts = sorts
+        }
 
         /// The two identifiers first, and no `AnyHashable` comparison when neither has sorts
         /// (the derived `==` goes through `Optional<AnyHashable>`'s generic one on every fetch).
         static func == (a: Key, b: Key) -> Bool {
-            guard a.entity == b.entity, a.predicateType == b.predicateType else { return false }
-            switch (a.sorts, b.sorts) {
-            case (nil, nil): return true
-            case (let x?, let y?): return x == y
-            default: return false
+            guard a.entity == b.entity, a.predicateType == b.predicateType, a.isSorted == b.isSorted else {
+                return false
             }
+            return !a.isSorted || a.sorts == b.sorts
         }
     }
     private struct Entry {
