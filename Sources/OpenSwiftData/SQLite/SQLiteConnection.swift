@@ -23,8 +23,9 @@ public final class SQLiteConnection {
         case inMemory
     }
 
-    /// The raw `sqlite3*` handle.
-    public private(set) var handle: OpaquePointer?
+    /// The raw `sqlite3*` handle. Read by every call, written only by opening and closing the
+    /// connection: no run-time exclusivity check.
+    @exclusivity(unchecked) public private(set) var handle: OpaquePointer?
     /// The path the connection was opened with (`:memory:` for in-memory databases).
     public let path: String
     // Unchecked: read on every statement use; a connection is used under its store's lock.
