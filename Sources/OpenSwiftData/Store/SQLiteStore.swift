@@ -11,8 +11,7 @@ final class SQLiteStore: @unchecked Sendable {
     /// Identifies this store in persistent identifiers.
     var identifier: String { identity.identifier }
     /// ``identifier`` in the object every model read from or saved to this store refers to.
-    /// Read by every fetch, written only while the store opens: no run-time exclusivity check.
-    @exclusivity(unchecked) private(set) var identity = StoreIdentity("")
+    private(set) var identity = StoreIdentity("")
     private let lock = NSRecursiveLock()
 
     /// Opens (or creates) the store. A file that is not a database, is truncated or corrupt, or
@@ -280,8 +279,7 @@ final class SQLiteStore: @unchecked Sendable {
     var historyState: (records: Bool, tombstones: Int)?
 
     /// Saves committed through this store's connection (every context of the container).
-    /// Read and written with the connection held: no run-time exclusivity check.
-    @exclusivity(unchecked) private var localCommits: UInt64 = 0
+    private var localCommits: UInt64 = 0
 
     /// Counts a committed save (called with the connection held).
     func noteCommit() { localCommits &+= 1 }
