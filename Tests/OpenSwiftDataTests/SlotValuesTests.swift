@@ -172,6 +172,48 @@ struct SlotValuesTests {
         #expect(slots.holdsNoModel(values.count))  // out of range
     }
 
+    /// The storage's deinit skips slots whose destroy does nothing, told by the value witness
+    /// flags it reads by hand: checked here on this platform for plain and reference-holding
+    /// values, inline and boxed, so a runtime that laid its flags out differently fails this
+    /// test rather than leaking or freeing wrongly.
+    @Test(
+        "only inline plain values (and unloaded slots) are left undestroyed; every reference a slot holds is released")
+    func triviallyDestroyedSlots() {
+        struct Pair { var a = 1, b = 2.5 }
+        struct Wide { var a = 1, b = 2, c = 3, d = 4 }
+        struct WideRef { var a = 1, b = 2, c = 3, d = Token() }
+        let token = Token()
+        let plain: [Any] = [
+            7, -0.5, true, Int64(9), ForeignKey(pk: 3), Optional(5) as Any, Pair(), SlotValues.unloaded,
+        ]
+        let owning: [Any] = [
+            "short", String(repeating: "long text ", count: 8), token, Optional(token) as Any, [1, 2], Wide(),
+            WideRef(),
+            Data([1, 2, 3]),
+        ]
+        for value in plain {
+            withUnsafePointer(to: value) { #expect(SlotValues.isTriviallyDestroyed(at: $0), "\(type(of: value))") }
+        }
+        for value in owning {
+            withUnsafePointer(to: value) { #expect(!SlotValues.isTriviallyDestroyed(at: $0), "\(type(of: value))") }
+        }
+        weak var held: Token?
+        weak var boxed: Token?
+        do {
+            var values = SlotValues(repeating: nil, count: 5)
+            let a = Token()
+            let b = WideRef()
+            held = a
+            boxed = b.d
+            values[0] = 1
+            values[1] = a
+            values[2] = 2.5
+            values[3] = b
+            #expect(held != nil && boxed != nil)
+        }
+        #expect(held == nil && boxed == nil)
+    }
+
     @Test("exactCast matches the dynamic type exactly; a subclass or an optional wrapping is left to as?")
     func exactCasts() {
         class Base {}

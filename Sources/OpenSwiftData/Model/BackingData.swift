@@ -16,8 +16,10 @@ public final class BackingData {
 
     /// Slot values, each boxed as exactly the property's declared type; `nil` = not loaded.
     @exclusivity(unchecked) var values: SlotValues
-    /// The model class's layout; set on first use.
-    @exclusivity(unchecked) var layout: ModelLayout? {
+    /// The model class's layout; set on first use. Unretained: every layout is made by and
+    /// kept in ``ModelLayout``'s registry for the life of the process, so a reference to it
+    /// needs no counting (a retain for every model made and a release for every one freed).
+    @exclusivity(unchecked) unowned(unsafe) var layout: ModelLayout? {
         didSet { _hasLayout = layout != nil }
     }
     /// The context the model is registered in (held through the context's shared weak handle,

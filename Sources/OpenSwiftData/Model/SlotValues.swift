@@ -73,6 +73,22 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
         typeMetadata(at: slot) == metadata(of: Unloaded.self)
     }
 
+    /// Whether destroying the `Any` at `slot` would do nothing: its value is stored inline and
+    /// is plain data (`Int`, `Double`, `Bool`, a ``ForeignKey``, the unloaded sentinel …), so
+    /// its container may simply be forgotten. Read from the value witness table's flags (the
+    /// runtime's stable ABI: the table's address is the word before the type metadata, its
+    /// flags the 32 bits after eight witnesses, a size and a stride; `IsNonPOD` is bit 16,
+    /// `IsNonInline` bit 17). Destroying through the runtime costs an outlined call and the
+    /// type's destroy witness per slot, even for an `Int`. `SlotValuesTests` checks the flags
+    /// of inline, boxed, plain and reference-holding types on this platform.
+    @inline(__always)
+    static func isTriviallyDestroyed(at slot: UnsafePointer<Any>) -> Bool {
+        let witnesses = typeMetadata(at: slot).load(
+            fromByteOffset: -MemoryLayout<Int>.stride, as: UnsafeRawPointer.self)
+        let flags = witnesses.load(fromByteOffset: 10 * MemoryLayout<Int>.stride, as: UInt32.self)
+        return flags & 0x0003_0000 == 0
+    }
+
     /// The value the slot at `slot` holds when it is exactly a `T`, else `nil` (also when not
     /// loaded); a copy of the value only, never of the `Any`. Exactly ``exactCast(_:to:)``.
     @inline(__always)
@@ -123,10 +139,12 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
         var slotCapacity: Int { withUnsafeMutablePointerToHeader { $0.pointee.capacity } }
 
         deinit {
-            // One value at a time: destroying an `Any` is inlined (its payload's own destroy),
-            // where `deinitialize(count:)` goes through the runtime's `swift_arrayDestroy`.
+            // One value at a time, and only those that hold something to release: destroying
+            // an `Any` is inlined (its payload's own destroy), where `deinitialize(count:)` goes
+            // through the runtime's `swift_arrayDestroy` for every slot. The unloaded sentinel
+            // and plain values (a fetched row's numbers) need nothing.
             withUnsafeMutablePointers { header, elements in
-                for i in 0..<header.pointee.count where !SlotValues.isUnloaded(at: elements + i) {
+                for i in 0..<header.pointee.count where !SlotValues.isTriviallyDestroyed(at: elements + i) {
                     (elements + i).deinitialize(count: 1)
                 }
             }
