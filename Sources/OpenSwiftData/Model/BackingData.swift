@@ -16,10 +16,8 @@ public final class BackingData {
 
     /// Slot values, each boxed as exactly the property's declared type; `nil` = not loaded.
     @exclusivity(unchecked) var values: SlotValues
-    /// The model class's layout; set on first use. Unretained: every layout is made by and
-    /// kept in ``ModelLayout``'s registry for the life of the process, so a reference to it
-    /// needs no counting (a retain for every model made and a release for every one freed).
-    @exclusivity(unchecked) unowned(unsafe) var layout: ModelLayout? {
+    /// The model class's layout; set on first use.
+    @exclusivity(unchecked) var layout: ModelLayout? {
         didSet { _hasLayout = layout != nil }
     }
     /// The context the model is registered in (held through the context's shared weak handle,
@@ -171,10 +169,20 @@ public final class BackingData {
     /// The first call makes the storage with room for `slotCount` slots (the class's own and
     /// its superclasses': `@Model` passes how many), so the initialiser's other properties are
     /// stored without growing it.
+    ///
+    /// A model being materialised from a row (`init(backingData:)` runs the properties'
+    /// default values before its body takes the row's storage) is told apart here, before the
+    /// value is boxed: boxing it, passing it on and destroying it cost about a hundred
+    /// instructions per default-valued property of every fetched row.
     @inlinable
     public static func _initialize<V>(_ storage: inout BackingData?, slot: Int, value: V, slotCount: Int = 16) {
+        if storage == nil, _isMaterializing { return }
         _initializeSlot(&storage, slot: slot, boxed: value as Any, slotCount: slotCount)
     }
+
+    /// Whether this thread is materialising rows (``MaterializationScope``): a property's
+    /// default value is then not stored.
+    @usableFromInline static var _isMaterializing: Bool { MaterializationScope.isActive }
 
     /// ``_initialize(_:slot:value:slotCount:)`` once the value is boxed.
     @usableFromInline

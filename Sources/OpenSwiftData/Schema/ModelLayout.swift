@@ -347,8 +347,6 @@ final class ModelLayout: @unchecked Sendable {
 
     // MARK: Registry
 
-    /// Every layout made, by its class. Never emptied: models (``BackingData/layout``) and the
-    /// per-thread memo of ``of(_:)`` hold their layouts unretained.
     nonisolated(unsafe) private static var registry: [ObjectIdentifier: ModelLayout] = [:]
     static let lock = NSRecursiveLock()
 
