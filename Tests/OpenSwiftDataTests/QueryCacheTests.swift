@@ -20,11 +20,9 @@ struct QueryCacheTests {
 
     @Test("same shape, new values: one cached translation, correct rows", arguments: StoreKind.allCases)
     func reuse(_ kind: StoreKind) throws {
-        let dir = try ScratchDirectory(prefix: "qcache")
-        let container = try kind.makeContainer(for: [Word.self, Category.self], in: dir)
-        let ctx = ModelContext(container)
-        for text in ["a", "bb", "ccc", "dddd"] { ctx.insert(Word(text: text)) }
-        try ctx.save()
+        let (dir, ctx) = try words(["a", "bb", "ccc", "dddd"], kind, prefix: "qcache")
+        defer { withExtendedLifetime(dir) {} }
+        let container = ctx.container
         for n in 1...4 {
             let d = FetchDescriptor<Word>(predicate: #Predicate { $0.length == n })
             #expect(try ctx.fetch(d).map(\.text) == [String(repeating: Character(UnicodeScalar(96 + n)!), count: n)])

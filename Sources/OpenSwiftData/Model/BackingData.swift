@@ -184,15 +184,13 @@ public final class BackingData {
     /// default value is then not stored.
     @usableFromInline static var _isMaterializing: Bool { MaterializationScope.isActive }
 
-    /// ``_initialize(_:slot:value:slotCount:)`` once the value is boxed.
+    /// ``_initialize(_:slot:value:slotCount:)`` once the value is boxed, never while a row is
+    /// materialised (the caller has returned then, before boxing).
     @usableFromInline
     static func _initializeSlot(
         _ storage: inout BackingData?, slot: Int, boxed value: __owned Any, slotCount: Int
     ) {
-        // While the store materialises a row, `init(backingData:)` runs the properties' default
-        // values through here too; they would only be thrown away, so skip the allocation.
         if storage == nil {
-            if MaterializationScope.isActive { return }
             let s = BackingData(slotCount: 0)
             s.values.reserveCapacity(max(slotCount, slot + 1))
             storage = s
