@@ -96,6 +96,11 @@ public final class ModelContainer: @unchecked Sendable {
                         url: config.isStoredInMemoryOnly ? nil : config.url, mapping: mapping,
                         readOnly: !config.allowsSave))
             }
+            // A save of several stores that a dying process left in some of them only is
+            // undone where it is (StoreCoordination) before anything reads the stores.
+            if !FaultInjection.isActive(.multiStoreUnprotected) {
+                try StoreCoordination.repair(ContainerStack.coordinatedStores(configs, stores))
+            }
         } catch {
             // The stores opened so far close (nothing was written through them).
             for store in stores { store.connection.close() }
@@ -299,6 +304,15 @@ final class ContainerStack: @unchecked Sendable {
     let store: SQLiteStore
     /// The first store's mapping.
     let mapping: StoreMapping
+    /// The writable on-disk stores, in the configurations' order: those a save of several
+    /// stores locks and ``StoreCoordination`` keeps in step.
+    let coordinatedStores: [SQLiteStore]
+
+    /// The stores of `configurations` that are on disk and allow saving, in order.
+    static func coordinatedStores(_ configurations: [ModelConfiguration], _ stores: [SQLiteStore]) -> [SQLiteStore] {
+        zip(configurations, stores).filter { $0.0.allowsSave && $0.1.url != nil }.map(\.1)
+    }
+
     /// The index in ``stores`` of every entity's store, by its root class; empty with one store.
     private let route: [ObjectIdentifier: Int]
     /// Translated fetches by query shape, shared by every context (see ``QueryCache``).
@@ -317,6 +331,7 @@ final class ContainerStack: @unchecked Sendable {
         self.stores = stores
         store = stores[0]
         mapping = stores[0].mapping
+        coordinatedStores = Self.coordinatedStores(configurations, stores)
         var route: [ObjectIdentifier: Int] = [:]
         if stores.count > 1 {
             for (index, store) in stores.enumerated() {

@@ -188,26 +188,32 @@ extension ModelContext {
         var isEmpty: Bool { inserted.isEmpty && changedOrder.isEmpty && deletedOrder.isEmpty }
     }
 
-    /// Writes every part in its store's transaction. Several stores nest their transactions (in
-    /// the stores' order, so two saves never wait on each other's locks): a failure in any part
-    /// rolls every part back. The commits then run innermost first, so only a failing `COMMIT`
-    /// of an outer store (an I/O error) can leave an inner store's part written without it.
+    /// Writes every part in its store's transaction; a failure in any part rolls every part
+    /// back. A save that writes several on-disk stores keeps them in step even when the
+    /// process dies between their commits (``StoreCoordination``): it locks every writable
+    /// on-disk store of the container and records the save in each store it writes.
     private func write(_ parts: [(store: SQLiteStore, changes: PendingChanges)]) throws -> WriteOutcome {
         if stack.stores.count == 1 { return try store.write { try self.write($0) } }
         var outcome = WriteOutcome(plan: UpsertPlan())
-        func run(_ k: Int) throws {
-            guard k < parts.count else { return }
-            try parts[k].store.write { w in
-                let part = try withPendingChanges(parts[k].changes) { try self.write(w) }
-                outcome.plan.adoptedRows += part.plan.adoptedRows
-                outcome.plan.collapsed.merge(part.plan.collapsed) { a, _ in a }
-                outcome.versions.merge(part.versions) { a, _ in a }
-                outcome.stale += part.stale
-                outcome.cascaded += part.cascaded
-                try run(k + 1)
+        let onDisk = parts.map(\.store).filter { $0.url != nil }
+        let coordinated = onDisk.count > 1 && !FaultInjection.isActive(.multiStoreUnprotected)
+        let locked =
+            coordinated
+            ? stack.stores.filter { s in
+                stack.coordinatedStores.contains { $0 === s } || parts.contains { $0.store === s }
+            }
+            : parts.map(\.store)
+        try StoreCoordination.write(locked, recording: coordinated ? onDisk : nil) { writers in
+            for part in parts {
+                let w = writers[ObjectIdentifier(part.store)]!
+                let result = try withPendingChanges(part.changes) { try self.write(w) }
+                outcome.plan.adoptedRows += result.plan.adoptedRows
+                outcome.plan.collapsed.merge(result.plan.collapsed) { a, _ in a }
+                outcome.versions.merge(result.versions) { a, _ in a }
+                outcome.stale += result.stale
+                outcome.cascaded += result.cascaded
             }
         }
-        try run(0)
         return outcome
     }
 

@@ -27,6 +27,27 @@ package enum FaultInjection {
         }()
     #endif
 
+    #if DEBUG
+        /// Store paths whose several-store saves stop as a dying process would, after that
+        /// many of their stores committed (the later ones roll back, nothing runs after).
+        nonisolated(unsafe) private static var stops: [String: Int] = [:]
+        private static let stopsLock = NSLock()
+
+        /// Debug builds: the next several-store saves whose first store is at `url` stop as a
+        /// process killed right after `commits` of its stores committed would leave them: the
+        /// later stores roll back and the save throws ``SimulatedCrash`` without repairing or
+        /// tidying anything. `nil` ends it.
+        package static func stopSeveralStoreSaves(at url: URL, afterCommits commits: Int?) {
+            stopsLock.withLock { stops[url.standardizedFileURL.path] = commits }
+        }
+
+        /// How many commits a several-store save whose first store is at `url` makes before it stops.
+        static func stop(at url: URL?) -> Int? {
+            guard let url else { return nil }
+            return stopsLock.withLock { stops.isEmpty ? nil : stops[url.standardizedFileURL.path] }
+        }
+    #endif
+
     /// Whether `fault` is active: named in ``environmentVariable`` in a debug build; never in a
     /// release build.
     @inline(__always)
@@ -37,4 +58,13 @@ package enum FaultInjection {
             return false
         #endif
     }
+}
+
+/// What a several-store save stopped by ``FaultInjection/stopSeveralStoreSaves(at:afterCommits:)``
+/// throws (debug builds, tests only).
+package struct SimulatedCrash: Error, CustomStringConvertible {
+    /// How many stores had committed.
+    package let commits: Int
+    /// Says so.
+    package var description: String { "the save stopped as a dying process would, after \(commits) commit(s)" }
 }
