@@ -16,7 +16,7 @@ enum ReliabilityCommand {
     static let subcommand = Subcommand(
         "reliability",
         abstract:
-            "Run the reliability probes in child processes (SIGKILL loop, readers, multi-process writers, concurrent creation, disk full, bad files, hostile values); exit 1 on a failure.",
+            "Run the reliability probes in child processes (SIGKILL loop, readers, multi-process writers, concurrent creation, disk full, bad files, hostile values, several stores under SIGKILL); exit 1 on a failure.",
         options: [
             .flag(
                 "quick",
@@ -39,6 +39,9 @@ enum ReliabilityCommand {
             .option(
                 "trials", placeholder: "N",
                 help: "Concurrent creation: new stores opened at once by 4 processes (full 30, quick 5)."),
+            .option(
+                "store-kills", placeholder: "N",
+                help: "Several stores: SIGKILLs of a writer saving into two stores at once (full 400, quick 40)."),
             .option(
                 "timeout", placeholder: "seconds",
                 help: "Seconds a child process may run before it is killed and its probe fails (full 300, quick 60)."),
@@ -98,6 +101,7 @@ enum ReliabilityCommand {
         if let n = try count("writers", minimum: 1, maximum: 64) { c.writerProcesses = n }
         if let n = try count("increments", minimum: 1, maximum: 1_000_000) { c.increments = n }
         if let n = try count("trials", minimum: 1, maximum: 10_000) { c.creationTrials = n }
+        if let n = try count("store-kills", minimum: 1, maximum: 100_000) { c.storeKills = n }
         if let text = args.value("timeout") {
             guard let seconds = Double(text), seconds.isFinite, seconds >= 1, seconds <= 86_400 else {
                 throw ArgumentError(

@@ -74,6 +74,19 @@ struct ReliabilityProbes {
     @Test("hostile values: fetches agree with Predicate.evaluate on both stores")
     func hostileValues() throws { try check(.hostileValues) }
 
+    @Test("several stores: SIGKILLed two-store writers leave both stores with the same saves (CFG-06)")
+    func severalStores() throws { try check(.severalStores) }
+
+    @Test("several stores: with the save unprotected across stores, the probe finds stores out of step")
+    func severalStoresDetectsUnprotectedSaves() throws {
+        let harness = try #require(Self.harness(), "the harness executable was not found beside the test bundle")
+        var configuration = ReliabilityConfiguration.quick
+        configuration.injectedFaults = ["multi-store-unprotected"]
+        let result = ReliabilityProbe.severalStores.run(configuration, executable: harness)
+        #expect(!result.passed, "the probe passed with the fault injected: \(result.figureSummary)")
+        #expect((result.figure("stores out of step after reopening") ?? 0) > 0, "\(result.figureSummary)")
+    }
+
     @Test("the report renders a row per probe and round-trips through JSON")
     func report() throws {
         let results = [

@@ -36,12 +36,19 @@ public struct ReliabilityConfiguration: Codable, Sendable, Equatable {
     public var creationTrials: Int
     /// Seconds a child process may run before it is killed and the probe fails.
     public var childTimeout: Double
+    /// Several stores: how many times a writer saving into two stores at once is SIGKILLed.
+    public var storeKills: Int = 40
+    /// Faults the library under test injects in every child process (debug builds only): the
+    /// raw names the fault-injection tests use to show that a probe fails when what it guards
+    /// is broken. Empty in every real run.
+    public var injectedFaults: [String] = []
 
     /// Creates a configuration; prefer starting from ``quick`` or ``full``.
     public init(
         name: String, seed: UInt64, kills: Int, maxSavesBeforeKill: Int, maxKillDelayMicroseconds: Int,
         readerSaves: Int, readers: Int, writerProcesses: Int, increments: Int,
-        creationProcesses: Int, creationTrials: Int, childTimeout: Double
+        creationProcesses: Int, creationTrials: Int, childTimeout: Double, storeKills: Int = 40,
+        injectedFaults: [String] = []
     ) {
         self.name = name
         self.seed = seed
@@ -55,11 +62,13 @@ public struct ReliabilityConfiguration: Codable, Sendable, Equatable {
         self.creationProcesses = creationProcesses
         self.creationTrials = creationTrials
         self.childTimeout = childTimeout
+        self.storeKills = storeKills
+        self.injectedFaults = injectedFaults
     }
 
     /// Small enough for `make test` (every probe together in well under a minute on 2 cores,
     /// debug build): 20 kills, 200 saves with 4 readers, 2 × 100 increments per merge
-    /// policy, 4 processes × 5 creations.
+    /// policy, 4 processes × 5 creations, 40 kills of a two-store writer.
     ///
     /// ```swift
     /// let result = ReliabilityProbe.readersDuringWrites.run(.quick, executable: harnessURL)
@@ -67,10 +76,10 @@ public struct ReliabilityConfiguration: Codable, Sendable, Equatable {
     public static let quick = ReliabilityConfiguration(
         name: "quick", seed: 1, kills: 20, maxSavesBeforeKill: 12, maxKillDelayMicroseconds: 4_000,
         readerSaves: 200, readers: 4, writerProcesses: 2, increments: 100,
-        creationProcesses: 4, creationTrials: 5, childTimeout: 60)
+        creationProcesses: 4, creationTrials: 5, childTimeout: 60, storeKills: 40)
 
     /// What `harness reliability` runs: 200 kills, 2,000 saves with 4 readers, 4 × 1,000
-    /// increments per merge policy, 4 processes × 30 creations.
+    /// increments per merge policy, 4 processes × 30 creations, 400 kills of a two-store writer.
     ///
     /// ```swift
     /// let report = ReliabilityReport(configuration: .full, results: ReliabilityProbe.all.map { $0.run(.full, executable: exe) })
@@ -78,7 +87,7 @@ public struct ReliabilityConfiguration: Codable, Sendable, Equatable {
     public static let full = ReliabilityConfiguration(
         name: "full", seed: 1, kills: 200, maxSavesBeforeKill: 30, maxKillDelayMicroseconds: 4_000,
         readerSaves: 2_000, readers: 4, writerProcesses: 4, increments: 1_000,
-        creationProcesses: 4, creationTrials: 30, childTimeout: 300)
+        creationProcesses: 4, creationTrials: 30, childTimeout: 300, storeKills: 400)
 
     /// The configuration as one command-line argument for a worker (base64 of its JSON).
     var encoded: String {

@@ -1,4 +1,5 @@
 import Foundation
+import OpenSwiftData
 
 /// One reliability experiment: seeded, bounded, run in child processes of the harness, and
 /// reduced to figures and a pass/fail with a reason (DESIGN §9).
@@ -30,7 +31,7 @@ public struct ReliabilityProbe: Sendable, CustomStringConvertible {
     public static var all: [ReliabilityProbe] {
         [
             .crashLoop, .readersDuringWrites, .concurrentWriters, .concurrentCreation, .diskFull, .badFiles,
-            .hostileValues,
+            .hostileValues, .severalStores,
         ]
     }
 
@@ -124,7 +125,9 @@ struct ReliabilityRun: Sendable {
             executable: executable, role: role,
             arguments: ["config=\(configuration.encoded)", "exe=\(executable.path)", "dir=\(directory.path)"]
                 + arguments,
-            label: label, directory: directory, timeout: configuration.childTimeout)
+            label: label, directory: directory, timeout: configuration.childTimeout,
+            environment: configuration.injectedFaults.isEmpty
+                ? [:] : [FaultInjection.environmentVariable: configuration.injectedFaults.joined(separator: ",")])
     }
 
     /// A fresh store location in the scratch directory.
