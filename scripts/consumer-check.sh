@@ -9,9 +9,13 @@
 #    (Tests/ReadmeTests/Examples/Trips.swift) with scripts/consumer-check/main.swift — resolves it
 #    *without* OPENSWIFTDATA_TOOLCHAIN_SWIFT_SYNTAX, i.e. with the default manifest, which SwiftPM
 #    must accept (no unsafe flags) and which fetches the swift-syntax package.
-# 3. SwiftPM mirrors send the manifest's URL to the tagged repository and
-#    https://github.com/swiftlang/swift-syntax.git to a clone of ../shared/vendor/swift-syntax-*.bundle
-#    (beside the repository; nothing goes to the network).
+# 3. A SwiftPM mirror sends the manifest's URL to the tagged repository. swift-syntax comes from
+#    one of two places, and the check says which:
+#    - a local bundle: when ../shared/vendor/swift-syntax-*.bundle exists beside the repository (the
+#      offline machines this project is developed on), a second mirror sends
+#      https://github.com/swiftlang/swift-syntax.git to a clone of it; nothing goes to the network;
+#    - the network: otherwise (a plain clone), SwiftPM fetches swift-syntax from its URL, as any
+#      client of the package would.
 # 4. `swift build` (debug: swift-syntax from source, the macros, the library), then the program runs
 #    and its output must equal scripts/consumer-check/expected-output.txt.
 #
@@ -29,8 +33,13 @@ say() { printf 'consumer-check: %s\n' "$*"; }
 fail() { printf 'consumer-check: FAIL: %s\n' "$*" >&2; exit 1; }
 elapsed() { local s=$((SECONDS - $1)); printf '%dm%02ds' $((s / 60)) $((s % 60)); }
 
+# A local swift-syntax bundle when there is one beside the repository; otherwise the network.
 bundle=$(ls "$root"/../shared/vendor/swift-syntax-*.bundle 2>/dev/null | sort | tail -n 1 || true)
-[ -n "$bundle" ] || fail "no swift-syntax bundle in $(cd "$root/.." && pwd)/shared/vendor/ (the check needs the shared/ checkout beside the repository; see shared/vendor/README.md)"
+if [ -n "$bundle" ]; then
+    syntax_source="the local bundle $bundle (offline)"
+else
+    syntax_source="https://github.com/swiftlang/swift-syntax.git (no bundle in $(cd "$root/.." && pwd)/shared/vendor/; needs the network)"
+fi
 for f in Package.swift main.swift expected-output.txt; do
     [ -f "$check/$f" ] || fail "missing $check/$f"
 done
@@ -49,7 +58,8 @@ fi
 # The default manifest is the point: no toolchain swift-syntax, no unsafe flags.
 unset OPENSWIFTDATA_TOOLCHAIN_SWIFT_SYNTAX
 
-say "OpenSwiftData at ${sha:0:12} tagged 0.1.0; swift-syntax from $(basename "$bundle")"
+say "OpenSwiftData at ${sha:0:12} tagged 0.1.0"
+say "swift-syntax from $syntax_source"
 library="$work/OpenSwiftData"
 mkdir -p "$library"
 git -C "$root" archive "$sha" | tar -x -C "$library"
@@ -58,7 +68,7 @@ git -C "$library" add -A
 git -C "$library" -c user.name=consumer-check -c user.email=consumer-check@localhost \
     commit -q -m "OpenSwiftData at $sha"
 git -C "$library" tag 0.1.0
-git clone -q "$bundle" "$work/swift-syntax"
+[ -z "$bundle" ] || git clone -q "$bundle" "$work/swift-syntax"
 
 client="$work/TripPlanner"
 mkdir -p "$client/Sources/TripPlanner"
@@ -69,15 +79,18 @@ url=$(sed -n 's/.*\.package(url: "\([^"]*\)".*/\1/p' "$client/Package.swift")
 
 cd "$client"
 # Everything SwiftPM caches stays in the temporary directory; prebuilt swift-syntax downloads are
-# off (offline, and the check is about building from the package).
+# off (the check is about building from the package, and the bundle path is offline).
 swiftpm=(--cache-path "$work/cache" --manifest-cache local --disable-experimental-prebuilts)
 swift package config set-mirror --original "$url" --mirror "file://$library"
-swift package config set-mirror --original https://github.com/swiftlang/swift-syntax.git \
-    --mirror "file://$work/swift-syntax"
+if [ -n "$bundle" ]; then
+    swift package config set-mirror --original https://github.com/swiftlang/swift-syntax.git \
+        --mirror "file://$work/swift-syntax"
+fi
 
 phase=$SECONDS
 if ! timeout 300 swift package "${swiftpm[@]}" resolve >"$work/resolve.log" 2>&1; then
     sed 's/^/  /' "$work/resolve.log" >&2
+    [ -n "$bundle" ] || say "note: swift-syntax was to come from the network (no local bundle); is it reachable?"
     fail "resolving OpenSwiftData from: \"0.1.0\" failed (see above)"
 fi
 say "resolved in $(elapsed $phase): $(grep -o '"identity" : "[^"]*"\|"version" : "[^"]*"' Package.resolved | cut -d'"' -f4 | paste -sd' ' -)"
