@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """Where each behaviour-reference ID (UNQ-10, DEL-04, ...) is verified.
 
-A conformance suite case verifies the IDs in its `id:` and in its title; a test under `Tests/`
-verifies the IDs named in its `@Test("...")` title. An ID named in a title only as context is
-written after "suite:" or "(suite" and is not counted, e.g. "(values: the migrations suite, MIG-01)".
+The IDs are defined in Docs/BehaviourReference.md: an entry is a list item that starts with the
+ID in bold (`- **UNQ-10** · H · ...`). A conformance suite case verifies the IDs in its `id:` and
+in its title; a test under `Tests/` verifies the IDs named in its `@Test("...")` title. An ID
+named in a title only as context is written after "suite:" or "(suite" and is not counted, e.g.
+"(values: the migrations suite, MIG-01)".
 
     scripts/reference-coverage.py            # summary + IDs verified twice
     scripts/reference-coverage.py --list     # every ID with its suite cases and tests
 
-Numbers: lines of Swift under Tests/, IDs covered (in a suite or a test), IDs verified twice
-(both in a suite case and in a Tests/ test).
+Numbers: lines of Swift under Tests/, IDs defined, IDs covered (in a suite or a test), IDs
+verified twice (both in a suite case and in a Tests/ test). It also lists the IDs that suites or
+tests use but the reference does not define, and the defined IDs nothing covers. Exit status 1
+when an ID is used but not defined (a typo, or an entry to write), 0 otherwise.
 """
 import os
 import re
@@ -18,6 +22,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUITES = os.path.join(ROOT, "Sources", "OpenSwiftDataTesting", "Conformance", "Suites")
 TESTS = os.path.join(ROOT, "Tests")
+REFERENCE = os.path.join(ROOT, "Docs", "BehaviourReference.md")
+DEFINITION = re.compile(r"^\s*[-*]\s+\*\*([A-Z]{3}-[0-9]{2})\*\*", re.MULTILINE)
 ID = re.compile(r"\b([A-Z]{3}-[0-9]{2})\b")
 RANGE = re.compile(r"\b([A-Z]{3})-([0-9]{2})\s*(?:…|\.\.\.)\s*([0-9]{2})\b")
 CONTEXT = re.compile(r"(suite[s]?\b[^)]*)", re.IGNORECASE)
@@ -58,6 +64,12 @@ def tests():
             yield ids_in(m.group(1)), f"{rel}:{line} {m.group(1)}"
 
 
+def defined_ids():
+    """The IDs Docs/BehaviourReference.md defines (list items starting with the ID in bold)."""
+    with open(REFERENCE, encoding="utf-8") as f:
+        return set(DEFINITION.findall(f.read()))
+
+
 def test_lines():
     return sum(sum(1 for _ in open(p, encoding="utf-8")) for p in swift_files(TESTS))
 
@@ -70,6 +82,7 @@ def main():
     for ids, where in tests():
         for i in ids:
             in_tests.setdefault(i, []).append(where)
+    defined = defined_ids()
     covered = sorted(set(in_suite) | set(in_tests))
     twice = sorted(set(in_suite) & set(in_tests))
     if "--list" in sys.argv:
@@ -80,6 +93,7 @@ def main():
             for w in in_tests.get(i, []):
                 print(f"  test   {w}")
     print(f"test lines (Tests/**/*.swift): {test_lines()}")
+    print(f"reference IDs defined ({os.path.relpath(REFERENCE, ROOT)}): {len(defined)}")
     print(f"reference IDs covered: {len(covered)} (suites {len(in_suite)}, Tests/ {len(in_tests)})")
     print(f"IDs verified twice (suite case and Tests/ test): {len(twice)}")
     if twice:
@@ -88,10 +102,20 @@ def main():
     print(f"IDs only in Tests/: {len(only_tests)}")
     if only_tests:
         print("  " + " ".join(only_tests))
+    undefined = sorted(set(covered) - defined)
+    print(f"IDs used by suites or tests but not defined in the reference: {len(undefined)}")
+    for i in undefined:
+        for w in in_suite.get(i, []) + in_tests.get(i, []):
+            print(f"  {i}  {w}")
+    uncovered = sorted(defined - set(covered))
+    print(f"IDs defined but covered by no suite case or test: {len(uncovered)}")
+    if uncovered:
+        print("  " + " ".join(uncovered))
+    return 1 if undefined else 0
 
 
 if __name__ == "__main__":
     try:
-        main()
+        sys.exit(main())
     except BrokenPipeError:  # piped into head
         sys.stderr.close()
