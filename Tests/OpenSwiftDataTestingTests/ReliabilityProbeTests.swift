@@ -74,7 +74,7 @@ struct ReliabilityProbes {
     @Test("hostile values: fetches agree with Predicate.evaluate on both stores")
     func hostileValues() throws { try check(.hostileValues) }
 
-    @Test("several stores: SIGKILLed two-store writers leave both stores with the same saves (CFG-06)")
+    @Test("several stores: SIGKILLed two-store writers leave both stores with the same saves (CFG-07)")
     func severalStores() throws { try check(.severalStores) }
 
     @Test("several stores: with the save unprotected across stores, the probe finds stores out of step")

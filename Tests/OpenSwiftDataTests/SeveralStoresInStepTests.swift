@@ -10,7 +10,7 @@ import Testing
 }
 
 /// A save that writes several on-disk stores is in all of them or in none, even when the
-/// process dies between two of their commits (CFG-06, the several-store case of CTX-03's
+/// process dies between two of their commits (CFG-07, the several-store case of CTX-03's
 /// all-or-nothing save): the store that committed first is rolled back when the next container
 /// opens. The death is simulated by `FaultInjection.stopSeveralStoreSaves`, which stops a save
 /// right after a given number of its stores committed, as a SIGKILL there would; the
@@ -57,7 +57,7 @@ struct SeveralStoresInStepTests {
         try context.save()
     }
 
-    @Test("CFG-06 a save of two stores records itself in both, and keeps no undo once both committed")
+    @Test("CFG-07 a save of two stores records itself in both, and keeps no undo once both committed")
     func recordsInBothStores() throws {
         let dir = try ScratchDirectory()
         let library = dir.file("library.store")
@@ -77,7 +77,7 @@ struct SeveralStoresInStepTests {
         #expect(a.undo == nil && b.undo == nil)
     }
 
-    @Test("CFG-06 a save that writes one store of two, and a container of one store, record nothing")
+    @Test("CFG-07 a save that writes one store of two, and a container of one store, record nothing")
     func oneStoreSavesRecordNothing() throws {
         let dir = try ScratchDirectory()
         do {
@@ -97,7 +97,7 @@ struct SeveralStoresInStepTests {
         #expect(try Self.record(single) == nil)
     }
 
-    @Test("CFG-06 a process dying after the first of two commits: the next container undoes that store's part")
+    @Test("CFG-07 a process dying after the first of two commits: the next container undoes that store's part")
     func diedBetweenCommits() throws {
         let dir = try ScratchDirectory()
         let library = dir.file("library.store")
@@ -130,7 +130,7 @@ struct SeveralStoresInStepTests {
         #expect(try context.fetchCount(FetchDescriptor<CfgAuthor>()) == 2)
     }
 
-    @Test("CFG-06 a process dying after both commits, before dropping the undo: the save is kept")
+    @Test("CFG-07 a process dying after both commits, before dropping the undo: the save is kept")
     func diedAfterBothCommits() throws {
         let dir = try ScratchDirectory()
         let library = dir.file("library.store")
@@ -151,7 +151,7 @@ struct SeveralStoresInStepTests {
     }
 
     @Test(
-        "CFG-06 three stores, a death after each possible commit: reopened, all three have the save or none",
+        "CFG-07 three stores, a death after each possible commit: reopened, all three have the save or none",
         arguments: [1, 2, 3])
     func threeStores(_ commits: Int) throws {
         let dir = try ScratchDirectory()
@@ -187,7 +187,7 @@ struct SeveralStoresInStepTests {
     }
 
     @Test(
-        "CFG-06 a store changed by another program since the death cannot be rolled back: a typed error, files unchanged"
+        "CFG-07 a store changed by another program since the death cannot be rolled back: a typed error, files unchanged"
     )
     func changedSinceIsRefused() throws {
         let dir = try ScratchDirectory()
