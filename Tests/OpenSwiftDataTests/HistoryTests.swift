@@ -57,7 +57,7 @@ import Testing
     }
 }
 
-/// Persistent history (behaviour reference §9): one transaction per save with changes, in
+/// Persistent history (Docs/BehaviourReference.md, HIS-*): one transaction per save with changes, in
 /// Apple's history tables, read back through `fetchHistory`, on both stores.
 @Suite("History")
 struct HistoryTests {

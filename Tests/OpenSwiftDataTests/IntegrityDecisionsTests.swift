@@ -4,7 +4,7 @@ import Testing
 
 @testable import OpenSwiftData
 
-/// Where the behaviour reference marks **[REC]** for uniqueness, delete rules, batch delete and
+/// Where Docs/BehaviourReference.md marks **[REC]** for uniqueness, delete rules, batch delete and
 /// inheritance: our decisions, kept apart so a run on Apple hardware can confirm or reverse them.
 @Suite("Decisions: integrity")
 struct IntegrityDecisionsTests {

@@ -4,8 +4,8 @@ import Testing
 
 @testable import OpenSwiftData
 
-/// Delete rules as fetches with pending changes see them before the save (behaviour reference
-/// §3.3): cascaded models are pending deletes, nullified references read nil, nothing is written,
+/// Delete rules as fetches with pending changes see them before the save (Docs/BehaviourReference.md,
+/// when delete rules run): cascaded models are pending deletes, nullified references read nil, nothing is written,
 /// `rollback()` restores everything, and a `.deny` rule still throws at `save()`.
 @Suite("PendingCascade")
 struct PendingCascadeTests {

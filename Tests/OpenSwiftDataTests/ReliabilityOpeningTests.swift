@@ -4,7 +4,7 @@ import Testing
 
 @testable import OpenSwiftData
 
-/// DESIGN §9 when a store is opened: the file is touched only through SQLite (no lost POSIX
+/// Docs/Design.md's reliability rules when a store is opened: the file is touched only through SQLite (no lost POSIX
 /// locks), a killed writer's WAL is not "corruption", concurrent creation agrees on one schema,
 /// every failure is a typed `SwiftDataError`, and released containers close their files.
 @Suite("Reliability opening")

@@ -2,7 +2,7 @@ import Foundation
 import OpenSwiftData
 import Testing
 
-/// DESIGN §9 on the disk store: data survives container re-creation, a failed save is atomic
+/// Docs/Design.md's reliability rules on the disk store: data survives container re-creation, a failed save is atomic
 /// and retryable, bad files get typed errors and are never modified, and two contexts on one
 /// container never lose an update.
 @Suite("Reliability")

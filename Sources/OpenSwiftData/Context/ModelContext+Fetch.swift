@@ -5,7 +5,7 @@ extension ModelContext {
 
     /// The models matching `descriptor`, with pending changes merged when it asks (default).
     ///
-    /// Merging pending changes first applies the delete rules of pending deletes (§3.3), so
+    /// Merging pending changes first applies the delete rules of pending deletes (Docs/BehaviourReference.md), so
     /// models a pending delete cascades to are left out and nullified references read `nil`;
     /// nothing is written, and ``rollback()`` undoes it (see ``delete(_:)``).
     ///

@@ -760,7 +760,7 @@ extension ModelContext {
     /// through one-way relationships are cleared too (`ModelContext+Delete.swift`).
     ///
     /// Runs at ``save()``, at ``processPendingChanges()`` and before every fetch that includes
-    /// pending changes (behaviour reference §3.3), so those fetches do not see cascaded models
+    /// pending changes (Docs/BehaviourReference.md), so those fetches do not see cascaded models
     /// and read nullified references as `nil`. Nothing is written; every change is recorded, so
     /// ``rollback()`` restores the deleted models and the links. Only the save refuses a delete:
     /// with `deferringRefusals` a model whose delete a `.deny` rule (or a non-optional inverse

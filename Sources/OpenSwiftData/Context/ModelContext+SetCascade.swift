@@ -17,7 +17,8 @@ import Foundation
 /// - every preserved (tombstone) attribute of the related class has a column of its own.
 ///
 /// It is decided at save time only: a fetch before the save still runs the delete rules in
-/// memory, so it does not see the cascaded models (behaviour reference §3.3).
+/// memory, so it does not see the cascaded models (Docs/BehaviourReference.md, when delete rules
+/// run).
 struct SetCascade {
     /// The deleted model's key.
     let parentKey: Int64

@@ -1,6 +1,6 @@
 import Foundation
 
-/// How a save resolves uniqueness (behaviour reference §2, UNQ-*): which new models upsert into
+/// How a save resolves uniqueness (Docs/BehaviourReference.md, UNQ-*): which new models upsert into
 /// stored rows and which collapse into a later new model.
 struct UpsertPlan {
     /// What a save does with one new model (its ``BackingData/disposition``).

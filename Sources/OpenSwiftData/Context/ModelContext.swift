@@ -320,10 +320,10 @@ public final class ModelContext {
     /// ```
     /// Delete rules run lazily, not here: before a fetch that includes pending changes (`fetch`,
     /// `fetchCount`, `fetchIdentifiers`, `enumerate`), at ``processPendingChanges()`` and at
-    /// ``save()`` — where Core Data propagates deletes, and what the behaviour reference
-    /// recommends (§3.3; SwiftData does not document the timing). Cascaded models become
-    /// pending deletes and nullified references read `nil`; nothing is written before the
-    /// save. A `.deny` rule is checked only by ``save()``, which throws
+    /// ``save()`` — where Core Data propagates deletes, and what the repository's behaviour
+    /// reference recommends (`Docs/BehaviourReference.md`; SwiftData does not document the
+    /// timing). Cascaded models become pending deletes and nullified references read `nil`;
+    /// nothing is written before the save. A `.deny` rule is checked only by ``save()``, which throws
     /// ``SwiftDataError/deleteRuleDenied`` having written nothing; until then a refused delete
     /// applies none of its rules. A model read through a reference before any of those points
     /// still shows the deleted model (`isDeleted == true`).

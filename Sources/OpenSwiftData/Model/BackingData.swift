@@ -426,7 +426,7 @@ public final class BackingData {
 
     /// Deleted, pending or saved: such a model is never written as a relationship target.
     var isDeleted: Bool { status == .deleted || status == .removed }
-    /// What `PersistentModel.isDeleted` reports (behaviour reference §3.3, DEL-10): true while a
+    /// What `PersistentModel.isDeleted` reports (DEL-10 in Docs/BehaviourReference.md): true while a
     /// delete is pending, false again once the save removed the row; true for a vanished row.
     var reportsDeleted: Bool { status == .deleted || vanished }
     var hasChanges: Bool {

@@ -1,7 +1,7 @@
 import CSQLite
 import Foundation
 
-/// A Swift value type with a native SQLite column representation (DESIGN §5):
+/// A Swift value type with a native SQLite column representation (Docs/Design.md, storage format rules):
 /// integers and `Bool` → INTEGER; `Double`/`Float` → REAL; `String` → TEXT (NFC);
 /// `Date` → REAL seconds since the reference date; `UUID` → 16-byte BLOB; `URL` → TEXT;
 /// `Data` → BLOB; `Decimal` → a number (REAL or INTEGER) in a `DECIMAL` column.

@@ -2,7 +2,7 @@ import Foundation
 import OpenSwiftData
 
 /// One reliability experiment: seeded, bounded, run in child processes of the harness, and
-/// reduced to figures and a pass/fail with a reason (DESIGN §9).
+/// reduced to figures and a pass/fail with a reason (Docs/Design.md, reliability rules).
 ///
 /// Probes that need several processes (the crash loop, readers during writes, concurrent
 /// writers, concurrent creation) coordinate `harness reliability-worker` processes from the
