@@ -48,14 +48,14 @@ final class RawRun {
     }
 }
 
-/// The persistence workloads of issue #3, each with its raw-SQLite twin: one file per workload in
+/// The persistence workloads, each with its raw-SQLite twin: one file per workload in
 /// `Workloads/`, ours and the twin side by side. A new workload is its file plus its line in ``all``.
 public enum PersistenceWorkloads {
     static let equalityQueries = 100
     static let scanQueries = 3
     static let sortedQueries = 20
 
-    /// The performance targets (issue #18): everything within 2× of raw SQLite…
+    /// The performance targets, as ratios to raw SQLite: everything within 2×…
     static let ratioTarget = 2.0
     /// …and a sorted, indexed `LIMIT 20` within 1.3×.
     static let sortedLimitRatioTarget = 1.3

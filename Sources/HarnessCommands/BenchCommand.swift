@@ -45,7 +45,7 @@ public enum BenchCommand {
                 help: "Internal: insert this many rows in 10k-row saves and print the peak RSS."),
         ])
 
-    /// The ratio targets of issue #3, drawn on the ratio chart.
+    /// The workloads' ratio targets (our cost ÷ raw SQLite's), drawn on the ratio chart.
     public static let targets: [RatioBarChart.Target] = [
         .init(label: "insert, fetch all ≤ 2×", ratio: 2),
         .init(label: "indexed equality, upsert ≤ 3×", ratio: 3),

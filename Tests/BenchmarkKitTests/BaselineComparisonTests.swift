@@ -89,7 +89,7 @@ struct BaselineComparisonTests {
     }
 
     /// A result above its ratio target fails the comparison even when nothing regressed against
-    /// the baseline (issue #18: `make bench-compare` gates on the targets).
+    /// the baseline (`make bench-compare` gates on the targets, not only on regressions).
     @Test func resultAboveItsRatioTargetFails() throws {
         func run(_ ratio: Double) -> BenchmarkReport {
             var r = Fixtures.result("fetch all", rows: 100_000, ratio: ratio)
@@ -131,7 +131,7 @@ struct BaselineComparisonTests {
         #expect(decoded.results.first?.missesRatioTarget == nil)
     }
 
-    /// A failure must repeat (issue #18, `make bench-compare` on a shared machine): a result
+    /// A failure must repeat (`make bench-compare` runs on a shared, noisy machine): a result
     /// that failed is measured again, and the better of its two measurements decides.
     @Test func aFailureStandsOnlyWhenItsSecondMeasurementFailsToo() throws {
         func result(_ name: String, ratio: Double, mallocs: Double = 1_000) -> BenchmarkResult {
@@ -198,7 +198,7 @@ struct BaselineComparisonTests {
         #expect(extra.rows.first { $0.key.name == "fine" && $0.metric == MetricName.ratioToRaw }?.current == 1.45)
     }
 
-    /// `harness report baseline` (issue #18): a baseline from several runs takes each result
+    /// `harness report baseline`: a baseline from several runs takes each result
     /// from the run with its median ratio, so one lucky run does not become the bar.
     @Test func medianBaselineTakesEachResultFromItsMedianRun() throws {
         func run(_ tag: Double, _ ratios: [String: Double?], wall: Double = 1) -> BenchmarkReport {

@@ -134,8 +134,9 @@ struct DifferentialTests {
         }
     }
 
-    /// Issue 14 item 8: about a third of the cases fetch with `stringSortStyle = .natural`, and
-    /// their reference order is the natural one ("user2" before "user10"), not `<`.
+    /// The natural string order is checked too: about a third of the cases fetch with
+    /// `stringSortStyle = .natural`, and their reference order is the natural one ("user2" before
+    /// "user10"), not `<`.
     @Test("about a third of the cases sort strings naturally, against a natural reference order")
     func naturalSortCoverage() throws {
         let harness = DifferentialHarness(seed: 1)
@@ -154,8 +155,9 @@ struct DifferentialTests {
         #expect((25...60).contains(natural), "\(natural) of 120 cases natural")
     }
 
-    /// Issue 14 item 5: `CatalogueTag.products` is `[CatalogueProduct]?`, so the tag cases compare
-    /// every optional-chained to-many shape with plain Swift.
+    /// Optional to-many relationships (CloudKit-style): `CatalogueTag.products` is
+    /// `[CatalogueProduct]?`, so the tag cases compare every optional-chained to-many shape with
+    /// plain Swift.
     @Test("random tag predicates use every optional to-many shape")
     func optionalToManyCoverage() throws {
         let harness = DifferentialHarness(seed: 3)

@@ -26,7 +26,7 @@ import Testing
     }
 }
 
-/// Several configurations in one container (issue #15 item 3; CFG-01…06 with two stores): each
+/// Several configurations in one container (CFG-01…06 with two stores): each
 /// configuration's schema is honoured, each model lives in one store file, relationships stay
 /// within a configuration, `allowsSave` is per configuration, and a save is all or nothing.
 @Suite("Several configurations per container")

@@ -3,7 +3,7 @@ import Testing
 
 @testable import OpenSwiftData
 
-// CloudKit-style models: every relationship optional, to-many ones as `[T]?` (issue 14 item 5).
+// CloudKit-style models: every relationship optional, to-many ones as `[T]?` (CloudKit requires it).
 
 /// One-to-many with a declared cascade inverse on the to-many side.
 @Model final class OtmFolder {

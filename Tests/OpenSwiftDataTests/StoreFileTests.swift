@@ -4,7 +4,7 @@ import Testing
 
 @testable import OpenSwiftData
 
-/// Store files copied from a simulator or device (issue 16 item 5): Apple's format, `-wal` and
+/// Store files copied from a simulator or device, as a team brings them: Apple's format, `-wal` and
 /// `-shm` beside the file, no manifest. `FixtureDatabase` and `StorePair(loading:schema:)` open
 /// private copies on both stores and never change the original; `StoreFileDescription` and
 /// `FixtureFile.verifyStore` read any such file. The files are built from the reference

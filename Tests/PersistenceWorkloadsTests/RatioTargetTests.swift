@@ -4,8 +4,8 @@ import Testing
 
 @testable import PersistenceWorkloads
 
-/// The workloads carry issue #18's ratio targets, and only under the `declared` strategy, so
-/// `harness bench --compare` (`make bench-compare`) gates on them.
+/// The workloads carry their ratio targets (our cost ÷ raw SQLite's), and only under the
+/// `declared` strategy, so `harness bench --compare` (`make bench-compare`) gates on them.
 @Suite("WorkloadRatioTargets")
 struct RatioTargetTests {
     /// The issue's table: workload → the largest ratio to raw SQLite.

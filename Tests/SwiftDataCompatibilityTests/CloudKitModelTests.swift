@@ -1,5 +1,5 @@
 // CloudKit-synced SwiftData model code as shipping apps write it (every attribute defaulted,
-// every relationship optional, to-many ones as `[T]?`), pasted unchanged (issue 14 item 5).
+// every relationship optional, to-many ones as `[T]?`), pasted unchanged: it must compile and run.
 import SwiftData
 import Testing
 
