@@ -46,8 +46,12 @@ final class ChildProcess: @unchecked Sendable {
     private let deadline: UInt64
     private var killedByUs = false
 
-    /// Starts `executable reliability-worker role arguments…`.
-    init(executable: URL, role: String, arguments: [String], label: String, directory: URL, timeout: Double) throws {
+    /// Starts `executable reliability-worker role arguments…`, with `environment` added to
+    /// (or replacing entries of) this process's environment.
+    init(
+        executable: URL, role: String, arguments: [String], label: String, directory: URL, timeout: Double,
+        environment: [String: String] = [:]
+    ) throws {
         self.label = label
         let safe = label.map { $0.isLetter || $0.isNumber ? $0 : "-" }
         stderrURL = directory.appendingPathComponent("\(String(safe))-\(ChildProcess.nextSerial()).stderr")
@@ -55,6 +59,9 @@ final class ChildProcess: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
         process.executableURL = executable
         process.arguments = [ReliabilityWorker.subcommand, role] + arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
+        }
         process.standardInput = input
         process.standardOutput = output
         process.standardError = try FileHandle(forWritingTo: stderrURL)
