@@ -1,4 +1,5 @@
 import Foundation
+import OpenSwiftData
 import OpenSwiftDataTesting
 import Testing
 
@@ -99,7 +100,7 @@ struct ReliabilityProbes {
         #expect(
             names == [
                 "crash-loop", "readers-during-writes", "concurrent-writers", "concurrent-creation",
-                "disk-full", "bad-files", "hostile-values",
+                "disk-full", "bad-files", "hostile-values", "migrations",
             ])
         #expect(names.allSatisfy { ReliabilityProbe.named($0)?.name == $0 })
         let quick = ReliabilityConfiguration.quick
@@ -111,5 +112,28 @@ struct ReliabilityProbes {
             full.kills >= 200 && full.readerSaves >= 2_000 && full.writerProcesses * full.increments >= 4_000
                 && full.creationTrials >= 30)
         #expect(HostileValues.strings.count >= 50)
+    }
+
+    // MARK: Killed migrations and history under kills
+
+    /// Runs `probe` in the quick configuration with `fault` injected into its workers and
+    /// returns the result, which must be a failure.
+    private func runWithFault(_ probe: ReliabilityProbe, _ fault: InjectedFault) throws -> ReliabilityResult {
+        let harness = try #require(Self.harness(), "the harness executable was not found beside the test bundle")
+        var configuration = ReliabilityConfiguration.quick
+        configuration.injectedFaults = [fault.rawValue]
+        let result = probe.run(configuration, executable: harness)
+        let passed = result.passed  // not the whole result: the comment says it better
+        #expect(!passed, "\(probe.name) passed with \(fault.rawValue) injected: \(result.figureSummary)")
+        return result
+    }
+
+    @Test("migrations: a SIGKILLed migration leaves the store old or new, every row, and no scratch")
+    func migrations() throws { try check(.migrations) }
+
+    @Test("migrations: fails when a killed migration's scratch files are never removed")
+    func migrationsDetectLeftScratch() throws {
+        let result = try runWithFault(.migrations, .migrationLeavesScratch)
+        #expect((result.figure("scratch files left after reopening") ?? 0) > 0)
     }
 }
