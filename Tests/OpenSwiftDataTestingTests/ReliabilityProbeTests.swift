@@ -100,7 +100,7 @@ struct ReliabilityProbes {
         #expect(
             names == [
                 "crash-loop", "readers-during-writes", "concurrent-writers", "concurrent-creation",
-                "disk-full", "bad-files", "hostile-values", "migrations",
+                "disk-full", "bad-files", "hostile-values", "migrations", "history",
             ])
         #expect(names.allSatisfy { ReliabilityProbe.named($0)?.name == $0 })
         let quick = ReliabilityConfiguration.quick
@@ -135,5 +135,14 @@ struct ReliabilityProbes {
     func migrationsDetectLeftScratch() throws {
         let result = try runWithFault(.migrations, .migrationLeavesScratch)
         #expect((result.figure("scratch files left after reopening") ?? 0) > 0)
+    }
+
+    @Test("history: one history transaction per committed save, no orphan change, under SIGKILL")
+    func history() throws { try check(.history) }
+
+    @Test("history: fails when the history is written in a transaction after the save's commit")
+    func historyDetectsSeparateTransaction() throws {
+        let result = try runWithFault(.history, .historySeparateTransaction)
+        #expect((result.figure("saves without their transaction") ?? 0) > 0)
     }
 }

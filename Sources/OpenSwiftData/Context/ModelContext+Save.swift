@@ -193,7 +193,15 @@ extension ModelContext {
     /// rolls every part back. The commits then run innermost first, so only a failing `COMMIT`
     /// of an outer store (an I/O error) can leave an inner store's part written without it.
     private func write(_ parts: [(store: SQLiteStore, changes: PendingChanges)]) throws -> WriteOutcome {
-        if stack.stores.count == 1 { return try store.write { try self.write($0) } }
+        if stack.stores.count == 1 {
+            let outcome = try store.write { try self.write($0) }
+            if let ranges = outcome.historyAfterCommit {
+                try store.write { w in
+                    try recordHistory(w, plan: outcome.plan, insertedRanges: ranges, cascaded: outcome.cascaded)
+                }
+            }
+            return outcome
+        }
         var outcome = WriteOutcome(plan: UpsertPlan())
         func run(_ k: Int) throws {
             guard k < parts.count else { return }
@@ -459,7 +467,11 @@ extension ModelContext {
         for id in changedOrder {
             if let m = changed[id] { try writePairs(of: m, m.persistentBackingData) }
         }
-        try recordHistory(w, plan: plan, insertedRanges: insertedRanges, cascaded: outcome.cascaded)
+        if FaultInjection.isActive(.historySeparateTransaction) && stack.stores.count == 1 {
+            outcome.historyAfterCommit = insertedRanges
+        } else {
+            try recordHistory(w, plan: plan, insertedRanges: insertedRanges, cascaded: outcome.cascaded)
+        }
         return outcome
     }
 
@@ -471,6 +483,9 @@ extension ModelContext {
         var stale: [any PersistentModel] = []
         /// The rows deleted by ``setCascades``.
         var cascaded: [SetCascade.Deleted] = []
+        /// Set only with ``InjectedFault/historySeparateTransaction``: the inserted key ranges of a
+        /// save whose history is recorded in a second transaction after its commit.
+        var historyAfterCommit: [(table: String, first: Int64, last: Int64)]?
     }
 
     /// ``SwiftDataError/mergeConflict`` naming the models whose rows changed since they were read.

@@ -16,6 +16,10 @@ package enum InjectedFault: String, CaseIterable, Sendable {
     /// (``MigrationLock/removeStaleScratch()`` does nothing): each kill mid-migration leaves its
     /// `.<store>.migrating-<UUID>` files beside the store for good.
     case migrationLeavesScratch = "migration-leaves-scratch"
+    /// A save's history transaction is written in a transaction of its own after the save's
+    /// commit instead of inside it: a crash between the two leaves a committed save without
+    /// its history transaction.
+    case historySeparateTransaction = "history-separate-transaction"
 }
 
 /// Reads which ``InjectedFault``s are active in this process (debug builds only).
