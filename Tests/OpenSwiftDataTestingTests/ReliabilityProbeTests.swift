@@ -128,6 +128,17 @@ struct ReliabilityProbes {
         return result
     }
 
+    @Test("migrations and history: the full configuration migrates 50,000 rows 60 times; quick is smaller")
+    func migrationAndHistorySizes() {
+        let quick = ReliabilityConfiguration.quick
+        let full = ReliabilityConfiguration.full
+        #expect(full.migrationRows >= 50_000 && full.migrationKills >= 60 && full.historyKills >= 100)
+        #expect(
+            quick.migrationRows < full.migrationRows && quick.migrationKills < full.migrationKills
+                && quick.historyKills < full.historyKills)
+        #expect(quick.injectedFaults.isEmpty && full.injectedFaults.isEmpty)
+    }
+
     @Test("migrations: a SIGKILLed migration leaves the store old or new, every row, and no scratch")
     func migrations() throws { try check(.migrations) }
 

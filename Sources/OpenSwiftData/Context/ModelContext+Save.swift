@@ -195,6 +195,8 @@ extension ModelContext {
     private func write(_ parts: [(store: SQLiteStore, changes: PendingChanges)]) throws -> WriteOutcome {
         if stack.stores.count == 1 {
             let outcome = try store.write { try self.write($0) }
+            // Only with the injected fault history-separate-transaction (debug builds): the
+            // save's history in a transaction of its own, after the save's commit.
             if let ranges = outcome.historyAfterCommit {
                 try store.write { w in
                     try recordHistory(w, plan: outcome.plan, insertedRanges: ranges, cascaded: outcome.cascaded)
