@@ -4,8 +4,9 @@ import Foundation
 import OpenSwiftDataTesting
 
 /// `harness reliability`: the reliability probes (crash loop, readers during writes, writers
-/// in several processes, concurrent creation, disk full, bad files, hostile values), each in
-/// child processes of this executable; a table, then `reliability.md` and `reliability.json`.
+/// in several processes, concurrent creation, disk full, bad files, hostile values, killed
+/// migrations, history under kills), each in child processes of this executable; a table,
+/// then `reliability.md` and `reliability.json`.
 ///
 /// ```sh
 /// harness reliability                      # the full configuration (what `make reliability` runs)
@@ -16,7 +17,7 @@ enum ReliabilityCommand {
     static let subcommand = Subcommand(
         "reliability",
         abstract:
-            "Run the reliability probes in child processes (SIGKILL loop, readers, multi-process writers, concurrent creation, disk full, bad files, hostile values, several stores under SIGKILL); exit 1 on a failure.",
+            "Run the reliability probes in child processes (SIGKILL loop, readers, multi-process writers, concurrent creation, disk full, bad files, hostile values, several stores under kills, killed migrations, history under kills); exit 1 on a failure.",
         options: [
             .flag(
                 "quick",
@@ -42,6 +43,15 @@ enum ReliabilityCommand {
             .option(
                 "store-kills", placeholder: "N",
                 help: "Several stores: SIGKILLs of a writer saving into two stores at once (full 400, quick 40)."),
+            .option(
+                "migration-rows", placeholder: "N",
+                help:
+                    "Migrations: rows of the old-schema store each killed migration rewrites (full 50000, quick 1000)."),
+            .option(
+                "migration-kills", placeholder: "N", help: "Migrations: migrations SIGKILLed (full 60, quick 6)."),
+            .option(
+                "history-kills", placeholder: "N",
+                help: "History: SIGKILLs of the writer recording history (full 100, quick 12)."),
             .option(
                 "timeout", placeholder: "seconds",
                 help: "Seconds a child process may run before it is killed and its probe fails (full 300, quick 60)."),
@@ -102,6 +112,9 @@ enum ReliabilityCommand {
         if let n = try count("increments", minimum: 1, maximum: 1_000_000) { c.increments = n }
         if let n = try count("trials", minimum: 1, maximum: 10_000) { c.creationTrials = n }
         if let n = try count("store-kills", minimum: 1, maximum: 100_000) { c.storeKills = n }
+        if let n = try count("migration-rows", minimum: 1, maximum: 10_000_000) { c.migrationRows = n }
+        if let n = try count("migration-kills", minimum: 1, maximum: 100_000) { c.migrationKills = n }
+        if let n = try count("history-kills", minimum: 1, maximum: 100_000) { c.historyKills = n }
         if let text = args.value("timeout") {
             guard let seconds = Double(text), seconds.isFinite, seconds >= 1, seconds <= 86_400 else {
                 throw ArgumentError(

@@ -1,4 +1,5 @@
 import Foundation
+import OpenSwiftData
 import OpenSwiftDataTesting
 import Testing
 
@@ -112,7 +113,7 @@ struct ReliabilityProbes {
         #expect(
             names == [
                 "crash-loop", "readers-during-writes", "concurrent-writers", "concurrent-creation",
-                "disk-full", "bad-files", "hostile-values",
+                "disk-full", "bad-files", "hostile-values", "several-stores", "migrations", "history",
             ])
         #expect(names.allSatisfy { ReliabilityProbe.named($0)?.name == $0 })
         let quick = ReliabilityConfiguration.quick
@@ -124,5 +125,48 @@ struct ReliabilityProbes {
             full.kills >= 200 && full.readerSaves >= 2_000 && full.writerProcesses * full.increments >= 4_000
                 && full.creationTrials >= 30)
         #expect(HostileValues.strings.count >= 50)
+    }
+
+    // MARK: Killed migrations and history under kills
+
+    /// Runs `probe` in the quick configuration with `fault` injected into its workers and
+    /// returns the result, which must be a failure.
+    private func runWithFault(_ probe: ReliabilityProbe, _ fault: InjectedFault) throws -> ReliabilityResult {
+        let harness = try #require(Self.harness(), "the harness executable was not found beside the test bundle")
+        var configuration = ReliabilityConfiguration.quick
+        configuration.injectedFaults = [fault.rawValue]
+        let result = probe.run(configuration, executable: harness)
+        let passed = result.passed  // not the whole result: the comment says it better
+        #expect(!passed, "\(probe.name) passed with \(fault.rawValue) injected: \(result.figureSummary)")
+        return result
+    }
+
+    @Test("migrations and history: the full configuration migrates 50,000 rows 60 times; quick is smaller")
+    func migrationAndHistorySizes() {
+        let quick = ReliabilityConfiguration.quick
+        let full = ReliabilityConfiguration.full
+        #expect(full.migrationRows >= 50_000 && full.migrationKills >= 60 && full.historyKills >= 100)
+        #expect(
+            quick.migrationRows < full.migrationRows && quick.migrationKills < full.migrationKills
+                && quick.historyKills < full.historyKills)
+        #expect(quick.injectedFaults.isEmpty && full.injectedFaults.isEmpty)
+    }
+
+    @Test("migrations: a SIGKILLed migration leaves the store old or new, every row, and no scratch")
+    func migrations() throws { try check(.migrations) }
+
+    @Test("migrations: fails when a killed migration's scratch files are never removed")
+    func migrationsDetectLeftScratch() throws {
+        let result = try runWithFault(.migrations, .migrationLeavesScratch)
+        #expect((result.figure("scratch files left after reopening") ?? 0) > 0)
+    }
+
+    @Test("history: one history transaction per committed save, no orphan change, under SIGKILL")
+    func history() throws { try check(.history) }
+
+    @Test("history: fails when the history is written in a transaction after the save's commit")
+    func historyDetectsSeparateTransaction() throws {
+        let result = try runWithFault(.history, .historySeparateTransaction)
+        #expect((result.figure("saves without their transaction") ?? 0) > 0)
     }
 }

@@ -128,6 +128,57 @@ struct MigrationTests {
         #expect(try db.scalar("PRAGMA journal_mode") == .text("wal"), "the migrated store stays in WAL mode")
     }
 
+    /// Files named as a killed migration of the store at `url` leaves them (a working copy and
+    /// its `-wal` and `-shm`), and one of another store's, which must stay.
+    func leaveKilledMigrationScratch(beside url: URL) throws -> (mine: [String], other: String) {
+        let fm = FileManager.default
+        let work = ".\(url.lastPathComponent).migrating-\(UUID().uuidString)"
+        try fm.copyItem(at: url, to: dir.url.appendingPathComponent(work))
+        for suffix in ["-wal", "-shm"] {
+            #expect(
+                fm.createFile(atPath: dir.url.appendingPathComponent(work + suffix).path, contents: Data([1, 2, 3])))
+        }
+        let other = ".other.store.migrating-\(UUID().uuidString)"
+        #expect(fm.createFile(atPath: dir.url.appendingPathComponent(other).path, contents: Data([1])))
+        return ([work, work + "-wal", work + "-shm"], other)
+    }
+
+    /// The names in the scratch directory that contain `.migrating-`.
+    func scratchNames() throws -> Set<String> {
+        Set(try FileManager.default.contentsOfDirectory(atPath: dir.url.path).filter { $0.contains(".migrating-") })
+    }
+
+    @Test("A killed migration's working copy and its -wal and -shm are removed by the next migration (MIG-26)")
+    func killedMigrationScratchRemovedByMigration() throws {
+        let url = try writeV1Store()
+        let left = try leaveKilledMigrationScratch(beside: url)
+        #expect(try scratchNames() == Set(left.mine + [left.other]))
+        let container = try ModelContainer(
+            for: ConformanceVoyagesV2.Voyage.self, migrationPlan: ConformanceVoyagesPlanV2.self,
+            configurations: ModelConfiguration(url: url))
+        #expect(container.appliedMigrationStages == ["lightweight 1.0.0 → 2.0.0"])
+        #expect(try scratchNames() == [left.other])
+    }
+
+    @Test("A store already migrated when its migration was killed loses the leftover copy on its next open (MIG-26)")
+    func killedMigrationScratchRemovedWhenCurrent() throws {
+        let url = try writeV1Store()
+        let plan = ConformanceVoyagesPlanV2.self
+        _ = try ModelContainer(
+            for: ConformanceVoyagesV2.Voyage.self, migrationPlan: plan, configurations: ModelConfiguration(url: url))
+        let left = try leaveKilledMigrationScratch(beside: url)
+        // Read-only: the files stay (nothing is written through such a configuration).
+        _ = try ModelContainer(
+            for: ConformanceVoyagesV2.Voyage.self, migrationPlan: plan,
+            configurations: ModelConfiguration(url: url, allowsSave: false))
+        #expect(try scratchNames() == Set(left.mine + [left.other]))
+        let container = try ModelContainer(
+            for: ConformanceVoyagesV2.Voyage.self, migrationPlan: plan, configurations: ModelConfiguration(url: url))
+        #expect(container.appliedMigrationStages.isEmpty)
+        #expect(try scratchNames() == [left.other])
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<ConformanceVoyagesV2.Voyage>()) == 3)
+    }
+
     @Test("A plan without a stage from the store's version says which stage to add")
     func missingStage() throws {
         let url = try writeV1Store()

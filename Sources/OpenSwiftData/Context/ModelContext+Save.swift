@@ -193,7 +193,17 @@ extension ModelContext {
     /// process dies between their commits (``StoreCoordination``): it locks every writable
     /// on-disk store of the container and records the save in each store it writes.
     private func write(_ parts: [(store: SQLiteStore, changes: PendingChanges)]) throws -> WriteOutcome {
-        if stack.stores.count == 1 { return try store.write { try self.write($0) } }
+        if stack.stores.count == 1 {
+            let outcome = try store.write { try self.write($0) }
+            // Only with the injected fault history-separate-transaction (debug builds): the
+            // save's history in a transaction of its own, after the save's commit.
+            if let ranges = outcome.historyAfterCommit {
+                try store.write { w in
+                    try recordHistory(w, plan: outcome.plan, insertedRanges: ranges, cascaded: outcome.cascaded)
+                }
+            }
+            return outcome
+        }
         var outcome = WriteOutcome(plan: UpsertPlan())
         let onDisk = parts.map(\.store).filter { $0.url != nil }
         let coordinated = onDisk.count > 1 && !FaultInjection.isActive(.multiStoreUnprotected)
@@ -465,7 +475,11 @@ extension ModelContext {
         for id in changedOrder {
             if let m = changed[id] { try writePairs(of: m, m.persistentBackingData) }
         }
-        try recordHistory(w, plan: plan, insertedRanges: insertedRanges, cascaded: outcome.cascaded)
+        if FaultInjection.isActive(.historySeparateTransaction) && stack.stores.count == 1 {
+            outcome.historyAfterCommit = insertedRanges
+        } else {
+            try recordHistory(w, plan: plan, insertedRanges: insertedRanges, cascaded: outcome.cascaded)
+        }
         return outcome
     }
 
@@ -477,6 +491,9 @@ extension ModelContext {
         var stale: [any PersistentModel] = []
         /// The rows deleted by ``setCascades``.
         var cascaded: [SetCascade.Deleted] = []
+        /// Set only with ``InjectedFault/historySeparateTransaction``: the inserted key ranges of a
+        /// save whose history is recorded in a second transaction after its commit.
+        var historyAfterCommit: [(table: String, first: Int64, last: Int64)]?
     }
 
     /// ``SwiftDataError/mergeConflict`` naming the models whose rows changed since they were read.

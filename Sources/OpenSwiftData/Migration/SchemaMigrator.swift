@@ -10,7 +10,9 @@ import Foundation
 /// 2. The stages from the store's version to the container's are chained by `fromVersion`.
 /// 3. The store's write lock is taken (`BEGIN IMMEDIATE`) and held until the end, so no other
 ///    connection or process writes rows the migration would miss or migrates the file at the
-///    same time; the version is read again under it.
+///    same time; the version is read again under it, and the working copies of killed
+///    migrations of the store are removed under it (MIG-26; also when an open finds the store
+///    already current but such copies beside it).
 /// 4. The stages run on a private copy of the content: `willMigrate` through a container of the
 ///    old version's models, the schema change (``StoreMigration``) in one transaction,
 ///    `didMigrate` through the new version's models.
@@ -65,7 +67,7 @@ struct SchemaMigrator {
         let matchingTarget = versions.indices.filter { versions[$0].mapping.versionHashes == targetHashes }
         let matchingStore = versions.indices.filter { versions[$0].mapping.versionHashes == stored.versionHashes }
         guard let targetIndex = matchingTarget.last else {
-            if stored.versionHashes == targetHashes { return Outcome() }
+            if stored.versionHashes == targetHashes { return removeStaleScratch() }
             // Name the closest version and the entities that differ from it.
             func differing(_ v: Version) -> [String] {
                 let hashes = v.mapping.versionHashes
@@ -90,7 +92,7 @@ struct SchemaMigrator {
         else {
             throw unknownVersion(stored, versions: versions, planName: planName, probe: probe)
         }
-        if storeIndex == targetIndex { return Outcome() }
+        if storeIndex == targetIndex { return removeStaleScratch() }
         if storeIndex > targetIndex {
             throw SwiftDataError(
                 SwiftDataError.backwardMigration.code,
@@ -105,6 +107,24 @@ struct SchemaMigrator {
                 url: url)
         }
         return try run(path, from: storeIndex, to: targetIndex, versions: versions)
+    }
+
+    /// Removes the working copies a killed migration left beside a store that needs no
+    /// migration (one killed after its commit, or another process finished the migration),
+    /// under the store's write lock; does nothing when there are none (the usual open) or the
+    /// configuration never saves. Best effort: when the lock cannot be had (another connection
+    /// keeps writing past the busy timeout) the files stay for the next open, and this open
+    /// goes on. Returns the empty outcome.
+    private func removeStaleScratch() -> Outcome {
+        guard allowsSave, !MigrationLock.scratchFiles(of: url).isEmpty else { return Outcome() }
+        do {
+            let lock = try MigrationLock(url: url)
+            defer { lock.release() }
+            lock.removeStaleScratch()
+        } catch {
+            // Leftover scratch costs disk space only; the store opens as it is.
+        }
+        return Outcome()
     }
 
     /// The chain of stages from version `from` to `to`.
@@ -179,8 +199,7 @@ struct SchemaMigrator {
         versions: [Version]
     ) throws -> Outcome {
         let fm = FileManager.default
-        let work = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).migrating-\(UUID().uuidString)")
+        let work = MigrationLock.newScratch(for: url)
         defer {
             for suffix in ["", "-wal", "-shm", "-journal"] where fm.fileExists(atPath: work.path + suffix) {
                 try? fm.removeItem(atPath: work.path + suffix)  // a private scratch copy; the store is untouched
@@ -191,6 +210,8 @@ struct SchemaMigrator {
         // carry over, or migrate the same file at the same time.
         let lock = try MigrationLock(url: url)
         defer { lock.release() }
+        // The working copies of migrations that were killed before removing theirs.
+        lock.removeStaleScratch()
         // Re-read under the lock: another process may have migrated it meanwhile.
         let stored = try storeStep("reading the store's metadata") { try lock.storedMetadata() }
         if stored.versionHashes == versions[targetIndex].mapping.versionHashes { return Outcome() }

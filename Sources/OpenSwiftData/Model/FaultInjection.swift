@@ -12,6 +12,14 @@ package enum InjectedFault: String, CaseIterable, Sendable {
     /// store's metadata, and opening a container repairs nothing: a crash between two commits
     /// leaves the stores out of step.
     case multiStoreUnprotected = "multi-store-unprotected"
+    /// Opening a store removes no working copy of a killed migration
+    /// (``MigrationLock/removeStaleScratch()`` does nothing): each kill mid-migration leaves its
+    /// `.<store>.migrating-<UUID>` files beside the store for good.
+    case migrationLeavesScratch = "migration-leaves-scratch"
+    /// A save's history transaction is written in a transaction of its own after the save's
+    /// commit instead of inside it: a crash between the two leaves a committed save without
+    /// its history transaction.
+    case historySeparateTransaction = "history-separate-transaction"
 }
 
 /// Reads which ``InjectedFault``s are active in this process (debug builds only).

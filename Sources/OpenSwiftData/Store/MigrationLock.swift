@@ -12,6 +12,13 @@ import Foundation
 /// COMMIT
 /// ```
 /// Nothing is committed to the store before ``commit(from:)``; ``release()`` rolls back.
+///
+/// The working copy is a hidden file beside the store, `.<store name>.migrating-<UUID>` (with
+/// its `-wal`, `-shm`, `-journal`). It exists only while its migration holds this lock (it is
+/// made after the lock is taken, and no longer read once the content is committed), so whoever
+/// holds the lock knows every such file it finds is stale: the copy of a migration that was
+/// killed, or one that finished but had not yet removed it. ``removeStaleScratch()`` removes
+/// them (MIG-26: a killed migration leaves no scratch files behind once the store is opened again).
 final class MigrationLock {
     let url: URL
     private let connection: SQLiteConnection
@@ -68,6 +75,39 @@ final class MigrationLock {
         }
         try MigrationLock.copyDatabase(from: source, to: connection)
         try connection.execute("COMMIT")
+    }
+
+    /// The name prefix of the working copies (and their `-wal`, `-shm`, `-journal`) that
+    /// migrations of the store at `url` make beside it.
+    static func scratchPrefix(of url: URL) -> String { ".\(url.lastPathComponent).migrating-" }
+
+    /// A new working-copy location for a migration of the store at `url`.
+    static func newScratch(for url: URL) -> URL {
+        url.deletingLastPathComponent().appendingPathComponent(scratchPrefix(of: url) + UUID().uuidString)
+    }
+
+    /// The working copies (and their companion files) beside the store at `url`, whoever made
+    /// them; empty when the directory cannot be listed.
+    static func scratchFiles(of url: URL) -> [URL] {
+        let directory = url.deletingLastPathComponent()
+        let prefix = scratchPrefix(of: url)
+        // try?: an unlistable directory has no scratch this process could remove either.
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { $0.hasPrefix(prefix) }.map { directory.appendingPathComponent($0) }
+    }
+
+    /// Removes every working copy beside the store: while this lock is held no other migration
+    /// of the store is using one, so each is stale. Returns how many files were removed.
+    @discardableResult
+    func removeStaleScratch() -> Int {
+        guard !released, !FaultInjection.isActive(.migrationLeavesScratch) else { return 0 }
+        var removed = 0
+        for file in MigrationLock.scratchFiles(of: url) {
+            // try?: a file already gone (its migration removed it after committing) or one this
+            // process may not remove stays; the store itself is not affected.
+            if (try? FileManager.default.removeItem(at: file)) != nil { removed += 1 }
+        }
+        return removed
     }
 
     /// Rolls back whatever is uncommitted and closes the connection; safe to call twice.

@@ -46,8 +46,8 @@ final class ChildProcess: @unchecked Sendable {
     private let deadline: UInt64
     private var killedByUs = false
 
-    /// Starts `executable reliability-worker role arguments…`, with `environment` added to this
-    /// process's environment.
+    /// Starts `executable reliability-worker role arguments…`, with `environment` added to
+    /// (or replacing entries of) this process's environment.
     init(
         executable: URL, role: String, arguments: [String], label: String, directory: URL, timeout: Double,
         environment: [String: String] = [:]
@@ -60,7 +60,7 @@ final class ChildProcess: @unchecked Sendable {
         process.executableURL = executable
         process.arguments = [ReliabilityWorker.subcommand, role] + arguments
         if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
         }
         process.standardInput = input
         process.standardOutput = output

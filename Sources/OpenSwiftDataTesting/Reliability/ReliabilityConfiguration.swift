@@ -37,18 +37,24 @@ public struct ReliabilityConfiguration: Codable, Sendable, Equatable {
     /// Seconds a child process may run before it is killed and the probe fails.
     public var childTimeout: Double
     /// Several stores: how many times a writer saving into two stores at once is SIGKILLed.
-    public var storeKills: Int = 40
-    /// Faults the library under test injects in every child process (debug builds only): the
-    /// raw names the fault-injection tests use to show that a probe fails when what it guards
-    /// is broken. Empty in every real run.
-    public var injectedFaults: [String] = []
+    public var storeKills: Int
+    /// Migrations: rows of the old-schema store each killed migration starts from.
+    public var migrationRows: Int
+    /// Migrations: how many migrations are SIGKILLed.
+    public var migrationKills: Int
+    /// History: how many times the history writer is SIGKILLed.
+    public var historyKills: Int
+    /// Raw values of ``InjectedFault``s every worker process runs with (passed in
+    /// `OPENSWIFTDATA_INJECT_FAULT`; debug builds only): empty for a real run; a test sets one
+    /// to show the probe that guards against it fails.
+    public var injectedFaults: [String]
 
     /// Creates a configuration; prefer starting from ``quick`` or ``full``.
     public init(
         name: String, seed: UInt64, kills: Int, maxSavesBeforeKill: Int, maxKillDelayMicroseconds: Int,
         readerSaves: Int, readers: Int, writerProcesses: Int, increments: Int,
         creationProcesses: Int, creationTrials: Int, childTimeout: Double, storeKills: Int = 40,
-        injectedFaults: [String] = []
+        migrationRows: Int = 1_000, migrationKills: Int = 6, historyKills: Int = 12, injectedFaults: [String] = []
     ) {
         self.name = name
         self.seed = seed
@@ -63,12 +69,16 @@ public struct ReliabilityConfiguration: Codable, Sendable, Equatable {
         self.creationTrials = creationTrials
         self.childTimeout = childTimeout
         self.storeKills = storeKills
+        self.migrationRows = migrationRows
+        self.migrationKills = migrationKills
+        self.historyKills = historyKills
         self.injectedFaults = injectedFaults
     }
 
     /// Small enough for `make test` (every probe together in well under a minute on 2 cores,
     /// debug build): 20 kills, 200 saves with 4 readers, 2 × 100 increments per merge
-    /// policy, 4 processes × 5 creations, 40 kills of a two-store writer.
+    /// policy, 4 processes × 5 creations, 40 kills of a two-store writer, 6 killed migrations
+    /// of 1,000 rows, 12 killed history writers.
     ///
     /// ```swift
     /// let result = ReliabilityProbe.readersDuringWrites.run(.quick, executable: harnessURL)
@@ -76,10 +86,12 @@ public struct ReliabilityConfiguration: Codable, Sendable, Equatable {
     public static let quick = ReliabilityConfiguration(
         name: "quick", seed: 1, kills: 20, maxSavesBeforeKill: 12, maxKillDelayMicroseconds: 4_000,
         readerSaves: 200, readers: 4, writerProcesses: 2, increments: 100,
-        creationProcesses: 4, creationTrials: 5, childTimeout: 60, storeKills: 40)
+        creationProcesses: 4, creationTrials: 5, childTimeout: 60, storeKills: 40,
+        migrationRows: 1_000, migrationKills: 6, historyKills: 12)
 
     /// What `harness reliability` runs: 200 kills, 2,000 saves with 4 readers, 4 × 1,000
-    /// increments per merge policy, 4 processes × 30 creations, 400 kills of a two-store writer.
+    /// increments per merge policy, 4 processes × 30 creations, 400 kills of a two-store writer,
+    /// 60 killed migrations of 50,000 rows, 100 killed history writers.
     ///
     /// ```swift
     /// let report = ReliabilityReport(configuration: .full, results: ReliabilityProbe.all.map { $0.run(.full, executable: exe) })
@@ -87,7 +99,8 @@ public struct ReliabilityConfiguration: Codable, Sendable, Equatable {
     public static let full = ReliabilityConfiguration(
         name: "full", seed: 1, kills: 200, maxSavesBeforeKill: 30, maxKillDelayMicroseconds: 4_000,
         readerSaves: 2_000, readers: 4, writerProcesses: 4, increments: 1_000,
-        creationProcesses: 4, creationTrials: 30, childTimeout: 300, storeKills: 400)
+        creationProcesses: 4, creationTrials: 30, childTimeout: 300, storeKills: 400,
+        migrationRows: 50_000, migrationKills: 60, historyKills: 100)
 
     /// The configuration as one command-line argument for a worker (base64 of its JSON).
     var encoded: String {

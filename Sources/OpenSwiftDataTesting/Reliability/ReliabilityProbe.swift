@@ -31,7 +31,7 @@ public struct ReliabilityProbe: Sendable, CustomStringConvertible {
     public static var all: [ReliabilityProbe] {
         [
             .crashLoop, .readersDuringWrites, .concurrentWriters, .concurrentCreation, .diskFull, .badFiles,
-            .hostileValues, .severalStores,
+            .hostileValues, .severalStores, .migrations, .history,
         ]
     }
 
@@ -119,15 +119,18 @@ struct ReliabilityRun: Sendable {
     }
 
     /// Starts `harness reliability-worker role …` with the shared arguments (configuration,
-    /// executable, scratch directory) and `arguments`.
+    /// executable, scratch directory) and `arguments`; with the configuration's
+    /// ``ReliabilityConfiguration/injectedFaults`` in its environment when there are any.
     func spawn(_ role: String, _ arguments: [String], label: String) throws -> ChildProcess {
-        try ChildProcess(
+        var environment: [String: String] = [:]
+        if !configuration.injectedFaults.isEmpty {
+            environment[FaultInjection.environmentVariable] = configuration.injectedFaults.joined(separator: ",")
+        }
+        return try ChildProcess(
             executable: executable, role: role,
             arguments: ["config=\(configuration.encoded)", "exe=\(executable.path)", "dir=\(directory.path)"]
                 + arguments,
-            label: label, directory: directory, timeout: configuration.childTimeout,
-            environment: configuration.injectedFaults.isEmpty
-                ? [:] : [FaultInjection.environmentVariable: configuration.injectedFaults.joined(separator: ",")])
+            label: label, directory: directory, timeout: configuration.childTimeout, environment: environment)
     }
 
     /// A fresh store location in the scratch directory.

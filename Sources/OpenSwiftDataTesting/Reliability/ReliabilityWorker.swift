@@ -15,7 +15,8 @@ import Foundation
 /// }
 /// ```
 /// Roles: `crash-writer`, `crash-checker`, `batch-writer`, `batch-reader`, `incrementer`,
-/// `creator`, `wal-writer`, `stores-writer`, `stores-checker`, and `probe` (a whole single-process probe). Arguments are
+/// `creator`, `wal-writer`, `stores-writer`, `stores-checker`, `migration-worker`,
+/// `migration-checker`, `history-writer`, `history-checker`, and `probe` (a whole single-process probe). Arguments are
 /// `key=value` words; a worker prints lines (`ready`, `committed N`, `result {json}` …) on
 /// standard output and its diagnostics on standard error.
 public enum ReliabilityWorker {
@@ -78,6 +79,10 @@ public enum ReliabilityWorker {
         "wal-writer": BadFilesProbe.walWriter,
         "stores-writer": SeveralStoresProbe.writer,
         "stores-checker": SeveralStoresProbe.checker,
+        "migration-worker": MigrationKillProbe.worker,
+        "migration-checker": MigrationKillProbe.checker,
+        "history-writer": HistoryKillProbe.writer,
+        "history-checker": HistoryKillProbe.checker,
         "probe": runProbe,
     ]
 
