@@ -22,8 +22,8 @@ public struct OptionRange: Sendable, Equatable {
     /// The bounds.
     let bounds: Bounds
 
-    /// Integers from `range.lowerBound` to `range.upperBound`, read with
-    /// ``ParsedArguments/integer(_:in:)-(_,ClosedRange<Int>)``.
+    /// Integers from `range.lowerBound` to `range.upperBound`, read with `ParsedArguments.integer(_:in:)`
+    /// or `integers(_:in:)` for a list.
     public static func integers(_ range: ClosedRange<Int>) -> OptionRange { OptionRange(bounds: .integers(range)) }
 
     /// Unsigned 64-bit integers within `range` (a seed: `0...UInt64.max`), read with

@@ -55,9 +55,9 @@ enum ReliabilityCommand {
         ],
         positionalPlaceholder: nil)
 
-    /// The ranges of the numeric options: 500 times the full configuration's counts (kills,
-    /// saves, increments, trials) and 16 times its writer processes, so a long soak still fits; a
-    /// child process may run up to a day. Each count is work done in turn, not memory held, so
+    /// The ranges of the numeric options: several hundred times the full configuration's counts
+    /// (kills, saves, increments, trials) and 16 times its writer processes, so a long soak still
+    /// fits; a child process may run up to a day. Each count is work done in turn, not memory held, so
     /// the bounds keep a typo from running for weeks or starting thousands of processes.
     static let bounds = (
         kills: 1...100_000, saves: 1...1_000_000, writers: 1...64, increments: 1...1_000_000, trials: 1...10_000,
