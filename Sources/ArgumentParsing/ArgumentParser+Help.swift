@@ -8,7 +8,7 @@ extension ArgumentParser {
     ///
     /// OPTIONS:
     ///   --quick              Run the quick set.
-    ///   --scale <rows>       Scales to run. (repeatable)
+    ///   --scale <rows>       Scales to run. (1 to 10000000, repeatable)
     ///   -h, --help           Show this help.
     /// ```
     public func helpText(for subcommand: String? = nil) -> String {
@@ -28,7 +28,7 @@ extension ArgumentParser {
         if let placeholder = command.positionalPlaceholder { usage += " [<\(placeholder)> ...]" }
         var lines = [usage, "", command.abstract, "", "OPTIONS:"]
         var rows = command.options.map { option in
-            (option.synopsis, option.help + (option.isRepeatable ? " (repeatable)" : ""))
+            (option.synopsis, option.help + option.helpSuffix)
         }
         rows.append(("-h, --help", "Show this help."))
         lines += Self.columns(rows)

@@ -61,14 +61,16 @@ public struct ArgumentError: Error, Equatable, CustomStringConvertible {
 
 /// Our own small command-line parser: `<subcommand> [--flag] [--option value] [--option=value] [args]`.
 ///
-/// Options may repeat when declared repeatable; `--` ends options; `-h`/`--help` anywhere requests help,
+/// Options may repeat when declared repeatable; every value is checked against its option's
+/// declaration as it is read (a list names an item, a number is within its ``OptionRange``); `--` ends options; `-h`/`--help` anywhere requests help,
 /// as does `help [<subcommand>]` in first place; `--version` in first place requests the version
 /// when the parser has one. Arguments are given without the program name.
 /// ```swift
 /// let parser = ArgumentParser(program: "harness", abstract: "OpenSwiftData's tool.", version: "0.1.0", subcommands: [
 ///     Subcommand("bench", abstract: "Run benchmarks.", options: [
 ///         .flag("quick", help: "Run the quick set."),
-///         .option("scale", placeholder: "rows", repeatable: true, help: "Scales to run."),
+///         .option("scale", placeholder: "rows", repeatable: true, range: .integers(1...10_000_000),
+///                 help: "Scales to run."),
 ///     ]),
 /// ])
 /// let parsed = try parser.parse(["bench", "--quick", "--scale=1000"])
@@ -185,6 +187,7 @@ public struct ArgumentParser: Sendable {
                         message: "option '--\(name)' needs a value <\(placeholder)>",
                         subcommand: command.name)
                 }
+                try option.check(value, subcommand: command.name)
                 result.options[name, default: []].append(value)
             }
         }

@@ -21,14 +21,26 @@ public struct CommandOption: Sendable, Equatable {
     public var kind: Kind
     /// Whether the option may be given more than once (values accumulate).
     public var isRepeatable: Bool
+    /// Whether each value is a comma-separated list (every repeatable option, and those created
+    /// with `list: true`): the parser refuses a value that names no item (`''`, `,`), which would
+    /// otherwise read as the option not given at all.
+    public var isList: Bool
+    /// The numbers the option accepts, stated in help and checked by the parser for every value
+    /// (each item of a list); `nil` when the value is not a number.
+    public var range: OptionRange?
     /// One line of help.
     public var help: String
 
-    /// Creates an option.
-    public init(name: String, kind: Kind, isRepeatable: Bool = false, help: String) {
+    /// Creates an option; `isList` is `isRepeatable` unless given.
+    public init(
+        name: String, kind: Kind, isRepeatable: Bool = false, isList: Bool? = nil, range: OptionRange? = nil,
+        help: String
+    ) {
         self.name = name
         self.kind = kind
         self.isRepeatable = isRepeatable
+        self.isList = isList ?? isRepeatable
+        self.range = range
         self.help = help
     }
 
@@ -37,12 +49,46 @@ public struct CommandOption: Sendable, Equatable {
         CommandOption(name: name, kind: .flag, help: help)
     }
 
-    /// An option with a value, `--name <placeholder>`.
+    /// An option with a value, `--name <placeholder>`: a comma-separated list when `repeatable`
+    /// or `list`, a number within `range` (each item of a list) when `range` is given.
+    ///
+    /// ```swift
+    /// .option("scale", placeholder: "rows", repeatable: true, range: .integers(1...10_000_000), help: "Scales.")
+    /// ```
     public static func option(
-        _ name: String, placeholder: String = "value", repeatable: Bool = false,
-        help: String
+        _ name: String, placeholder: String = "value", repeatable: Bool = false, list: Bool = false,
+        range: OptionRange? = nil, help: String
     ) -> CommandOption {
-        CommandOption(name: name, kind: .value(placeholder: placeholder), isRepeatable: repeatable, help: help)
+        CommandOption(
+            name: name, kind: .value(placeholder: placeholder), isRepeatable: repeatable, isList: repeatable || list,
+            range: range, help: help)
+    }
+
+    /// Checks one value of the option as it was given: a list must name an item, a number (each
+    /// item of a list) must be within ``range``.
+    ///
+    /// - Throws: ``ArgumentError`` `.invalidValue` naming the option, the value and the range.
+    func check(_ value: String, subcommand: String) throws {
+        let items = isList ? ParsedArguments.items(of: value) : [value]
+        do {
+            if items.isEmpty {
+                let what = range.map { " (\($0.text))" } ?? ""
+                throw ParsedArguments.invalid(name, value, "--\(name) needs at least one value\(what), not '\(value)'")
+            }
+            if let range {
+                for item in items { try range.check(item, option: name) }
+            }
+        } catch var error as ArgumentError {
+            error.subcommand = subcommand
+            throw error
+        }
+    }
+
+    /// What help adds after the option's text: its range and whether it repeats,
+    /// ` (1 to 10000000, repeatable)`; empty when neither applies.
+    var helpSuffix: String {
+        let notes = [range?.text, isRepeatable ? "repeatable" : nil].compactMap { $0 }
+        return notes.isEmpty ? "" : " (\(notes.joined(separator: ", ")))"
     }
 
     /// `--name` or `--name <placeholder>`, as help shows it.
@@ -112,7 +158,12 @@ public struct ParsedArguments: Sendable, Equatable {
     public func values(_ name: String) -> [String] { options[name] ?? [] }
     /// Every value of `--name`, each split on commas, empty pieces dropped.
     public func list(_ name: String) -> [String] {
-        values(name).flatMap { $0.split(separator: ",").map { String($0).trimmingSpaces } }.filter { !$0.isEmpty }
+        values(name).flatMap(Self.items(of:))
+    }
+
+    /// The comma-separated items of one value, trimmed, empty pieces dropped: `" a, ,b"` → `["a", "b"]`.
+    static func items(of value: String) -> [String] {
+        value.split(separator: ",").map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
     }
 }
 

@@ -41,7 +41,7 @@ extension ParsedArguments {
     ///
     /// ```swift
     /// let seed = try parsed.integer("seed", as: UInt64.self) ?? 1
-    /// // "--seed -1" throws: --seed takes an unsigned 64-bit integer, not '-1'
+    /// // "--seed -1" throws: --seed takes an integer from 0 to 18446744073709551615, not '-1'
     /// ```
     /// - Throws: ``ArgumentError`` `.invalidValue` naming the option.
     public func integer<T: FixedWidthInteger>(
@@ -74,6 +74,19 @@ extension ParsedArguments {
     /// - Throws: ``ArgumentError`` `.invalidValue` naming the option.
     public func integers(_ name: String, in range: ClosedRange<Int>) throws -> [Int] {
         try items(name).map { try Self.integer($0, option: name, in: range) }
+    }
+
+    /// The value of `--name` as a finite decimal number within `range`; `nil` when the option was
+    /// not given.
+    ///
+    /// ```swift
+    /// let timeout = try parsed.number("timeout", in: 1...86_400) ?? 60
+    /// // "--timeout 0.5" throws: --timeout takes a number from 1 to 86400, not '0.5'
+    /// ```
+    /// - Throws: ``ArgumentError`` `.invalidValue` naming the option, the value and the range.
+    public func number(_ name: String, in range: ClosedRange<Double>) throws -> Double? {
+        guard let text = value(name) else { return nil }
+        return try Self.number(text, option: name, in: range)
     }
 
     // MARK: Names
@@ -255,14 +268,22 @@ extension ParsedArguments {
         return n
     }
 
-    /// `an integer ≥ 1`, `an integer from 0 to 9`, `an unsigned 64-bit integer` …
+    /// `an integer ≥ 1`, `an integer from 0 to 9`, `an integer from 0 to 18446744073709551615` …
     static func describe<T: FixedWidthInteger>(_ range: ClosedRange<T>) -> String {
         switch (range.lowerBound == T.min, range.upperBound == T.max) {
-        case (true, true): return T.isSigned ? "an integer" : "an unsigned \(T.bitWidth)-bit integer"
+        case (true, true): return "an integer from \(range.lowerBound) to \(range.upperBound)"
         case (false, true): return "an integer ≥ \(range.lowerBound)"
         case (true, false): return "an integer ≤ \(range.upperBound)"
         case (false, false): return "an integer from \(range.lowerBound) to \(range.upperBound)"
         }
+    }
+
+    static func number(_ text: String, option: String, in range: ClosedRange<Double>) throws -> Double {
+        guard let n = Double(text.replacingOccurrences(of: "_", with: "")), n.isFinite, range.contains(n) else {
+            let bounds = OptionRange.reals(range).text
+            throw invalid(option, text, "--\(option) takes a number from \(bounds), not '\(text)'")
+        }
+        return n
     }
 
     static func choice(_ text: String, option: String, from choices: [String]) throws -> String {

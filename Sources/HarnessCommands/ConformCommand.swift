@@ -18,13 +18,17 @@ enum ConformCommand {
                 help:
                     "Only these suites (comma-separated or repeated): \(ConformanceSuite.all.map(\.name).joined(separator: ", ")), differential."
             ),
-            .option("seed", placeholder: "S", help: "Seed for generated data and random cases; default 1."),
             .option(
-                "differential", placeholder: "N", help: "Number of differential cases; default 10000 (0 skips them)."),
+                "seed", placeholder: "S", range: .seed, help: "Seed for generated data and random cases; default 1."),
             .option(
-                "case", placeholder: "I", repeatable: true,
+                "differential", placeholder: "N", range: .integers(caseCounts),
+                help: "Number of differential cases; default 10000 (0 skips them)."),
+            .option(
+                "case", placeholder: "I", repeatable: true, range: .integers(caseNumbers),
                 help: "Replay only these differential case numbers (from a failure's replay line)."),
-            .option("jobs", placeholder: "N", help: "Parallel differential shards; default the number of CPUs."),
+            .option(
+                "jobs", placeholder: "N", range: .integers(jobCounts),
+                help: "Parallel differential shards; default the number of CPUs."),
             .option("junit", placeholder: "FILE", help: "Write JUnit XML here."),
             .option("markdown", placeholder: "FILE", help: "Write a Markdown report here."),
             .option(
@@ -32,7 +36,7 @@ enum ConformCommand {
             .option(
                 "shard", placeholder: "I/N",
                 help:
-                    "Run only shard I of N: every N-th conformance case and differential case; merge the N reports with 'harness report merge'."
+                    "Run only shard I of N: every N-th conformance case and differential case; merge the N reports with 'harness report merge'. (1 ≤ I ≤ N ≤ \(maximumShards))"
             ),
             .option(
                 "regressions", placeholder: "FILE",
@@ -44,6 +48,19 @@ enum ConformCommand {
             ),
         ],
         positionalPlaceholder: nil)
+
+    /// How many differential cases `--differential` runs at most: 1,000,000, a hundred times the
+    /// default (under an hour at the pace of `make run`, 10,000 cases in about 30 s); the case
+    /// numbers are held in one array.
+    static let caseCounts = 0...1_000_000
+    /// The case numbers `--case` replays: those a run of at most ``caseCounts`` cases reports.
+    static let caseNumbers = 0...(caseCounts.upperBound - 1)
+    /// How many differential shards `--jobs` runs at once: at most 256, far more than a machine's
+    /// cores, so a typo cannot start thousands of parallel runs.
+    static let jobCounts = 1...256
+    /// The largest N of `--shard I/N`: 1,000 machines, far beyond a CI matrix, while a shard
+    /// still runs some cases of the default 10,000.
+    static let maximumShards = 1_000
 
     /// The validated options; ``options(_:)`` builds them without running anything.
     struct Options {
@@ -79,10 +96,10 @@ enum ConformCommand {
             o.differential = names.contains("differential")
         }
         o.seed = try args.integer("seed", as: UInt64.self) ?? 1
-        o.cases = try args.integer("differential", in: 0...) ?? 10_000
+        o.cases = try args.integer("differential", in: caseCounts) ?? 10_000
         if o.cases == 0 { o.differential = false }
-        o.jobs = try args.integer("jobs", in: 1...) ?? o.jobs
-        o.only = try args.integers("case", in: 0...)
+        o.jobs = try args.integer("jobs", in: jobCounts) ?? min(o.jobs, jobCounts.upperBound)
+        o.only = try args.integers("case", in: caseNumbers)
         if !o.only.isEmpty {
             o.differential = true
             if names.isEmpty { o.suites = [] }
@@ -91,10 +108,10 @@ enum ConformCommand {
         o.markdown = try args.writableFile("markdown")?.path
         o.json = try args.writableFile("json")?.path
         if let text = args.value("shard") {
-            guard let shard = Shard(text) else {
+            guard let shard = Shard(text), shard.count <= maximumShards else {
                 throw ArgumentError(
-                    code: .invalidValue, argument: "--shard",
-                    message: "--shard takes I/N with 1 ≤ I ≤ N, e.g. 2/4; got '\(text)'")
+                    code: .invalidValue, argument: text,
+                    message: "--shard takes I/N with 1 ≤ I ≤ N ≤ \(maximumShards), e.g. 2/4, not '\(text)'")
             }
             o.shard = shard
         }

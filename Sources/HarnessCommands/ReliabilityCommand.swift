@@ -28,32 +28,38 @@ enum ReliabilityCommand {
                     "Only these probes (comma-separated or repeated): \(ReliabilityProbe.all.map(\.name).joined(separator: ", "))."
             ),
             .option(
-                "seed", placeholder: "S",
+                "seed", placeholder: "S", range: .seed,
                 help: "Seed of every random choice (kill moments, batch sizes, garbage bytes); default 1."),
-            .option("kills", placeholder: "N", help: "Crash loop: SIGKILLs of the writer (full 200, quick 20)."),
             .option(
-                "saves", placeholder: "N", help: "Readers during writes: saves of the writer (full 2000, quick 200)."),
-            .option("writers", placeholder: "N", help: "Concurrent writers: processes (full 4, quick 2)."),
+                "kills", placeholder: "N", range: .integers(bounds.kills),
+                help: "Crash loop: SIGKILLs of the writer (full 200, quick 20)."),
             .option(
-                "increments", placeholder: "N",
+                "saves", placeholder: "N", range: .integers(bounds.saves),
+                help: "Readers during writes: saves of the writer (full 2000, quick 200)."),
+            .option(
+                "writers", placeholder: "N", range: .integers(bounds.writers),
+                help: "Concurrent writers: processes (full 4, quick 2)."),
+            .option(
+                "increments", placeholder: "N", range: .integers(bounds.increments),
                 help: "Concurrent writers: increments per process (full 1000, quick 100)."),
             .option(
-                "trials", placeholder: "N",
+                "trials", placeholder: "N", range: .integers(bounds.trials),
                 help: "Concurrent creation: new stores opened at once by 4 processes (full 30, quick 5)."),
             .option(
-                "store-kills", placeholder: "N",
+                "store-kills", placeholder: "N", range: .integers(bounds.kills),
                 help: "Several stores: SIGKILLs of a writer saving into two stores at once (full 400, quick 40)."),
             .option(
-                "migration-rows", placeholder: "N",
+                "migration-rows", placeholder: "N", range: .integers(bounds.rows),
                 help:
                     "Migrations: rows of the old-schema store each killed migration rewrites (full 50000, quick 1000)."),
             .option(
-                "migration-kills", placeholder: "N", help: "Migrations: migrations SIGKILLed (full 60, quick 6)."),
+                "migration-kills", placeholder: "N", range: .integers(bounds.kills),
+                help: "Migrations: migrations SIGKILLed (full 60, quick 6)."),
             .option(
-                "history-kills", placeholder: "N",
+                "history-kills", placeholder: "N", range: .integers(bounds.kills),
                 help: "History: SIGKILLs of the writer recording history (full 100, quick 12)."),
             .option(
-                "timeout", placeholder: "seconds",
+                "timeout", placeholder: "seconds", range: .reals(bounds.timeout),
                 help: "Seconds a child process may run before it is killed and its probe fails (full 300, quick 60)."),
             .option(
                 "out", placeholder: "DIR", help: "Directory for reliability.md and reliability.json; default Reports."),
@@ -62,6 +68,16 @@ enum ReliabilityCommand {
                 help: "Keep each probe's scratch directory (stores, workers' standard error) and print where it is."),
         ],
         positionalPlaceholder: nil)
+
+    /// The ranges of the numeric options: several hundred times the full configuration's counts
+    /// (kills, saves, increments, trials) and 16 times its writer processes, so a long soak still
+    /// fits; a child process may run up to a day; a migrated store up to ten million rows (written
+    /// to the store, not held). Each count is work done in turn, not memory held, so the bounds
+    /// keep a typo from running for weeks or starting thousands of processes.
+    static let bounds = (
+        kills: 1...100_000, saves: 1...1_000_000, writers: 1...64, increments: 1...1_000_000, trials: 1...10_000,
+        rows: 1...10_000_000, timeout: 1.0...86_400.0
+    )
 
     /// The validated options.
     struct Options {
@@ -88,41 +104,18 @@ enum ReliabilityCommand {
                 return probe
             }
         }
-        func count(_ name: String, minimum: Int, maximum: Int) throws -> Int? {
-            guard let text = args.value(name) else { return nil }
-            guard let n = Int(text.replacingOccurrences(of: "_", with: "")), n >= minimum, n <= maximum else {
-                throw ArgumentError(
-                    code: .unexpectedValue, argument: text,
-                    message: "--\(name) takes an integer from \(minimum) to \(maximum), not '\(text)'")
-            }
-            return n
-        }
         var c = o.configuration
-        if let text = args.value("seed") {
-            guard let seed = UInt64(text.replacingOccurrences(of: "_", with: "")) else {
-                throw ArgumentError(
-                    code: .unexpectedValue, argument: text,
-                    message: "--seed takes an unsigned 64-bit integer, not '\(text)'")
-            }
-            c.seed = seed
-        }
-        if let n = try count("kills", minimum: 1, maximum: 100_000) { c.kills = n }
-        if let n = try count("saves", minimum: 1, maximum: 1_000_000) { c.readerSaves = n }
-        if let n = try count("writers", minimum: 1, maximum: 64) { c.writerProcesses = n }
-        if let n = try count("increments", minimum: 1, maximum: 1_000_000) { c.increments = n }
-        if let n = try count("trials", minimum: 1, maximum: 10_000) { c.creationTrials = n }
-        if let n = try count("store-kills", minimum: 1, maximum: 100_000) { c.storeKills = n }
-        if let n = try count("migration-rows", minimum: 1, maximum: 10_000_000) { c.migrationRows = n }
-        if let n = try count("migration-kills", minimum: 1, maximum: 100_000) { c.migrationKills = n }
-        if let n = try count("history-kills", minimum: 1, maximum: 100_000) { c.historyKills = n }
-        if let text = args.value("timeout") {
-            guard let seconds = Double(text), seconds.isFinite, seconds >= 1, seconds <= 86_400 else {
-                throw ArgumentError(
-                    code: .unexpectedValue, argument: text,
-                    message: "--timeout takes seconds from 1 to 86400, not '\(text)'")
-            }
-            c.childTimeout = seconds
-        }
+        if let seed = try args.integer("seed", as: UInt64.self) { c.seed = seed }
+        if let n = try args.integer("kills", in: bounds.kills) { c.kills = n }
+        if let n = try args.integer("saves", in: bounds.saves) { c.readerSaves = n }
+        if let n = try args.integer("writers", in: bounds.writers) { c.writerProcesses = n }
+        if let n = try args.integer("increments", in: bounds.increments) { c.increments = n }
+        if let n = try args.integer("trials", in: bounds.trials) { c.creationTrials = n }
+        if let n = try args.integer("store-kills", in: bounds.kills) { c.storeKills = n }
+        if let n = try args.integer("migration-rows", in: bounds.rows) { c.migrationRows = n }
+        if let n = try args.integer("migration-kills", in: bounds.kills) { c.migrationKills = n }
+        if let n = try args.integer("history-kills", in: bounds.kills) { c.historyKills = n }
+        if let seconds = try args.number("timeout", in: bounds.timeout) { c.childTimeout = seconds }
         if c != o.configuration { c.name = "\(o.configuration.name), customised" }
         o.configuration = c
         if let out = args.value("out") {

@@ -67,7 +67,7 @@ struct ArgumentValidationTests {
         let percent = invalid("percent") { _ = try parse("--percent", "101").integer("percent", in: 0...100) }
         #expect(percent?.message == "--percent takes an integer from 0 to 100, not '101'")
         let seed = invalid("seed") { _ = try parse("--seed", "-1").integer("seed", as: UInt64.self) }
-        #expect(seed?.message == "--seed takes an unsigned 64-bit integer, not '-1'")
+        #expect(seed?.message == "--seed takes an integer from 0 to 18446744073709551615, not '-1'")
         _ = invalid("seed") { _ = try parse("--seed", "18446744073709551616").integer("seed", as: UInt64.self) }
     }
 

@@ -430,10 +430,12 @@ struct PredicateLimitsTests {
                 _ = try context.fetchIdentifiers(deepArithmetic)
             }
         }
-        // One flat AND list of 1100 terms is deeper than SQLite's expression tree allows (1000).
+        // A chain of 1100 && is one flat AND list in SQL, but 1100 levels of Foundation's tree, which
+        // `Predicate.evaluate` recurses through: refused before any walk (PredicateDepth), naming the limit.
         let long = FetchDescriptor(
             predicate: DeepPredicate.chain(1100, leftAssociative: true, .and, DeepPredicate.nIsNot))
         let e = expectSwiftDataError(.unsupportedPredicate, "1100 × &&") { _ = try f.saved.fetch(long) }
-        #expect(e?.message.contains("1000") == true, "\(String(describing: e))")
+        #expect(
+            e?.message.contains("more than \(PredicateDepth.maximumDepth) levels") == true, "\(String(describing: e))")
     }
 }

@@ -313,7 +313,7 @@ extension ModelContext {
         // `replaceSubrange` path, dearer than the few values a fetch binds.
         while leaves.values.popLast() != nil {}
         // Opened where it is (the descriptor's), not copied.
-        let predicateType = collect(expression, &leaves)
+        let predicateType = try collect(expression, &leaves, entity: request.entity)
         let lexical = style == .lexical
         let key = QueryCache.Key(
             entity: ObjectIdentifier(request.entity), predicateType: predicateType,
@@ -333,9 +333,14 @@ extension ModelContext {
     /// copied into an `Any`, and its root node is where the collection starts. A method, not a
     /// closure in ``lookupQuery(_:_:_:)``: a closure capturing the leaves would keep them in a
     /// box, and copy them out of it.
+    ///
+    /// An expression type other than the last fetch's is measured first (``PredicateDepth``):
+    /// collecting, translating and evaluating all recurse once per level of the tree.
+    /// - Throws: ``SwiftDataError/unsupportedPredicate`` for a tree deeper than
+    ///   ``PredicateDepth/maximumDepth``.
     private func collect<E: StandardPredicateExpression<Bool>>(
-        _ expression: borrowing E, _ leaves: inout PredicateLeaves
-    ) -> ObjectIdentifier? {
+        _ expression: borrowing E, _ leaves: inout PredicateLeaves, entity: any PersistentModel.Type
+    ) throws -> ObjectIdentifier? {
         if E.self == NoPredicateExpression.self { return nil }
         let type = ObjectIdentifier(E.self)
         // The node kinds of this expression type, in visit order, when the last fetch had it.
@@ -343,6 +348,7 @@ extension ModelContext {
             leaves.replay = plan
             leaves.expected = last.structure
         } else {
+            try PredicateDepth.check(expression: copy expression, entityName: String(describing: entity))
             leaves.recorded = []
         }
         collectNode(expression, &leaves)

@@ -37,7 +37,10 @@ extension ModelContext {
             all = all.enumerated().sorted { ($0.1.timestamp, $0.0) < ($1.1.timestamp, $1.0) }.map(\.1)
         }
         var result = all as! [T]
-        if let predicate = descriptor.predicate { result = try result.filter { try predicate.evaluate($0) } }
+        if let predicate = descriptor.predicate {
+            try PredicateDepth.check(predicate)  // Predicate.evaluate recurses once per level
+            result = try result.filter { try predicate.evaluate($0) }
+        }
         if !descriptor.sortBy.isEmpty { result.sort(using: descriptor.sortBy) }
         if let limit = descriptor.fetchLimit, limit >= 0 { result = Array(result.prefix(limit)) }
         return result

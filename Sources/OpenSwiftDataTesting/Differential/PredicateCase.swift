@@ -164,6 +164,8 @@ struct PredicateCase<Root: PersistentModel> {
         let foundation = p.predicate
         let expectedRows: [Root]
         do {
+            // Predicate.evaluate recurses once per level: a tree too deep for the stack is refused first.
+            try PredicateDepth.check(foundation)
             expectedRows = try rows.filter { try foundation.evaluate($0) }
         } catch {
             throw DifferentialMismatch(
@@ -281,6 +283,7 @@ struct PredicateCase<Root: PersistentModel> {
                 checks += 1
                 let q = pivot.predicate
                 let got = try attempt("pivot") { keys(try context.fetch(FetchDescriptor(predicate: q))) }
+                try PredicateDepth.check(q)
                 let want = try Set(rows.filter { try q.evaluate($0) }.map(key))
                 if !got.contains(key(pivotRow)) || Set(got) != want {
                     throw fail(

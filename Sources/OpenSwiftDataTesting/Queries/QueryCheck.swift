@@ -77,6 +77,12 @@ public struct QueryCheck: Sendable, CustomStringConvertible {
         fixture: Fixture, only: StoreKind?, datasets: Int
     ) throws -> [Int] {
         var rowsPerDataset: [Int] = []
+        // Printing a predicate walks its tree too: one too deep for the stack is not printed.
+        let predicateText =
+            descriptor.predicate.map { p in
+                (try? PredicateDepth.check(p)) == nil
+                    ? "nested more than \(PredicateDepth.maximumDepth) levels deep (not printed)" : "\(p)"
+            } ?? "none"
         for dataset in 0..<max(1, datasets) {
             let data = fixture.reseeded(fixture.seed &+ UInt64(dataset))
             let schema = data.schemaForChecks
@@ -90,7 +96,7 @@ public struct QueryCheck: Sendable, CustomStringConvertible {
                     suite: "queryCheck", caseID: label, store: store, seed: data.seed, check: check,
                     expected: expected, actual: actual,
                     details: [
-                        "predicate: " + (descriptor.predicate.map { "\($0)" } ?? "none"),
+                        "predicate: " + predicateText,
                         "dataset seed \(data.seed): fixture.reseeded(\(data.seed))",
                     ])
                 f.location = location
@@ -101,7 +107,12 @@ public struct QueryCheck: Sendable, CustomStringConvertible {
             let all = try ModelContext(referenceContainer).fetch(FetchDescriptor<M>())
             var matching: [M] = []
             do {
-                matching = try descriptor.predicate.map { p in try all.filter { try p.evaluate($0) } } ?? all
+                matching =
+                    try descriptor.predicate.map { p in
+                        // Predicate.evaluate recurses once per level: a tree too deep for the stack is refused first.
+                        try PredicateDepth.check(p)
+                        return try all.filter { try p.evaluate($0) }
+                    } ?? all
             } catch {
                 throw failure("the predicate evaluates in Swift", nil, expected: "no error", actual: "\(error)")
             }

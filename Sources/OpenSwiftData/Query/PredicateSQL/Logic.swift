@@ -28,9 +28,9 @@ protocol SQLNegationLogic {
 /// Nested `&&` nodes are merged, however they are grouped, so a long chain is one level of
 /// parentheses rather than one per operator: SQLite's parser reads about 30 nested
 /// `(x AND (…))` levels before it fails with "parser stack overflow". Operands keep their
-/// left-to-right order (the bound values' order, which the statement cache relies on). A
-/// single list of about a thousand operands reaches SQLite's expression depth limit (1000);
-/// the fetch then throws ``SwiftDataError/unsupportedPredicate`` naming it.
+/// left-to-right order (the bound values' order, which the statement cache relies on). The
+/// chain is still one tree level per operator in Foundation's expression, so a chain longer
+/// than ``PredicateDepth/maximumDepth`` is refused before translation (``PredicateDepth``).
 extension PredicateExpressions.Conjunction: SQLPredicateExpression, SQLAssociativeLogic {
     static var sqlOperator: String { "AND" }
     var operands: (lhs: Any, rhs: Any) { (lhs, rhs) }
