@@ -4,11 +4,13 @@ import Foundation
 import OpenSwiftDataTesting
 
 /// `harness reliability`: the reliability probes (crash loop, readers during writes, writers
-/// in several processes, concurrent creation, disk full, bad files, hostile values), each in
-/// child processes of this executable; a table, then `reliability.md` and `reliability.json`.
+/// in several processes, concurrent creation, disk full, bad files, hostile values, hostile
+/// metadata, actors), each in child processes of this executable; a table, then
+/// `reliability.md` and `reliability.json`. Without `--seed` a run draws a random seed and
+/// prints it first and last, so any run can be replayed.
 ///
 /// ```sh
-/// harness reliability                      # the full configuration (what `make reliability` runs)
+/// harness reliability                      # the full configuration (what `make reliability` runs), a random seed
 /// harness reliability --quick --probe crash-loop --seed 7
 /// ```
 enum ReliabilityCommand {
@@ -16,7 +18,7 @@ enum ReliabilityCommand {
     static let subcommand = Subcommand(
         "reliability",
         abstract:
-            "Run the reliability probes in child processes (SIGKILL loop, readers, multi-process writers, concurrent creation, disk full, bad files, hostile values); exit 1 on a failure.",
+            "Run the reliability probes in child processes (SIGKILL loop, readers, multi-process writers, concurrent creation, disk full, bad files, hostile values, hostile metadata, actors); exit 1 on a failure.",
         options: [
             .flag(
                 "quick",
@@ -28,7 +30,9 @@ enum ReliabilityCommand {
             ),
             .option(
                 "seed", placeholder: "S",
-                help: "Seed of every random choice (kill moments, batch sizes, garbage bytes); default 1."),
+                help:
+                    "Seed of every random choice (kill moments, batch sizes, garbage bytes, hostile files); default a random seed, printed at the start and in the report to replay the run."
+            ),
             .option("kills", placeholder: "N", help: "Crash loop: SIGKILLs of the writer (full 200, quick 20)."),
             .option(
                 "saves", placeholder: "N", help: "Readers during writes: saves of the writer (full 2000, quick 200)."),
@@ -39,6 +43,12 @@ enum ReliabilityCommand {
             .option(
                 "trials", placeholder: "N",
                 help: "Concurrent creation: new stores opened at once by 4 processes (full 30, quick 5)."),
+            .option(
+                "hostile-files", placeholder: "N",
+                help: "Hostile metadata: seeded hostile store files opened (full 120, quick 30)."),
+            .option(
+                "actor-seconds", placeholder: "seconds",
+                help: "Actors: seconds 8 threads and 8 model actors write one store (full 10, quick 2)."),
             .option(
                 "timeout", placeholder: "seconds",
                 help: "Seconds a child process may run before it is killed and its probe fails (full 300, quick 60)."),
@@ -92,12 +102,23 @@ enum ReliabilityCommand {
                     message: "--seed takes an unsigned 64-bit integer, not '\(text)'")
             }
             c.seed = seed
+        } else {
+            c.seed = ReliabilityConfiguration.randomSeed()
         }
         if let n = try count("kills", minimum: 1, maximum: 100_000) { c.kills = n }
         if let n = try count("saves", minimum: 1, maximum: 1_000_000) { c.readerSaves = n }
         if let n = try count("writers", minimum: 1, maximum: 64) { c.writerProcesses = n }
         if let n = try count("increments", minimum: 1, maximum: 1_000_000) { c.increments = n }
         if let n = try count("trials", minimum: 1, maximum: 10_000) { c.creationTrials = n }
+        if let n = try count("hostile-files", minimum: 1, maximum: 100_000) { c.hostileFiles = n }
+        if let text = args.value("actor-seconds") {
+            guard let seconds = Double(text), seconds.isFinite, seconds >= 0.5, seconds <= 3_600 else {
+                throw ArgumentError(
+                    code: .unexpectedValue, argument: text,
+                    message: "--actor-seconds takes seconds from 0.5 to 3600, not '\(text)'")
+            }
+            c.actorSeconds = seconds
+        }
         if let text = args.value("timeout") {
             guard let seconds = Double(text), seconds.isFinite, seconds >= 1, seconds <= 86_400 else {
                 throw ArgumentError(
@@ -106,7 +127,9 @@ enum ReliabilityCommand {
             }
             c.childTimeout = seconds
         }
-        if c != o.configuration { c.name = "\(o.configuration.name), customised" }
+        var sizes = c
+        sizes.seed = o.configuration.seed
+        if sizes != o.configuration { c.name = "\(o.configuration.name), customised" }
         o.configuration = c
         if let out = args.value("out") {
             guard !out.isEmpty else {
@@ -129,7 +152,7 @@ enum ReliabilityCommand {
         let executable = ReliabilityWorker.currentExecutable
         let c = o.configuration
         print(
-            "Reliability probes (\(c.name), seed \(c.seed)), each in child processes of \(executable.lastPathComponent):\n"
+            "Reliability probes (\(c.name), \(c.replayLine)), each in child processes of \(executable.lastPathComponent):\n"
         )
         var results: [ReliabilityResult] = []
         for probe in o.probes {

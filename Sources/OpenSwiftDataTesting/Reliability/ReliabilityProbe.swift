@@ -1,4 +1,5 @@
 import Foundation
+import OpenSwiftData
 
 /// One reliability experiment: seeded, bounded, run in child processes of the harness, and
 /// reduced to figures and a pass/fail with a reason (DESIGN §9).
@@ -124,7 +125,14 @@ struct ReliabilityRun: Sendable {
             executable: executable, role: role,
             arguments: ["config=\(configuration.encoded)", "exe=\(executable.path)", "dir=\(directory.path)"]
                 + arguments,
-            label: label, directory: directory, timeout: configuration.childTimeout)
+            label: label, directory: directory, timeout: configuration.childTimeout,
+            environment: environment)
+    }
+
+    /// What every child gets added to its environment: the injected faults, when there are any.
+    var environment: [String: String] {
+        configuration.injectedFaults.isEmpty
+            ? [:] : [FaultInjection.environmentVariable: configuration.injectedFaults.joined(separator: ",")]
     }
 
     /// A fresh store location in the scratch directory.
