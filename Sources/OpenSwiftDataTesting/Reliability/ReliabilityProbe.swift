@@ -31,7 +31,7 @@ public struct ReliabilityProbe: Sendable, CustomStringConvertible {
     public static var all: [ReliabilityProbe] {
         [
             .crashLoop, .readersDuringWrites, .concurrentWriters, .concurrentCreation, .diskFull, .badFiles,
-            .hostileValues, .actors,
+            .hostileValues, .hostileMetadata, .actors,
         ]
     }
 

@@ -15,7 +15,7 @@ import Foundation
 /// }
 /// ```
 /// Roles: `crash-writer`, `crash-checker`, `batch-writer`, `batch-reader`, `incrementer`,
-/// `creator`, `wal-writer`, and `probe` (a whole single-process probe). Arguments are
+/// `creator`, `wal-writer`, `hostile-file`, and `probe` (a whole single-process probe). Arguments are
 /// `key=value` words; a worker prints lines (`ready`, `committed N`, `result {json}` …) on
 /// standard output and its diagnostics on standard error.
 public enum ReliabilityWorker {
@@ -76,6 +76,7 @@ public enum ReliabilityWorker {
         "incrementer": ConcurrentWritersProbe.incrementer,
         "creator": ConcurrentCreationProbe.creator,
         "wal-writer": BadFilesProbe.walWriter,
+        "hostile-file": HostileMetadataProbe.worker,
         "probe": runProbe,
     ]
 
