@@ -211,11 +211,18 @@ final class ChildProcess: @unchecked Sendable {
     /// failure line and the first backtrace frame in the project's `Sources`; the end of its
     /// standard error (``stderrTail(_:)``) when neither is there.
     func crashSummary() -> String {
+        crashReason() ?? stderrTail()
+    }
+
+    /// Swift's `Fatal error` or runtime failure line and the first backtrace frame in the
+    /// project's `Sources`, when the child's standard error has them (it crashed, and may still
+    /// be writing its backtrace); `nil` otherwise.
+    func crashReason() -> String? {
         // try?: decoration for a failure message that is reported anyway; no stderr file reads as empty.
         let text = (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? ""
         let lines = text.split(separator: "\n")
         let reason = lines.first { $0.contains("Fatal error") || $0.contains("runtime failure") }
-        guard let reason else { return stderrTail() }
+        guard let reason else { return nil }
         // A frame reads `  1  [ra]  0x… Type.function(_:) + 42 in harness at /…/Sources/…/File.swift:540:25`.
         let frame = lines.first { $0.contains("/Sources/") }.map { line -> String in
             let afterAddress = line.range(of: " 0x").map { line[$0.upperBound...].drop { $0 != " " }.dropFirst() } ?? ""

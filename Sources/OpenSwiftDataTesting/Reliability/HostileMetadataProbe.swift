@@ -6,7 +6,7 @@ import OpenSwiftData
 #endif
 
 extension ReliabilityProbe {
-    /// Opens ``ReliabilityConfiguration/hostileFiles`` seeded hostile store files (``HostileFile``):
+    /// Opens ``ReliabilityConfiguration/hostileFiles`` seeded hostile store files:
     /// `Z_METADATA.Z_PLIST` damaged in every way a binary property list can be (truncated, wrong
     /// magic, offsets and trailer fields out of range, huge lengths, cycles, deep nesting,
     /// "billion laughs" bombs, wrong types and missing keys), `Z_UUID` of the wrong type, keys at
@@ -197,17 +197,18 @@ struct HostileFile {
                     .text(String(repeating: "U", count: 100_000)),
                 ]
                 let value = values[d.rng.uniform(in: 0..<values.count)]
-                try d.db.run("UPDATE Z_METADATA SET Z_UUID = ? WHERE Z_VERSION = 1", [value])
+                try d.change("UPDATE Z_METADATA SET Z_UUID = ? WHERE Z_VERSION = 1", [value])
                 return "\(value)".prefix(40).description
             },
             HostileFile(name: "Z_MAX at or near Int64.max", open: .opens, save: .either) { d in
-                let below = Int64(d.rng.uniform(in: 0...3))
-                try d.db.run(
+                // Half the files at Int64.max itself, the others 1…3 below it.
+                let below = Int64(d.rng.uniform(in: 0..<2) == 0 ? 0 : d.rng.uniform(in: 1...3))
+                try d.change(
                     "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_NAME = 'ReliabilityValue'", [.integer(.max - below)])
                 return "Int64.max - \(below)"
             },
             HostileFile(name: "a row with Z_PK = Int64.max", open: .opens, save: .either) { d in
-                try d.db.run(
+                try d.change(
                     "INSERT INTO ZRELIABILITYVALUE (Z_PK, Z_ENT, Z_OPT, ZSERIAL, ZTEXT, ZINT, ZDOUBLE) SELECT ?, Z_ENT, 1, 500, 'max', 0, 0 FROM ZRELIABILITYVALUE LIMIT 1",
                     [.integer(.max)])
                 return "Z_PK \(Int64.max)"
@@ -216,7 +217,7 @@ struct HostileFile {
                 let entities = [[16001], [16002], [16001, 16002]][d.rng.uniform(in: 0..<3)]
                 let below = Int64(d.rng.uniform(in: 0...1))
                 for entity in entities {
-                    try d.db.run(
+                    try d.change(
                         "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?",
                         [.integer(.max - below), .integer(Int64(entity))])
                 }
@@ -226,14 +227,14 @@ struct HostileFile {
                 let texts = ["abc", "", "12abc", "٣", "9223372036854775808"]
                 let text = texts[d.rng.uniform(in: 0..<texts.count)]
                 let column = ["ZINT", "ZSERIAL"][d.rng.uniform(in: 0..<2)]
-                try d.db.run("UPDATE ZRELIABILITYVALUE SET \(column) = ? WHERE ZSERIAL = 2", [.text(text)])
+                try d.change("UPDATE ZRELIABILITYVALUE SET \(column) = ? WHERE ZSERIAL = 2", [.text(text)])
                 return "\(column) = '\(text)'"
             },
             HostileFile(name: "a fraction in an integer column", open: .opens, save: .either, mustReport: true) { d in
                 let values: [Double] = [2.5, -0.5, 1e300, 9.3e18]
                 let value = values[d.rng.uniform(in: 0..<values.count)]
                 let column = ["ZINT", "ZSERIAL"][d.rng.uniform(in: 0..<2)]
-                try d.db.run("UPDATE ZRELIABILITYVALUE SET \(column) = ? WHERE ZSERIAL = 2", [.real(value)])
+                try d.change("UPDATE ZRELIABILITYVALUE SET \(column) = ? WHERE ZSERIAL = 2", [.real(value)])
                 return "\(column) = \(value)"
             },
             HostileFile(name: "invalid UTF-8 text", open: .opens, save: .either) { d in
@@ -241,19 +242,19 @@ struct HostileFile {
                     [0xC3, 0x28], [0xFF, 0xFE, 0x41], [0xED, 0xA0, 0x80], [0xF8, 0x88, 0x80, 0x80, 0x80], [0x41, 0xC0],
                 ]
                 let bytes = samples[d.rng.uniform(in: 0..<samples.count)]
-                try d.db.run(
+                try d.change(
                     "UPDATE ZRELIABILITYVALUE SET ZTEXT = CAST(? AS TEXT) WHERE ZSERIAL = 3", [.blob(Data(bytes))])
                 return bytes.map { String(format: "%02X", $0) }.joined(separator: " ")
             },
             HostileFile(name: "NULL or a blob in a non-optional column", open: .opens, save: .either) { d in
                 let column = ["ZTEXT", "ZINT", "ZDOUBLE", "ZSERIAL"][d.rng.uniform(in: 0..<4)]
                 let value: SQLValue = d.rng.uniform(in: 0..<2) == 0 ? .null : .blob(Data([0, 1, 2]))
-                try d.db.run("UPDATE ZRELIABILITYVALUE SET \(column) = ? WHERE ZSERIAL = 1", [value])
+                try d.change("UPDATE ZRELIABILITYVALUE SET \(column) = ? WHERE ZSERIAL = 1", [value])
                 return "\(column) = \(value)"
             },
             HostileFile(name: "a row with an unknown Z_ENT", open: .opens, save: .either) { d in
                 let ent = [0, 99, 16001, -1, Int(Int32.max)][d.rng.uniform(in: 0..<5)]
-                try d.db.run("UPDATE ZRELIABILITYVALUE SET Z_ENT = ? WHERE ZSERIAL = 4", [.integer(Int64(ent))])
+                try d.change("UPDATE ZRELIABILITYVALUE SET Z_ENT = ? WHERE ZSERIAL = 4", [.integer(Int64(ent))])
                 return "Z_ENT \(ent)"
             },
             HostileFile(name: "a trigger that aborts the save", open: .either, save: .typedError) { d in
@@ -363,14 +364,12 @@ struct HostilePlist {
 
     /// `length` collections each holding the next, the last holding the first; returns the first.
     mutating func cycle(length: Int, dictionary: Bool) -> Int {
-        let first = objects.count
         let key = raw(Self.header(0x5, 1) + [0x6B])
         let start = objects.count
         for i in 0..<length {
             let next = i == length - 1 ? start : start + i + 1
             objects.append(dictionary ? .dictionary(keys: [key], values: [next]) : .array([next]))
         }
-        _ = first
         return start
     }
 
@@ -467,7 +466,13 @@ enum HostileMetadataProbe {
 
         /// Replaces `Z_METADATA.Z_PLIST`.
         func setPlist<C: Collection>(_ bytes: C) throws where C.Element == UInt8 {
-            try db.run("UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = 1", [.blob(Data(bytes))])
+            try change("UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = 1", [.blob(Data(bytes))])
+        }
+
+        /// Runs `sql`, which must change at least one row (else the damage missed its target).
+        func change(_ sql: String, _ arguments: [SQLValue] = []) throws {
+            try db.run(sql, arguments)
+            guard db.changes > 0 else { throw ReliabilityWorkerError("'\(sql)' changed no row") }
         }
     }
 
@@ -539,21 +544,23 @@ enum HostileMetadataProbe {
                 worker.wait()
                 break
             }
-            // The worker stopped answering: the variant it began hung or crashed it.
+            // The worker stopped answering: the variant it began hung or crashed it (a crash
+            // still writing its backtrace counts as a crash).
             let hung =
                 worker.allLines.last?.hasPrefix("begin ") == true && Clock.seconds(since: began) >= c.hostileFileSeconds
             worker.kill()
             let end = worker.wait()
             let index = current ?? next
             let (family, _) = variant(index, seed: c.seed)
-            if hung && end == .signalled(SIGKILL) {
+            if hung && end == .signalled(SIGKILL) && worker.crashReason() == nil {
                 tally.add("hung (killed)")
                 tally.fail(
                     "variant \(index) (\(family.name), seed \(c.seed)): still running after \(c.hostileFileSeconds + grace) s, killed"
                 )
             } else {
                 tally.add("crashes")
-                tally.fail("variant \(index) (\(family.name), seed \(c.seed)): \(worker.describe(end))")
+                let how = worker.crashReason().map { "\(worker.label) crashed: \($0)" } ?? worker.describe(end)
+                tally.fail("variant \(index) (\(family.name), seed \(c.seed)): \(how)")
             }
             next = index + 1
         }
@@ -675,19 +682,22 @@ enum HostileMetadataProbe {
             o.opened = true
             if family.open == .typedError { o.problems.append("must give a typed error, but opened") }
             let context = ModelContext(container)
-            var stored = 0
+            var stored: Int?
             do {
                 let values = try context.fetch(FetchDescriptor<ReliabilityValue>(sortBy: [SortDescriptor(\.serial)]))
                 stored = values.count
-                var checksum = 0
-                for v in values { checksum &+= v.serial &+ v.int &+ v.text.utf8.count &+ Int(v.double.isNaN ? 0 : 1) }
-                _ = checksum
+                // Every property of every model is read, so each stored value is decoded.
+                var length = 0
+                for v in values { length &+= v.serial &+ v.int &+ v.text.utf8.count &+ (v.double.isNaN ? 0 : 1) }
+                withExtendedLifetime(length) {}
             } catch {
                 _ = note("the fetch", error)
             }
             context.insert(ReliabilityValue(serial: newSerial, text: "new"))
+            var saved = false
             do {
                 try context.save()
+                saved = true
                 if family.save == .typedError { o.problems.append("the save must give a typed error, but succeeded") }
                 if let problem = checkNewRow(container) { o.problems.append(problem) }
             } catch {
@@ -698,8 +708,11 @@ enum HostileMetadataProbe {
             }
             do {
                 let again = try ModelContext(container).fetchCount(FetchDescriptor<ReliabilityValue>())
-                _ = again
-                _ = stored
+                if let stored, again != stored + (saved ? 1 : 0) {
+                    o.problems.append(
+                        "a fresh context counts \(again) rows after \(stored) were fetched and the save \(saved ? "succeeded" : "failed")"
+                    )
+                }
             } catch {
                 _ = note("the second fetch", error)
             }
