@@ -43,7 +43,7 @@ public struct ReliabilityConfiguration: Codable, Sendable, Equatable {
     public var hostileFileSeconds: Double
     /// Actors: seconds the threads and actors keep writing.
     public var actorSeconds: Double
-    /// Raw values of ``InjectedFault``s every worker process runs with (debug builds only): a
+    /// Raw values of the `InjectedFault`s every worker process runs with (debug builds only): a
     /// probe must fail with the fault it guards against. Empty in every normal run.
     public var injectedFaults: [String] = []
 
@@ -76,7 +76,7 @@ public struct ReliabilityConfiguration: Codable, Sendable, Equatable {
     /// Small enough for `make test` (every probe together in well under a minute on 2 cores,
     /// debug build): 20 kills, 200 saves with 4 readers, 2 × 100 increments per merge
     /// policy, 4 processes × 5 creations, 30 hostile store files, 2 s of actors. The seed is
-    /// fixed (1), so the tests are repeatable; ``withSeedFromEnvironment()`` changes it.
+    /// fixed (1), so the tests are repeatable; ``withSeedFromEnvironment(_:)`` changes it.
     ///
     /// ```swift
     /// let result = ReliabilityProbe.readersDuringWrites.run(.quick, executable: harnessURL)
@@ -101,7 +101,7 @@ public struct ReliabilityConfiguration: Codable, Sendable, Equatable {
         hostileFiles: 120, hostileFileSeconds: 2, actorSeconds: 10)
 
     /// The environment variable that changes the seed of a configuration taken with
-    /// ``withSeedFromEnvironment()`` (the test suite's): a number, or `random` for a new one.
+    /// ``withSeedFromEnvironment(_:)`` (the test suite's): a number, or `random` for a new one.
     public static let seedEnvironmentVariable = "OPENSWIFTDATA_RELIABILITY_SEED"
 
     /// A seed from the system's random number generator, for a run that names none (drawn

@@ -5,8 +5,9 @@ import OpenSwiftData
 /// reduced to figures and a pass/fail with a reason (DESIGN §9).
 ///
 /// Probes that need several processes (the crash loop, readers during writes, concurrent
-/// writers, concurrent creation) coordinate `harness reliability-worker` processes from the
-/// calling process. The others (disk full, bad files, hostile values) run whole inside one
+/// writers, concurrent creation, and hostile metadata, which starts a new worker after a file
+/// crashed or hung one) coordinate `harness reliability-worker` processes from the calling
+/// process. The others (disk full, bad files, hostile values, actors) run whole inside one
 /// worker, so a crash or a hang in the library under test is reported as a failure instead of
 /// taking the caller down.
 /// ```swift
