@@ -283,7 +283,6 @@ enum ReadersDuringWritesProbe {
                 lock.withLock { self.report = report }
                 finished.signal()
             }
-            thread.stackSize = 4 << 20
             thread.start()
         }
 
