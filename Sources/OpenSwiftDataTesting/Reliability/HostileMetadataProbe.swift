@@ -526,9 +526,10 @@ enum HostileMetadataProbe {
                     current = Int(line.dropFirst(6))
                     began = Clock.now
                 } else if line.hasPrefix("outcome ") {
-                    // Not swallowed: an undecodable outcome is tallied as a failure below.
+                    // Not swallowed: an undecodable outcome is a wrong outcome of its file.
                     guard let outcome = try? JSONDecoder().decode(Outcome.self, from: Data(line.dropFirst(8).utf8))
                     else {
+                        tally.add("wrong outcomes")
                         tally.fail("variant \(next): an unreadable outcome: \(line.prefix(200))")
                         next += 1
                         current = nil
@@ -540,6 +541,7 @@ enum HostileMetadataProbe {
                 }
             }
             guard next < count else {
+                // Every file has its outcome; the worker is exiting on its own.
                 worker.kill()
                 worker.wait()
                 break
@@ -664,7 +666,9 @@ enum HostileMetadataProbe {
             return thrown
         }
         let before = bytes(url)
-        do {
+        // The container lives in this block only: it is closed before the file is compared and
+        // described.
+        opening: do {
             let container: ModelContainer
             do {
                 container = try ModelContainer(
@@ -676,8 +680,7 @@ enum HostileMetadataProbe {
                     o.filesChanged += 1
                     o.problems.append("the failed open changed the file")
                 }
-                describeAndVerify(url, note)
-                return
+                break opening
             }
             o.opened = true
             if family.open == .typedError { o.problems.append("must give a typed error, but opened") }
