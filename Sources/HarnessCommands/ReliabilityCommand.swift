@@ -4,12 +4,14 @@ import Foundation
 import OpenSwiftDataTesting
 
 /// `harness reliability`: the reliability probes (crash loop, readers during writes, writers
-/// in several processes, concurrent creation, disk full, bad files, hostile values, killed
-/// migrations, history under kills), each in child processes of this executable; a table,
-/// then `reliability.md` and `reliability.json`.
+/// in several processes, concurrent creation, disk full, bad files, hostile values, hostile
+/// metadata, several stores under kills, killed migrations, history under kills, threads and
+/// actors), each in child processes of this executable; a table, then `reliability.md` and
+/// `reliability.json`. Without `--seed` a run draws a random seed and prints it first and
+/// last, so any run can be replayed.
 ///
 /// ```sh
-/// harness reliability                      # the full configuration (what `make reliability` runs)
+/// harness reliability                      # the full configuration (what `make reliability` runs), a random seed
 /// harness reliability --quick --probe crash-loop --seed 7
 /// ```
 enum ReliabilityCommand {
@@ -17,7 +19,7 @@ enum ReliabilityCommand {
     static let subcommand = Subcommand(
         "reliability",
         abstract:
-            "Run the reliability probes in child processes (SIGKILL loop, readers, multi-process writers, concurrent creation, disk full, bad files, hostile values, several stores under kills, killed migrations, history under kills); exit 1 on a failure.",
+            "Run the reliability probes in child processes (SIGKILL loop, readers, multi-process writers, concurrent creation, disk full, bad files, hostile values, hostile metadata, several stores under kills, killed migrations, history under kills, threads and actors); exit 1 on a failure.",
         options: [
             .flag(
                 "quick",
@@ -29,7 +31,9 @@ enum ReliabilityCommand {
             ),
             .option(
                 "seed", placeholder: "S", range: .seed,
-                help: "Seed of every random choice (kill moments, batch sizes, garbage bytes); default 1."),
+                help:
+                    "Seed of every random choice (kill moments, batch sizes, garbage bytes, hostile files); default a random seed, printed at the start and in the report to replay the run."
+            ),
             .option(
                 "kills", placeholder: "N", range: .integers(bounds.kills),
                 help: "Crash loop: SIGKILLs of the writer (full 200, quick 20)."),
@@ -59,6 +63,12 @@ enum ReliabilityCommand {
                 "history-kills", placeholder: "N", range: .integers(bounds.kills),
                 help: "History: SIGKILLs of the writer recording history (full 100, quick 12)."),
             .option(
+                "hostile-files", placeholder: "N", range: .integers(bounds.kills),
+                help: "Hostile metadata: seeded hostile store files opened (full 120, quick 30)."),
+            .option(
+                "actor-seconds", placeholder: "seconds", range: .reals(bounds.actorSeconds),
+                help: "Actors: seconds 8 threads and 8 model actors write one store (full 10, quick 2)."),
+            .option(
                 "timeout", placeholder: "seconds", range: .reals(bounds.timeout),
                 help: "Seconds a child process may run before it is killed and its probe fails (full 300, quick 60)."),
             .option(
@@ -76,7 +86,7 @@ enum ReliabilityCommand {
     /// keep a typo from running for weeks or starting thousands of processes.
     static let bounds = (
         kills: 1...100_000, saves: 1...1_000_000, writers: 1...64, increments: 1...1_000_000, trials: 1...10_000,
-        rows: 1...10_000_000, timeout: 1.0...86_400.0
+        rows: 1...10_000_000, actorSeconds: 0.5...3_600.0, timeout: 1.0...86_400.0
     )
 
     /// The validated options.
@@ -139,7 +149,7 @@ enum ReliabilityCommand {
         let executable = ReliabilityWorker.currentExecutable
         let c = o.configuration
         print(
-            "Reliability probes (\(c.name), seed \(c.seed)), each in child processes of \(executable.lastPathComponent):\n"
+            "Reliability probes (\(c.name), \(c.replayLine)), each in child processes of \(executable.lastPathComponent):\n"
         )
         var results: [ReliabilityResult] = []
         for probe in o.probes {

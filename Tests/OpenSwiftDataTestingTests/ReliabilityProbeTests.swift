@@ -38,7 +38,9 @@ struct ReliabilityProbes {
         return nil
     }
 
-    /// Runs `probe` in the quick configuration and fails with its reason and every failure.
+    /// Runs `probe` in the quick configuration and fails with its reason and every failure. The
+    /// seed is the quick configuration's fixed one unless `OPENSWIFTDATA_RELIABILITY_SEED` names
+    /// another (or `random`); a failure message names the seed to replay.
     private func check(_ probe: ReliabilityProbe) throws {
         let harness = try #require(
             Self.harness(),
@@ -46,11 +48,12 @@ struct ReliabilityProbes {
             the harness executable was not found beside the test bundle (\(Bundle.main.bundleURL.path)) or above it; \
             build it with `swift build` (or `swift build --build-tests`) or set OPENSWIFTDATA_HARNESS to its path
             """)
-        let result = probe.run(.quick, executable: harness)
+        let configuration = ReliabilityConfiguration.quick.withSeedFromEnvironment()
+        let result = probe.run(configuration, executable: harness)
         let passed = result.passed  // not the whole result: the comment says it better
         #expect(
             passed,
-            "\(probe.name): \(result.reason)\n\(result.failures.map { "  - \($0)" }.joined(separator: "\n"))\nfigures: \(result.figureSummary)"
+            "\(probe.name) (\(configuration.replayLine)): \(result.reason)\n\(result.failures.map { "  - \($0)" }.joined(separator: "\n"))\nfigures: \(result.figureSummary)"
         )
     }
 
@@ -113,7 +116,8 @@ struct ReliabilityProbes {
         #expect(
             names == [
                 "crash-loop", "readers-during-writes", "concurrent-writers", "concurrent-creation",
-                "disk-full", "bad-files", "hostile-values", "several-stores", "migrations", "history",
+                "disk-full", "bad-files", "hostile-values", "hostile-metadata", "several-stores", "migrations",
+                "history", "actors",
             ])
         #expect(names.allSatisfy { ReliabilityProbe.named($0)?.name == $0 })
         let quick = ReliabilityConfiguration.quick
@@ -168,5 +172,52 @@ struct ReliabilityProbes {
     func historyDetectsSeparateTransaction() throws {
         let result = try runWithFault(.history, .historySeparateTransaction)
         #expect((result.figure("saves without their transaction") ?? 0) > 0)
+    }
+}
+
+/// Hostile metadata, actors and injected faults: the two probes pass in the quick
+/// configuration, and every probe that guards against a fault fails when the fault is injected
+/// into its workers (a probe that cannot fail proves nothing). Faults exist in debug builds
+/// only, so the fault tests run against a debug `harness`.
+extension ReliabilityProbes {
+    @Test("hostile metadata: typed errors or correct opens, fast, no crash, files unchanged")
+    func hostileMetadata() throws { try check(.hostileMetadata) }
+
+    @Test("actors: threads and model actors on one store lose no write and never deadlock")
+    func actors() throws { try check(.actors) }
+
+    #if DEBUG
+        @Test(
+            "each probe fails with the fault it guards against injected",
+            arguments: [
+                ("crash-loop", "split-save"), ("readers-during-writes", "split-save"),
+                ("concurrent-writers", "ignore-merge-conflict"), ("hostile-metadata", "plist-unbounded"),
+                ("actors", "unserialized-connection"),
+            ])
+        func failsWithFault(_ probeName: String, _ fault: String) throws {
+            let harness = try #require(Self.harness(), "the harness executable was not found beside the test bundle")
+            let probe = try #require(ReliabilityProbe.named(probeName))
+            var configuration = ReliabilityConfiguration.quick.withSeedFromEnvironment()
+            configuration.injectedFaults = [fault]
+            // The first eight hostile files include a cyclic plist (the fault's target) and no bomb.
+            configuration.hostileFiles = 8
+            let result = probe.run(configuration, executable: harness)
+            #expect(
+                !result.passed,
+                "\(probeName) passed with \(fault) injected (\(configuration.replayLine)): figures \(result.figureSummary)"
+            )
+        }
+    #endif
+
+    @Test("the seed comes from the environment when it names one, else stays fixed")
+    func seedFromEnvironment() {
+        let quick = ReliabilityConfiguration.quick
+        #expect(quick.withSeedFromEnvironment([:]).seed == quick.seed)
+        #expect(
+            quick.withSeedFromEnvironment([ReliabilityConfiguration.seedEnvironmentVariable: "123_456"]).seed == 123_456
+        )
+        #expect(quick.withSeedFromEnvironment([ReliabilityConfiguration.seedEnvironmentVariable: "random"]).seed != 0)
+        #expect(quick.replayLine == "seed 1; replay with --seed 1")
+        #expect(ReliabilityReport(configuration: quick, results: []).table().hasSuffix("seed 1; replay with --seed 1"))
     }
 }

@@ -247,7 +247,8 @@ extension ModelContext {
     /// state but the new rows' `pendingPK`, which `save()` clears on failure, so a failure leaves
     /// the context exactly as it was.
     private func write(_ w: StoreWriter) throws -> WriteOutcome {
-        let strict = stack.configuration(of: w.mapping).mergePolicy == .error
+        let strict =
+            stack.configuration(of: w.mapping).mergePolicy == .error && !FaultInjection.isActive(.ignoreMergeConflict)
         var conflicts: [any PersistentModel] = []
         // Deletes first, so a new model may take the unique values of one deleted in this save.
         // References to the deleted rows are cleared once all of them are gone: a cascade
@@ -392,6 +393,7 @@ extension ModelContext {
                 try insert.run(layout.name)
             }
         }
+        if FaultInjection.isActive(.splitSave) { try w.commitAndContinue() }
         // Updates: only the changed columns (a row an upsert replaced takes the new model's values).
         let upserted = plan.adoptedKeys(if: !changedOrder.isEmpty)
         for id in changedOrder {

@@ -20,6 +20,21 @@ package enum InjectedFault: String, CaseIterable, Sendable {
     /// commit instead of inside it: a crash between the two leaves a committed save without
     /// its history transaction.
     case historySeparateTransaction = "history-separate-transaction"
+    /// A save commits its deletes and inserts in one transaction and its updates in a second,
+    /// with a few milliseconds between them: a kill or a reader can land between the two
+    /// (`crash-loop`, `readers-during-writes` must fail).
+    case splitSave = "split-save"
+    /// Saves under `mergePolicy = .error` write without checking the version they read, as
+    /// the default policy does: a stale increment overwrites a newer one (`concurrent-writers`
+    /// must lose updates and fail).
+    case ignoreMergeConflict = "ignore-merge-conflict"
+    /// The binary property-list decoder skips its nesting limit and its check for a collection
+    /// that contains itself: a cyclic `Z_PLIST` recurses until the stack overflows
+    /// (`hostile-metadata` must fail).
+    case plistUnbounded = "plist-unbounded"
+    /// A store's connection is used without the lock that serialises the contexts of one
+    /// container, so two threads' statements and transactions interleave on it (`actors` must fail).
+    case unserializedConnection = "unserialized-connection"
 }
 
 /// Reads which ``InjectedFault``s are active in this process (debug builds only).

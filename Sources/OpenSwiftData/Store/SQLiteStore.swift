@@ -373,6 +373,7 @@ final class SQLiteStore: @unchecked Sendable {
     /// - Throws: ``SwiftDataError/storeError`` once ``erase()`` has closed the connection, and
     ///   whatever `body` throws.
     func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        if FaultInjection.isActive(.unserializedConnection) { return try body(connection) }
         lock.lock()
         defer { lock.unlock() }
         if isErased {

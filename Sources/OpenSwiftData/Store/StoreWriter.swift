@@ -123,6 +123,19 @@ struct StoreWriter {
         let column: String
     }
 
+    /// Commits the save's transaction so far and opens the next one, a few milliseconds later:
+    /// what ``InjectedFault/splitSave`` does between a save's inserts and its updates.
+    ///
+    /// ```sql
+    /// COMMIT
+    /// BEGIN IMMEDIATE
+    /// ```
+    func commitAndContinue() throws {
+        try db.execute("COMMIT")
+        usleep(5_000)
+        try db.execute("BEGIN IMMEDIATE")
+    }
+
     // MARK: Keys
 
     /// The largest key ever handed out for `table`'s hierarchy: `Z_PRIMARYKEY.Z_MAX` of its

@@ -46,8 +46,8 @@ final class ChildProcess: @unchecked Sendable {
     private let deadline: UInt64
     private var killedByUs = false
 
-    /// Starts `executable reliability-worker role arguments…`, with `environment` added to
-    /// (or replacing entries of) this process's environment.
+    /// Starts `executable reliability-worker role arguments…`, with this process's environment
+    /// plus `environment` (an injected fault, say).
     init(
         executable: URL, role: String, arguments: [String], label: String, directory: URL, timeout: Double,
         environment: [String: String] = [:]
@@ -207,9 +207,37 @@ final class ChildProcess: @unchecked Sendable {
         return trimmed.count > limit ? "…" + String(trimmed.suffix(limit)) : trimmed
     }
 
-    /// `label` and how it ended, with its standard error when there is any.
+    /// Why a crashed child stopped, from its standard error: Swift's `Fatal error` or runtime
+    /// failure line and the first backtrace frame in the project's `Sources`; the end of its
+    /// standard error (``stderrTail(_:)``) when neither is there.
+    func crashSummary() -> String {
+        crashReason() ?? stderrTail()
+    }
+
+    /// Swift's `Fatal error` or runtime failure line and the first backtrace frame in the
+    /// project's `Sources`, when the child's standard error has them (it crashed, and may still
+    /// be writing its backtrace); `nil` otherwise.
+    func crashReason() -> String? {
+        // try?: decoration for a failure message that is reported anyway; no stderr file reads as empty.
+        let text = (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? ""
+        let lines = text.split(separator: "\n")
+        let reason = lines.first { $0.contains("Fatal error") || $0.contains("runtime failure") }
+        guard let reason else { return nil }
+        // A frame reads `  1  [ra]  0x… Type.function(_:) + 42 in harness at /…/Sources/…/File.swift:540:25`.
+        let frame = lines.first { $0.contains("/Sources/") }.map { line -> String in
+            let afterAddress = line.range(of: " 0x").map { line[$0.upperBound...].drop { $0 != " " }.dropFirst() } ?? ""
+            let function = afterAddress.components(separatedBy: " + ").first ?? ""
+            let place = line.range(of: "/Sources/").map { String(line[$0.lowerBound...].dropFirst()) } ?? ""
+            return " in \(function) (\(place))"
+        }
+        return reason.trimmingCharacters(in: .whitespaces) + (frame ?? "")
+    }
+
+    /// `label` and how it ended, with its standard error when there is any (for a crash, why
+    /// it crashed: ``crashSummary()``).
     func describe(_ termination: Termination) -> String {
-        let tail = stderrTail()
+        var tail = stderrTail()
+        if case .signalled(let signal) = termination, signal != SIGKILL { tail = crashSummary() }
         return "\(label) \(termination)" + (tail.isEmpty ? "" : ": \(tail)")
     }
 }

@@ -19,6 +19,13 @@ extension ReliabilityProbe {
     /// container every 8 reads while its first stays open (an app and its extension) and reads
     /// through that container's `mainContext`: a close may checkpoint and delete the WAL only
     /// when no other process has the store open, and a released container must close its files.
+    ///
+    /// Torn saves: every save both inserts rows and updates the ledger, so a reader also counts
+    /// every row *before* it fetches the ledger (the ledger read later can only be newer, so its
+    /// total is at least that count unless a save's inserts became visible before its update),
+    /// and reads the ledger's total and the row count in one read transaction, where they must
+    /// be equal. A reader thread in the writer's process, on a second container (another
+    /// connection), reads the same way while the writer saves.
     public static let readersDuringWrites = ReliabilityProbe(
         name: "readers-during-writes",
         title: "Reader processes never see half a save while a writer process saves",
@@ -37,6 +44,8 @@ enum ReadersDuringWritesProbe {
         var errors = 0
         var untypedErrors = 0
         var lastBatch = 0
+        /// Reads that saw a save's inserts without its ledger update.
+        var tornSaves = 0
         var containersOpened = 0
         var descriptorGrowth = 0
         var messages: [String] = []
@@ -78,6 +87,8 @@ enum ReadersDuringWritesProbe {
         tally.set("read errors", 0)
         tally.set("writer errors", 0)
         tally.set("stale readers", 0)
+        tally.set("torn saves seen", 0)
+        tally.set("in-process reads", 0)
         tally.set("largest growth of open files in a reader", 0)
 
         let writer = try run.spawn("batch-writer", ["store=\(store.path)"], label: "writer")
@@ -137,32 +148,17 @@ enum ReadersDuringWritesProbe {
                 tally.fail("\(r.label) gave no result: \(r.describe(end))")
                 continue
             }
-            tally.add("reads", report.reads)
-            tally.add("half-saves seen", report.halfSaves)
-            tally.add("reads older than an earlier read", report.wentBack)
-            tally.add("read errors", report.errors)
-            tally.set(
-                "largest growth of open files in a reader",
-                max(tally.value("largest growth of open files in a reader"), report.descriptorGrowth))
-            if report.descriptorGrowth > maximumDescriptorGrowth {
-                tally.fail(
-                    "\(r.label): \(report.descriptorGrowth) more open files after \(report.containersOpened) containers were opened and released (containers are not closed)"
-                )
-            }
-            if report.lastBatch < tally.value("saves") {
-                tally.add("stale readers")
-                tally.fail(
-                    "\(r.label) last saw batch \(report.lastBatch) of \(tally.value("saves")) saved: it stopped seeing new saves"
-                )
-            }
-            for m in report.messages { tally.fail("\(r.label): \(m)") }
-            if report.halfSaves + report.errors > report.messages.count {
-                tally.fail(
-                    "\(r.label): \(report.halfSaves) of \(report.reads) reads saw more than whole saves (\(report.wentBack) an older state than an earlier read); \(report.errors) reads threw (\(report.untypedErrors) not a SwiftDataError)"
-                )
-            }
+            tallyReader(r.label, report, &tally)
         }
         readers = []
+        if let line = writer.allLines.first(where: { $0.hasPrefix("in-process ") }),
+            let report = try? JSONDecoder().decode(ReaderReport.self, from: Data(line.dropFirst(11).utf8))
+        {
+            tally.add("in-process reads", report.reads)
+            tallyReader("the writer's in-process reader", report, &tally)
+        } else if tally.value("writer errors") == 0 {
+            tally.fail("the writer's in-process reader gave no result")
+        }
 
         let saves = tally.value("saves")
         do {
@@ -187,6 +183,35 @@ enum ReadersDuringWritesProbe {
             "\(saves) saves (\(total) rows) under \(c.readers) reader processes: \(tally.value("reads")) reads, 0 half-saves, 0 errors"
     }
 
+    /// Adds what one reader saw to the probe's figures, failing the probe on anything wrong.
+    static func tallyReader(_ label: String, _ report: ReaderReport, _ tally: inout ReliabilityTally) {
+        tally.add("reads", report.reads)
+        tally.add("half-saves seen", report.halfSaves)
+        tally.add("reads older than an earlier read", report.wentBack)
+        tally.add("torn saves seen", report.tornSaves)
+        tally.add("read errors", report.errors)
+        tally.set(
+            "largest growth of open files in a reader",
+            max(tally.value("largest growth of open files in a reader"), report.descriptorGrowth))
+        if report.descriptorGrowth > maximumDescriptorGrowth {
+            tally.fail(
+                "\(label): \(report.descriptorGrowth) more open files after \(report.containersOpened) containers were opened and released (containers are not closed)"
+            )
+        }
+        if report.lastBatch < tally.value("saves") {
+            tally.add("stale readers")
+            tally.fail(
+                "\(label) last saw batch \(report.lastBatch) of \(tally.value("saves")) saved: it stopped seeing new saves"
+            )
+        }
+        for m in report.messages { tally.fail("\(label): \(m)") }
+        if report.halfSaves + report.errors > report.messages.count {
+            tally.fail(
+                "\(label): \(report.halfSaves) of \(report.reads) reads saw more than whole saves (\(report.wentBack) an older state than an earlier read); \(report.errors) reads threw (\(report.untypedErrors) not a SwiftDataError)"
+            )
+        }
+    }
+
     // MARK: Worker roles
 
     /// Creates the store and the ledger, waits for go, saves the batches, prints `done <saves>`.
@@ -201,6 +226,9 @@ enum ReadersDuringWritesProbe {
         context?.insert(ReliabilityLedger(batches: 0, rows: 0))
         try context?.save()
         guard WorkerIO.readyThenWait() else { return 1 }
+        let inProcess = InProcessReader(
+            configuration, Plan(seed: run.configuration.seed, saves: saves), timeout: run.configuration.childTimeout - 5
+        )
         for b in stride(from: 1, through: saves, by: 1) {
             do {
                 if b % 25 == 0 {
@@ -223,8 +251,49 @@ enum ReadersDuringWritesProbe {
             }
             if b % 100 == 0 { WorkerIO.say("saved \(b)") }
         }
+        let report = inProcess.finish()
+        WorkerIO.say("in-process " + String(decoding: try JSONEncoder().encode(report), as: UTF8.self))
         WorkerIO.say("done \(saves)")
         return 0
+    }
+
+    /// A reader thread in the writer's process, on its own container (another connection to
+    /// the file), reading while the writer saves.
+    final class InProcessReader: @unchecked Sendable {
+        private let lock = NSLock()
+        private let finished = DispatchSemaphore(value: 0)
+        private var stopRequested = false
+        private var report = ReaderReport()
+
+        /// Starts the thread; it reads until it has seen the last batch, ``finish()`` is
+        /// called, or `timeout` seconds pass.
+        init(_ configuration: ModelConfiguration, _ plan: Plan, timeout: Double) {
+            let thread = Thread { [self] in
+                var report = ReaderReport()
+                do {
+                    let container = try ModelContainer(
+                        for: ReliabilitySchemas.batches, configurations: [configuration])
+                    report = ReadersDuringWritesProbe.readUntilDone(container, configuration, plan, timeout: timeout) {
+                        self.lock.withLock { self.stopRequested }
+                    }
+                } catch {
+                    report.errors += 1
+                    report.messages.append("opening a second container in the writer's process: \(ThrownError(error))")
+                }
+                lock.withLock { self.report = report }
+                finished.signal()
+            }
+            thread.start()
+        }
+
+        /// Waits (at most 30 s) for the thread to see the last batch and returns what it saw.
+        func finish() -> ReaderReport {
+            if finished.wait(timeout: .now() + 30) == .timedOut {
+                lock.withLock { stopRequested = true }
+                _ = finished.wait(timeout: .now() + 5)
+            }
+            return lock.withLock { report }
+        }
     }
 
     /// What the writer saves: batch sizes and their running totals.
@@ -249,13 +318,18 @@ enum ReadersDuringWritesProbe {
         var batches = 0
         /// The ledger shows fewer batches than an earlier read did (committed saves vanished).
         var wentBack = false
+        /// A save's inserts were visible before its ledger update.
+        var torn = false
         var problems: [String] = []
     }
 
-    /// Reads the ledger, the count of the rows it covers, and the latest batches, each in one
-    /// statement (one snapshot), and checks them against the plan.
+    /// Counts every row, then reads the ledger, the count of the rows it covers, and the latest
+    /// batches, each in one statement (one snapshot), and checks them against the plan. The
+    /// ledger, read after the first count, must count at least as many rows: fewer means a
+    /// save's inserts were visible before its update of the ledger (a torn save).
     static func inspect(_ context: ModelContext, _ plan: Plan, seenBefore: Int) throws -> Read {
         var read = Read()
+        let visibleBefore = try context.fetchCount(FetchDescriptor<ReliabilityBatchRow>())
         let ledgers = try context.fetch(FetchDescriptor<ReliabilityLedger>())
         guard ledgers.count == 1 else {
             read.problems.append("\(ledgers.count) ledger rows")
@@ -263,6 +337,12 @@ enum ReadersDuringWritesProbe {
         }
         let n = ledgers[0].batches
         read.batches = n
+        if visibleBefore > ledgers[0].rows {
+            read.torn = true
+            read.problems.append(
+                "\(visibleBefore) rows were visible, then the ledger counted \(ledgers[0].rows) (a save's inserts visible before its update: a torn save)"
+            )
+        }
         guard n >= 0, n <= plan.saves else {
             read.problems.append("the ledger says \(n) batches; the writer saves \(plan.saves)")
             return read
@@ -294,6 +374,35 @@ enum ReadersDuringWritesProbe {
         return read
     }
 
+    /// The ledger's total and the number of rows, read in one read transaction on the
+    /// container's connection (`BEGIN` … `COMMIT`): a problem when they differ, else `nil`.
+    ///
+    /// ```sql
+    /// BEGIN
+    /// SELECT ZROWS FROM ZRELIABILITYLEDGER
+    /// SELECT count(*) FROM ZRELIABILITYBATCHROW
+    /// COMMIT
+    /// ```
+    static func snapshot(_ container: ModelContainer) throws -> String? {
+        try container.withStoreConnection { db in
+            try db.execute("BEGIN")
+            defer {
+                // try?: a read transaction; ending it cannot lose data, and a failure here is reported by the next read.
+                try? db.execute("COMMIT")
+            }
+            let ledger = try db.rows("SELECT ZROWS FROM ZRELIABILITYLEDGER")
+            let rows = try db.scalar("SELECT count(*) FROM ZRELIABILITYBATCHROW")
+            guard ledger.count == 1, case .integer(let total)? = ledger[0].first, case .integer(let count)? = rows
+            else {
+                return
+                    "one read transaction found \(ledger.count) ledger rows and \(rows.map { "\($0)" } ?? "no") row count"
+            }
+            return total == count
+                ? nil
+                : "one read transaction found \(count) rows and a ledger total of \(total) (a torn save)"
+        }
+    }
+
     /// Reads with fresh contexts until it has seen the last batch (or is told to stop, or its
     /// time is up) and prints `result <json>`.
     static func reader(_ args: WorkerArguments) throws -> Int32 {
@@ -304,7 +413,23 @@ enum ReadersDuringWritesProbe {
         let container = try ModelContainer(for: ReliabilitySchemas.batches, configurations: [configuration])
         guard WorkerIO.readyThenWait() else { return 1 }
         let descriptorsAtStart = openDescriptors()
-        let stop = Clock.now + UInt64(max(1, run.configuration.childTimeout - 5) * 1e9)
+        let stopFile = stopFile(run).path
+        var report = readUntilDone(
+            container, configuration, plan, timeout: run.configuration.childTimeout - 5
+        ) { FileManager.default.fileExists(atPath: stopFile) }
+        report.descriptorGrowth = openDescriptors() - descriptorsAtStart
+        let json = try JSONEncoder().encode(report)
+        WorkerIO.say("result " + String(decoding: json, as: UTF8.self))
+        return 0
+    }
+
+    /// Reads (``inspect(_:_:seenBefore:)`` with a fresh context, and ``snapshot(_:)``) until the
+    /// last batch is seen, `stopped()` says so (asked every 16 reads), or `timeout` seconds pass.
+    static func readUntilDone(
+        _ container: ModelContainer, _ configuration: ModelConfiguration, _ plan: Plan, timeout: Double,
+        stopped: () -> Bool
+    ) -> ReaderReport {
+        let stop = Clock.now + UInt64(max(1, timeout) * 1e9)
         var report = ReaderReport()
         var kept = (bad: 0, errors: 0)
         // The first two messages of each kind: a stale view repeats on every later read.
@@ -315,10 +440,9 @@ enum ReadersDuringWritesProbe {
         // Bounded by the number of saves (a reader stops once it has seen the last one), by the
         // coordinator's stop file and by time.
         var iteration = 0
-        let stopFile = stopFile(run).path
         while report.lastBatch < plan.saves && Clock.now < stop && iteration < 10_000_000 {
             iteration += 1
-            if iteration % 16 == 0 && FileManager.default.fileExists(atPath: stopFile) { break }
+            if iteration % 16 == 0 && stopped() { break }
             do {
                 // Every 8th read goes through a second container opened while the first stays
                 // open, and through its main context, as an app's UI reads.
@@ -326,12 +450,17 @@ enum ReadersDuringWritesProbe {
                     iteration % 8 == 0
                     ? try ModelContainer(for: ReliabilitySchemas.batches, configurations: [configuration]) : nil
                 if second != nil { report.containersOpened += 1 }
-                let read = try inspect(
+                var read = try inspect(
                     second?.mainContext ?? ModelContext(container), plan, seenBefore: report.lastBatch)
+                if let problem = try snapshot(second ?? container) {
+                    read.torn = true
+                    read.problems.append(problem)
+                }
                 report.reads += 1
                 if !read.problems.isEmpty {
                     report.halfSaves += 1
                     if read.wentBack { report.wentBack += 1 }
+                    if read.torn { report.tornSaves += 1 }
                     note("read \(iteration): " + read.problems.joined(separator: "; "), error: false)
                     usleep(1_000)
                 }
@@ -344,9 +473,6 @@ enum ReadersDuringWritesProbe {
                 usleep(1_000)
             }
         }
-        report.descriptorGrowth = openDescriptors() - descriptorsAtStart
-        let json = try JSONEncoder().encode(report)
-        WorkerIO.say("result " + String(decoding: json, as: UTF8.self))
-        return 0
+        return report
     }
 }

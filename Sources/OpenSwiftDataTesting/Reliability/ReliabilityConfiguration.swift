@@ -44,17 +44,25 @@ public struct ReliabilityConfiguration: Codable, Sendable, Equatable {
     public var migrationKills: Int
     /// History: how many times the history writer is SIGKILLed.
     public var historyKills: Int
-    /// Raw values of ``InjectedFault``s every worker process runs with (passed in
-    /// `OPENSWIFTDATA_INJECT_FAULT`; debug builds only): empty for a real run; a test sets one
-    /// to show the probe that guards against it fails.
-    public var injectedFaults: [String]
+    /// Hostile metadata: how many seeded hostile store files are opened.
+    public var hostileFiles: Int
+    /// Hostile metadata: seconds one file may take (open, fetch, insert, save, describe,
+    /// verify); a slower file fails the probe, and one still running a few seconds later is killed.
+    public var hostileFileSeconds: Double
+    /// Actors: seconds the threads and actors keep writing.
+    public var actorSeconds: Double
+    /// Raw values of the `InjectedFault`s every worker process runs with (debug builds only): a
+    /// probe must fail with the fault it guards against. Empty in every normal run.
+    public var injectedFaults: [String] = []
 
     /// Creates a configuration; prefer starting from ``quick`` or ``full``.
     public init(
         name: String, seed: UInt64, kills: Int, maxSavesBeforeKill: Int, maxKillDelayMicroseconds: Int,
         readerSaves: Int, readers: Int, writerProcesses: Int, increments: Int,
         creationProcesses: Int, creationTrials: Int, childTimeout: Double, storeKills: Int = 40,
-        migrationRows: Int = 1_000, migrationKills: Int = 6, historyKills: Int = 12, injectedFaults: [String] = []
+        migrationRows: Int = 1_000, migrationKills: Int = 6, historyKills: Int = 12,
+        hostileFiles: Int = 30, hostileFileSeconds: Double = 2, actorSeconds: Double = 2,
+        injectedFaults: [String] = []
     ) {
         self.name = name
         self.seed = seed
@@ -72,13 +80,17 @@ public struct ReliabilityConfiguration: Codable, Sendable, Equatable {
         self.migrationRows = migrationRows
         self.migrationKills = migrationKills
         self.historyKills = historyKills
+        self.hostileFiles = hostileFiles
+        self.hostileFileSeconds = hostileFileSeconds
+        self.actorSeconds = actorSeconds
         self.injectedFaults = injectedFaults
     }
 
     /// Small enough for `make test` (every probe together in well under a minute on 2 cores,
     /// debug build): 20 kills, 200 saves with 4 readers, 2 × 100 increments per merge
     /// policy, 4 processes × 5 creations, 40 kills of a two-store writer, 6 killed migrations
-    /// of 1,000 rows, 12 killed history writers.
+    /// of 1,000 rows, 12 killed history writers, 30 hostile store files, 2 s of actors. The seed
+    /// is fixed (1), so the tests are repeatable; ``withSeedFromEnvironment(_:)`` changes it.
     ///
     /// ```swift
     /// let result = ReliabilityProbe.readersDuringWrites.run(.quick, executable: harnessURL)
@@ -87,11 +99,14 @@ public struct ReliabilityConfiguration: Codable, Sendable, Equatable {
         name: "quick", seed: 1, kills: 20, maxSavesBeforeKill: 12, maxKillDelayMicroseconds: 4_000,
         readerSaves: 200, readers: 4, writerProcesses: 2, increments: 100,
         creationProcesses: 4, creationTrials: 5, childTimeout: 60, storeKills: 40,
-        migrationRows: 1_000, migrationKills: 6, historyKills: 12)
+        migrationRows: 1_000, migrationKills: 6, historyKills: 12,
+        hostileFiles: 30, hostileFileSeconds: 2, actorSeconds: 2)
 
     /// What `harness reliability` runs: 200 kills, 2,000 saves with 4 readers, 4 × 1,000
     /// increments per merge policy, 4 processes × 30 creations, 400 kills of a two-store writer,
-    /// 60 killed migrations of 50,000 rows, 100 killed history writers.
+    /// 60 killed migrations of 50,000 rows, 100 killed history writers, 120 hostile store files,
+    /// 10 s of actors. `harness reliability` replaces the seed with a random one unless `--seed`
+    /// names it.
     ///
     /// ```swift
     /// let report = ReliabilityReport(configuration: .full, results: ReliabilityProbe.all.map { $0.run(.full, executable: exe) })
@@ -100,7 +115,50 @@ public struct ReliabilityConfiguration: Codable, Sendable, Equatable {
         name: "full", seed: 1, kills: 200, maxSavesBeforeKill: 30, maxKillDelayMicroseconds: 4_000,
         readerSaves: 2_000, readers: 4, writerProcesses: 4, increments: 1_000,
         creationProcesses: 4, creationTrials: 30, childTimeout: 300, storeKills: 400,
-        migrationRows: 50_000, migrationKills: 60, historyKills: 100)
+        migrationRows: 50_000, migrationKills: 60, historyKills: 100,
+        hostileFiles: 120, hostileFileSeconds: 2, actorSeconds: 10)
+
+    /// The environment variable that changes the seed of a configuration taken with
+    /// ``withSeedFromEnvironment(_:)`` (the test suite's): a number, or `random` for a new one.
+    public static let seedEnvironmentVariable = "OPENSWIFTDATA_RELIABILITY_SEED"
+
+    /// A seed from the system's random number generator, for a run that names none (drawn
+    /// once per run; every probe's generators are then seeded from it).
+    ///
+    /// ```swift
+    /// var configuration = ReliabilityConfiguration.full
+    /// configuration.seed = ReliabilityConfiguration.randomSeed()
+    /// ```
+    public static func randomSeed() -> UInt64 {
+        var generator = SystemRandomNumberGenerator()
+        return UInt64.random(in: 1...UInt64(Int64.max), using: &generator)
+    }
+
+    /// This configuration, with its seed taken from ``seedEnvironmentVariable`` when that is
+    /// set: a number replays that seed, `random` draws one (``randomSeed()``); unset or
+    /// unreadable keeps the seed as it is.
+    ///
+    /// ```swift
+    /// // OPENSWIFTDATA_RELIABILITY_SEED=random swift test --filter ReliabilityProbes
+    /// let configuration = ReliabilityConfiguration.quick.withSeedFromEnvironment()
+    /// ```
+    public func withSeedFromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> ReliabilityConfiguration
+    {
+        var c = self
+        guard let text = environment[Self.seedEnvironmentVariable]?.trimmingCharacters(in: .whitespaces) else {
+            return c
+        }
+        if text == "random" {
+            c.seed = Self.randomSeed()
+        } else if let seed = UInt64(text.replacingOccurrences(of: "_", with: "")) {
+            c.seed = seed
+        }
+        return c
+    }
+
+    /// `seed S; replay with --seed S`: the line a run prints first and its report repeats.
+    public var replayLine: String { "seed \(seed); replay with --seed \(seed)" }
 
     /// The configuration as one command-line argument for a worker (base64 of its JSON).
     var encoded: String {

@@ -153,6 +153,24 @@ import OpenSwiftData
     }
 }
 
+/// A row the actors probe inserts: its key is unique in the store (the worker's label and a
+/// serial), so a lost or doubled insert shows.
+///
+/// ```swift
+/// let entry = ReliabilityEntry(key: "thread 3-17", worker: "thread 3")
+/// ```
+@Model public final class ReliabilityEntry {
+    /// `<worker>-<serial>`, unique.
+    @Attribute(.unique) public var key: String
+    /// The thread or actor that inserted it.
+    public var worker: String
+    /// An entry.
+    public init(key: String, worker: String) {
+        self.key = key
+        self.worker = worker
+    }
+}
+
 /// The schemas the probes open their stores with.
 enum ReliabilitySchemas {
     /// The crash loop: parents, children, the counter.
@@ -167,4 +185,6 @@ enum ReliabilitySchemas {
     static var fill: Schema { Schema([ReliabilityFill.self]) }
     /// Hostile values.
     static var values: Schema { Schema([ReliabilityValue.self]) }
+    /// Actors: counters and unique entries.
+    static var actors: Schema { Schema([ReliabilityCounter.self, ReliabilityEntry.self]) }
 }

@@ -5,8 +5,9 @@ import OpenSwiftData
 /// reduced to figures and a pass/fail with a reason (Docs/Design.md, reliability rules).
 ///
 /// Probes that need several processes (the crash loop, readers during writes, concurrent
-/// writers, concurrent creation) coordinate `harness reliability-worker` processes from the
-/// calling process. The others (disk full, bad files, hostile values) run whole inside one
+/// writers, concurrent creation, and hostile metadata, which starts a new worker after a file
+/// crashed or hung one) coordinate `harness reliability-worker` processes from the calling
+/// process. The others (disk full, bad files, hostile values, actors) run whole inside one
 /// worker, so a crash or a hang in the library under test is reported as a failure instead of
 /// taking the caller down.
 /// ```swift
@@ -31,7 +32,7 @@ public struct ReliabilityProbe: Sendable, CustomStringConvertible {
     public static var all: [ReliabilityProbe] {
         [
             .crashLoop, .readersDuringWrites, .concurrentWriters, .concurrentCreation, .diskFull, .badFiles,
-            .hostileValues, .severalStores, .migrations, .history,
+            .hostileValues, .hostileMetadata, .severalStores, .migrations, .history, .actors,
         ]
     }
 
@@ -122,15 +123,18 @@ struct ReliabilityRun: Sendable {
     /// executable, scratch directory) and `arguments`; with the configuration's
     /// ``ReliabilityConfiguration/injectedFaults`` in its environment when there are any.
     func spawn(_ role: String, _ arguments: [String], label: String) throws -> ChildProcess {
-        var environment: [String: String] = [:]
-        if !configuration.injectedFaults.isEmpty {
-            environment[FaultInjection.environmentVariable] = configuration.injectedFaults.joined(separator: ",")
-        }
-        return try ChildProcess(
+        try ChildProcess(
             executable: executable, role: role,
             arguments: ["config=\(configuration.encoded)", "exe=\(executable.path)", "dir=\(directory.path)"]
                 + arguments,
-            label: label, directory: directory, timeout: configuration.childTimeout, environment: environment)
+            label: label, directory: directory, timeout: configuration.childTimeout,
+            environment: environment)
+    }
+
+    /// What every child gets added to its environment: the injected faults, when there are any.
+    var environment: [String: String] {
+        configuration.injectedFaults.isEmpty
+            ? [:] : [FaultInjection.environmentVariable: configuration.injectedFaults.joined(separator: ",")]
     }
 
     /// A fresh store location in the scratch directory.

@@ -25,11 +25,13 @@ public struct ReliabilityReport: Codable, Sendable, Equatable {
     public var passed: Bool { results.allSatisfy(\.passed) }
 
     /// The terminal table: probe, figures, result; then the reason of every failed probe (cut
-    /// at 300 characters; ``markdown()`` has it whole).
+    /// at 300 characters; ``markdown()`` has it whole), and the seed with how to replay it.
     ///
     /// ```text
     /// probe                   figures                                                  result
     /// crash-loop              kills 20, failed reopens 0, integrity failures 0, …      PASS
+    ///
+    /// seed 1; replay with --seed 1
     /// ```
     public func table() -> String {
         let width = max(22, results.map(\.probe.count).max() ?? 0)
@@ -51,6 +53,7 @@ public struct ReliabilityReport: Codable, Sendable, Equatable {
                 lines.append("\(r.probe): FAIL: \(r.reason.count > 300 ? r.reason.prefix(300) + "…" : r.reason)")
             }
         }
+        lines += ["", configuration.replayLine]
         return lines.joined(separator: "\n")
     }
 
@@ -63,7 +66,11 @@ public struct ReliabilityReport: Codable, Sendable, Equatable {
         md +=
             "\(c.writerProcesses) × \(c.increments) increments per merge policy, \(c.creationProcesses) processes × \(c.creationTrials) creations; "
         md +=
+            "\(c.hostileFiles) hostile store files, \(String(format: "%g", c.actorSeconds)) s of actors; "
+        md +=
             "each child process is killed after \(Int(c.childTimeout)) s. Result: **\(passed ? "PASS" : "FAIL")**.\n\n"
+        md += "`\(c.replayLine)`\n\n"
+        if !c.injectedFaults.isEmpty { md += "Injected faults: \(c.injectedFaults.joined(separator: ", ")).\n\n" }
         md += "| probe | figures | result |\n|---|---|---|\n"
         for r in results {
             md += "| \(r.probe) | \(Self.cell(r.figureSummary)) | \(r.passed ? "PASS" : "**FAIL**") |\n"

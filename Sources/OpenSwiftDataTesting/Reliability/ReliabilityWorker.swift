@@ -15,7 +15,7 @@ import Foundation
 /// }
 /// ```
 /// Roles: `crash-writer`, `crash-checker`, `batch-writer`, `batch-reader`, `incrementer`,
-/// `creator`, `wal-writer`, `stores-writer`, `stores-checker`, `migration-worker`,
+/// `creator`, `wal-writer`, `hostile-file`, `stores-writer`, `stores-checker`, `migration-worker`,
 /// `migration-checker`, `history-writer`, `history-checker`, and `probe` (a whole single-process probe). Arguments are
 /// `key=value` words; a worker prints lines (`ready`, `committed N`, `result {json}` …) on
 /// standard output and its diagnostics on standard error.
@@ -77,6 +77,7 @@ public enum ReliabilityWorker {
         "incrementer": ConcurrentWritersProbe.incrementer,
         "creator": ConcurrentCreationProbe.creator,
         "wal-writer": BadFilesProbe.walWriter,
+        "hostile-file": HostileMetadataProbe.worker,
         "stores-writer": SeveralStoresProbe.writer,
         "stores-checker": SeveralStoresProbe.checker,
         "migration-worker": MigrationKillProbe.worker,
