@@ -377,7 +377,7 @@ struct RowStatement {
     }
 
     /// Runs the statement; a uniqueness failure becomes ``SwiftDataError/uniqueConstraintViolation``
-    /// naming `entityName`.
+    /// naming `entityName`, another constraint's ``SwiftDataError/constraintViolation``.
     func run(_ entityName: String) throws {
         defer { stmt.reset() }
         do {
@@ -411,10 +411,7 @@ struct RowStatement {
     }
 
     private func constraintError(_ e: SQLiteError, _ entityName: String) -> SwiftDataError {
-        SwiftDataError(
-            SwiftDataError.uniqueConstraintViolation.code,
-            "a \(entityName) collides with a stored one on a unique attribute (\(e.message)); nothing was saved",
-            entityName: entityName, sql: stmt.sql, underlying: e)
+        e.saveError(entityName: entityName, sql: stmt.sql)
     }
 }
 
