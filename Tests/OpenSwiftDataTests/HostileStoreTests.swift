@@ -138,6 +138,22 @@ struct HostileStoreTests {
         }
     }
 
+    @Test("A row version (Z_OPT) at Int64.max: the update's save throws, writes nothing", arguments: StoreKind.allCases)
+    func rowVersionAtTop(kind: StoreKind) throws {
+        var f = try Fixture(kind)
+        try f.edit("UPDATE ZHOSTILEITEM SET Z_OPT = 9223372036854775807")
+        let before = try f.snapshot()
+        let ctx = ModelContext(f.container)
+        let item = try #require(try ctx.fetch(FetchDescriptor<HostileItem>()).first)
+        item.name = "renamed"
+        let error = #expect(throws: SwiftDataError.self) { try ctx.save() }
+        #expect(error == SwiftDataError.corruptStore, "\(String(describing: error))")
+        #expect(error?.entityName == "HostileItem")
+        #expect(ctx.hasChanges)
+        #expect(try f.query("SELECT ZNAME || typeof(Z_OPT) FROM ZHOSTILEITEM") == .text("item 0integer"))
+        #expect(try f.snapshot() == before)
+    }
+
     // MARK: Property-list bombs
 
     /// A `bplist00` of `objects` (each object's bytes, references as one byte each unless
