@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 
 extension ModelContext {
@@ -163,7 +164,9 @@ extension ModelContext {
             try stmt.bind(q.arguments + paging.arguments)
             var ids: [PersistentIdentifier] = []
             while try stmt.step() {
-                let name = q.table.layout(forEntityID: stmt.int64(at: 1))?.name ?? q.layout.name
+                guard let name = q.table.layout(forEntityID: stmt.int64(at: 1))?.name else {
+                    throw unknownEntityError(q.table, entity: stmt.int64(at: 1), pk: stmt.int64(at: 0))
+                }
                 ids.append(
                     PersistentIdentifier(entityName: name, storeIdentifier: storeID, key: .permanent(stmt.int64(at: 0)))
                 )
@@ -517,7 +520,7 @@ extension ModelContext {
                     // Read from the table here, not held from the start: a fetch of registered
                     // rows only would retain and release both arrays for nothing.
                     guard ent > 0, ent < table.entitiesByID.count, let layout = table.entitiesByID[ent] else {
-                        continue
+                        throw unknownEntityError(table, entity: stmt.int64(at: 1), pk: pk)
                     }
                     (lastEntity, lastLayout, readers) = (
                         ent, Unmanaged.passUnretained(layout), table.slotReadersByID[ent]
@@ -525,8 +528,14 @@ extension ModelContext {
                 }
                 guard let layout = lastLayout?.takeUnretainedValue() else { continue }
                 let type = layout.type
+                let values: SlotValues
+                do {
+                    values = try readValues(stmt, readers)
+                } catch let mismatch as StoredValueMismatch {
+                    throw mismatch.error(layout: layout, table: table, pk: pk, url: store.url)
+                }
                 let d = BackingData(
-                    layout: consume layout, values: try readValues(stmt, readers),
+                    layout: consume layout, values: values,
                     pk: pk, version: stmt.int64(at: table.versionColumn), storeIdentity: storeIdentity,
                     contextHandle: handle)
                 // Not `MaterializationScope.run`: its closure would capture `d`, and the model
@@ -554,6 +563,10 @@ extension ModelContext {
     }
 
     /// Reads a new row's columns into a fresh slot array (foreign keys go to `data`).
+    ///
+    /// - Throws: ``StoredValueMismatch`` for an `Int`, `Double` or `String` column holding a
+    ///   value of another storage class or text that is not UTF-8 (the caller names the row);
+    ///   the codecs' errors.
     @inline(__always)
     private func readValues(
         _ stmt: SQLiteStatement,
@@ -569,13 +582,15 @@ extension ModelContext {
                     } else if let direct = readers[i].direct {
                         // A NULL is the codec's (it throws for a non-optional attribute); the
                         // codec is touched only then.
-                        if !read(stmt, column, direct, into: slots + i) {
-                            (slots + i).initialize(to: try readers[i].codec!.read(stmt, column))
+                        switch read(stmt, column, direct, into: slots + i) {
+                        case .read: break
+                        case .null: (slots + i).initialize(to: try readers[i].codec!.read(stmt, column))
+                        case let outcome: throw StoredValueMismatch(slot: i, outcome: outcome)
                         }
                     } else if let composite = readers[i].composite {
                         (slots + i).initialize(to: try composite.read(stmt, column))
                     } else if let codec = readers[i].codec {
-                        (slots + i).initialize(to: try read(stmt, column, codec))
+                        (slots + i).initialize(to: try read(stmt, column, codec, slot: i))
                     } else {
                         (slots + i).initialize(to: ForeignKey(pk: stmt.isNull(at: column) ? 0 : stmt.int64(at: column)))
                     }
@@ -587,39 +602,57 @@ extension ModelContext {
 
     /// Column `column` through `codec`: a non-NULL value of a ``AttributeCodec/DirectRead``
     /// type read here, anything else by the codec.
+    ///
+    /// - Throws: ``StoredValueMismatch`` (for slot `slot`) when a direct read finds a value of
+    ///   another storage class; the codec's errors.
     @inline(__always)
-    private func read(_ stmt: SQLiteStatement, _ column: Int32, _ codec: AttributeCodec) throws -> Any {
+    private func read(_ stmt: SQLiteStatement, _ column: Int32, _ codec: AttributeCodec, slot: Int) throws -> Any {
         guard let direct = codec.directRead else { return try codec.read(stmt, column) }
         return try withUnsafeTemporaryAllocation(of: Any.self, capacity: 1) { buffer in
-            let slot = buffer.baseAddress!
-            guard read(stmt, column, direct, into: slot) else { return try codec.read(stmt, column) }
-            return slot.move()
+            let value = buffer.baseAddress!
+            switch read(stmt, column, direct, into: value) {
+            case .read: return value.move()
+            case .null: return try codec.read(stmt, column)
+            case let outcome: throw StoredValueMismatch(slot: slot, outcome: outcome)
+            }
         }
     }
 
     /// Initialises `slot` with column `column`'s value as `direct`'s type, boxed as its codec
-    /// boxes it, and returns `true`; returns `false`, leaving `slot` uninitialised, for a NULL,
-    /// which the codec reads (and throws for when the attribute is not optional). The value is
-    /// built in place: no `Any` is copied into the slot.
+    /// boxes it, and returns ``DirectReadOutcome/read``. Leaves `slot` uninitialised for a NULL
+    /// (which the codec reads, and throws for when the attribute is not optional) and for a
+    /// value of the wrong storage class (another tool wrote it): an `Int` column holding
+    /// anything but an INTEGER (`'abc'` would read 0, `2.5` would read 2), a `Double` column
+    /// anything but a number, a `String` column text that is not UTF-8 (it would read U+FFFD).
+    /// The value is built in place: no `Any` is copied into the slot.
+    ///
+    /// The numbers' check is the storage class `sqlite3_column_type` gives, asked before the
+    /// value instead of after a 0 (where NULL needed it anyway); the text's is the UTF-8
+    /// validation that decoding the bytes into a `String` performs in any case.
     @inline(__always)
     private func read(
         _ stmt: SQLiteStatement, _ column: Int32, _ direct: AttributeCodec.DirectRead,
         into slot: UnsafeMutablePointer<Any>
-    ) -> Bool {
+    ) -> DirectReadOutcome {
         switch direct {
         case .int:
-            let v = stmt.int64(at: column)
-            guard v != 0 || !stmt.isNull(at: column) else { return false }
-            slot.initialize(to: Int(v))
+            let type = stmt.storageClass(at: column)
+            guard type == SQLITE_INTEGER else { return type == SQLITE_NULL ? .null : .storageClass(type) }
+            slot.initialize(to: Int(stmt.int64(at: column)))
         case .double:
-            let v = stmt.double(at: column)
-            guard v != 0 || !stmt.isNull(at: column) else { return false }
-            slot.initialize(to: v)
+            let type = stmt.storageClass(at: column)
+            guard type == SQLITE_FLOAT || type == SQLITE_INTEGER else {
+                return type == SQLITE_NULL ? .null : .storageClass(type)
+            }
+            slot.initialize(to: stmt.double(at: column))
         case .string:
-            guard let s = stmt.textIfPresent(at: column) else { return false }
-            slot.initialize(to: s)
+            switch stmt.validTextIfPresent(at: column) {
+            case .text(let s): slot.initialize(to: s)
+            case .null: return .null
+            case .invalidUTF8: return .invalidUTF8
+            }
         }
-        return true
+        return .read
     }
 
     /// Reads the current row's columns into `data`'s slots; a refresh of a registered model
@@ -630,6 +663,20 @@ extension ModelContext {
     ) throws {
         guard let layout = data.layout else { return }
         data.version = stmt.int64(at: table.versionColumn)
+        do {
+            try decodeColumns(stmt, into: data, model: model, table: table, layout: layout)
+        } catch let mismatch as StoredValueMismatch {
+            throw mismatch.error(layout: layout, table: table, pk: data.pk, url: stack.store(of: table).url)
+        }
+    }
+
+    /// ``decode(_:into:model:table:)``'s columns.
+    ///
+    /// - Throws: ``StoredValueMismatch`` for a value of the wrong storage class; the codecs' errors.
+    private func decodeColumns(
+        _ stmt: SQLiteStatement, into data: BackingData, model: (any PersistentModel)?,
+        table: StoreMapping.Table, layout: ModelLayout
+    ) throws {
         for read in table.plan(layout) where read.role != .foreignEntity {
             if let composite = read.composite {
                 let value = try composite.read(stmt, read.column)
@@ -646,9 +693,11 @@ extension ModelContext {
                     if current != nil, let old = try? codec.encode(current), old == stmt.value(at: read.column) {
                         continue
                     }
-                    data.setSlot(read.slot, try self.read(stmt, read.column, codec), of: model, recordChange: false)
+                    data.setSlot(
+                        read.slot, try self.read(stmt, read.column, codec, slot: read.slot), of: model,
+                        recordChange: false)
                 } else {
-                    data.values[read.slot] = try self.read(stmt, read.column, codec)
+                    data.values[read.slot] = try self.read(stmt, read.column, codec, slot: read.slot)
                 }
             } else {
                 let fk = stmt.isNull(at: read.column) ? 0 : stmt.int64(at: read.column)
@@ -771,5 +820,72 @@ extension ModelContext {
             present.insert(ObjectIdentifier(m))
         }
         return result
+    }
+}
+
+/// What ``ModelContext`` found reading a column of an `Int`, `Double` or `String` attribute.
+enum DirectReadOutcome {
+    /// The value was read into the slot.
+    case read
+    /// The column is NULL (the attribute's codec decides what that reads as).
+    case null
+    /// The column holds a value of SQLite storage class `SQLITE_…` that the attribute's type
+    /// is never stored as.
+    case storageClass(Int32)
+    /// The column holds text that is not valid UTF-8.
+    case invalidUTF8
+}
+
+/// A column of the row being read holds a value its attribute is never stored as; thrown by
+/// the row reader, which knows the slot, and turned by the fetch, which knows the row, into
+/// the error ``error(layout:table:pk:url:)`` gives.
+struct StoredValueMismatch: Error {
+    /// The attribute's slot.
+    let slot: Int
+    /// What the reader found (``DirectReadOutcome/storageClass(_:)`` or `.invalidUTF8`).
+    let outcome: DirectReadOutcome
+
+    /// ``SwiftDataError/corruptStore`` naming the entity, the property, the row's `Z_PK`, the
+    /// table and what is stored there. The value is not coerced: a wrong number read as a
+    /// right one would be a wrong answer.
+    ///
+    /// ```swift
+    /// throw mismatch.error(layout: layout, table: table, pk: 7, url: store.url)
+    /// // corruptStore: HostileItem.count of the row with Z_PK 7 in ZHOSTILEITEM holds TEXT …
+    /// ```
+    func error(layout: ModelLayout, table: StoreMapping.Table, pk: Int64, url: URL?) -> SwiftDataError {
+        let property = slot < layout.slots.count ? layout.slots[slot].name : "slot \(slot)"
+        let stored: String
+        switch outcome {
+        case .storageClass(SQLITE_INTEGER): stored = "an INTEGER"
+        case .storageClass(SQLITE_FLOAT): stored = "a REAL"
+        case .storageClass(SQLITE_TEXT): stored = "TEXT"
+        case .storageClass(SQLITE_BLOB): stored = "a BLOB"
+        case .invalidUTF8: stored = "text that is not valid UTF-8"
+        default: stored = "a value of another type"
+        }
+        return SwiftDataError(
+            SwiftDataError.corruptStore.code,
+            "\(layout.name).\(property) of the row with Z_PK \(pk) in \(table.name) holds \(stored), which a "
+                + "\(layout.name).\(property) is never stored as (another tool wrote it); the value is not coerced: "
+                + "correct or delete the row",
+            entityName: layout.name, propertyName: property, url: url)
+    }
+}
+
+extension ModelContext {
+    /// ``SwiftDataError/corruptStore`` for a row of `table` (key `pk`) whose `Z_ENT` is no
+    /// entity of the model: another tool wrote it, or the store is another model's. A fetch
+    /// throws it rather than leave the row out unseen.
+    ///
+    /// ```swift
+    /// throw unknownEntityError(table, entity: 77, pk: 100)
+    /// ```
+    func unknownEntityError(_ table: StoreMapping.Table, entity: Int64, pk: Int64) -> SwiftDataError {
+        SwiftDataError(
+            SwiftDataError.corruptStore.code,
+            "the row with Z_PK \(pk) in \(table.name) has Z_ENT \(entity), which is no entity of the model stored "
+                + "there (another tool wrote it, or the store belongs to another model); correct or delete the row",
+            entityName: table.root.name, url: stack.store(of: table).url)
     }
 }

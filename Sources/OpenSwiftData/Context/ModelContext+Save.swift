@@ -532,6 +532,10 @@ extension ModelContext {
     ///
     /// Returns the keys handed out per table, in the order the tables first came: every key of
     /// a range is a new row's (the history records them from the table, in one statement each).
+    ///
+    /// - Throws: ``SwiftDataError/corruptStore`` naming the entity when its table's largest key
+    ///   or `Z_MAX` leaves no room below `Int64.max` for a new row (a store edited by another
+    ///   tool); nothing has been written then, and the save's transaction rolls back.
     private func allocatePrimaryKeys(_ w: StoreWriter, _ plan: UpsertPlan) throws -> [(
         table: String, first: Int64, last: Int64
     )] {
@@ -560,8 +564,10 @@ extension ModelContext {
                     order.append(key)
                 }
             }
-            current!.pk += 1
-            d.pendingPK = current!.pk
+            let (pk, overflow) = current!.pk.addingReportingOverflow(1)
+            if overflow { throw StoreWriter.keySpaceExhausted(entity: layout.name, table: current!.table.name) }
+            current!.pk = pk
+            d.pendingPK = pk
         }
         if let c = current { next[c.key] = (c.table, c.pk) }
         for key in order {

@@ -28,9 +28,10 @@ package enum InjectedFault: String, CaseIterable, Sendable {
     /// the default policy does: a stale increment overwrites a newer one (`concurrent-writers`
     /// must lose updates and fail).
     case ignoreMergeConflict = "ignore-merge-conflict"
-    /// The binary property-list decoder skips its nesting limit and its check for a collection
-    /// that contains itself: a cyclic `Z_PLIST` recurses until the stack overflows
-    /// (`hostile-metadata` must fail).
+    /// The binary property-list decoder skips its bounds — nesting depth, objects and bytes
+    /// decoded — and its check for a collection that contains itself: a cyclic `Z_PLIST`
+    /// recurses until the stack overflows, a bomb expands without end (`hostile-metadata`
+    /// must fail).
     case plistUnbounded = "plist-unbounded"
     /// A store's connection is used without the lock that serialises the contexts of one
     /// container, so two threads' statements and transactions interleave on it (`actors` must fail).

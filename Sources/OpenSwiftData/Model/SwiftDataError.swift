@@ -131,6 +131,11 @@ public struct SwiftDataError: Error, Equatable, CustomStringConvertible, @unchec
     public static let deleteRuleDenied = SwiftDataError(code: "deleteRuleDenied")
     /// A uniqueness constraint could not be satisfied by an upsert.
     public static let uniqueConstraintViolation = SwiftDataError(code: "uniqueConstraintViolation")
+    /// A constraint or trigger that the store file declares refused the save: a trigger's
+    /// `RAISE(ABORT, …)`, a `CHECK`, `NOT NULL` or foreign key another tool added (stores this
+    /// library creates declare none of them). The message keeps SQLite's and names the kind;
+    /// nothing was written and the context keeps its pending changes.
+    public static let constraintViolation = SwiftDataError(code: "constraintViolation")
     /// A save would overwrite or delete rows that another context or process changed since they
     /// were read, and the configuration's merge policy is ``ModelConfiguration/MergePolicy/error``.
     /// Nothing was written; the context keeps its pending changes.

@@ -150,6 +150,38 @@ public final class SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
     }
 
+    /// Column `index`'s storage class: `SQLITE_INTEGER`, `SQLITE_FLOAT`, `SQLITE_TEXT`,
+    /// `SQLITE_BLOB` or `SQLITE_NULL` (one SQLite call, as ``isNull(at:)``).
+    @inline(__always) public func storageClass(at index: Int32) -> Int32 {
+        sqlite3_column_type(handle, index)
+    }
+
+    /// What ``validTextIfPresent(at:)`` read.
+    public enum TextRead {
+        /// The column's text.
+        case text(String)
+        /// The column is `NULL`.
+        case null
+        /// The column's bytes are not valid UTF-8 (another tool wrote them).
+        case invalidUTF8
+    }
+
+    /// Column `index` as text, `NULL`, or bytes that are not UTF-8 — where ``textIfPresent(at:)``
+    /// would put U+FFFD in their place. The same two SQLite calls; the validation is the one
+    /// building the `String` does in any case.
+    ///
+    /// ```swift
+    /// if case .text(let name) = stmt.validTextIfPresent(at: 2) { print(name) }
+    /// ```
+    @inline(__always) public func validTextIfPresent(at index: Int32) -> TextRead {
+        guard let p = sqlite3_column_text(handle, index) else { return .null }
+        let n = Int(sqlite3_column_bytes(handle, index))
+        guard let s = String(validating: UnsafeBufferPointer(start: p, count: n), as: UTF8.self) else {
+            return .invalidUTF8
+        }
+        return .text(s)
+    }
+
     /// Column `index` as bytes (empty for `NULL`).
     public func data(at index: Int32) -> Data {
         guard let p = sqlite3_column_blob(handle, index) else { return Data() }

@@ -506,12 +506,15 @@ final class SQLiteStore: @unchecked Sendable {
 }
 
 extension SQLiteConnection {
-    /// `immediateTransaction`, with SQLite errors turned into ``SwiftDataError/storeError``.
+    /// `immediateTransaction`, with SQLite errors turned into ``SwiftDataError/storeError``
+    /// (a constraint's into the error ``SQLiteError/saveError(entityName:sql:)`` gives).
     func immediateTransactionMapped<T>(_ body: () throws -> T) throws -> T {
         do {
             return try immediateTransaction(body)
         } catch let e as SwiftDataError {
             throw e
+        } catch let e as SQLiteError where e.code == .constraint {
+            throw e.saveError(entityName: nil, sql: e.sql)
         } catch let e as SQLiteError {
             throw SwiftDataError(
                 SwiftDataError.storeError.code, "the save failed and was rolled back; nothing was written",

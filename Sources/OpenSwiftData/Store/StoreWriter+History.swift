@@ -61,7 +61,10 @@ extension StoreWriter {
                 .real(timestamp.timeIntervalSinceReferenceDate),
             ])
         for range in insertedRanges where range.last >= range.first {
-            let keys = try nextKeys(entity: 16001, count: range.last - range.first + 1)
+            // A range holds at most `Int64.max` keys (both ends are positive keys).
+            let (width, overflow) = (range.last - range.first).addingReportingOverflow(1)
+            if overflow { throw StoreWriter.keySpaceExhausted(entity: "CHANGE", table: "ACHANGE") }
+            let keys = try nextKeys(entity: 16001, count: width)
             let table = quoteIdentifier(range.table)
             if keys.followTable {
                 // The keys handed out are the ones SQLite gives rows inserted without one (one
@@ -126,6 +129,9 @@ extension StoreWriter {
     /// `count`, starting above the table's largest key too); returns the first, and whether
     /// they start right above the table's largest key (`Z_MAX` is not ahead of the table), so
     /// that rows inserted without a key get exactly these.
+    ///
+    /// - Throws: ``SwiftDataError/corruptStore`` when `count` more keys do not fit below
+    ///   `Int64.max` (a `Z_MAX` or key written by another tool); the save rolls back.
     private func nextKeys(entity: Int64, count: Int64) throws -> (first: Int64, followTable: Bool) {
         var recorded: Int64 = 0
         if case .integer(let n)? = try db.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(entity)]) {
@@ -135,8 +141,30 @@ extension StoreWriter {
         var largest: Int64 = 0
         if case .integer(let n)? = try db.scalar("SELECT max(Z_PK) FROM \(table)") { largest = n }
         let max = Swift.max(recorded, largest)
-        try db.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(max + count), .integer(entity)])
-        return (max + 1, max == largest)
+        let (first, beyondFirst) = max.addingReportingOverflow(1)
+        let (last, beyondLast) = max.addingReportingOverflow(count)
+        if beyondFirst || beyondLast {
+            let name = entity == 16001 ? "CHANGE" : entity == 16002 ? "TRANSACTION" : "TRANSACTIONSTRING"
+            throw StoreWriter.keySpaceExhausted(entity: name, table: table)
+        }
+        try db.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(last), .integer(entity)])
+        return (first, max == largest)
+    }
+
+    /// The error of a save that needs a key above `Int64.max` for `entity` (stored in `table`):
+    /// its table's largest `Z_PK` or its `Z_PRIMARYKEY.Z_MAX` is at the top of the key space,
+    /// which only another tool writes. The save's transaction rolls back, so nothing is written.
+    ///
+    /// ```swift
+    /// throw StoreWriter.keySpaceExhausted(entity: "Item", table: "ZITEM")
+    /// ```
+    static func keySpaceExhausted(entity: String, table: String) -> SwiftDataError {
+        SwiftDataError(
+            SwiftDataError.corruptStore.code,
+            "the store's key space for \(entity) is exhausted: table \(table)'s largest Z_PK or its Z_PRIMARYKEY.Z_MAX "
+                + "leaves no key below \(Int64.max) for a new row (a value another tool wrote); nothing was written "
+                + "and the context keeps its pending changes",
+            entityName: entity)
     }
 
     /// The `ATRANSACTIONSTRING` key of `name`, inserting it the first time.

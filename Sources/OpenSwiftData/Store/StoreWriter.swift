@@ -390,7 +390,7 @@ struct RowStatement {
     }
 
     /// Runs the statement; a uniqueness failure becomes ``SwiftDataError/uniqueConstraintViolation``
-    /// naming `entityName`.
+    /// naming `entityName`, another constraint's ``SwiftDataError/constraintViolation``.
     func run(_ entityName: String) throws {
         defer { stmt.reset() }
         do {
@@ -406,6 +406,9 @@ struct RowStatement {
     /// the update when that is known: the one a checking statement checks, or the one an
     /// upsert's lookup read in this transaction. The new version is then that plus one, and
     /// nothing is read back; otherwise it is read back by key.
+    ///
+    /// - Throws: ``SwiftDataError/corruptStore`` when the row's version is at `Int64.max`;
+    ///   a constraint's error (``SQLiteError/saveError(entityName:sql:)``).
     func runUpdate(_ entityName: String, key: Int64, knownVersion: Int64?) throws -> Int64? {
         do {
             defer { stmt.reset() }
@@ -415,19 +418,34 @@ struct RowStatement {
         }
         guard stmt.connection.changes > 0 else { return nil }
         // The row was at `knownVersion`, and the update added one.
-        if let knownVersion { return knownVersion + 1 }
+        if let knownVersion {
+            let (next, overflow) = knownVersion.addingReportingOverflow(1)
+            if overflow { throw versionExhausted(entityName, key: key) }
+            return next
+        }
         guard let query = versionQuery else { return nil }
         defer { query.reset() }
         try query.bind(key, at: 1)
         guard try query.step() else { return nil }
-        return query.int64(at: 0)
+        // SQLite's `Z_OPT + 1` past Int64.max gives a REAL, which reads back as Int64.max.
+        let version = query.int64(at: 0)
+        if version == Int64.max { throw versionExhausted(entityName, key: key) }
+        return version
+    }
+
+    /// ``SwiftDataError/corruptStore`` for an update of row `key` whose version (`Z_OPT`) is at
+    /// the top of `Int64` (a value another tool wrote): it has no next version. The save rolls
+    /// back.
+    private func versionExhausted(_ entityName: String, key: Int64) -> SwiftDataError {
+        SwiftDataError(
+            SwiftDataError.corruptStore.code,
+            "the row version (Z_OPT) of the \(entityName) with Z_PK \(key) is at \(Int64.max) (a value another tool "
+                + "wrote), so the row cannot be updated; nothing was written and the context keeps its pending changes",
+            entityName: entityName, sql: stmt.sql)
     }
 
     private func constraintError(_ e: SQLiteError, _ entityName: String) -> SwiftDataError {
-        SwiftDataError(
-            SwiftDataError.uniqueConstraintViolation.code,
-            "a \(entityName) collides with a stored one on a unique attribute (\(e.message)); nothing was saved",
-            entityName: entityName, sql: stmt.sql, underlying: e)
+        e.saveError(entityName: entityName, sql: stmt.sql)
     }
 }
 

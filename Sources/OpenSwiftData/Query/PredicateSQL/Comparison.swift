@@ -73,8 +73,7 @@ extension PredicateExpressions.Comparison: SQLPredicateExpression {
 /// `lhs op rhs` for an ordering operator, TRUE or FALSE even where an operand is NULL (see
 /// ``PredicateExpressions/Comparison``); `decimal` compares through ``DecimalCollation``.
 func ordering(_ lhs: Any, _ rhs: Any, _ op: String, _ t: SQLTranslation, decimal: Bool = false) throws -> SQLFragment {
-    let l = try translate(lhs, t)
-    let r = try translate(rhs, t)
+    let (l, r) = try translateOperands(lhs, rhs, t)
     if l.toMany != nil || r.toMany != nil {
         throw t.unsupported("a to-many relationship compared as a value (use contains(where:), count or isEmpty)")
     }
@@ -98,8 +97,7 @@ func ordering(_ lhs: Any, _ rhs: Any, _ op: String, _ t: SQLTranslation, decimal
 /// one reached through an optional to-one is nil when the to-one is: `$0.folder?.items == nil`
 /// → `(t."folder" IS NULL)`.
 func binary(_ lhs: Any, _ rhs: Any, _ op: String, _ t: SQLTranslation, decimal: Bool = false) throws -> SQLFragment {
-    let l = try translate(lhs, t)
-    let r = try translate(rhs, t)
+    let (l, r) = try translateOperands(lhs, rhs, t)
     if let many = l.toMany ?? r.toMany, isNilConstant(l.toMany != nil ? r : l) {
         // `$0.folder?.items == nil`: nil exactly when the to-one is.
         if let base = many.nullableBase {

@@ -173,7 +173,85 @@ struct IdentifierScope {
 /// Converts a captured Swift value to a bound argument: native values as stored, raw-value
 /// enums by raw value, models and `PersistentIdentifier`s by primary key (`-1`, matching
 /// nothing, while unsaved or when `scope` says they belong elsewhere), `nil` as NULL.
+///
+/// - Throws: ``SwiftDataError/unsupportedPredicate`` for a NaN (``nanComparisonError(_:property:)``:
+///   the comparison that holds it adds the property's name), ``SwiftDataError/invalidValue``
+///   for another value SQLite cannot hold.
 func sqlArgument<V>(_ value: V, _ scope: IdentifierScope?) throws -> SQLValue {
+    do {
+        return try boundArgument(value, scope)
+    } catch let e as SwiftDataError where e.code == SwiftDataError.invalidValue.code {
+        guard let type = nanType(value) else { throw e }
+        throw nanComparisonError(type, property: nil)
+    }
+}
+
+/// Why a predicate's captured NaN cannot be translated, as ``SwiftDataError/unsupportedPredicate``
+/// naming `property` (the other side of the comparison) when it is known.
+///
+/// ```swift
+/// let nan = Double.nan
+/// #Predicate<Item> { $0.price == nan }   // unsupportedPredicate: … compares Item.price with NaN …
+/// ```
+func nanComparisonError(_ type: Any.Type, property: String?, entity: String? = nil) -> SwiftDataError {
+    let subject = property.map { "compares \(entity.map { "\($0)." } ?? "")\($0) with" } ?? "compares with"
+    return SwiftDataError(
+        SwiftDataError.unsupportedPredicate.code,
+        "the predicate \(subject) a \(type) NaN, which SQLite cannot represent (a bound NaN is NULL). No stored value "
+            + "is NaN (saving one throws), so in Swift `== nan` is false for every model and `!= nan` true: test the "
+            + "captured value with `.isNaN` before building the predicate and leave the comparison out "
+            + "(`.isNaN` inside a predicate cannot be translated either)",
+        entityName: entity, propertyName: property, underlying: NaNInPredicate(type: type))
+}
+
+/// The marker ``nanComparisonError(_:property:entity:)`` leaves in `underlying`, so the
+/// comparison around the value can name its property.
+struct NaNInPredicate: Error {
+    /// The captured value's type (`Double`, `Float`, `Date` …).
+    let type: Any.Type
+}
+
+/// The type of `value` when it is (an optional of) a floating-point number or date holding NaN.
+private func nanType(_ value: Any) -> Any.Type? {
+    guard let v = _flattenOptional(value) else { return nil }
+    if let d = v as? Double, d.isNaN { return Double.self }
+    if let f = v as? Float, f.isNaN { return Float.self }
+    if let d = v as? Date, d.timeIntervalSinceReferenceDate.isNaN { return Date.self }
+    return nil
+}
+
+/// A comparison's operands translated, a captured NaN on either side reported with the
+/// property on the other (``nanComparisonError(_:property:entity:)``).
+///
+/// ```swift
+/// let (l, r) = try translateOperands(lhs, rhs, t)
+/// ```
+func translateOperands(_ lhs: Any, _ rhs: Any, _ t: SQLTranslation) throws -> (SQLFragment, SQLFragment) {
+    do {
+        return (try translate(lhs, t), try translate(rhs, t))
+    } catch let e as SwiftDataError where e.propertyName == nil {
+        guard let nan = e.underlying as? NaNInPredicate else { throw e }
+        let other = (lhs as? any KeyPathNaming) ?? (rhs as? any KeyPathNaming)
+        let name = other.map { expression -> String in
+            let keyPath = expression.anyKeyPath
+            return t.layout.slotByKeyPath[keyPath].map { t.layout.slots[$0].name } ?? "\(keyPath)"
+        }
+        throw nanComparisonError(nan.type, property: name, entity: t.layout.name)
+    }
+}
+
+/// A key-path expression, seen without its generic parameters (to name a compared property).
+protocol KeyPathNaming {
+    /// The expression's key path.
+    var anyKeyPath: AnyKeyPath { get }
+}
+
+extension PredicateExpressions.KeyPath: KeyPathNaming {
+    var anyKeyPath: AnyKeyPath { keyPath }
+}
+
+/// ``sqlArgument(_:_:)``'s conversion, before a NaN's error is made a predicate's.
+private func boundArgument<V>(_ value: V, _ scope: IdentifierScope?) throws -> SQLValue {
     // The common captured types first, by a type comparison (of the static type, then of the
     // dynamic one for a value in an `Any`): each fetch binds its values again, and the
     // existential casts below cost more than the rest of the binding.

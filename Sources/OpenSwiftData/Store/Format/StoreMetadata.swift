@@ -82,7 +82,8 @@ public struct StoreMetadata: Hashable, Sendable {
         } catch let e as BinaryPropertyList.DecodingError {
             throw SwiftDataError(
                 SwiftDataError.corruptStore.code,
-                "Z_METADATA.Z_PLIST is not a readable binary property list", underlying: e)
+                "Z_METADATA.Z_PLIST is not a readable binary property list (\(e.message)); the store was not modified",
+                underlying: e)
         }
         var rest = root
         func take<T>(_ key: String, _ cast: (PropertyListValue) -> T?) throws -> T? {
