@@ -419,7 +419,9 @@ extension ModelContext {
                 continue
             }
             outcome.versions[id] = version
-            if d.version != 0 && version != d.version + 1 { outcome.stale.append(m) }
+            // Wrapping: a version read at Int64.max (a hostile store) only makes the row stale;
+            // the update itself refused to bump a stored version at the top.
+            if d.version != 0 && version != d.version &+ 1 { outcome.stale.append(m) }
         }
         if !conflicts.isEmpty { throw mergeConflictError(conflicts) }
         // Join tables and one-way keys: pairs of new models, and the difference for changed ones.
