@@ -86,7 +86,7 @@ enum ReliabilityCommand {
     /// keep a typo from running for weeks or starting thousands of processes.
     static let bounds = (
         kills: 1...100_000, saves: 1...1_000_000, writers: 1...64, increments: 1...1_000_000, trials: 1...10_000,
-        rows: 1...10_000_000, actorSeconds: 0.5...3_600.0, timeout: 1.0...86_400.0
+        rows: 1...10_000_000, actorSeconds: 1.0...3_600.0, timeout: 1.0...86_400.0
     )
 
     /// The validated options.

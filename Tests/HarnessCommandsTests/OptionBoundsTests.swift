@@ -43,6 +43,12 @@ struct OptionBoundsTests {
         Bounded(subcommand: "reliability", option: "writers", lower: "1", upper: "64"),
         Bounded(subcommand: "reliability", option: "increments", lower: "1", upper: "1000000"),
         Bounded(subcommand: "reliability", option: "trials", lower: "1", upper: "10000"),
+        Bounded(subcommand: "reliability", option: "store-kills", lower: "1", upper: "100000"),
+        Bounded(subcommand: "reliability", option: "migration-rows", lower: "1", upper: "10000000"),
+        Bounded(subcommand: "reliability", option: "migration-kills", lower: "1", upper: "100000"),
+        Bounded(subcommand: "reliability", option: "history-kills", lower: "1", upper: "100000"),
+        Bounded(subcommand: "reliability", option: "hostile-files", lower: "1", upper: "100000"),
+        Bounded(subcommand: "reliability", option: "actor-seconds", lower: "1", upper: "3600"),
         Bounded(subcommand: "reliability", option: "timeout", lower: "1", upper: "86400"),
     ]
 
@@ -124,6 +130,19 @@ struct OptionBoundsTests {
         (["fixtures", "--schema", "catalogue", "--out", fixtureOut, "--traits", ""], "traits", ""),
         (["fixtures", "--schema", "catalogue", "--out", fixtureOut, "--traits", ","], "traits", ","),
     ]
+
+    @Test("reliability --help names every probe, the several-store, migration, history and metadata ones among them")
+    func reliabilityHelpListsProbes() {
+        let help = Harness.parser.helpText(for: "reliability")
+        for name in [
+            "several-stores", "migrations", "history", "hostile-metadata", "actors", "crash-loop", "hostile-values",
+        ] {
+            #expect(help.contains(name), "reliability --help does not name \(name)")
+        }
+        for option in ["--store-kills", "--migration-kills", "--history-kills", "--hostile-files", "--seed"] {
+            #expect(help.contains(option), "reliability --help does not list \(option)")
+        }
+    }
 
     @Test("a list option given no item is refused, not read as 'all'")
     func emptyListsAreRefused() {
