@@ -115,7 +115,11 @@ enum ReliabilityCommand {
             }
         }
         var c = o.configuration
-        if let seed = try args.integer("seed", as: UInt64.self) { c.seed = seed }
+        if let seed = try args.integer("seed", as: UInt64.self) {
+            c.seed = seed
+        } else {
+            c.seed = ReliabilityConfiguration.randomSeed()
+        }
         if let n = try args.integer("kills", in: bounds.kills) { c.kills = n }
         if let n = try args.integer("saves", in: bounds.saves) { c.readerSaves = n }
         if let n = try args.integer("writers", in: bounds.writers) { c.writerProcesses = n }
@@ -125,8 +129,13 @@ enum ReliabilityCommand {
         if let n = try args.integer("migration-rows", in: bounds.rows) { c.migrationRows = n }
         if let n = try args.integer("migration-kills", in: bounds.kills) { c.migrationKills = n }
         if let n = try args.integer("history-kills", in: bounds.kills) { c.historyKills = n }
+        if let n = try args.integer("hostile-files", in: bounds.kills) { c.hostileFiles = n }
+        if let seconds = try args.number("actor-seconds", in: bounds.actorSeconds) { c.actorSeconds = seconds }
         if let seconds = try args.number("timeout", in: bounds.timeout) { c.childTimeout = seconds }
-        if c != o.configuration { c.name = "\(o.configuration.name), customised" }
+        // The seed alone does not make a configuration customised.
+        var sizes = c
+        sizes.seed = o.configuration.seed
+        if sizes != o.configuration { c.name = "\(o.configuration.name), customised" }
         o.configuration = c
         if let out = args.value("out") {
             guard !out.isEmpty else {
