@@ -136,13 +136,11 @@ enum CrashLoopProbe {
             }
             tally.set("largest WAL (KiB)", max(tally.value("largest WAL (KiB)"), walSize / 1024))
 
-            let checker = try run.spawn("crash-checker", ["store=\(store.path)"], label: "checker \(round + 1)")
-            let line = checker.line(startingWith: "check ")
-            let checkerEnd = checker.wait()
-            // Not swallowed: a missing or undecodable answer is a tallied failure just below.
-            guard let line, let check = try? JSONDecoder().decode(Check.self, from: Data(line.dropFirst(6).utf8)) else {
+            let (answer, checkerEnd) = try run.check(
+                "crash-checker", ["store=\(store.path)"], label: "checker \(round + 1)", as: Check.self)
+            guard let check = answer else {
                 tally.add("failed reopens")
-                tally.fail("\(at): the checker gave no answer: \(checker.describe(checkerEnd))")
+                tally.fail("\(at): the checker gave no answer: \(checkerEnd)")
                 break
             }
             guard check.opened else {
@@ -267,30 +265,11 @@ enum CrashLoopProbe {
             for: ReliabilitySchemas.crash, configurations: [ModelConfiguration(url: store)])
         WorkerIO.say("opened")
         let context = ModelContext(container)
-        let name = counterName
-        let byName = FetchDescriptor<ReliabilityCounter>(predicate: #Predicate { $0.name == name })
-        // Bounded: the coordinator kills long before this many saves.
-        for _ in 0..<100_000 {
-            let counter: ReliabilityCounter
-            if let existing = try context.fetch(byName).first {
-                counter = existing
-            } else {
-                counter = ReliabilityCounter(name: name, value: 0)
-                context.insert(counter)
-            }
-            counter.value += 1
-            let parent = ReliabilityParent(serial: counter.value, note: note)
+        return try WorkerIO.saveUntilKilled(context, counter: counterName) { value in
+            let parent = ReliabilityParent(serial: value, note: note)
             context.insert(parent)
             parent.children = (0..<children).map { ReliabilityChild(slot: $0) }
-            do {
-                try context.save()
-            } catch {
-                WorkerIO.say("error \(ThrownError(error))")
-                return 1
-            }
-            WorkerIO.say("committed \(counter.value)")
         }
-        return 0
     }
 
     /// Opens the store, checks it, prints `check <json>`, and exits without closing the store.
@@ -303,7 +282,7 @@ enum CrashLoopProbe {
                 for: ReliabilitySchemas.crash, configurations: [ModelConfiguration(url: store)])
         } catch {
             check.openError = ThrownError(error)
-            report(check)
+            WorkerIO.sayCheck(check)
             return 0
         }
         check.opened = true
@@ -324,15 +303,10 @@ enum CrashLoopProbe {
         } catch {
             check.checkError = ThrownError(error)
         }
-        report(check)
+        WorkerIO.sayCheck(check)
         // Exit with the store open, as an app that is quit does: a clean close would checkpoint
         // and delete the WAL the next writer is meant to find grown.
         withExtendedLifetime(container) { exit(0) }
     }
 
-    private static func report(_ check: Check) {
-        // try?: plain Codable values always encode; "{}" makes the parent report an undecodable answer.
-        let json = (try? JSONEncoder().encode(check)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        WorkerIO.say("check " + json)
-    }
 }

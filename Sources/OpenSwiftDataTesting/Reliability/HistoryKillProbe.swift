@@ -122,13 +122,11 @@ enum HistoryKillProbe {
             }
             tally.add("kills")
 
-            let checker = try run.spawn("history-checker", ["store=\(store.path)"], label: "history checker \(round)")
-            let line = checker.line(startingWith: "check ")
-            let checkerEnd = checker.wait()
-            // Not swallowed: a missing or undecodable answer is a tallied failure just below.
-            guard let line, let check = try? JSONDecoder().decode(Check.self, from: Data(line.dropFirst(6).utf8)) else {
+            let (answer, checkerEnd) = try run.check(
+                "history-checker", ["store=\(store.path)"], label: "history checker \(round)", as: Check.self)
+            guard let check = answer else {
                 tally.add("failed reopens")
-                tally.fail("\(at): the checker gave no answer: \(checker.describe(checkerEnd))")
+                tally.fail("\(at): the checker gave no answer: \(checkerEnd)")
                 break
             }
             if let error = check.error {
@@ -179,30 +177,11 @@ enum HistoryKillProbe {
         let container = try ModelContainer(for: schema, configurations: [ModelConfiguration(url: store)])
         WorkerIO.say("opened")
         let context = ModelContext(container)
-        let name = counterName
-        let byName = FetchDescriptor<ReliabilityCounter>(predicate: #Predicate { $0.name == name })
-        // Bounded: the coordinator kills long before this many saves.
-        for _ in 0..<100_000 {
-            let counter: ReliabilityCounter
-            if let existing = try context.fetch(byName).first {
-                counter = existing
-            } else {
-                counter = ReliabilityCounter(name: name, value: 0)
-                context.insert(counter)
+        return try WorkerIO.saveUntilKilled(context, counter: counterName) { value in
+            for slot in 0..<rows(inBatch: value) {
+                context.insert(ReliabilityHistoryRow(batch: value, slot: slot))
             }
-            counter.value += 1
-            for slot in 0..<rows(inBatch: counter.value) {
-                context.insert(ReliabilityHistoryRow(batch: counter.value, slot: slot))
-            }
-            do {
-                try context.save()
-            } catch {
-                WorkerIO.say("error \(ThrownError(error))")
-                return 1
-            }
-            WorkerIO.say("committed \(counter.value)")
         }
-        return 0
     }
 
     /// Opens the store (recovering what the kill left), reads the rows and the history with
@@ -219,9 +198,7 @@ enum HistoryKillProbe {
         } catch {
             check.error = ThrownError(error)
         }
-        // try?: plain Codable values always encode; "{}" makes the parent report an undecodable answer.
-        let json = (try? JSONEncoder().encode(check)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        WorkerIO.say("check " + json)
+        WorkerIO.sayCheck(check)
         withExtendedLifetime(container) { exit(0) }
     }
 

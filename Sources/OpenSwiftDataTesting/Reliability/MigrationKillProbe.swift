@@ -244,14 +244,12 @@ enum MigrationKillProbe {
             }
             tally.add("kills")
 
-            let checker = try run.spawn(
-                "migration-checker", ["store=\(store.path)", "rows=\(c.migrationRows)"], label: "checker \(round)")
-            let line = checker.line(startingWith: "check ")
-            let checkerEnd = checker.wait()
-            // Not swallowed: a missing or undecodable answer is a tallied failure just below.
-            guard let line, let check = try? JSONDecoder().decode(Check.self, from: Data(line.dropFirst(6).utf8)) else {
+            let (answer, checkerEnd) = try run.check(
+                "migration-checker", ["store=\(store.path)", "rows=\(c.migrationRows)"], label: "checker \(round)",
+                as: Check.self)
+            guard let check = answer else {
                 tally.add("failed reopens")
-                tally.fail("\(at): the checker gave no answer: \(checker.describe(checkerEnd))")
+                tally.fail("\(at): the checker gave no answer: \(checkerEnd)")
                 continue
             }
             tally.record(check, at: at, rows: c.migrationRows)
@@ -379,9 +377,7 @@ enum MigrationKillProbe {
         } catch {
             check.error = ThrownError(error)
         }
-        // try?: plain Codable values always encode; "{}" makes the parent report an undecodable answer.
-        let json = (try? JSONEncoder().encode(check)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        WorkerIO.say("check " + json)
+        WorkerIO.sayCheck(check)
         return 0
     }
 

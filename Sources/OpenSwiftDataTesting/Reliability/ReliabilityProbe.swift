@@ -137,6 +137,19 @@ struct ReliabilityRun: Sendable {
             ? [:] : [FaultInjection.environmentVariable: configuration.injectedFaults.joined(separator: ",")]
     }
 
+    /// Starts checker `role` with `arguments`, waits for it, and decodes the `check <json>` line
+    /// it printed (``WorkerIO/sayCheck(_:)``): the check, or `nil` and how the checker ended.
+    func check<Check: Decodable>(_ role: String, _ arguments: [String], label: String, as _: Check.Type) throws
+        -> (check: Check?, end: String)
+    {
+        let checker = try spawn(role, arguments, label: label)
+        let line = checker.line(startingWith: "check ")
+        let end = checker.wait()
+        // Not swallowed: the caller tallies a missing or undecodable answer as a failure.
+        let check = line.flatMap { try? JSONDecoder().decode(Check.self, from: Data($0.dropFirst(6).utf8)) }
+        return (check, checker.describe(end))
+    }
+
     /// A fresh store location in the scratch directory.
     func store(_ name: String) -> URL { directory.appendingPathComponent("\(name).store") }
 }

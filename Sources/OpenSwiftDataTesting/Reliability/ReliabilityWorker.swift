@@ -1,4 +1,5 @@
 import Foundation
+import OpenSwiftData
 
 #if canImport(Glibc)
     import Glibc
@@ -143,6 +144,42 @@ enum WorkerIO {
     static func say(_ line: String) {
         print(line)
         fflush(nil)
+    }
+
+    /// Prints `check <json>`: what a checker process found, for its coordinator's
+    /// ``ReliabilityRun/check(_:_:label:as:)``.
+    static func sayCheck(_ check: some Encodable) {
+        // try?: plain Codable values always encode; "{}" makes the coordinator report an undecodable answer.
+        let json = (try? JSONEncoder().encode(check)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        say("check " + json)
+    }
+
+    /// Opens the counter named `name` (or inserts it at 0) and saves until the process is
+    /// killed: each save adds one to the counter, lets `fill` insert the save's rows for the
+    /// counter's new value, and prints `committed <value>` once it committed. Returns 1 after
+    /// printing `error …` when a save throws, 0 after 100,000 saves (the coordinator kills
+    /// long before).
+    static func saveUntilKilled(_ context: ModelContext, counter name: String, _ fill: (Int) -> Void) throws -> Int32 {
+        let byName = FetchDescriptor<ReliabilityCounter>(predicate: #Predicate { $0.name == name })
+        for _ in 0..<100_000 {
+            let counter: ReliabilityCounter
+            if let existing = try context.fetch(byName).first {
+                counter = existing
+            } else {
+                counter = ReliabilityCounter(name: name, value: 0)
+                context.insert(counter)
+            }
+            counter.value += 1
+            fill(counter.value)
+            do {
+                try context.save()
+            } catch {
+                say("error \(ThrownError(error))")
+                return 1
+            }
+            say("committed \(counter.value)")
+        }
+        return 0
     }
 
     /// Prints a diagnostic on standard error.

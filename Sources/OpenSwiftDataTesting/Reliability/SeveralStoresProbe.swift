@@ -93,13 +93,11 @@ enum SeveralStoresProbe {
                 tally.add("kills that left one store a save ahead")
             }
 
-            let checker = try run.spawn("stores-checker", [], label: "checker \(round + 1)")
-            let line = checker.line(startingWith: "check ")
-            let checkerEnd = checker.wait()
-            // Not swallowed: a missing or undecodable answer is a tallied failure just below.
-            guard let line, let check = try? JSONDecoder().decode(Check.self, from: Data(line.dropFirst(6).utf8)) else {
+            let (answer, checkerEnd) = try run.check(
+                "stores-checker", [], label: "checker \(round + 1)", as: Check.self)
+            guard let check = answer else {
                 tally.add("failed reopens")
-                tally.fail("\(at): the checker gave no answer: \(checker.describe(checkerEnd))")
+                tally.fail("\(at): the checker gave no answer: \(checkerEnd)")
                 break
             }
             guard check.opened, check.checkError == nil else {
@@ -173,31 +171,12 @@ enum SeveralStoresProbe {
         let container = try ModelContainer(for: schema, configurations: configurations(run.directory))
         WorkerIO.say("opened")
         let context = ModelContext(container)
-        let name = "saves"
-        let byName = FetchDescriptor<ReliabilityCounter>(predicate: #Predicate { $0.name == name })
-        // Bounded: the coordinator kills long before this many saves.
-        for _ in 0..<100_000 {
-            let counter: ReliabilityCounter
-            if let existing = try context.fetch(byName).first {
-                counter = existing
-            } else {
-                counter = ReliabilityCounter(name: name, value: 0)
-                context.insert(counter)
-            }
-            counter.value += 1
-            let parent = ReliabilityParent(serial: counter.value, note: CrashLoopProbe.note)
+        return try WorkerIO.saveUntilKilled(context, counter: "saves") { value in
+            let parent = ReliabilityParent(serial: value, note: CrashLoopProbe.note)
             context.insert(parent)
             parent.children = (0..<CrashLoopProbe.children).map { ReliabilityChild(slot: $0) }
-            context.insert(ReliabilityCounter(name: "save \(counter.value)", value: counter.value))
-            do {
-                try context.save()
-            } catch {
-                WorkerIO.say("error \(ThrownError(error))")
-                return 1
-            }
-            WorkerIO.say("committed \(counter.value)")
+            context.insert(ReliabilityCounter(name: "save \(value)", value: value))
         }
-        return 0
     }
 
     /// Opens the container, checks both stores, prints `check <json>`, and exits without
@@ -210,7 +189,7 @@ enum SeveralStoresProbe {
             container = try ModelContainer(for: schema, configurations: configurations(run.directory))
         } catch {
             check.openError = ThrownError(error)
-            report(check)
+            WorkerIO.sayCheck(check)
             return 0
         }
         check.opened = true
@@ -229,14 +208,9 @@ enum SeveralStoresProbe {
         } catch {
             check.checkError = ThrownError(error)
         }
-        report(check)
+        WorkerIO.sayCheck(check)
         // Exit with the stores open, as an app that is quit does.
         withExtendedLifetime(container) { exit(0) }
     }
 
-    private static func report(_ check: Check) {
-        // try?: plain Codable values always encode; "{}" makes the parent report an undecodable answer.
-        let json = (try? JSONEncoder().encode(check)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        WorkerIO.say("check " + json)
-    }
 }
