@@ -636,15 +636,15 @@ extension ModelContext {
     ) -> DirectReadOutcome {
         switch direct {
         case .int:
-            let type = stmt.storageClass(at: column)
+            let (type, value) = stmt.integerColumn(at: column)
             guard type == SQLITE_INTEGER else { return type == SQLITE_NULL ? .null : .storageClass(type) }
-            slot.initialize(to: Int(stmt.int64(at: column)))
+            slot.initialize(to: Int(value))
         case .double:
-            let type = stmt.storageClass(at: column)
+            let (type, value) = stmt.realColumn(at: column)
             guard type == SQLITE_FLOAT || type == SQLITE_INTEGER else {
                 return type == SQLITE_NULL ? .null : .storageClass(type)
             }
-            slot.initialize(to: stmt.double(at: column))
+            slot.initialize(to: value)
         case .string:
             switch stmt.validTextIfPresent(at: column) {
             case .text(let s): slot.initialize(to: s)

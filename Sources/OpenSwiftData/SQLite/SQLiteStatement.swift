@@ -156,6 +156,24 @@ public final class SQLiteStatement {
         sqlite3_column_type(handle, index)
     }
 
+    /// Column `index`'s storage class (`SQLITE_INTEGER`, `SQLITE_NULL` …) and its value as an
+    /// integer, from one lookup of the column: the row reader's check that an `Int` column
+    /// holds an integer costs no second call into SQLite.
+    ///
+    /// The value `sqlite3_column_value` gives is SQLite's unprotected kind, which SQLite only
+    /// asks to be read by one thread at a time: this connection is used under its store's lock.
+    @inline(__always) public func integerColumn(at index: Int32) -> (storageClass: Int32, value: Int64) {
+        let value = sqlite3_column_value(handle, index)
+        return (sqlite3_value_type(value), sqlite3_value_int64(value))
+    }
+
+    /// Column `index`'s storage class and its value as a `Double`, from one lookup of the
+    /// column (see ``integerColumn(at:)``).
+    @inline(__always) public func realColumn(at index: Int32) -> (storageClass: Int32, value: Double) {
+        let value = sqlite3_column_value(handle, index)
+        return (sqlite3_value_type(value), sqlite3_value_double(value))
+    }
+
     /// What ``validTextIfPresent(at:)`` read.
     public enum TextRead {
         /// The column's text.
