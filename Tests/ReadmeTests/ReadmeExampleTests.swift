@@ -39,6 +39,25 @@ struct ReadmeExampleTests {
         #expect(try context.fetchCount(FetchDescriptor<Song>()) == 1, "cascade")
     }
 
+    @Test("the history-after-a-token example: each call returns what was saved since the last (HIS-04)")
+    func historyAfterToken() throws {
+        let container = try ModelContainer(
+            for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        context.insert(Trip(name: "Oslo", price: 1))
+        try context.save()
+        let first = try changesSaved(after: nil, in: context)
+        #expect(first.changes.count == 1)
+        context.insert(Trip(name: "Rome", price: 2))
+        context.insert(Trip(name: "Bern", price: 3))
+        try context.save()
+        let second = try changesSaved(after: first.newest, in: context)
+        #expect(second.changes.count == 2)
+        #expect(second.newest != nil && second.newest! > first.newest!)
+        let none = try changesSaved(after: second.newest, in: context)
+        #expect(none.changes.isEmpty && none.newest == second.newest)
+    }
+
     @Test("the history example: the widget's changes since a token (the behaviour: history suite, HIS-04, HIS-05)")
     func history() throws {
         let container = try ModelContainer(

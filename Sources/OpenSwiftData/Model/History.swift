@@ -290,3 +290,24 @@ public struct HistoryDescriptor<T: HistoryTransaction>: Sendable {
         self.fetchLimit = fetchLimit
     }
 }
+
+extension HistoryDescriptor where T == DefaultHistoryTransaction {
+    /// The transactions saved after `token`, oldest first: the same descriptor as
+    /// `HistoryDescriptor(predicate: #Predicate { $0.token > token })` (HIS-04), the way an app
+    /// that processes history remembers where it stopped. A `nil` token (nothing processed yet)
+    /// selects every transaction.
+    ///
+    /// ```swift
+    /// let changes = try context.fetchHistory(HistoryDescriptor(after: lastToken))
+    /// lastToken = changes.last?.token ?? lastToken
+    /// ```
+    /// Like the predicate, a token whose transaction ``ModelContext/deleteHistory(_:)`` removed
+    /// makes ``ModelContext/fetchHistory(_:)`` throw ``SwiftDataError/historyTokenExpired``.
+    public init(after token: DefaultHistoryToken?, sortBy: [SortDescriptor<T>] = [], fetchLimit: Int? = nil) {
+        guard let token else {
+            self.init(sortBy: sortBy, fetchLimit: fetchLimit)
+            return
+        }
+        self.init(predicate: #Predicate { $0.token > token }, sortBy: sortBy, fetchLimit: fetchLimit)
+    }
+}
