@@ -242,4 +242,37 @@ struct ContainerTests {
             #expect(base.path.hasSuffix(".local/share/OpenSwiftData"))
         }
     }
+
+    @Test("CFG-08 the default directory honours $OPENSWIFTDATA_STORE_DIR, $XDG_DATA_HOME and $HOME, in that order")
+    func defaultDirectoryFromEnvironment() {
+        func path(_ env: [String: String]) -> String { ModelConfiguration.defaultDirectory(in: env).path }
+        #expect(path(["HOME": "/home/ci"]) == "/home/ci/.local/share/OpenSwiftData")
+        #expect(path(["HOME": "/home/ci", "XDG_DATA_HOME": "/data"]) == "/data/OpenSwiftData")
+        #expect(
+            path(["HOME": "/home/ci", "XDG_DATA_HOME": "/data", "OPENSWIFTDATA_STORE_DIR": "/stores"]) == "/stores")
+        // Relative values are invalid for XDG and ignored; an empty store dir is unset.
+        #expect(path(["HOME": "/home/ci", "XDG_DATA_HOME": "data"]) == "/home/ci/.local/share/OpenSwiftData")
+        #expect(path(["HOME": "/home/ci", "OPENSWIFTDATA_STORE_DIR": ""]) == "/home/ci/.local/share/OpenSwiftData")
+        // No usable $HOME: the password database's home directory.
+        let fallback = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(
+            ".local/share/OpenSwiftData")
+        #expect(path(["HOME": "relative"]) == fallback.path)
+    }
+
+    @Test("CFG-08 the documents directory: $XDG_DOCUMENTS_DIR, user-dirs.dirs, then $HOME/Documents")
+    func documentsDirectory() throws {
+        let dir = try ScratchDirectory()
+        let config = dir.url.appendingPathComponent("config")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        #expect(UserDirectories(environment: ["HOME": "/home/ci"]).documents.path == "/home/ci/Documents")
+        try
+            "# written by xdg-user-dirs-update\nXDG_DESKTOP_DIR=\"$HOME/Schreibtisch\"\nXDG_DOCUMENTS_DIR=\"$HOME/Dokumente\"\n"
+            .write(to: config.appendingPathComponent("user-dirs.dirs"), atomically: true, encoding: .utf8)
+        let env = ["HOME": "/home/ci", "XDG_CONFIG_HOME": config.path]
+        #expect(UserDirectories(environment: env).documents.path == "/home/ci/Dokumente")
+        #expect(
+            UserDirectories(environment: env.merging(["XDG_DOCUMENTS_DIR": "/docs"]) { $1 }).documents.path == "/docs")
+        #expect(UserDirectories(environment: ["HOME": "/home/ci"]).cacheHome.path == "/home/ci/.cache")
+        #expect(UserDirectories.userDir("MUSIC", in: "XDG_DOCUMENTS_DIR=\"/d\"") == nil)
+    }
 }

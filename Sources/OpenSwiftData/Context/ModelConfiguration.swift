@@ -9,7 +9,7 @@ import Foundation
 /// ```
 /// With no URL, an on-disk store lives at ``defaultDirectory``/`<name>.store`, where the
 /// directory is `$OPENSWIFTDATA_STORE_DIR` if set, else `$XDG_DATA_HOME/OpenSwiftData`, else
-/// `~/.local/share/OpenSwiftData` (Apple's equivalent is Application Support).
+/// `$HOME/.local/share/OpenSwiftData` (Apple's equivalent is Application Support).
 public struct ModelConfiguration: Hashable, Sendable, Identifiable {
     /// CloudKit databases: accepted for source compatibility; Linux has no CloudKit.
     public struct CloudKitDatabase: Hashable, Sendable {
@@ -122,15 +122,14 @@ public struct ModelConfiguration: Hashable, Sendable, Identifiable {
     }
 
     /// Where stores without a URL live: `$OPENSWIFTDATA_STORE_DIR`, else
-    /// `$XDG_DATA_HOME/OpenSwiftData`, else `~/.local/share/OpenSwiftData`.
-    public static var defaultDirectory: URL {
-        let env = ProcessInfo.processInfo.environment
-        if let dir = env["OPENSWIFTDATA_STORE_DIR"], !dir.isEmpty { return URL(fileURLWithPath: dir) }
-        if let xdg = env["XDG_DATA_HOME"], !xdg.isEmpty {
-            return URL(fileURLWithPath: xdg).appendingPathComponent("OpenSwiftData")
-        }
-        return FileManager.default.homeDirectoryForCurrentUser
-            .appendingPathComponent(".local/share/OpenSwiftData")
+    /// `$XDG_DATA_HOME/OpenSwiftData`, else `$HOME/.local/share/OpenSwiftData` (relative values
+    /// of these variables are ignored, as the XDG specification requires).
+    public static var defaultDirectory: URL { defaultDirectory(in: ProcessInfo.processInfo.environment) }
+
+    /// ``defaultDirectory`` for the given environment.
+    package static func defaultDirectory(in environment: [String: String]) -> URL {
+        if let dir = environment["OPENSWIFTDATA_STORE_DIR"], !dir.isEmpty { return URL(fileURLWithPath: dir) }
+        return UserDirectories(environment: environment).dataHome.appendingPathComponent("OpenSwiftData")
     }
 
     /// Configurations are equal when name, location and options are.
