@@ -78,6 +78,10 @@ let products: [Product] = [
     // resolves everywhere; on Apple platforms the module is empty, and clients depend on it with
     // `condition: .when(platforms: [.linux])` so it is never built there (see the README).
     .library(name: "SwiftData", targets: ["SwiftData"]),
+    // `import OSLog` on Linux: Apple's `Logger`, `OSLog` and `os_log`, writing to standard error.
+    // Empty on Apple platforms, declared everywhere and depended on with a Linux condition, like
+    // the SwiftData product, so Apple's framework is never shadowed.
+    .library(name: "OSLog", targets: ["OSLog"]),
     // The harness library for your own tests: generators, fixtures, store pair, conformance suites.
     .library(name: "OpenSwiftDataTesting", targets: ["OpenSwiftDataTesting"]),
     // The benchmark runner, metrics and report writers (links jemalloc: benchmark executables only).
@@ -98,6 +102,7 @@ var targets: [Target] = [
     ),
     .target(name: "SwiftData",
             dependencies: [.target(name: "OpenSwiftData", condition: .when(platforms: [.linux]))]),
+    .target(name: "OSLog"),
     .testTarget(
         name: "OpenSwiftDataTests",
         dependencies: ["OpenSwiftData", "OpenSwiftDataTesting"]
@@ -139,7 +144,7 @@ var targets: [Target] = [
 // and swift-tools-version 6.0 has no safe setting for it (`treatAllWarnings` needs 6.2).
 var compatibilitySettings: [SwiftSetting] = [.swiftLanguageMode(.v5)]
 if useToolchainSwiftSyntax { compatibilitySettings.append(.unsafeFlags(["-warnings-as-errors"])) }
-targets.append(.testTarget(name: "SwiftDataCompatibilityTests", dependencies: ["SwiftData"],
+targets.append(.testTarget(name: "SwiftDataCompatibilityTests", dependencies: ["SwiftData", "OSLog"],
                            swiftSettings: compatibilitySettings))
 
 // Every ```swift block of README.md is one of this target's Examples/ files, compiled in Swift 6
