@@ -18,8 +18,8 @@ import OpenSwiftData
 /// | case ID | what it checks |
 /// |---|---|
 /// | `SCH-UNQ Entity[a, b] …` | inserting a model with the same values updates the stored row (inserted values win, one row); two colliding inserts in one save leave one row, the last's values; a group holding nil never collides |
-/// | `SCH-DEL Entity.rel rule` | deleting the owner: `.cascade` deletes the related models (and what they cascade to), `.nullify` keeps them and clears the inverse, `.deny` makes the save throw and write nothing, `.noAction` keeps them |
-/// | `SCH-INH Root` | every class of the hierarchy fetches and counts its own instances and its subclasses' (deep), and each fetched model has the class it was inserted as |
+/// | `SCH-DEL Entity.rel rule` | deleting the owner: `.cascade` deletes the related models (and what they cascade to), `.nullify` keeps them and clears the inverse, `.deny` makes the save throw and write nothing, `.noAction` keeps them; each case first checks that the saved owner holds its related models (and they hold it through the inverse), so it cannot pass without linking what it tests |
+/// | `SCH-INH Root` | every class of the hierarchy (subclasses in name order, whatever the schema array's order) fetches and counts its own instances and its subclasses' (deep), and each fetched model has the class it was inserted as |
 /// | `SCH-VAL Entity` | extreme values of every attribute (empty and 5,000-character strings, combining marks, emoji, quotes, `Int.min`/`max`, ±greatest finite, least non-zero and infinite doubles, distant dates, every enum case, nil) survive a save and a fresh read (on disk, through a reopened file) |
 /// | `SCH-DECL` | with `expecting:`, the declared rules are exactly the listed ones (see ``declarations``) |
 ///

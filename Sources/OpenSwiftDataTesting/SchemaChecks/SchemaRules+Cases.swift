@@ -151,6 +151,7 @@ extension SchemaRules {
         let furtherIDs = further.map { ($0.entity, $0.model.persistentModelID) }
         let targetIDs = targets.map(\.persistentModelID)
         let ownerID = owner.persistentModelID
+        try expectLinked(e, rel, d, owner: ownerID, targets: targetIDs, container: container, check)
         let ownersBefore = try SchemaRules.count(e.modelType, ModelContext(container))
         context.delete(owner)
         if refuses(rel, d) {
@@ -195,6 +196,28 @@ extension SchemaRules {
                 }
             }
         }
+    }
+
+    /// Fails unless the saved owner holds every target through `rel` and, with an inverse, every
+    /// target holds the owner: a delete-rule case that linked nothing would pass without testing
+    /// its rule (a cascade with no child, a nullify with no holder).
+    private func expectLinked(
+        _ e: Schema.Entity, _ rel: Schema.Relationship, _ d: Schema.Entity, owner: PersistentIdentifier,
+        targets: [PersistentIdentifier], container: ModelContainer, _ check: ConformanceCheck
+    ) throws {
+        let fresh = ModelContext(container)
+        let held = Set(SchemaRules.related(fresh.model(for: owner), rel).map(\.persistentModelID))
+        try check.expect(
+            !targets.isEmpty && targets.allSatisfy(held.contains),
+            "the saved \(e.name) holds its \(rel.name) before the delete (the case links what it tests)",
+            expected: "\(targets.count) linked", actual: "\(targets.filter(held.contains).count) linked")
+        guard let inverseName = rel.inverseName, let inverse = d.relationships.first(where: { $0.name == inverseName })
+        else { return }
+        let holders = targets.filter { id in
+            SchemaRules.related(fresh.model(for: id), inverse).contains { $0.persistentModelID == owner }
+        }
+        try check.expectEqual(
+            holders.count, targets.count, "\(d.name).\(inverseName) holds the \(e.name) before the delete")
     }
 
     /// One case per hierarchy: deep fetches and counts of every class, and the classes fetched.

@@ -29,8 +29,11 @@ final class SchemaRules: @unchecked Sendable {
         return e.relationships.filter { !inherited.contains($0.name) }
     }
 
-    /// Every class of the hierarchy below (and including) `e`.
-    func subtree(_ e: Schema.Entity) -> [Schema.Entity] { [e] + e.subentities.flatMap(subtree) }
+    /// Every class of the hierarchy below (and including) `e`: `e` first, then each subclass's
+    /// subtree by name, so the order never depends on the order of the schema's array.
+    func subtree(_ e: Schema.Entity) -> [Schema.Entity] {
+        [e] + e.subentities.sorted { $0.name < $1.name }.flatMap(subtree)
+    }
 
     var declarations: [String] {
         var lines: [String] = []

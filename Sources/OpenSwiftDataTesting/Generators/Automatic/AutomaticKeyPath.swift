@@ -52,11 +52,17 @@ extension KeyPath: _AutoKeyPath where Root: PersistentModel {
     }
 }
 
-/// `[M]` for a model type `M`, seen through a metatype.
+/// `[M]` or `[M]?` (the CloudKit style) for a model type `M`, seen through a metatype.
 protocol _AutoModelArray {
+    /// The models of type `M` among `models`, as a value of this type.
     static func _make(_ models: [any PersistentModel]) -> Any
 }
 
 extension Array: _AutoModelArray where Element: PersistentModel {
     static func _make(_ models: [any PersistentModel]) -> Any { models.compactMap { $0 as? Element } }
+}
+
+extension Optional: _AutoModelArray where Wrapped: _AutoModelArray {
+    /// A present array (`[]` when `models` is empty), as a `[M]? = []` declaration starts.
+    static func _make(_ models: [any PersistentModel]) -> Any { Optional(Wrapped._make(models) as! Wrapped) as Any }
 }
