@@ -7,7 +7,8 @@ import Foundation
 /// ascending and last descending, as Swift orders `nil`. A `Decimal` (stored as text) sorts by
 /// value through ``DecimalCollation``: `ORDER BY (t."balance") COLLATE osd_decimal ASC, t."Z_PK" ASC`.
 /// With ``StringSortStyle/natural``, `String` keys sort through ``NaturalCollation``:
-/// `ORDER BY (t."name") COLLATE osd_natural ASC, t."Z_PK" ASC`.
+/// `ORDER BY (t."name") COLLATE osd_natural ASC, t."Z_PK" ASC`. `SortDescriptor(\.persistentModelID)`
+/// sorts by key, as Core Data sorts object IDs (``identifierSortTerms(_:direction:)``).
 func orderByClause<T: PersistentModel>(
     _ sorts: [SortDescriptor<T>], _ t: SQLTranslation,
     stringSortStyle style: StringSortStyle = .lexical
@@ -27,6 +28,10 @@ func orderByClause<T: PersistentModel>(
                 entityName: t.layout.name)
         }
         let direction = sort.order == .forward ? "ASC" : "DESC"
+        if kp == \T.persistentModelID {
+            terms += identifierSortTerms(t, direction: direction)
+            continue
+        }
         if let slot = t.layout.slotByKeyPath[kp], let column = t.table.column(t.layout, slot),
             t.layout.slots[slot].codec?.isComparableInSQL == true
         {
@@ -44,6 +49,18 @@ func orderByClause<T: PersistentModel>(
     }
     terms.append("\(t.tableAlias).\"Z_PK\" ASC")
     return terms.joined(separator: ", ")
+}
+
+/// `SortDescriptor(\.persistentModelID)`, in the order of ``PersistentIdentifier``'s `<`: by
+/// store (one per fetch), entity name, then key. A table holding one entity sorts by `Z_PK`; one
+/// holding a hierarchy first by the rank of each row's entity name:
+/// `CASE t."Z_ENT" WHEN 3 THEN 0 WHEN 2 THEN 1 END ASC, t."Z_PK" ASC`.
+private func identifierSortTerms(_ t: SQLTranslation, direction: String) -> [String] {
+    let key = "\(t.tableAlias).\"Z_PK\" \(direction)"
+    let kinds = t.table.entities.compactMap { e in t.table.entityID(e).map { (name: e.name, id: $0) } }
+    guard kinds.count > 1 else { return [key] }
+    let ranks = kinds.sorted { $0.name < $1.name }.enumerated().map { "WHEN \($1.id) THEN \($0)" }
+    return ["CASE \(t.tableAlias).\"Z_ENT\" \(ranks.joined(separator: " ")) END \(direction)", key]
 }
 
 /// `SortDescriptor(\Book.author?.name)`: an attribute reached through a to-one relationship,
