@@ -278,7 +278,9 @@ public final class BackingData {
     /// A property write once the value is boxed, inside the registrar's mutation: inverse
     /// relationships, the change record and the slot.
     @usableFromInline func _write(_ model: any PersistentModel, _ slot: Int, _ newValue: __owned Any) {
+        var newValue = newValue
         if let layout, layout.isRelationshipSlot[slot] {
+            if layout.slots[slot].isToMany { newValue = RelationshipGraph.distinct(newValue, layout.slots[slot]) }
             RelationshipGraph.willSet(model, self, slot: slot, to: newValue)
             if slot < 64 { initSlotMask &= ~(1 << UInt64(slot)) }
             relatedInserted = false

@@ -143,6 +143,19 @@ enum RelationshipGraph {
         return data.load(model, slot.index)
     }
 
+    /// A to-many value without repeated models, first occurrences kept (REL-05): a to-many
+    /// relationship is a set, so `trip.items.append(item)` after `item.trip = trip` (which already
+    /// added `item`), or appending a member twice, leaves it there once. `value` itself when
+    /// nothing repeats.
+    static func distinct(_ value: Any, _ slot: ModelLayout.Slot) -> Any {
+        let members = models(in: value)
+        guard members.count > 1 else { return value }
+        var seen = Set<ObjectIdentifier>(minimumCapacity: members.count)
+        guard !members.allSatisfy({ seen.insert(ObjectIdentifier($0)).inserted }) else { return value }
+        var kept = Set<ObjectIdentifier>(minimumCapacity: members.count)
+        return makeArray(slot, members.filter { kept.insert(ObjectIdentifier($0)).inserted })
+    }
+
     /// Boxes models as the slot's array type (`[Target]`, also for a `[Target]?` property).
     static func makeArray(_ slot: ModelLayout.Slot, _ models: [any PersistentModel]) -> Any {
         if case .toMany(let target) = slot.kind { return target.arrayValue(of: models) }
