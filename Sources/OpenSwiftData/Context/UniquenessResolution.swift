@@ -156,7 +156,7 @@ extension UniquenessResolution {
             if shape != lastShape { (lastShape, groups) = (shape, shapes[shape].groups) }
             let first = entries.count
             for index in groups.indices {
-                try collectValue(of: m, d, groups[index], index: index, table: shapes[shape].table)
+                try collectValue(of: m, d, groups[index], index: index, shape: shape)
             }
             if entries.count > first {
                 candidates.append(Candidate(model: m, data: d, shape: shape, entries: first..<entries.count))
@@ -174,18 +174,18 @@ extension UniquenessResolution {
         return shapes.count - 1
     }
 
-    /// Claims model `m`'s values of `group` (its `index`-th); an earlier new model holding them
-    /// collapses into `m`. A group holding a nil claims nothing.
+    /// Claims model `m`'s values of `group` (the `index`-th of shape `shape`); an earlier new
+    /// model holding them collapses into `m`. A group holding a nil claims nothing.
     private mutating func collectValue(
         of m: any PersistentModel, _ d: BackingData, _ group: StoreMapping.Table.UniqueGroup, index: Int,
-        table: StoreMapping.Table
+        shape: Int
     ) throws {
         let state = states[group.id]
         // A group belongs to one table: noted by its first model (assigning the same group
         // again, for every model, would retain the new value and release the old).
         if state.table == nil {
             state.group = group
-            state.table = table
+            state.table = shapes[shape].table
         }
         let earlier: (any PersistentModel)?
         if group.reads.count == 1 {
@@ -264,7 +264,17 @@ extension UniquenessResolution {
         var stored = StoredMatch()
         for entry in entries[c.entries] {
             let group = shapes[c.shape].groups[entry.group]
-            guard let found = try foundRows(entry, group, table) else { continue }
+            // The stored rows holding the entry's values: one, almost always.
+            let found: FoundRows
+            if group.batchLookupSQL != nil {
+                // Nothing stored matched any value of the group (a save of new rows only).
+                let state = states[group.id]
+                guard !state.found.isEmpty, let rows = state.found[entry.value] else { continue }
+                found = rows
+            } else {
+                guard let rows = try lookUpRows(entry, group, table) else { continue }
+                found = rows
+            }
             for index in -1..<found.more.count {
                 let match = index < 0 ? found.first : found.more[index]
                 let pk = match.pk
@@ -287,16 +297,11 @@ extension UniquenessResolution {
         return stored
     }
 
-    /// The stored rows holding `entry`'s values of `group`: one, almost always; `nil` for none.
-    private mutating func foundRows(
+    /// The stored rows holding `entry`'s values of `group`, a group not looked up in batches:
+    /// one, almost always; `nil` for none.
+    private mutating func lookUpRows(
         _ entry: Entry, _ group: StoreMapping.Table.UniqueGroup, _ table: StoreMapping.Table
     ) throws -> FoundRows? {
-        if group.batchLookupSQL != nil {
-            // Nothing stored matched any value of the group (a save of new rows only).
-            let state = states[group.id]
-            guard !state.found.isEmpty else { return nil }
-            return state.found[entry.value]
-        }
         let rows = try w.rows(matching: group, entry.all, indexed: try indexedColumns(table))
         guard let first = rows.first else { return nil }
         return FoundRows(first: first, more: Array(rows.dropFirst()))
