@@ -35,8 +35,46 @@ extension ModelContext {
         setCascades = []
         defer { setCascades = [] }
         try propagateDeletes(collectingSetCascades: true)
-        // New models reached through relationships of inserted or changed models are inserted too.
-        // A new model whose relationships were not written since its insert walked them then.
+        insertRelatedModels()
+        try validateRelationshipCounts()
+        let transactions = try transactionsByStore()
+        NotificationCenter.default.post(name: ModelContext.willSave, object: self)
+
+        let outcome: WriteOutcome
+        do {
+            outcome = try write(transactions)
+        } catch {
+            for m in inserted { m.persistentBackingData.pendingPK = 0 }
+            throw error
+        }
+
+        // Committed: apply the new identities and versions and clear pending state.
+        for (id, version) in outcome.versions { changed[id]?.persistentBackingData.version = version }
+        var saved = SavedIdentifiers()
+        finishDeletes(outcome, &saved)
+        finishUpdates(&saved)
+        finishInserts(outcome, &saved)
+        inserted.removeAll()
+        changed.removeAll()
+        changedOrder.removeAll()
+        deleted.removeAll()
+        deletedOrder.removeAll()
+        propagatedDeletes.removeAll()
+        // Another writer changed these rows since they were read: the store now holds this
+        // context's changed properties and their other, newer properties; show those.
+        for m in outcome.stale where !m.persistentBackingData.isDeleted { refreshFromStore(m) }
+        NotificationCenter.default.post(
+            name: ModelContext.didSave, object: self,
+            userInfo: [
+                NotificationKey.insertedIdentifiers.rawValue: saved.inserted,
+                NotificationKey.updatedIdentifiers.rawValue: saved.updated,
+                NotificationKey.deletedIdentifiers.rawValue: saved.deleted,
+            ])
+    }
+
+    /// Inserts the new models reached through relationships of inserted or changed models. A
+    /// new model whose relationships were not written since its insert walked them then.
+    private func insertRelatedModels() {
         for m in inserted {
             let d = m.persistentBackingData
             if !d.relatedInserted { insertRelated(of: m, d) }
@@ -44,33 +82,26 @@ extension ModelContext {
         for id in changedOrder {
             if let m = changed[id] { insertRelated(of: m, m.persistentBackingData) }
         }
-        try validateRelationshipCounts()
-        let parts = try pendingChangesByStore()
-        NotificationCenter.default.post(name: ModelContext.willSave, object: self)
+    }
 
-        let outcome: WriteOutcome
-        do {
-            outcome = try write(parts)
-        } catch {
-            for m in inserted { m.persistentBackingData.pendingPK = 0 }
-            throw error
-        }
+    /// The identifiers a committed save reports in its `didSave` notification.
+    private struct SavedIdentifiers {
+        var inserted: [PersistentIdentifier] = []
+        var updated: [PersistentIdentifier] = []
+        var deleted: [PersistentIdentifier] = []
+    }
 
-        // Committed: apply the new identities and versions and clear pending state.
-        let plan = outcome.plan
-        for (id, version) in outcome.versions { changed[id]?.persistentBackingData.version = version }
-        var insertedIDs: [PersistentIdentifier] = []
-        var updatedIDs: [PersistentIdentifier] = []
-        var deletedIDs: [PersistentIdentifier] = []
+    /// After the commit: the deleted models leave the context (their to-one relationships read
+    /// nil from now on, as their foreign keys did in the rows), and the rows a cascade deleted in
+    /// SQL are reported with them.
+    private func finishDeletes(_ outcome: WriteOutcome, _ saved: inout SavedIdentifiers) {
         for id in deletedOrder {
             guard let m = deleted[id] else { continue }
             let d = m.persistentBackingData
-            deletedIDs.append(m.persistentModelID)
+            saved.deleted.append(m.persistentModelID)
             registered[rowKey(d)] = nil
             d.status = .removed
             d.context = nil
-            // A deleted model's to-one relationships read nil from now on (its row is gone),
-            // as its foreign keys did in the row.
             if let layout = d.layout {
                 for slot in layout.relationshipSlots where !layout.slots[slot].isToMany {
                     d.setSlot(slot, ForeignKey(pk: 0), of: m, recordChange: false)
@@ -80,17 +111,27 @@ extension ModelContext {
         for rows in outcome.cascaded {
             let storeID = (stack.store(for: rows.layout) ?? store).identifier
             for key in rows.keys {
-                deletedIDs.append(
+                saved.deleted.append(
                     PersistentIdentifier(entityName: rows.layout.name, storeIdentifier: storeID, key: .permanent(key)))
             }
         }
+    }
+
+    /// After the commit: the changed models' changes are the stored values now.
+    private func finishUpdates(_ saved: inout SavedIdentifiers) {
         for id in changedOrder {
             guard let m = changed[id] else { continue }
             let d = m.persistentBackingData
             d.committed = nil
             d.changed = []
-            updatedIDs.append(m.persistentModelID)
+            saved.updated.append(m.persistentModelID)
         }
+    }
+
+    /// After the commit: the new models take their keys and versions and are registered; one
+    /// that upserted into a row another object here represents shares that object's storage,
+    /// and one that collapsed into a later new model shares that model's.
+    private func finishInserts(_ outcome: WriteOutcome, _ saved: inout SavedIdentifiers) {
         // With one store (the usual container) every new row is in it: its identity is taken
         // once, not looked up through each model's layout (two retains and releases a model).
         let onlyStore = stack.stores.count == 1 ? store.identity : nil
@@ -109,51 +150,39 @@ extension ModelContext {
             let adopts = adoption != nil
             if adopts, let existing = registered[rowKey(d)], existing !== m {
                 adoptStorage(of: existing, into: m)
-                updatedIDs.append(d.persistentModelID(of: m))
+                saved.updated.append(d.persistentModelID(of: m))
             } else {
                 registered[rowKey(d)] = m
                 if adopts {
-                    updatedIDs.append(d.persistentModelID(of: m))
+                    saved.updated.append(d.persistentModelID(of: m))
                 } else {
-                    insertedIDs.append(d.persistentModelID(of: m))
+                    saved.inserted.append(d.persistentModelID(of: m))
                 }
             }
         }
-        for (earlier, later) in plan.collapsed {
+        for (earlier, later) in outcome.plan.collapsed {
             guard let m = inserted.first(where: { ObjectIdentifier($0) == earlier }) else { continue }
             let target = registered[rowKey(later.persistentBackingData)] ?? later
             m.persistentBackingData.pendingPK = 0
             m.persistentBackingData = target.persistentBackingData
         }
-        inserted.removeAll()
-        changed.removeAll()
-        changedOrder.removeAll()
-        deleted.removeAll()
-        deletedOrder.removeAll()
-        propagatedDeletes.removeAll()
-        // Another writer changed these rows since they were read: the store now holds this
-        // context's changed properties and their other, newer properties; show those.
-        for m in outcome.stale where !m.persistentBackingData.isDeleted { refreshFromStore(m) }
-        NotificationCenter.default.post(
-            name: ModelContext.didSave, object: self,
-            userInfo: [
-                NotificationKey.insertedIdentifiers.rawValue: insertedIDs,
-                NotificationKey.updatedIdentifiers.rawValue: updatedIDs,
-                NotificationKey.deletedIdentifiers.rawValue: deletedIDs,
-            ])
     }
 
     /// The pending changes of each store (a container has one per configuration), in the
-    /// stores' order; one part holding everything when the container has one store.
+    /// stores' order, as one ``SaveTransaction`` each; one holding everything when the
+    /// container has one store.
     ///
     /// - Throws: `.saveNotAllowed` naming the model and configuration when a change belongs to
     ///   a configuration created with `allowsSave: false` (nothing is written).
-    private func pendingChangesByStore() throws -> [(store: SQLiteStore, changes: PendingChanges)] {
-        let all = PendingChanges(
-            inserted: inserted, changed: changed, changedOrder: changedOrder,
-            deleted: deleted, deletedOrder: deletedOrder)
-        guard stack.stores.count > 1 else { return [(store, all)] }
-        var parts = stack.stores.map { _ in PendingChanges() }
+    private func transactionsByStore() throws -> [SaveTransaction] {
+        guard stack.stores.count > 1 else {
+            return [
+                SaveTransaction(
+                    context: self, store: store, inserted: inserted, changed: changed, changedOrder: changedOrder,
+                    deleted: deleted, deletedOrder: deletedOrder)
+            ]
+        }
+        var parts = stack.stores.map { SaveTransaction(context: self, store: $0) }
         func index(_ m: any PersistentModel) throws -> Int? {
             guard let layout = m.persistentBackingData.layout, let i = stack.storeIndex(for: layout) else { return nil }
             guard stack.configurations[i].allowsSave else {
@@ -175,314 +204,44 @@ extension ModelContext {
             parts[i].deleted[id] = m
             parts[i].deletedOrder.append(id)
         }
-        return zip(stack.stores, parts).filter { !$0.1.isEmpty }.map { ($0.0, $0.1) }
+        return parts.filter { !$0.isEmpty }
     }
 
-    /// One store's share of a save's pending changes (see ``pendingChangesByStore()``).
-    struct PendingChanges {
-        var inserted: [any PersistentModel] = []
-        var changed: [ObjectIdentifier: any PersistentModel] = [:]
-        var changedOrder: [ObjectIdentifier] = []
-        var deleted: [ObjectIdentifier: any PersistentModel] = [:]
-        var deletedOrder: [ObjectIdentifier] = []
-        var isEmpty: Bool { inserted.isEmpty && changedOrder.isEmpty && deletedOrder.isEmpty }
-    }
-
-    /// Writes every part in its store's transaction; a failure in any part rolls every part
-    /// back. A save that writes several on-disk stores keeps them in step even when the
-    /// process dies between their commits (``StoreCoordination``): it locks every writable
-    /// on-disk store of the container and records the save in each store it writes.
-    private func write(_ parts: [(store: SQLiteStore, changes: PendingChanges)]) throws -> WriteOutcome {
-        if stack.stores.count == 1 {
-            let outcome = try store.write { try self.write($0) }
+    /// Writes every transaction in its store; a failure in any rolls every one back. A save
+    /// that writes several on-disk stores keeps them in step even when the process dies between
+    /// their commits (``StoreCoordination``): it locks every writable on-disk store of the
+    /// container and records the save in each store it writes.
+    private func write(_ transactions: [SaveTransaction]) throws -> WriteOutcome {
+        if stack.stores.count == 1, let transaction = transactions.first {
+            let outcome = try store.write { try transaction.write($0) }
             // Only with the injected fault history-separate-transaction (debug builds): the
             // save's history in a transaction of its own, after the save's commit.
             if let ranges = outcome.historyAfterCommit {
                 try store.write { w in
-                    try recordHistory(w, plan: outcome.plan, insertedRanges: ranges, cascaded: outcome.cascaded)
+                    try transaction.recordHistory(
+                        w, plan: outcome.plan, insertedRanges: ranges, cascaded: outcome.cascaded)
                 }
             }
             return outcome
         }
         var outcome = WriteOutcome(plan: UpsertPlan())
-        let onDisk = parts.map(\.store).filter { $0.url != nil }
+        let onDisk = transactions.map(\.store).filter { $0.url != nil }
         let coordinated = onDisk.count > 1 && !FaultInjection.isActive(.multiStoreUnprotected)
         let locked =
             coordinated
             ? stack.stores.filter { s in
-                stack.coordinatedStores.contains { $0 === s } || parts.contains { $0.store === s }
+                stack.coordinatedStores.contains { $0 === s } || transactions.contains { $0.store === s }
             }
-            : parts.map(\.store)
+            : transactions.map(\.store)
         try StoreCoordination.write(locked, recording: coordinated ? onDisk : nil) { writers in
-            for part in parts {
-                let w = writers[ObjectIdentifier(part.store)]!
-                let result = try withPendingChanges(part.changes) { try self.write(w) }
+            for transaction in transactions {
+                let result = try transaction.write(writers[ObjectIdentifier(transaction.store)]!)
                 outcome.plan.adoptedRows += result.plan.adoptedRows
                 outcome.plan.collapsed.merge(result.plan.collapsed) { a, _ in a }
                 outcome.versions.merge(result.versions) { a, _ in a }
                 outcome.stale += result.stale
                 outcome.cascaded += result.cascaded
             }
-        }
-        return outcome
-    }
-
-    /// Runs `body` with the context's pending changes narrowed to `part`, then restores them.
-    private func withPendingChanges<T>(_ part: PendingChanges, _ body: () throws -> T) rethrows -> T {
-        let saved = PendingChanges(
-            inserted: inserted, changed: changed, changedOrder: changedOrder,
-            deleted: deleted, deletedOrder: deletedOrder)
-        (inserted, changed, changedOrder, deleted, deletedOrder) =
-            (part.inserted, part.changed, part.changedOrder, part.deleted, part.deletedOrder)
-        defer {
-            (inserted, changed, changedOrder, deleted, deletedOrder) =
-                (saved.inserted, saved.changed, saved.changedOrder, saved.deleted, saved.deletedOrder)
-        }
-        return try body()
-    }
-
-    /// Writes the pending changes inside an open transaction, in this order: deletes; then the
-    /// uniqueness resolution (`ModelContext+Upsert.swift`) and primary keys for new rows; rows
-    /// that upsert into stored ones; inserts; updates; join-table pairs. Touches no in-memory
-    /// state but the new rows' `pendingPK`, which `save()` clears on failure, so a failure leaves
-    /// the context exactly as it was.
-    private func write(_ w: StoreWriter) throws -> WriteOutcome {
-        let strict =
-            stack.configuration(of: w.mapping).mergePolicy == .error && !FaultInjection.isActive(.ignoreMergeConflict)
-        var conflicts: [any PersistentModel] = []
-        // Deletes first, so a new model may take the unique values of one deleted in this save.
-        // References to the deleted rows are cleared once all of them are gone: a cascade
-        // deletes a parent and its children in one save, and clearing the children's keys
-        // to the parent first would rewrite rows about to be deleted (and their indexes).
-        // Rows are deleted per table in batches of keys (a row whose version is checked, one
-        // at a time), tables in the order their first row was deleted.
-        var tables = PerLayoutMemo<StoreMapping.Table?>()
-        var removed: [ObjectIdentifier: (table: StoreMapping.Table, keys: [Int64], unchecked: [Int64])] = [:]
-        var tableOrder: [ObjectIdentifier] = []
-        for id in deletedOrder {
-            guard let m = deleted[id] else { continue }
-            let d = m.persistentBackingData
-            guard let layout = d.layout, let table = tables.value(for: layout, stack.table(for:)) else { continue }
-            let key = ObjectIdentifier(table)
-            if removed[key] == nil {
-                removed[key] = (table, [], [])
-                tableOrder.append(key)
-            }
-            removed[key]!.keys.append(d.pk)
-            if strict && d.version != 0 {
-                if try !w.deleteRow(table, pk: d.pk, ifVersion: d.version) { conflicts.append(m) }
-            } else {
-                removed[key]!.unchecked.append(d.pk)
-            }
-        }
-        for key in tableOrder {
-            guard let (table, _, unchecked) = removed[key] else { continue }
-            try w.deleteRows(table, keys: unchecked)
-        }
-        var outcome = WriteOutcome(plan: UpsertPlan())
-        // Cascades decided in SQL: their rows go before references to their parents are cleared
-        // (which would detach them from the parents first).
-        outcome.cascaded = try deleteSetCascades(w)
-        for key in tableOrder {
-            guard let (table, keys, _) = removed[key] else { continue }
-            try w.detachReferences(to: table, keys: keys)
-        }
-
-        let plan = try resolveUniqueness(w)
-        let insertedRanges = try allocatePrimaryKeys(w, plan)
-        outcome.plan = plan
-
-        // A row an upsert takes over lets go of its stored to-many members first (UNQ-14: the
-        // new model's list replaces the stored one), all of them before any row is rewritten:
-        // a member that is itself upserted in this save then keeps the owner its new model
-        // names, whichever of the two was inserted first.
-        // (A save that takes over no row, a batch insert, passes over none of this.)
-        var cleared: Set<StoreWriter.KeyColumn> = []
-        // Whether a new model's class has a to-many relationship (else no pairs to write for them).
-        var newWithToMany = false
-        let adopting = plan.adoptedRows.isEmpty ? [] : inserted
-        for m in adopting {
-            let d = m.persistentBackingData
-            guard let adoption = UpsertPlan.adoption(of: d), let layout = d.layout, layout.hasToMany else { continue }
-            newWithToMany = true
-            try w.detachStoredToMany(of: layout, pk: adoption.pk, cleared: &cleared)
-        }
-        // Rows that collide with stored ones replace those rows' values (upsert): one prepared
-        // statement per entity and set of indexed columns left out, built once and reused for
-        // every such row.
-        var adoptShapes: [ObjectIdentifier: AdoptionShape] = [:]
-        for m in adopting {
-            let d = m.persistentBackingData
-            guard let adoption = UpsertPlan.adoption(of: d), let layout = d.layout, let table = stack.table(for: layout)
-            else { continue }
-            let shape: AdoptionShape
-            if let known = adoptShapes[ObjectIdentifier(layout)] {
-                shape = known
-            } else {
-                // An upsert rewrites the row and makes a new version of it, also when the unique
-                // columns it matched on are its only ones (then the update sets only `Z_OPT`).
-                let reads = ModelContext.adoptionColumns(table, layout)
-                // A key column the detaching above set to NULL in some rows no longer holds
-                // what the lookup read: it is always written.
-                var alwaysWritten: UInt64 = 0
-                for (index, read) in reads.enumerated().prefix(64)
-                where read.role == .foreignKey
-                    && cleared.contains(
-                        StoreWriter.KeyColumn(
-                            table: ObjectIdentifier(table), column: table.columns[Int(read.column) - 2]))
-                {
-                    alwaysWritten |= 1 << UInt64(index)
-                }
-                shape = AdoptionShape(
-                    reads: reads,
-                    update: table.plan(layout).isEmpty
-                        ? nil : try w.updateStatement(table, reads: reads, checkingVersion: false),
-                    alwaysWritten: alwaysWritten)
-                adoptShapes[ObjectIdentifier(layout)] = shape
-            }
-            if let update = shape.update {
-                // Indexed columns whose stored value is already the new one are left out.
-                let unchanged = try unchangedIndexedColumns(
-                    shape.reads, of: m, d, adoption.storedRow < 0 ? nil : plan.storedRows[Int(adoption.storedRow)],
-                    except: shape.alwaysWritten)
-                let (reads, leavingOut) = try shape.statement(leavingOut: unchanged, w, table)
-                let statement = leavingOut ?? update
-                let bound = try bindColumns(statement, d, reads, model: m)
-                try statement.bindKey(d.pendingPK, at: Int32(bound + 1))
-                outcome.versions[ObjectIdentifier(m)] = try statement.runUpdate(
-                    layout.name, key: d.pendingPK, knownVersion: adoption.version)
-            }
-        }
-        // Inserts: one prepared statement per entity, reused for every row of it. Models are
-        // grouped by runs of one entity (usually the whole save), so a run costs one hash; a
-        // group holds the models' positions in `newModels`, not copies of the models (a retain
-        // and a release each).
-        let newModels = inserted
-        var byEntity: [ObjectIdentifier: [Int]] = [:]
-        var entityOrder: [ModelLayout] = []
-        var runLayout: ModelLayout?
-        var run: [Int] = []
-        func endRun() {
-            guard let layout = runLayout else { return }
-            let key = ObjectIdentifier(layout)
-            if byEntity[key] == nil { entityOrder.append(layout) }
-            byEntity[key, default: []].append(contentsOf: run)
-            run.removeAll(keepingCapacity: true)
-        }
-        for position in newModels.indices {
-            let d = newModels[position].persistentBackingData
-            guard UpsertPlan.writesNewRow(d), let layout = d.layout else { continue }
-            if layout.hasToMany { newWithToMany = true }
-            if layout !== runLayout {
-                endRun()
-                runLayout = layout
-            }
-            run.append(position)
-        }
-        endRun()
-        for layout in entityOrder {
-            guard let table = stack.table(for: layout), let ent = table.entityID(layout) else { continue }
-            let reads = table.plan(layout)
-            let insert = try w.insertStatement(table, reads: reads)
-            for position in byEntity[ObjectIdentifier(layout)] ?? [] {
-                let m = newModels[position]
-                let d = m.persistentBackingData
-                try insert.bindKey(d.pendingPK, at: 1)
-                try insert.bindKey(ent, at: 2)
-                try bindColumns(insert, d, reads, model: m)
-                try insert.run(layout.name)
-            }
-        }
-        if FaultInjection.isActive(.splitSave) { try w.commitAndContinue() }
-        // Updates: only the changed columns (a row an upsert replaced takes the new model's values).
-        let upserted = plan.adoptedKeys(if: !changedOrder.isEmpty)
-        for id in changedOrder {
-            guard let m = changed[id] else { continue }
-            let d = m.persistentBackingData
-            guard d.status == .persisted, let layout = d.layout, let table = stack.table(for: layout),
-                !isTakenOver(d, upserted)
-            else { continue }
-            // Only a row whose columns change gets a new version: a to-many change lives in the
-            // other rows' keys or a join table (set-like, nothing to lose), so it bumps nothing.
-            let reads = table.plan(layout).filter { $0.slot < d.changed.count && d.changed[$0.slot] }
-            guard !reads.isEmpty else { continue }
-            let checked = strict && d.version != 0
-            let update = try w.updateStatement(table, reads: reads, checkingVersion: checked)
-            let bound = try bindColumns(update, d, reads, model: m)
-            try update.bindKey(d.pk, at: Int32(bound + 1))
-            if checked { try update.bindKey(d.version, at: Int32(bound + 2)) }
-            guard let version = try update.runUpdate(layout.name, key: d.pk, knownVersion: checked ? d.version : nil)
-            else {
-                // Strict: the row changed since it was read, or is gone. Default: it is gone
-                // (deleted by another writer); the change has nothing left to update.
-                if strict { conflicts.append(m) }
-                continue
-            }
-            outcome.versions[id] = version
-            // Wrapping: a version read at Int64.max (a hostile store) only makes the row stale;
-            // the update itself refused to bump a stored version at the top.
-            if d.version != 0 && version != d.version &+ 1 { outcome.stale.append(m) }
-        }
-        if !conflicts.isEmpty { throw mergeConflictError(conflicts) }
-        // Join tables and one-way keys: pairs of new models, and the difference for changed ones.
-        // (Models of a class without to-many relationships, most of a bulk save, are passed over
-        // without walking their slots.)
-        func writePairs(of m: any PersistentModel, _ d: BackingData) throws {
-            // A model deleted in this save (a cascade may reach a changed one) had its pairs
-            // removed with its row above; writing its list again would leave dangling pairs.
-            guard !d.isDeleted, let layout = d.layout, layout.hasToMany, let own = pendingOrStoredPK(m) else { return }
-            for slot in layout.relationshipSlots where layout.slots[slot].isToMany {
-                let storage = stack.storage(of: layout, slot: slot)
-                let ownerKeys = stack.ownsKeysOnDestination(layout, slot: slot)
-                switch storage {
-                case .joinTable?: break
-                case .inverseForeignKey? where ownerKeys: break
-                default: continue
-                }
-                guard slot < d.values.count, let current = d.values[slot] else { continue }
-                let isNew = d.status == .inserted
-                guard isNew || (slot < d.changed.count && d.changed[slot]) else { continue }
-                let now = RelationshipGraph.models(in: current).filter { !$0.persistentBackingData.isDeleted }
-                let before = isNew ? [] : RelationshipGraph.models(in: d.committed?[slot] ?? nil)
-                let nowIDs = Set(now.map { ObjectIdentifier($0) })
-                let beforeIDs = Set(before.map { ObjectIdentifier($0) })
-                for gone in before where !nowIDs.contains(ObjectIdentifier(gone)) {
-                    guard let other = pendingOrStoredPK(gone) else { continue }
-                    switch storage {
-                    case .joinTable(let name, let ownCol, let otherCol)?:
-                        try w.unlink(name, own: ownCol, own, other: otherCol, other)
-                    case .inverseForeignKey(let table, let column)?:
-                        try w.clearOwnerKey(table, column: column, owner: own, on: other)
-                    default: break
-                    }
-                }
-                for added in now where !beforeIDs.contains(ObjectIdentifier(added)) {
-                    guard let other = pendingOrStoredPK(added) else { continue }
-                    switch storage {
-                    case .joinTable(let name, let ownCol, let otherCol)?:
-                        try w.link(name, own: ownCol, own, other: otherCol, other)
-                    case .inverseForeignKey(let table, let column)?:
-                        try w.setOwnerKey(table, column: column, owner: own, on: other)
-                    default: break
-                    }
-                }
-            }
-        }
-        // (Tested once, not as the loop's `where`: that would still visit every new model.)
-        if newWithToMany {
-            for m in inserted {
-                let d = m.persistentBackingData
-                if UpsertPlan.isCollapsed(d) { continue }
-                try writePairs(of: m, d)
-            }
-        }
-        for id in changedOrder {
-            if let m = changed[id] { try writePairs(of: m, m.persistentBackingData) }
-        }
-        if FaultInjection.isActive(.historySeparateTransaction) && stack.stores.count == 1 {
-            outcome.historyAfterCommit = insertedRanges
-        } else {
-            try recordHistory(w, plan: plan, insertedRanges: insertedRanges, cascaded: outcome.cascaded)
         }
         return outcome
     }
@@ -501,7 +260,7 @@ extension ModelContext {
     }
 
     /// ``SwiftDataError/mergeConflict`` naming the models whose rows changed since they were read.
-    private func mergeConflictError(_ models: [any PersistentModel]) -> SwiftDataError {
+    func mergeConflictError(_ models: [any PersistentModel]) -> SwiftDataError {
         let names =
             models.prefix(5).map { m -> String in
                 let d = m.persistentBackingData
@@ -526,63 +285,6 @@ extension ModelContext {
         } catch {
             // The save itself committed; a failed re-read only means the next fetch refreshes.
             d.loadedGeneration = .unknown
-        }
-    }
-
-    /// New rows get keys above both the table's largest key and the largest ever handed out
-    /// (`Z_PRIMARYKEY.Z_MAX`, as Core Data keeps it), so a deleted row's identifier is never reused.
-    ///
-    /// Returns the keys handed out per table, in the order the tables first came: every key of
-    /// a range is a new row's (the history records them from the table, in one statement each).
-    ///
-    /// - Throws: ``SwiftDataError/corruptStore`` naming the entity when its table's largest key
-    ///   or `Z_MAX` leaves no room below `Int64.max` for a new row (a store edited by another
-    ///   tool); nothing has been written then, and the save's transaction rolls back.
-    private func allocatePrimaryKeys(_ w: StoreWriter, _ plan: UpsertPlan) throws -> [(
-        table: String, first: Int64, last: Int64
-    )] {
-        var next: [ObjectIdentifier: (table: StoreMapping.Table, pk: Int64)] = [:]
-        // Each table's largest key before this save.
-        var start: [ObjectIdentifier: Int64] = [:]
-        var order: [ObjectIdentifier] = []
-        var tables = PerLayoutMemo<StoreMapping.Table?>()
-        // The table being numbered and its last key; written back to `next` when another
-        // table's model comes (a save's new models mostly come in runs of one entity).
-        var current: (key: ObjectIdentifier, table: StoreMapping.Table, pk: Int64)?
-        for m in inserted {
-            let d = m.persistentBackingData
-            guard UpsertPlan.writesNewRow(d), let layout = d.layout,
-                let table = tables.value(for: layout, stack.table(for:))
-            else { continue }
-            let key = ObjectIdentifier(table)
-            if current?.key != key {
-                if let c = current { next[c.key] = (c.table, c.pk) }
-                if let known = next[key] {
-                    current = (key, known.table, known.pk)
-                } else {
-                    current = (key, table, try w.largestKey(of: table))
-                    next[key] = current.map { ($0.table, $0.pk) }
-                    start[key] = current!.pk
-                    order.append(key)
-                }
-            }
-            let (pk, overflow) = current!.pk.addingReportingOverflow(1)
-            if overflow { throw StoreWriter.keySpaceExhausted(entity: layout.name, table: current!.table.name) }
-            current!.pk = pk
-            d.pendingPK = pk
-        }
-        if let c = current { next[c.key] = (c.table, c.pk) }
-        for key in order {
-            let (table, pk) = next[key]!
-            try w.recordLargestKey(pk, of: table)
-        }
-        for (earlier, later) in plan.collapsed {
-            guard let m = inserted.first(where: { ObjectIdentifier($0) == earlier }) else { continue }
-            m.persistentBackingData.pendingPK = later.persistentBackingData.pendingPK
-        }
-        return order.map { key in
-            let (table, last) = next[key]!
-            return (table.name, start[key]! + 1, last)
         }
     }
 

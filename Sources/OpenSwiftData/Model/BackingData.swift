@@ -67,7 +67,7 @@ public final class BackingData {
 
     /// What the save in progress does with a new model (``UpsertPlan``'s decision, kept here so
     /// the save's loops read it without hashing the model); set for every new model by
-    /// ``ModelContext/resolveUniqueness(_:)`` before anything reads it. Last but for the
+    /// ``UniquenessResolution/resolve()`` before anything reads it. Last but for the
     /// one-byte fields, which fill the bytes after its case tag.
     @exclusivity(unchecked) var disposition = UpsertPlan.Disposition.insert
 

@@ -152,52 +152,7 @@ final class ModelLayout: @unchecked Sendable {
         var slots = superLayout?.slots ?? []
         let start = slots.count
         for meta in type.schemaMetadata {
-            let index = slots.count
-            let valueType = Swift.type(of: meta.keypath).valueType
-            var attribute = meta.metadata as? Schema.Attribute
-            let relationship = meta.metadata as? Schema.Relationship
-            let kind: Slot.Kind
-            if let target = ModelLayout.modelTarget(valueType) {
-                let rel = relationship ?? Schema.Relationship()
-                rel.name = meta.name
-                rel.keypath = meta.keypath
-                rel.destination = String(describing: target.type)
-                rel.isToOneRelationship = !target.toMany
-                rel.isOptional = target.optional
-                kind =
-                    target.toMany
-                    ? .toMany(target: target.type) : .toOne(target: target.type, optional: target.optional)
-                slots.append(
-                    Slot(
-                        index: index, name: meta.name, keyPath: meta.keypath, kind: kind,
-                        isConstant: meta.isConstant, defaultValue: meta.defaultValue,
-                        attribute: nil, relationship: rel, declaringType: type))
-                continue
-            }
-            if relationship != nil {
-                throw SwiftDataError(
-                    SwiftDataError.unknownSchema.code,
-                    "@Relationship on '\(meta.name)' needs a model type, an optional model or an array of models, not \(valueType)",
-                    entityName: String(describing: type), propertyName: meta.name)
-            }
-            let attr = attribute ?? Schema.Attribute()
-            attribute = attr
-            attr.name = meta.name
-            attr.keypath = meta.keypath
-            attr.valueType = valueType
-            attr.isOptional = valueType is any _OptionalProtocol.Type
-            attr.defaultValue = meta.defaultValue
-            guard let codec = AttributeCodec.make(for: valueType, options: attr.options) else {
-                throw SwiftDataError(
-                    SwiftDataError.unknownSchema.code,
-                    "'\(meta.name)' has type \(valueType), which cannot be stored: use a number, Bool, String, Date, UUID, URL, Data, Decimal, a raw-value enum, a Codable type, a model or an array of models; or mark it @Transient",
-                    entityName: String(describing: type), propertyName: meta.name)
-            }
-            slots.append(
-                Slot(
-                    index: index, name: meta.name, keyPath: meta.keypath, kind: .attribute(codec),
-                    isConstant: meta.isConstant, defaultValue: meta.defaultValue,
-                    attribute: attr, relationship: nil, declaringType: type))
+            slots.append(try ModelLayout.slot(meta, index: slots.count, declaredBy: type))
         }
         self.slots = slots
         self.ownSlots = start..<slots.count
@@ -210,16 +165,7 @@ final class ModelLayout: @unchecked Sendable {
         self.indices = (superLayout?.indices ?? []) + own.indices
         let slotByName = Dictionary(slots.map { ($0.name, $0.index) }, uniquingKeysWith: { a, _ in a })
         self.slotByName = slotByName
-        // Key paths rooted at this class (`\Sub.name` for an inherited `name`), from the macro.
-        var rooted: [Int: AnyKeyPath] = [:]
-        var slotByKeyPath = Dictionary(slots.map { ($0.keyPath, $0.index) }, uniquingKeysWith: { a, _ in a })
-        for (name, keyPath) in type._$rootedKeyPaths() {
-            guard let slot = slotByName[name] else { continue }
-            rooted[slot] = keyPath
-            if slotByKeyPath[keyPath] == nil { slotByKeyPath[keyPath] = slot }
-        }
-        self.rootedKeyPaths = rooted
-        self.slotByKeyPath = slotByKeyPath
+        (self.rootedKeyPaths, self.slotByKeyPath) = ModelLayout.keyPaths(of: type, slots, slotByName)
         self.relationshipSlots = slots.filter(\.isRelationship).map(\.index)
         self.isRelationshipSlot = slots.map(\.isRelationship)
         self.relationshipMask = relationshipSlots.reduce(0) { $1 < 64 ? $0 | (1 << UInt64($1)) : $0 }
@@ -228,20 +174,94 @@ final class ModelLayout: @unchecked Sendable {
             $0.isToMany
                 && (($0.relationship?.minimumModelCount ?? 0) > 0 || ($0.relationship?.maximumModelCount ?? 0) > 0)
         }
+        try ModelLayout.checkConstraints(own, of: name, slots, slotByName)
+    }
+
+    /// The slot at `index` for property `meta` of class `type`: a relationship when its type is
+    /// a model, an optional model or an array of models, else an attribute.
+    ///
+    /// - Throws: ``SwiftDataError/unknownSchema`` for a `@Relationship` on another type, or a
+    ///   type that cannot be stored.
+    private static func slot(
+        _ meta: Schema.PropertyMetadata, index: Int, declaredBy type: any PersistentModel.Type
+    ) throws -> Slot {
+        let valueType = Swift.type(of: meta.keypath).valueType
+        let relationship = meta.metadata as? Schema.Relationship
+        if let target = ModelLayout.modelTarget(valueType) {
+            let rel = relationship ?? Schema.Relationship()
+            rel.name = meta.name
+            rel.keypath = meta.keypath
+            rel.destination = String(describing: target.type)
+            rel.isToOneRelationship = !target.toMany
+            rel.isOptional = target.optional
+            let kind: Slot.Kind =
+                target.toMany
+                ? .toMany(target: target.type) : .toOne(target: target.type, optional: target.optional)
+            return Slot(
+                index: index, name: meta.name, keyPath: meta.keypath, kind: kind,
+                isConstant: meta.isConstant, defaultValue: meta.defaultValue,
+                attribute: nil, relationship: rel, declaringType: type)
+        }
+        if relationship != nil {
+            throw SwiftDataError(
+                SwiftDataError.unknownSchema.code,
+                "@Relationship on '\(meta.name)' needs a model type, an optional model or an array of models, not \(valueType)",
+                entityName: String(describing: type), propertyName: meta.name)
+        }
+        let attr = (meta.metadata as? Schema.Attribute) ?? Schema.Attribute()
+        attr.name = meta.name
+        attr.keypath = meta.keypath
+        attr.valueType = valueType
+        attr.isOptional = valueType is any _OptionalProtocol.Type
+        attr.defaultValue = meta.defaultValue
+        guard let codec = AttributeCodec.make(for: valueType, options: attr.options) else {
+            throw SwiftDataError(
+                SwiftDataError.unknownSchema.code,
+                "'\(meta.name)' has type \(valueType), which cannot be stored: use a number, Bool, String, Date, UUID, URL, Data, Decimal, a raw-value enum, a Codable type, a model or an array of models; or mark it @Transient",
+                entityName: String(describing: type), propertyName: meta.name)
+        }
+        return Slot(
+            index: index, name: meta.name, keyPath: meta.keypath, kind: .attribute(codec),
+            isConstant: meta.isConstant, defaultValue: meta.defaultValue,
+            attribute: attr, relationship: nil, declaringType: type)
+    }
+
+    /// The key paths rooted at `type` (`\Sub.name` for an inherited `name`) that the macro
+    /// provides, by slot, and every slot by key path (declared and rooted ones).
+    private static func keyPaths(
+        of type: any PersistentModel.Type, _ slots: [Slot], _ slotByName: [String: Int]
+    ) -> (rooted: [Int: AnyKeyPath], slotByKeyPath: [AnyKeyPath: Int]) {
+        var rooted: [Int: AnyKeyPath] = [:]
+        var slotByKeyPath = Dictionary(slots.map { ($0.keyPath, $0.index) }, uniquingKeysWith: { a, _ in a })
+        for (name, keyPath) in type._$rootedKeyPaths() {
+            guard let slot = slotByName[name] else { continue }
+            rooted[slot] = keyPath
+            if slotByKeyPath[keyPath] == nil { slotByKeyPath[keyPath] = slot }
+        }
+        return (rooted, slotByKeyPath)
+    }
+
+    /// Checks the `#Unique` and `#Index` groups class `name` declares (`own`).
+    ///
+    /// - Throws: ``SwiftDataError/unknownSchema`` for a name that is not a stored property, or a
+    ///   uniqueness group holding a to-many relationship.
+    private static func checkConstraints(
+        _ own: _EntityConstraints, of name: String, _ slots: [Slot], _ slotByName: [String: Int]
+    ) throws {
         for group in own.unique + own.indices {
-            for name in group where slotByName[name] == nil {
+            for property in group where slotByName[property] == nil {
                 throw SwiftDataError(
                     SwiftDataError.unknownSchema.code,
-                    "#Unique/#Index names '\(name)', which is not a stored property",
-                    entityName: self.name, propertyName: name)
+                    "#Unique/#Index names '\(property)', which is not a stored property",
+                    entityName: name, propertyName: property)
             }
         }
         for group in own.unique {
-            for name in group where slots[slotByName[name]!].isToMany {
+            for property in group where slots[slotByName[property]!].isToMany {
                 throw SwiftDataError(
                     SwiftDataError.unknownSchema.code,
-                    "a uniqueness constraint cannot include the to-many relationship '\(name)'",
-                    entityName: self.name, propertyName: name)
+                    "a uniqueness constraint cannot include the to-many relationship '\(property)'",
+                    entityName: name, propertyName: property)
             }
         }
     }

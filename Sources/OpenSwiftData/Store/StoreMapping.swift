@@ -128,7 +128,7 @@ final class StoreMapping: @unchecked Sendable {
 
         func plan(_ layout: ModelLayout) -> [ColumnRead] { decodePlans[ObjectIdentifier(layout.type)] ?? [] }
 
-        /// One uniqueness group as the store checks it at save (`ModelContext+Upsert.swift`).
+        /// One uniqueness group as the store checks it at save (``UniquenessResolution``).
         /// A class, not a struct: a save passes each new model's groups around, and a class is
         /// one reference count where the struct's strings and array were four.
         final class UniqueGroup {

@@ -29,14 +29,7 @@ extension PredicateExpressions.KeyPath: SQLPredicateExpression {
             )
         }
         let layout = row.layout
-        // A key path through a protocol requirement (`\T.name`, `T: Keyed`) is identified by probing.
-        var probedSlot: Int?
-        if layout.slotByKeyPath[keyPath] == nil, Output.self != PersistentIdentifier.self,
-            case .attribute(let s)? = layout.probe(keyPath)
-        {
-            probedSlot = s
-        }
-        guard let slot = layout.slotByKeyPath[keyPath] ?? probedSlot else {
+        guard let slot = slot(in: layout) else {
             if Output.self == PersistentIdentifier.self {
                 // `$0.persistentModelID` → the row's primary key (captured identifiers bind theirs).
                 var f = base
@@ -54,20 +47,47 @@ extension PredicateExpressions.KeyPath: SQLPredicateExpression {
         if case .toOne = s.kind, let storage = t.mapping?.storage(of: layout, slot: slot),
             case .inverseForeignKey(let table, let column) = storage
         {
-            // The target holds the key: (SELECT r."Z_PK" FROM "Target" r WHERE r."fk" = <row>)
-            let (alias, _) = t.nested("r")
-            var f = SQLFragment(
-                sql:
-                    "(SELECT \(alias).\"Z_PK\" FROM \(quoteIdentifier(table.name)) \(alias) WHERE \(alias).\(quoteIdentifier(column)) = \(base.sql))",
-                arguments: base.arguments)
-            // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
-            if let target = s.target, let tl = try? ModelLayout.of(target) {
-                f.relationshipTarget = tl
-                f.row = RowScope(layout: tl, table: table, alias: nil)
-                f.isRow = true
-            }
-            return f
+            return ownerKey(of: base, s, table, column, t)
         }
+        return try column(of: row, base, slot, t)
+    }
+
+    /// The slot the key path reads in `layout`'s rows; a key path through a protocol
+    /// requirement (`\T.name`, `T: Keyed`) is identified by probing.
+    private func slot(in layout: ModelLayout) -> Int? {
+        if let slot = layout.slotByKeyPath[keyPath] { return slot }
+        if Output.self != PersistentIdentifier.self, case .attribute(let s)? = layout.probe(keyPath) { return s }
+        return nil
+    }
+
+    /// A to-one relationship whose target holds the key:
+    /// `(SELECT r."Z_PK" FROM "Target" r WHERE r."fk" = <row>)`, a row of the target.
+    private func ownerKey(
+        of base: SQLFragment, _ s: ModelLayout.Slot, _ table: StoreMapping.Table, _ column: String,
+        _ t: SQLTranslation
+    ) -> SQLFragment {
+        let (alias, _) = t.nested("r")
+        var f = SQLFragment(
+            sql:
+                "(SELECT \(alias).\"Z_PK\" FROM \(quoteIdentifier(table.name)) \(alias) WHERE \(alias).\(quoteIdentifier(column)) = \(base.sql))",
+            arguments: base.arguments)
+        // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
+        if let target = s.target, let tl = try? ModelLayout.of(target) {
+            f.relationshipTarget = tl
+            f.row = RowScope(layout: tl, table: table, alias: nil)
+            f.isRow = true
+        }
+        return f
+    }
+
+    /// The column of `slot` in `row` (the row `base` names): the column itself when the row is
+    /// in scope, else a subquery reading it; a to-one relationship's column is a row of its target.
+    ///
+    /// - Throws: ``SwiftDataError/unsupportedKeyPath`` for an attribute with no column or one
+    ///   that cannot be compared in SQL.
+    private func column(of row: RowScope, _ base: SQLFragment, _ slot: Int, _ t: SQLTranslation) throws -> SQLFragment {
+        let layout = row.layout
+        let s = layout.slots[slot]
         guard let column = row.table.column(layout, slot) else {
             throw SwiftDataError(
                 SwiftDataError.unsupportedKeyPath.code,

@@ -171,6 +171,8 @@ extension BinaryPropertyList {
             decodedBytes += size
         }
 
+        /// Object `index`, `depth` collections deep: a scalar is decoded once and remembered, a
+        /// collection every time it is referenced (each reference counts toward the bounds).
         mutating func object(_ index: Int, depth: Int) throws -> PropertyListValue {
             guard depth < BinaryPropertyList.maximumDepth || FaultInjection.isActive(.plistUnbounded) else {
                 throw DecodingError(message: "nesting deeper than \(BinaryPropertyList.maximumDepth)")
@@ -187,6 +189,21 @@ extension BinaryPropertyList {
             let marker = try take(offset, 1).first!
             let value: PropertyListValue
             switch marker >> 4 {
+            case 0x0, 0x1, 0x2, 0x3: value = try fixedSize(marker, at: offset)
+            case 0x4, 0x5, 0x6, 0x8: value = try counted(marker, at: offset)
+            case 0xA, 0xC: return try array(index, marker, at: offset, depth: depth)
+            case 0xD: return try dictionary(index, marker, at: offset, depth: depth)
+            default:
+                throw DecodingError(message: "unknown marker 0x\(String(marker, radix: 16)) at \(offset)")
+            }
+            scalars[index] = value
+            return value
+        }
+
+        /// The boolean, integer, real or date whose `marker` is at `offset`.
+        mutating func fixedSize(_ marker: UInt8, at offset: Int) throws -> PropertyListValue {
+            let value: PropertyListValue
+            switch marker >> 4 {
             case 0x0:
                 switch marker {
                 case 0x08: value = .bool(false)
@@ -195,7 +212,6 @@ extension BinaryPropertyList {
                     throw DecodingError(
                         message: "unsupported marker 0x\(String(marker, radix: 16)) (null or fill) at \(offset)")
                 }
-                try spend(at: offset)
             case 0x1:
                 let n = Int(marker & 0x0F)
                 guard n <= 4 else { throw DecodingError(message: "integer of 2^\(n) bytes at \(offset)") }
@@ -211,23 +227,28 @@ extension BinaryPropertyList {
                     let bits = Reader.uint(raw)
                     value = .integer(n == 3 ? Int64(bitPattern: bits) : Int64(bits))
                 }
-                try spend(at: offset)
             case 0x2:
                 switch marker & 0x0F {
                 case 2: value = .real(Double(Float(bitPattern: UInt32(Reader.uint(try take(offset + 1, 4))))))
                 case 3: value = .real(Double(bitPattern: Reader.uint(try take(offset + 1, 8))))
                 default: throw DecodingError(message: "real of unsupported size at \(offset)")
                 }
-                try spend(at: offset)
-            case 0x3:
+            default:
                 guard marker == 0x33 else { throw DecodingError(message: "bad date marker at \(offset)") }
                 value = .date(
                     Date(timeIntervalSinceReferenceDate: Double(bitPattern: Reader.uint(try take(offset + 1, 8)))))
-                try spend(at: offset)
+            }
+            try spend(at: offset)
+            return value
+        }
+
+        /// The data, ASCII or UTF-16 string, or UID whose `marker` is at `offset`.
+        mutating func counted(_ marker: UInt8, at offset: Int) throws -> PropertyListValue {
+            switch marker >> 4 {
             case 0x4:
                 let (n, start) = try count(marker, at: offset, unit: 1)
                 try spend(bytes: n, at: offset)
-                value = .data(Data(try take(start, n)))
+                return .data(Data(try take(start, n)))
             case 0x5:
                 let (n, start) = try count(marker, at: offset, unit: 1)
                 try spend(bytes: n, at: offset)
@@ -235,7 +256,7 @@ extension BinaryPropertyList {
                 guard raw.allSatisfy({ $0 < 0x80 }) else {
                     throw DecodingError(message: "ASCII string at \(offset) has non-ASCII bytes")
                 }
-                value = .string(String(decoding: raw, as: UTF8.self))
+                return .string(String(decoding: raw, as: UTF8.self))
             case 0x6:
                 let (n, start) = try count(marker, at: offset, unit: 2)
                 try spend(bytes: n * 2, at: offset)
@@ -247,42 +268,47 @@ extension BinaryPropertyList {
                     units.append(UInt16(raw[i]) << 8 | UInt16(raw[i + 1]))
                     i += 2
                 }
-                value = .string(String(decoding: units, as: UTF16.self))
-            case 0x8:
-                value = .uid(Reader.uint(try take(offset + 1, Int(marker & 0x0F) + 1)))
-                try spend(at: offset)
-            case 0xA, 0xC:
-                let (n, start) = try count(marker, at: offset, unit: refSize)
-                try spend(at: offset)
-                return .array(
-                    try collection(index) { reader in
-                        var items: [PropertyListValue] = []
-                        items.reserveCapacity(n)
-                        for i in 0..<n { items.append(try reader.object(try reader.ref(start, i), depth: depth + 1)) }
-                        return items
-                    })
-            case 0xD:
-                // n keys, then n values: 2n references.
-                let (n, start) = try count(marker, at: offset, unit: 2 * refSize)
-                try spend(at: offset)
-                return .dictionary(
-                    try collection(index) { reader in
-                        var dict: [String: PropertyListValue] = [:]
-                        dict.reserveCapacity(n)
-                        for i in 0..<n {
-                            guard case .string(let key) = try reader.object(try reader.ref(start, i), depth: depth + 1)
-                            else {
-                                throw DecodingError(message: "dictionary at \(offset) has a key that is not a string")
-                            }
-                            dict[key] = try reader.object(try reader.ref(start, n + i), depth: depth + 1)
-                        }
-                        return dict
-                    })
+                return .string(String(decoding: units, as: UTF16.self))
             default:
-                throw DecodingError(message: "unknown marker 0x\(String(marker, radix: 16)) at \(offset)")
+                let value = PropertyListValue.uid(Reader.uint(try take(offset + 1, Int(marker & 0x0F) + 1)))
+                try spend(at: offset)
+                return value
             }
-            scalars[index] = value
-            return value
+        }
+
+        /// The array or set (decoded as an array) `index`, whose `marker` is at `offset`.
+        mutating func array(_ index: Int, _ marker: UInt8, at offset: Int, depth: Int) throws -> PropertyListValue {
+            let (n, start) = try count(marker, at: offset, unit: refSize)
+            try spend(at: offset)
+            return .array(
+                try collection(index) { reader in
+                    var items: [PropertyListValue] = []
+                    items.reserveCapacity(n)
+                    for i in 0..<n { items.append(try reader.object(try reader.ref(start, i), depth: depth + 1)) }
+                    return items
+                })
+        }
+
+        /// The dictionary `index`, whose `marker` is at `offset`: n keys, then n values (2n
+        /// references). A key that is not a string is refused.
+        mutating func dictionary(
+            _ index: Int, _ marker: UInt8, at offset: Int, depth: Int
+        ) throws -> PropertyListValue {
+            let (n, start) = try count(marker, at: offset, unit: 2 * refSize)
+            try spend(at: offset)
+            return .dictionary(
+                try collection(index) { reader in
+                    var dict: [String: PropertyListValue] = [:]
+                    dict.reserveCapacity(n)
+                    for i in 0..<n {
+                        guard case .string(let key) = try reader.object(try reader.ref(start, i), depth: depth + 1)
+                        else {
+                            throw DecodingError(message: "dictionary at \(offset) has a key that is not a string")
+                        }
+                        dict[key] = try reader.object(try reader.ref(start, n + i), depth: depth + 1)
+                    }
+                    return dict
+                })
         }
 
         /// Runs `body` for collection `index`, refusing a collection nested in itself.

@@ -1,0 +1,164 @@
+import Foundation
+
+extension SaveTransaction {
+    // MARK: Pairs
+
+    /// Writes join-table pairs and one-way keys: every pair of a new model, and the difference
+    /// for a changed one. Models of a class without to-many relationships, most of a bulk save,
+    /// are passed over without walking their slots; with `newWithToMany` false no new model is
+    /// visited at all.
+    func writePairs(_ w: StoreWriter, newWithToMany: Bool) throws {
+        // (Tested once, not as the loop's `where`: that would still visit every new model.)
+        if newWithToMany {
+            for m in inserted {
+                let d = m.persistentBackingData
+                if UpsertPlan.isCollapsed(d) { continue }
+                try writePairs(w, of: m, d)
+            }
+        }
+        for id in changedOrder {
+            if let m = changed[id] { try writePairs(w, of: m, m.persistentBackingData) }
+        }
+    }
+
+    /// Writes the pairs of model `m` (storage `d`): every to-many relationship stored in a join
+    /// table or in keys the destination rows hold for a one-way owner.
+    private func writePairs(_ w: StoreWriter, of m: any PersistentModel, _ d: BackingData) throws {
+        // A model deleted in this save (a cascade may reach a changed one) had its pairs
+        // removed with its row; writing its list again would leave dangling pairs.
+        guard !d.isDeleted, let layout = d.layout, layout.hasToMany, let own = context.pendingOrStoredPK(m) else {
+            return
+        }
+        for slot in layout.relationshipSlots where layout.slots[slot].isToMany {
+            let storage = stack.storage(of: layout, slot: slot)
+            let ownerKeys = stack.ownsKeysOnDestination(layout, slot: slot)
+            switch storage {
+            case .joinTable?: break
+            case .inverseForeignKey? where ownerKeys: break
+            default: continue
+            }
+            guard slot < d.values.count, let current = d.values[slot] else { continue }
+            let isNew = d.status == .inserted
+            guard isNew || (slot < d.changed.count && d.changed[slot]) else { continue }
+            let now = RelationshipGraph.models(in: current).filter { !$0.persistentBackingData.isDeleted }
+            let before = isNew ? [] : RelationshipGraph.models(in: d.committed?[slot] ?? nil)
+            try writeDifference(w, storage, own: own, before: before, now: now)
+        }
+    }
+
+    /// Removes the pairs of `own` with the models of `before` not in `now`, then adds those with
+    /// the models of `now` not in `before`.
+    private func writeDifference(
+        _ w: StoreWriter, _ storage: StoreMapping.RelationshipStorage?, own: Int64,
+        before: [any PersistentModel], now: [any PersistentModel]
+    ) throws {
+        let nowIDs = Set(now.map { ObjectIdentifier($0) })
+        let beforeIDs = Set(before.map { ObjectIdentifier($0) })
+        for gone in before where !nowIDs.contains(ObjectIdentifier(gone)) {
+            guard let other = context.pendingOrStoredPK(gone) else { continue }
+            switch storage {
+            case .joinTable(let name, let ownCol, let otherCol)?:
+                try w.unlink(name, own: ownCol, own, other: otherCol, other)
+            case .inverseForeignKey(let table, let column)?:
+                try w.clearOwnerKey(table, column: column, owner: own, on: other)
+            default: break
+            }
+        }
+        for added in now where !beforeIDs.contains(ObjectIdentifier(added)) {
+            guard let other = context.pendingOrStoredPK(added) else { continue }
+            switch storage {
+            case .joinTable(let name, let ownCol, let otherCol)?:
+                try w.link(name, own: ownCol, own, other: otherCol, other)
+            case .inverseForeignKey(let table, let column)?:
+                try w.setOwnerKey(table, column: column, owner: own, on: other)
+            default: break
+            }
+        }
+    }
+
+    // MARK: History
+
+    /// Records the save being written as one history transaction (none when it changes no
+    /// row, HIS-11): inserts, updates with the bitmap of changed properties (to-many changes
+    /// included), upserts as updates of the stored row (HIS-08), deletes with their tombstone.
+    /// New rows are recorded from their tables, by the key ranges the save handed out
+    /// (`insertedRanges`); `cascaded` are the rows a cascade deleted in SQL.
+    func recordHistory(
+        _ w: StoreWriter, plan: UpsertPlan, insertedRanges: [(table: String, first: Int64, last: Int64)],
+        cascaded: [SetCascade.Deleted] = []
+    ) throws {
+        let settings = try stack.store(of: w.mapping).historySettings(w.db)
+        guard settings.records else { return }
+        var rows = historyOfAdoptions(w, plan) + historyOfUpdates(w, plan)
+        rows += try historyOfDeletes(w)
+        // Rows a cascade deleted in SQL, after the models' (where the loaded cascade puts them).
+        for c in cascaded {
+            guard let info = w.mapping.historyInfo(c.layout) else { continue }
+            for (key, tombstone) in zip(c.keys, c.tombstones) {
+                rows.append(
+                    HistoryChangeRow(kind: .delete, entity: info.entity, key: key, columns: nil, tombstone: tombstone))
+            }
+        }
+        guard !rows.isEmpty || !insertedRanges.isEmpty else { return }
+        let process = ProcessInfo.processInfo.processName
+        try w.recordTransaction(
+            author: context.author, bundle: Bundle.main.bundleIdentifier ?? process, process: process,
+            timestamp: Date(), insertedRanges: insertedRanges,
+            changes: rows, tombstoneColumns: settings.tombstones)
+    }
+
+    /// The history of the new models that upsert: an update of every property of the row each
+    /// took over.
+    private func historyOfAdoptions(_ w: StoreWriter, _ plan: UpsertPlan) -> [HistoryChangeRow] {
+        guard !plan.adoptedRows.isEmpty else { return [] }
+        var rows: [HistoryChangeRow] = []
+        var infos = PerLayoutMemo<StoreMapping.HistoryInfo?>()
+        for m in inserted {
+            let d = m.persistentBackingData
+            guard let adoption = UpsertPlan.adoption(of: d), let layout = d.layout,
+                let info = infos.value(for: layout, w.mapping.historyInfo)
+            else { continue }
+            rows.append(
+                HistoryChangeRow(
+                    kind: .update, entity: info.entity, key: adoption.pk, columns: info.allProperties, tombstone: []))
+        }
+        return rows
+    }
+
+    /// The history of the changed models: an update with the bitmap of their changed properties.
+    private func historyOfUpdates(_ w: StoreWriter, _ plan: UpsertPlan) -> [HistoryChangeRow] {
+        var rows: [HistoryChangeRow] = []
+        let upserted = plan.adoptedKeys(if: !changedOrder.isEmpty)
+        for id in changedOrder {
+            guard let m = changed[id] else { continue }
+            let d = m.persistentBackingData
+            guard d.status == .persisted, !d.isDeleted, let layout = d.layout, !context.isTakenOver(d, upserted),
+                let info = w.mapping.historyInfo(layout)
+            else { continue }
+            let slots = d.changed.indices.filter { d.changed[$0] && info.bitOfSlot[$0] != nil }
+            guard !slots.isEmpty else { continue }
+            rows.append(
+                HistoryChangeRow(
+                    kind: .update, entity: info.entity, key: d.pk, columns: info.bitmap(slots), tombstone: []))
+        }
+        return rows
+    }
+
+    /// The history of the deleted models: a delete with their tombstone values.
+    private func historyOfDeletes(_ w: StoreWriter) throws -> [HistoryChangeRow] {
+        var rows: [HistoryChangeRow] = []
+        for id in deletedOrder {
+            guard let m = deleted[id] else { continue }
+            let d = m.persistentBackingData
+            guard d.pk != 0, let layout = d.layout, let info = w.mapping.historyInfo(layout) else { continue }
+            if d.isFault && !info.tombstoneSlots.isEmpty { context.fulfillFault(d) }
+            let tombstone = try info.tombstoneSlots.map { slot -> SQLValue in
+                guard slot < d.values.count, let codec = layout.slots[slot].codec else { return .null }
+                return try codec.encode(d.values[slot])
+            }
+            rows.append(
+                HistoryChangeRow(kind: .delete, entity: info.entity, key: d.pk, columns: nil, tombstone: tombstone))
+        }
+        return rows
+    }
+}

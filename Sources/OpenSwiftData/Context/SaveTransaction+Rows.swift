@@ -1,0 +1,178 @@
+import Foundation
+
+extension SaveTransaction {
+    // MARK: Adoptions
+
+    /// Rewrites the stored rows that new models take over (upserts); returns whether such a
+    /// model's class has a to-many relationship (then it has pairs to write). `versions` gets
+    /// each adopting model's new row version.
+    ///
+    /// A row an upsert takes over lets go of its stored to-many members first (UNQ-14: the new
+    /// model's list replaces the stored one), all of them before any row is rewritten: a member
+    /// that is itself upserted in this save then keeps the owner its new model names, whichever
+    /// of the two was inserted first. (A save that takes over no row, a batch insert, passes
+    /// over none of this.)
+    func adoptStoredRows(
+        _ w: StoreWriter, _ plan: UpsertPlan, versions: inout [ObjectIdentifier: Int64]
+    ) throws -> Bool {
+        guard !plan.adoptedRows.isEmpty else { return false }
+        var cleared: Set<StoreWriter.KeyColumn> = []
+        var newWithToMany = false
+        for m in inserted {
+            let d = m.persistentBackingData
+            guard let adoption = UpsertPlan.adoption(of: d), let layout = d.layout, layout.hasToMany else { continue }
+            newWithToMany = true
+            try w.detachStoredToMany(of: layout, pk: adoption.pk, cleared: &cleared)
+        }
+        // Rows that collide with stored ones replace those rows' values: one prepared statement
+        // per entity and set of indexed columns left out, built once and reused for every row.
+        var shapes: [ObjectIdentifier: AdoptionShape] = [:]
+        for m in inserted {
+            let d = m.persistentBackingData
+            guard let adoption = UpsertPlan.adoption(of: d), let layout = d.layout, let table = stack.table(for: layout)
+            else { continue }
+            let shape: AdoptionShape
+            if let known = shapes[ObjectIdentifier(layout)] {
+                shape = known
+            } else {
+                shape = try adoptionShape(w, table, layout, cleared: cleared)
+                shapes[ObjectIdentifier(layout)] = shape
+            }
+            guard let update = shape.update else { continue }
+            // Indexed columns whose stored value is already the new one are left out.
+            let unchanged = try context.unchangedIndexedColumns(
+                shape.reads, of: m, d, adoption.storedRow < 0 ? nil : plan.storedRows[Int(adoption.storedRow)],
+                except: shape.alwaysWritten)
+            let (reads, leavingOut) = try shape.statement(leavingOut: unchanged, w, table)
+            let statement = leavingOut ?? update
+            let bound = try context.bindColumns(statement, d, reads, model: m)
+            try statement.bindKey(d.pendingPK, at: Int32(bound + 1))
+            versions[ObjectIdentifier(m)] = try statement.runUpdate(
+                layout.name, key: d.pendingPK, knownVersion: adoption.version)
+        }
+        return newWithToMany
+    }
+
+    /// How the upserts of `layout`'s models update their rows. An upsert rewrites the row and
+    /// makes a new version of it, also when the unique columns it matched on are its only ones
+    /// (then the update sets only `Z_OPT`).
+    private func adoptionShape(
+        _ w: StoreWriter, _ table: StoreMapping.Table, _ layout: ModelLayout, cleared: Set<StoreWriter.KeyColumn>
+    ) throws -> AdoptionShape {
+        let reads = ModelContext.adoptionColumns(table, layout)
+        // A key column the detaching set to NULL in some rows no longer holds what the lookup
+        // read: it is always written.
+        var alwaysWritten: UInt64 = 0
+        for (index, read) in reads.enumerated().prefix(64)
+        where read.role == .foreignKey
+            && cleared.contains(
+                StoreWriter.KeyColumn(table: ObjectIdentifier(table), column: table.columns[Int(read.column) - 2]))
+        {
+            alwaysWritten |= 1 << UInt64(index)
+        }
+        return AdoptionShape(
+            reads: reads,
+            update: table.plan(layout).isEmpty
+                ? nil : try w.updateStatement(table, reads: reads, checkingVersion: false),
+            alwaysWritten: alwaysWritten)
+    }
+
+    // MARK: Inserts
+
+    /// The positions in ``inserted`` of the models that insert a row of their own, grouped by
+    /// entity (entities in the order their first model came), and whether one of those
+    /// entities has a to-many relationship.
+    ///
+    /// Models are grouped by runs of one entity (usually the whole save), so a run costs one
+    /// hash; a group holds positions, not copies of the models (a retain and a release each).
+    private func newRowsByEntity() -> (
+        order: [ModelLayout], positions: [ObjectIdentifier: [Int]], hasToMany: Bool
+    ) {
+        var byEntity: [ObjectIdentifier: [Int]] = [:]
+        var entityOrder: [ModelLayout] = []
+        var hasToMany = false
+        var runLayout: ModelLayout?
+        var run: [Int] = []
+        func endRun() {
+            guard let layout = runLayout else { return }
+            let key = ObjectIdentifier(layout)
+            if byEntity[key] == nil { entityOrder.append(layout) }
+            byEntity[key, default: []].append(contentsOf: run)
+            run.removeAll(keepingCapacity: true)
+        }
+        for position in inserted.indices {
+            let d = inserted[position].persistentBackingData
+            guard UpsertPlan.writesNewRow(d), let layout = d.layout else { continue }
+            if layout.hasToMany { hasToMany = true }
+            if layout !== runLayout {
+                endRun()
+                runLayout = layout
+            }
+            run.append(position)
+        }
+        endRun()
+        return (entityOrder, byEntity, hasToMany)
+    }
+
+    /// Inserts the rows of the new models that write one: one prepared statement per entity,
+    /// reused for every row of it. Returns whether such a model's class has a to-many
+    /// relationship.
+    func insertRows(_ w: StoreWriter) throws -> Bool {
+        let newRows = newRowsByEntity()
+        let newModels = inserted
+        for layout in newRows.order {
+            guard let table = stack.table(for: layout), let ent = table.entityID(layout) else { continue }
+            let reads = table.plan(layout)
+            let insert = try w.insertStatement(table, reads: reads)
+            for position in newRows.positions[ObjectIdentifier(layout)] ?? [] {
+                let m = newModels[position]
+                let d = m.persistentBackingData
+                try insert.bindKey(d.pendingPK, at: 1)
+                try insert.bindKey(ent, at: 2)
+                try context.bindColumns(insert, d, reads, model: m)
+                try insert.run(layout.name)
+            }
+        }
+        return newRows.hasToMany
+    }
+
+    // MARK: Updates
+
+    /// Updates the changed models' rows: only the changed columns (a row an upsert replaced
+    /// takes the new model's values instead). With `strict` the update also requires the version
+    /// the context read, and a row changed or deleted since puts its model into `conflicts`.
+    /// `outcome` gets each row's new version, and the models another writer changed meanwhile.
+    func updateRows(
+        _ w: StoreWriter, _ plan: UpsertPlan, strict: Bool, conflicts: inout [any PersistentModel],
+        outcome: inout ModelContext.WriteOutcome
+    ) throws {
+        let upserted = plan.adoptedKeys(if: !changedOrder.isEmpty)
+        for id in changedOrder {
+            guard let m = changed[id] else { continue }
+            let d = m.persistentBackingData
+            guard d.status == .persisted, let layout = d.layout, let table = stack.table(for: layout),
+                !context.isTakenOver(d, upserted)
+            else { continue }
+            // Only a row whose columns change gets a new version: a to-many change lives in the
+            // other rows' keys or a join table (set-like, nothing to lose), so it bumps nothing.
+            let reads = table.plan(layout).filter { $0.slot < d.changed.count && d.changed[$0.slot] }
+            guard !reads.isEmpty else { continue }
+            let checked = strict && d.version != 0
+            let update = try w.updateStatement(table, reads: reads, checkingVersion: checked)
+            let bound = try context.bindColumns(update, d, reads, model: m)
+            try update.bindKey(d.pk, at: Int32(bound + 1))
+            if checked { try update.bindKey(d.version, at: Int32(bound + 2)) }
+            guard let version = try update.runUpdate(layout.name, key: d.pk, knownVersion: checked ? d.version : nil)
+            else {
+                // Strict: the row changed since it was read, or is gone. Default: it is gone
+                // (deleted by another writer); the change has nothing left to update.
+                if strict { conflicts.append(m) }
+                continue
+            }
+            outcome.versions[id] = version
+            // Wrapping: a version read at Int64.max (a hostile store) only makes the row stale;
+            // the update itself refused to bump a stored version at the top.
+            if d.version != 0 && version != d.version &+ 1 { outcome.stale.append(m) }
+        }
+    }
+}

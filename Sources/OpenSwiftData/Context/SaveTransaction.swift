@@ -1,0 +1,182 @@
+import Foundation
+
+/// One store's share of a save: the pending inserts, changes and deletes whose models that
+/// store holds, and the steps that write them inside the store's open transaction.
+///
+/// ``ModelContext/save()`` makes one per store that has changes (the whole of the pending
+/// changes when the container has one store). ``write(_:)`` writes, in this order: deletes;
+/// the uniqueness resolution (``UniquenessResolution``) and primary keys for new rows; rows
+/// that upsert into stored ones; inserts; updates; join-table pairs; history. It touches no
+/// in-memory state but the new rows' `pendingPK`, which the save clears on failure, and their
+/// uniqueness dispositions, which every save's resolution sets afresh; so a failed write leaves
+/// the context exactly as it was.
+struct SaveTransaction {
+    /// The context saving.
+    let context: ModelContext
+    /// The store written.
+    let store: SQLiteStore
+    /// New models, in insertion order.
+    var inserted: [any PersistentModel] = []
+    /// Changed models, by identity.
+    var changed: [ObjectIdentifier: any PersistentModel] = [:]
+    /// The order in which models were first changed.
+    var changedOrder: [ObjectIdentifier] = []
+    /// Deleted models, by identity.
+    var deleted: [ObjectIdentifier: any PersistentModel] = [:]
+    /// The order in which models were deleted.
+    var deletedOrder: [ObjectIdentifier] = []
+
+    /// Whether the store has nothing to write.
+    var isEmpty: Bool { inserted.isEmpty && changedOrder.isEmpty && deletedOrder.isEmpty }
+
+    /// The context's stores and their mappings.
+    var stack: ContainerStack { context.stack }
+
+    /// Writes the transaction's changes with `w`, whose transaction the caller opened and
+    /// commits; returns what the save applies to the context after the commit.
+    ///
+    /// - Throws: the save's errors (``ModelContext/save()``); the caller rolls back.
+    func write(_ w: StoreWriter) throws -> ModelContext.WriteOutcome {
+        let strict =
+            stack.configuration(of: w.mapping).mergePolicy == .error && !FaultInjection.isActive(.ignoreMergeConflict)
+        var conflicts: [any PersistentModel] = []
+        let removed = try deleteRows(w, strict: strict, conflicts: &conflicts)
+        var outcome = ModelContext.WriteOutcome(plan: UpsertPlan())
+        // Cascades decided in SQL: their rows go before references to their parents are cleared
+        // (which would detach them from the parents first).
+        outcome.cascaded = try context.deleteSetCascades(w)
+        try detachReferences(w, to: removed)
+
+        var resolution = UniquenessResolution(self, w)
+        let plan = try resolution.resolve()
+        let insertedRanges = try allocatePrimaryKeys(w, plan)
+        outcome.plan = plan
+
+        var newWithToMany = try adoptStoredRows(w, plan, versions: &outcome.versions)
+        if try insertRows(w) { newWithToMany = true }
+        if FaultInjection.isActive(.splitSave) { try w.commitAndContinue() }
+        try updateRows(w, plan, strict: strict, conflicts: &conflicts, outcome: &outcome)
+        if !conflicts.isEmpty { throw context.mergeConflictError(conflicts) }
+        try writePairs(w, newWithToMany: newWithToMany)
+        if FaultInjection.isActive(.historySeparateTransaction) && stack.stores.count == 1 {
+            outcome.historyAfterCommit = insertedRanges
+        } else {
+            try recordHistory(w, plan: plan, insertedRanges: insertedRanges, cascaded: outcome.cascaded)
+        }
+        return outcome
+    }
+
+    // MARK: Deletes
+
+    /// The rows a save deleted, per table, tables in the order their first row was deleted.
+    struct RemovedRows {
+        /// Per table: its keys deleted, and those deleted without a version check.
+        var byTable: [ObjectIdentifier: (table: StoreMapping.Table, keys: [Int64], unchecked: [Int64])] = [:]
+        /// The tables, in the order their first row came.
+        var order: [ObjectIdentifier] = []
+    }
+
+    /// Deletes the rows of the deleted models: per table in batches of keys, except that with
+    /// `strict` a row whose version is known is deleted alone, if still at that version (else its
+    /// model goes into `conflicts`).
+    ///
+    /// Deletes come first, so a new model may take the unique values of one deleted in this
+    /// save. References to the deleted rows are cleared once all of them are gone
+    /// (``detachReferences(_:to:)``): a cascade deletes a parent and its children in one save,
+    /// and clearing the children's keys to the parent first would rewrite rows about to be
+    /// deleted (and their indexes).
+    private func deleteRows(
+        _ w: StoreWriter, strict: Bool, conflicts: inout [any PersistentModel]
+    ) throws -> RemovedRows {
+        var tables = PerLayoutMemo<StoreMapping.Table?>()
+        var removed = RemovedRows()
+        for id in deletedOrder {
+            guard let m = deleted[id] else { continue }
+            let d = m.persistentBackingData
+            guard let layout = d.layout, let table = tables.value(for: layout, stack.table(for:)) else { continue }
+            let key = ObjectIdentifier(table)
+            if removed.byTable[key] == nil {
+                removed.byTable[key] = (table, [], [])
+                removed.order.append(key)
+            }
+            removed.byTable[key]!.keys.append(d.pk)
+            if strict && d.version != 0 {
+                if try !w.deleteRow(table, pk: d.pk, ifVersion: d.version) { conflicts.append(m) }
+            } else {
+                removed.byTable[key]!.unchecked.append(d.pk)
+            }
+        }
+        for key in removed.order {
+            guard let (table, _, unchecked) = removed.byTable[key] else { continue }
+            try w.deleteRows(table, keys: unchecked)
+        }
+        return removed
+    }
+
+    /// Clears the keys and join-table pairs that referred to the `removed` rows.
+    private func detachReferences(_ w: StoreWriter, to removed: RemovedRows) throws {
+        for key in removed.order {
+            guard let (table, keys, _) = removed.byTable[key] else { continue }
+            try w.detachReferences(to: table, keys: keys)
+        }
+    }
+
+    // MARK: Keys
+
+    /// New rows get keys above both the table's largest key and the largest ever handed out
+    /// (`Z_PRIMARYKEY.Z_MAX`, as Core Data keeps it), so a deleted row's identifier is never reused.
+    ///
+    /// Returns the keys handed out per table, in the order the tables first came: every key of
+    /// a range is a new row's (the history records them from the table, in one statement each).
+    ///
+    /// - Throws: ``SwiftDataError/corruptStore`` naming the entity when its table's largest key
+    ///   or `Z_MAX` leaves no room below `Int64.max` for a new row (a store edited by another
+    ///   tool); nothing has been written then, and the save's transaction rolls back.
+    private func allocatePrimaryKeys(_ w: StoreWriter, _ plan: UpsertPlan) throws -> [(
+        table: String, first: Int64, last: Int64
+    )] {
+        var next: [ObjectIdentifier: (table: StoreMapping.Table, pk: Int64)] = [:]
+        // Each table's largest key before this save.
+        var start: [ObjectIdentifier: Int64] = [:]
+        var order: [ObjectIdentifier] = []
+        var tables = PerLayoutMemo<StoreMapping.Table?>()
+        // The table being numbered and its last key; written back to `next` when another
+        // table's model comes (a save's new models mostly come in runs of one entity).
+        var current: (key: ObjectIdentifier, table: StoreMapping.Table, pk: Int64)?
+        for m in inserted {
+            let d = m.persistentBackingData
+            guard UpsertPlan.writesNewRow(d), let layout = d.layout,
+                let table = tables.value(for: layout, stack.table(for:))
+            else { continue }
+            let key = ObjectIdentifier(table)
+            if current?.key != key {
+                if let c = current { next[c.key] = (c.table, c.pk) }
+                if let known = next[key] {
+                    current = (key, known.table, known.pk)
+                } else {
+                    current = (key, table, try w.largestKey(of: table))
+                    next[key] = current.map { ($0.table, $0.pk) }
+                    start[key] = current!.pk
+                    order.append(key)
+                }
+            }
+            let (pk, overflow) = current!.pk.addingReportingOverflow(1)
+            if overflow { throw StoreWriter.keySpaceExhausted(entity: layout.name, table: current!.table.name) }
+            current!.pk = pk
+            d.pendingPK = pk
+        }
+        if let c = current { next[c.key] = (c.table, c.pk) }
+        for key in order {
+            let (table, pk) = next[key]!
+            try w.recordLargestKey(pk, of: table)
+        }
+        for (earlier, later) in plan.collapsed {
+            guard let m = inserted.first(where: { ObjectIdentifier($0) == earlier }) else { continue }
+            m.persistentBackingData.pendingPK = later.persistentBackingData.pendingPK
+        }
+        return order.map { key in
+            let (table, last) = next[key]!
+            return (table.name, start[key]! + 1, last)
+        }
+    }
+}
