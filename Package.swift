@@ -36,6 +36,21 @@ func toolchainHostLibraries() -> String {
     return "/opt/swift/usr/lib/swift/host"
 }
 
+/// Where the macro target keeps the binary modules the compiler builds from the toolchain's
+/// swift-syntax: `$XDG_CACHE_HOME/openswiftdata/ModuleCache` (else `~/.cache/…`).
+///
+/// The toolchain ships those libraries as textual interfaces only, and SwiftPM's module cache
+/// lives in `.build`, so every clean build would turn SwiftSyntax's interface into a module again
+/// (about 9 s of CPU, half the macro target's build). The compiler names each cached module by
+/// its compiler version and flags and checks it against the interface it came from, so a cache
+/// shared by clones and toolchains stays correct.
+func persistentModuleCache() -> String {
+    let environment = Context.environment
+    let cacheHome = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        ?? (environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSTemporaryDirectory()) + "/.cache"
+    return cacheHome + "/openswiftdata/ModuleCache"
+}
+
 var dependencies: [Package.Dependency] = []
 let macros: Target
 if useToolchainSwiftSyntax {
@@ -46,7 +61,8 @@ if useToolchainSwiftSyntax {
             // Plugin.swift serves the compiler through CompilerPluginMessageListener in this mode
             // (the toolchain ships no SwiftCompilerPlugin module).
             .define("OPENSWIFTDATA_TOOLCHAIN_SWIFT_SYNTAX"),
-            .unsafeFlags(["-I", host]),
+            // The last `-module-cache-path` wins over SwiftPM's own (in `.build`).
+            .unsafeFlags(["-I", host, "-module-cache-path", persistentModuleCache()]),
         ],
         linkerSettings: [.unsafeFlags([
             "-L", host, "-lSwiftSyntax", "-lSwiftSyntaxMacros", "-lSwiftDiagnostics",

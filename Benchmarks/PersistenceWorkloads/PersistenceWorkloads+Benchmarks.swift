@@ -24,7 +24,7 @@ extension PersistenceWorkloads {
                         scales: scales, operationsPerRun: w.operations,
                         setUp: { rows in try w.oursSetUp(cache, store, rows, strategy) },
                         body: { run in _ = try run.body() },
-                        counters: { run in SQLiteCounters(run.container.statementCounters(reset: true)) },
+                        counters: { run in SQLiteCounters(statementsOf: run.container) },
                         queryPlan: w.plan.map { plan in { run in try plan(run.container, 1_000) } }
                     )
                     .withRawBaseline(

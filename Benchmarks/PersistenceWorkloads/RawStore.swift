@@ -18,7 +18,7 @@ public final class RawStore {
     }
 
     /// The raw connection the baseline drives.
-    public let db: SQLiteConnection
+    package let db: SQLiteConnection
     let url: URL?
 
     /// The store's names for the benchmark models (Apple's layout, from the same schema the
@@ -132,7 +132,7 @@ public final class RawStore {
     }
 
     /// Runs a `SELECT <columns> …` statement and reads every row into ``Row`` values.
-    public func rows(_ sql: String, _ args: [SQLValue] = []) throws -> [Row] {
+    package func rows(_ sql: String, _ args: [SQLValue] = []) throws -> [Row] {
         var out: [Row] = []
         try forEachRow(sql, args) { out.append($0) }
         return out
@@ -140,7 +140,7 @@ public final class RawStore {
 
     /// Runs a `SELECT <columns> …` statement and calls `body` with each row as it is read
     /// (streaming: one ``Row`` at a time).
-    public func forEachRow(_ sql: String, _ args: [SQLValue] = [], _ body: (Row) throws -> Void) throws {
+    package func forEachRow(_ sql: String, _ args: [SQLValue] = [], _ body: (Row) throws -> Void) throws {
         let stmt = try db.cachedStatement(sql)
         defer { stmt.reset() }
         try stmt.bind(args)
@@ -163,7 +163,7 @@ public final class RawStore {
     }
 
     /// `SELECT count(*) …` with arguments.
-    public func count(_ sql: String, _ args: [SQLValue] = []) throws -> Int {
+    package func count(_ sql: String, _ args: [SQLValue] = []) throws -> Int {
         if case .integer(let n)? = try db.scalar(sql, args) { return Int(n) }
         return 0
     }

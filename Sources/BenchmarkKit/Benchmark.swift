@@ -9,7 +9,7 @@
 ///                        operationsPerRun: { $0 },
 ///                        setUp: { rows in try InsertFixture(rows: rows) },
 ///                        body: { fixture in try fixture.insertAll() },
-///                        counters: { fixture in SQLiteCounters(fixture.statement.counters(reset: true)) })
+///                        counters: { fixture in SQLiteCounters(statementsOf: fixture.container) })
 ///     .withRawBaseline(setUp: { rows in try RawFixture(rows: rows) },
 ///                      body: { raw in try raw.insertAll() })
 /// ```

@@ -21,7 +21,7 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
     public var machine: MachineInfo
     /// The toolchain, e.g. the output of `swift --version`.
     public var toolchain: String
-    /// The SQLite library version (`SQLiteConnection.libraryVersion`).
+    /// The SQLite library version (`sqlite3_libversion()`).
     public var sqliteVersion: String
     /// `"release"` or `"debug"`.
     public var buildConfiguration: String

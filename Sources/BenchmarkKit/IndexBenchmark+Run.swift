@@ -79,7 +79,8 @@ extension IndexBenchmark {
         _ q: Query, _ operation: QueryExplanation.Operation, _ e: QueryExplanation,
         _ container: ModelContainer, _ label: String
     ) -> Benchmark {
-        Benchmark(
+        let arguments = e.arguments.map(\.sqlValue)
+        return Benchmark(
             "\(q.name) · \(operation.rawValue)", group: name, store: store.rawValue, strategy: label,
             scales: [data.rows], operationsPerRun: { _ in 1 },
             setUp: { _ in
@@ -87,7 +88,7 @@ extension IndexBenchmark {
                 return ModelContext(container)
             },
             body: { context in try q.run(context, operation) },
-            counters: { _ in SQLiteCounters(container.statementCounters(reset: true)) },
+            counters: { _ in SQLiteCounters(statementsOf: container) },
             queryPlan: { context in try q.explain(context, operation).plan }
         )
         .withRawBaseline(
@@ -96,14 +97,14 @@ extension IndexBenchmark {
                 try container.withStoreConnection { db in
                     let stmt = try db.cachedStatement(e.sql)
                     defer { stmt.reset() }
-                    try stmt.bind(e.arguments)
+                    try stmt.bind(arguments)
                     let columns = stmt.columnCount
                     while try stmt.step() {
                         for c in 0..<columns { _ = stmt.value(at: c) }
                     }
                 }
             },
-            counters: { _ in SQLiteCounters(container.statementCounters(reset: true)) })
+            counters: { _ in SQLiteCounters(statementsOf: container) })
     }
 
     /// One write workload: `operations` calls of the body on a fresh context, then one save.
@@ -120,7 +121,7 @@ extension IndexBenchmark {
                 for i in 0..<w.operations { try w.body(context, base + i) }
                 try context.save()
             },
-            counters: { _ in SQLiteCounters(container.statementCounters(reset: true)) })
+            counters: { _ in SQLiteCounters(statementsOf: container) })
     }
 
     /// The strategy's index sets and unique-index policy on `container`.

@@ -2,11 +2,10 @@ import OpenSwiftData
 
 /// SQLite statement counters accrued during one run: VM steps, full-scan steps, sorts, auto-index rows.
 ///
-/// These are deterministic, so they gate CI alongside malloc counts. Build one from OpenSwiftData's
-/// `SQLiteStatement.counters(reset:)`, or add several statements' counters together:
+/// These are deterministic, so they gate CI alongside malloc counts. Read a container's with
+/// ``init(statementsOf:reset:)``, or add several runs' counters together:
 /// ```swift
-/// let counters = SQLiteCounters(statement.counters(reset: true))
-///     + SQLiteCounters(other.counters(reset: true))
+/// let counters = SQLiteCounters(statementsOf: container) + SQLiteCounters(statementsOf: other)
 /// ```
 public struct SQLiteCounters: Sendable, Equatable, Codable {
     /// Virtual-machine steps (`SQLITE_STMTSTATUS_VM_STEP`).
@@ -26,8 +25,14 @@ public struct SQLiteCounters: Sendable, Equatable, Codable {
         self.autoIndexRows = autoIndexRows
     }
 
-    /// Converts OpenSwiftData's `SQLiteStatement.Counters`.
-    public init(_ counters: SQLiteStatement.Counters) {
+    /// The counters summed over the prepared statements of `container`'s store since the last
+    /// reset; `reset` zeroes them afterwards, so the next read covers the next run only.
+    public init(statementsOf container: ModelContainer, reset: Bool = true) {
+        self.init(container.statementCounters(reset: reset))
+    }
+
+    /// Converts the counters of OpenSwiftData's SQLite layer.
+    package init(_ counters: SQLiteStatement.Counters) {
         self.init(
             vmSteps: counters.vmSteps, fullScanSteps: counters.fullScanSteps,
             sorts: counters.sorts, autoIndexRows: counters.autoIndexRows)

@@ -19,13 +19,53 @@ public struct QueryExplanation: Sendable, Equatable, CustomStringConvertible {
         case identifiers
     }
 
+    /// A value bound to one of the statement's placeholders, as SQLite stores it (one of its
+    /// five storage classes).
+    public enum Argument: Hashable, Sendable, CustomStringConvertible {
+        /// `NULL`.
+        case null
+        /// A 64-bit signed integer.
+        case integer(Int64)
+        /// An IEEE 754 double.
+        case real(Double)
+        /// UTF-8 text.
+        case text(String)
+        /// Bytes.
+        case blob(Data)
+
+        /// A short rendering; text and blobs are summarised by their size, never shown.
+        public var description: String { sqlValue.description }
+
+        /// The value as the store binds it.
+        init(_ value: SQLValue) {
+            switch value {
+            case .null: self = .null
+            case .integer(let v): self = .integer(v)
+            case .real(let v): self = .real(v)
+            case .text(let v): self = .text(v)
+            case .blob(let v): self = .blob(v)
+            }
+        }
+
+        /// The value to bind to a statement of the package's SQLite layer.
+        package var sqlValue: SQLValue {
+            switch self {
+            case .null: .null
+            case .integer(let v): .integer(v)
+            case .real(let v): .real(v)
+            case .text(let v): .text(v)
+            case .blob(let v): .blob(v)
+            }
+        }
+    }
+
     /// The call explained.
     public var operation: Operation
     /// The statement exactly as the call prepares it, with `?` placeholders.
     public var sql: String
     /// The values bound to the placeholders, in order (limit and offset included where the
     /// statement pages). They are kept out of ``description``.
-    public var arguments: [SQLValue]
+    public var arguments: [Argument]
     /// SQLite's `EXPLAIN QUERY PLAN` for ``sql`` with ``arguments``, one line per plan row,
     /// indented by depth (e.g. `SEARCH t USING INDEX … (code<?)`).
     public var plan: [String]
@@ -34,7 +74,7 @@ public struct QueryExplanation: Sendable, Equatable, CustomStringConvertible {
     public var mergesPendingChanges: Bool
 
     /// Creates an explanation.
-    public init(operation: Operation, sql: String, arguments: [SQLValue], plan: [String], mergesPendingChanges: Bool) {
+    public init(operation: Operation, sql: String, arguments: [Argument], plan: [String], mergesPendingChanges: Bool) {
         self.operation = operation
         self.sql = sql
         self.arguments = arguments
@@ -87,7 +127,7 @@ extension ModelContext {
         }
         let plan = try withFetchConnection(sql: sql, table: q.table) { db in try db.queryPlan(sql, arguments) }
         return QueryExplanation(
-            operation: operation, sql: sql, arguments: arguments, plan: plan,
+            operation: operation, sql: sql, arguments: arguments.map(QueryExplanation.Argument.init), plan: plan,
             mergesPendingChanges: merges)
     }
 }

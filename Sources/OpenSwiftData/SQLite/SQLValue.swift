@@ -3,7 +3,7 @@ import Foundation
 /// A value as SQLite stores it: one of its five storage classes.
 ///
 /// Every value our SQL carries is bound as a parameter of this type; no SQL is built from data.
-public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
+package enum SQLValue: Hashable, Sendable, CustomStringConvertible {
     /// `NULL`.
     case null
     /// A 64-bit signed integer.
@@ -16,7 +16,7 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
     case blob(Data)
 
     /// A short rendering for messages; text and blobs are summarised, never dumped in full.
-    public var description: String {
+    package var description: String {
         switch self {
         case .null: "NULL"
         case .integer(let v): "\(v)"

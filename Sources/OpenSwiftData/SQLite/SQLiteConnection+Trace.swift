@@ -1,32 +1,6 @@
 import CSQLite
 import Foundation
 
-/// One statement SQLite finished running, as ``SQLiteConnection/setTrace(_:)`` reports it.
-///
-/// The SQL is the statement's text with `?` placeholders: bound values are never part of it, so
-/// a log of these events holds no user data.
-/// ```swift
-/// try db.setTrace { event in print(event.sql, event.nanoseconds) }
-/// ```
-public struct SQLTraceEvent: Sendable, Equatable, CustomStringConvertible {
-    /// The statement's SQL text, as prepared (placeholders, not values).
-    public var sql: String
-    /// How long the statement ran, from its first step to its end or reset, in nanoseconds
-    /// (monotonic clock between `SQLITE_TRACE_STMT` and `SQLITE_TRACE_PROFILE`).
-    public var nanoseconds: Int64
-
-    /// Creates an event.
-    public init(sql: String, nanoseconds: Int64) {
-        self.sql = sql
-        self.nanoseconds = nanoseconds
-    }
-
-    /// `"[0.042 ms] SELECT …"`: the time in milliseconds, then the SQL.
-    public var description: String {
-        "[" + String(format: "%.3f", Double(nanoseconds) / 1e6) + " ms] " + sql
-    }
-}
-
 /// The handler a connection's trace calls, boxed so SQLite can hold it as a context pointer,
 /// with the monotonic start time of each running statement (SQLite's own profile time has
 /// millisecond resolution on Unix, too coarse for single statements).
@@ -56,7 +30,7 @@ extension SQLiteConnection {
     /// short, and never use the connection from inside it.
     /// [SQLite: sqlite3_trace_v2](https://sqlite.org/c3ref/trace_v2.html)
     /// - Throws: ``SQLiteError`` when the connection is closed or SQLite refuses the trace.
-    public func setTrace(_ handler: ((SQLTraceEvent) -> Void)?) throws {
+    package func setTrace(_ handler: ((SQLTraceEvent) -> Void)?) throws {
         guard let handle else {
             throw SQLiteError(code: SQLITE_MISUSE, message: "the connection is closed; a trace cannot be set")
         }
@@ -104,5 +78,5 @@ extension SQLiteConnection {
     }
 
     /// Whether a trace handler is installed (``setTrace(_:)``).
-    public var isTraced: Bool { traceBox != nil }
+    package var isTraced: Bool { traceBox != nil }
 }

@@ -10,9 +10,9 @@ import Foundation
 /// try db.execute("CREATE TABLE t(a INTEGER)")
 /// let insert = try db.cachedStatement("INSERT INTO t(a) VALUES (?)")
 /// ```
-public final class SQLiteConnection {
+package final class SQLiteConnection {
     /// How to open the file.
-    public enum OpenMode: Sendable {
+    package enum OpenMode: Sendable {
         /// Read-write; create the file when missing.
         case readWriteCreate
         /// Read-write; the file must exist.
@@ -25,21 +25,21 @@ public final class SQLiteConnection {
 
     /// The raw `sqlite3*` handle. Read by every call, written only by opening and closing the
     /// connection: no run-time exclusivity check.
-    @exclusivity(unchecked) public private(set) var handle: OpaquePointer?
+    @exclusivity(unchecked) package private(set) var handle: OpaquePointer?
     /// The path the connection was opened with (`:memory:` for in-memory databases).
-    public let path: String
+    package let path: String
     // Unchecked: read on every statement use; a connection is used under its store's lock.
     @exclusivity(unchecked) private var cache: [StatementSQL: SQLiteStatement] = [:]
     /// The handler ``setTrace(_:)`` installed, kept alive while SQLite may call it.
     var traceBox: SQLTraceBox?
 
     /// The version of the SQLite library linked in (`sqlite3_libversion()`), e.g. `"3.40.1"`.
-    public static var libraryVersion: String { String(cString: sqlite3_libversion()) }
+    package static var libraryVersion: String { String(cString: sqlite3_libversion()) }
 
     /// Opens a connection.
     ///
     /// - Throws: ``SQLiteError`` when SQLite cannot open the file.
-    public init(path: String, mode: OpenMode = .readWriteCreate, busyTimeoutMilliseconds: Int32 = 5000) throws {
+    package init(path: String, mode: OpenMode = .readWriteCreate, busyTimeoutMilliseconds: Int32 = 5000) throws {
         self.path = mode == .inMemory ? ":memory:" : path
         var flags: Int32 = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
         switch mode {
@@ -67,7 +67,7 @@ public final class SQLiteConnection {
     deinit { close() }
 
     /// Finalises every cached statement and closes the connection. Safe to call twice.
-    public func close() {
+    package func close() {
         cache.removeAll()
         if let handle { sqlite3_close_v2(handle) }
         handle = nil
@@ -76,7 +76,7 @@ public final class SQLiteConnection {
     /// Makes closing this connection skip the checkpoint SQLite runs when the last connection to
     /// a WAL database closes, so a connection that only looked at a file leaves it byte for byte
     /// as it was (`SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE`).
-    public func disableCheckpointOnClose() {
+    package func disableCheckpointOnClose() {
         var applied: Int32 = 0
         _ = openswiftdata_db_config_int(handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, &applied)
     }
@@ -88,7 +88,7 @@ public final class SQLiteConnection {
     /// sqlite3_backup_init(self, "main", source, "main"); sqlite3_backup_step(-1); sqlite3_backup_finish
     /// ```
     /// - Throws: ``SQLiteError`` when the backup cannot start or a step fails.
-    public func copyContents(of source: SQLiteConnection) throws {
+    package func copyContents(of source: SQLiteConnection) throws {
         guard let backup = sqlite3_backup_init(handle, "main", source.handle, "main") else {
             throw SQLiteError(
                 code: sqlite3_errcode(handle), extendedCode: sqlite3_extended_errcode(handle),
@@ -104,7 +104,7 @@ public final class SQLiteConnection {
     }
 
     /// Runs one or more `;`-separated statements that take no parameters.
-    public func execute(_ sql: String) throws {
+    package func execute(_ sql: String) throws {
         var errmsg: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &errmsg)
         if rc != SQLITE_OK {
@@ -115,7 +115,7 @@ public final class SQLiteConnection {
     }
 
     /// Compiles a new statement (not cached).
-    public func prepare(_ sql: String) throws -> SQLiteStatement {
+    package func prepare(_ sql: String) throws -> SQLiteStatement {
         var stmt: OpaquePointer?
         let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
         guard rc == SQLITE_OK, let stmt else {
@@ -127,13 +127,13 @@ public final class SQLiteConnection {
 
     /// Returns a prepared statement for `sql`, compiling it once and reusing it afterwards.
     /// The statement comes back reset with its bindings cleared.
-    public func cachedStatement(_ sql: String) throws -> SQLiteStatement {
+    package func cachedStatement(_ sql: String) throws -> SQLiteStatement {
         try cachedStatement(StatementSQL(sql))
     }
 
     /// The statement for SQL whose hash was computed once: a statement run on every call (a
     /// cached query's) skips hashing its text each time.
-    public func cachedStatement(_ sql: StatementSQL) throws -> SQLiteStatement {
+    package func cachedStatement(_ sql: StatementSQL) throws -> SQLiteStatement {
         if let stmt = cache[sql] {
             stmt.reset()
             return stmt
@@ -144,7 +144,7 @@ public final class SQLiteConnection {
     }
 
     /// SQLite's counters summed over every cached statement; `reset` zeroes them afterwards.
-    public func cachedStatementCounters(reset: Bool = false) -> SQLiteStatement.Counters {
+    package func cachedStatementCounters(reset: Bool = false) -> SQLiteStatement.Counters {
         var total = SQLiteStatement.Counters(vmSteps: 0, fullScanSteps: 0, sorts: 0, autoIndexRows: 0)
         for stmt in cache.values {
             let c = stmt.counters(reset: reset)
@@ -157,10 +157,10 @@ public final class SQLiteConnection {
     }
 
     /// The number of statements in the cache.
-    public var cachedStatementCount: Int { cache.count }
+    package var cachedStatementCount: Int { cache.count }
 
     /// The rowid of the last successful `INSERT`.
-    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
     /// The main database's data version (`SQLITE_FCNTL_DATA_VERSION`): it changes whenever the
     /// file's content changes, through this connection or a commit by any other connection or
     /// process. Unlike `PRAGMA data_version` it runs no statement and also counts this
@@ -168,7 +168,7 @@ public final class SQLiteConnection {
     /// stepping) to see other connections' latest commits.
     ///
     /// - Throws: ``SQLiteError`` when SQLite cannot answer.
-    public func dataVersion() throws -> UInt32 {
+    package func dataVersion() throws -> UInt32 {
         var version: UInt32 = 0
         let rc = sqlite3_file_control(handle, "main", SQLITE_FCNTL_DATA_VERSION, &version)
         guard rc == SQLITE_OK else { throw SQLiteError(code: rc, message: "the data version could not be read") }
@@ -176,15 +176,15 @@ public final class SQLiteConnection {
     }
 
     /// Rows changed by the last `INSERT`, `UPDATE` or `DELETE`.
-    public var changes: Int { Int(sqlite3_changes64(handle)) }
+    package var changes: Int { Int(sqlite3_changes64(handle)) }
     /// Whether a transaction is open.
-    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
     /// SQLite's message for the last error on this connection.
-    public var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
+    package var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
 
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`; any thrown error rolls the whole
     /// transaction back and is rethrown.
-    public func immediateTransaction<T>(_ body: () throws -> T) throws -> T {
+    package func immediateTransaction<T>(_ body: () throws -> T) throws -> T {
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()
@@ -198,12 +198,12 @@ public final class SQLiteConnection {
     }
 
     /// Runs a query and returns the first column of the first row, or `nil` when there is none.
-    public func scalar(_ sql: String, _ arguments: [SQLValue] = []) throws -> SQLValue? {
+    package func scalar(_ sql: String, _ arguments: [SQLValue] = []) throws -> SQLValue? {
         try scalar(StatementSQL(sql), arguments)
     }
 
     /// The first column of the first row, for SQL hashed once (``StatementSQL``): a statement run on every call.
-    public func scalar(_ sql: StatementSQL, _ arguments: [SQLValue] = []) throws -> SQLValue? {
+    package func scalar(_ sql: StatementSQL, _ arguments: [SQLValue] = []) throws -> SQLValue? {
         let stmt = try cachedStatement(sql)
         defer { stmt.reset() }
         try stmt.bind(arguments)
@@ -211,7 +211,7 @@ public final class SQLiteConnection {
     }
 
     /// Runs a query and returns every row as an array of values.
-    public func rows(_ sql: String, _ arguments: [SQLValue] = []) throws -> [[SQLValue]] {
+    package func rows(_ sql: String, _ arguments: [SQLValue] = []) throws -> [[SQLValue]] {
         let stmt = try cachedStatement(sql)
         defer { stmt.reset() }
         try stmt.bind(arguments)
@@ -224,7 +224,7 @@ public final class SQLiteConnection {
     }
 
     /// Runs a statement with arguments, discarding any rows.
-    public func run(_ sql: String, _ arguments: [SQLValue] = []) throws {
+    package func run(_ sql: String, _ arguments: [SQLValue] = []) throws {
         let stmt = try cachedStatement(sql)
         defer { stmt.reset() }
         try stmt.bind(arguments)
@@ -232,7 +232,7 @@ public final class SQLiteConnection {
     }
 
     /// The `EXPLAIN QUERY PLAN` of `sql`, one line per plan row, indented by depth.
-    public func queryPlan(_ sql: String, _ arguments: [SQLValue] = []) throws -> [String] {
+    package func queryPlan(_ sql: String, _ arguments: [SQLValue] = []) throws -> [String] {
         let stmt = try prepare("EXPLAIN QUERY PLAN " + sql)
         try stmt.bind(arguments)
         var depth: [Int64: Int] = [:]
@@ -250,23 +250,23 @@ public final class SQLiteConnection {
 
 /// SQL text with its hash computed once, for statements that run again and again (the
 /// statement cache's key): looking one up hashes an integer, not the whole text.
-public struct StatementSQL: Hashable, Sendable, CustomStringConvertible {
+package struct StatementSQL: Hashable, Sendable, CustomStringConvertible {
     /// The SQL.
-    public let text: String
+    package let text: String
     private let textHash: Int
 
     /// Wraps `text`, hashing it now.
-    public init(_ text: String) {
+    package init(_ text: String) {
         self.text = text
         textHash = text.hashValue
     }
 
     /// Hashes the precomputed hash only.
-    public func hash(into hasher: inout Hasher) { hasher.combine(textHash) }
+    package func hash(into hasher: inout Hasher) { hasher.combine(textHash) }
 
     /// Equal texts (the hashes are compared first).
-    public static func == (a: StatementSQL, b: StatementSQL) -> Bool { a.textHash == b.textHash && a.text == b.text }
+    package static func == (a: StatementSQL, b: StatementSQL) -> Bool { a.textHash == b.textHash && a.text == b.text }
 
     /// The SQL.
-    public var description: String { text }
+    package var description: String { text }
 }

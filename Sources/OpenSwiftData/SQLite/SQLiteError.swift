@@ -8,53 +8,53 @@ import Foundation
 /// catch let error as SQLiteError where error.code == .constraint { ... }
 /// ```
 /// Bound values never appear in the description.
-public struct SQLiteError: Error, CustomStringConvertible, Sendable {
+package struct SQLiteError: Error, CustomStringConvertible, Sendable {
     /// A primary SQLite result code (`SQLITE_BUSY`, `SQLITE_CONSTRAINT` …).
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The raw primary code.
-        public let rawValue: Int32
+        package let rawValue: Int32
         /// Wraps a raw primary code.
-        public init(_ rawValue: Int32) { self.rawValue = rawValue & 0xff }
+        package init(_ rawValue: Int32) { self.rawValue = rawValue & 0xff }
         /// `SQLITE_ERROR`: a generic error, usually bad SQL.
-        public static let error = Code(SQLITE_ERROR)
+        package static let error = Code(SQLITE_ERROR)
         /// `SQLITE_BUSY`: another connection holds the lock past the busy timeout.
-        public static let busy = Code(SQLITE_BUSY)
+        package static let busy = Code(SQLITE_BUSY)
         /// `SQLITE_LOCKED`: a table is locked by this connection.
-        public static let locked = Code(SQLITE_LOCKED)
+        package static let locked = Code(SQLITE_LOCKED)
         /// `SQLITE_READONLY`: the database was opened read-only.
-        public static let readOnly = Code(SQLITE_READONLY)
+        package static let readOnly = Code(SQLITE_READONLY)
         /// `SQLITE_IOERR`: an I/O error.
-        public static let ioError = Code(SQLITE_IOERR)
+        package static let ioError = Code(SQLITE_IOERR)
         /// `SQLITE_CORRUPT`: the file is malformed.
-        public static let corrupt = Code(SQLITE_CORRUPT)
+        package static let corrupt = Code(SQLITE_CORRUPT)
         /// `SQLITE_FULL`: the disk is full.
-        public static let full = Code(SQLITE_FULL)
+        package static let full = Code(SQLITE_FULL)
         /// `SQLITE_CANTOPEN`: the file cannot be opened.
-        public static let cantOpen = Code(SQLITE_CANTOPEN)
+        package static let cantOpen = Code(SQLITE_CANTOPEN)
         /// `SQLITE_CONSTRAINT`: a UNIQUE, NOT NULL, CHECK or foreign key constraint failed.
-        public static let constraint = Code(SQLITE_CONSTRAINT)
+        package static let constraint = Code(SQLITE_CONSTRAINT)
         /// `SQLITE_MISMATCH`: a datatype mismatch.
-        public static let mismatch = Code(SQLITE_MISMATCH)
+        package static let mismatch = Code(SQLITE_MISMATCH)
         /// `SQLITE_RANGE`: a parameter index out of range, or a value count that does not match
         /// the statement's parameters.
-        public static let range = Code(SQLITE_RANGE)
+        package static let range = Code(SQLITE_RANGE)
         /// `SQLITE_NOTADB`: the file is not a database.
-        public static let notADatabase = Code(SQLITE_NOTADB)
+        package static let notADatabase = Code(SQLITE_NOTADB)
         /// SQLite's own name for the code, e.g. `SQLITE_BUSY`.
-        public var description: String { String(cString: sqlite3_errstr(rawValue)) }
+        package var description: String { String(cString: sqlite3_errstr(rawValue)) }
     }
 
     /// The primary result code.
-    public let code: Code
+    package let code: Code
     /// The extended result code (e.g. `SQLITE_CONSTRAINT_UNIQUE`).
-    public let extendedCode: Int32
+    package let extendedCode: Int32
     /// SQLite's message (`sqlite3_errmsg`).
-    public let message: String
+    package let message: String
     /// The SQL of the statement that failed, if any.
-    public let sql: String?
+    package let sql: String?
 
     /// Creates an error; `sql` is the failing statement's text.
-    public init(code: Int32, extendedCode: Int32? = nil, message: String, sql: String? = nil) {
+    package init(code: Int32, extendedCode: Int32? = nil, message: String, sql: String? = nil) {
         self.code = Code(code)
         self.extendedCode = extendedCode ?? code
         self.message = message
@@ -67,7 +67,7 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     /// ```swift
     /// catch let error as SQLiteError where error.constraintKind == .trigger { print(error.message) }
     /// ```
-    public enum ConstraintKind: Sendable, Equatable {
+    package enum ConstraintKind: Sendable, Equatable {
         /// `SQLITE_CONSTRAINT_UNIQUE`: a UNIQUE constraint or unique index.
         case unique
         /// `SQLITE_CONSTRAINT_PRIMARYKEY` (and `_ROWID`): a duplicate primary key.
@@ -85,7 +85,7 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     }
 
     /// The kind of constraint that failed, or `nil` when this is not a `SQLITE_CONSTRAINT` error.
-    public var constraintKind: ConstraintKind? {
+    package var constraintKind: ConstraintKind? {
         guard code == .constraint else { return nil }
         // The sub-code is the extended code's second byte (sqlite3.h: `SQLITE_CONSTRAINT | (n<<8)`;
         // those macros are not imported into Swift).
@@ -101,7 +101,7 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     }
 
     /// `SQLite error 19 (constraint failed): UNIQUE constraint failed: Person.email — in: INSERT …`
-    public var description: String {
+    package var description: String {
         var s = "SQLite error \(extendedCode) (\(code)): \(message)"
         if let sql { s += " — in: \(sql)" }
         return s

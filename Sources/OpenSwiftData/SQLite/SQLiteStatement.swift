@@ -4,11 +4,11 @@ import Foundation
 /// A prepared statement: bind parameters, step through rows, read columns.
 ///
 /// Parameter and column indexes are as SQLite numbers them: parameters from 1, columns from 0.
-public final class SQLiteStatement {
+package final class SQLiteStatement {
     /// The raw `sqlite3_stmt*`.
-    public let handle: OpaquePointer
+    package let handle: OpaquePointer
     /// The statement's SQL text.
-    public let sql: String
+    package let sql: String
     /// The connection that prepared the statement.
     unowned let connection: SQLiteConnection
 
@@ -21,22 +21,22 @@ public final class SQLiteStatement {
     deinit { sqlite3_finalize(handle) }
 
     /// Resets the statement to run again and clears its bindings.
-    public func reset() {
+    package func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
     }
 
     /// The number of parameters the SQL declares.
-    public var parameterCount: Int32 { sqlite3_bind_parameter_count(handle) }
+    package var parameterCount: Int32 { sqlite3_bind_parameter_count(handle) }
     /// The number of result columns.
-    public var columnCount: Int32 { sqlite3_column_count(handle) }
+    package var columnCount: Int32 { sqlite3_column_count(handle) }
 
     /// Binds `values` to parameters 1…n: exactly one value per parameter of the SQL.
     ///
     /// - Throws: ``SQLiteError`` with code ``SQLiteError/Code/range`` when the count differs from
     ///   ``parameterCount`` (SQLite would silently bind `NULL` to the parameters left over), and
     ///   SQLite's error for a value it refuses.
-    public func bind(_ values: [SQLValue]) throws {
+    package func bind(_ values: [SQLValue]) throws {
         let expected = parameterCount
         if values.count != Int(expected) {
             throw SQLiteError(
@@ -49,7 +49,7 @@ public final class SQLiteStatement {
     }
 
     /// Binds one value to the 1-based parameter `index`.
-    public func bind(_ value: SQLValue, at index: Int32) throws {
+    package func bind(_ value: SQLValue, at index: Int32) throws {
         let rc: Int32
         switch value {
         case .null: rc = sqlite3_bind_null(handle, index)
@@ -70,21 +70,21 @@ public final class SQLiteStatement {
     ///
     /// - Throws: ``SQLiteError`` when SQLite refuses (an index out of range: ``SQLiteError/Code/range``;
     ///   a statement that is running: `SQLITE_MISUSE`). Every `bind` checks SQLite's result.
-    @inline(__always) public func bind(_ value: Int64, at index: Int32) throws {
+    @inline(__always) package func bind(_ value: Int64, at index: Int32) throws {
         let rc = sqlite3_bind_int64(handle, index, value)
         if rc != SQLITE_OK { try check(rc) }
     }
     /// Binds a double.
     ///
     /// - Throws: ``SQLiteError`` when SQLite refuses, as the integer `bind(_:at:)`.
-    @inline(__always) public func bind(_ value: Double, at index: Int32) throws {
+    @inline(__always) package func bind(_ value: Double, at index: Int32) throws {
         let rc = sqlite3_bind_double(handle, index, value)
         if rc != SQLITE_OK { try check(rc) }
     }
     /// Binds text (copied by SQLite).
     ///
     /// - Throws: ``SQLiteError`` when SQLite refuses (also `SQLITE_TOOBIG` for text over its limit).
-    public func bindText(_ value: String, at index: Int32) throws {
+    package func bindText(_ value: String, at index: Int32) throws {
         try check(bindTextCode(value, at: index))
     }
     /// Binds text and returns SQLite's result code.
@@ -101,7 +101,7 @@ public final class SQLiteStatement {
     /// Binds `NULL`.
     ///
     /// - Throws: ``SQLiteError`` when SQLite refuses, as the integer `bind(_:at:)`.
-    @inline(__always) public func bindNull(at index: Int32) throws {
+    @inline(__always) package func bindNull(at index: Int32) throws {
         let rc = sqlite3_bind_null(handle, index)
         if rc != SQLITE_OK { try check(rc) }
     }
@@ -109,7 +109,7 @@ public final class SQLiteStatement {
     /// Advances to the next row: `true` when a row is ready, `false` when done.
     ///
     /// - Throws: ``SQLiteError`` carrying this statement's SQL.
-    @inline(__always) public func step() throws -> Bool {
+    @inline(__always) package func step() throws -> Bool {
         let rc = sqlite3_step(handle)
         if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }
@@ -120,31 +120,31 @@ public final class SQLiteStatement {
     }
 
     /// Steps to completion, ignoring rows; for `INSERT`, `UPDATE`, `DELETE`.
-    public func execute() throws {
+    package func execute() throws {
         while try step() {}
         sqlite3_reset(handle)
     }
 
     /// Whether column `index` of the current row is `NULL`.
-    @inline(__always) public func isNull(at index: Int32) -> Bool {
+    @inline(__always) package func isNull(at index: Int32) -> Bool {
         sqlite3_column_type(handle, index) == SQLITE_NULL
     }
     /// Column `index` as an integer.
-    @inline(__always) public func int64(at index: Int32) -> Int64 {
+    @inline(__always) package func int64(at index: Int32) -> Int64 {
         sqlite3_column_int64(handle, index)
     }
     /// Column `index` as a double.
-    @inline(__always) public func double(at index: Int32) -> Double {
+    @inline(__always) package func double(at index: Int32) -> Double {
         sqlite3_column_double(handle, index)
     }
     /// Column `index` as text (empty for `NULL`).
-    @inline(__always) public func text(at index: Int32) -> String {
+    @inline(__always) package func text(at index: Int32) -> String {
         guard let p = sqlite3_column_text(handle, index) else { return "" }
         let n = Int(sqlite3_column_bytes(handle, index))
         return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
     }
     /// Column `index` as text, or `nil` for `NULL` (one SQLite call).
-    @inline(__always) public func textIfPresent(at index: Int32) -> String? {
+    @inline(__always) package func textIfPresent(at index: Int32) -> String? {
         guard let p = sqlite3_column_text(handle, index) else { return nil }
         let n = Int(sqlite3_column_bytes(handle, index))
         return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
@@ -152,7 +152,7 @@ public final class SQLiteStatement {
 
     /// Column `index`'s storage class: `SQLITE_INTEGER`, `SQLITE_FLOAT`, `SQLITE_TEXT`,
     /// `SQLITE_BLOB` or `SQLITE_NULL` (one SQLite call, as ``isNull(at:)``).
-    @inline(__always) public func storageClass(at index: Int32) -> Int32 {
+    @inline(__always) package func storageClass(at index: Int32) -> Int32 {
         sqlite3_column_type(handle, index)
     }
 
@@ -162,20 +162,20 @@ public final class SQLiteStatement {
     ///
     /// The value `sqlite3_column_value` gives is SQLite's unprotected kind, which SQLite only
     /// asks to be read by one thread at a time: this connection is used under its store's lock.
-    @inline(__always) public func integerColumn(at index: Int32) -> (storageClass: Int32, value: Int64) {
+    @inline(__always) package func integerColumn(at index: Int32) -> (storageClass: Int32, value: Int64) {
         let value = sqlite3_column_value(handle, index)
         return (sqlite3_value_type(value), sqlite3_value_int64(value))
     }
 
     /// Column `index`'s storage class and its value as a `Double`, from one lookup of the
     /// column (see ``integerColumn(at:)``).
-    @inline(__always) public func realColumn(at index: Int32) -> (storageClass: Int32, value: Double) {
+    @inline(__always) package func realColumn(at index: Int32) -> (storageClass: Int32, value: Double) {
         let value = sqlite3_column_value(handle, index)
         return (sqlite3_value_type(value), sqlite3_value_double(value))
     }
 
     /// What ``validTextIfPresent(at:)`` read.
-    public enum TextRead {
+    package enum TextRead {
         /// The column's text.
         case text(String)
         /// The column is `NULL`.
@@ -191,7 +191,7 @@ public final class SQLiteStatement {
     /// ```swift
     /// if case .text(let name) = stmt.validTextIfPresent(at: 2) { print(name) }
     /// ```
-    @inline(__always) public func validTextIfPresent(at index: Int32) -> TextRead {
+    @inline(__always) package func validTextIfPresent(at index: Int32) -> TextRead {
         guard let p = sqlite3_column_text(handle, index) else { return .null }
         let n = Int(sqlite3_column_bytes(handle, index))
         // `String(decoding:)` replaces ill-formed bytes with U+FFFD, so the string holds
@@ -206,12 +206,12 @@ public final class SQLiteStatement {
     }
 
     /// Column `index` as bytes (empty for `NULL`).
-    public func data(at index: Int32) -> Data {
+    package func data(at index: Int32) -> Data {
         guard let p = sqlite3_column_blob(handle, index) else { return Data() }
         return Data(bytes: p, count: Int(sqlite3_column_bytes(handle, index)))
     }
     /// Column `index` as an ``SQLValue`` of its storage class.
-    public func value(at index: Int32) -> SQLValue {
+    package func value(at index: Int32) -> SQLValue {
         switch sqlite3_column_type(handle, index) {
         case SQLITE_INTEGER: .integer(int64(at: index))
         case SQLITE_FLOAT: .real(double(at: index))
@@ -222,19 +222,19 @@ public final class SQLiteStatement {
     }
 
     /// SQLite's run-time counters for this statement (`sqlite3_stmt_status`).
-    public struct Counters: Sendable, Equatable {
+    package struct Counters: Sendable, Equatable {
         /// Virtual-machine steps (`SQLITE_STMTSTATUS_VM_STEP`).
-        public var vmSteps: Int
+        package var vmSteps: Int
         /// Steps of full table scans (`SQLITE_STMTSTATUS_FULLSCAN_STEP`).
-        public var fullScanSteps: Int
+        package var fullScanSteps: Int
         /// Sort operations (`SQLITE_STMTSTATUS_SORT`).
-        public var sorts: Int
+        package var sorts: Int
         /// Rows inserted into automatic indexes (`SQLITE_STMTSTATUS_AUTOINDEX`).
-        public var autoIndexRows: Int
+        package var autoIndexRows: Int
     }
 
     /// Reads the statement's counters; `reset` zeroes them afterwards.
-    public func counters(reset: Bool = false) -> Counters {
+    package func counters(reset: Bool = false) -> Counters {
         let r: Int32 = reset ? 1 : 0
         return Counters(
             vmSteps: Int(sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_VM_STEP, r)),

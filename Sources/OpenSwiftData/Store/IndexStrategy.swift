@@ -46,7 +46,7 @@ extension ModelContainer {
 
     /// SQLite's statement counters (VM steps, full-scan steps, sorts, auto-index rows) summed
     /// over the store's prepared statements since the last reset; for benchmarks.
-    public func statementCounters(reset: Bool = false) -> SQLiteStatement.Counters {
+    package func statementCounters(reset: Bool = false) -> SQLiteStatement.Counters {
         store.withOpenOrClosedConnection { $0.cachedStatementCounters(reset: reset) }
     }
 

@@ -23,7 +23,7 @@ extension ModelContainer {
     /// let tables = try container.withStoreConnection { try $0.rows("SELECT name FROM sqlite_master") }
     /// ```
     /// - Throws: what `body` throws, and ``SwiftDataError/storeError`` after ``erase()``.
-    public func withStoreConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+    package func withStoreConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try store.withConnection(body)
     }
 }

@@ -60,7 +60,7 @@ public enum CanonicalDump {
     /// ```swift
     /// let digest = try CanonicalDump.content(of: db).digest
     /// ```
-    public static func content(of connection: SQLiteConnection) throws -> Content {
+    package static func content(of connection: SQLiteConnection) throws -> Content {
         var hash = SHA256()
         var counts: [String: Int] = [:]
         var tableCounts: [String: Int] = [:]
@@ -141,7 +141,7 @@ public enum CanonicalDump {
     /// ```swift
     /// print(try CanonicalDump.text(of: db))
     /// ```
-    public static func text(of connection: SQLiteConnection) throws -> String {
+    package static func text(of connection: SQLiteConnection) throws -> String {
         var bytes: [UInt8] = []
         try write(connection) {
             bytes.append(contentsOf: $0)
