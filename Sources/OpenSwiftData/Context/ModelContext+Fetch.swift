@@ -484,7 +484,7 @@ extension ModelContext {
         // identity of new models and the generation of registered ones.
         let store = stack.store(of: table)
         try withFetchConnection(sql: sql.text, store: store) { db in
-            let stmt = try statement(sql, on: db)
+            let stmt = try lastStatement.statement(sql, on: db)
             defer { stmt.reset() }
             try stmt.bind(args)
             let tableKey = ObjectIdentifier(table.root)
@@ -549,17 +549,6 @@ extension ModelContext {
                 identities.insert(pk, consume model)
             }
         }
-    }
-
-    /// `db`'s cached statement for `sql`: the one this context ran last when it is the same
-    /// (compared by the SQL's hash and its string, which a cached query shares), else the
-    /// connection's. Statements stay prepared until their connection closes, and the memo
-    /// keeps the connection it was prepared on, so a memo never outlives its statement.
-    func statement(_ sql: StatementSQL, on db: SQLiteConnection) throws -> SQLiteStatement {
-        if let last = lastStatement, last.connection === db, last.sql == sql { return last.statement }
-        let stmt = try db.cachedStatement(sql)
-        lastStatement = LastStatement(sql: sql, connection: db, statement: stmt)
-        return stmt
     }
 
     /// Reads a new row's columns into a fresh slot array (foreign keys go to `data`).
