@@ -198,13 +198,13 @@ extension ModelContext {
                 }
                 let earlier: (any PersistentModel)?
                 if group.reads.count == 1 {
-                    let v = try encodeColumn(d, group.reads[0], model: m)
+                    let v = try RowCodec.encode(d, group.reads[0], model: m, destinations: stack)
                     if v == .null { continue }
                     earlier = state.single.updateValue(m, forKey: v)
                     if earlier == nil, group.batchLookupSQL != nil { state.pending.append(v) }
                     entries.append(Entry(group: index, value: v, values: []))
                 } else {
-                    let values = try group.reads.map { try encodeColumn(d, $0, model: m) }
+                    let values = try group.reads.map { try RowCodec.encode(d, $0, model: m, destinations: stack) }
                     if values.contains(.null) { continue }
                     earlier = state.multi.updateValue(m, forKey: values)
                     entries.append(Entry(group: index, value: .null, values: values))
@@ -310,7 +310,7 @@ extension ModelContext {
         else { return false }
         let d = model.persistentBackingData
         // try?: a value that does not encode makes the save throw when it is written; here it only counts as moved.
-        let now = group.reads.map { (try? encodeColumn(d, $0, model: model)) ?? .null }
+        let now = group.reads.map { (try? RowCodec.encode(d, $0, model: model, destinations: stack)) ?? .null }
         return now != values
     }
 

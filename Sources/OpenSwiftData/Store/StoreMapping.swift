@@ -195,30 +195,13 @@ final class StoreMapping: @unchecked Sendable {
         }
         /// Uniqueness groups per entity.
         var uniqueGroups: [ObjectIdentifier: [UniqueGroup]] = [:]
-        /// Entities and their per-slot readers indexed by `Z_ENT`, for the row-decoding loop
-        /// (read on every fetch without an exclusivity check: written only while the mapping
-        /// is built, before any fetch can see the table).
+        /// Entities indexed by `Z_ENT`, for the row-decoding loop (read on every fetch without
+        /// an exclusivity check: written only while the mapping is built, before any fetch can
+        /// see the table).
         @exclusivity(unchecked) var entitiesByID: [ModelLayout?] = []
-        @exclusivity(unchecked) var slotReadersByID: [[SlotReader]] = []
-
-        /// How to fill one slot from a row: a column through a codec, a foreign-key column, or
-        /// nothing (`column < 0`: to-many relationships and ephemeral attributes).
-        struct SlotReader {
-            let column: Int32
-            let codec: AttributeCodec?
-            let composite: CompositeColumns?
-            /// `codec`'s ``AttributeCodec/directRead`` (for a single column), held here so the
-            /// row-decoding loop reads an `Int`, `Double` or `String` column without touching
-            /// the codec object (a retain and a release per column). Set only when `codec` is.
-            let direct: AttributeCodec.DirectRead?
-
-            init(column: Int32, codec: AttributeCodec?, composite: CompositeColumns?) {
-                self.column = column
-                self.codec = codec
-                self.composite = composite
-                direct = composite == nil ? codec?.directRead : nil
-            }
-        }
+        /// How the table's rows are read into models and models written into rows (read on
+        /// every fetch and save without an exclusivity check, as ``entitiesByID``).
+        @exclusivity(unchecked) var codec = RowCodec()
 
         /// `DELETE FROM <table> WHERE "Z_PK" IN (?, …)` with ``StoreWriter/keyBatchSize``
         /// parameters, built once (a save deletes its rows of the table in batches).
@@ -335,18 +318,10 @@ final class StoreMapping: @unchecked Sendable {
             }
             let largest = Int(table.entityIDs.values.max() ?? 0)
             table.entitiesByID = Array(repeating: nil, count: largest + 1)
-            table.slotReadersByID = Array(repeating: [], count: largest + 1)
             for e in table.entities {
-                guard let id = table.entityID(e) else { continue }
-                table.entitiesByID[Int(id)] = e
-                var readers = Array(
-                    repeating: Table.SlotReader(column: -1, codec: nil, composite: nil), count: e.slots.count)
-                for read in table.plan(e) where read.role != .foreignEntity {
-                    readers[read.slot] = Table.SlotReader(
-                        column: read.column, codec: read.codec, composite: read.composite)
-                }
-                table.slotReadersByID[Int(id)] = readers
+                if let id = table.entityID(e) { table.entitiesByID[Int(id)] = e }
             }
+            table.codec = RowCodec(table: table)
         }
         uniqueGroupCount = groupIDs.count
         buildDDL(layout)
