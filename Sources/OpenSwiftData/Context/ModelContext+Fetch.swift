@@ -1,4 +1,3 @@
-import CSQLite
 import Foundation
 
 extension ModelContext {
@@ -484,7 +483,7 @@ extension ModelContext {
         // identity of new models and the generation of registered ones.
         let store = stack.store(of: table)
         try withFetchConnection(sql: sql.text, store: store) { db in
-            let stmt = try statement(sql, on: db)
+            let stmt = try lastStatement.statement(sql, on: db)
             defer { stmt.reset() }
             try stmt.bind(args)
             let tableKey = ObjectIdentifier(table.root)
@@ -498,7 +497,7 @@ extension ModelContext {
             // unretained: layouts live as long as the process (``ModelLayout/of(_:)``).
             var lastEntity = -1
             var lastLayout: Unmanaged<ModelLayout>?
-            var readers: [StoreMapping.Table.SlotReader] = []
+            var readers: [RowCodec.SlotReader] = []
             while try stmt.step() {
                 let pk = stmt.int64(at: 0)
                 if let existing = identities.find(pk) {
@@ -508,7 +507,7 @@ extension ModelContext {
                         let now = try generation ?? store.generation(db)
                         generation = now
                         if d.isFault || d.loadedGeneration != now {
-                            try decode(stmt, into: d, model: existing, table: table)
+                            try RowCodec.refresh(stmt, into: d, model: existing, table: table, url: store.url)
                             d.loadedGeneration = now
                         }
                     }
@@ -523,14 +522,14 @@ extension ModelContext {
                         throw unknownEntityError(table, entity: stmt.int64(at: 1), pk: pk)
                     }
                     (lastEntity, lastLayout, readers) = (
-                        ent, Unmanaged.passUnretained(layout), table.slotReadersByID[ent]
+                        ent, Unmanaged.passUnretained(layout), table.codec.readersByID[ent]
                     )
                 }
                 guard let layout = lastLayout?.takeUnretainedValue() else { continue }
                 let type = layout.type
                 let values: SlotValues
                 do {
-                    values = try readValues(stmt, readers)
+                    values = try RowCodec.newValues(stmt, readers)
                 } catch let mismatch as StoredValueMismatch {
                     throw mismatch.error(layout: layout, table: table, pk: pk, url: store.url)
                 }
@@ -551,172 +550,6 @@ extension ModelContext {
         }
     }
 
-    /// `db`'s cached statement for `sql`: the one this context ran last when it is the same
-    /// (compared by the SQL's hash and its string, which a cached query shares), else the
-    /// connection's. Statements stay prepared until their connection closes, and the memo
-    /// keeps the connection it was prepared on, so a memo never outlives its statement.
-    func statement(_ sql: StatementSQL, on db: SQLiteConnection) throws -> SQLiteStatement {
-        if let last = lastStatement, last.connection === db, last.sql == sql { return last.statement }
-        let stmt = try db.cachedStatement(sql)
-        lastStatement = LastStatement(sql: sql, connection: db, statement: stmt)
-        return stmt
-    }
-
-    /// Reads a new row's columns into a fresh slot array (foreign keys go to `data`).
-    ///
-    /// - Throws: ``StoredValueMismatch`` for an `Int`, `Double` or `String` column holding a
-    ///   value of another storage class or text that is not UTF-8 (the caller names the row);
-    ///   the codecs' errors.
-    @inline(__always)
-    private func readValues(
-        _ stmt: SQLiteStatement,
-        _ readers: [StoreMapping.Table.SlotReader]
-    ) throws -> SlotValues {
-        // Each slot is written exactly once, straight into uninitialised storage.
-        try SlotValues(unsafeUninitializedCount: readers.count) { slots, initialized in
-            try readers.withUnsafeBufferPointer { readers in
-                for i in readers.indices {
-                    let column = readers[i].column
-                    if column < 0 {
-                        SlotValues.initializeUnloaded(slots + i, count: 1)
-                    } else if let direct = readers[i].direct {
-                        // A NULL is the codec's (it throws for a non-optional attribute); the
-                        // codec is touched only then.
-                        switch read(stmt, column, direct, into: slots + i) {
-                        case .read: break
-                        case .null: (slots + i).initialize(to: try readers[i].codec!.read(stmt, column))
-                        case let outcome: throw StoredValueMismatch(slot: i, outcome: outcome)
-                        }
-                    } else if let composite = readers[i].composite {
-                        (slots + i).initialize(to: try composite.read(stmt, column))
-                    } else if let codec = readers[i].codec {
-                        (slots + i).initialize(to: try read(stmt, column, codec, slot: i))
-                    } else {
-                        (slots + i).initialize(to: ForeignKey(pk: stmt.isNull(at: column) ? 0 : stmt.int64(at: column)))
-                    }
-                    initialized = i + 1
-                }
-            }
-        }
-    }
-
-    /// Column `column` through `codec`: a non-NULL value of a ``AttributeCodec/DirectRead``
-    /// type read here, anything else by the codec.
-    ///
-    /// - Throws: ``StoredValueMismatch`` (for slot `slot`) when a direct read finds a value of
-    ///   another storage class; the codec's errors.
-    @inline(__always)
-    private func read(_ stmt: SQLiteStatement, _ column: Int32, _ codec: AttributeCodec, slot: Int) throws -> Any {
-        guard let direct = codec.directRead else { return try codec.read(stmt, column) }
-        return try withUnsafeTemporaryAllocation(of: Any.self, capacity: 1) { buffer in
-            let value = buffer.baseAddress!
-            switch read(stmt, column, direct, into: value) {
-            case .read: return value.move()
-            case .null: return try codec.read(stmt, column)
-            case let outcome: throw StoredValueMismatch(slot: slot, outcome: outcome)
-            }
-        }
-    }
-
-    /// Initialises `slot` with column `column`'s value as `direct`'s type, boxed as its codec
-    /// boxes it, and returns ``DirectReadOutcome/read``. Leaves `slot` uninitialised for a NULL
-    /// (which the codec reads, and throws for when the attribute is not optional) and for a
-    /// value of the wrong storage class (another tool wrote it): an `Int` column holding
-    /// anything but an INTEGER (`'abc'` would read 0, `2.5` would read 2), a `Double` column
-    /// anything but a number, a `String` column text that is not UTF-8 (it would read U+FFFD).
-    /// The value is built in place: no `Any` is copied into the slot.
-    ///
-    /// The numbers' check is the storage class `sqlite3_column_type` gives, asked before the
-    /// value instead of after a 0 (where NULL needed it anyway); the text's is the UTF-8
-    /// validation that decoding the bytes into a `String` performs in any case.
-    @inline(__always)
-    private func read(
-        _ stmt: SQLiteStatement, _ column: Int32, _ direct: AttributeCodec.DirectRead,
-        into slot: UnsafeMutablePointer<Any>
-    ) -> DirectReadOutcome {
-        switch direct {
-        case .int:
-            let (type, value) = stmt.integerColumn(at: column)
-            guard type == SQLITE_INTEGER else { return type == SQLITE_NULL ? .null : .storageClass(type) }
-            slot.initialize(to: Int(value))
-        case .double:
-            let (type, value) = stmt.realColumn(at: column)
-            guard type == SQLITE_FLOAT || type == SQLITE_INTEGER else {
-                return type == SQLITE_NULL ? .null : .storageClass(type)
-            }
-            slot.initialize(to: value)
-        case .string:
-            switch stmt.validTextIfPresent(at: column) {
-            case .text(let s): slot.initialize(to: s)
-            case .null: return .null
-            case .invalidUTF8: return .invalidUTF8
-            }
-        }
-        return .read
-    }
-
-    /// Reads the current row's columns into `data`'s slots; a refresh of a registered model
-    /// notifies observers of the values that changed.
-    func decode(
-        _ stmt: SQLiteStatement, into data: BackingData, model: (any PersistentModel)?,
-        table: StoreMapping.Table
-    ) throws {
-        guard let layout = data.layout else { return }
-        data.version = stmt.int64(at: table.versionColumn)
-        do {
-            try decodeColumns(stmt, into: data, model: model, table: table, layout: layout)
-        } catch let mismatch as StoredValueMismatch {
-            throw mismatch.error(layout: layout, table: table, pk: data.pk, url: stack.store(of: table).url)
-        }
-    }
-
-    /// ``decode(_:into:model:table:)``'s columns.
-    ///
-    /// - Throws: ``StoredValueMismatch`` for a value of the wrong storage class; the codecs' errors.
-    private func decodeColumns(
-        _ stmt: SQLiteStatement, into data: BackingData, model: (any PersistentModel)?,
-        table: StoreMapping.Table, layout: ModelLayout
-    ) throws {
-        for read in table.plan(layout) where read.role != .foreignEntity {
-            if let composite = read.composite {
-                let value = try composite.read(stmt, read.column)
-                if let model {
-                    data.setSlot(read.slot, value, of: model, recordChange: false)
-                } else {
-                    data.values[read.slot] = value
-                }
-            } else if let codec = read.codec {
-                if let model {
-                    // Only values that differ are written, so observers hear of real changes only.
-                    let current = read.slot < data.values.count ? data.values[read.slot] : nil
-                    // try?: only skips writing an unchanged value; a value that does not encode is replaced by the row's.
-                    if current != nil, let old = try? codec.encode(current), old == stmt.value(at: read.column) {
-                        continue
-                    }
-                    data.setSlot(
-                        read.slot, try self.read(stmt, read.column, codec, slot: read.slot), of: model,
-                        recordChange: false)
-                } else {
-                    data.values[read.slot] = try self.read(stmt, read.column, codec, slot: read.slot)
-                }
-            } else {
-                let fk = stmt.isNull(at: read.column) ? 0 : stmt.int64(at: read.column)
-                let current = read.slot < data.values.count ? data.values[read.slot] : nil
-                let loaded = current.flatMap { RelationshipGraph.models(in: $0).first }
-                let same =
-                    current.map { $0 is ForeignKey ? (($0 as! ForeignKey).pk == fk) : false } ?? false
-                    || (loaded.map { $0.persistentBackingData.pk == fk } ?? false)
-                    || (fk == 0 && current != nil && loaded == nil && !(current! is ForeignKey))
-                if !same { data.values[read.slot] = ForeignKey(pk: fk) }
-            }
-        }
-        // To-many relationships reload lazily on next access (the store changed).
-        if model != nil {
-            for slot in layout.relationshipSlots where layout.slots[slot].isToMany { data.values[slot] = nil }
-        }
-        data.isFault = false
-    }
-
     /// The model for row `pk` of `table`, registered or freshly read; `nil` if the row is gone.
     func materialize(table: StoreMapping.Table, pk: Int64) throws -> (any PersistentModel)? {
         if let m = registered[RowKey(table, pk: pk)] { return m }
@@ -733,7 +566,7 @@ extension ModelContext {
         guard data.pk != 0, let layout = data.layout, let table = stack.table(for: layout) else { return }
         do {
             try stack.store(of: table).readRow(table, pk: data.pk) { row, _ in
-                try decode(row, into: data, model: nil, table: table)
+                try RowCodec.refresh(row, into: data, model: nil, table: table, url: stack.store(of: table).url)
             }
         } catch {
             var e = storeError(error, sql: table.selectByKeySQL)
@@ -820,56 +653,6 @@ extension ModelContext {
             present.insert(ObjectIdentifier(m))
         }
         return result
-    }
-}
-
-/// What ``ModelContext`` found reading a column of an `Int`, `Double` or `String` attribute.
-enum DirectReadOutcome {
-    /// The value was read into the slot.
-    case read
-    /// The column is NULL (the attribute's codec decides what that reads as).
-    case null
-    /// The column holds a value of SQLite storage class `SQLITE_…` that the attribute's type
-    /// is never stored as.
-    case storageClass(Int32)
-    /// The column holds text that is not valid UTF-8.
-    case invalidUTF8
-}
-
-/// A column of the row being read holds a value its attribute is never stored as; thrown by
-/// the row reader, which knows the slot, and turned by the fetch, which knows the row, into
-/// the error ``error(layout:table:pk:url:)`` gives.
-struct StoredValueMismatch: Error {
-    /// The attribute's slot.
-    let slot: Int
-    /// What the reader found (``DirectReadOutcome/storageClass(_:)`` or `.invalidUTF8`).
-    let outcome: DirectReadOutcome
-
-    /// ``SwiftDataError/corruptStore`` naming the entity, the property, the row's `Z_PK`, the
-    /// table and what is stored there. The value is not coerced: a wrong number read as a
-    /// right one would be a wrong answer.
-    ///
-    /// ```swift
-    /// throw mismatch.error(layout: layout, table: table, pk: 7, url: store.url)
-    /// // corruptStore: HostileItem.count of the row with Z_PK 7 in ZHOSTILEITEM holds TEXT …
-    /// ```
-    func error(layout: ModelLayout, table: StoreMapping.Table, pk: Int64, url: URL?) -> SwiftDataError {
-        let property = slot < layout.slots.count ? layout.slots[slot].name : "slot \(slot)"
-        let stored: String
-        switch outcome {
-        case .storageClass(SQLITE_INTEGER): stored = "an INTEGER"
-        case .storageClass(SQLITE_FLOAT): stored = "a REAL"
-        case .storageClass(SQLITE_TEXT): stored = "TEXT"
-        case .storageClass(SQLITE_BLOB): stored = "a BLOB"
-        case .invalidUTF8: stored = "text that is not valid UTF-8"
-        default: stored = "a value of another type"
-        }
-        return SwiftDataError(
-            SwiftDataError.corruptStore.code,
-            "\(layout.name).\(property) of the row with Z_PK \(pk) in \(table.name) holds \(stored), which a "
-                + "\(layout.name).\(property) is never stored as (another tool wrote it); the value is not coerced: "
-                + "correct or delete the row",
-            entityName: layout.name, propertyName: property, url: url)
     }
 }
 

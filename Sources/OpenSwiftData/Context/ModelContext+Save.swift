@@ -279,7 +279,7 @@ extension ModelContext {
         guard let layout = d.layout, let table = stack.table(for: layout) else { return }
         do {
             try stack.store(of: table).readRow(table, pk: d.pk) { row, generation in
-                try decode(row, into: d, model: model, table: table)
+                try RowCodec.refresh(row, into: d, model: model, table: table, url: stack.store(of: table).url)
                 d.loadedGeneration = generation
             }
         } catch {
@@ -289,101 +289,7 @@ extension ModelContext {
     }
 
     func pendingOrStoredPK(_ model: any PersistentModel) -> Int64? {
-        let d = model.persistentBackingData
-        if d.pk != 0 { return d.pk }
-        return d.pendingPK != 0 ? d.pendingPK : nil
-    }
-
-    /// Binds the columns of `reads` for `d`'s row, from value position 0; returns how many
-    /// values were bound (a composite binds one per element).
-    @discardableResult
-    func bindColumns(
-        _ stmt: RowStatement, _ d: BackingData, _ reads: [StoreMapping.Table.ColumnRead],
-        model: any PersistentModel
-    ) throws -> Int {
-        // The slots are read in place, through one borrow of the model's buffer; an `Int`,
-        // `Double` or `String` attribute is bound right here (``encodeColumn`` otherwise).
-        try d.values.withSlots { slots, count in
-            var position = 0
-            for index in reads.indices {
-                if reads[index].role == .value, let direct = reads[index].codec?.directRead, reads[index].slot < count,
-                    try bindDirect(stmt, at: position, slots + reads[index].slot, direct)
-                {
-                    position += 1
-                    continue
-                }
-                position = try bindColumn(stmt, d, reads[index], model: model, at: position)
-            }
-            return position
-        }
-    }
-
-    /// Binds the slot at `slot` as the value of position `position` when it holds exactly
-    /// `direct`'s type and needs none of the codec's checks but the ones made here (a string is
-    /// NFC-normalised as ``String/sqlValue()`` does), and returns `true`; returns `false`,
-    /// binding nothing, for anything else (not loaded, another type, a NaN), which
-    /// ``encodeColumn(_:_:model:)`` encodes or refuses with the property named. No
-    /// ``SQLValue`` is made.
-    @inline(__always)
-    private func bindDirect(
-        _ stmt: RowStatement, at position: Int, _ slot: UnsafePointer<Any>, _ direct: AttributeCodec.DirectRead
-    ) throws -> Bool {
-        switch direct {
-        case .int:
-            guard let v = SlotValues.exactValue(at: slot, as: Int.self) else { return false }
-            try stmt.bindInteger(Int64(v), at: position)
-        case .double:
-            guard let v = SlotValues.exactValue(at: slot, as: Double.self), !v.isNaN else { return false }
-            try stmt.bindReal(v, at: position)
-        case .string:
-            guard let v = SlotValues.exactValue(at: slot, as: String.self) else { return false }
-            try stmt.bindText(nfcNormalized(v), at: position)
-        }
-        return true
-    }
-
-    /// Binds one column (or a composite's columns) of `read` from `position`; returns the next position.
-    private func bindColumn(
-        _ stmt: RowStatement, _ d: BackingData, _ read: StoreMapping.Table.ColumnRead, model: any PersistentModel,
-        at start: Int
-    ) throws -> Int {
-        var position = start
-        if let composite = read.composite {
-            let value = read.slot < d.values.count ? d.values[read.slot] : nil
-            for v in try naming(d, read.slot, { try composite.encode(value) }) {
-                try stmt.bind(v, at: position)
-                position += 1
-            }
-        } else {
-            try stmt.bind(try encodeColumn(d, read, model: model), at: position)
-            position += 1
-        }
-        return position
-    }
-
-    /// The slot at `slot` encoded as a `direct` type's column when it holds exactly that type,
-    /// read in place, without the codec's closure (the codec's checks: NaN refused, text
-    /// NFC-normalised); `nil` for anything else (not loaded, another type), which the codec
-    /// encodes.
-    @inline(__always)
-    private func encodeDirect(at slot: UnsafePointer<Any>, _ direct: AttributeCodec.DirectRead) throws -> SQLValue? {
-        switch direct {
-        case .int: try SlotValues.exactValue(at: slot, as: Int.self)?.sqlValue()
-        case .double: try SlotValues.exactValue(at: slot, as: Double.self)?.sqlValue()
-        case .string: try SlotValues.exactValue(at: slot, as: String.self)?.sqlValue()
-        }
-    }
-
-    /// Runs `body`, naming `d`'s class and property `slot` in the ``SwiftDataError`` it throws
-    /// (a value that does not encode).
-    private func naming<T>(_ d: BackingData, _ slot: Int, _ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch var e as SwiftDataError {
-            e.entityName = d.layout?.name
-            e.propertyName = d.layout?.slots[slot].name
-            throw e
-        }
+        RowCodec.key(of: model.persistentBackingData)
     }
 
     /// Whether the stored row of `d` (a registered model with a layout) is one an upsert of
@@ -392,97 +298,17 @@ extension ModelContext {
         !upserted.isEmpty && upserted.contains(rowKey(d))
     }
 
-    /// Which of `reads` (at most the first 64) an upsert into a stored row can leave out: the
-    /// indexed columns its lookup read (`stored`) whose value is exactly the one `m` would
-    /// write (``StoredColumn/isWritten(by:)``), but none in `alwaysWritten`. Bit `i` stands
-    /// for `reads[i]`.
-    func unchangedIndexedColumns(
-        _ reads: [StoreMapping.Table.ColumnRead], of m: any PersistentModel, _ d: BackingData,
-        _ stored: StoredRow?, except alwaysWritten: UInt64
-    ) throws -> UInt64 {
-        guard let stored else { return 0 }
-        var unchanged: UInt64 = 0
-        for index in reads.indices.prefix(64)
-        where reads[index].width == 1 && alwaysWritten & (1 << UInt64(index)) == 0 {
-            guard let position = stored.columns.firstIndex(of: reads[index].column) else { continue }
-            if stored.values[position].isWritten(by: try encodeColumn(d, reads[index], model: m)) {
-                unchanged |= 1 << UInt64(index)
-            }
-        }
-        return unchanged
-    }
+}
 
-    /// The columns an upsert writes into the stored row it adopted: all of them, except the
-    /// unique group's when the layout has one group of `Int` or `String` columns. The row
-    /// matched on exactly those values (SQLite's `=` and Swift's `==` agree on them), so
-    /// writing them again would only rewrite the unique index's entry. (A `Double` keeps its
-    /// column: `0.0` matches `-0.0`, and the new model's sign must win.)
-    static func adoptionColumns(_ table: StoreMapping.Table, _ layout: ModelLayout) -> [StoreMapping.Table.ColumnRead] {
-        let reads = table.plan(layout)
-        guard let groups = table.uniqueGroups[ObjectIdentifier(layout.type)], groups.count == 1,
-            groups[0].reads.allSatisfy({ read in
-                read.role == .value && read.composite == nil
-                    && (read.codec?.directRead == .int || read.codec?.directRead == .string)
-            })
-        else { return reads }
-        let matched = Set(groups[0].reads.map(\.slot))
-        return reads.filter { $0.role != .value || !matched.contains($0.slot) }
+extension ContainerStack: RowDestinations {
+    /// The `Z_ENT` of row `pk` of `table`, read from its store.
+    func storedEntity(ofRow pk: Int64, in table: StoreMapping.Table) throws -> Int64? {
+        try store(of: table).keys(holding: .inverseForeignKey(table: table, column: "Z_ENT"), of: table, pointingAt: pk)
+            .first
     }
+}
 
-    /// The value bound for one column: an attribute through its codec, a foreign key, or the
-    /// entity number of a to-one's destination.
-    func encodeColumn(_ d: BackingData, _ read: StoreMapping.Table.ColumnRead, model: any PersistentModel) throws
-        -> SQLValue
-    {
-        if read.role == .foreignEntity { return try foreignEntity(d, read.slot) }
-        if let codec = read.codec {
-            return try naming(d, read.slot) {
-                // An `Int`, `Double` or `String` attribute is read where it is stored
-                // (``encodeDirect``); anything else — not loaded, another type — takes the codec.
-                if let direct = codec.directRead,
-                    let v = try d.values.withSlots({ slots, count in
-                        read.slot < count ? try encodeDirect(at: slots + read.slot, direct) : nil
-                    })
-                {
-                    return v
-                }
-                var value = read.slot < d.values.count ? d.values[read.slot] : nil
-                if value == nil, let s = d.layout?.slots[read.slot], s.isConstant { value = model[keyPath: s.keyPath] }
-                return try codec.encode(value)
-            }
-        }
-        switch d.toOne(read.slot) {
-        case .empty: return .null
-        case .foreignKey(let fk): return .integer(fk)
-        case .model(let target):
-            guard !target.isDeleted else { return .null }
-            return pendingOrStoredPK(target).map { .integer($0) } ?? .null
-        }
-    }
-
-    /// The destination's `Z_ENT` of to-one `slot`, or NULL when it is empty.
-    private func foreignEntity(_ d: BackingData, _ slot: Int) throws -> SQLValue {
-        if let fk = d.unresolvedForeignKey(slot) {
-            guard fk != 0, let target = d.layout?.slots[slot].target else { return .null }
-            let tl = try ModelLayout.of(target)
-            guard let table = stack.table(for: tl) else { return .null }
-            // Not loaded: the destination's entity is read back from its row (a missing row
-            // keeps the declared destination's number).
-            if let stored = try stack.store(of: table).keys(
-                holding: .inverseForeignKey(table: table, column: "Z_ENT"), of: table, pointingAt: fk
-            ).first,
-                stored > 0
-            {
-                return .integer(stored)
-            }
-            return table.entityID(tl).map { .integer($0) } ?? .null
-        }
-        guard case .model(let target) = d.toOne(slot), !target.isDeleted, let tl = target.persistentBackingData.layout,
-            let id = stack.table(for: tl)?.entityID(tl)
-        else { return .null }
-        return .integer(id)
-    }
-
+extension ModelContext {
     /// Applies delete rules to pending deletes, repeatedly, until nothing new is deleted:
     /// `.cascade` deletes the related models, `.nullify` and `.noAction` unlink them, `.deny`
     /// throws ``SwiftDataError/deleteRuleDenied`` while related models remain. References held
@@ -563,7 +389,7 @@ extension ModelContext {
 
 /// How a save's upserts of one entity update the rows they adopt: the columns written, the
 /// statement writing all of them, and the statements that leave out indexed columns whose
-/// stored value is unchanged (``ModelContext/unchangedIndexedColumns(_:of:_:_:except:)``), made on
+/// stored value is unchanged (``RowCodec/unchangedIndexedColumns(_:of:_:_:except:destinations:)``), made on
 /// first use.
 final class AdoptionShape {
     let reads: [StoreMapping.Table.ColumnRead]

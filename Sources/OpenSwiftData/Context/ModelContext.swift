@@ -111,22 +111,8 @@ public final class ModelContext {
     }
     /// The last query shape fetched: a loop repeating one fetch finds its SQL here.
     @exclusivity(unchecked) var lastQuery: LastQuery?
-    /// The prepared statement this context's last fetch ran, with its connection: a loop of
-    /// fetches skips the connection's statement-cache lookup (``statement(_:on:)``).
-    /// A class: each fetch reads it, and reading a reference copies none of its fields.
-    final class LastStatement {
-        let sql: StatementSQL
-        let connection: SQLiteConnection
-        let statement: SQLiteStatement
-
-        init(sql: StatementSQL, connection: SQLiteConnection, statement: SQLiteStatement) {
-            self.sql = sql
-            self.connection = connection
-            self.statement = statement
-        }
-    }
-    /// See ``LastStatement``.
-    @exclusivity(unchecked) var lastStatement: LastStatement?
+    /// The prepared statement this context's last fetch ran (``LastStatement``).
+    @exclusivity(unchecked) var lastStatement = LastStatement()
     /// The captured values' array of the last fetch, emptied and refilled by the next one
     /// (``lookupQuery(_:_:_:)``), so a fetch of a cached shape allocates no array for them.
     @exclusivity(unchecked) var spareArguments: [SQLValue] = []

@@ -40,12 +40,12 @@ extension SaveTransaction {
             }
             guard let update = shape.update else { continue }
             // Indexed columns whose stored value is already the new one are left out.
-            let unchanged = try context.unchangedIndexedColumns(
+            let unchanged = try RowCodec.unchangedIndexedColumns(
                 shape.reads, of: m, d, adoption.storedRow < 0 ? nil : plan.storedRows[Int(adoption.storedRow)],
-                except: shape.alwaysWritten)
+                except: shape.alwaysWritten, destinations: stack)
             let (reads, leavingOut) = try shape.statement(leavingOut: unchanged, w, table)
             let statement = leavingOut ?? update
-            let bound = try context.bindColumns(statement, d, reads, model: m)
+            let bound = try RowCodec.bind(statement, d, reads, model: m, destinations: stack)
             try statement.bindKey(d.pendingPK, at: Int32(bound + 1))
             versions[ObjectIdentifier(m)] = try statement.runUpdate(
                 layout.name, key: d.pendingPK, knownVersion: adoption.version)
@@ -59,7 +59,7 @@ extension SaveTransaction {
     private func adoptionShape(
         _ w: StoreWriter, _ table: StoreMapping.Table, _ layout: ModelLayout, cleared: Set<StoreWriter.KeyColumn>
     ) throws -> AdoptionShape {
-        let reads = ModelContext.adoptionColumns(table, layout)
+        let reads = table.adoptionColumns(layout)
         // A key column the detaching set to NULL in some rows no longer holds what the lookup
         // read: it is always written.
         var alwaysWritten: UInt64 = 0
@@ -129,7 +129,7 @@ extension SaveTransaction {
                 let d = m.persistentBackingData
                 try insert.bindKey(d.pendingPK, at: 1)
                 try insert.bindKey(ent, at: 2)
-                try context.bindColumns(insert, d, reads, model: m)
+                try RowCodec.bind(insert, d, reads, model: m, destinations: stack)
                 try insert.run(layout.name)
             }
         }
@@ -159,7 +159,7 @@ extension SaveTransaction {
             guard !reads.isEmpty else { continue }
             let checked = strict && d.version != 0
             let update = try w.updateStatement(table, reads: reads, checkingVersion: checked)
-            let bound = try context.bindColumns(update, d, reads, model: m)
+            let bound = try RowCodec.bind(update, d, reads, model: m, destinations: stack)
             try update.bindKey(d.pk, at: Int32(bound + 1))
             if checked { try update.bindKey(d.version, at: Int32(bound + 2)) }
             guard let version = try update.runUpdate(layout.name, key: d.pk, knownVersion: checked ? d.version : nil)

@@ -189,13 +189,13 @@ extension UniquenessResolution {
         }
         let earlier: (any PersistentModel)?
         if group.reads.count == 1 {
-            let v = try transaction.context.encodeColumn(d, group.reads[0], model: m)
+            let v = try RowCodec.encode(d, group.reads[0], model: m, destinations: transaction.stack)
             if v == .null { return }
             earlier = state.single.updateValue(m, forKey: v)
             if earlier == nil, group.batchLookupSQL != nil { state.pending.append(v) }
             entries.append(Entry(group: index, value: v, values: []))
         } else {
-            let values = try group.reads.map { try transaction.context.encodeColumn(d, $0, model: m) }
+            let values = try group.reads.map { try RowCodec.encode(d, $0, model: m, destinations: transaction.stack) }
             if values.contains(.null) { return }
             earlier = state.multi.updateValue(m, forKey: values)
             entries.append(Entry(group: index, value: .null, values: values))
@@ -317,7 +317,7 @@ extension UniquenessResolution {
         else { return false }
         let d = model.persistentBackingData
         // try?: a value that does not encode makes the save throw when it is written; here it only counts as moved.
-        let now = group.reads.map { (try? transaction.context.encodeColumn(d, $0, model: model)) ?? .null }
+        let now = group.reads.map { (try? RowCodec.encode(d, $0, model: model, destinations: transaction.stack)) ?? .null }
         return now != values
     }
 }

@@ -205,6 +205,13 @@ package final class SQLiteStatement {
         return unchanged ? .text(s) : .invalidUTF8
     }
 
+    /// Column `index`'s text as its bytes, exactly as stored: not decoded, so not checked as
+    /// UTF-8 (empty for `NULL`).
+    package func textBytes(at index: Int32) -> Data {
+        guard let p = sqlite3_column_text(handle, index) else { return Data() }
+        return Data(bytes: p, count: Int(sqlite3_column_bytes(handle, index)))
+    }
+
     /// Column `index` as bytes (empty for `NULL`).
     package func data(at index: Int32) -> Data {
         guard let p = sqlite3_column_blob(handle, index) else { return Data() }

@@ -142,8 +142,6 @@ final class StoreMapping: @unchecked Sendable {
             let anyRowSQL: String
             /// The lookups reading no column after `Z_OPT`.
             let plain: Lookup
-            /// ``plain``'s one-row lookup.
-            var lookupSQL: String { plain.sql }
             /// ``plain``'s batched lookup: `nil` unless the group has one column.
             var batchLookupSQL: String? { plain.batchSQL }
             /// The lookup's SQL from ` FROM` on (``lookup(reading:in:)``).
@@ -195,30 +193,13 @@ final class StoreMapping: @unchecked Sendable {
         }
         /// Uniqueness groups per entity.
         var uniqueGroups: [ObjectIdentifier: [UniqueGroup]] = [:]
-        /// Entities and their per-slot readers indexed by `Z_ENT`, for the row-decoding loop
-        /// (read on every fetch without an exclusivity check: written only while the mapping
-        /// is built, before any fetch can see the table).
+        /// Entities indexed by `Z_ENT`, for the row-decoding loop (read on every fetch without
+        /// an exclusivity check: written only while the mapping is built, before any fetch can
+        /// see the table).
         @exclusivity(unchecked) var entitiesByID: [ModelLayout?] = []
-        @exclusivity(unchecked) var slotReadersByID: [[SlotReader]] = []
-
-        /// How to fill one slot from a row: a column through a codec, a foreign-key column, or
-        /// nothing (`column < 0`: to-many relationships and ephemeral attributes).
-        struct SlotReader {
-            let column: Int32
-            let codec: AttributeCodec?
-            let composite: CompositeColumns?
-            /// `codec`'s ``AttributeCodec/directRead`` (for a single column), held here so the
-            /// row-decoding loop reads an `Int`, `Double` or `String` column without touching
-            /// the codec object (a retain and a release per column). Set only when `codec` is.
-            let direct: AttributeCodec.DirectRead?
-
-            init(column: Int32, codec: AttributeCodec?, composite: CompositeColumns?) {
-                self.column = column
-                self.codec = codec
-                self.composite = composite
-                direct = composite == nil ? codec?.directRead : nil
-            }
-        }
+        /// How the table's rows are read into models and models written into rows (read on
+        /// every fetch and save without an exclusivity check, as ``entitiesByID``).
+        @exclusivity(unchecked) var codec = RowCodec()
 
         /// `DELETE FROM <table> WHERE "Z_PK" IN (?, …)` with ``StoreWriter/keyBatchSize``
         /// parameters, built once (a save deletes its rows of the table in batches).
@@ -262,8 +243,6 @@ final class StoreMapping: @unchecked Sendable {
     /// The `#Index` declarations as `CREATE INDEX` statements (`Z_<Entity>_SwiftDataIndexOn…`).
     /// They are a performance choice: an index strategy may replace them (``IndexStrategy``).
     private(set) var declaredIndexDDL: [String] = []
-    /// The names of the indexes in ``declaredIndexDDL``.
-    private(set) var declaredIndexNames: [String] = []
     /// What history records of each model class (``StoreMapping/HistoryInfo``).
     var historyInfos: [ObjectIdentifier: HistoryInfo] = [:]
     /// The model classes by entity number (`Z_ENT`, `ACHANGE.ZENTITY`).
@@ -297,61 +276,61 @@ final class StoreMapping: @unchecked Sendable {
             table.selectList = (["Z_PK", "Z_ENT"] + table.columns + ["Z_OPT"]).map { "t." + quoteIdentifier($0) }
                 .joined(separator: ", ")
             for e in table.entities {
-                var groups: [Table.UniqueGroup] = []
-                let reads = table.plan(e).filter { $0.role != .foreignEntity }
-                for (names, owner) in e.uniquenessGroupsWithOwner {
-                    let groupReads = names.compactMap { n in
-                        e.slotByName[n].flatMap { s in reads.first { $0.slot == s } }
-                    }
-                    // A composite cannot be compared as one value; its unique index still holds.
-                    guard groupReads.count == names.count, groupReads.allSatisfy({ $0.width == 1 }) else { continue }
-                    let cols = groupReads.map { table.columns[Int($0.column) - 2] }
-                    var from =
-                        " FROM \(quoteIdentifier(table.name)) WHERE "
-                        + cols.map { "\(quoteIdentifier($0)) = ?" }.joined(separator: " AND ")
-                    let kinds = table.entityIDs(kindOf: owner)
-                    if kinds.count < table.entities.count {
-                        from += " AND \"Z_ENT\" IN (\(kinds.map(String.init).joined(separator: ", ")))"
-                    }
-                    var batch: String?
-                    if cols.count == 1 {
-                        batch =
-                            " FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(cols[0])) IN ("
-                            + Array(repeating: "?", count: Table.UniqueGroup.batchSize).joined(separator: ", ") + ")"
-                        if kinds.count < table.entities.count {
-                            batch! += " AND \"Z_ENT\" IN (\(kinds.map(String.init).joined(separator: ", ")))"
-                        }
-                    }
-                    let groupKey = table.name + "|" + cols.joined(separator: ",")
-                    let id = groupIDs[groupKey] ?? groupIDs.count
-                    groupIDs[groupKey] = id
-                    groups.append(
-                        Table.UniqueGroup(
-                            key: cols.joined(separator: ","), id: id, reads: groupReads, from: from,
-                            batchColumn: quoteIdentifier(cols[0]), batchFrom: batch,
-                            anyRowSQL: "SELECT 1 FROM \(quoteIdentifier(table.name)) LIMIT 1"))
-                }
-                table.uniqueGroups[ObjectIdentifier(e.type)] = groups
+                table.uniqueGroups[ObjectIdentifier(e.type)] = Self.uniqueGroups(of: e, in: table, ids: &groupIDs)
             }
             let largest = Int(table.entityIDs.values.max() ?? 0)
             table.entitiesByID = Array(repeating: nil, count: largest + 1)
-            table.slotReadersByID = Array(repeating: [], count: largest + 1)
             for e in table.entities {
-                guard let id = table.entityID(e) else { continue }
-                table.entitiesByID[Int(id)] = e
-                var readers = Array(
-                    repeating: Table.SlotReader(column: -1, codec: nil, composite: nil), count: e.slots.count)
-                for read in table.plan(e) where read.role != .foreignEntity {
-                    readers[read.slot] = Table.SlotReader(
-                        column: read.column, codec: read.codec, composite: read.composite)
-                }
-                table.slotReadersByID[Int(id)] = readers
+                if let id = table.entityID(e) { table.entitiesByID[Int(id)] = e }
             }
+            table.codec = RowCodec(table: table)
         }
         uniqueGroupCount = groupIDs.count
         buildDDL(layout)
         buildReferenceCaches()
         buildHistoryInfo()
+    }
+
+    /// The uniqueness groups the store checks for entity `e` of `table` at save (its own and
+    /// its superclasses'), each numbered by `ids` (one number per table and columns).
+    private static func uniqueGroups(of e: ModelLayout, in table: Table, ids: inout [String: Int]) -> [Table
+        .UniqueGroup]
+    {
+        var groups: [Table.UniqueGroup] = []
+        let reads = table.plan(e).filter { $0.role != .foreignEntity }
+        for (names, owner) in e.uniquenessGroupsWithOwner {
+            let groupReads = names.compactMap { n in
+                e.slotByName[n].flatMap { s in reads.first { $0.slot == s } }
+            }
+            // A composite cannot be compared as one value; its unique index still holds.
+            guard groupReads.count == names.count, groupReads.allSatisfy({ $0.width == 1 }) else { continue }
+            let cols = groupReads.map { table.columns[Int($0.column) - 2] }
+            var from =
+                " FROM \(quoteIdentifier(table.name)) WHERE "
+                + cols.map { "\(quoteIdentifier($0)) = ?" }.joined(separator: " AND ")
+            let kinds = table.entityIDs(kindOf: owner)
+            if kinds.count < table.entities.count {
+                from += " AND \"Z_ENT\" IN (\(kinds.map(String.init).joined(separator: ", ")))"
+            }
+            var batch: String?
+            if cols.count == 1 {
+                batch =
+                    " FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(cols[0])) IN ("
+                    + Array(repeating: "?", count: Table.UniqueGroup.batchSize).joined(separator: ", ") + ")"
+                if kinds.count < table.entities.count {
+                    batch! += " AND \"Z_ENT\" IN (\(kinds.map(String.init).joined(separator: ", ")))"
+                }
+            }
+            let groupKey = table.name + "|" + cols.joined(separator: ",")
+            let id = ids[groupKey] ?? ids.count
+            ids[groupKey] = id
+            groups.append(
+                Table.UniqueGroup(
+                    key: cols.joined(separator: ","), id: id, reads: groupReads, from: from,
+                    batchColumn: quoteIdentifier(cols[0]), batchFrom: batch,
+                    anyRowSQL: "SELECT 1 FROM \(quoteIdentifier(table.name)) LIMIT 1"))
+        }
+        return groups
     }
 
     func table(for layout: ModelLayout) -> Table? { tableByRoot[ObjectIdentifier(layout.root.type)] }
@@ -389,54 +368,64 @@ final class StoreMapping: @unchecked Sendable {
                 var reads: [Table.ColumnRead] = []
                 var map: [Int: String] = [:]
                 for s in e.slots {
-                    switch entity.properties[s.name] {
-                    case .column(let c)?:
-                        guard let codec = s.codec else { continue }
-                        reads.append(Table.ColumnRead(slot: s.index, column: column(c), codec: codec))
-                        map[s.index] = c
-                    case .composite(let elements)?:
-                        guard let codec = s.codec, let first = elements.first else { continue }
-                        if elements.count == 1, codec.kind != .json {
-                            // A raw-value enum: one element, named after the property.
-                            reads.append(Table.ColumnRead(slot: s.index, column: column(first.column), codec: codec))
-                        } else {
-                            let start = column(first.column)
-                            for (i, element) in elements.enumerated().dropFirst() {
-                                let at = column(element.column)
-                                guard at == start + Int32(i) else {
-                                    throw SwiftDataError(
-                                        SwiftDataError.unknownSchema.code,
-                                        "the composite \(e.name).\(s.name) shares a column with another property; it cannot be stored",
-                                        entityName: e.name, propertyName: s.name)
-                                }
-                            }
-                            let attribute = layout.model.lineage(of: e.name).lazy
-                                .compactMap { $0.attributes.first { $0.name == s.name } }.first
-                            let composite = CompositeColumns(
-                                codec: codec, elements: attribute?.elements.filter { !$0.isTransient } ?? [])
-                            reads.append(
-                                Table.ColumnRead(
-                                    slot: s.index, column: start, codec: codec, width: elements.count,
-                                    composite: composite))
-                        }
-                        map[s.index] = first.column
-                    case .toOne(let key, let entityColumn)?:
-                        reads.append(
-                            Table.ColumnRead(slot: s.index, column: column(key), codec: nil, role: .foreignKey))
-                        if let entityColumn {
-                            reads.append(
-                                Table.ColumnRead(
-                                    slot: s.index, column: column(entityColumn), codec: nil, role: .foreignEntity))
-                        }
-                        map[s.index] = key
-                    default:
-                        break
+                    guard let (slotReads, name) = try Self.columnReads(s, of: e, entity, layout, column: column) else {
+                        continue
                     }
+                    reads += slotReads
+                    map[s.index] = name
                 }
                 table.decodePlans[ObjectIdentifier(e.type)] = reads
                 table.slotColumns[ObjectIdentifier(e.type)] = map
             }
         }
+        assignRelationshipStorage(layout)
+    }
+
+    /// The column reads of slot `s` of `e` (stored as `entity` in `layout`) and the name of its
+    /// (first) column, `nil` for a slot without a column. `column` gives a column's index in the
+    /// table's select list, adding it on first use.
+    private static func columnReads(
+        _ s: ModelLayout.Slot, of e: ModelLayout, _ entity: StoreLayout.EntityLayout, _ layout: StoreLayout,
+        column: (String) -> Int32
+    ) throws -> ([Table.ColumnRead], String)? {
+        switch entity.properties[s.name] {
+        case .column(let c)?:
+            guard let codec = s.codec else { return nil }
+            return ([Table.ColumnRead(slot: s.index, column: column(c), codec: codec)], c)
+        case .composite(let elements)?:
+            guard let codec = s.codec, let first = elements.first else { return nil }
+            if elements.count == 1, codec.kind != .json {
+                // A raw-value enum: one element, named after the property.
+                return ([Table.ColumnRead(slot: s.index, column: column(first.column), codec: codec)], first.column)
+            }
+            let start = column(first.column)
+            for (i, element) in elements.enumerated().dropFirst() where column(element.column) != start + Int32(i) {
+                throw SwiftDataError(
+                    SwiftDataError.unknownSchema.code,
+                    "the composite \(e.name).\(s.name) shares a column with another property; it cannot be stored",
+                    entityName: e.name, propertyName: s.name)
+            }
+            let attribute = layout.model.lineage(of: e.name).lazy
+                .compactMap { $0.attributes.first { $0.name == s.name } }.first
+            let composite = CompositeColumns(
+                codec: codec, elements: attribute?.elements.filter { !$0.isTransient } ?? [])
+            let read = Table.ColumnRead(
+                slot: s.index, column: start, codec: codec, width: elements.count, composite: composite)
+            return ([read], first.column)
+        case .toOne(let key, let entityColumn)?:
+            var reads = [Table.ColumnRead(slot: s.index, column: column(key), codec: nil, role: .foreignKey)]
+            if let entityColumn {
+                reads.append(
+                    Table.ColumnRead(slot: s.index, column: column(entityColumn), codec: nil, role: .foreignEntity))
+            }
+            return (reads, key)
+        default:
+            return nil
+        }
+    }
+
+    /// Reads how each relationship of `layout` is stored (``RelationshipStorage``).
+    private func assignRelationshipStorage(_ layout: StoreLayout) {
         for table in tables {
             for e in table.entities {
                 guard let entity = layout.entity(named: e.name) else { continue }
@@ -467,8 +456,6 @@ final class StoreMapping: @unchecked Sendable {
         ownerKeySlots.contains(key(layout.slots[slot]))
     }
 
-    private var inboundCache: [ObjectIdentifier: [(Table, String)]] = [:]
-    private var joinCache: [ObjectIdentifier: [(String, String)]] = [:]
     private var detachCache: [ObjectIdentifier: [String]] = [:]
 
     /// The statements that clear every stored reference to one row of `table` (its key bound
@@ -481,17 +468,6 @@ final class StoreMapping: @unchecked Sendable {
     /// Each has ``StoreWriter/keyBatchSize`` parameters (``StoreWriter/runForKeys(_:_:)``).
     func detachStatements(to table: Table) -> [String] {
         detachCache[ObjectIdentifier(table)] ?? []
-    }
-
-    /// Foreign-key columns (in any table) that point at rows of `table`; a deleted row's
-    /// references are cleared through them (`UPDATE … SET fk = NULL WHERE fk = ?`).
-    func inboundForeignKeys(to table: Table) -> [(Table, String)] {
-        inboundCache[ObjectIdentifier(table)] ?? []
-    }
-
-    /// Join tables with a column holding keys of `table`'s rows.
-    func joinTables(touching table: Table) -> [(String, String)] {
-        joinCache[ObjectIdentifier(table)] ?? []
     }
 
     private func buildReferenceCaches() {
@@ -519,7 +495,6 @@ final class StoreMapping: @unchecked Sendable {
                     inbound.append((t, column))
                 }
             }
-            inboundCache[ObjectIdentifier(table)] = inbound
             var joins: [(String, String)] = []
             var seenJoins = Set<String>()
             for e in table.entities {
@@ -530,7 +505,6 @@ final class StoreMapping: @unchecked Sendable {
                     joins.append((name, own))
                 }
             }
-            joinCache[ObjectIdentifier(table)] = joins
             detachCache[ObjectIdentifier(table)] =
                 inbound.map { other, column in
                     "UPDATE \(quoteIdentifier(other.name)) SET \(quoteIdentifier(column)) = NULL WHERE \(quoteIdentifier(column)) IN \(StoreWriter.keyList)"
@@ -578,7 +552,6 @@ final class StoreMapping: @unchecked Sendable {
                 declared.contains(name)
             {
                 declaredIndexDDL.append(statement)
-                declaredIndexNames.append(name)
             } else {
                 ddl.append(statement)
             }

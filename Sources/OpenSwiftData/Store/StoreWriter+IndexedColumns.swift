@@ -64,12 +64,10 @@ enum StoredColumn: Equatable {
 
     /// Column `index` of `stmt`'s current row.
     init(_ stmt: SQLiteStatement, at index: Int32) {
-        switch sqlite3_column_type(stmt.handle, index) {
+        switch stmt.storageClass(at: index) {
         case SQLITE_INTEGER: self = .integer(stmt.int64(at: index))
         case SQLITE_FLOAT: self = .real(bits: stmt.double(at: index).bitPattern)
-        case SQLITE_TEXT:
-            let n = Int(sqlite3_column_bytes(stmt.handle, index))
-            self = .text(sqlite3_column_text(stmt.handle, index).map { Data(bytes: $0, count: n) } ?? Data())
+        case SQLITE_TEXT: self = .text(stmt.textBytes(at: index))
         case SQLITE_BLOB: self = .blob(stmt.data(at: index))
         default: self = .null
         }
