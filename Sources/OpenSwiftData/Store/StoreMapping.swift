@@ -502,8 +502,7 @@ final class StoreMapping: @unchecked Sendable {
                 for e in t.entities {
                     for slot in e.relationshipSlots {
                         guard case .foreignKey(let column)? = storage(of: e, slot: slot),
-                            // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
-                            let target = e.slots[slot].target, let tl = try? ModelLayout.of(target),
+                            let target = e.slots[slot].target, let tl = ModelLayout.known(target),
                             self.table(for: tl) === table, seen.insert(t.name + "." + column).inserted
                         else { continue }
                         inbound.append((t, column))
