@@ -141,15 +141,14 @@ extension ModelContext {
             var first: StoreWriter.UniqueMatch
             var more: [StoreWriter.UniqueMatch] = []
         }
-        // Its fields are read and written once per new model, never while another access is
-        // open: no run-time exclusivity checks (a hundred instructions each).
+        // Its fields are read and written once per new model.
         final class GroupState {
-            @exclusivity(unchecked) var single = ValueMap<any PersistentModel>()
-            @exclusivity(unchecked) var multi: [[SQLValue]: any PersistentModel] = [:]
-            @exclusivity(unchecked) var pending: [SQLValue] = []
-            @exclusivity(unchecked) var found = ValueMap<FoundRows>()
-            @exclusivity(unchecked) var group: StoreMapping.Table.UniqueGroup?
-            @exclusivity(unchecked) var table: StoreMapping.Table?
+            var single = ValueMap<any PersistentModel>()
+            var multi: [[SQLValue]: any PersistentModel] = [:]
+            var pending: [SQLValue] = []
+            var found = ValueMap<FoundRows>()
+            var group: StoreMapping.Table.UniqueGroup?
+            var table: StoreMapping.Table?
         }
         // Each table's indexed columns, read once per save and only for a table with rows.
         var indexed: [ObjectIdentifier: IndexedColumns] = [:]

@@ -37,9 +37,8 @@ final class StoreMapping: @unchecked Sendable {
         weak var mapping: StoreMapping?
         var entityIDs: [ObjectIdentifier: Int64] = [:]
         /// The columns entities read, in ``selectList`` order (a composite's elements adjacent).
-        /// Written while the mapping is built, read by every fetch (``versionColumn``): no
-        /// run-time exclusivity check.
-        @exclusivity(unchecked) var columns: [String] = []
+        /// Written while the mapping is built, read by every fetch (``versionColumn``).
+        var columns: [String] = []
         /// For each entity: its slot → column name, for slots that have a column.
         var slotColumns: [ObjectIdentifier: [Int: String]] = [:]
         /// For each entity: how to read a `SELECT Z_PK, Z_ENT, <columns>` row into slots.
@@ -196,10 +195,10 @@ final class StoreMapping: @unchecked Sendable {
         /// Uniqueness groups per entity.
         var uniqueGroups: [ObjectIdentifier: [UniqueGroup]] = [:]
         /// Entities and their per-slot readers indexed by `Z_ENT`, for the row-decoding loop
-        /// (read on every fetch without an exclusivity check: written only while the mapping
-        /// is built, before any fetch can see the table).
-        @exclusivity(unchecked) var entitiesByID: [ModelLayout?] = []
-        @exclusivity(unchecked) var slotReadersByID: [[SlotReader]] = []
+        /// (read on every fetch; written only while the mapping is built, before any fetch can
+        /// see the table).
+        var entitiesByID: [ModelLayout?] = []
+        var slotReadersByID: [[SlotReader]] = []
 
         /// How to fill one slot from a row: a column through a codec, a foreign-key column, or
         /// nothing (`column < 0`: to-many relationships and ephemeral attributes).
