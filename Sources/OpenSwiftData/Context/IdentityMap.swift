@@ -53,23 +53,20 @@ struct IdentityMap {
 /// is rebuilt when tombstones and entries together pass half its capacity.
 ///
 /// The slots are two buffers this table allocates and frees itself: every fetched row is
-/// looked up here and every new one inserted, and an array in a class costs an exclusivity
-/// check and a uniqueness check on each write.
+/// looked up here and every new one inserted, and an array in a class costs a uniqueness
+/// check on each write.
 final class PrimaryKeyTable {
     private static let empty: Int64 = 0
     private static let tombstone: Int64 = .min
-    // No run-time exclusivity checks on these (each costs about a hundred instructions, and a
-    // fetched row makes several): the table belongs to one context, used from one thread at a
-    // time, and no access to them is held across a call out of this class.
-    @exclusivity(unchecked) private var others: [Int64: any PersistentModel] = [:]
+    private var others: [Int64: any PersistentModel] = [:]
     /// `capacity` keys: ``empty``, ``tombstone`` or a primary key.
-    @exclusivity(unchecked) private var keys: UnsafeMutablePointer<Int64>
+    private var keys: UnsafeMutablePointer<Int64>
     /// `capacity` slots, initialised exactly where `keys` holds a primary key.
-    @exclusivity(unchecked) private var values: UnsafeMutablePointer<any PersistentModel>
-    @exclusivity(unchecked) private var capacity: Int
-    @exclusivity(unchecked) private var mask: Int
-    @exclusivity(unchecked) private var stored = 0
-    @exclusivity(unchecked) private var tombstones = 0
+    private var values: UnsafeMutablePointer<any PersistentModel>
+    private var capacity: Int
+    private var mask: Int
+    private var stored = 0
+    private var tombstones = 0
     /// The number of registered models.
     var count: Int { stored + others.count }
 

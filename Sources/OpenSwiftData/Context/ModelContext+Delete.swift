@@ -48,8 +48,7 @@ extension ModelContext {
             for index in source.relationshipSlots where source.ownSlots.contains(index) {
                 let s = source.slots[index]
                 guard source.inverse(of: index) == nil, let target = s.target,
-                    // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
-                    let targetLayout = try? ModelLayout.of(target), layout.isKind(of: targetLayout)
+                    let targetLayout = ModelLayout.known(target), layout.isKind(of: targetLayout)
                 else { continue }
                 out.append(OneWaySlot(layout: source, slot: s))
             }

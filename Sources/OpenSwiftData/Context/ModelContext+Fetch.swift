@@ -368,8 +368,7 @@ extension ModelContext {
         case .missing(let k, let s): (key, style) = (k, s)
         }
         if let e = stack.schema.buildError { throw e }
-        // Not swallowed: a type outside the schema is thrown just below (unknownSchema).
-        guard let layout = try? ModelLayout.of(T.self), let table = stack.table(for: layout),
+        guard let layout = ModelLayout.known(T.self), let table = stack.table(for: layout),
             table.entityID(layout) != nil
         else {
             throw SwiftDataError(
@@ -428,8 +427,7 @@ extension ModelContext {
     func stringSortStyle(_ own: StringSortStyle?, of entity: any PersistentModel.Type) -> StringSortStyle {
         if let own { return own }
         guard stack.stores.count > 1,
-            // try?: a type that is no model has no configuration; the fetch itself reports it.
-            let layout = try? ModelLayout.of(entity)
+            let layout = ModelLayout.known(entity)
         else { return stack.stringSortStyle }
         return stack.configuration(for: layout).stringSortStyle
     }
@@ -578,8 +576,7 @@ extension ModelContext {
     /// Loads a relationship of a registered model from the store.
     func resolveRelationship(_ data: BackingData, slot: ModelLayout.Slot) -> Any? {
         guard let layout = data.layout, let storage = stack.storage(of: layout, slot: slot.index),
-            // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
-            let targetType = slot.target, let targetLayout = try? ModelLayout.of(targetType),
+            let targetType = slot.target, let targetLayout = ModelLayout.known(targetType),
             let targetTable = stack.table(for: targetLayout)
         else { return BackingData.emptyValue(for: slot) }
         var models: [any PersistentModel] = []

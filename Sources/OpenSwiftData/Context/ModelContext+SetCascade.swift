@@ -53,8 +53,7 @@ extension ModelContext {
         guard s.isToMany, s.relationship?.deleteRule == .cascade, d.pk != 0, d.status == .deleted,
             !d.values.isLoaded(slot),
             case .inverseForeignKey(let table, let column)? = stack.storage(of: layout, slot: slot),
-            // try?: every model in a container's schema has its layout already; nil only loads the list.
-            let target = s.target, let related = try? ModelLayout.of(target)
+            let target = s.target, let related = ModelLayout.known(target)
         else { return nil }
         let key = ObjectIdentifier(related)
         if let decided = check.decided[key] {

@@ -68,15 +68,11 @@ public final class ModelContext {
         }
     }
 
-    // The state every fetch reads is `@exclusivity(unchecked)`: the run-time exclusivity check
-    // of a class property costs about a hundred instructions per access, a tenth of our part
-    // of a one-row fetch. A context is used from one thread at a time, and no access to these
-    // is held while other code runs (no `inout` across a call out).
-    @exclusivity(unchecked) var registered = IdentityMap()
-    @exclusivity(unchecked) var inserted: [any PersistentModel] = []
-    @exclusivity(unchecked) var changed: [ObjectIdentifier: any PersistentModel] = [:]
+    var registered = IdentityMap()
+    var inserted: [any PersistentModel] = []
+    var changed: [ObjectIdentifier: any PersistentModel] = [:]
     var changedOrder: [ObjectIdentifier] = []
-    @exclusivity(unchecked) var deleted: [ObjectIdentifier: any PersistentModel] = [:]
+    var deleted: [ObjectIdentifier: any PersistentModel] = [:]
     var deletedOrder: [ObjectIdentifier] = []
     /// Pending deletes whose delete rules have run (``propagateDeletes(deferringRefusals:)``):
     /// they have left the loaded lists, so lists loaded from the store leave them out too.
@@ -88,7 +84,7 @@ public final class ModelContext {
     var deferredErrors: [SwiftDataError] = []
     /// Reads that could not throw and failed, for the next fetch or save to throw
     /// (`ModelContext+Failures.swift`).
-    @exclusivity(unchecked) var readFailures: [OperationFailure] = []
+    var readFailures: [OperationFailure] = []
     /// One-way relationships pointing at each entity (`ModelContext+Delete.swift`), by layout.
     var oneWaySlotCache: [ObjectIdentifier: [OneWaySlot]] = [:]
     /// The query shape this context fetched last, with its compiled query (`query(_:)`). A
@@ -110,15 +106,15 @@ public final class ModelContext {
         }
     }
     /// The last query shape fetched: a loop repeating one fetch finds its SQL here.
-    @exclusivity(unchecked) var lastQuery: LastQuery?
+    var lastQuery: LastQuery?
     /// The prepared statement this context's last fetch ran (``LastStatement``).
-    @exclusivity(unchecked) var lastStatement = LastStatement()
+    var lastStatement = LastStatement()
     /// The captured values' array of the last fetch, emptied and refilled by the next one
     /// (``lookupQuery(_:_:_:)``), so a fetch of a cached shape allocates no array for them.
-    @exclusivity(unchecked) var spareArguments: [SQLValue] = []
+    var spareArguments: [SQLValue] = []
     /// The class of the last model ``insertAny(_:)`` found in the schema: the next model of it
     /// is not looked up again (a save of many new models of one class).
-    @exclusivity(unchecked) var lastInsertableLayout: ModelLayout?
+    var lastInsertableLayout: ModelLayout?
 
     /// A context on `container`'s store.
     public init(_ container: ModelContainer) {

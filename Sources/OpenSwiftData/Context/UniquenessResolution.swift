@@ -49,21 +49,19 @@ struct UniquenessResolution {
         var more: [StoreWriter.UniqueMatch] = []
     }
 
-    /// One group's claimed values and stored rows. Its fields are read and written once per new
-    /// model, never while another access is open: no run-time exclusivity checks (a hundred
-    /// instructions each).
+    /// One group's claimed values and stored rows, read and written once per new model.
     private final class GroupState {
         /// One-column values → the latest new model claiming each (keyed by the value itself,
         /// so the common case hashes one `SQLValue` and allocates nothing per model).
-        @exclusivity(unchecked) var single = ValueMap<any PersistentModel>()
+        var single = ValueMap<any PersistentModel>()
         /// Wider groups' values → the latest new model claiming them.
-        @exclusivity(unchecked) var multi: [[SQLValue]: any PersistentModel] = [:]
+        var multi: [[SQLValue]: any PersistentModel] = [:]
         /// The one-column values to look up in batches.
-        @exclusivity(unchecked) var pending: [SQLValue] = []
+        var pending: [SQLValue] = []
         /// The stored rows holding each looked-up value.
-        @exclusivity(unchecked) var found = ValueMap<FoundRows>()
-        @exclusivity(unchecked) var group: StoreMapping.Table.UniqueGroup?
-        @exclusivity(unchecked) var table: StoreMapping.Table?
+        var found = ValueMap<FoundRows>()
+        var group: StoreMapping.Table.UniqueGroup?
+        var table: StoreMapping.Table?
     }
 
     /// The stored row a candidate matched, and how many different ones it matched.

@@ -332,8 +332,7 @@ public final class BackingData {
 
     func attachLayout(_ type: any PersistentModel.Type, model: any PersistentModel) {
         let dynamicType = Swift.type(of: model)
-        // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
-        layout = try? ModelLayout.of(dynamicType)
+        layout = ModelLayout.known(dynamicType)
         if let layout { grow(to: layout.slots.count) }
         // Subclass values set before `super.init` are absorbed lazily by the subclass's own
         // accessors and by the context (insert, save); doing it here would re-enter the

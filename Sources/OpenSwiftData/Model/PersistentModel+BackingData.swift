@@ -13,8 +13,7 @@ extension PersistentModel {
     /// let trip = Trip(backingData: data)   // no user initialiser ran
     /// ```
     public static func createBackingData() -> BackingData {
-        // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
-        if let layout = try? ModelLayout.of(Self.self) { return BackingData(layout: layout) }
+        if let layout = ModelLayout.known(Self.self) { return BackingData(layout: layout) }
         return BackingData(slotCount: 0)
     }
 }

@@ -76,9 +76,8 @@ func toOneSortTerm<T: PersistentModel>(_ keyPath: PartialKeyPath<T>, _ t: SQLTra
         guard let column = t.table.column(t.layout, slot) else { return nil }
         return sortTerm("\(t.tableAlias).\(quoteIdentifier(column))", t.layout.slots[slot], natural: natural)
     case .toOne(let relSlot, _, let attributeSlot)?:
-        // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
         guard case .toOne(let targetType, _) = t.layout.slots[relSlot].kind,
-            let target = try? ModelLayout.of(targetType),
+            let target = ModelLayout.known(targetType),
             let targetTable = t.table.mapping?.table(for: target),
             let column = targetTable.column(target, attributeSlot)
         else { return nil }

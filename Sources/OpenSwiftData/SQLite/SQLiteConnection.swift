@@ -24,12 +24,12 @@ package final class SQLiteConnection {
     }
 
     /// The raw `sqlite3*` handle. Read by every call, written only by opening and closing the
-    /// connection: no run-time exclusivity check.
-    @exclusivity(unchecked) package private(set) var handle: OpaquePointer?
+    /// connection.
+    package private(set) var handle: OpaquePointer?
     /// The path the connection was opened with (`:memory:` for in-memory databases).
     package let path: String
-    // Unchecked: read on every statement use; a connection is used under its store's lock.
-    @exclusivity(unchecked) private var cache: [StatementSQL: SQLiteStatement] = [:]
+    /// Prepared statements by SQL, read on every statement use (under the store's lock).
+    private var cache: [StatementSQL: SQLiteStatement] = [:]
     /// The handler ``setTrace(_:)`` installed, kept alive while SQLite may call it.
     var traceBox: SQLTraceBox?
 

@@ -42,8 +42,7 @@ extension ModelLayout {
         }
         // Then attributes of each to-one target.
         for relSlot in relationshipSlots {
-            // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
-            guard case .toOne(let targetType, _) = slots[relSlot].kind, let target = try? ModelLayout.of(targetType)
+            guard case .toOne(let targetType, _) = slots[relSlot].kind, let target = ModelLayout.known(targetType)
             else { continue }
             let (targetValues, sentinels) = ModelLayout.sentinels(for: target, base: 2_000_003)
             guard !sentinels.isEmpty, let targetModel = ModelLayout.standIn(target, targetValues) else { continue }

@@ -369,8 +369,7 @@ final class ModelLayout: @unchecked Sendable {
     private static func infersInverse(_ a: Slot, _ b: Slot) -> Bool { !(a.isToMany && b.isToMany) }
 
     private func declaringLayout(of slot: Slot) -> ModelLayout {
-        // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
-        (try? ModelLayout.of(slot.declaringType)) ?? self
+        ModelLayout.known(slot.declaringType) ?? self
     }
 
     // MARK: Registry
@@ -400,6 +399,16 @@ final class ModelLayout: @unchecked Sendable {
         memo.type = id
         memo.layout = layout
         return layout
+    }
+
+    /// The layout of `type`, or `nil` when it has none, for code that runs inside a container.
+    ///
+    /// `nil` is safe there: a container builds the layout of every model in its schema when it
+    /// is made, and a model whose layout cannot be built makes the schema's `buildError`, which
+    /// fetches and saves throw before they get here. So inside a container `nil` only means
+    /// "not a model of this schema", which callers treat like any other unknown type.
+    static func known(_ type: any PersistentModel.Type) -> ModelLayout? {
+        try? of(type)
     }
 
     /// One thread's last ``of(_:)`` answer.

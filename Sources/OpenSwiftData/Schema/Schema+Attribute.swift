@@ -33,8 +33,7 @@ extension Schema {
             public static let codable = Option(kind: .codable)
             /// Store the value through a transformer type; see ``ValueTransforming``.
             public static func transformable(by transformer: any ValueTransforming.Type) -> Option {
-                _registerTransformer(transformer)
-                return Option(kind: .transformable(String(reflecting: transformer)))
+                Option(kind: .transformable(ValueTransformerRegistry.register(transformer)))
             }
             /// Store the value through a ``ValueTransformer`` subclass (Foundation's shape).
             ///
@@ -139,13 +138,6 @@ public protocol ValueTransforming {
     static func decode(_ data: Data) throws -> Any
 }
 
-nonisolated(unsafe) private var transformerRegistry: [String: any ValueTransforming.Type] = [:]
-private let transformerLock = NSLock()
-
-func _registerTransformer(_ type: any ValueTransforming.Type) {
-    transformerLock.withLock { transformerRegistry[String(reflecting: type)] = type }
-}
-
 /// What stores a transformable attribute: a ``ValueTransforming`` type, or a ``ValueTransformer``
 /// registered under the attribute's transformer name.
 struct ResolvedTransformer {
@@ -154,7 +146,7 @@ struct ResolvedTransformer {
 }
 
 func _transformer(named name: String) -> ResolvedTransformer? {
-    if let type = transformerLock.withLock({ transformerRegistry[name] }) {
+    if let type = ValueTransformerRegistry.transformingType(named: name) {
         return ResolvedTransformer(encode: { try type.encode($0) }, decode: { try type.decode($0) })
     }
     guard let transformer = ValueTransformerRegistry.transformer(forName: NSValueTransformerName(name)) else {

@@ -94,10 +94,37 @@ open class ValueTransformer: NSObject {
     }
 }
 
-/// The name → transformer table behind ``ValueTransformer/setValueTransformer(_:forName:)``.
+/// The transformers transformable attributes are stored through, behind one lock: the
+/// ``ValueTransformer`` instances registered by name
+/// (``ValueTransformer/setValueTransformer(_:forName:)``), and the ``ValueTransforming`` types
+/// named by `.transformable(by:)`. An attribute's option names its transformer (the name is
+/// part of the schema), so both are found by that name; a ``ValueTransforming`` type is
+/// registered once, by its identity, under its full name.
 enum ValueTransformerRegistry {
     nonisolated(unsafe) private static var table: [NSValueTransformerName: ValueTransformer] = [:]
+    /// The ``ValueTransforming`` types by identity, with the name each is registered under.
+    nonisolated(unsafe) private static var transformingTypes: [ObjectIdentifier: String] = [:]
+    /// The ``ValueTransforming`` types by the name in their attributes' options.
+    nonisolated(unsafe) private static var transformingByName: [String: any ValueTransforming.Type] = [:]
     private static let lock = NSLock()
+
+    /// Registers `type` (once) and returns the name an attribute's option refers to it by: its
+    /// full name, `Module.Type`.
+    static func register(_ type: any ValueTransforming.Type) -> String {
+        let id = ObjectIdentifier(type)
+        if let name = lock.withLock({ transformingTypes[id] }) { return name }
+        let name = String(reflecting: type)
+        lock.withLock {
+            transformingTypes[id] = name
+            transformingByName[name] = type
+        }
+        return name
+    }
+
+    /// The ``ValueTransforming`` type registered under `name` by ``register(_:)``, if any.
+    static func transformingType(named name: String) -> (any ValueTransforming.Type)? {
+        lock.withLock { transformingByName[name] }
+    }
 
     static func set(_ transformer: ValueTransformer?, forName name: NSValueTransformerName) {
         lock.withLock { table[name] = transformer }

@@ -21,8 +21,8 @@ import Foundation
 /// ``encode(_:_:count:_:model:destinations:into:)``.
 struct RowCodec {
     /// Per entity number (`Z_ENT`): how to fill each slot of the entity's model from a row
-    /// (empty for a number that is no entity of the table). Read by every fetch without an
-    /// exclusivity check: written only while the mapping is built.
+    /// (empty for a number that is no entity of the table). Read by every fetch; written only
+    /// while the mapping is built.
     var readersByID: [[SlotReader]] = []
 
     /// How to fill one slot from a row: a column through a codec, a foreign-key column, or

@@ -37,9 +37,8 @@ final class StoreMapping: @unchecked Sendable {
         weak var mapping: StoreMapping?
         var entityIDs: [ObjectIdentifier: Int64] = [:]
         /// The columns entities read, in ``selectList`` order (a composite's elements adjacent).
-        /// Written while the mapping is built, read by every fetch (``versionColumn``): no
-        /// run-time exclusivity check.
-        @exclusivity(unchecked) var columns: [String] = []
+        /// Written while the mapping is built, read by every fetch (``versionColumn``).
+        var columns: [String] = []
         /// For each entity: its slot → column name, for slots that have a column.
         var slotColumns: [ObjectIdentifier: [Int: String]] = [:]
         /// For each entity: how to read a `SELECT Z_PK, Z_ENT, <columns>` row into slots.
@@ -193,13 +192,12 @@ final class StoreMapping: @unchecked Sendable {
         }
         /// Uniqueness groups per entity.
         var uniqueGroups: [ObjectIdentifier: [UniqueGroup]] = [:]
-        /// Entities indexed by `Z_ENT`, for the row-decoding loop (read on every fetch without
-        /// an exclusivity check: written only while the mapping is built, before any fetch can
-        /// see the table).
-        @exclusivity(unchecked) var entitiesByID: [ModelLayout?] = []
+        /// Entities indexed by `Z_ENT`, for the row-decoding loop (read on every fetch; written
+        /// only while the mapping is built, before any fetch can see the table).
+        var entitiesByID: [ModelLayout?] = []
         /// How the table's rows are read into models and models written into rows (read on
-        /// every fetch and save without an exclusivity check, as ``entitiesByID``).
-        @exclusivity(unchecked) var codec = RowCodec()
+        /// every fetch and save; written only while the mapping is built).
+        var codec = RowCodec()
 
         /// `DELETE FROM <table> WHERE "Z_PK" IN (?, …)` with ``StoreWriter/keyBatchSize``
         /// parameters, built once (a save deletes its rows of the table in batches).
@@ -478,8 +476,7 @@ final class StoreMapping: @unchecked Sendable {
                 for e in t.entities {
                     for slot in e.relationshipSlots {
                         guard case .foreignKey(let column)? = storage(of: e, slot: slot),
-                            // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
-                            let target = e.slots[slot].target, let tl = try? ModelLayout.of(target),
+                            let target = e.slots[slot].target, let tl = ModelLayout.known(target),
                             self.table(for: tl) === table, seen.insert(t.name + "." + column).inserted
                         else { continue }
                         inbound.append((t, column))

@@ -44,29 +44,7 @@ struct MutationScript {
             return try execute(steps)
         } catch let first as ConformanceFailure {
             guard harness.shrinks else { throw first }
-            var best = steps
-            var failure = first
-            var chunk = max(1, best.count / 2)
-            var attempts = 0
-            while attempts < 120 {
-                var i = 0
-                while i < best.count && attempts < 120 {
-                    attempts += 1
-                    var candidate = best
-                    candidate.removeSubrange(i..<min(i + chunk, best.count))
-                    do {
-                        _ = try execute(candidate)
-                        i += chunk
-                    } catch let again as ConformanceFailure where again.check == first.check {
-                        best = candidate
-                        failure = again
-                    } catch {
-                        i += chunk
-                    }
-                }
-                if chunk == 1 { break }
-                chunk = max(1, chunk / 2)
-            }
+            var (best, failure) = ChunkShrinker.shrinkSteps(steps, attempts: 120, first: first) { try execute($0) }
             if best.count < steps.count {
                 failure.details = failure.details.map {
                     $0 == "steps:"

@@ -63,26 +63,13 @@ extension PredicateCase {
         // The failure must show on a full copy first (it may depend on state a copy lacks).
         guard var last = failure(removing: []) else { return nil }
         let protected: Set<Int64> = isPivot ? Set(pivotRow.map { [key($0)] } ?? []) : []
-        var candidates = keys(rows).filter { !protected.contains($0) }
-        var removed = Set<Int64>()
-        var chunk = max(1, candidates.count / 2)
-        var attempts = 0
-        while attempts < 200 {
-            var i = 0
-            while i < candidates.count && attempts < 200 {
-                attempts += 1
-                let part = candidates[i..<min(i + chunk, candidates.count)]
-                if let again = failure(removing: removed.union(part)) {
-                    removed.formUnion(part)
-                    candidates.removeSubrange(i..<min(i + chunk, candidates.count))
-                    last = again
-                } else {
-                    i += chunk
-                }
-            }
-            if chunk == 1 { break }
-            chunk = max(1, chunk / 2)
+        let candidates = keys(rows).filter { !protected.contains($0) }
+        let all = Set(candidates)
+        let (kept, shrunkFailure) = ChunkShrinker.shrink(candidates, attempts: 200) { kept in
+            failure(removing: all.subtracting(kept))
         }
+        let removed = all.subtracting(kept)
+        if let shrunkFailure { last = shrunkFailure }
         // try?: shrinking is best effort; nil reports the unshrunk failure.
         guard let (container, remaining) = try? copy(removing: removed) else { return nil }
         var lines = [

@@ -32,28 +32,7 @@ struct SchemaScript {
             return try execute(steps)
         } catch let first as ConformanceFailure {
             guard harness.shrinks else { throw first }
-            var best = steps
-            var failure = first
-            var chunk = max(1, steps.count / 2)
-            var attempts = 0
-            while attempts < 80 {
-                var i = 0
-                while i < best.count && attempts < 80 {
-                    attempts += 1
-                    var candidate = best
-                    candidate.removeSubrange(i..<min(i + chunk, best.count))
-                    do {
-                        _ = try execute(candidate)
-                        i += chunk
-                    } catch let again as ConformanceFailure where again.check == first.check {
-                        best = candidate
-                        failure = again
-                    } catch { i += chunk }
-                }
-                if chunk == 1 { break }
-                chunk = max(1, chunk / 2)
-            }
-            throw failure
+            throw ChunkShrinker.shrinkSteps(steps, attempts: 80, first: first) { try execute($0) }.failure
         }
     }
 

@@ -11,8 +11,7 @@ enum CollectionMember { case count, isEmpty, first, last }
 func toManyScope(_ row: RowScope, _ base: SQLFragment, _ slot: ModelLayout.Slot, _ t: SQLTranslation) throws
     -> SQLFragment
 {
-    // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
-    guard let mapping = t.mapping, let target = slot.target, let tl = try? ModelLayout.of(target),
+    guard let mapping = t.mapping, let target = slot.target, let tl = ModelLayout.known(target),
         let tt = mapping.table(for: tl), let storage = mapping.storage(of: row.layout, slot: slot.index)
     else {
         throw t.unsupportedKeyPath(

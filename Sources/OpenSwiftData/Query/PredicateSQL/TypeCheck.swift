@@ -4,8 +4,7 @@ import Foundation
 /// `desired` is not a model type.
 func entityTest(_ row: RowScope, _ pk: SQLFragment, _ desired: Any.Type, _ t: SQLTranslation) throws -> SQLFragment? {
     guard let model = desired as? any PersistentModel.Type else { return nil }
-    // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
-    guard let dl = try? ModelLayout.of(model), t.mapping?.table(for: dl) === row.table else {
+    guard let dl = ModelLayout.known(model), t.mapping?.table(for: dl) === row.table else {
         return SQLFragment(sql: "0", isCondition: true)  // not in this hierarchy
     }
     let ids = row.table.entityIDs(kindOf: dl).map(String.init).joined(separator: ", ")
@@ -41,8 +40,7 @@ extension PredicateExpressions.ConditionalCast: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
         let i = try translate(input, t)
         guard let row = i.row, let test = try entityTest(row, i, Desired.self, t),
-            // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
-            let dl = (Desired.self as? any PersistentModel.Type).flatMap({ try? ModelLayout.of($0) })
+            let dl = (Desired.self as? any PersistentModel.Type).flatMap({ ModelLayout.known($0) })
         else {
             throw t.unsupported("`as? \(Desired.self)` on a value that is not a model")
         }

@@ -71,8 +71,7 @@ extension PredicateExpressions.KeyPath: SQLPredicateExpression {
             sql:
                 "(SELECT \(alias).\"Z_PK\" FROM \(quoteIdentifier(table.name)) \(alias) WHERE \(alias).\(quoteIdentifier(column)) = \(base.sql))",
             arguments: base.arguments)
-        // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
-        if let target = s.target, let tl = try? ModelLayout.of(target) {
+        if let target = s.target, let tl = ModelLayout.known(target) {
             f.relationshipTarget = tl
             f.row = RowScope(layout: tl, table: table, alias: nil)
             f.isRow = true
@@ -115,8 +114,7 @@ extension PredicateExpressions.KeyPath: SQLPredicateExpression {
                     "(SELECT \(alias).\(quoteIdentifier(column)) FROM \(quoteIdentifier(row.table.name)) \(alias) WHERE \(alias).\"Z_PK\" = \(base.sql))",
                 arguments: base.arguments, codec: s.codec)
         }
-        // try?: every model in a container's schema has its layout already (a bad one is Schema.buildError); nil is "not a model"
-        if let target = s.target, let tl = try? ModelLayout.of(target) {
+        if let target = s.target, let tl = ModelLayout.known(target) {
             f.relationshipTarget = tl
             if let table = t.mapping?.table(for: tl) {
                 f.row = RowScope(layout: tl, table: table, alias: nil)
