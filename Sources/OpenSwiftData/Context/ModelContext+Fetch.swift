@@ -491,10 +491,9 @@ extension ModelContext {
             var generation: StoreGeneration?
             // The entity of the last new row, its layout and its slot readers, held across rows:
             // taking them out of the table's arrays for every row costs two retains and two
-            // releases, and a table's rows are mostly of one entity. The layout is held
-            // unretained: layouts live as long as the process (``ModelLayout/of(_:)``).
+            // releases, and a table's rows are mostly of one entity.
             var lastEntity = -1
-            var lastLayout: Unmanaged<ModelLayout>?
+            var lastLayout: ModelLayout?
             var readers: [RowCodec.SlotReader] = []
             while try stmt.step() {
                 let pk = stmt.int64(at: 0)
@@ -520,10 +519,10 @@ extension ModelContext {
                         throw unknownEntityError(table, entity: stmt.int64(at: 1), pk: pk)
                     }
                     (lastEntity, lastLayout, readers) = (
-                        ent, Unmanaged.passUnretained(layout), table.codec.readersByID[ent]
+                        ent, layout, table.codec.readersByID[ent]
                     )
                 }
-                guard let layout = lastLayout?.takeUnretainedValue() else { continue }
+                guard let layout = lastLayout else { continue }
                 let type = layout.type
                 let values: SlotValues
                 do {

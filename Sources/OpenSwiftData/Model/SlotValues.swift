@@ -211,12 +211,10 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
     mutating func set(_ value: __owned Any, at slot: Int) {
         let oldCount = count
         makeUnique(capacity: Swift.max(oldCount, slot + 1))
-        // `storage` holds the buffer for the whole call (this value is borrowed inout), so it
-        // is used unretained (two atomic reference count operations fewer per write).
-        let s = Unmanaged.passUnretained(storage.unsafelyUnwrapped)
+        let s = storage.unsafelyUnwrapped
         // The elements' address, taken out of the closure so that `value` is moved into the
         // slot, not captured and copied.
-        let elements = s._withUnsafeGuaranteedRef { $0.withUnsafeMutablePointerToElements { $0 } }
+        let elements = s.withUnsafeMutablePointerToElements { $0 }
         if slot < oldCount {
             if SlotValues.isUnloaded(at: elements + slot) {
                 // The sentinel needs no destroying (``unloadedBits``).
@@ -227,7 +225,7 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
         } else {
             if slot > oldCount { SlotValues.initializeUnloaded(elements + oldCount, count: slot - oldCount) }
             (elements + slot).initialize(to: consume value)
-            s._withUnsafeGuaranteedRef { $0.count = slot + 1 }
+            s.count = slot + 1
         }
     }
 

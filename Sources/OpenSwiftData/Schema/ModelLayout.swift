@@ -414,7 +414,7 @@ final class ModelLayout: @unchecked Sendable {
     /// One thread's last ``of(_:)`` answer.
     private final class LastLayout {
         var type: ObjectIdentifier?
-        unowned(unsafe) var layout: ModelLayout?
+        var layout: ModelLayout?
 
         private static let key: pthread_key_t = {
             var key = pthread_key_t()
