@@ -103,7 +103,10 @@ var targets: [Target] = [
         dependencies: ["OpenSwiftData", "OpenSwiftDataTesting"]
     ),
     .target(name: "OpenSwiftDataTesting", dependencies: ["OpenSwiftData"]),
-    .testTarget(name: "OpenSwiftDataTestingTests", dependencies: ["OpenSwiftDataTesting", "OpenSwiftData"]),
+    // The project's own QA rig, no product: the reliability probes and their worker processes.
+    .target(name: "HarnessSupport", dependencies: ["OpenSwiftData", "OpenSwiftDataTesting"]),
+    .testTarget(name: "OpenSwiftDataTestingTests",
+                dependencies: ["OpenSwiftDataTesting", "OpenSwiftData", "HarnessSupport"]),
     // jemalloc's options for the executables that link it (one C string, `malloc_conf`).
     .target(name: "CJemallocConfig"),
     .target(name: "BenchmarkKit", dependencies: ["CJemalloc", "CJemallocConfig", "CSQLite", "OpenSwiftData"]),
@@ -116,16 +119,17 @@ var targets: [Target] = [
             path: "Benchmarks/PersistenceWorkloads"),
     // Every `harness` subcommand, one file each; the executables below only call into it.
     .target(name: "HarnessCommands",
-            dependencies: ["ArgumentParsing", "PersistenceWorkloads", "BenchmarkKit", "OpenSwiftData", "OpenSwiftDataTesting"]),
+            dependencies: ["ArgumentParsing", "PersistenceWorkloads", "BenchmarkKit", "OpenSwiftData", "OpenSwiftDataTesting",
+                           "HarnessSupport"]),
     .testTarget(name: "HarnessCommandsTests",
                 dependencies: ["HarnessCommands", "ArgumentParsing", "PersistenceWorkloads", "BenchmarkKit", "OpenSwiftData",
-                               "OpenSwiftDataTesting"]),
+                               "OpenSwiftDataTesting", "HarnessSupport"]),
     .executableTarget(name: "PersistenceBenchmarks", dependencies: ["HarnessCommands", "ArgumentParsing"],
                       path: "Benchmarks/PersistenceBenchmarks"),
     // A team's own index benchmark in one file (the README's IndexBenchmark example as a program).
     .executableTarget(name: "ShopIndexBenchmark", dependencies: ["BenchmarkKit", "OpenSwiftData"],
                       path: "Benchmarks/ShopIndexBenchmark"),
-    .executableTarget(name: "harness", dependencies: ["HarnessCommands", "OpenSwiftDataTesting"]),
+    .executableTarget(name: "harness", dependencies: ["HarnessCommands", "HarnessSupport"]),
     .testTarget(name: "PersistenceWorkloadsTests", dependencies: ["PersistenceWorkloads", "BenchmarkKit", "OpenSwiftData"]),
 ]
 

@@ -157,18 +157,21 @@ public indirect enum RandomPredicate<Root> {
 
 /// Generic wrappers over Foundation's `build_…` functions that take existential operands: each
 /// call opens its arguments (SE-0352), so the expression built has concrete nested types.
-enum ExpressionBuilder {
-    typealias E<V> = any StandardPredicateExpression<V>
+package enum ExpressionBuilder {
+    /// An expression of the predicate's standard kind whose value is a `V`.
+    package typealias E<V> = any StandardPredicateExpression<V>
 
     static func not<P: StandardPredicateExpression<Bool>>(_ p: P) -> E<Bool> { PredicateExpressions.build_Negation(p) }
 
-    static func and<L: StandardPredicateExpression<Bool>, R: StandardPredicateExpression<Bool>>(_ l: L, _ r: R) -> E<
+    /// `l && r`.
+    package static func and<L: StandardPredicateExpression<Bool>, R: StandardPredicateExpression<Bool>>(_ l: L, _ r: R) -> E<
         Bool
     > {
         PredicateExpressions.build_Conjunction(lhs: l, rhs: r)
     }
 
-    static func or<L: StandardPredicateExpression<Bool>, R: StandardPredicateExpression<Bool>>(_ l: L, _ r: R) -> E<
+    /// `l || r`.
+    package static func or<L: StandardPredicateExpression<Bool>, R: StandardPredicateExpression<Bool>>(_ l: L, _ r: R) -> E<
         Bool
     > {
         PredicateExpressions.build_Disjunction(lhs: l, rhs: r)
@@ -182,19 +185,22 @@ enum ExpressionBuilder {
         PredicateExpressions.build_Conditional(c, t, f)
     }
 
-    static func equal<L: StandardPredicateExpression<V>, R: StandardPredicateExpression<V>, V: Equatable>(
+    /// `l == r`.
+    package static func equal<L: StandardPredicateExpression<V>, R: StandardPredicateExpression<V>, V: Equatable>(
         _ l: L, _ r: R
     ) -> E<Bool> {
         PredicateExpressions.build_Equal(lhs: l, rhs: r)
     }
 
-    static func notEqual<L: StandardPredicateExpression<V>, R: StandardPredicateExpression<V>, V: Equatable>(
+    /// `l != r`.
+    package static func notEqual<L: StandardPredicateExpression<V>, R: StandardPredicateExpression<V>, V: Equatable>(
         _ l: L, _ r: R
     ) -> E<Bool> {
         PredicateExpressions.build_NotEqual(lhs: l, rhs: r)
     }
 
-    static func compare<L: StandardPredicateExpression<V>, R: StandardPredicateExpression<V>, V: Comparable>(
+    /// `l op r` for a comparison operator (`<`, `<=`, `>`, `>=`).
+    package static func compare<L: StandardPredicateExpression<V>, R: StandardPredicateExpression<V>, V: Comparable>(
         _ l: L, _ r: R, _ op: PredicateExpressions.ComparisonOperator
     ) -> E<Bool> {
         PredicateExpressions.build_Comparison(lhs: l, rhs: r, op: op)
