@@ -125,7 +125,7 @@ public final class DifferentialHarness {
 
     /// Runs case `index`; returns the number of checks made, or throws its ``ConformanceFailure``.
     @discardableResult
-    package func verifyCase(_ index: Int) throws -> Int {
+    public func verifyCase(_ index: Int) throws -> Int {
         do {
             return try checkCase(index)
         } catch let all as DifferentialFailures {
