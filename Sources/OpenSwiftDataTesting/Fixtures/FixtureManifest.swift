@@ -1,3 +1,4 @@
+import DecodingDiagnostics
 import Foundation
 import OpenSwiftData
 
