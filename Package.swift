@@ -123,30 +123,37 @@ var targets: [Target] = [
         name: "OpenSwiftDataTests",
         dependencies: ["OpenSwiftData", "OpenSwiftDataTesting"]
     ),
-    .target(name: "OpenSwiftDataTesting", dependencies: ["OpenSwiftData"]),
-    .testTarget(name: "OpenSwiftDataTestingTests", dependencies: ["OpenSwiftDataTesting", "OpenSwiftData"]),
+    .target(name: "OpenSwiftDataTesting", dependencies: ["OpenSwiftData", "DecodingDiagnostics"]),
+    // The project's own QA rig, no product: the reliability probes and their worker processes.
+    .target(name: "HarnessSupport", dependencies: ["OpenSwiftData", "OpenSwiftDataTesting"]),
+    .testTarget(name: "OpenSwiftDataTestingTests",
+                dependencies: ["OpenSwiftDataTesting", "OpenSwiftData", "HarnessSupport"]),
     // jemalloc's options for the executables that link it (one C string, `malloc_conf`).
     .target(name: "CJemallocConfig"),
     .target(name: "BenchmarkKit", dependencies: ["CJemalloc", "CJemallocConfig", "CSQLite", "OpenSwiftData"]),
     .testTarget(name: "BenchmarkKitTests", dependencies: ["BenchmarkKit"]),
+    // A decoding error in a few words, for one-line messages (no product: shared by the command
+    // line's option checks and the fixture manifests).
+    .target(name: "DecodingDiagnostics"),
     // The command line: argument parser, subcommand specs, checked option values (no product: the
-    // harness's own; OpenSwiftData only for a decoding error's brief description).
-    .target(name: "ArgumentParsing", dependencies: ["OpenSwiftData"]),
+    // harness's own).
+    .target(name: "ArgumentParsing", dependencies: ["DecodingDiagnostics"]),
     .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing", "OpenSwiftDataTesting"]),
-    .target(name: "PersistenceWorkloads", dependencies: ["OpenSwiftData", "BenchmarkKit"],
+    .target(name: "PersistenceWorkloads", dependencies: ["OpenSwiftData", "BenchmarkKit", "ArgumentParsing"],
             path: "Benchmarks/PersistenceWorkloads"),
     // Every `harness` subcommand, one file each; the executables below only call into it.
     .target(name: "HarnessCommands",
-            dependencies: ["ArgumentParsing", "PersistenceWorkloads", "BenchmarkKit", "OpenSwiftData", "OpenSwiftDataTesting"]),
+            dependencies: ["ArgumentParsing", "PersistenceWorkloads", "BenchmarkKit", "OpenSwiftData", "OpenSwiftDataTesting",
+                           "HarnessSupport"]),
     .testTarget(name: "HarnessCommandsTests",
                 dependencies: ["HarnessCommands", "ArgumentParsing", "PersistenceWorkloads", "BenchmarkKit", "OpenSwiftData",
-                               "OpenSwiftDataTesting"]),
-    .executableTarget(name: "PersistenceBenchmarks", dependencies: ["HarnessCommands", "ArgumentParsing"],
+                               "OpenSwiftDataTesting", "HarnessSupport"]),
+    .executableTarget(name: "PersistenceBenchmarks", dependencies: ["PersistenceWorkloads", "ArgumentParsing"],
                       path: "Benchmarks/PersistenceBenchmarks"),
     // A team's own index benchmark in one file (the README's IndexBenchmark example as a program).
     .executableTarget(name: "ShopIndexBenchmark", dependencies: ["BenchmarkKit", "OpenSwiftData"],
                       path: "Benchmarks/ShopIndexBenchmark"),
-    .executableTarget(name: "harness", dependencies: ["HarnessCommands", "OpenSwiftDataTesting"]),
+    .executableTarget(name: "harness", dependencies: ["HarnessCommands", "HarnessSupport"]),
     .testTarget(name: "PersistenceWorkloadsTests", dependencies: ["PersistenceWorkloads", "BenchmarkKit", "OpenSwiftData"]),
 ]
 

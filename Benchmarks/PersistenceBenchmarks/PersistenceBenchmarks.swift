@@ -2,7 +2,7 @@
 // `swift run -c release PersistenceBenchmarks [bench options]` is `harness bench [options]`.
 import ArgumentParsing
 import Foundation
-import HarnessCommands
+import PersistenceWorkloads
 
 @main
 struct PersistenceBenchmarks {

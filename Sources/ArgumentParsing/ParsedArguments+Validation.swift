@@ -1,5 +1,5 @@
+import DecodingDiagnostics
 import Foundation
-import OpenSwiftData
 
 #if canImport(Glibc)
     import Glibc

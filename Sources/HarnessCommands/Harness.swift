@@ -2,6 +2,7 @@ import ArgumentParsing
 import BenchmarkKit
 import Foundation
 import OpenSwiftData
+import PersistenceWorkloads
 
 /// `harness`: the project's command-line tool. With no arguments it runs the main job (conformance,
 /// differential checks, quick benchmarks, reports); `conform`, `bench`, `fixtures` and

@@ -1,6 +1,7 @@
 import ArgumentParsing
 import BenchmarkKit
 import Foundation
+import HarnessSupport
 import OpenSwiftDataTesting
 
 /// `harness reliability`: the reliability probes (crash loop, readers during writes, writers

@@ -3,7 +3,7 @@
 // with it to run their child processes.
 import Foundation
 import HarnessCommands
-import OpenSwiftDataTesting
+import HarnessSupport
 
 if CommandLine.arguments.dropFirst().first == ReliabilityWorker.subcommand {
     exit(ReliabilityWorker.main(Array(CommandLine.arguments.dropFirst(2))))

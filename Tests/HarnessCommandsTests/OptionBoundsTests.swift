@@ -1,5 +1,6 @@
 import ArgumentParsing
 import Foundation
+import PersistenceWorkloads
 import Testing
 
 @testable import HarnessCommands

@@ -1,5 +1,6 @@
 import ArgumentParsing
 import Foundation
+import HarnessSupport
 import OpenSwiftDataTesting
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import HarnessSupport
 import OpenSwiftData
 import OpenSwiftDataTesting
 import Testing

@@ -8,7 +8,7 @@ extension ConformanceCheck {
     /// ```swift
     /// try check.expectEqual(try check.storedCount(ConformanceRoom.self, in: container), 0, "rooms left")
     /// ```
-    public func storedCount<T: PersistentModel>(_ type: T.Type, in container: ModelContainer) throws -> Int {
+    package func storedCount<T: PersistentModel>(_ type: T.Type, in container: ModelContainer) throws -> Int {
         try OpenSwiftDataTesting.storedCount(type, in: reopen(container))
     }
 
@@ -17,7 +17,7 @@ extension ConformanceCheck {
     /// ```swift
     /// let names = try check.stored(ConformanceChild.self, in: container, key: \.name)
     /// ```
-    public func stored<T: PersistentModel, K: Comparable>(
+    package func stored<T: PersistentModel, K: Comparable>(
         _ type: T.Type, in container: ModelContainer,
         key: (T) -> K
     ) throws -> [K] {
@@ -32,7 +32,7 @@ extension ConformanceCheck {
     ///                                         in: context, key: \.name, "contains li")
     /// ```
     @discardableResult
-    public func expectSwiftAgrees<T: PersistentModel, K: Comparable>(
+    package func expectSwiftAgrees<T: PersistentModel, K: Comparable>(
         _ predicate: Predicate<T>, in context: ModelContext,
         key: (T) -> K, _ check: String
     ) throws -> [K] {
@@ -57,7 +57,7 @@ extension ConformanceCheck {
     /// ```swift
     /// try check.expectPartition(#Predicate<ConformanceRecord> { $0.note == "x" }, in: context, key: \.name, "note == x")
     /// ```
-    public func expectPartition<T: PersistentModel, K: Comparable>(
+    package func expectPartition<T: PersistentModel, K: Comparable>(
         _ predicate: Predicate<T>, in context: ModelContext,
         key: (T) -> K, _ check: String
     ) throws {
@@ -79,7 +79,7 @@ extension ConformanceCheck {
     /// try check.expectError(oneOf: [.unsupportedPredicate, .unsupportedKeyPath], "force unwrap") { try context.fetch(d) }
     /// ```
     @discardableResult
-    public func expectError<T>(oneOf codes: [SwiftDataError], _ check: String, _ body: () throws -> T) throws
+    package func expectError<T>(oneOf codes: [SwiftDataError], _ check: String, _ body: () throws -> T) throws
         -> SwiftDataError
     {
         let expected = codes.map { "SwiftDataError.\($0.code)" }.joined(separator: " or ")

@@ -11,24 +11,24 @@ import OpenSwiftData
 ///     try check.expectEqual(try context.fetchCount(FetchDescriptor<ConformanceAccount>()), 1, "rows after upsert")
 /// }
 /// ```
-public final class ConformanceCheck {
+package final class ConformanceCheck {
     /// The suite being run.
-    public let suite: String
+    package let suite: String
     /// The reference ID of the case being run.
-    public let caseID: String
+    package let caseID: String
     /// The store kind every container of this check uses.
-    public let store: StoreKind
+    package let store: StoreKind
     /// The seed for any random choices the case makes.
-    public let seed: UInt64
+    package let seed: UInt64
     /// A generator seeded from `seed` and the case ID.
-    public var random: SeededGenerator
+    package var random: SeededGenerator
     /// The labels of the loops currently entered (see ``within(_:_:)``).
-    public private(set) var trace: [String] = []
+    package private(set) var trace: [String] = []
     let scratch: ScratchDirectory
     var containerCount = 0
 
     /// A check context; the runner makes one per case and store.
-    public init(suite: String, caseID: String, store: StoreKind, seed: UInt64) throws {
+    package init(suite: String, caseID: String, store: StoreKind, seed: UInt64) throws {
         self.suite = suite
         self.caseID = caseID
         self.store = store
@@ -38,12 +38,12 @@ public final class ConformanceCheck {
     }
 
     /// A new, empty container of this check's store kind for the given model types.
-    public func container(for types: any PersistentModel.Type...) throws -> ModelContainer {
+    package func container(for types: any PersistentModel.Type...) throws -> ModelContainer {
         try container(for: Schema(types))
     }
 
     /// A new, empty container of this check's store kind for `schema`, with its own file on disk.
-    public func container(for schema: Schema) throws -> ModelContainer {
+    package func container(for schema: Schema) throws -> ModelContainer {
         containerCount += 1
         return try store.makeContainer(schema, in: scratch.url, name: "store\(containerCount)")
     }
@@ -52,20 +52,21 @@ public final class ConformanceCheck {
     ///
     /// On disk this opens the file again, so the check sees what was really written; an
     /// in-memory store cannot be reopened, so `container` itself is returned.
-    public func reopen(_ container: ModelContainer) throws -> ModelContainer {
+    package func reopen(_ container: ModelContainer) throws -> ModelContainer {
         guard store == .disk, let url = container.configurations.first?.url else { return container }
         return try ModelContainer(for: container.schema, configurations: [ModelConfiguration(url: url)])
     }
 
     /// Runs `body` with `label` added to the trace, so a failure inside says where it happened.
-    public func within<T>(_ label: String, _ body: () throws -> T) rethrows -> T {
+    package func within<T>(_ label: String, _ body: () throws -> T) rethrows -> T {
         trace.append(label)
         defer { trace.removeLast() }
         return try body()
     }
 
     /// A failure of this case: `check` went wrong, the reference gives `expected`, the store `actual`.
-    public func failure(_ check: String, expected: String, actual: String, details: [String] = []) -> ConformanceFailure
+    package func failure(_ check: String, expected: String, actual: String, details: [String] = [])
+        -> ConformanceFailure
     {
         ConformanceFailure(
             suite: suite, caseID: caseID, store: store, seed: seed, check: check,
@@ -73,20 +74,22 @@ public final class ConformanceCheck {
     }
 
     /// Throws unless `actual == expected`.
-    public func expectEqual<T: Equatable>(_ actual: T, _ expected: T, _ check: String) throws {
+    package func expectEqual<T: Equatable>(_ actual: T, _ expected: T, _ check: String) throws {
         if actual != expected {
             throw failure(check, expected: String(describing: expected), actual: String(describing: actual))
         }
     }
 
     /// Throws unless `condition` holds; `expected` and `actual` describe the two sides for the report.
-    public func expect(_ condition: Bool, _ check: String, expected: String = "true", actual: String = "false") throws {
+    package func expect(_ condition: Bool, _ check: String, expected: String = "true", actual: String = "false") throws
+    {
         if !condition { throw failure(check, expected: expected, actual: actual) }
     }
 
     /// Runs `body`, which must throw a `SwiftDataError` with `code`; returns that error.
     @discardableResult
-    public func expectError<T>(_ code: SwiftDataError, _ check: String, _ body: () throws -> T) throws -> SwiftDataError
+    package func expectError<T>(_ code: SwiftDataError, _ check: String, _ body: () throws -> T) throws
+        -> SwiftDataError
     {
         let result: T
         do {
@@ -106,7 +109,7 @@ public final class ConformanceCheck {
 
     /// Runs `body`, turning any error it throws (other than a ``ConformanceFailure``) into a
     /// failure of `check`.
-    public func expectNoError<T>(_ check: String, _ body: () throws -> T) throws -> T {
+    package func expectNoError<T>(_ check: String, _ body: () throws -> T) throws -> T {
         do { return try body() } catch let f as ConformanceFailure { throw f } catch {
             throw failure(check, expected: "no error", actual: "\(type(of: error)): \(error)")
         }

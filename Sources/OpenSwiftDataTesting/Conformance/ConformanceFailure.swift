@@ -40,7 +40,7 @@ public struct ConformanceFailure: Error, CustomStringConvertible, Sendable, Coda
     public var failingStores: [StoreKind] { ([store] + otherStores.map(\.store)).compactMap { $0 } }
 
     /// A failure with every field given.
-    public init(
+    package init(
         suite: String, caseID: String, store: StoreKind?, seed: UInt64, check: String,
         expected: String, actual: String, trace: [String] = [], details: [String] = []
     ) {

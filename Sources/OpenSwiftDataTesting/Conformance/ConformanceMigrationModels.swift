@@ -7,24 +7,24 @@ import OpenSwiftData
 // and reuse the shapes in its own tests.
 
 /// Version 1: a voyage with a snake-case date, a legacy counter and a port.
-public enum ConformanceVoyagesV1: VersionedSchema {
+package enum ConformanceVoyagesV1: VersionedSchema {
     /// 1.0.0.
-    public static let versionIdentifier = Schema.Version(1, 0, 0)
+    package static let versionIdentifier = Schema.Version(1, 0, 0)
     /// `Voyage`, `Port`.
-    public static var models: [any PersistentModel.Type] { [Voyage.self, Port.self] }
+    package static var models: [any PersistentModel.Type] { [Voyage.self, Port.self] }
 
     /// A voyage of version 1.
-    @Model public final class Voyage {
+    @Model package final class Voyage {
         /// Not unique in this version.
-        public var name: String
+        package var name: String
         /// Renamed to `startDate` in version 2 (MIG-03).
-        public var start_date: Date
+        package var start_date: Date
         /// Removed in version 2 (MIG-05).
-        public var legacy: Int
+        package var legacy: Int
         /// Renamed to `harbour` in version 2.
-        public var port: Port?
+        package var port: Port?
         /// A voyage.
-        public init(name: String, start: Date, legacy: Int, port: Port? = nil) {
+        package init(name: String, start: Date, legacy: Int, port: Port? = nil) {
             self.name = name
             self.start_date = start
             self.legacy = legacy
@@ -33,39 +33,39 @@ public enum ConformanceVoyagesV1: VersionedSchema {
     }
 
     /// A port of version 1.
-    @Model public final class Port {
+    @Model package final class Port {
         /// The port's code.
-        public var code: String
+        package var code: String
         /// The voyages from this port.
-        @Relationship(inverse: \Voyage.port) public var voyages: [Voyage] = []
+        @Relationship(inverse: \Voyage.port) package var voyages: [Voyage] = []
         /// A port.
-        public init(code: String) { self.code = code }
+        package init(code: String) { self.code = code }
     }
 }
 
 /// Version 2, lightweight from 1: `note` added optional (MIG-01), `count` added with a default
 /// (MIG-02), `start_date` renamed with `originalName` (MIG-03), `legacy` removed (MIG-05), the
 /// relationship `port` renamed to `harbour` with `originalName`.
-public enum ConformanceVoyagesV2: VersionedSchema {
+package enum ConformanceVoyagesV2: VersionedSchema {
     /// 2.0.0.
-    public static let versionIdentifier = Schema.Version(2, 0, 0)
+    package static let versionIdentifier = Schema.Version(2, 0, 0)
     /// `Voyage`, `Port`.
-    public static var models: [any PersistentModel.Type] { [Voyage.self, Port.self] }
+    package static var models: [any PersistentModel.Type] { [Voyage.self, Port.self] }
 
     /// A voyage of version 2.
-    @Model public final class Voyage {
+    @Model package final class Voyage {
         /// Not unique yet.
-        public var name: String
+        package var name: String
         /// Added, optional: nil for migrated rows (MIG-01).
-        public var note: String?
+        package var note: String?
         /// Added with a default: 0 for migrated rows (MIG-02).
-        public var count: Int = 0
+        package var count: Int = 0
         /// Was `start_date` (MIG-03).
-        @Attribute(originalName: "start_date") public var startDate: Date
+        @Attribute(originalName: "start_date") package var startDate: Date
         /// Was `port`.
-        @Relationship(originalName: "port") public var harbour: Port?
+        @Relationship(originalName: "port") package var harbour: Port?
         /// A voyage.
-        public init(name: String, startDate: Date, harbour: Port? = nil) {
+        package init(name: String, startDate: Date, harbour: Port? = nil) {
             self.name = name
             self.startDate = startDate
             self.harbour = harbour
@@ -73,40 +73,40 @@ public enum ConformanceVoyagesV2: VersionedSchema {
     }
 
     /// A port of version 2.
-    @Model public final class Port {
+    @Model package final class Port {
         /// The port's code.
-        public var code: String
+        package var code: String
         /// The voyages from this port.
-        @Relationship(inverse: \Voyage.harbour) public var voyages: [Voyage] = []
+        @Relationship(inverse: \Voyage.harbour) package var voyages: [Voyage] = []
         /// A port.
-        public init(code: String) { self.code = code }
+        package init(code: String) { self.code = code }
     }
 }
 
 /// Version 3, custom from 2: `name` becomes unique (duplicates must go first, in willMigrate)
 /// and `rating` is filled in didMigrate (MIG-06); a new entity `Crew`.
-public enum ConformanceVoyagesV3: VersionedSchema {
+package enum ConformanceVoyagesV3: VersionedSchema {
     /// 3.0.0.
-    public static let versionIdentifier = Schema.Version(3, 0, 0)
+    package static let versionIdentifier = Schema.Version(3, 0, 0)
     /// `Voyage`, `Port`, `Crew`.
-    public static var models: [any PersistentModel.Type] { [Voyage.self, Port.self, Crew.self] }
+    package static var models: [any PersistentModel.Type] { [Voyage.self, Port.self, Crew.self] }
 
     /// A voyage of version 3.
-    @Model public final class Voyage {
+    @Model package final class Voyage {
         /// Unique from this version on.
-        @Attribute(.unique) public var name: String
+        @Attribute(.unique) package var name: String
         /// As in version 2.
-        public var note: String?
+        package var note: String?
         /// As in version 2.
-        public var count: Int = 0
+        package var count: Int = 0
         /// Added; filled by the stage's didMigrate.
-        public var rating: Int?
+        package var rating: Int?
         /// As in version 2.
-        public var startDate: Date
+        package var startDate: Date
         /// As in version 2.
-        public var harbour: Port?
+        package var harbour: Port?
         /// A voyage.
-        public init(name: String, startDate: Date, harbour: Port? = nil) {
+        package init(name: String, startDate: Date, harbour: Port? = nil) {
             self.name = name
             self.startDate = startDate
             self.harbour = harbour
@@ -114,68 +114,68 @@ public enum ConformanceVoyagesV3: VersionedSchema {
     }
 
     /// A port of version 3.
-    @Model public final class Port {
+    @Model package final class Port {
         /// The port's code.
-        public var code: String
+        package var code: String
         /// The voyages from this port.
-        @Relationship(inverse: \Voyage.harbour) public var voyages: [Voyage] = []
+        @Relationship(inverse: \Voyage.harbour) package var voyages: [Voyage] = []
         /// A port.
-        public init(code: String) { self.code = code }
+        package init(code: String) { self.code = code }
     }
 
     /// A new entity: starts empty.
-    @Model public final class Crew {
+    @Model package final class Crew {
         /// A crew member's name.
-        public var name: String
+        package var name: String
         /// A crew member.
-        public init(name: String) { self.name = name }
+        package init(name: String) { self.name = name }
     }
 }
 
 /// What the custom stages' closures saw, in order, per directory: a case finds its own entries
 /// by its store's directory (the stage runs on a copy in the same directory), so cases running
 /// at the same time do not mix (MIG-06, MIG-07).
-public final class ConformanceMigrationLog: @unchecked Sendable {
+package final class ConformanceMigrationLog: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [String: [String]] = [:]
     /// The one log.
-    public static let shared = ConformanceMigrationLog()
+    package static let shared = ConformanceMigrationLog()
     /// Records `entry` for the store of `context` (keyed by its file's directory).
-    public func append(_ entry: String, for context: ModelContext) {
+    package func append(_ entry: String, for context: ModelContext) {
         let key = context.container.configurations.first?.url.deletingLastPathComponent().path ?? ""
         lock.withLock { entries[key, default: []].append(entry) }
     }
     /// The entries recorded for stores in `directory`, removed from the log.
-    public func take(in directory: URL) -> [String] {
+    package func take(in directory: URL) -> [String] {
         lock.withLock { entries.removeValue(forKey: directory.path) ?? [] }
     }
 }
 
 /// V1 → V2, lightweight.
-public enum ConformanceVoyagesPlanV2: SchemaMigrationPlan {
+package enum ConformanceVoyagesPlanV2: SchemaMigrationPlan {
     /// V1, V2.
-    public static var schemas: [any VersionedSchema.Type] { [ConformanceVoyagesV1.self, ConformanceVoyagesV2.self] }
+    package static var schemas: [any VersionedSchema.Type] { [ConformanceVoyagesV1.self, ConformanceVoyagesV2.self] }
     /// One lightweight stage.
-    public static var stages: [MigrationStage] {
+    package static var stages: [MigrationStage] {
         [.lightweight(fromVersion: ConformanceVoyagesV1.self, toVersion: ConformanceVoyagesV2.self)]
     }
 }
 
 /// V1 → V2 → V3: lightweight, then custom.
-public enum ConformanceVoyagesPlanV3: SchemaMigrationPlan {
+package enum ConformanceVoyagesPlanV3: SchemaMigrationPlan {
     /// V1, V2, V3.
-    public static var schemas: [any VersionedSchema.Type] {
+    package static var schemas: [any VersionedSchema.Type] {
         [ConformanceVoyagesV1.self, ConformanceVoyagesV2.self, ConformanceVoyagesV3.self]
     }
     /// ``v1ToV2`` then ``v2ToV3``.
-    public static var stages: [MigrationStage] { [v1ToV2, v2ToV3] }
+    package static var stages: [MigrationStage] { [v1ToV2, v2ToV3] }
 
     /// Lightweight.
-    public static let v1ToV2 = MigrationStage.lightweight(
+    package static let v1ToV2 = MigrationStage.lightweight(
         fromVersion: ConformanceVoyagesV1.self,
         toVersion: ConformanceVoyagesV2.self)
     /// Deduplicates names with V2's models, then fills `rating` with V3's.
-    public static let v2ToV3 = MigrationStage.custom(
+    package static let v2ToV3 = MigrationStage.custom(
         fromVersion: ConformanceVoyagesV2.self, toVersion: ConformanceVoyagesV3.self,
         willMigrate: { context in
             // V2's models: keep the first voyage of each name.
@@ -196,13 +196,13 @@ public enum ConformanceVoyagesPlanV3: SchemaMigrationPlan {
 }
 
 /// A willMigrate that deletes everything, saves, then throws (MIG-11).
-public enum ConformanceVoyagesFailingPlan: SchemaMigrationPlan {
+package enum ConformanceVoyagesFailingPlan: SchemaMigrationPlan {
     /// The error the stage throws.
-    public struct Refused: Error {}
+    package struct Refused: Error {}
     /// V1, V2.
-    public static var schemas: [any VersionedSchema.Type] { [ConformanceVoyagesV1.self, ConformanceVoyagesV2.self] }
+    package static var schemas: [any VersionedSchema.Type] { [ConformanceVoyagesV1.self, ConformanceVoyagesV2.self] }
     /// One custom stage that fails.
-    public static var stages: [MigrationStage] {
+    package static var stages: [MigrationStage] {
         [
             .custom(
                 fromVersion: ConformanceVoyagesV1.self, toVersion: ConformanceVoyagesV2.self,
@@ -218,79 +218,79 @@ public enum ConformanceVoyagesFailingPlan: SchemaMigrationPlan {
 }
 
 /// V1 and V2 without a stage between them.
-public enum ConformanceVoyagesNoStagePlan: SchemaMigrationPlan {
+package enum ConformanceVoyagesNoStagePlan: SchemaMigrationPlan {
     /// V1, V2.
-    public static var schemas: [any VersionedSchema.Type] { [ConformanceVoyagesV1.self, ConformanceVoyagesV2.self] }
+    package static var schemas: [any VersionedSchema.Type] { [ConformanceVoyagesV1.self, ConformanceVoyagesV2.self] }
     /// None.
-    public static var stages: [MigrationStage] { [] }
+    package static var stages: [MigrationStage] { [] }
 }
 
 /// MIG-04: `start_date` renamed to `startedOn` without `originalName`.
-public enum ConformanceVoyagesRenamedV2: VersionedSchema {
+package enum ConformanceVoyagesRenamedV2: VersionedSchema {
     /// 2.0.0.
-    public static let versionIdentifier = Schema.Version(2, 0, 0)
+    package static let versionIdentifier = Schema.Version(2, 0, 0)
     /// `Voyage`, `Port`.
-    public static var models: [any PersistentModel.Type] { [Voyage.self, Port.self] }
+    package static var models: [any PersistentModel.Type] { [Voyage.self, Port.self] }
 
     /// A voyage whose date was renamed without `originalName`.
-    @Model public final class Voyage {
+    @Model package final class Voyage {
         /// As in version 1.
-        public var name: String
+        package var name: String
         /// Was `start_date`, but nothing says so: migrated rows have nil.
-        public var startedOn: Date?
+        package var startedOn: Date?
         /// As in version 1.
-        public var legacy: Int
+        package var legacy: Int
         /// As in version 1.
-        public var port: Port?
+        package var port: Port?
         /// A voyage.
-        public init(name: String) {
+        package init(name: String) {
             self.name = name
             self.legacy = 0
         }
     }
 
     /// As in version 1.
-    @Model public final class Port {
+    @Model package final class Port {
         /// The port's code.
-        public var code: String
+        package var code: String
         /// The voyages from this port.
-        @Relationship(inverse: \Voyage.port) public var voyages: [Voyage] = []
+        @Relationship(inverse: \Voyage.port) package var voyages: [Voyage] = []
         /// A port.
-        public init(code: String) { self.code = code }
+        package init(code: String) { self.code = code }
     }
 }
 
 /// V1 → ``ConformanceVoyagesRenamedV2``, lightweight.
-public enum ConformanceVoyagesRenamedPlan: SchemaMigrationPlan {
+package enum ConformanceVoyagesRenamedPlan: SchemaMigrationPlan {
     /// V1, renamed V2.
-    public static var schemas: [any VersionedSchema.Type] {
+    package static var schemas: [any VersionedSchema.Type] {
         [ConformanceVoyagesV1.self, ConformanceVoyagesRenamedV2.self]
     }
     /// One lightweight stage.
-    public static var stages: [MigrationStage] {
+    package static var stages: [MigrationStage] {
         [.lightweight(fromVersion: ConformanceVoyagesV1.self, toVersion: ConformanceVoyagesRenamedV2.self)]
     }
 }
 
 /// MIG-09: `legacy` changes from `Int` to `String`.
-public enum ConformanceVoyagesRetypedV2: VersionedSchema {
+package enum ConformanceVoyagesRetypedV2: VersionedSchema {
     /// 2.0.0.
-    public static let versionIdentifier = Schema.Version(2, 0, 0)
+    package static let versionIdentifier = Schema.Version(2, 0, 0)
     /// `Voyage`, `Port`.
-    public static var models: [any PersistentModel.Type] { [Voyage.self, Port.self] }
+    package static var models: [any PersistentModel.Type] { [Voyage.self, Port.self] }
 
     /// A voyage whose `legacy` is a string now.
-    @Model public final class Voyage {
+    @Model package final class Voyage {
         /// As in version 1.
-        public var name: String
+        package var name: String
         /// As in version 1.
-        public var start_date: Date
+        package var start_date: Date
         /// An `Int` in version 1.
-        public var legacy: String
+        package var legacy: String
         /// As in version 1.
-        public var port: Port?
+        package var port: Port?
         /// A voyage.
-        public init(name: String, start: Date, legacy: String) {
+        package init(name: String, start: Date, legacy: String) {
             self.name = name
             self.start_date = start
             self.legacy = legacy
@@ -298,49 +298,49 @@ public enum ConformanceVoyagesRetypedV2: VersionedSchema {
     }
 
     /// As in version 1.
-    @Model public final class Port {
+    @Model package final class Port {
         /// The port's code.
-        public var code: String
+        package var code: String
         /// The voyages from this port.
-        @Relationship(inverse: \Voyage.port) public var voyages: [Voyage] = []
+        @Relationship(inverse: \Voyage.port) package var voyages: [Voyage] = []
         /// A port.
-        public init(code: String) { self.code = code }
+        package init(code: String) { self.code = code }
     }
 }
 
 /// V1 → ``ConformanceVoyagesRetypedV2`` attempted as lightweight.
-public enum ConformanceVoyagesRetypedPlan: SchemaMigrationPlan {
+package enum ConformanceVoyagesRetypedPlan: SchemaMigrationPlan {
     /// V1, retyped V2.
-    public static var schemas: [any VersionedSchema.Type] {
+    package static var schemas: [any VersionedSchema.Type] {
         [ConformanceVoyagesV1.self, ConformanceVoyagesRetypedV2.self]
     }
     /// One lightweight stage.
-    public static var stages: [MigrationStage] {
+    package static var stages: [MigrationStage] {
         [.lightweight(fromVersion: ConformanceVoyagesV1.self, toVersion: ConformanceVoyagesRetypedV2.self)]
     }
 }
 
 /// A non-optional attribute `captain` added without a default (CFG-05's shape under a plan).
-public enum ConformanceVoyagesRequiredV2: VersionedSchema {
+package enum ConformanceVoyagesRequiredV2: VersionedSchema {
     /// 2.0.0.
-    public static let versionIdentifier = Schema.Version(2, 0, 0)
+    package static let versionIdentifier = Schema.Version(2, 0, 0)
     /// `Voyage`, `Port`.
-    public static var models: [any PersistentModel.Type] { [Voyage.self, Port.self] }
+    package static var models: [any PersistentModel.Type] { [Voyage.self, Port.self] }
 
     /// A voyage that needs a captain.
-    @Model public final class Voyage {
+    @Model package final class Voyage {
         /// As in version 1.
-        public var name: String
+        package var name: String
         /// As in version 1.
-        public var start_date: Date
+        package var start_date: Date
         /// As in version 1.
-        public var legacy: Int
+        package var legacy: Int
         /// New, required, no default: existing rows cannot get a value.
-        public var captain: String
+        package var captain: String
         /// As in version 1.
-        public var port: Port?
+        package var port: Port?
         /// A voyage.
-        public init(name: String, start: Date, legacy: Int, captain: String) {
+        package init(name: String, start: Date, legacy: Int, captain: String) {
             self.name = name
             self.start_date = start
             self.legacy = legacy
@@ -349,76 +349,76 @@ public enum ConformanceVoyagesRequiredV2: VersionedSchema {
     }
 
     /// As in version 1.
-    @Model public final class Port {
+    @Model package final class Port {
         /// The port's code.
-        public var code: String
+        package var code: String
         /// The voyages from this port.
-        @Relationship(inverse: \Voyage.port) public var voyages: [Voyage] = []
+        @Relationship(inverse: \Voyage.port) package var voyages: [Voyage] = []
         /// A port.
-        public init(code: String) { self.code = code }
+        package init(code: String) { self.code = code }
     }
 }
 
 /// V1 → ``ConformanceVoyagesRequiredV2``, lightweight.
-public enum ConformanceVoyagesRequiredPlan: SchemaMigrationPlan {
+package enum ConformanceVoyagesRequiredPlan: SchemaMigrationPlan {
     /// V1, required V2.
-    public static var schemas: [any VersionedSchema.Type] {
+    package static var schemas: [any VersionedSchema.Type] {
         [ConformanceVoyagesV1.self, ConformanceVoyagesRequiredV2.self]
     }
     /// One lightweight stage.
-    public static var stages: [MigrationStage] {
+    package static var stages: [MigrationStage] {
         [.lightweight(fromVersion: ConformanceVoyagesV1.self, toVersion: ConformanceVoyagesRequiredV2.self)]
     }
 }
 
 /// MIG-10, before: a flat `Vehicle`.
-public enum ConformanceVehiclesV1: VersionedSchema {
+package enum ConformanceVehiclesV1: VersionedSchema {
     /// 1.0.0.
-    public static let versionIdentifier = Schema.Version(1, 0, 0)
+    package static let versionIdentifier = Schema.Version(1, 0, 0)
     /// `Vehicle`.
-    public static var models: [any PersistentModel.Type] { [Vehicle.self] }
+    package static var models: [any PersistentModel.Type] { [Vehicle.self] }
 
     /// A vehicle without subclasses.
-    @Model public class Vehicle {
+    @Model package class Vehicle {
         /// The registration plate.
-        public var plate: String
+        package var plate: String
         /// A vehicle.
-        public init(plate: String) { self.plate = plate }
+        package init(plate: String) { self.plate = plate }
     }
 }
 
 /// MIG-10, after: `Vehicle` with subclasses `Car` and `Van`.
-public enum ConformanceVehiclesV2: VersionedSchema {
+package enum ConformanceVehiclesV2: VersionedSchema {
     /// 2.0.0.
-    public static let versionIdentifier = Schema.Version(2, 0, 0)
+    package static let versionIdentifier = Schema.Version(2, 0, 0)
     /// `Vehicle`, `Car`, `Van`.
-    public static var models: [any PersistentModel.Type] { [Vehicle.self, Car.self, Van.self] }
+    package static var models: [any PersistentModel.Type] { [Vehicle.self, Car.self, Van.self] }
 
     /// The base class.
-    @Model public class Vehicle {
+    @Model package class Vehicle {
         /// The registration plate.
-        public var plate: String
+        package var plate: String
         /// A vehicle.
-        public init(plate: String) { self.plate = plate }
+        package init(plate: String) { self.plate = plate }
     }
 
     /// A new subclass.
-    @Model public final class Car: Vehicle {
+    @Model package final class Car: Vehicle {
         /// Seats.
-        public var seats: Int = 4
+        package var seats: Int = 4
         /// A car.
-        public init(plate: String, seats: Int) {
+        package init(plate: String, seats: Int) {
             self.seats = seats
             super.init(plate: plate)
         }
     }
 
     /// Another new subclass.
-    @Model public final class Van: Vehicle {
+    @Model package final class Van: Vehicle {
         /// Payload in kilograms.
-        public var payload: Double = 0
+        package var payload: Double = 0
         /// A van.
-        public init(plate: String, payload: Double) {
+        package init(plate: String, payload: Double) {
             self.payload = payload
             super.init(plate: plate)
         }
@@ -426,11 +426,11 @@ public enum ConformanceVehiclesV2: VersionedSchema {
 }
 
 /// ``ConformanceVehiclesV1`` → ``ConformanceVehiclesV2``, lightweight.
-public enum ConformanceVehiclesPlan: SchemaMigrationPlan {
+package enum ConformanceVehiclesPlan: SchemaMigrationPlan {
     /// V1, V2.
-    public static var schemas: [any VersionedSchema.Type] { [ConformanceVehiclesV1.self, ConformanceVehiclesV2.self] }
+    package static var schemas: [any VersionedSchema.Type] { [ConformanceVehiclesV1.self, ConformanceVehiclesV2.self] }
     /// One lightweight stage.
-    public static var stages: [MigrationStage] {
+    package static var stages: [MigrationStage] {
         [.lightweight(fromVersion: ConformanceVehiclesV1.self, toVersion: ConformanceVehiclesV2.self)]
     }
 }

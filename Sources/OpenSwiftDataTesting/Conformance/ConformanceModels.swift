@@ -5,15 +5,15 @@ import OpenSwiftData
 // suites wrote, and so their schema shows what each suite exercises.
 
 /// An account with a unique handle (UNQ- cases): `@Attribute(.unique)` upserts at save.
-@Model public final class ConformanceAccount {
+@Model package final class ConformanceAccount {
     /// The unique key.
-    @Attribute(.unique) public var handle: String
+    @Attribute(.unique) package var handle: String
     /// A value an upsert overwrites.
-    public var balance: Int
+    package var balance: Int
     /// An optional value (nil never collides).
-    public var email: String?
+    package var email: String?
     /// An account with a handle and a balance.
-    public init(handle: String, balance: Int, email: String? = nil) {
+    package init(handle: String, balance: Int, email: String? = nil) {
         self.handle = handle
         self.balance = balance
         self.email = email
@@ -22,15 +22,15 @@ import OpenSwiftData
 
 /// The tutorial user, unique on a UUID (UNQ-10): the key is stored as 16 bytes and an upsert
 /// overwrites the other attributes, a `Date` included.
-@Model public final class ConformanceUser {
+@Model package final class ConformanceUser {
     /// The unique key.
-    @Attribute(.unique) public var id: UUID
+    @Attribute(.unique) package var id: UUID
     /// The user's name.
-    public var name: String
+    package var name: String
     /// When the user joined.
-    public var joined: Date
+    package var joined: Date
     /// A user with an identifier, a name and a joining date.
-    public init(id: UUID, name: String, joined: Date) {
+    package init(id: UUID, name: String, joined: Date) {
         self.id = id
         self.name = name
         self.joined = joined
@@ -38,16 +38,16 @@ import OpenSwiftData
 }
 
 /// A row unique on the pair (`first`, `second`) through `#Unique` (compound uniqueness).
-@Model public final class ConformancePair {
+@Model package final class ConformancePair {
     #Unique<ConformancePair>([\.first, \.second])
     /// The first half of the key.
-    public var first: String
+    package var first: String
     /// The second half of the key.
-    public var second: Int
+    package var second: Int
     /// A value an upsert overwrites.
-    public var value: Double
+    package var value: Double
     /// A pair row.
-    public init(first: String, second: Int, value: Double) {
+    package init(first: String, second: Int, value: Double) {
         self.first = first
         self.second = second
         self.value = value
@@ -55,115 +55,115 @@ import OpenSwiftData
 }
 
 /// An owner with one to-many relationship per delete rule (DEL- and REL- cases).
-@Model public final class ConformanceOwner {
+@Model package final class ConformanceOwner {
     /// The owner's name.
-    public var name: String
+    package var name: String
     /// Children deleted with the owner.
-    @Relationship(deleteRule: .cascade, inverse: \ConformanceCascaded.owner) public var cascaded:
+    @Relationship(deleteRule: .cascade, inverse: \ConformanceCascaded.owner) package var cascaded:
         [ConformanceCascaded] = []
     /// Children whose `owner` becomes nil (the default rule, stated explicitly).
-    @Relationship(deleteRule: .nullify, inverse: \ConformanceNullified.owner) public var nullified:
+    @Relationship(deleteRule: .nullify, inverse: \ConformanceNullified.owner) package var nullified:
         [ConformanceNullified] = []
     /// Children that forbid deleting a non-empty owner.
-    @Relationship(deleteRule: .deny, inverse: \ConformanceDenied.owner) public var denied: [ConformanceDenied] = []
+    @Relationship(deleteRule: .deny, inverse: \ConformanceDenied.owner) package var denied: [ConformanceDenied] = []
     /// An owner with a name.
-    public init(name: String) { self.name = name }
+    package init(name: String) { self.name = name }
 }
 
 /// A child deleted with its owner (`.cascade`).
-@Model public final class ConformanceCascaded {
+@Model package final class ConformanceCascaded {
     /// The child's label.
-    public var label: String
+    package var label: String
     /// The owning side.
-    public var owner: ConformanceOwner?
+    package var owner: ConformanceOwner?
     /// A child with a label.
-    public init(label: String) { self.label = label }
+    package init(label: String) { self.label = label }
 }
 
 /// A child left behind with a nil owner (`.nullify`).
-@Model public final class ConformanceNullified {
+@Model package final class ConformanceNullified {
     /// The child's label.
-    public var label: String
+    package var label: String
     /// The owning side.
-    public var owner: ConformanceOwner?
+    package var owner: ConformanceOwner?
     /// A child with a label.
-    public init(label: String) { self.label = label }
+    package init(label: String) { self.label = label }
 }
 
 /// A child whose presence forbids deleting its owner (`.deny`).
-@Model public final class ConformanceDenied {
+@Model package final class ConformanceDenied {
     /// The child's label.
-    public var label: String
+    package var label: String
     /// The owning side.
-    public var owner: ConformanceOwner?
+    package var owner: ConformanceOwner?
     /// A child with a label.
-    public init(label: String) { self.label = label }
+    package init(label: String) { self.label = label }
 }
 
 /// The base of a three-level hierarchy (INH- cases).
-@Model public class ConformanceVehicle {
+@Model package class ConformanceVehicle {
     /// The vehicle's name.
-    public var name: String
+    package var name: String
     /// Wheels, for predicates on an inherited attribute.
-    public var wheels: Int
+    package var wheels: Int
     /// A vehicle.
-    public init(name: String, wheels: Int) {
+    package init(name: String, wheels: Int) {
         self.name = name
         self.wheels = wheels
     }
 }
 
 /// A subclass with its own attribute.
-@Model public class ConformanceCar: ConformanceVehicle {
+@Model package class ConformanceCar: ConformanceVehicle {
     /// Seats, stored only for cars.
-    public var seats: Int
+    package var seats: Int
     /// A car.
-    public init(name: String, seats: Int) {
+    package init(name: String, seats: Int) {
         self.seats = seats
         super.init(name: name, wheels: 4)
     }
 }
 
 /// A subclass of a subclass.
-@Model public final class ConformanceElectricCar: ConformanceCar {
+@Model package final class ConformanceElectricCar: ConformanceCar {
     /// Battery capacity in kWh.
-    public var batteryKWh: Double
+    package var batteryKWh: Double
     /// An electric car.
-    public init(name: String, seats: Int, batteryKWh: Double) {
+    package init(name: String, seats: Int, batteryKWh: Double) {
         self.batteryKWh = batteryKWh
         super.init(name: name, seats: seats)
     }
 }
 
 /// A second subclass of the base.
-@Model public final class ConformanceTruck: ConformanceVehicle {
+@Model package final class ConformanceTruck: ConformanceVehicle {
     /// Payload in tonnes.
-    public var payload: Double
+    package var payload: Double
     /// A truck.
-    public init(name: String, wheels: Int, payload: Double) {
+    package init(name: String, wheels: Int, payload: Double) {
         self.payload = payload
         super.init(name: name, wheels: wheels)
     }
 }
 
 /// A row with one attribute of each common type (PRD- and FET- cases).
-@Model public final class ConformanceRecord {
+@Model package final class ConformanceRecord {
     /// A string compared case-sensitively.
-    public var name: String
+    package var name: String
     /// An integer.
-    public var number: Int
+    package var number: Int
     /// A floating-point amount.
-    public var amount: Double
+    package var amount: Double
     /// An optional string (nil handling).
-    public var note: String?
+    package var note: String?
     /// An optional integer.
-    public var rank: Int?
+    package var rank: Int?
     /// A boolean flag.
-    public var flag: Bool
+    package var flag: Bool
     /// A date.
-    public var date: Date
+    package var date: Date
     /// A record.
-    public init(
+    package init(
         name: String, number: Int, amount: Double = 0, note: String? = nil, rank: Int? = nil,
         flag: Bool = false, date: Date = Date(timeIntervalSince1970: 0)
     ) {
@@ -180,18 +180,18 @@ import OpenSwiftData
 // MARK: Uniqueness
 
 /// A contact with two independent uniqueness groups: `code`, and (`givenName`, `familyName`) (UNQ-01, 15, 17, 18).
-@Model public final class ConformanceContact {
+@Model package final class ConformanceContact {
     #Unique<ConformanceContact>([\.code], [\.givenName, \.familyName])
     /// The first key.
-    public var code: Int
+    package var code: Int
     /// Half of the second key.
-    public var givenName: String
+    package var givenName: String
     /// The other half of the second key.
-    public var familyName: String
+    package var familyName: String
     /// A value an upsert overwrites.
-    public var phone: String
+    package var phone: String
     /// A contact.
-    public init(code: Int, givenName: String, familyName: String, phone: String = "") {
+    package init(code: Int, givenName: String, familyName: String, phone: String = "") {
         self.code = code
         self.givenName = givenName
         self.familyName = familyName
@@ -200,90 +200,90 @@ import OpenSwiftData
 }
 
 /// A badge whose unique code is optional: nil codes never collide (UNQ-19).
-@Model public final class ConformanceBadge {
+@Model package final class ConformanceBadge {
     /// The optional unique key.
-    @Attribute(.unique) public var code: String?
+    @Attribute(.unique) package var code: String?
     /// Who holds the badge.
-    public var holder: String
+    package var holder: String
     /// A badge.
-    public init(code: String?, holder: String) {
+    package init(code: String?, holder: String) {
         self.code = code
         self.holder = holder
     }
 }
 
 /// A folder with a unique key and a to-many relationship an upsert replaces (UNQ-14).
-@Model public final class ConformanceFolder {
+@Model package final class ConformanceFolder {
     /// The unique key.
-    @Attribute(.unique) public var key: String
+    @Attribute(.unique) package var key: String
     /// The folder's files (default delete rule, nullify).
-    @Relationship(inverse: \ConformanceFile.folder) public var files: [ConformanceFile] = []
+    @Relationship(inverse: \ConformanceFile.folder) package var files: [ConformanceFile] = []
     /// A folder.
-    public init(key: String) { self.key = key }
+    package init(key: String) { self.key = key }
 }
 
 /// A file in a ``ConformanceFolder``.
-@Model public final class ConformanceFile {
+@Model package final class ConformanceFile {
     /// The file's name.
-    public var name: String
+    package var name: String
     /// The containing folder.
-    public var folder: ConformanceFolder?
+    package var folder: ConformanceFolder?
     /// A file.
-    public init(name: String) { self.name = name }
+    package init(name: String) { self.name = name }
 }
 
 /// A passport unique on its to-one `holder` through `#Unique` (UNQ-21).
-@Model public final class ConformancePassport {
+@Model package final class ConformancePassport {
     #Unique<ConformancePassport>([\.holder])
     /// The passport number (not unique).
-    public var number: String
+    package var number: String
     /// The holder; one passport per holder, nil never collides.
-    public var holder: ConformanceCitizen?
+    package var holder: ConformanceCitizen?
     /// A passport.
-    public init(number: String, holder: ConformanceCitizen?) {
+    package init(number: String, holder: ConformanceCitizen?) {
         self.number = number
         self.holder = holder
     }
 }
 
 /// The holder of a ``ConformancePassport``.
-@Model public final class ConformanceCitizen {
+@Model package final class ConformanceCitizen {
     /// The citizen's name.
-    public var name: String
+    package var name: String
     /// A citizen.
-    public init(name: String) { self.name = name }
+    package init(name: String) { self.name = name }
 }
 
 /// The base of a hierarchy whose unique `name` is declared on the base (UNQ-40, UNQ-41).
-@Model public class ConformanceTour {
+@Model package class ConformanceTour {
     /// Unique across the whole hierarchy.
-    @Attribute(.unique) public var name: String
+    @Attribute(.unique) package var name: String
     /// A value an upsert overwrites.
-    public var price: Int
+    package var price: Int
     /// A tour.
-    public init(name: String, price: Int) {
+    package init(name: String, price: Int) {
         self.name = name
         self.price = price
     }
 }
 
 /// A subclass of ``ConformanceTour``.
-@Model public final class ConformanceCityTour: ConformanceTour {
+@Model package final class ConformanceCityTour: ConformanceTour {
     /// The city visited.
-    public var city: String
+    package var city: String
     /// A city tour.
-    public init(name: String, price: Int, city: String) {
+    package init(name: String, price: Int, city: String) {
         self.city = city
         super.init(name: name, price: price)
     }
 }
 
 /// Another subclass of ``ConformanceTour``.
-@Model public final class ConformanceBoatTour: ConformanceTour {
+@Model package final class ConformanceBoatTour: ConformanceTour {
     /// The boat's name.
-    public var boat: String
+    package var boat: String
     /// A boat tour.
-    public init(name: String, price: Int, boat: String) {
+    package init(name: String, price: Int, boat: String) {
         self.boat = boat
         super.init(name: name, price: price)
     }
@@ -292,208 +292,208 @@ import OpenSwiftData
 // MARK: Delete rules and relationships
 
 /// A parent whose to-many uses the default delete rule (nullify) (DEL-01, REL-01…03).
-@Model public final class ConformanceParent {
+@Model package final class ConformanceParent {
     /// The parent's name.
-    public var name: String
+    package var name: String
     /// Children, with the default delete rule.
-    @Relationship(inverse: \ConformanceChild.parent) public var children: [ConformanceChild] = []
+    @Relationship(inverse: \ConformanceChild.parent) package var children: [ConformanceChild] = []
     /// A parent.
-    public init(name: String) { self.name = name }
+    package init(name: String) { self.name = name }
 }
 
 /// A child of a ``ConformanceParent``.
-@Model public final class ConformanceChild {
+@Model package final class ConformanceChild {
     /// The child's name.
-    public var name: String
+    package var name: String
     /// The parent, nil once removed or nullified.
-    public var parent: ConformanceParent?
+    package var parent: ConformanceParent?
     /// A child.
-    public init(name: String) { self.name = name }
+    package init(name: String) { self.name = name }
 }
 
 /// A voyage owning its lodging through a cascading to-one (DEL-03, one-to-one inverses).
-@Model public final class ConformanceVoyage {
+@Model package final class ConformanceVoyage {
     /// The voyage's name.
-    public var name: String
+    package var name: String
     /// Deleted with the voyage.
-    @Relationship(deleteRule: .cascade, inverse: \ConformanceLodging.voyage) public var lodging: ConformanceLodging?
+    @Relationship(deleteRule: .cascade, inverse: \ConformanceLodging.voyage) package var lodging: ConformanceLodging?
     /// A voyage.
-    public init(name: String) { self.name = name }
+    package init(name: String) { self.name = name }
 }
 
 /// The to-one target of ``ConformanceVoyage/lodging``.
-@Model public final class ConformanceLodging {
+@Model package final class ConformanceLodging {
     /// Where.
-    public var place: String
+    package var place: String
     /// The inverse to-one.
-    public var voyage: ConformanceVoyage?
+    package var voyage: ConformanceVoyage?
     /// A lodging.
-    public init(place: String) { self.place = place }
+    package init(place: String) { self.place = place }
 }
 
 /// The top of a three-level cascade: house → floors → rooms (DEL-04, DEL-05).
-@Model public final class ConformanceHouse {
+@Model package final class ConformanceHouse {
     /// The house's name.
-    public var name: String
+    package var name: String
     /// Floors, deleted with the house.
-    @Relationship(deleteRule: .cascade, inverse: \ConformanceFloor.house) public var floors: [ConformanceFloor] = []
+    @Relationship(deleteRule: .cascade, inverse: \ConformanceFloor.house) package var floors: [ConformanceFloor] = []
     /// A house.
-    public init(name: String) { self.name = name }
+    package init(name: String) { self.name = name }
 }
 
 /// The middle level: cascades to rooms, nullifies furniture.
-@Model public final class ConformanceFloor {
+@Model package final class ConformanceFloor {
     /// The floor's name.
-    public var name: String
+    package var name: String
     /// The owning house.
-    public var house: ConformanceHouse?
+    package var house: ConformanceHouse?
     /// Rooms, deleted with the floor.
-    @Relationship(deleteRule: .cascade, inverse: \ConformanceRoom.floor) public var rooms: [ConformanceRoom] = []
+    @Relationship(deleteRule: .cascade, inverse: \ConformanceRoom.floor) package var rooms: [ConformanceRoom] = []
     /// Furniture, left behind with a nil floor.
-    @Relationship(deleteRule: .nullify, inverse: \ConformanceFurniture.floor) public var furniture:
+    @Relationship(deleteRule: .nullify, inverse: \ConformanceFurniture.floor) package var furniture:
         [ConformanceFurniture] = []
     /// A floor.
-    public init(name: String) { self.name = name }
+    package init(name: String) { self.name = name }
 }
 
 /// The bottom level of the cascade.
-@Model public final class ConformanceRoom {
+@Model package final class ConformanceRoom {
     /// The room's name.
-    public var name: String
+    package var name: String
     /// The owning floor.
-    public var floor: ConformanceFloor?
+    package var floor: ConformanceFloor?
     /// A room.
-    public init(name: String) { self.name = name }
+    package init(name: String) { self.name = name }
 }
 
 /// Furniture that survives its floor (a cascade stops at nullify).
-@Model public final class ConformanceFurniture {
+@Model package final class ConformanceFurniture {
     /// The piece's name.
-    public var name: String
+    package var name: String
     /// The floor, nil after the floor is deleted.
-    public var floor: ConformanceFloor?
+    package var floor: ConformanceFloor?
     /// A piece of furniture.
-    public init(name: String) { self.name = name }
+    package init(name: String) { self.name = name }
 }
 
 /// One side of a many-to-many relationship (DEL-06, REL many-to-many).
-@Model public final class ConformanceItem {
+@Model package final class ConformanceItem {
     /// The item's name.
-    public var name: String
+    package var name: String
     /// Tags, nullified on either side's deletion.
-    @Relationship(inverse: \ConformanceTag.items) public var tags: [ConformanceTag] = []
+    @Relationship(inverse: \ConformanceTag.items) package var tags: [ConformanceTag] = []
     /// An item.
-    public init(name: String) { self.name = name }
+    package init(name: String) { self.name = name }
 }
 
 /// The other side of the many-to-many with ``ConformanceItem``.
-@Model public final class ConformanceTag {
+@Model package final class ConformanceTag {
     /// The tag's label.
-    public var label: String
+    package var label: String
     /// The tagged items.
-    public var items: [ConformanceItem] = []
+    package var items: [ConformanceItem] = []
     /// A tag.
-    public init(label: String) { self.label = label }
+    package init(label: String) { self.label = label }
 }
 
 /// An owner of a gadget through a `.noAction` to-one (DEL-07).
-@Model public final class ConformanceGadgetOwner {
+@Model package final class ConformanceGadgetOwner {
     /// The owner's name.
-    public var name: String
+    package var name: String
     /// Left alone when the owner is deleted.
-    @Relationship(deleteRule: .noAction, inverse: \ConformanceGadget.owner) public var gadget: ConformanceGadget?
+    @Relationship(deleteRule: .noAction, inverse: \ConformanceGadget.owner) package var gadget: ConformanceGadget?
     /// A gadget owner.
-    public init(name: String) { self.name = name }
+    package init(name: String) { self.name = name }
 }
 
 /// The target of a `.noAction` rule.
-@Model public final class ConformanceGadget {
+@Model package final class ConformanceGadget {
     /// The gadget's name.
-    public var name: String
+    package var name: String
     /// The inverse of ``ConformanceGadgetOwner/gadget``.
-    public var owner: ConformanceGadgetOwner?
+    package var owner: ConformanceGadgetOwner?
     /// A gadget.
-    public init(name: String) { self.name = name }
+    package init(name: String) { self.name = name }
 }
 
 /// A memo with one-way relationships: the marker declares nothing back (DEL-14).
-@Model public final class ConformanceMemo {
+@Model package final class ConformanceMemo {
     /// The memo's text.
-    public var text: String
+    package var text: String
     /// A one-way to-one.
-    public var label: ConformanceMarker?
+    package var label: ConformanceMarker?
     /// A one-way to-many.
-    public var markers: [ConformanceMarker] = []
+    package var markers: [ConformanceMarker] = []
     /// A memo.
-    public init(text: String) { self.text = text }
+    package init(text: String) { self.text = text }
 }
 
 /// The target of ``ConformanceMemo``'s one-way relationships.
-@Model public final class ConformanceMarker {
+@Model package final class ConformanceMarker {
     /// The marker's name.
-    public var name: String
+    package var name: String
     /// A marker.
-    public init(name: String) { self.name = name }
+    package init(name: String) { self.name = name }
 }
 
 /// A machine whose parts hold a non-optional to-one back to it (DEL-13: nullifying is impossible).
-@Model public final class ConformanceMachine {
+@Model package final class ConformanceMachine {
     /// The machine's name.
-    public var name: String
+    package var name: String
     /// The parts (default rule, nullify).
-    @Relationship(inverse: \ConformancePart.machine) public var parts: [ConformancePart] = []
+    @Relationship(inverse: \ConformancePart.machine) package var parts: [ConformancePart] = []
     /// A machine.
-    public init(name: String) { self.name = name }
+    package init(name: String) { self.name = name }
 }
 
 /// A part that must always belong to a machine.
-@Model public final class ConformancePart {
+@Model package final class ConformancePart {
     /// The part's name.
-    public var name: String
+    package var name: String
     /// The non-optional owner.
-    public var machine: ConformanceMachine
+    package var machine: ConformanceMachine
     /// A part of `machine`.
-    public init(name: String, machine: ConformanceMachine) {
+    package init(name: String, machine: ConformanceMachine) {
         self.name = name
         self.machine = machine
     }
 }
 
 /// A team that must have one to three members (REL-04).
-@Model public final class ConformanceTeam {
+@Model package final class ConformanceTeam {
     /// The team's name.
-    public var name: String
+    package var name: String
     /// Between one and three members, validated at save.
     @Relationship(minimumModelCount: 1, maximumModelCount: 3, inverse: \ConformanceTeamMember.team)
-    public var members: [ConformanceTeamMember] = []
+    package var members: [ConformanceTeamMember] = []
     /// A team.
-    public init(name: String) { self.name = name }
+    package init(name: String) { self.name = name }
 }
 
 /// A member of a ``ConformanceTeam``.
-@Model public final class ConformanceTeamMember {
+@Model package final class ConformanceTeamMember {
     /// The member's name.
-    public var name: String
+    package var name: String
     /// The team.
-    public var team: ConformanceTeam?
+    package var team: ConformanceTeam?
     /// A member.
-    public init(name: String) { self.name = name }
+    package init(name: String) { self.name = name }
 }
 
 /// A garage whose vehicles are typed as the hierarchy's base (INH-07).
-@Model public final class ConformanceGarage {
+@Model package final class ConformanceGarage {
     /// The garage's name.
-    public var name: String
+    package var name: String
     /// Vehicles of any subclass, deleted with the garage (one-way: vehicles declare nothing back).
-    @Relationship(deleteRule: .cascade) public var vehicles: [ConformanceVehicle] = []
+    @Relationship(deleteRule: .cascade) package var vehicles: [ConformanceVehicle] = []
     /// A garage.
-    public init(name: String) { self.name = name }
+    package init(name: String) { self.name = name }
 }
 
 // MARK: Predicates
 
 /// A raw-value enum stored as its raw value (PRD-19).
-public enum ConformanceStatus: String, Codable, CaseIterable, Sendable {
+package enum ConformanceStatus: String, Codable, CaseIterable, Sendable {
     /// Not yet published.
     case draft
     /// Published.
@@ -503,45 +503,45 @@ public enum ConformanceStatus: String, Codable, CaseIterable, Sendable {
 }
 
 /// An author with an optional birth year and a to-many of books (PRD-09, PRD-10).
-@Model public final class ConformanceAuthor {
+@Model package final class ConformanceAuthor {
     /// The author's name.
-    public var name: String
+    package var name: String
     /// The birth year, nil for some authors.
-    public var born: Int?
+    package var born: Int?
     /// The author's books.
-    @Relationship(inverse: \ConformanceBook.author) public var books: [ConformanceBook] = []
+    @Relationship(inverse: \ConformanceBook.author) package var books: [ConformanceBook] = []
     /// An author.
-    public init(name: String, born: Int? = nil) {
+    package init(name: String, born: Int? = nil) {
         self.name = name
         self.born = born
     }
 }
 
 /// A label attached to books through a many-to-many (PRD-10…12).
-@Model public final class ConformanceLabel {
+@Model package final class ConformanceLabel {
     /// The label's name.
-    public var name: String
+    package var name: String
     /// Whether the label is public (for `allSatisfy`).
-    public var isPublic: Bool
+    package var isPublic: Bool
     /// The labelled books.
-    public var books: [ConformanceBook] = []
+    package var books: [ConformanceBook] = []
     /// A label.
-    public init(name: String, isPublic: Bool) {
+    package init(name: String, isPublic: Bool) {
         self.name = name
         self.isPublic = isPublic
     }
 }
 
 /// A chapter of a ``ConformanceBook``: the to-many side whose inverse is a foreign key (PRD-10…12).
-@Model public final class ConformanceChapter {
+@Model package final class ConformanceChapter {
     /// The chapter's title.
-    public var title: String
+    package var title: String
     /// Page count.
-    public var pages: Int
+    package var pages: Int
     /// The containing book.
-    public var book: ConformanceBook?
+    package var book: ConformanceBook?
     /// A chapter.
-    public init(title: String, pages: Int) {
+    package init(title: String, pages: Int) {
         self.title = title
         self.pages = pages
     }
@@ -549,39 +549,39 @@ public enum ConformanceStatus: String, Codable, CaseIterable, Sendable {
 
 /// A book: optionals, a UUID, an enum, a to-one and to-manys (a join table and an inverse foreign key),
 /// a transient and a computed property (PRD-*).
-@Model public final class ConformanceBook {
+@Model package final class ConformanceBook {
     /// A UUID key (captured-array `contains`).
-    public var code: UUID
+    package var code: UUID
     /// The title.
-    public var title: String
+    package var title: String
     /// An optional subtitle.
-    public var subtitle: String?
+    package var subtitle: String?
     /// Page count.
-    public var pages: Int
+    package var pages: Int
     /// Price.
-    public var price: Double
+    package var price: Double
     /// An optional rating (a nullable `Double`).
-    public var rating: Double?
+    package var rating: Double?
     /// Optional stock.
-    public var stock: Int?
+    package var stock: Int?
     /// Optional publication date.
-    public var published: Date?
+    package var published: Date?
     /// A flag.
-    public var isFeatured: Bool
+    package var isFeatured: Bool
     /// A raw-value enum.
-    public var status: ConformanceStatus
+    package var status: ConformanceStatus
     /// The optional author.
-    public var author: ConformanceAuthor?
+    package var author: ConformanceAuthor?
     /// Labels (many-to-many).
-    @Relationship(inverse: \ConformanceLabel.books) public var labels: [ConformanceLabel] = []
+    @Relationship(inverse: \ConformanceLabel.books) package var labels: [ConformanceLabel] = []
     /// Chapters (one-to-many, the inverse holds the foreign key).
-    @Relationship(inverse: \ConformanceChapter.book) public var chapters: [ConformanceChapter] = []
+    @Relationship(inverse: \ConformanceChapter.book) package var chapters: [ConformanceChapter] = []
     /// Not stored: predicates on it are unsupported.
-    @Transient public var scratch: Int = 0
+    @Transient package var scratch: Int = 0
     /// Computed, not stored: predicates on it are unsupported.
-    public var shoutedTitle: String { title.uppercased() }
+    package var shoutedTitle: String { title.uppercased() }
     /// A book.
-    public init(
+    package init(
         code: UUID, title: String, subtitle: String? = nil, pages: Int, price: Double, rating: Double? = nil,
         stock: Int? = nil, published: Date? = nil, isFeatured: Bool = false, status: ConformanceStatus = .draft
     ) {
@@ -600,35 +600,35 @@ public enum ConformanceStatus: String, Codable, CaseIterable, Sendable {
 
 /// An album whose photos are an optional to-many relationship, as CloudKit sync requires
 /// (REL-02, DEL-02 and DEL-06 for `[T]?`).
-@Model public final class ConformanceAlbum {
+@Model package final class ConformanceAlbum {
     /// The album's name.
-    public var name: String = ""
+    package var name: String = ""
     /// Its photos, deleted with it; reads `[]`, never `nil`, as in SwiftData.
-    @Relationship(deleteRule: .cascade, inverse: \ConformancePhoto.album) public var photos: [ConformancePhoto]? = []
+    @Relationship(deleteRule: .cascade, inverse: \ConformancePhoto.album) package var photos: [ConformancePhoto]? = []
     /// An album.
-    public init(name: String) { self.name = name }
+    package init(name: String) { self.name = name }
 }
 
 /// A photo of a ``ConformanceAlbum``, with optional many-to-many keywords (inferred inverse).
-@Model public final class ConformancePhoto {
+@Model package final class ConformancePhoto {
     /// The photo's caption.
-    public var caption: String = ""
+    package var caption: String = ""
     /// The album, nil once removed.
-    public var album: ConformanceAlbum?
+    package var album: ConformanceAlbum?
     /// Keywords shared by many photos; the inverse is inferred.
-    public var keywords: [ConformanceKeyword]? = nil
+    package var keywords: [ConformanceKeyword]? = nil
     /// A photo.
-    public init(caption: String) { self.caption = caption }
+    package init(caption: String) { self.caption = caption }
 }
 
 /// A keyword shared by many ``ConformancePhoto``s (both sides optional to-many).
-@Model public final class ConformanceKeyword {
+@Model package final class ConformanceKeyword {
     /// The keyword.
-    public var word: String = ""
+    package var word: String = ""
     /// The photos carrying it.
-    public var photos: [ConformancePhoto]? = nil
+    package var photos: [ConformancePhoto]? = nil
     /// A keyword.
-    public init(word: String) { self.word = word }
+    package init(word: String) { self.word = word }
 }
 
 // MARK: History
@@ -636,19 +636,19 @@ public enum ConformanceStatus: String, Codable, CaseIterable, Sendable {
 /// A journal entry whose saves are read back as persistent history (HIS- cases): a unique key
 /// (upserts, HIS-08), a title preserved in delete tombstones (HIS-03, HIS-07), and readers on the
 /// other side of a many-to-many (HIS-09).
-@Model public final class ConformanceEntry {
+@Model package final class ConformanceEntry {
     /// The unique key.
-    @Attribute(.unique) public var key: String
+    @Attribute(.unique) package var key: String
     /// Kept in the history tombstone when the entry is deleted.
-    @Attribute(.preserveValueOnDeletion) public var title: String
+    @Attribute(.preserveValueOnDeletion) package var title: String
     /// Not preserved: absent from tombstones.
-    public var body: String
+    package var body: String
     /// A value updates change.
-    public var pages: Int
+    package var pages: Int
     /// The readers (many-to-many with ``ConformanceReader/entries``).
-    @Relationship(inverse: \ConformanceReader.entries) public var readers: [ConformanceReader] = []
+    @Relationship(inverse: \ConformanceReader.entries) package var readers: [ConformanceReader] = []
     /// An entry.
-    public init(key: String, title: String, body: String = "", pages: Int = 1) {
+    package init(key: String, title: String, body: String = "", pages: Int = 1) {
         self.key = key
         self.title = title
         self.body = body
@@ -657,11 +657,11 @@ public enum ConformanceStatus: String, Codable, CaseIterable, Sendable {
 }
 
 /// A reader of many ``ConformanceEntry``s (the other side of the many-to-many, HIS-09).
-@Model public final class ConformanceReader {
+@Model package final class ConformanceReader {
     /// The reader's name.
-    public var name: String
+    package var name: String
     /// The entries read.
-    public var entries: [ConformanceEntry] = []
+    package var entries: [ConformanceEntry] = []
     /// A reader.
-    public init(name: String) { self.name = name }
+    package init(name: String) { self.name = name }
 }

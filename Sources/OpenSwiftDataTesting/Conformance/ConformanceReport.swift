@@ -22,7 +22,7 @@ public struct ConformanceReport: Sendable, Codable {
     public var shards: [Shard] = []
 
     /// An empty report.
-    public init(seed: UInt64, stores: [StoreKind]) {
+    package init(seed: UInt64, stores: [StoreKind]) {
         self.seed = seed
         self.stores = stores
     }

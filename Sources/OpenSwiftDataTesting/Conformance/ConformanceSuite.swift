@@ -20,8 +20,9 @@ public struct ConformanceCase: Sendable, CustomStringConvertible {
     private let body: @Sendable (ConformanceCheck) throws -> Void
 
     /// A case of `suite` for reference `id`, checked by `body`.
-    public init(suite: String, id: String, title: String, _ body: @escaping @Sendable (ConformanceCheck) throws -> Void)
-    {
+    package init(
+        suite: String, id: String, title: String, _ body: @escaping @Sendable (ConformanceCheck) throws -> Void
+    ) {
         self.suite = suite
         self.id = id
         self.title = title
@@ -64,7 +65,7 @@ public struct ConformanceSuite: Sendable {
     public let cases: [ConformanceCase]
 
     /// A suite from its cases.
-    public init(name: String, title: String, cases: [ConformanceCase]) {
+    package init(name: String, title: String, cases: [ConformanceCase]) {
         self.name = name
         self.title = title
         self.cases = cases
@@ -90,7 +91,7 @@ public struct ConformanceSuite: Sendable {
     }
 
     /// Runs every case on `store` and collects a result per case, failures included.
-    public func run(on store: StoreKind, seed: UInt64 = 1) -> [ConformanceResult] {
+    package func run(on store: StoreKind, seed: UInt64 = 1) -> [ConformanceResult] {
         cases.map { c in
             let start = DispatchTime.now().uptimeNanoseconds
             var failure: ConformanceFailure? = nil
@@ -132,7 +133,7 @@ public struct ConformanceResult: Sendable, Codable {
     public var passed: Bool { failure == nil }
 
     /// A result with every field given.
-    public init(
+    package init(
         suite: String, caseID: String, title: String, store: StoreKind, seed: UInt64,
         seconds: Double, failure: ConformanceFailure?
     ) {

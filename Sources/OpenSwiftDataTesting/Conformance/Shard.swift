@@ -30,7 +30,7 @@ public struct Shard: Sendable, Hashable, Codable, CustomStringConvertible {
     /// ```swift
     /// Shard("1/4")   // Shard(1, of: 4)
     /// ```
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]), n >= 1, (1...n).contains(i) else {
             return nil
@@ -49,14 +49,14 @@ public struct Shard: Sendable, Hashable, Codable, CustomStringConvertible {
     /// ```swift
     /// Shard(2, of: 4).contains(5)   // true
     /// ```
-    public func contains(_ ordinal: Int) -> Bool { ordinal % count == index - 1 }
+    package func contains(_ ordinal: Int) -> Bool { ordinal % count == index - 1 }
 
     /// The items of `items` this shard runs.
     ///
     /// ```swift
     /// Shard(1, of: 2).select(["a", "b", "c"])   // ["a", "c"]
     /// ```
-    public func select<T>(_ items: [T]) -> [T] {
+    package func select<T>(_ items: [T]) -> [T] {
         items.enumerated().filter { contains($0.offset) }.map(\.element)
     }
 }

@@ -22,7 +22,7 @@ public enum StoreKind: String, CaseIterable, Codable, Sendable, CustomStringConv
     /// ```swift
     /// let container = try StoreKind.disk.makeContainer(Schema([Item.self]), in: dir, name: "items")
     /// ```
-    public func makeContainer(_ schema: Schema, in directory: URL, name: String = "store") throws -> ModelContainer {
+    package func makeContainer(_ schema: Schema, in directory: URL, name: String = "store") throws -> ModelContainer {
         switch self {
         case .memory:
             return try ModelContainer(for: schema, configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
@@ -42,7 +42,7 @@ public enum StoreKind: String, CaseIterable, Codable, Sendable, CustomStringConv
     ///     let container = try store.makeContainer(for: [Item.self], in: scratch)
     /// }
     /// ```
-    public func makeContainer(
+    package func makeContainer(
         for types: [any PersistentModel.Type], in directory: ScratchDirectory,
         name: String = "store"
     ) throws -> ModelContainer {
@@ -56,7 +56,7 @@ public enum StoreKind: String, CaseIterable, Codable, Sendable, CustomStringConv
 /// ```swift
 /// #expect(try storedCount(Item.self, in: container) == 3)
 /// ```
-public func storedCount<T: PersistentModel>(_ type: T.Type, in container: ModelContainer) throws -> Int {
+package func storedCount<T: PersistentModel>(_ type: T.Type, in container: ModelContainer) throws -> Int {
     try ModelContext(container).fetchCount(FetchDescriptor<T>())
 }
 
@@ -66,13 +66,13 @@ public func storedCount<T: PersistentModel>(_ type: T.Type, in container: ModelC
 /// let scratch = try ScratchDirectory(prefix: "conformance")
 /// let url = scratch.url.appendingPathComponent("a.store")
 /// ```
-public final class ScratchDirectory: @unchecked Sendable {
+package final class ScratchDirectory: @unchecked Sendable {
     /// The directory's location.
-    public let url: URL
+    package let url: URL
     private let keep: Bool
 
     /// Creates `$TMPDIR/<prefix>-<unique>`; with `keep`, the directory survives this object.
-    public init(prefix: String = "openswiftdata", keep: Bool = false) throws {
+    package init(prefix: String = "openswiftdata", keep: Bool = false) throws {
         let base = URL(fileURLWithPath: NSTemporaryDirectory(), isDirectory: true)
         url = base.appendingPathComponent(
             "\(prefix)-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)",
@@ -86,7 +86,7 @@ public final class ScratchDirectory: @unchecked Sendable {
     /// ```swift
     /// let store = scratch.file("store.store")
     /// ```
-    public func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+    package func file(_ name: String) -> URL { url.appendingPathComponent(name) }
 
     deinit {
         // try?: best-effort cleanup of scratch files; a leftover is harmless and must not mask the real result.

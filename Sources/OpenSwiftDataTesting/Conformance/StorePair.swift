@@ -36,7 +36,7 @@ public final class StorePair {
     }
 
     /// Two containers for a sample schema, both filled with `sample.fixture(seed:scale:traits:)`.
-    public convenience init(sample: SampleSchema, seed: UInt64, scale: Int, traits: Traits = []) throws {
+    package convenience init(sample: SampleSchema, seed: UInt64, scale: Int, traits: Traits = []) throws {
         try self.init(schema: sample.schema, seed: seed)
         try populate(sample.fixture(seed: seed, scale: scale, traits: traits))
     }

@@ -12,7 +12,7 @@ import OpenSwiftData
 /// #expect(report.mismatches.isEmpty, "\(report.mismatches.map(\.description))")
 /// try harness.verifyCase(417)   // throws the (shrunk) ConformanceFailure of one case
 /// ```
-/// Two cases in every ``scriptInterval`` are change scripts (inserts, updates, deletes, saves,
+/// Two cases in every `scriptInterval` are change scripts (inserts, updates, deletes, saves,
 /// rollbacks on both stores in lockstep); the others are predicate cases over one of nine
 /// entities of the catalogue, trips, users and dictionary schemas.
 public final class DifferentialHarness {
@@ -23,7 +23,7 @@ public final class DifferentialHarness {
     /// Whether a mismatching predicate is shrunk before it is reported.
     public var shrinks: Bool = true
     /// The period of the case layout: cases 9 and 19 of every 20 are change scripts.
-    public static let scriptInterval = 20
+    package static let scriptInterval = 20
 
     private var datasets: [String: DifferentialDataset] = [:]
     let targets: [DifferentialTarget]
@@ -117,7 +117,7 @@ public final class DifferentialHarness {
     }
 
     /// What case `index` is: `script <kind>` or `Entity (dataset)`.
-    public func kind(ofCase index: Int) -> String {
+    package func kind(ofCase index: Int) -> String {
         if let script = scriptKind(ofCase: index) { return "script \(script)" }
         let t = targets[index % targets.count]
         return "\(t.entity) (\(t.dataset))"
@@ -250,7 +250,7 @@ public struct DifferentialReport: Sendable, Codable {
     public var seconds: Double
 
     /// An empty report for `seed`.
-    public init(seed: UInt64) {
+    package init(seed: UInt64) {
         self.init(seed: seed, cases: 0, checks: 0, scripts: 0, mismatches: [], seconds: 0)
     }
 
@@ -267,7 +267,7 @@ public struct DifferentialReport: Sendable, Codable {
     public var passed: Bool { mismatches.isEmpty }
 
     /// Adds another part of the same run (parallel shards).
-    public mutating func merge(_ other: DifferentialReport) {
+    package mutating func merge(_ other: DifferentialReport) {
         cases += other.cases
         requested += other.requested
         checks += other.checks

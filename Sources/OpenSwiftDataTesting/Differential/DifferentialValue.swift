@@ -2,7 +2,7 @@ import Foundation
 
 /// A value type the predicate generator draws constants of: near-misses of stored values, so
 /// comparisons land on both sides of real rows and on them exactly.
-public protocol DifferentialValue: Comparable, Codable, Sendable {
+package protocol DifferentialValue: Comparable, Codable, Sendable {
     /// A constant close to `value` (the value itself, a neighbour, an edge).
     static func variant(of value: Self, using random: inout SeededGenerator) -> Self
     /// The value used with `??` for a nil operand.
@@ -10,44 +10,44 @@ public protocol DifferentialValue: Comparable, Codable, Sendable {
 }
 
 /// A ``DifferentialValue`` the generator also does arithmetic on (`+ - *`).
-public protocol DifferentialNumber: DifferentialValue, SignedNumeric {
+package protocol DifferentialNumber: DifferentialValue, SignedNumeric {
     /// A small non-zero operand for arithmetic.
     static func smallOperand(using random: inout SeededGenerator) -> Self
 }
 
 extension Int: DifferentialNumber {
     /// The value, ±1, doubled, or 0.
-    public static func variant(of value: Int, using random: inout SeededGenerator) -> Int {
+    package static func variant(of value: Int, using random: inout SeededGenerator) -> Int {
         [value, value, value + 1, value - 1, value * 2, 0, -1][random.below(7)]
     }
     /// `0`.
-    public static var fallback: Int { 0 }
+    package static var fallback: Int { 0 }
     /// One of -3…5 except 0.
-    public static func smallOperand(using random: inout SeededGenerator) -> Int {
+    package static func smallOperand(using random: inout SeededGenerator) -> Int {
         [-3, -2, -1, 1, 2, 3, 4, 5][random.below(8)]
     }
 }
 
 extension Double: DifferentialNumber {
     /// The value, a cent above or below, half again, or 0.
-    public static func variant(of value: Double, using random: inout SeededGenerator) -> Double {
+    package static func variant(of value: Double, using random: inout SeededGenerator) -> Double {
         [value, value, value + 0.01, value - 0.01, value * 1.5, 0][random.below(6)]
     }
     /// `0`.
-    public static var fallback: Double { 0 }
+    package static var fallback: Double { 0 }
     /// One of -2, -0.5, 0.5, 1.5, 2, 3.
-    public static func smallOperand(using random: inout SeededGenerator) -> Double {
+    package static func smallOperand(using random: inout SeededGenerator) -> Double {
         [-2, -0.5, 0.5, 1.5, 2, 3][random.below(6)]
     }
 }
 
 extension Date: DifferentialValue {
     /// The date, a second or a day either side.
-    public static func variant(of value: Date, using random: inout SeededGenerator) -> Date {
+    package static func variant(of value: Date, using random: inout SeededGenerator) -> Date {
         value.addingTimeInterval([0, 0, 1, -1, 86_400, -86_400][random.below(6)])
     }
     /// The reference date (2001-01-01).
-    public static var fallback: Date { Date(timeIntervalSinceReferenceDate: 0) }
+    package static var fallback: Date { Date(timeIntervalSinceReferenceDate: 0) }
 }
 
 extension Decimal: DifferentialValue {
@@ -55,7 +55,7 @@ extension Decimal: DifferentialValue {
     /// Every variant is a value a `DECIMAL` column keeps exactly (a double's precision): one
     /// that would not be (`1e-25 + 0.01`) is the value itself instead, as app code comparing
     /// stored amounts uses stored-size constants (a store refuses the others with a typed error).
-    public static func variant(of value: Decimal, using random: inout SeededGenerator) -> Decimal {
+    package static func variant(of value: Decimal, using random: inout SeededGenerator) -> Decimal {
         let candidate: Decimal
         switch random.below(8) {
         case 0, 1: candidate = value
@@ -70,13 +70,13 @@ extension Decimal: DifferentialValue {
         return fitsDecimalColumn(candidate) ? candidate : value
     }
     /// `0`.
-    public static var fallback: Decimal { 0 }
+    package static var fallback: Decimal { 0 }
 }
 
 extension String: DifferentialValue {
     /// The string, a prefix, a slice, a case change, an extension, or a hostile string
     /// (`%`, `_`, quotes, a backslash, NFD, the empty string).
-    public static func variant(of value: String, using random: inout SeededGenerator) -> String {
+    package static func variant(of value: String, using random: inout SeededGenerator) -> String {
         let chars = Array(value)
         switch random.below(12) {
         case 0, 1: return value
@@ -95,7 +95,7 @@ extension String: DifferentialValue {
         }
     }
     /// The empty string.
-    public static var fallback: String { "" }
+    package static var fallback: String { "" }
 
     /// Strings that break naive SQL: LIKE wildcards, quotes, escapes, decomposed accents.
     static let hostile = ["%", "_", "'", "\"", "a%", "%a", "_a", "\\", "''", "e\u{301}", "é", "ß", "İ", " ", "%_%"]

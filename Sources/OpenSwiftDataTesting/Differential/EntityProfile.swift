@@ -3,20 +3,20 @@ import OpenSwiftData
 
 /// The stored rows of every entity of a dataset, as Swift objects: the reference the
 /// differential checks evaluate predicates on.
-public final class ReferenceRows {
+package final class ReferenceRows {
     private var rowsByType: [ObjectIdentifier: [any PersistentModel]] = [:]
 
     /// An empty set of rows.
-    public init() {}
+    package init() {}
 
     /// Records `rows` as every row of `type`.
-    public func set<T: PersistentModel>(_ type: T.Type, _ rows: [T]) { rowsByType[ObjectIdentifier(type)] = rows }
+    package func set<T: PersistentModel>(_ type: T.Type, _ rows: [T]) { rowsByType[ObjectIdentifier(type)] = rows }
 
     /// Whether the rows of `type` have been recorded (possibly none).
-    public func contains<T: PersistentModel>(_ type: T.Type) -> Bool { rowsByType[ObjectIdentifier(type)] != nil }
+    package func contains<T: PersistentModel>(_ type: T.Type) -> Bool { rowsByType[ObjectIdentifier(type)] != nil }
 
     /// Every row of `type` (subclasses included when `type` is a base class).
-    public func rows<T: PersistentModel>(_ type: T.Type) -> [T] {
+    package func rows<T: PersistentModel>(_ type: T.Type) -> [T] {
         (rowsByType[ObjectIdentifier(type)] ?? []).compactMap { $0 as? T }
     }
 }
@@ -40,14 +40,14 @@ struct LeafMaker<Root: PersistentModel> {
 }
 
 /// A sort key the generator may put in a `FetchDescriptor`.
-public struct SortOption<Root> {
+package struct SortOption<Root> {
     /// The key path's name, for reports.
-    public let name: String
+    package let name: String
     /// The descriptor in the given order.
-    public let make: (SortOrder) -> SortDescriptor<Root>
+    package let make: (SortOrder) -> SortDescriptor<Root>
 
     /// A sort option.
-    public init(_ name: String, _ make: @escaping (SortOrder) -> SortDescriptor<Root>) {
+    package init(_ name: String, _ make: @escaping (SortOrder) -> SortDescriptor<Root>) {
         self.name = name
         self.make = make
     }
@@ -61,12 +61,12 @@ public struct SortOption<Root> {
 /// var random = SeededGenerator(seed: 7)
 /// let p = profile.randomPredicate(depth: 4, rows: products, universe: rows, using: &random)
 /// ```
-public final class EntityProfile<Root: PersistentModel> {
+package final class EntityProfile<Root: PersistentModel> {
     /// The entity's name.
-    public let name: String
+    package let name: String
     let makers: [LeafMaker<Root>]
     /// The sort keys the generator may use.
-    public let sorts: [SortOption<Root>]
+    package let sorts: [SortOption<Root>]
 
     init(_ name: String, sorts: [SortOption<Root>], _ makers: [LeafMaker<Root>]) {
         self.name = name
@@ -75,7 +75,7 @@ public final class EntityProfile<Root: PersistentModel> {
     }
 
     /// A random predicate of at most `depth` levels whose constants come from `rows`.
-    public func randomPredicate(
+    package func randomPredicate(
         depth: Int, rows: [Root], universe: ReferenceRows,
         using random: inout SeededGenerator
     ) -> RandomPredicate<Root> {

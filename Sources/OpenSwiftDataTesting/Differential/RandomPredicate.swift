@@ -11,14 +11,14 @@ import OpenSwiftData
 /// let price = PredicateTerm<CatalogueProduct, Double>.keyPath("price", \.price)
 /// price.source("$0")   // "$0.price"
 /// ```
-public struct PredicateTerm<Root, Value> {
+package struct PredicateTerm<Root, Value> {
     /// The Swift source of the term, given the name of the row variable (`$0`, `$1`…).
-    public let source: (String) -> String
+    package let source: (String) -> String
     /// Builds the expression over the given row variable.
-    public let build: (PredicateExpressions.Variable<Root>) -> any StandardPredicateExpression<Value>
+    package let build: (PredicateExpressions.Variable<Root>) -> any StandardPredicateExpression<Value>
 
     /// A term from its source renderer and expression builder.
-    public init(
+    package init(
         source: @escaping (String) -> String,
         build: @escaping (PredicateExpressions.Variable<Root>) -> any StandardPredicateExpression<Value>
     ) {
@@ -29,14 +29,14 @@ public struct PredicateTerm<Root, Value> {
 
 extension PredicateTerm where Value: Codable & Sendable {
     /// A captured constant: `build_Arg(value)`.
-    public static func constant(_ value: Value) -> PredicateTerm {
+    package static func constant(_ value: Value) -> PredicateTerm {
         PredicateTerm(source: { _ in swiftLiteral(value) }, build: { _ in PredicateExpressions.build_Arg(value) })
     }
 }
 
 extension PredicateTerm {
     /// A stored attribute or relationship of the row: `$0.name`.
-    public static func keyPath(_ name: String, _ keyPath: KeyPath<Root, Value> & Sendable) -> PredicateTerm {
+    package static func keyPath(_ name: String, _ keyPath: KeyPath<Root, Value> & Sendable) -> PredicateTerm {
         PredicateTerm(
             source: { "\($0).\(name)" },
             build: { v in PredicateExpressions.build_KeyPath(root: v, keyPath: keyPath) })
@@ -52,7 +52,7 @@ extension PredicateTerm {
 /// let rows = try context.fetch(FetchDescriptor(predicate: p.predicate))
 /// print(p.source)   // "$0.price > 12.5 && !($0.name.contains("ab"))"
 /// ```
-public indirect enum RandomPredicate<Root> {
+package indirect enum RandomPredicate<Root> {
     /// A leaf condition (a comparison, a string match, a relationship test…).
     case leaf(PredicateTerm<Root, Bool>)
     /// `true` or `false` as a captured constant.
@@ -67,18 +67,18 @@ public indirect enum RandomPredicate<Root> {
     case conditional(RandomPredicate, RandomPredicate, RandomPredicate)
 
     /// The Foundation predicate.
-    public var predicate: Predicate<Root> {
+    package var predicate: Predicate<Root> {
         Predicate<Root> { v in self.expression(v) }
     }
 
     /// The predicate `!self`, built the way `#Predicate { !(…) }` builds it.
-    public var negated: Predicate<Root> { RandomPredicate.not(self).predicate }
+    package var negated: Predicate<Root> { RandomPredicate.not(self).predicate }
 
     /// The Swift source of the closure body over `$0`.
-    public var source: String { source("$0") }
+    package var source: String { source("$0") }
 
     /// The Swift source with `variable` as the row's name.
-    public func source(_ variable: String) -> String {
+    package func source(_ variable: String) -> String {
         switch self {
         case .leaf(let t): return t.source(variable)
         case .constant(let b): return b ? "true" : "false"
@@ -91,7 +91,7 @@ public indirect enum RandomPredicate<Root> {
     }
 
     /// The expression over the row variable `v`.
-    public func expression(_ v: PredicateExpressions.Variable<Root>) -> any StandardPredicateExpression<Bool> {
+    package func expression(_ v: PredicateExpressions.Variable<Root>) -> any StandardPredicateExpression<Bool> {
         switch self {
         case .leaf(let t): return t.build(v)
         case .constant(let b): return PredicateExpressions.build_Arg(b)
@@ -105,7 +105,7 @@ public indirect enum RandomPredicate<Root> {
 
     /// Nesting depth of the boolean structure; a leaf is 1. A chain of one operator
     /// (`a && b && c`, however grouped) is one level, as its SQL is one list (Logic.swift).
-    public var depth: Int {
+    package var depth: Int {
         switch self {
         case .leaf, .constant: return 1
         case .not(let p): return 1 + p.depth
@@ -128,7 +128,7 @@ public indirect enum RandomPredicate<Root> {
     }
 
     /// Number of nodes; the shrinker makes it smaller.
-    public var size: Int {
+    package var size: Int {
         switch self {
         case .leaf, .constant: return 1
         case .not(let p): return 1 + p.size
@@ -139,7 +139,7 @@ public indirect enum RandomPredicate<Root> {
 
     /// Strictly smaller predicates to try when shrinking a mismatch: each child alone, then
     /// each child shrunk in place, then leaves replaced by constants.
-    public var shrinkCandidates: [RandomPredicate] {
+    package var shrinkCandidates: [RandomPredicate] {
         switch self {
         case .leaf: return [.constant(true), .constant(false)]
         case .constant: return []
@@ -157,20 +157,27 @@ public indirect enum RandomPredicate<Root> {
 
 /// Generic wrappers over Foundation's `build_…` functions that take existential operands: each
 /// call opens its arguments (SE-0352), so the expression built has concrete nested types.
-enum ExpressionBuilder {
-    typealias E<V> = any StandardPredicateExpression<V>
+package enum ExpressionBuilder {
+    /// An expression of the predicate's standard kind whose value is a `V`.
+    package typealias E<V> = any StandardPredicateExpression<V>
 
     static func not<P: StandardPredicateExpression<Bool>>(_ p: P) -> E<Bool> { PredicateExpressions.build_Negation(p) }
 
-    static func and<L: StandardPredicateExpression<Bool>, R: StandardPredicateExpression<Bool>>(_ l: L, _ r: R) -> E<
-        Bool
-    > {
+    /// `l && r`.
+    package static func and<L: StandardPredicateExpression<Bool>, R: StandardPredicateExpression<Bool>>(_ l: L, _ r: R)
+        -> E<
+            Bool
+        >
+    {
         PredicateExpressions.build_Conjunction(lhs: l, rhs: r)
     }
 
-    static func or<L: StandardPredicateExpression<Bool>, R: StandardPredicateExpression<Bool>>(_ l: L, _ r: R) -> E<
-        Bool
-    > {
+    /// `l || r`.
+    package static func or<L: StandardPredicateExpression<Bool>, R: StandardPredicateExpression<Bool>>(_ l: L, _ r: R)
+        -> E<
+            Bool
+        >
+    {
         PredicateExpressions.build_Disjunction(lhs: l, rhs: r)
     }
 
@@ -182,19 +189,22 @@ enum ExpressionBuilder {
         PredicateExpressions.build_Conditional(c, t, f)
     }
 
-    static func equal<L: StandardPredicateExpression<V>, R: StandardPredicateExpression<V>, V: Equatable>(
+    /// `l == r`.
+    package static func equal<L: StandardPredicateExpression<V>, R: StandardPredicateExpression<V>, V: Equatable>(
         _ l: L, _ r: R
     ) -> E<Bool> {
         PredicateExpressions.build_Equal(lhs: l, rhs: r)
     }
 
-    static func notEqual<L: StandardPredicateExpression<V>, R: StandardPredicateExpression<V>, V: Equatable>(
+    /// `l != r`.
+    package static func notEqual<L: StandardPredicateExpression<V>, R: StandardPredicateExpression<V>, V: Equatable>(
         _ l: L, _ r: R
     ) -> E<Bool> {
         PredicateExpressions.build_NotEqual(lhs: l, rhs: r)
     }
 
-    static func compare<L: StandardPredicateExpression<V>, R: StandardPredicateExpression<V>, V: Comparable>(
+    /// `l op r` for a comparison operator (`<`, `<=`, `>`, `>=`).
+    package static func compare<L: StandardPredicateExpression<V>, R: StandardPredicateExpression<V>, V: Comparable>(
         _ l: L, _ r: R, _ op: PredicateExpressions.ComparisonOperator
     ) -> E<Bool> {
         PredicateExpressions.build_Comparison(lhs: l, rhs: r, op: op)

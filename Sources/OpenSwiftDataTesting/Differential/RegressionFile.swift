@@ -13,18 +13,18 @@ import Foundation
 ///     try DifferentialHarness(seed: entry.seed).verifyCase(entry.caseIndex)
 /// }
 /// ```
-public enum RegressionFile {
+package enum RegressionFile {
     /// One recorded case.
-    public struct Entry: Hashable, Sendable {
+    package struct Entry: Hashable, Sendable {
         /// The run's seed.
-        public let seed: UInt64
+        package let seed: UInt64
         /// The case number within that seed.
-        public let caseIndex: Int
+        package let caseIndex: Int
         /// The comment after `#`, if any.
-        public let comment: String
+        package let comment: String
 
         /// An entry.
-        public init(seed: UInt64, caseIndex: Int, comment: String = "") {
+        package init(seed: UInt64, caseIndex: Int, comment: String = "") {
             self.seed = seed
             self.caseIndex = caseIndex
             self.comment = comment
@@ -35,7 +35,7 @@ public enum RegressionFile {
     ///
     /// - Throws: when the file cannot be read, or a line is not `seed case [# comment]`
     ///   (the error names the line).
-    public static func read(_ url: URL) throws -> [Entry] {
+    package static func read(_ url: URL) throws -> [Entry] {
         let text = try String(contentsOf: url, encoding: .utf8)
         var entries: [Entry] = []
         for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -57,7 +57,7 @@ public enum RegressionFile {
     }
 
     /// Appends the seed and case of every mismatch not yet in the file (creating it if needed).
-    public static func append(_ mismatches: [ConformanceFailure], to url: URL) throws {
+    package static func append(_ mismatches: [ConformanceFailure], to url: URL) throws {
         // A file that exists but cannot be read or parsed throws: it must never be written over.
         let exists = FileManager.default.fileExists(atPath: url.path)
         let existing = Set((exists ? try read(url) : []).map { "\($0.seed) \($0.caseIndex)" })

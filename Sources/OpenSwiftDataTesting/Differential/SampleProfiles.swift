@@ -6,7 +6,7 @@ import OpenSwiftData
 
 extension EntityProfile where Root == CatalogueProduct {
     /// Products: strings, prices, stock, dates, an optional summary, a category, tags.
-    public static var catalogueProduct: EntityProfile {
+    package static var catalogueProduct: EntityProfile {
         EntityProfile(
             "CatalogueProduct",
             sorts: [
@@ -29,7 +29,7 @@ extension EntityProfile where Root == CatalogueProduct {
 
 extension EntityProfile where Root == CatalogueCategory {
     /// Categories and their products.
-    public static var catalogueCategory: EntityProfile {
+    package static var catalogueCategory: EntityProfile {
         EntityProfile(
             "CatalogueCategory", sorts: [SortOption("name") { SortDescriptor(\.name, order: $0) }],
             [
@@ -41,7 +41,7 @@ extension EntityProfile where Root == CatalogueCategory {
 extension EntityProfile where Root == CatalogueTag {
     /// Tags and the products carrying them (many-to-many; `products` is an optional to-many,
     /// CloudKit style).
-    public static var catalogueTag: EntityProfile {
+    package static var catalogueTag: EntityProfile {
         EntityProfile(
             "CatalogueTag", sorts: [SortOption("label") { SortDescriptor(\.label, order: $0) }],
             [
@@ -53,7 +53,7 @@ extension EntityProfile where Root == CatalogueTag {
 
 extension EntityProfile where Root == TravelTrip {
     /// Trips of three classes: inherited attributes, type checks and casts.
-    public static var travelTrip: EntityProfile {
+    package static var travelTrip: EntityProfile {
         EntityProfile(
             "TravelTrip",
             sorts: [
@@ -77,7 +77,7 @@ extension EntityProfile where Root == TravelTrip {
 
 extension EntityProfile where Root == TravelAccommodation {
     /// Accommodations and the trip they belong to.
-    public static var travelAccommodation: EntityProfile {
+    package static var travelAccommodation: EntityProfile {
         EntityProfile(
             "TravelAccommodation",
             sorts: [
@@ -96,7 +96,7 @@ extension EntityProfile where Root == TravelAccommodation {
 
 extension EntityProfile where Root == TravelMeal {
     /// Meals of business trips, with `Decimal` amounts and optional tips.
-    public static var travelMeal: EntityProfile {
+    package static var travelMeal: EntityProfile {
         EntityProfile(
             "TravelMeal",
             sorts: [
@@ -117,7 +117,7 @@ extension EntityProfile where Root == TravelMeal {
 
 extension EntityProfile where Root == AccountUser {
     /// Users: names in several scripts, e-mails, scores, an optional bio.
-    public static var accountUser: EntityProfile {
+    package static var accountUser: EntityProfile {
         EntityProfile(
             "AccountUser",
             sorts: [
@@ -138,7 +138,7 @@ extension EntityProfile where Root == AccountUser {
 
 extension EntityProfile where Root == DictionaryWord {
     /// Words and their unique-named category.
-    public static var dictionaryWord: EntityProfile {
+    package static var dictionaryWord: EntityProfile {
         EntityProfile(
             "DictionaryWord",
             sorts: [
@@ -154,7 +154,7 @@ extension EntityProfile where Root == DictionaryWord {
 
 extension EntityProfile where Root == DictionaryCategory {
     /// Dictionary categories and their words.
-    public static var dictionaryCategory: EntityProfile {
+    package static var dictionaryCategory: EntityProfile {
         EntityProfile(
             "DictionaryCategory", sorts: [SortOption("name") { SortDescriptor(\.name, order: $0) }],
             [

@@ -36,23 +36,23 @@ import OpenSwiftData
 /// content.digest      // 64 hex digits
 /// content.rowCounts   // ["ZCATALOGUEPRODUCT": 200, …]
 /// ```
-public enum CanonicalDump {
+package enum CanonicalDump {
     /// What the dump of one store says: its digest, schema hash and row counts.
     ///
     /// ```swift
     /// let content = try CanonicalDump.content(of: db)
     /// ```
-    public struct Content: Sendable, Equatable {
+    package struct Content: Sendable, Equatable {
         /// SHA-256 of the canonical dump, lowercase hex.
-        public var digest: String
+        package var digest: String
         /// The model's version-hash digest (`NSStoreModelVersionHashesDigest` in `Z_METADATA`):
         /// equal for stores of the same model; empty when the store has none.
-        public var schemaHash: String
+        package var schemaHash: String
         /// Rows per entity by entity name — the entity's rows and its sub-entities', as
         /// `fetchCount` counts them — and per join table by table name; the history and
         /// metadata tables (`Z_METADATA`, `Z_PRIMARYKEY`,
         /// `Z_MODELCACHE`) are left out.
-        public var rowCounts: [String: Int]
+        package var rowCounts: [String: Int]
     }
 
     /// Digests the content of the database behind `connection`.
@@ -235,12 +235,12 @@ extension CanonicalDump {
     /// ```swift
     /// let same = try CanonicalDump.content(of: memory) == CanonicalDump.content(of: disk)
     /// ```
-    public static func content(of container: ModelContainer) throws -> Content {
+    package static func content(of container: ModelContainer) throws -> Content {
         try container.withStoreConnection { try content(of: $0) }
     }
 
     /// The dump text of `container`'s store, one line per row; for printing small differences.
-    public static func text(of container: ModelContainer) throws -> String {
+    package static func text(of container: ModelContainer) throws -> String {
         try container.withStoreConnection { try text(of: $0) }
     }
 }

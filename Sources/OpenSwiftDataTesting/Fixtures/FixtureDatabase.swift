@@ -126,7 +126,7 @@ public final class FixtureDatabase {
     /// ```swift
     /// let db = try FixtureDatabase(contentsOf: url, sample: .catalogue, store: .disk)
     /// ```
-    public convenience init(contentsOf url: URL, sample: SampleSchema, store: StoreKind) throws {
+    package convenience init(contentsOf url: URL, sample: SampleSchema, store: StoreKind) throws {
         try self.init(contentsOf: url, schema: sample.schema, store: store)
     }
 

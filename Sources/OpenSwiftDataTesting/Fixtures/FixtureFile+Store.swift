@@ -27,7 +27,7 @@ extension FixtureFile {
     /// ```swift
     /// let result = FixtureFile.hasManifest(url) ? "fixture" : "store"
     /// ```
-    public static func hasManifest(_ url: URL) -> Bool {
+    package static func hasManifest(_ url: URL) -> Bool {
         FileManager.default.fileExists(atPath: FixtureManifest.url(for: url).path)
     }
 

@@ -13,7 +13,7 @@ import OpenSwiftData
 /// ```
 public enum FixtureFile {
     /// The page size of every fixture file.
-    public static let pageSize = 4096
+    package static let pageSize = 4096
 
     /// Writes a sample schema's fixture to `url` (replacing it) and its manifest beside it.
     ///
@@ -21,7 +21,7 @@ public enum FixtureFile {
     /// try FixtureFile.write(.users, seed: 7, scale: 1_000, traits: [.hostile], to: out)
     /// ```
     @discardableResult
-    public static func write(
+    package static func write(
         _ sample: SampleSchema, seed: UInt64, scale: Int, traits: Traits = [], to url: URL,
         progress: ((FixtureProgress) -> Void)? = nil
     ) throws -> FixtureManifest {
@@ -99,7 +99,7 @@ public enum FixtureFile {
     /// ```swift
     /// let digest = try FixtureFile.content(of: out).digest
     /// ```
-    public static func content(of url: URL) throws -> CanonicalDump.Content {
+    package static func content(of url: URL) throws -> CanonicalDump.Content {
         let db = try openReadOnly(url)
         defer { db.close() }
         return try reading(url) { try CanonicalDump.content(of: db) }
@@ -115,7 +115,7 @@ public enum FixtureFile {
         /// The manifest read beside the file.
         public var manifest: FixtureManifest
         /// What the file holds now.
-        public var content: CanonicalDump.Content
+        package var content: CanonicalDump.Content
         /// What SQLite's `PRAGMA integrity_check` reports, one line per problem (an index that
         /// misses rows, a malformed page …); empty when it answers `ok`.
         public var integrityProblems: [String]

@@ -1,3 +1,4 @@
+import DecodingDiagnostics
 import Foundation
 import OpenSwiftData
 
@@ -9,9 +10,9 @@ import OpenSwiftData
 /// ```
 public struct FixtureManifest: Codable, Sendable, Equatable {
     /// The version of the generators and word lists; any change to generated data bumps it.
-    public static let currentGeneratorVersion = 1
+    package static let currentGeneratorVersion = 1
 
-    /// ``currentGeneratorVersion`` when the fixture was written.
+    /// `currentGeneratorVersion` when the fixture was written.
     public var generatorVersion: Int
     /// The sample schema's name (or the name given for a custom fixture).
     public var schema: String
@@ -35,7 +36,7 @@ public struct FixtureManifest: Codable, Sendable, Equatable {
     /// ```swift
     /// let m = FixtureManifest(schema: "users", seed: 1, scale: 10, traits: [], pageSize: 4096, content: content)
     /// ```
-    public init(
+    package init(
         generatorVersion: Int = FixtureManifest.currentGeneratorVersion, schema: String, seed: UInt64,
         scale: Int, traits: [String], pageSize: Int, content: CanonicalDump.Content
     ) {
@@ -55,7 +56,7 @@ public struct FixtureManifest: Codable, Sendable, Equatable {
     /// ```swift
     /// FixtureManifest.url(for: URL(fileURLWithPath: "a.sqlite")).lastPathComponent   // "a.sqlite.manifest.json"
     /// ```
-    public static func url(for fixture: URL) -> URL {
+    package static func url(for fixture: URL) -> URL {
         fixture.deletingLastPathComponent().appendingPathComponent(fixture.lastPathComponent + ".manifest.json")
     }
 
@@ -99,7 +100,7 @@ public struct FixtureManifest: Codable, Sendable, Equatable {
     /// ```swift
     /// try manifest.write(for: fixtureURL)
     /// ```
-    public func write(for fixture: URL) throws {
+    package func write(for fixture: URL) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         var data = try encoder.encode(self)

@@ -53,7 +53,7 @@ public struct StoreFileDescription: Codable, Sendable, Equatable {
         public var versionChecksum: String?
 
         /// The description of `metadata`.
-        public init(_ metadata: StoreMetadata) {
+        package init(_ metadata: StoreMetadata) {
             uuid = metadata.uuid
             storeType = metadata.storeType
             frameworkVersion = metadata.frameworkVersion

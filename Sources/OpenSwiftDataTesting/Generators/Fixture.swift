@@ -3,7 +3,7 @@ import OpenSwiftData
 
 /// A seeded, declarative description of a model graph, generated into any container.
 ///
-/// Steps run in order (parents before children); each saves in batches of ``batchSize`` with a
+/// Steps run in order (parents before children); each saves in batches of `batchSize` with a
 /// fresh `ModelContext` per batch, so a million rows generate in bounded memory. The same seed
 /// and traits give the same rows on every machine.
 /// ```swift
@@ -25,15 +25,15 @@ public struct Fixture: Sendable {
     /// The data traits (unicode-heavy, long strings, hostile).
     public let traits: Traits
     /// Rows per save (and per context).
-    public var batchSize: Int = 10_000
+    package var batchSize: Int = 10_000
     /// The steps, in order, with unique labels.
-    public let steps: [FixtureStep]
+    package let steps: [FixtureStep]
     /// Per-attribute value builders that replace automatic values (``override(_:_:)``).
-    public internal(set) var overrides: [AttributeOverride] = []
+    package internal(set) var overrides: [AttributeOverride] = []
     /// How automatic data fills nulls and relationships (``options(_:)``).
-    public internal(set) var automatic = AutomaticData()
+    package internal(set) var automatic = AutomaticData()
     /// The schema a schema fixture was made from (`nil` for `Generate` steps).
-    public internal(set) var schema: Schema? = nil
+    package internal(set) var schema: Schema? = nil
     /// Problems found when the fixture was described, thrown by ``populate(_:progress:)``.
     var issues: [String] = []
 
@@ -62,7 +62,7 @@ public struct Fixture: Sendable {
     /// ```swift
     /// let schema = Schema(fixture.modelTypes)
     /// ```
-    public var modelTypes: [any PersistentModel.Type] {
+    package var modelTypes: [any PersistentModel.Type] {
         var seen = Set<ObjectIdentifier>()
         return steps.compactMap { seen.insert(ObjectIdentifier($0.modelType)).inserted ? $0.modelType : nil }
     }
@@ -72,7 +72,7 @@ public struct Fixture: Sendable {
     /// ```swift
     /// fixture.rowCount   // 10_100
     /// ```
-    public var rowCount: Int { steps.reduce(0) { $0 + $1.count } }
+    package var rowCount: Int { steps.reduce(0) { $0 + $1.count } }
 
     /// Generates every step into `container` and returns the number of rows each step stored,
     /// by step label.
@@ -159,7 +159,7 @@ public struct FixtureProgress: Sendable {
     /// ```swift
     /// try fixture.populate(container, progress: FixtureProgress.printToStandardError)
     /// ```
-    public static func printToStandardError(_ p: FixtureProgress) {
+    package static func printToStandardError(_ p: FixtureProgress) {
         let percent = p.totalRows == 0 ? 100 : p.rowsDone * 100 / p.totalRows
         FileHandle.standardError.write(
             Data("fixture: \(p.step) \(p.rowsDone)/\(p.totalRows) rows (\(percent)%)\n".utf8))

@@ -182,15 +182,15 @@ public struct Generate<M: PersistentModel>: Sendable {
 /// `Sendable` ``Generate`` (whose row closure is `@Sendable`) and metatypes.
 public struct FixtureStep: @unchecked Sendable {
     /// The step's label: its stream name (the model type's name unless given).
-    public internal(set) var label: String
+    package internal(set) var label: String
     /// The generated model type.
-    public let modelType: any PersistentModel.Type
+    package let modelType: any PersistentModel.Type
     /// How many models the step generates.
-    public let count: Int
+    package let count: Int
     let needs: [ObjectIdentifier]
     let needNames: [String]
     /// Whether upserts may merge the step's rows without failing `populate`.
-    public let allowsCollisions: Bool
+    package let allowsCollisions: Bool
     let execute: (FixtureRunner, String) throws -> Void
 }
 

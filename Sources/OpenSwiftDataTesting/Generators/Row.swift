@@ -3,7 +3,7 @@ import Foundation
 /// One row being generated: its index, and a private random stream for every field.
 ///
 /// A field's values come from a stream derived from the fixture seed, the step label, the field
-/// label and the row index (``SeededGenerator/derive(_:labels:index:)``): adding, removing or
+/// label and the row index (`SeededGenerator.derive(_:labels:index:)`): adding, removing or
 /// reordering fields never changes another field's values.
 /// ```swift
 /// Generate(Product.self, count: 1_000) { row in
@@ -29,7 +29,7 @@ public struct Row: Sendable {
     /// ```swift
     /// let row = Row(index: 0, entity: "User", seed: 42)
     /// ```
-    public init(index: Int, entity: String, seed: UInt64, traits: Traits = []) {
+    package init(index: Int, entity: String, seed: UInt64, traits: Traits = []) {
         self.index = index
         self.entity = entity
         self.seed = seed
@@ -41,7 +41,7 @@ public struct Row: Sendable {
     /// ```swift
     /// let earlier = row.at(index: 3)
     /// ```
-    public func at(index: Int) -> Row {
+    package func at(index: Int) -> Row {
         var row = Row(index: index, entity: entity, seed: seed, traits: traits)
         row.ledger = ledger
         return row
@@ -53,7 +53,7 @@ public struct Row: Sendable {
     /// var rng = row.rng("score")
     /// let score = rng.uniform(in: 0...100)
     /// ```
-    public func rng(_ field: String) -> SeededGenerator {
+    package func rng(_ field: String) -> SeededGenerator {
         SeededGenerator(seed: SeededGenerator.derive(seed, labels: [entity, field], index: UInt64(index)))
     }
 
@@ -181,7 +181,7 @@ public struct Row: Sendable {
 
     // MARK: Dates and identifiers
 
-    /// A date `seconds` whole seconds after ``FixtureEpoch/reference`` (2024-01-01T00:00:00Z),
+    /// A date `seconds` whole seconds after `FixtureEpoch.reference` (2024-01-01T00:00:00Z),
     /// drawn uniformly from `seconds`.
     ///
     /// ```swift
@@ -230,16 +230,16 @@ public struct Row: Sendable {
 /// ```swift
 /// FixtureEpoch.date(offset: 86_400)   // 2024-01-02T00:00:00Z
 /// ```
-public enum FixtureEpoch {
+package enum FixtureEpoch {
     /// 2024-01-01T00:00:00Z (1,704,067,200 seconds after 1970).
-    public static let reference = Date(timeIntervalSince1970: 1_704_067_200)
+    package static let reference = Date(timeIntervalSince1970: 1_704_067_200)
 
     /// The epoch plus `offset` seconds.
     ///
     /// ```swift
     /// let d = FixtureEpoch.date(offset: 3_600)
     /// ```
-    public static func date(offset: Int) -> Date {
+    package static func date(offset: Int) -> Date {
         Date(timeIntervalSince1970: 1_704_067_200 + Double(offset))
     }
 }

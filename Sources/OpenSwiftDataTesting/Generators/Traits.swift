@@ -25,7 +25,7 @@ public struct Traits: OptionSet, Sendable, Hashable {
     /// ```swift
     /// Traits.named.map(\.name)   // ["unicode-heavy", "long-strings", "hostile"]
     /// ```
-    public static let named: [(name: String, trait: Traits)] = [
+    package static let named: [(name: String, trait: Traits)] = [
         ("unicode-heavy", .unicodeHeavy), ("long-strings", .longStrings), ("hostile", .hostile),
     ]
 
@@ -34,7 +34,7 @@ public struct Traits: OptionSet, Sendable, Hashable {
     /// ```swift
     /// Traits(names: ["hostile"])   // [.hostile]
     /// ```
-    public init?(names: [String]) {
+    package init?(names: [String]) {
         var traits: Traits = []
         for name in names {
             guard let t = Traits.named.first(where: { $0.name == name }) else { return nil }
@@ -43,7 +43,7 @@ public struct Traits: OptionSet, Sendable, Hashable {
         self = traits
     }
 
-    /// The command-line names of these traits, in ``named`` order.
+    /// The command-line names of these traits, in `named` order.
     ///
     /// ```swift
     /// ([.hostile, .unicodeHeavy] as Traits).names   // ["unicode-heavy", "hostile"]
@@ -57,9 +57,9 @@ public struct Traits: OptionSet, Sendable, Hashable {
 /// ```swift
 /// let s = rng.choice(HostileStrings.all)
 /// ```
-public enum HostileStrings {
+package enum HostileStrings {
     /// The list, in a fixed order.
-    public static let all: [String] = [
+    package static let all: [String] = [
         "'", "''", "\"", "\"\"", "O'Brien", "Robert'); DROP TABLE Students;--",
         "' OR '1'='1", "\" OR \"\"=\"", "1; SELECT * FROM sqlite_master", "/* comment */", "-- comment",
         "%", "_", "100%", "a_b", "%_%", "\\", "\\\\", "C:\\path\\to\\file", "%_\\", "\\%\\_",

@@ -23,7 +23,7 @@ public struct QueryCheck: Sendable, CustomStringConvertible {
     /// The name reports use: given, or the model type and the declaration's location.
     public let name: String
     /// Where the check was declared (`File.swift:12`).
-    public let location: String
+    package let location: String
     private let runner: @Sendable (Fixture, StoreKind?, Int) throws -> [Int]
 
     /// A check of `descriptor` (its predicate, sorts, offset and limit).

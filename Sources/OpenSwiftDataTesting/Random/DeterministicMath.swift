@@ -6,7 +6,7 @@
 /// ```swift
 /// DeterministicMath.pow(2, 10)   // 1024.0000000000002 or 1024 — the same on every machine
 /// ```
-public enum DeterministicMath {
+package enum DeterministicMath {
     /// ln 2 as the nearest double.
     static let ln2 = 0.693_147_180_559_945_3
     /// ln 2 split in two (Cody–Waite, as fdlibm): `ln2Hi` has 32 trailing zero bits, so
@@ -19,7 +19,7 @@ public enum DeterministicMath {
     /// ```swift
     /// DeterministicMath.log(1)   // 0
     /// ```
-    public static func log(_ x: Double) -> Double {
+    package static func log(_ x: Double) -> Double {
         precondition(x > 0 && x.isFinite, "log needs a finite positive argument")
         var e = Int(x.exponent)
         var m = x.significand  // [1, 2), exact
@@ -43,7 +43,7 @@ public enum DeterministicMath {
     /// ```swift
     /// DeterministicMath.exp(0)   // 1
     /// ```
-    public static func exp(_ y: Double) -> Double {
+    package static func exp(_ y: Double) -> Double {
         if y < -745 { return 0 }
         if y > 709 { return .infinity }
         let k = (y / ln2).rounded()
@@ -62,7 +62,7 @@ public enum DeterministicMath {
     /// ```swift
     /// let weight = DeterministicMath.pow(Double(rank), -0.99)
     /// ```
-    public static func pow(_ x: Double, _ y: Double) -> Double {
+    package static func pow(_ x: Double, _ y: Double) -> Double {
         exp(y * log(x))
     }
 }

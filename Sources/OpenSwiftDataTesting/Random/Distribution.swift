@@ -1,11 +1,10 @@
 /// How an integer is distributed: the count of links per row, a numeric field, a rank.
 ///
-/// Every case samples with ``SeededGenerator`` and deterministic arithmetic only, so a seed
+/// Every case samples with the fixtures' seeded generator and deterministic arithmetic only, so a seed
 /// gives the same integers on every platform.
 /// ```swift
-/// var sampler = Distribution.zipf(0.99, in: 1...1_000).sampler()
-/// let rank = sampler.next(using: &rng)
-/// let stock = Distribution.normal(mean: 50, standardDeviation: 15, in: 0...100)
+/// let rank = row.int("rank", .zipf(0.99, in: 1...1_000))
+/// let stock = row.int("stock", .normal(mean: 50, standardDeviation: 15, in: 0...100))
 /// ```
 public enum Distribution: Sendable, Hashable {
     /// Always the same value.
@@ -25,14 +24,14 @@ public enum Distribution: Sendable, Hashable {
     /// ```swift
     /// var sampler = Distribution.uniform(0...3).sampler()
     /// ```
-    public func sampler() -> IntSampler { IntSampler(self) }
+    package func sampler() -> IntSampler { IntSampler(self) }
 
-    /// One value (for Zipf, prefer a reusable ``sampler()``: each call rebuilds its table).
+    /// One value (for Zipf, prefer a reusable `sampler()`: each call rebuilds its table).
     ///
     /// ```swift
     /// let n = Distribution.uniform(1...6).sample(using: &rng)
     /// ```
-    public func sample(using rng: inout SeededGenerator) -> Int {
+    package func sample(using rng: inout SeededGenerator) -> Int {
         var s = sampler()
         return s.next(using: &rng)
     }
@@ -44,9 +43,9 @@ public enum Distribution: Sendable, Hashable {
 /// var sampler = Distribution.zipf(1.1, in: 0...99).sampler()
 /// let parent = sampler.next(using: &rng)
 /// ```
-public struct IntSampler: Sendable {
+package struct IntSampler: Sendable {
     /// The distribution sampled.
-    public let distribution: Distribution
+    package let distribution: Distribution
     private var cumulative: [Double] = []
 
     /// Prepares `distribution`.
@@ -54,7 +53,7 @@ public struct IntSampler: Sendable {
     /// ```swift
     /// let sampler = IntSampler(.uniform(1...10))
     /// ```
-    public init(_ distribution: Distribution) {
+    package init(_ distribution: Distribution) {
         self.distribution = distribution
         if case .zipf(let theta, let range) = distribution {
             cumulative = IntSampler.zipfCumulative(theta: theta, count: range.count)
@@ -77,7 +76,7 @@ public struct IntSampler: Sendable {
     /// ```swift
     /// let v = sampler.next(using: &rng)
     /// ```
-    public mutating func next(using rng: inout SeededGenerator) -> Int {
+    package mutating func next(using rng: inout SeededGenerator) -> Int {
         switch distribution {
         case .constant(let c):
             return c

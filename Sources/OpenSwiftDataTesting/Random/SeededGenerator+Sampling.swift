@@ -7,7 +7,7 @@ extension SeededGenerator {
     /// ```swift
     /// let card = rng.uniform(below: 52)
     /// ```
-    public mutating func uniform(below bound: UInt64) -> UInt64 {
+    package mutating func uniform(below bound: UInt64) -> UInt64 {
         precondition(bound > 0, "uniform(below:) needs a positive bound")
         var m = next().multipliedFullWidth(by: bound)
         if m.low < bound {
@@ -22,7 +22,7 @@ extension SeededGenerator {
     /// ```swift
     /// let die = rng.uniform(in: 1...6)
     /// ```
-    public mutating func uniform(in range: ClosedRange<Int>) -> Int {
+    package mutating func uniform(in range: ClosedRange<Int>) -> Int {
         let width = UInt64(bitPattern: Int64(range.upperBound) &- Int64(range.lowerBound)) &+ 1
         if width == 0 { return Int(Int64(bitPattern: next())) }
         return Int(Int64(range.lowerBound) &+ Int64(bitPattern: uniform(below: width)))
@@ -33,7 +33,7 @@ extension SeededGenerator {
     /// ```swift
     /// let index = rng.uniform(in: 0..<array.count)
     /// ```
-    public mutating func uniform(in range: Range<Int>) -> Int {
+    package mutating func uniform(in range: Range<Int>) -> Int {
         precondition(!range.isEmpty, "uniform(in:) needs a non-empty range")
         return uniform(in: range.lowerBound...(range.upperBound - 1))
     }
@@ -43,7 +43,7 @@ extension SeededGenerator {
     /// ```swift
     /// let u = rng.double()
     /// ```
-    public mutating func double() -> Double {
+    package mutating func double() -> Double {
         Double(next() >> 11) * 0x1p-53
     }
 
@@ -52,7 +52,7 @@ extension SeededGenerator {
     /// ```swift
     /// if rng.bool(probability: 0.2) { value = nil }
     /// ```
-    public mutating func bool(probability: Double = 0.5) -> Bool {
+    package mutating func bool(probability: Double = 0.5) -> Bool {
         if probability <= 0 { return false }
         if probability >= 1 { return true }
         return double() < probability
@@ -64,7 +64,7 @@ extension SeededGenerator {
     /// var deck = Array(0..<52)
     /// rng.shuffle(&deck)
     /// ```
-    public mutating func shuffle<T>(_ array: inout [T]) {
+    package mutating func shuffle<T>(_ array: inout [T]) {
         guard array.count > 1 else { return }
         var i = array.count - 1
         while i > 0 {
@@ -79,7 +79,7 @@ extension SeededGenerator {
     /// ```swift
     /// let order = rng.shuffled(["a", "b", "c"])
     /// ```
-    public mutating func shuffled<T>(_ array: [T]) -> [T] {
+    package mutating func shuffled<T>(_ array: [T]) -> [T] {
         var copy = array
         shuffle(&copy)
         return copy
@@ -90,7 +90,7 @@ extension SeededGenerator {
     /// ```swift
     /// let colour = rng.choice(["red", "green", "blue"])
     /// ```
-    public mutating func choice<C: Collection>(_ collection: C) -> C.Element {
+    package mutating func choice<C: Collection>(_ collection: C) -> C.Element {
         precondition(!collection.isEmpty, "choice(_:) needs a non-empty collection")
         let offset = Int(uniform(below: UInt64(collection.count)))
         return collection[collection.index(collection.startIndex, offsetBy: offset)]
@@ -101,7 +101,7 @@ extension SeededGenerator {
     /// ```swift
     /// let kind = rng.weightedIndex([3, 1])   // 0 three times as often as 1
     /// ```
-    public mutating func weightedIndex(_ weights: [Int]) -> Int {
+    package mutating func weightedIndex(_ weights: [Int]) -> Int {
         let total = weights.reduce(0) { $0 + max(0, $1) }
         precondition(total > 0, "weightedIndex(_:) needs a positive total weight")
         var target = Int(uniform(below: UInt64(total)))
@@ -117,7 +117,7 @@ extension SeededGenerator {
     /// ```swift
     /// let picks = rng.distinct(3, from: 10)   // e.g. [1, 4, 7]
     /// ```
-    public mutating func distinct(_ count: Int, from population: Int) -> [Int] {
+    package mutating func distinct(_ count: Int, from population: Int) -> [Int] {
         let k = min(max(0, count), population)
         var chosen: [Int] = []
         chosen.reserveCapacity(k)

@@ -1,20 +1,20 @@
 /// A seeded xoshiro256** generator: the only source of randomness in fixture generation.
 ///
-/// The state is filled from a ``SplitMix64`` seeded with the seed (the authors' recommended
+/// The state is filled from a `SplitMix64` seeded with the seed (the authors' recommended
 /// seeding), and the algorithm is Blackman and Vigna's reference
 /// (<https://prng.di.unimi.it/xoshiro256starstar.c>). Draw values with the sampling methods
-/// (``uniform(below:)``, ``double()``, ``shuffle(_:)`` …), never with the standard library's
+/// (`uniform(below:)`, `double()`, `shuffle(_:)` …), never with the standard library's
 /// `random(in:using:)`, whose algorithm may change between releases.
 /// ```swift
 /// var rng = SeededGenerator(seed: 42)
 /// let die = rng.uniform(in: 1...6)
 /// let name = rng.stream("Product.name")   // an independent sub-stream
 /// ```
-public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
+package struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
     /// The four state words (never all zero).
-    public private(set) var state: (UInt64, UInt64, UInt64, UInt64)
+    package private(set) var state: (UInt64, UInt64, UInt64, UInt64)
     /// The seed this generator (or the root of its stream) was created with.
-    public let seed: UInt64
+    package let seed: UInt64
 
     /// A generator seeded through SplitMix64, as the xoshiro authors recommend.
     ///
@@ -22,7 +22,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
     /// var rng = SeededGenerator(seed: 42)
     /// rng.next()   // 1546998764402558742
     /// ```
-    public init(seed: UInt64) {
+    package init(seed: UInt64) {
         var mixer = SplitMix64(seed: seed)
         self.seed = seed
         state = (mixer.next(), mixer.next(), mixer.next(), mixer.next())
@@ -34,7 +34,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
     /// var rng = SeededGenerator(state: (1, 2, 3, 4))
     /// rng.next()   // 11520
     /// ```
-    public init(state: (UInt64, UInt64, UInt64, UInt64)) {
+    package init(state: (UInt64, UInt64, UInt64, UInt64)) {
         precondition(state != (0, 0, 0, 0), "xoshiro256** needs a non-zero state")
         self.state = state
         seed = 0
@@ -45,7 +45,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
     /// ```swift
     /// let bits = rng.next()
     /// ```
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         let result = rotl(state.1 &* 5, 7) &* 9
         let t = state.1 << 17
         state.2 ^= state.0
@@ -67,7 +67,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
     /// var prices = root.stream("Product", "price")
     /// var row7 = root.stream("Product", "price", index: 7)
     /// ```
-    public func stream(_ labels: String..., index: UInt64? = nil) -> SeededGenerator {
+    package func stream(_ labels: String..., index: UInt64? = nil) -> SeededGenerator {
         SeededGenerator(seed: SeededGenerator.derive(seed, labels: labels, index: index))
     }
 
@@ -78,7 +78,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
     /// ```swift
     /// let key = SeededGenerator.derive(42, labels: ["Word", "text"], index: 3)
     /// ```
-    public static func derive(_ seed: UInt64, labels: [String], index: UInt64? = nil) -> UInt64 {
+    package static func derive(_ seed: UInt64, labels: [String], index: UInt64? = nil) -> UInt64 {
         var key = SplitMix64.mix(seed)
         for label in labels { key = SplitMix64.mix(key ^ StreamLabel.hash(label)) }
         if let index { key = SplitMix64.mix(key &+ (index &+ 1) &* 0x9E37_79B9_7F4A_7C15) }
@@ -86,12 +86,12 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
     }
 
     /// Generators compare by state.
-    public static func == (a: SeededGenerator, b: SeededGenerator) -> Bool {
+    package static func == (a: SeededGenerator, b: SeededGenerator) -> Bool {
         a.state == b.state && a.seed == b.seed
     }
 
     /// Hashes the state.
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(state.0)
         hasher.combine(state.1)
         hasher.combine(state.2)

@@ -6,23 +6,23 @@
 /// var mixer = SplitMix64(seed: 0)
 /// mixer.next()   // 0xE220A8397B1DCDAF
 /// ```
-public struct SplitMix64: Sendable, Hashable {
+package struct SplitMix64: Sendable, Hashable {
     /// The generator's whole state: a counter advanced by the golden-ratio increment.
-    public var state: UInt64
+    package var state: UInt64
 
     /// A generator whose first output is `mix(seed &+ 0x9E3779B97F4A7C15)`.
     ///
     /// ```swift
     /// var mixer = SplitMix64(seed: 42)
     /// ```
-    public init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
     /// The next 64-bit output.
     ///
     /// ```swift
     /// let word = mixer.next()
     /// ```
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         return SplitMix64.mix(state)
     }
@@ -33,7 +33,7 @@ public struct SplitMix64: Sendable, Hashable {
     /// SplitMix64.mix(0x9E3779B97F4A7C15)   // 0xE220A8397B1DCDAF
     /// ```
     @inlinable
-    public static func mix(_ value: UInt64) -> UInt64 {
+    package static func mix(_ value: UInt64) -> UInt64 {
         var z = value
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
@@ -48,13 +48,13 @@ public struct SplitMix64: Sendable, Hashable {
 /// StreamLabel.hash("")   // 0xCBF29CE484222325 (the FNV offset basis)
 /// StreamLabel.hash("a")  // 0xAF63DC4C8601EC8C
 /// ```
-public enum StreamLabel {
+package enum StreamLabel {
     /// The FNV-1a 64-bit hash of `label`'s UTF-8 bytes.
     ///
     /// ```swift
     /// let h = StreamLabel.hash("Product.name")
     /// ```
-    public static func hash(_ label: String) -> UInt64 {
+    package static func hash(_ label: String) -> UInt64 {
         var h: UInt64 = 0xCBF2_9CE4_8422_2325
         for byte in label.utf8 {
             h ^= UInt64(byte)

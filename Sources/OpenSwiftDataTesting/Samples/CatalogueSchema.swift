@@ -6,14 +6,14 @@ import OpenSwiftData
 /// ```swift
 /// let books = CatalogueCategory(name: "Books")
 /// ```
-@Model public final class CatalogueCategory {
+@Model package final class CatalogueCategory {
     /// The category's display name.
-    public var name: String
+    package var name: String
     /// The products in the category.
-    @Relationship(deleteRule: .cascade, inverse: \CatalogueProduct.category) public var products: [CatalogueProduct] =
+    @Relationship(deleteRule: .cascade, inverse: \CatalogueProduct.category) package var products: [CatalogueProduct] =
         []
     /// A category.
-    public init(name: String) { self.name = name }
+    package init(name: String) { self.name = name }
 }
 
 /// A product of the catalogue sample schema, indexed on `name` and on `(price, name)`.
@@ -21,26 +21,26 @@ import OpenSwiftData
 /// ```swift
 /// let lamp = CatalogueProduct(name: "Lamp", sku: "SKU-1", price: 19.99, stock: 4, addedAt: FixtureEpoch.reference)
 /// ```
-@Model public final class CatalogueProduct {
+@Model package final class CatalogueProduct {
     #Index<CatalogueProduct>([\.name], [\.price, \.name])
     /// The product's name.
-    public var name: String
+    package var name: String
     /// The stock-keeping unit, unique by construction (not declared unique).
-    public var sku: String
+    package var sku: String
     /// The price with whole cents.
-    public var price: Double
+    package var price: Double
     /// Units in stock.
-    public var stock: Int
+    package var stock: Int
     /// A short description, or `nil`.
-    public var summary: String?
+    package var summary: String?
     /// When the product was listed.
-    public var addedAt: Date
+    package var addedAt: Date
     /// The product's category.
-    public var category: CatalogueCategory?
+    package var category: CatalogueCategory?
     /// Its tags (many-to-many).
-    @Relationship(inverse: \CatalogueTag.products) public var tags: [CatalogueTag] = []
+    @Relationship(inverse: \CatalogueTag.products) package var tags: [CatalogueTag] = []
     /// A product.
-    public init(name: String, sku: String, price: Double, stock: Int, summary: String? = nil, addedAt: Date) {
+    package init(name: String, sku: String, price: Double, stock: Int, summary: String? = nil, addedAt: Date) {
         self.name = name
         self.sku = sku
         self.price = price
@@ -55,14 +55,14 @@ import OpenSwiftData
 /// ```swift
 /// let sale = CatalogueTag(label: "sale")
 /// ```
-@Model public final class CatalogueTag {
+@Model package final class CatalogueTag {
     /// The tag's text.
-    public var label: String
+    package var label: String
     /// The products carrying the tag: an optional to-many, as CloudKit sync requires (it reads
     /// `[]`, never `nil`, as in SwiftData).
-    public var products: [CatalogueProduct]? = []
+    package var products: [CatalogueProduct]? = []
     /// A tag.
-    public init(label: String) { self.label = label }
+    package init(label: String) { self.label = label }
 }
 
 extension SampleSchema {
@@ -72,7 +72,7 @@ extension SampleSchema {
     /// ```swift
     /// let fixture = SampleSchema.catalogue.fixture(seed: 1, scale: 1_000)
     /// ```
-    public static var catalogue: SampleSchema {
+    package static var catalogue: SampleSchema {
         SampleSchema(
             name: "catalogue",
             summary: "categories, products with #Index, tags many-to-many",

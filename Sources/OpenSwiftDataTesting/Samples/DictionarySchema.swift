@@ -5,13 +5,13 @@ import OpenSwiftData
 /// ```swift
 /// let nouns = DictionaryCategory(name: "nouns")
 /// ```
-@Model public final class DictionaryCategory {
+@Model package final class DictionaryCategory {
     /// The category's name, unique.
-    @Attribute(.unique) public var name: String
+    @Attribute(.unique) package var name: String
     /// The category's words; deleted with it.
-    @Relationship(deleteRule: .cascade, inverse: \DictionaryWord.category) public var words: [DictionaryWord] = []
+    @Relationship(deleteRule: .cascade, inverse: \DictionaryWord.category) package var words: [DictionaryWord] = []
     /// A category.
-    public init(name: String) { self.name = name }
+    package init(name: String) { self.name = name }
 }
 
 /// A word of the dictionary sample schema.
@@ -19,15 +19,15 @@ import OpenSwiftData
 /// ```swift
 /// let w = DictionaryWord(text: "apple")   // length 5 (Unicode scalars)
 /// ```
-@Model public final class DictionaryWord {
+@Model package final class DictionaryWord {
     /// The word.
-    public var text: String
+    package var text: String
     /// Its length in Unicode scalars (stable across Unicode versions, unlike `count`).
-    public var length: Int
+    package var length: Int
     /// Its category.
-    public var category: DictionaryCategory?
+    package var category: DictionaryCategory?
     /// A word.
-    public init(text: String) {
+    package init(text: String) {
         self.text = text
         self.length = text.unicodeScalars.count
     }
@@ -40,7 +40,7 @@ extension SampleSchema {
     /// ```swift
     /// let fixture = SampleSchema.dictionary.fixture(seed: 1, scale: 1_000_000)
     /// ```
-    public static var dictionary: SampleSchema {
+    package static var dictionary: SampleSchema {
         SampleSchema(
             name: "dictionary",
             summary: "categories with unique names, words cascading (Zipf fan-out)",

@@ -10,13 +10,13 @@ import OpenSwiftData
 ///
 /// `Sendable` (so `@Test(arguments: SampleSchema.all)` works); unchecked only because
 /// ``modelTypes`` holds model metatypes, which Swift 6.2+ does not assume `Sendable`.
-public struct SampleSchema: @unchecked Sendable {
+package struct SampleSchema: @unchecked Sendable {
     /// The name the CLI takes (`--schema catalogue`).
-    public let name: String
+    package let name: String
     /// One line describing the schema.
-    public let summary: String
+    package let summary: String
     /// Every model class of the schema, subclasses included.
-    public let modelTypes: [any PersistentModel.Type]
+    package let modelTypes: [any PersistentModel.Type]
     let build: @Sendable (UInt64, Int, Traits) -> Fixture
 
     init(
@@ -34,14 +34,14 @@ public struct SampleSchema: @unchecked Sendable {
     /// ```swift
     /// let schema = SampleSchema.trips.schema
     /// ```
-    public var schema: Schema { Schema(modelTypes) }
+    package var schema: Schema { Schema(modelTypes) }
 
     /// The schema's fixture for a seed, a scale (its main entity's row count) and traits.
     ///
     /// ```swift
     /// let fixture = SampleSchema.users.fixture(seed: 7, scale: 100, traits: [.hostile])
     /// ```
-    public func fixture(seed: UInt64, scale: Int, traits: Traits = []) -> Fixture {
+    package func fixture(seed: UInt64, scale: Int, traits: Traits = []) -> Fixture {
         build(seed, max(0, scale), traits)
     }
 
@@ -50,12 +50,12 @@ public struct SampleSchema: @unchecked Sendable {
     /// ```swift
     /// SampleSchema.all.map(\.name)   // ["catalogue", "dictionary", "trips", "users"]
     /// ```
-    public static var all: [SampleSchema] { [catalogue, dictionary, trips, users] }
+    package static var all: [SampleSchema] { [catalogue, dictionary, trips, users] }
 
     /// The sample schema with this name, or `nil`.
     ///
     /// ```swift
     /// SampleSchema.named("trips")?.summary
     /// ```
-    public static func named(_ name: String) -> SampleSchema? { all.first { $0.name == name } }
+    package static func named(_ name: String) -> SampleSchema? { all.first { $0.name == name } }
 }

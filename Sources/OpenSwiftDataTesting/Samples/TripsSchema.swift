@@ -6,20 +6,20 @@ import OpenSwiftData
 /// ```swift
 /// let t = TravelTrip(name: "Lisbon", destination: "Lisbon", startDate: FixtureEpoch.reference, endDate: FixtureEpoch.date(offset: 86_400))
 /// ```
-@Model public class TravelTrip {
+@Model package class TravelTrip {
     /// The trip's name.
-    public var name: String
+    package var name: String
     /// Where it goes.
-    public var destination: String
+    package var destination: String
     /// First day.
-    public var startDate: Date
+    package var startDate: Date
     /// Last day.
-    public var endDate: Date
+    package var endDate: Date
     /// Where the travellers stay; deleted with the trip.
-    @Relationship(deleteRule: .cascade, inverse: \TravelAccommodation.trip) public var accommodations:
+    @Relationship(deleteRule: .cascade, inverse: \TravelAccommodation.trip) package var accommodations:
         [TravelAccommodation] = []
     /// A trip.
-    public init(name: String, destination: String, startDate: Date, endDate: Date) {
+    package init(name: String, destination: String, startDate: Date, endDate: Date) {
         self.name = name
         self.destination = destination
         self.startDate = startDate
@@ -32,13 +32,13 @@ import OpenSwiftData
 /// ```swift
 /// let b = TravelBusinessTrip(name: "Expo", destination: "Berlin", startDate: d0, endDate: d1, perdiem: 80)
 /// ```
-@Model public class TravelBusinessTrip: TravelTrip {
+@Model package class TravelBusinessTrip: TravelTrip {
     /// The daily allowance.
-    public var perdiem: Double
+    package var perdiem: Double
     /// Meals expensed on the trip; deleted with it.
-    @Relationship(deleteRule: .cascade, inverse: \TravelMeal.trip) public var meals: [TravelMeal] = []
+    @Relationship(deleteRule: .cascade, inverse: \TravelMeal.trip) package var meals: [TravelMeal] = []
     /// A business trip.
-    public init(name: String, destination: String, startDate: Date, endDate: Date, perdiem: Double) {
+    package init(name: String, destination: String, startDate: Date, endDate: Date, perdiem: Double) {
         self.perdiem = perdiem
         super.init(name: name, destination: destination, startDate: startDate, endDate: endDate)
     }
@@ -49,7 +49,7 @@ import OpenSwiftData
 /// ```swift
 /// TravelReason.allCases.count   // 4
 /// ```
-public enum TravelReason: String, Codable, CaseIterable, Sendable {
+package enum TravelReason: String, Codable, CaseIterable, Sendable {
     /// Visiting family.
     case family
     /// A reunion.
@@ -65,11 +65,11 @@ public enum TravelReason: String, Codable, CaseIterable, Sendable {
 /// ```swift
 /// let p = TravelPersonalTrip(name: "Home", destination: "Porto", startDate: d0, endDate: d1, reason: .family)
 /// ```
-@Model public class TravelPersonalTrip: TravelTrip {
+@Model package class TravelPersonalTrip: TravelTrip {
     /// Why the trip is taken.
-    public var reason: TravelReason
+    package var reason: TravelReason
     /// A personal trip.
-    public init(name: String, destination: String, startDate: Date, endDate: Date, reason: TravelReason) {
+    package init(name: String, destination: String, startDate: Date, endDate: Date, reason: TravelReason) {
         self.reason = reason
         super.init(name: name, destination: destination, startDate: startDate, endDate: endDate)
     }
@@ -80,17 +80,17 @@ public enum TravelReason: String, Codable, CaseIterable, Sendable {
 /// ```swift
 /// let hotel = TravelAccommodation(name: "Hotel Sol", address: "Rua 1", nights: 3)
 /// ```
-@Model public final class TravelAccommodation {
+@Model package final class TravelAccommodation {
     /// The place's name.
-    public var name: String
+    package var name: String
     /// Its address.
-    public var address: String
+    package var address: String
     /// Nights booked.
-    public var nights: Int
+    package var nights: Int
     /// The trip.
-    public var trip: TravelTrip?
+    package var trip: TravelTrip?
     /// An accommodation.
-    public init(name: String, address: String, nights: Int) {
+    package init(name: String, address: String, nights: Int) {
         self.name = name
         self.address = address
         self.nights = nights
@@ -102,22 +102,22 @@ public enum TravelReason: String, Codable, CaseIterable, Sendable {
 /// ```swift
 /// let lunch = TravelMeal(venue: "Café", cost: 18.5, eatenAt: FixtureEpoch.reference, amount: 18.5)
 /// ```
-@Model public final class TravelMeal {
+@Model package final class TravelMeal {
     /// Where it was eaten.
-    public var venue: String
+    package var venue: String
     /// What it cost.
-    public var cost: Double
+    package var cost: Double
     /// When.
-    public var eatenAt: Date
+    package var eatenAt: Date
     /// What it cost, as a `Decimal` (any sign, scale and exponent, so the differential checks
     /// compare and sort Decimals).
-    public var amount: Decimal
+    package var amount: Decimal
     /// The tip, if one was given.
-    public var tip: Decimal?
+    package var tip: Decimal?
     /// The business trip.
-    public var trip: TravelBusinessTrip?
+    package var trip: TravelBusinessTrip?
     /// A meal.
-    public init(venue: String, cost: Double, eatenAt: Date, amount: Decimal, tip: Decimal? = nil) {
+    package init(venue: String, cost: Double, eatenAt: Date, amount: Decimal, tip: Decimal? = nil) {
         self.venue = venue
         self.cost = cost
         self.eatenAt = eatenAt
@@ -135,7 +135,7 @@ extension SampleSchema {
     /// ```swift
     /// let fixture = SampleSchema.trips.fixture(seed: 1, scale: 200)
     /// ```
-    public static var trips: SampleSchema {
+    package static var trips: SampleSchema {
         SampleSchema(
             name: "trips",
             summary: "Trip / BusinessTrip / PersonalTrip with accommodations and meals",

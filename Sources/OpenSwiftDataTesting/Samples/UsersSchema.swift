@@ -6,23 +6,23 @@ import OpenSwiftData
 /// ```swift
 /// let u = AccountUser(id: row.uuid("id"), username: "user1", name: "Zoë Müller", email: "a@example.com", joined: FixtureEpoch.reference)
 /// ```
-@Model public final class AccountUser {
+@Model package final class AccountUser {
     /// The user's identifier, unique.
-    @Attribute(.unique) public var id: UUID
+    @Attribute(.unique) package var id: UUID
     /// The login name, unique.
-    @Attribute(.unique) public var username: String
+    @Attribute(.unique) package var username: String
     /// The display name (any script).
-    public var name: String
+    package var name: String
     /// The email address (not unique: about 1% repeat an earlier one).
-    public var email: String
+    package var email: String
     /// When the user joined.
-    public var joined: Date
+    package var joined: Date
     /// A score, normally distributed.
-    public var score: Int
+    package var score: Int
     /// A biography, or `nil`.
-    public var bio: String?
+    package var bio: String?
     /// A user.
-    public init(
+    package init(
         id: UUID, username: String, name: String, email: String, joined: Date, score: Int = 0, bio: String? = nil
     ) {
         self.id = id
@@ -42,7 +42,7 @@ extension SampleSchema {
     /// ```swift
     /// let fixture = SampleSchema.users.fixture(seed: 1, scale: 500, traits: [.unicodeHeavy])
     /// ```
-    public static var users: SampleSchema {
+    package static var users: SampleSchema {
         SampleSchema(
             name: "users",
             summary: "users with @Attribute(.unique) ids, names in several scripts",

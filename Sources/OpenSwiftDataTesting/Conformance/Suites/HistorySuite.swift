@@ -337,7 +337,7 @@ extension ConformanceCheck {
     /// ```swift
     /// let history = try check.history(in: container)
     /// ```
-    public func history(
+    package func history(
         in container: ModelContainer,
         _ descriptor: HistoryDescriptor<DefaultHistoryTransaction> = HistoryDescriptor()
     ) throws -> [DefaultHistoryTransaction] {

@@ -236,7 +236,7 @@ extension ConformanceCheck {
     static let voyageDates = [1, 2, 3].map { Date(timeIntervalSinceReferenceDate: Double($0) * 86_400) }
 
     /// A store file `name.store` in the case's scratch directory (not created).
-    public func storeFile(_ name: String) -> URL { scratch.url.appendingPathComponent("\(name).store") }
+    package func storeFile(_ name: String) -> URL { scratch.url.appendingPathComponent("\(name).store") }
 
     /// Writes a ``ConformanceVoyagesV1`` store: voyages Lisbon, Porto, Lisbon (two from port LIS),
     /// `legacy` 7, 8, 9. Returns its URL.
@@ -260,7 +260,7 @@ extension ConformanceCheck {
     /// and returns a container of this check's store kind holding the result, with the stages
     /// that ran and their warnings. On disk that is the migrating container itself; in memory, a
     /// new in-memory container restored from the migrated file.
-    public func migrate(_ url: URL, to version: any VersionedSchema.Type, plan: any SchemaMigrationPlan.Type) throws
+    package func migrate(_ url: URL, to version: any VersionedSchema.Type, plan: any SchemaMigrationPlan.Type) throws
         -> (container: ModelContainer, stages: [String], warnings: [String])
     {
         let schema = Schema(versionedSchema: version)

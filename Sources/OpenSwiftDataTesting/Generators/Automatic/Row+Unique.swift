@@ -69,7 +69,7 @@ public struct UniqueValues: Sendable {
             ))
     }
 
-    /// A date `index × spacing` seconds after ``FixtureEpoch/reference``.
+    /// A date `index × spacing` seconds after `FixtureEpoch.reference`.
     ///
     /// ```swift
     /// row.unique.date("createdAt", spacing: 60)

@@ -1,5 +1,6 @@
 import Foundation
 import OpenSwiftData
+import OpenSwiftDataTesting
 
 #if canImport(Glibc)
     import Glibc
@@ -26,7 +27,7 @@ extension ReliabilityProbe {
     /// values (count and a digest of every value). Then it opens the store with the plan: the
     /// migration must succeed, every row must carry the new values, and no scratch file may be
     /// left in the directory.
-    public static let migrations = ReliabilityProbe(
+    package static let migrations = ReliabilityProbe(
         name: "migrations",
         title:
             "SIGKILL a migration at a random moment: the store is entirely old or entirely new, no row lost, no scratch left",

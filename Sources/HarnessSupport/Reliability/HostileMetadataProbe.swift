@@ -1,5 +1,6 @@
 import Foundation
 import OpenSwiftData
+import OpenSwiftDataTesting
 
 #if canImport(Glibc)
     import Glibc
@@ -20,7 +21,7 @@ extension ReliabilityProbe {
     /// every error is a typed `SwiftDataError`, each file meets its expectation (a typed error,
     /// or a correct open), a failed open and the read-only tools leave the bytes unchanged, and
     /// no file takes longer than ``ReliabilityConfiguration/hostileFileSeconds``.
-    public static let hostileMetadata = ReliabilityProbe(
+    package static let hostileMetadata = ReliabilityProbe(
         name: "hostile-metadata",
         title:
             "Hostile metadata, keys at Int64.max, wrong-type rows and aborting triggers: typed errors, fast, no crash",

@@ -1,5 +1,6 @@
 import Foundation
 import OpenSwiftData
+import OpenSwiftDataTesting
 
 #if canImport(Glibc)
     import Glibc
@@ -20,13 +21,13 @@ import OpenSwiftData
 /// `migration-checker`, `history-writer`, `history-checker`, and `probe` (a whole single-process probe). Arguments are
 /// `key=value` words; a worker prints lines (`ready`, `committed N`, `result {json}` …) on
 /// standard output and its diagnostics on standard error.
-public enum ReliabilityWorker {
+package enum ReliabilityWorker {
     /// The hidden subcommand of `harness` that runs a worker.
-    public static let subcommand = "reliability-worker"
+    package static let subcommand = "reliability-worker"
 
     /// Runs the worker role named by `arguments[0]`; returns the exit status (0 done, 1 a
     /// check failed or an error was reported, 2 bad arguments).
-    public static func main(_ arguments: [String]) -> Int32 {
+    package static func main(_ arguments: [String]) -> Int32 {
         guard let role = arguments.first, let body = roles[role] else {
             WorkerIO.error(
                 "unknown worker role '\(arguments.first ?? "")'; roles: \(roles.keys.sorted().joined(separator: ", "))")
@@ -48,7 +49,7 @@ public enum ReliabilityWorker {
     /// ```swift
     /// let result = ReliabilityProbe.diskFull.run(.quick, executable: ReliabilityWorker.currentExecutable)
     /// ```
-    public static var currentExecutable: URL {
+    package static var currentExecutable: URL {
         // try?: /proc only exists on Linux; the fallback below is the other platforms' answer.
         if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             return URL(fileURLWithPath: target)

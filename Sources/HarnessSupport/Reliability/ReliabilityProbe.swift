@@ -1,5 +1,6 @@
 import Foundation
 import OpenSwiftData
+import OpenSwiftDataTesting
 
 /// One reliability experiment: seeded, bounded, run in child processes of the harness, and
 /// reduced to figures and a pass/fail with a reason (Docs/Design.md, reliability rules).
@@ -15,21 +16,21 @@ import OpenSwiftData
 /// let result = ReliabilityProbe.crashLoop.run(.quick, executable: harness)
 /// print(result.passed, result.figureSummary)
 /// ```
-public struct ReliabilityProbe: Sendable, CustomStringConvertible {
+package struct ReliabilityProbe: Sendable, CustomStringConvertible {
     /// The probe's name, as `harness reliability --probe` takes it (`crash-loop` …).
-    public let name: String
+    package let name: String
     /// One line saying what the probe proves.
-    public let title: String
+    package let title: String
     /// Whether the probe runs whole inside one worker process.
     let runsInWorker: Bool
     /// The experiment: records figures and violations in the tally; returns the reason to give when it passed.
     let body: @Sendable (ReliabilityRun, inout ReliabilityTally) throws -> String
 
     /// The name.
-    public var description: String { name }
+    package var description: String { name }
 
     /// Every probe, in the order `harness reliability` runs them.
-    public static var all: [ReliabilityProbe] {
+    package static var all: [ReliabilityProbe] {
         [
             .crashLoop, .readersDuringWrites, .concurrentWriters, .concurrentCreation, .diskFull, .badFiles,
             .hostileValues, .hostileMetadata, .severalStores, .migrations, .history, .actors,
@@ -41,7 +42,7 @@ public struct ReliabilityProbe: Sendable, CustomStringConvertible {
     /// ```swift
     /// ReliabilityProbe.named("disk-full")?.title
     /// ```
-    public static func named(_ name: String) -> ReliabilityProbe? { all.first { $0.name == name } }
+    package static func named(_ name: String) -> ReliabilityProbe? { all.first { $0.name == name } }
 
     /// Runs the probe with `configuration`, starting workers from `executable` (the `harness`
     /// binary); never throws and never hangs: a problem that stops the experiment is a failed result.
@@ -50,7 +51,7 @@ public struct ReliabilityProbe: Sendable, CustomStringConvertible {
     ///   - configuration: sizes and seed (``ReliabilityConfiguration/quick`` or ``ReliabilityConfiguration/full``).
     ///   - executable: the `harness` executable, whose hidden `reliability-worker` subcommand runs the children.
     ///   - keepFiles: keep the scratch directory (stores, workers' standard error) and name it in the result.
-    public func run(_ configuration: ReliabilityConfiguration, executable: URL, keepFiles: Bool = false)
+    package func run(_ configuration: ReliabilityConfiguration, executable: URL, keepFiles: Bool = false)
         -> ReliabilityResult
     {
         let start = Clock.now

@@ -1,5 +1,6 @@
 import Foundation
 import OpenSwiftData
+import OpenSwiftDataTesting
 
 extension ReliabilityProbe {
     /// Several processes open the same store that does not exist yet, at the same moment, and
@@ -8,7 +9,7 @@ extension ReliabilityProbe {
     ///
     /// The processes start, print `ready`, and block on their standard input; once all are
     /// ready the coordinator writes the go byte to each, so their opens race. One new store per trial.
-    public static let concurrentCreation = ReliabilityProbe(
+    package static let concurrentCreation = ReliabilityProbe(
         name: "concurrent-creation",
         title: "Processes creating the same new store at once all succeed, and every row is there",
         runsInWorker: false, body: ConcurrentCreationProbe.run)

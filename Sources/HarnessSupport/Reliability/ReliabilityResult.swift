@@ -1,4 +1,5 @@
 import Foundation
+import OpenSwiftDataTesting
 
 /// One measured number of a probe (`kills`, `half-saves seen`, `lost updates` …).
 ///
@@ -6,20 +7,20 @@ import Foundation
 /// let figure = ReliabilityFigure("half-saves seen", 0)
 /// figure.description   // "half-saves seen 0"
 /// ```
-public struct ReliabilityFigure: Codable, Sendable, Equatable, CustomStringConvertible {
+package struct ReliabilityFigure: Codable, Sendable, Equatable, CustomStringConvertible {
     /// What was counted, in words.
-    public var name: String
+    package var name: String
     /// The count.
-    public var value: Int
+    package var value: Int
 
     /// A figure.
-    public init(_ name: String, _ value: Int) {
+    package init(_ name: String, _ value: Int) {
         self.name = name
         self.value = value
     }
 
     /// `name value`.
-    public var description: String { "\(name) \(value)" }
+    package var description: String { "\(name) \(value)" }
 }
 
 /// What one probe found: its figures, whether it passed, and why.
@@ -29,25 +30,25 @@ public struct ReliabilityFigure: Codable, Sendable, Equatable, CustomStringConve
 /// if !result.passed { print(result.reason); result.failures.forEach { print($0) } }
 /// result.figure("kills")   // 20
 /// ```
-public struct ReliabilityResult: Codable, Sendable, Equatable {
+package struct ReliabilityResult: Codable, Sendable, Equatable {
     /// The probe's name (``ReliabilityProbe/name``).
-    public var probe: String
+    package var probe: String
     /// Whether every property the probe checks held.
-    public var passed: Bool
+    package var passed: Bool
     /// One sentence: what held, or the first thing that did not.
-    public var reason: String
+    package var reason: String
     /// The figures, in the order the probe reports them.
-    public var figures: [ReliabilityFigure]
+    package var figures: [ReliabilityFigure]
     /// Every violation found (at most ``maximumFailures``), each with what reproduces it.
-    public var failures: [String]
+    package var failures: [String]
     /// Wall time of the probe, in seconds (a trend, never a pass criterion).
-    public var seconds: Double
+    package var seconds: Double
 
     /// How many failure messages a result keeps; the figures still count all of them.
-    public static let maximumFailures = 25
+    package static let maximumFailures = 25
 
     /// A result.
-    public init(
+    package init(
         probe: String, passed: Bool, reason: String, figures: [ReliabilityFigure] = [],
         failures: [String] = [], seconds: Double = 0
     ) {
@@ -60,10 +61,10 @@ public struct ReliabilityResult: Codable, Sendable, Equatable {
     }
 
     /// The value of the figure named `name`, or `nil`.
-    public func figure(_ name: String) -> Int? { figures.first { $0.name == name }?.value }
+    package func figure(_ name: String) -> Int? { figures.first { $0.name == name }?.value }
 
     /// The figures on one line: `kills 20, failed reopens 0, …`.
-    public var figureSummary: String { figures.map(\.description).joined(separator: ", ") }
+    package var figureSummary: String { figures.map(\.description).joined(separator: ", ") }
 }
 
 /// Collects a probe's figures and violations while it runs, then makes its result.

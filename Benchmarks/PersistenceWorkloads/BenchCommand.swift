@@ -2,12 +2,11 @@ import ArgumentParsing
 import BenchmarkKit
 import Foundation
 import OpenSwiftData
-import PersistenceWorkloads
 
 /// `harness bench`: runs the persistence workloads against raw SQLite and writes the reports.
-public enum BenchCommand {
+package enum BenchCommand {
     /// The subcommand's options, for the harness's argument parser.
-    public static let subcommand = Subcommand(
+    package static let subcommand = Subcommand(
         "bench",
         abstract: "Measure every core operation against raw SQLite in the same process and write reports.",
         options: [
@@ -49,10 +48,10 @@ public enum BenchCommand {
     /// scale the benchmarks are measured at (`--million`). A scale is rows held at once (the
     /// in-memory store and the fetch-all workloads keep every row), so a mistyped count beyond
     /// this would allocate until the machine runs out of memory rather than fail.
-    public static let rows = 1...10_000_000
+    package static let rows = 1...10_000_000
 
     /// The workloads' ratio targets (our cost ÷ raw SQLite's), drawn on the ratio chart.
-    public static let targets: [RatioBarChart.Target] = [
+    package static let targets: [RatioBarChart.Target] = [
         .init(label: "insert, fetch all ≤ 2×", ratio: 2),
         .init(label: "indexed equality, upsert ≤ 3×", ratio: 3),
         .init(label: "fetchCount, unindexed scans ≤ 1.2×", ratio: 1.2),
@@ -64,32 +63,32 @@ public enum BenchCommand {
     /// let options = try BenchCommand.options(parser.parse(["bench", "--quick", "--scale", "1000"]))
     /// options.scales   // [1000]
     /// ```
-    public struct Options: Equatable, Sendable {
+    package struct Options: Equatable, Sendable {
         /// `--quick`: a quarter-second budget per result instead of two seconds.
-        public var quick: Bool = false
+        package var quick: Bool = false
         /// The row counts to run at (`--scale`, then 1,000,000 with `--million`).
-        public var scales: [Int] = [1_000, 10_000, 100_000]
+        package var scales: [Int] = [1_000, 10_000, 100_000]
         /// The stores to run on (`--store`).
-        public var stores: [BenchStore] = [.disk, .memory]
+        package var stores: [BenchStore] = [.disk, .memory]
         /// The index strategies for the query workloads (`--strategy`).
-        public var strategies: [IndexStrategy] = [.none, .declared]
+        package var strategies: [IndexStrategy] = [.none, .declared]
         /// Lowercased texts a workload's name or group must contain (`--filter`); empty runs all.
-        public var filters: [String] = []
+        package var filters: [String] = []
         /// The baseline report to compare with (`--compare`), read before the run.
-        public var baseline: BenchmarkReport?
+        package var baseline: BenchmarkReport?
         /// The directory the report files go to (`--out`).
-        public var out: URL = URL(fileURLWithPath: "Reports", isDirectory: true)
+        package var out: URL = URL(fileURLWithPath: "Reports", isDirectory: true)
         /// `--allow-debug`: run even in a debug build.
-        public var allowDebug: Bool = false
+        package var allowDebug: Bool = false
         /// `--memory-check`: also compare peak RSS of two child processes.
-        public var memoryCheck: Bool = false
+        package var memoryCheck: Bool = false
         /// `--rss-probe`: only insert this many rows and print the peak RSS.
-        public var rssProbe: Int?
+        package var rssProbe: Int?
         /// `--fixture`: the fixture file whose entities the query shapes run on (`harness bench` only).
-        public var fixture: URL?
+        package var fixture: URL?
 
         /// How the runner measures: a quarter second (quick) or two seconds per result, at least 5 runs.
-        public var configuration: RunnerConfiguration {
+        package var configuration: RunnerConfiguration {
             // Quick: one warm-up, then about a quarter second per result (at least 5 runs), so cheap
             // operations still get enough runs for a stable median (at least 5, so a 25 % gate is not tripped by noise).
             var config =
@@ -111,7 +110,7 @@ public enum BenchCommand {
     /// // throws ArgumentError.invalidValue: --scale takes an integer from 1 to 10000000, not '-5'
     /// ```
     /// - Throws: ``ArgumentError`` `.invalidValue` whose message names the option.
-    public static func options(_ args: ParsedArguments) throws -> Options {
+    package static func options(_ args: ParsedArguments) throws -> Options {
         var o = Options()
         o.quick = args.flag("quick")
         o.allowDebug = args.flag("allow-debug")
@@ -151,7 +150,7 @@ public enum BenchCommand {
     /// try BenchCommand.checkRunnable(options)   // before any long work
     /// ```
     /// - Throws: ``BenchmarkError`` `.debugBuild` or `.invalidConfiguration`.
-    public static func checkRunnable(_ options: Options) throws {
+    package static func checkRunnable(_ options: Options) throws {
         try BenchmarkRunner(configuration: options.configuration).validate()
     }
 
@@ -160,7 +159,7 @@ public enum BenchCommand {
     /// ```swift
     /// exit(try BenchCommand.run(parser.parse(["bench", "--quick"]), toolchain: nil))
     /// ```
-    public static func run(_ args: ParsedArguments, toolchain: String?) throws -> Int32 {
+    package static func run(_ args: ParsedArguments, toolchain: String?) throws -> Int32 {
         try run(options(args), toolchain: toolchain)
     }
 
@@ -169,7 +168,7 @@ public enum BenchCommand {
     /// ```swift
     /// exit(try BenchCommand.run(options, toolchain: nil))
     /// ```
-    public static func run(_ o: Options, toolchain: String?) throws -> Int32 {
+    package static func run(_ o: Options, toolchain: String?) throws -> Int32 {
         if let rows = o.rssProbe {
             print(try PersistenceWorkloads.rssProbe(rows: rows))
             return 0
@@ -268,7 +267,7 @@ public enum BenchCommand {
     /// let strategy = try BenchCommand.parseStrategy("custom:BenchItem(code,price)")
     /// ```
     /// - Throws: ``ArgumentError`` `.invalidValue` naming `--strategy`.
-    public static func parseStrategy(_ text: String) throws -> IndexStrategy {
+    package static func parseStrategy(_ text: String) throws -> IndexStrategy {
         switch text {
         case "none": return .none
         case "declared": return .declared

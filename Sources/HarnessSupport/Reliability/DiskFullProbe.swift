@@ -1,5 +1,6 @@
 import Foundation
 import OpenSwiftData
+import OpenSwiftDataTesting
 
 extension ReliabilityProbe {
     /// Saves into a store capped with `PRAGMA max_page_count` until it is full: the failing
@@ -10,7 +11,7 @@ extension ReliabilityProbe {
     /// Each save inserts three rows of 1.5 KB, so a save can fail half-way through its inserts
     /// or at commit. The cap is set on the store's own connection through
     /// `ModelContainer.withStoreConnection` (SQLite's stand-in for a full disk).
-    public static let diskFull = ReliabilityProbe(
+    package static let diskFull = ReliabilityProbe(
         name: "disk-full",
         title:
             "A save into a full store throws a typed error, writes nothing, keeps its changes, and succeeds after room is made",

@@ -1,4 +1,5 @@
 import Foundation
+import OpenSwiftDataTesting
 
 /// How big each reliability experiment is, and its seed: ``quick`` for the test suite,
 /// ``full`` for `harness reliability` (`make reliability`).
@@ -11,52 +12,52 @@ import Foundation
 /// configuration.kills = 50
 /// let result = ReliabilityProbe.crashLoop.run(configuration, executable: harnessURL)
 /// ```
-public struct ReliabilityConfiguration: Codable, Sendable, Equatable {
+package struct ReliabilityConfiguration: Codable, Sendable, Equatable {
     /// `quick` or `full` (or `custom` once a number was changed), for the report.
-    public var name: String
+    package var name: String
     /// The seed of every random choice (kill moments, batch sizes, garbage bytes).
-    public var seed: UInt64
+    package var seed: UInt64
     /// Crash loop: how many times a writer is SIGKILLed.
-    public var kills: Int
+    package var kills: Int
     /// Crash loop: a writer is killed after 0…this many saves (then a random delay), drawn from the seed.
-    public var maxSavesBeforeKill: Int
+    package var maxSavesBeforeKill: Int
     /// Crash loop: the random delay before the kill is 0…this many microseconds.
-    public var maxKillDelayMicroseconds: Int
+    package var maxKillDelayMicroseconds: Int
     /// Readers during writes: saves of the writer process.
-    public var readerSaves: Int
+    package var readerSaves: Int
     /// Readers during writes: reader processes.
-    public var readers: Int
+    package var readers: Int
     /// Concurrent writers: processes incrementing the counter.
-    public var writerProcesses: Int
+    package var writerProcesses: Int
     /// Concurrent writers: increments per process (fetch, +1, save).
-    public var increments: Int
+    package var increments: Int
     /// Concurrent creation: processes opening the same new store at once.
-    public var creationProcesses: Int
+    package var creationProcesses: Int
     /// Concurrent creation: trials (one new store each).
-    public var creationTrials: Int
+    package var creationTrials: Int
     /// Seconds a child process may run before it is killed and the probe fails.
-    public var childTimeout: Double
+    package var childTimeout: Double
     /// Several stores: how many times a writer saving into two stores at once is SIGKILLed.
-    public var storeKills: Int
+    package var storeKills: Int
     /// Migrations: rows of the old-schema store each killed migration starts from.
-    public var migrationRows: Int
+    package var migrationRows: Int
     /// Migrations: how many migrations are SIGKILLed.
-    public var migrationKills: Int
+    package var migrationKills: Int
     /// History: how many times the history writer is SIGKILLed.
-    public var historyKills: Int
+    package var historyKills: Int
     /// Hostile metadata: how many seeded hostile store files are opened.
-    public var hostileFiles: Int
+    package var hostileFiles: Int
     /// Hostile metadata: seconds one file may take (open, fetch, insert, save, describe,
     /// verify); a slower file fails the probe, and one still running a few seconds later is killed.
-    public var hostileFileSeconds: Double
+    package var hostileFileSeconds: Double
     /// Actors: seconds the threads and actors keep writing.
-    public var actorSeconds: Double
+    package var actorSeconds: Double
     /// Raw values of the `InjectedFault`s every worker process runs with (debug builds only): a
     /// probe must fail with the fault it guards against. Empty in every normal run.
-    public var injectedFaults: [String] = []
+    package var injectedFaults: [String] = []
 
     /// Creates a configuration; prefer starting from ``quick`` or ``full``.
-    public init(
+    package init(
         name: String, seed: UInt64, kills: Int, maxSavesBeforeKill: Int, maxKillDelayMicroseconds: Int,
         readerSaves: Int, readers: Int, writerProcesses: Int, increments: Int,
         creationProcesses: Int, creationTrials: Int, childTimeout: Double, storeKills: Int = 40,
@@ -95,7 +96,7 @@ public struct ReliabilityConfiguration: Codable, Sendable, Equatable {
     /// ```swift
     /// let result = ReliabilityProbe.readersDuringWrites.run(.quick, executable: harnessURL)
     /// ```
-    public static let quick = ReliabilityConfiguration(
+    package static let quick = ReliabilityConfiguration(
         name: "quick", seed: 1, kills: 20, maxSavesBeforeKill: 12, maxKillDelayMicroseconds: 4_000,
         readerSaves: 200, readers: 4, writerProcesses: 2, increments: 100,
         creationProcesses: 4, creationTrials: 5, childTimeout: 60, storeKills: 40,
@@ -111,7 +112,7 @@ public struct ReliabilityConfiguration: Codable, Sendable, Equatable {
     /// ```swift
     /// let report = ReliabilityReport(configuration: .full, results: ReliabilityProbe.all.map { $0.run(.full, executable: exe) })
     /// ```
-    public static let full = ReliabilityConfiguration(
+    package static let full = ReliabilityConfiguration(
         name: "full", seed: 1, kills: 200, maxSavesBeforeKill: 30, maxKillDelayMicroseconds: 4_000,
         readerSaves: 2_000, readers: 4, writerProcesses: 4, increments: 1_000,
         creationProcesses: 4, creationTrials: 30, childTimeout: 300, storeKills: 400,
@@ -120,7 +121,7 @@ public struct ReliabilityConfiguration: Codable, Sendable, Equatable {
 
     /// The environment variable that changes the seed of a configuration taken with
     /// ``withSeedFromEnvironment(_:)`` (the test suite's): a number, or `random` for a new one.
-    public static let seedEnvironmentVariable = "OPENSWIFTDATA_RELIABILITY_SEED"
+    package static let seedEnvironmentVariable = "OPENSWIFTDATA_RELIABILITY_SEED"
 
     /// A seed from the system's random number generator, for a run that names none (drawn
     /// once per run; every probe's generators are then seeded from it).
@@ -129,7 +130,7 @@ public struct ReliabilityConfiguration: Codable, Sendable, Equatable {
     /// var configuration = ReliabilityConfiguration.full
     /// configuration.seed = ReliabilityConfiguration.randomSeed()
     /// ```
-    public static func randomSeed() -> UInt64 {
+    package static func randomSeed() -> UInt64 {
         var generator = SystemRandomNumberGenerator()
         return UInt64.random(in: 1...UInt64(Int64.max), using: &generator)
     }
@@ -142,7 +143,7 @@ public struct ReliabilityConfiguration: Codable, Sendable, Equatable {
     /// // OPENSWIFTDATA_RELIABILITY_SEED=random swift test --filter ReliabilityProbes
     /// let configuration = ReliabilityConfiguration.quick.withSeedFromEnvironment()
     /// ```
-    public func withSeedFromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment)
+    package func withSeedFromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment)
         -> ReliabilityConfiguration
     {
         var c = self
@@ -158,7 +159,7 @@ public struct ReliabilityConfiguration: Codable, Sendable, Equatable {
     }
 
     /// `seed S; replay with --seed S`: the line a run prints first and its report repeats.
-    public var replayLine: String { "seed \(seed); replay with --seed \(seed)" }
+    package var replayLine: String { "seed \(seed); replay with --seed \(seed)" }
 
     /// The configuration as one command-line argument for a worker (base64 of its JSON).
     var encoded: String {

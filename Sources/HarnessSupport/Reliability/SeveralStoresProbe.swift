@@ -1,5 +1,6 @@
 import Foundation
 import OpenSwiftData
+import OpenSwiftDataTesting
 
 #if canImport(Glibc)
     import Glibc
@@ -18,7 +19,7 @@ extension ReliabilityProbe {
     /// stores hold the same saves: parents = `save …` counters = the `saves` counter, serials
     /// 1…n in both, ten children per parent, and committed ≤ n ≤ committed + 1. A run of 100
     /// kills or more fails when no kill left one store ahead (the repair was never exercised).
-    public static let severalStores = ReliabilityProbe(
+    package static let severalStores = ReliabilityProbe(
         name: "several-stores",
         title: "SIGKILL a writer saving into two stores at once: every reopen finds both stores with the same saves",
         runsInWorker: false, body: SeveralStoresProbe.run)

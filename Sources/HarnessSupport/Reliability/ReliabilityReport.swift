@@ -1,4 +1,5 @@
 import Foundation
+import OpenSwiftDataTesting
 
 /// The results of a reliability run, rendered as the table `harness reliability` prints and
 /// as the Markdown and JSON it writes (`Reports/reliability.md`, `Reports/reliability.json`).
@@ -9,20 +10,20 @@ import Foundation
 /// print(report.table())
 /// try report.json().write(to: URL(fileURLWithPath: "Reports/reliability.json"))
 /// ```
-public struct ReliabilityReport: Codable, Sendable, Equatable {
+package struct ReliabilityReport: Codable, Sendable, Equatable {
     /// The sizes and seed the probes ran with.
-    public var configuration: ReliabilityConfiguration
+    package var configuration: ReliabilityConfiguration
     /// One result per probe, in run order.
-    public var results: [ReliabilityResult]
+    package var results: [ReliabilityResult]
 
     /// A report.
-    public init(configuration: ReliabilityConfiguration, results: [ReliabilityResult]) {
+    package init(configuration: ReliabilityConfiguration, results: [ReliabilityResult]) {
         self.configuration = configuration
         self.results = results
     }
 
     /// Whether every probe passed.
-    public var passed: Bool { results.allSatisfy(\.passed) }
+    package var passed: Bool { results.allSatisfy(\.passed) }
 
     /// The terminal table: probe, figures, result; then the reason of every failed probe (cut
     /// at 300 characters; ``markdown()`` has it whole), and the seed with how to replay it.
@@ -33,7 +34,7 @@ public struct ReliabilityReport: Codable, Sendable, Equatable {
     ///
     /// seed 1; replay with --seed 1
     /// ```
-    public func table() -> String {
+    package func table() -> String {
         let width = max(22, results.map(\.probe.count).max() ?? 0)
         func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
         let figureWidth = min(92, max(8, results.map(\.figureSummary.count).max() ?? 0))
@@ -58,7 +59,7 @@ public struct ReliabilityReport: Codable, Sendable, Equatable {
     }
 
     /// The report as Markdown: the configuration, the table, then each probe's figures and failures.
-    public func markdown() -> String {
+    package func markdown() -> String {
         let c = configuration
         var md = "# Reliability report\n\n"
         md +=
@@ -89,7 +90,7 @@ public struct ReliabilityReport: Codable, Sendable, Equatable {
     }
 
     /// The report as pretty-printed JSON (keys sorted, so runs diff cleanly).
-    public func json() throws -> Data {
+    package func json() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         return try encoder.encode(self)

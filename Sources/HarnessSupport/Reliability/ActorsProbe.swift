@@ -1,5 +1,6 @@
 import Foundation
 import OpenSwiftData
+import OpenSwiftDataTesting
 
 #if canImport(Glibc)
     import Glibc
@@ -16,7 +17,7 @@ extension ReliabilityProbe {
     /// increments committed to it, the store holds exactly the committed rows (every key once),
     /// integrity is ok, and everyone finished within the time plus a margin (a watchdog; a
     /// deadlock fails the probe instead of hanging it). Runs whole inside one worker process.
-    public static let actors = ReliabilityProbe(
+    package static let actors = ReliabilityProbe(
         name: "actors",
         title:
             "8 threads with their own contexts and 8 model actors write one store: no error, no lost write, no deadlock",

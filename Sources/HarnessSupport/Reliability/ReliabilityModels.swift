@@ -1,7 +1,8 @@
 import Foundation
 import OpenSwiftData
+import OpenSwiftDataTesting
 
-// The models the reliability probes write. They are public so a store a probe left behind
+// The models the reliability probes write. They have package access so a store a probe left behind
 // (`harness reliability --keep`) can be opened and inspected with the same schema.
 
 /// A parent of the crash loop: one per save, with ten children, numbered by the counter.
@@ -10,15 +11,15 @@ import OpenSwiftData
 /// let parent = ReliabilityParent(serial: 7)
 /// parent.children = (0..<10).map { ReliabilityChild(slot: $0) }   // the inverse is set
 /// ```
-@Model public final class ReliabilityParent {
+@Model package final class ReliabilityParent {
     /// The counter's value after the save that inserted this parent (1, 2, 3 …).
-    public var serial: Int
+    package var serial: Int
     /// Filler text, so a save writes several pages and the WAL grows faster than the data.
-    public var note: String
+    package var note: String
     /// The ten children of the save; deleted with the parent.
-    @Relationship(deleteRule: .cascade, inverse: \ReliabilityChild.parent) public var children: [ReliabilityChild] = []
+    @Relationship(deleteRule: .cascade, inverse: \ReliabilityChild.parent) package var children: [ReliabilityChild] = []
     /// A parent with its serial number.
-    public init(serial: Int, note: String = "") {
+    package init(serial: Int, note: String = "") {
         self.serial = serial
         self.note = note
     }
@@ -29,13 +30,13 @@ import OpenSwiftData
 /// ```swift
 /// let child = ReliabilityChild(slot: 3)
 /// ```
-@Model public final class ReliabilityChild {
+@Model package final class ReliabilityChild {
     /// Its position among the parent's children (0…9).
-    public var slot: Int
+    package var slot: Int
     /// The parent; `nil` would mean a half-written save.
-    public var parent: ReliabilityParent?
+    package var parent: ReliabilityParent?
     /// A child in the given slot.
-    public init(slot: Int) { self.slot = slot }
+    package init(slot: Int) { self.slot = slot }
 }
 
 /// A named counter: the crash loop counts parents with it, the concurrent-writers probe
@@ -45,13 +46,13 @@ import OpenSwiftData
 /// let counter = ReliabilityCounter(name: "shared", value: 0)
 /// counter.value += 1
 /// ```
-@Model public final class ReliabilityCounter {
+@Model package final class ReliabilityCounter {
     /// The counter's name (one row per name).
-    public var name: String
+    package var name: String
     /// The current value.
-    public var value: Int
+    package var value: Int
     /// A counter.
-    public init(name: String, value: Int) {
+    package init(name: String, value: Int) {
         self.name = name
         self.value = value
     }
@@ -63,15 +64,15 @@ import OpenSwiftData
 /// ```swift
 /// let row = ReliabilityBatchRow(batch: 12, slot: 0, size: 5)
 /// ```
-@Model public final class ReliabilityBatchRow {
+@Model package final class ReliabilityBatchRow {
     /// The save that wrote this row (1, 2, 3 …).
-    public var batch: Int
+    package var batch: Int
     /// Its position in the batch (0..<size).
-    public var slot: Int
+    package var slot: Int
     /// How many rows that save wrote.
-    public var size: Int
+    package var size: Int
     /// A batch row.
-    public init(batch: Int, slot: Int, size: Int) {
+    package init(batch: Int, slot: Int, size: Int) {
         self.batch = batch
         self.slot = slot
         self.size = size
@@ -84,13 +85,13 @@ import OpenSwiftData
 /// ```swift
 /// let ledger = ReliabilityLedger(batches: 0, rows: 0)
 /// ```
-@Model public final class ReliabilityLedger {
+@Model package final class ReliabilityLedger {
     /// Batches saved so far.
-    public var batches: Int
+    package var batches: Int
     /// Batch rows saved so far (the sum of the batch sizes).
-    public var rows: Int
+    package var rows: Int
     /// A ledger.
-    public init(batches: Int, rows: Int) {
+    package init(batches: Int, rows: Int) {
         self.batches = batches
         self.rows = rows
     }
@@ -101,13 +102,13 @@ import OpenSwiftData
 /// ```swift
 /// let row = ReliabilityCreation(trial: 3, worker: 1)
 /// ```
-@Model public final class ReliabilityCreation {
+@Model package final class ReliabilityCreation {
     /// The trial (one new store per trial).
-    public var trial: Int
+    package var trial: Int
     /// The process that wrote the row (0..<processes).
-    public var worker: Int
+    package var worker: Int
     /// A creation row.
-    public init(trial: Int, worker: Int) {
+    package init(trial: Int, worker: Int) {
         self.trial = trial
         self.worker = worker
     }
@@ -118,13 +119,13 @@ import OpenSwiftData
 /// ```swift
 /// let row = ReliabilityFill(serial: 1, payload: Data(repeating: 7, count: 2_000))
 /// ```
-@Model public final class ReliabilityFill {
+@Model package final class ReliabilityFill {
     /// The row's number; saves write consecutive serials.
-    public var serial: Int
+    package var serial: Int
     /// Bytes that take room.
-    public var payload: Data
+    package var payload: Data
     /// A fill row.
-    public init(serial: Int, payload: Data) {
+    package init(serial: Int, payload: Data) {
         self.serial = serial
         self.payload = payload
     }
@@ -135,17 +136,17 @@ import OpenSwiftData
 /// ```swift
 /// let row = ReliabilityValue(serial: 0, text: "O'Brien %_\\", int: .min, double: -0.0)
 /// ```
-@Model public final class ReliabilityValue {
+@Model package final class ReliabilityValue {
     /// The row's number, the key results are compared by.
-    public var serial: Int
+    package var serial: Int
     /// The hostile string.
-    public var text: String
+    package var text: String
     /// An extreme integer.
-    public var int: Int
+    package var int: Int
     /// An extreme double.
-    public var double: Double
+    package var double: Double
     /// A value row.
-    public init(serial: Int, text: String, int: Int = 0, double: Double = 0) {
+    package init(serial: Int, text: String, int: Int = 0, double: Double = 0) {
         self.serial = serial
         self.text = text
         self.int = int
@@ -159,13 +160,13 @@ import OpenSwiftData
 /// ```swift
 /// let entry = ReliabilityEntry(key: "thread 3-17", worker: "thread 3")
 /// ```
-@Model public final class ReliabilityEntry {
+@Model package final class ReliabilityEntry {
     /// `<worker>-<serial>`, unique.
-    @Attribute(.unique) public var key: String
+    @Attribute(.unique) package var key: String
     /// The thread or actor that inserted it.
-    public var worker: String
+    package var worker: String
     /// An entry.
-    public init(key: String, worker: String) {
+    package init(key: String, worker: String) {
         self.key = key
         self.worker = worker
     }

@@ -1,17 +1,18 @@
 import Foundation
+import OpenSwiftDataTesting
 
 /// The strings and numbers the hostile-values probe stores and searches for.
 ///
 /// ```swift
 /// HostileValues.strings.count   // ≥ 50
 /// ```
-public enum HostileValues {
+package enum HostileValues {
     /// Strings that break naive SQL, `LIKE` patterns, byte-wise comparison or Unicode handling:
     /// quotes, `%`, `_`, backslashes, NUL and control characters, SQL fragments, NFC and NFD
     /// forms of the same text, lone combining marks, ZWJ emoji sequences, flags, RTL marks,
     /// scripts with marks, private-use and the last code point, and long strings (up to 10 KB,
     /// so they spill onto overflow pages).
-    public static let strings: [String] = [
+    package static let strings: [String] = [
         "", " ", "  padded  ", "'", "''", "\"", "`", "O'Brien", "it''s",
         "Robert'); DROP TABLE ZRELIABILITYVALUE;--", "' OR '1'='1", "1; SELECT * FROM sqlite_master", "?", "?1",
         ":name", "@p", "$1",
@@ -31,17 +32,17 @@ public enum HostileValues {
     ]
 
     /// Extra needles: fragments of the strings above (a letter, a mark, a wildcard alone …).
-    public static let fragments: [String] = [
+    package static let fragments: [String] = [
         "a", "e", "E", "o", "é", "e\u{301}", "\u{308}", "%", "_", "\\", "'", "\u{0}", "\u{200D}", "👩", "🏽", "ss", "🇷",
     ]
 
     /// Extreme integers.
-    public static let integers: [Int] = [
+    package static let integers: [Int] = [
         .min, .min + 1, -(1 << 53) - 1, -1, 0, 1, 1 << 53, (1 << 53) + 1, Int(Int32.max) + 1, .max - 1, .max,
     ]
 
     /// Extreme doubles (NaN is rejected at save; it is tested separately).
-    public static let doubles: [Double] = [
+    package static let doubles: [Double] = [
         -.infinity, -.greatestFiniteMagnitude, -1e300, -1, -.leastNormalMagnitude, -.leastNonzeroMagnitude, -0.0,
         0.0, .leastNonzeroMagnitude, Double(bitPattern: 1_000), Double(bitPattern: 0x000F_FFFF_FFFF_FFFF),
         .leastNormalMagnitude, .pi,

@@ -1,5 +1,6 @@
 import Foundation
 import OpenSwiftData
+import OpenSwiftDataTesting
 
 #if canImport(Glibc)
     import Glibc
@@ -27,7 +28,7 @@ extension ReliabilityProbe {
     /// and checks `PRAGMA integrity_check` = ok, children = 10 × parents, no orphan child,
     /// counter = parents, serials 1…parents, and committed ≤ parents ≤ committed + 1, where
     /// committed is the last save a writer reported on its standard output before the kill.
-    public static let crashLoop = ReliabilityProbe(
+    package static let crashLoop = ReliabilityProbe(
         name: "crash-loop",
         title: "SIGKILL a writer mid-save, again and again: every reopen succeeds and finds only whole saves",
         runsInWorker: false, body: CrashLoopProbe.run)

@@ -1,5 +1,6 @@
 import Foundation
 import OpenSwiftData
+import OpenSwiftDataTesting
 
 #if canImport(Glibc)
     import Glibc
@@ -22,7 +23,7 @@ extension ReliabilityProbe {
     /// per save; every `ACHANGE` row's transaction exists; and transaction *i* (in key order)
     /// holds exactly save *i*'s changes: the counter's insert or update and one insert per row
     /// of batch *i*.
-    public static let history = ReliabilityProbe(
+    package static let history = ReliabilityProbe(
         name: "history",
         title:
             "SIGKILL a writer recording history: one transaction per committed save, no orphan change, each with its save's rows",
@@ -34,13 +35,13 @@ extension ReliabilityProbe {
 /// ```swift
 /// let row = ReliabilityHistoryRow(batch: 3, slot: 0)
 /// ```
-@Model public final class ReliabilityHistoryRow {
+@Model package final class ReliabilityHistoryRow {
     /// The save that inserted the row (the counter's value after it).
-    public var batch: Int
+    package var batch: Int
     /// Its position in the batch.
-    public var slot: Int
+    package var slot: Int
     /// A row of a batch.
-    public init(batch: Int, slot: Int) {
+    package init(batch: Int, slot: Int) {
         self.batch = batch
         self.slot = slot
     }

@@ -1,4 +1,5 @@
 import Foundation
+import OpenSwiftDataTesting
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 import Foundation
 import OpenSwiftData
+import OpenSwiftDataTesting
 
 extension ReliabilityProbe {
     /// Stores ``HostileValues`` on both store kinds and checks they read back exactly, that
@@ -8,7 +9,7 @@ extension ReliabilityProbe {
     /// comparisons with extreme numbers agree too, that NaN is refused with a typed
     /// `SwiftDataError.invalidValue` at save, that `&&` and `||` of 200 terms work, and that a
     /// predicate too deep for SQLite gives a typed error (or the right rows), never a crash.
-    public static let hostileValues = ReliabilityProbe(
+    package static let hostileValues = ReliabilityProbe(
         name: "hostile-values",
         title:
             "Hostile strings, extreme numbers and deep predicates: fetches agree with Predicate.evaluate on both stores",

@@ -1,5 +1,6 @@
 import Foundation
 import OpenSwiftData
+import OpenSwiftDataTesting
 
 #if canImport(Glibc)
     import Glibc
@@ -12,7 +13,7 @@ extension ReliabilityProbe {
     /// committed rows with integrity ok.
     ///
     /// Read-only cases use `allowsSave: false` (CI runs as root, and root ignores `chmod`).
-    public static let badFiles = ReliabilityProbe(
+    package static let badFiles = ReliabilityProbe(
         name: "bad-files",
         title:
             "Damaged, foreign and impossible files give typed errors and stay unchanged, or open with all committed rows",

@@ -1,5 +1,6 @@
 import Foundation
 import OpenSwiftData
+import OpenSwiftDataTesting
 
 #if canImport(Glibc)
     import Glibc
@@ -26,7 +27,7 @@ extension ReliabilityProbe {
     /// and reads the ledger's total and the row count in one read transaction, where they must
     /// be equal. A reader thread in the writer's process, on a second container (another
     /// connection), reads the same way while the writer saves.
-    public static let readersDuringWrites = ReliabilityProbe(
+    package static let readersDuringWrites = ReliabilityProbe(
         name: "readers-during-writes",
         title: "Reader processes never see half a save while a writer process saves",
         runsInWorker: false, body: ReadersDuringWritesProbe.run)

@@ -1,5 +1,6 @@
 import Foundation
 import OpenSwiftData
+import OpenSwiftDataTesting
 
 /// An error a worker or a probe reports in words (a violated expectation of the experiment itself).
 struct ReliabilityWorkerError: Error, CustomStringConvertible {

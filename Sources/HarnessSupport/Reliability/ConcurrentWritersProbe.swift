@@ -1,5 +1,6 @@
 import Foundation
 import OpenSwiftData
+import OpenSwiftDataTesting
 
 #if canImport(Glibc)
     import Glibc
@@ -17,7 +18,7 @@ extension ReliabilityProbe {
     /// Strict (`.error`): a save based on a stale read throws `SwiftDataError.mergeConflict`;
     /// the worker rolls back, fetches again and retries. The final value must be exactly N × K
     /// (0 lost updates), and no other error may occur. The number of typed conflicts is reported.
-    public static let concurrentWriters = ReliabilityProbe(
+    package static let concurrentWriters = ReliabilityProbe(
         name: "concurrent-writers",
         title: "Processes incrementing one counter: default merge policy loses updates (reported); .error loses none",
         runsInWorker: false, body: ConcurrentWritersProbe.run)
