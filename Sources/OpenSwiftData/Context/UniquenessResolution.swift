@@ -315,7 +315,9 @@ extension UniquenessResolution {
         else { return false }
         let d = model.persistentBackingData
         // try?: a value that does not encode makes the save throw when it is written; here it only counts as moved.
-        let now = group.reads.map { (try? RowCodec.encode(d, $0, model: model, destinations: transaction.stack)) ?? .null }
+        let now = group.reads.map {
+            (try? RowCodec.encode(d, $0, model: model, destinations: transaction.stack)) ?? .null
+        }
         return now != values
     }
 }
