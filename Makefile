@@ -69,9 +69,11 @@ docs:
 	SWIFT=$(SWIFT) scripts/docs.sh
 
 ## The style check CI runs: `swift format lint --strict` with .swift-format (4 spaces, 120
-## columns) over Sources, Tests and Benchmarks; exits 1 with one line per finding.
+## columns) over Sources, Tests and Benchmarks, and no function in Sources/OpenSwiftData over 80
+## lines (scripts/function-lengths.py); exits 1 with one line per finding.
 lint:
 	$(SWIFT) format lint --recursive --strict --configuration .swift-format Sources Tests Benchmarks
+	scripts/function-lengths.py Sources/OpenSwiftData
 
 ## Formats Sources, Tests and Benchmarks in place with .swift-format. The README's and the
 ## articles' code blocks are copies of Tests/ReadmeTests/Examples/: if an example changes,
