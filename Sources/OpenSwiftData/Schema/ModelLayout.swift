@@ -353,20 +353,12 @@ final class ModelLayout: @unchecked Sendable {
         let mine = candidates(self.declaringLayout(of: s), to: target)
         let theirs = candidates(target, to: self.declaringLayout(of: s))
         if mine.count == 1, theirs.count == 1, mine[0].index == slot,
-            !(target === self.declaringLayout(of: s) && theirs[0].index == slot),
-            Self.infersInverse(s, theirs[0])
+            !(target === self.declaringLayout(of: s) && theirs[0].index == slot)
         {
             return (target, theirs[0].index)
         }
         return nil
     }
-
-    /// Whether SwiftData pairs two undeclared relationships as each other's inverse (REL-06):
-    /// every pair but a many-to-many one. Apple's stores show a to-one pair and a to-many against
-    /// a to-one inferred (the resources vector's `Item.craftingRecipe` and
-    /// `CraftingRecipe.producedItem`); a many-to-many pair stays two one-way relationships until
-    /// an `inverse:` names it.
-    private static func infersInverse(_ a: Slot, _ b: Slot) -> Bool { !(a.isToMany && b.isToMany) }
 
     private func declaringLayout(of slot: Slot) -> ModelLayout {
         ModelLayout.known(slot.declaringType) ?? self
