@@ -44,6 +44,7 @@ package struct UserDirectories: Sendable {
     package var documents: URL {
         if let dir = directory("XDG_DOCUMENTS_DIR") { return dir }
         let file = configHome.appendingPathComponent("user-dirs.dirs")
+        // try?: most systems have no such file; an unreadable one means the same default.
         if let text = try? String(contentsOf: file, encoding: .utf8), let path = Self.userDir("DOCUMENTS", in: text) {
             let expanded = path.hasPrefix("$HOME") ? home.path + path.dropFirst("$HOME".count) : path
             if expanded.hasPrefix("/") { return URL(fileURLWithPath: expanded, isDirectory: true) }

@@ -60,6 +60,8 @@ extension EntityProfile where Root == TravelTrip {
                 SortOption("name") { SortDescriptor(\.name, order: $0) },
                 SortOption("destination") { SortDescriptor(\.destination, order: $0) },
                 SortOption("startDate") { SortDescriptor(\.startDate, order: $0) },
+                // Three classes in one table: the store ranks Z_ENT by entity name, then Z_PK.
+                SortOption("persistentModelID") { SortDescriptor(\.persistentModelID, order: $0) },
             ],
             [
                 .string("name", \.name), .string("destination", \.destination), .comparable("startDate", \.startDate),
