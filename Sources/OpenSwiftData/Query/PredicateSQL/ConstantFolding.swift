@@ -11,11 +11,13 @@ import Foundation
 /// The value is re-evaluated on every fetch (``collectNode(_:_:)`` reads it as a leaf value),
 /// so a cached statement never keeps an old `searchText`.
 ///
-/// A sub-expression reads the row when its type mentions `PredicateExpressions.Variable`
-/// (the generic type spells out the whole tree). Evaluation that would trap in Swift is not
-/// run: integer `+ - *`, `/`, `%` and unary `-` are folded with overflow and zero checks (a
-/// failure throws ``SwiftDataError/unsupportedPredicate`` where `Predicate.evaluate` would
-/// trap; ``SwiftDataError/arithmeticOverflow`` for an overflow); subscripts and range construction (`a...b` with `a > b`) are never folded — their
+/// A sub-expression reads the row when its type contains a `PredicateExpressions.Variable`
+/// (the generic type spells out the whole tree; each node type states its ``Shape`` through
+/// ``FoldingShaped``, and an existential, which could hide a variable, reads the row).
+/// Evaluation that would trap in Swift is not run: integer `+ - *`, `/`, `%` and unary `-` are
+/// folded with overflow and zero checks (a failure throws ``SwiftDataError/unsupportedPredicate``
+/// where `Predicate.evaluate` would trap; ``SwiftDataError/arithmeticOverflow`` for an
+/// overflow); subscripts and range construction (`a...b` with `a > b`) are never folded — their
 /// captured operands still are, and the node translates as before. An error thrown by
 /// `evaluate` (a nil force unwrap, a failed cast) becomes ``SwiftDataError/unsupportedPredicate``.
 enum ConstantFolding {
@@ -32,35 +34,12 @@ enum ConstantFolding {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var shapes: [ObjectIdentifier: Shape] = [:]
 
-    /// Nodes whose `evaluate` can trap (overflow, division by zero, index or range bounds).
-    private static let trapping = [
-        "PredicateExpressions.Arithmetic<", "PredicateExpressions.IntDivision<",
-        "PredicateExpressions.IntRemainder<", "PredicateExpressions.UnaryMinus<",
-        "PredicateExpressions.CollectionIndexSubscript<", "PredicateExpressions.CollectionRangeSubscript<",
-        "PredicateExpressions.Range<", "PredicateExpressions.ClosedRange<",
-    ]
-
-    /// The shape of an expression type, computed once per type from its full name.
+    /// The shape of an expression type (``FoldingShaped``), computed once per type.
     static func shape(of type: Any.Type) -> Shape {
         let id = ObjectIdentifier(type)
-        lock.lock()
-        if let known = shapes[id] {
-            lock.unlock()
-            return known
-        }
-        lock.unlock()
-        let name = String(reflecting: type)
-        let shape: Shape
-        if name.contains("PredicateExpressions.Variable<") || name.contains("any ") {
-            shape = .rowDependent  // an existential could hide a variable
-        } else if trapping.contains(where: name.contains) {
-            shape = .guarded
-        } else {
-            shape = .safe
-        }
-        lock.lock()
-        shapes[id] = shape
-        lock.unlock()
+        if let known = lock.withLock({ shapes[id] }) { return known }
+        let shape = directShape(of: type)
+        lock.withLock { shapes[id] = shape }
         return shape
     }
 
