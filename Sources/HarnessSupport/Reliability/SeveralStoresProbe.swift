@@ -152,7 +152,7 @@ enum SeveralStoresProbe {
             guard let db = try? SQLiteConnection(path: path, mode: .readOnly) else { return nil }
             defer { db.close() }
             // try?: as above; a store without the table yet has no saves to compare.
-            guard case .integer(let n)?? = try? db.scalar(sql) else { return nil }
+            guard case .integer(let n)? = (try? db.scalar(sql)) ?? nil else { return nil }
             return n
         }
         guard let parents = count("parents.store", "SELECT count(*) FROM ZRELIABILITYPARENT"),
