@@ -251,3 +251,40 @@ enum Clock {
     /// Seconds elapsed since `start` (a ``now`` value).
     static func seconds(since start: UInt64) -> Double { Double(now - start) / 1e9 }
 }
+
+/// The writer processes of the kill probes: they print `opened`, then `committed N` after each
+/// save, or `error …` when a save fails, until the coordinator SIGKILLs them.
+extension ChildProcess {
+    /// Reads lines until `saves` lines `committed …` have been seen; `false` if the output ends
+    /// (or time runs out) first.
+    func awaitCommits(_ saves: Int) -> Bool {
+        for _ in 0..<saves {
+            guard line(startingWith: "committed ") != nil else { return false }
+        }
+        return true
+    }
+
+    /// SIGKILLs the writer, waits for it, raises `committed` to the last save it reported, and
+    /// tallies how it ended: `kills`, or `writer errors` with a failure naming `moment` when it
+    /// reported a failed save or ended before the kill. Returns whether the kill landed as one.
+    @discardableResult
+    func killAndTally(at moment: String, committed: inout Int, _ tally: inout ReliabilityTally) -> Bool {
+        kill()
+        let termination = wait()
+        let lines = allLines
+        let reported = lines.compactMap { $0.hasPrefix("committed ") ? Int($0.dropFirst(10)) : nil }.max()
+        committed = max(committed, reported ?? 0)
+        if let error = lines.first(where: { $0.hasPrefix("error ") }) {
+            tally.add("writer errors")
+            tally.fail("\(moment): the writer's save failed: \(error.dropFirst(6))")
+            return false
+        }
+        guard termination == .signalled(SIGKILL) else {
+            tally.add("writer errors")
+            tally.fail("\(moment): \(describe(termination)) before the kill")
+            return false
+        }
+        tally.add("kills")
+        return true
+    }
+}

@@ -81,15 +81,7 @@ enum CrashLoopProbe {
             case .whileOpening(let delay):
                 if ready { usleep(UInt32(delay)) }
             case .afterSaves(let saves, let delay):
-                ready = ready && writer.line(startingWith: "opened") != nil
-                var seen = 0
-                while ready && seen < saves {
-                    guard writer.line(startingWith: "committed ") != nil else {
-                        ready = false
-                        break
-                    }
-                    seen += 1
-                }
+                ready = ready && writer.line(startingWith: "opened") != nil && writer.awaitCommits(saves)
                 if ready { usleep(UInt32(delay)) }
             case .afterOpening(let delay):
                 if ready && writer.line(startingWith: "opened") != nil { usleep(UInt32(delay)) }
@@ -110,22 +102,10 @@ enum CrashLoopProbe {
                     }
                 }
             }
-            writer.kill()
-            let termination = writer.wait()
-            let lines = writer.allLines
-            let reported = lines.compactMap { $0.hasPrefix("committed ") ? Int($0.dropFirst(10)) : nil }.max()
-            committed = max(committed, reported ?? 0)
-            tally.set("saves committed", committed)
-            if let error = lines.first(where: { $0.hasPrefix("error ") }) {
-                tally.add("writer errors")
-                tally.fail("\(at): the writer's save failed: \(error.dropFirst(6))")
-            } else if termination != .signalled(SIGKILL) {
-                tally.add("writer errors")
-                tally.fail("\(at): \(writer.describe(termination)) before the kill")
-            } else {
-                tally.add("kills")
-                if case .whileOpening = moment { tally.add("kills while opening") }
+            if writer.killAndTally(at: at, committed: &committed, &tally), case .whileOpening = moment {
+                tally.add("kills while opening")
             }
+            tally.set("saves committed", committed)
 
             let mainSize = FileBytes.size(store)
             let walSize = FileBytes.size(FileBytes.wal(store))

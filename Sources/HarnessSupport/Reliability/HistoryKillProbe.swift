@@ -97,31 +97,8 @@ enum HistoryKillProbe {
             let delay = rng.uniform(in: 0...c.maxKillDelayMicroseconds)
             let at = "kill \(round) (seed \(c.seed), \(delay) µs after save \(saves))"
             let writer = try run.spawn("history-writer", ["store=\(store.path)"], label: "history writer \(round)")
-            var ready = writer.line(startingWith: "opened") != nil
-            var seen = 0
-            while ready && seen < saves {
-                guard writer.line(startingWith: "committed ") != nil else {
-                    ready = false
-                    break
-                }
-                seen += 1
-            }
-            if ready { usleep(UInt32(delay)) }
-            writer.kill()
-            let termination = writer.wait()
-            let lines = writer.allLines
-            let reported = lines.compactMap { $0.hasPrefix("committed ") ? Int($0.dropFirst(10)) : nil }.max()
-            committed = max(committed, reported ?? 0)
-            if let error = lines.first(where: { $0.hasPrefix("error ") }) {
-                tally.add("writer errors")
-                tally.fail("\(at): the writer failed: \(error.dropFirst(6))")
-                break
-            } else if termination != .signalled(SIGKILL) {
-                tally.add("writer errors")
-                tally.fail("\(at): \(writer.describe(termination)) before the kill")
-                break
-            }
-            tally.add("kills")
+            if writer.line(startingWith: "opened") != nil && writer.awaitCommits(saves) { usleep(UInt32(delay)) }
+            guard writer.killAndTally(at: at, committed: &committed, &tally) else { break }
 
             let (answer, checkerEnd) = try run.check(
                 "history-checker", ["store=\(store.path)"], label: "history checker \(round)", as: Check.self)

@@ -76,20 +76,7 @@ enum SeveralStoresProbe {
             if writer.line(startingWith: "opening") != nil, whileOpening || writer.line(startingWith: "opened") != nil {
                 usleep(UInt32(delay))
             }
-            writer.kill()
-            let termination = writer.wait()
-            let lines = writer.allLines
-            let reported = lines.compactMap { $0.hasPrefix("committed ") ? Int($0.dropFirst(10)) : nil }.max()
-            committed = max(committed, reported ?? 0)
-            if let error = lines.first(where: { $0.hasPrefix("error ") }) {
-                tally.add("writer errors")
-                tally.fail("\(at): the writer failed: \(error.dropFirst(6))")
-            } else if termination != .signalled(SIGKILL) {
-                tally.add("writer errors")
-                tally.fail("\(at): \(writer.describe(termination)) before the kill")
-            } else {
-                tally.add("kills")
-            }
+            writer.killAndTally(at: at, committed: &committed, &tally)
             if let (parents, counters) = rawCounts(run.directory), parents != counters {
                 tally.add("kills that left one store a save ahead")
             }

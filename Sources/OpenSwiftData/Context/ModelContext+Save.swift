@@ -288,10 +288,6 @@ extension ModelContext {
         }
     }
 
-    func pendingOrStoredPK(_ model: any PersistentModel) -> Int64? {
-        RowCodec.key(of: model.persistentBackingData)
-    }
-
     /// Whether the stored row of `d` (a registered model with a layout) is one an upsert of
     /// this save takes over (`upserted`: ``UpsertPlan/adoptedKeys(if:)``).
     func isTakenOver(_ d: BackingData, _ upserted: Set<RowKey>) -> Bool {

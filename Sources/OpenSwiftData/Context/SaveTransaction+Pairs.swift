@@ -26,7 +26,7 @@ extension SaveTransaction {
     private func writePairs(_ w: StoreWriter, of m: any PersistentModel, _ d: BackingData) throws {
         // A model deleted in this save (a cascade may reach a changed one) had its pairs
         // removed with its row; writing its list again would leave dangling pairs.
-        guard !d.isDeleted, let layout = d.layout, layout.hasToMany, let own = context.pendingOrStoredPK(m) else {
+        guard !d.isDeleted, let layout = d.layout, layout.hasToMany, let own = RowCodec.key(of: d) else {
             return
         }
         for slot in layout.relationshipSlots where layout.slots[slot].isToMany {
@@ -55,7 +55,7 @@ extension SaveTransaction {
         let nowIDs = Set(now.map { ObjectIdentifier($0) })
         let beforeIDs = Set(before.map { ObjectIdentifier($0) })
         for gone in before where !nowIDs.contains(ObjectIdentifier(gone)) {
-            guard let other = context.pendingOrStoredPK(gone) else { continue }
+            guard let other = RowCodec.key(of: gone.persistentBackingData) else { continue }
             switch storage {
             case .joinTable(let name, let ownCol, let otherCol)?:
                 try w.unlink(name, own: ownCol, own, other: otherCol, other)
@@ -65,7 +65,7 @@ extension SaveTransaction {
             }
         }
         for added in now where !beforeIDs.contains(ObjectIdentifier(added)) {
-            guard let other = context.pendingOrStoredPK(added) else { continue }
+            guard let other = RowCodec.key(of: added.persistentBackingData) else { continue }
             switch storage {
             case .joinTable(let name, let ownCol, let otherCol)?:
                 try w.link(name, own: ownCol, own, other: otherCol, other)
