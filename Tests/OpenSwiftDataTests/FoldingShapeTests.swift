@@ -32,10 +32,12 @@ struct FoldingShapeTests {
         #expect(ConstantFolding.shape(of: Name.self) == .rowDependent)
         #expect(ConstantFolding.shape(of: P.Equal<P.Value<Int>, P.Value<Int>>.self) == .safe)
         #expect(ConstantFolding.shape(of: P.Equal<Count, P.Value<Int>>.self) == .rowDependent)
-        #expect(ConstantFolding.shape(
-            of: P.Conditional<P.Value<Bool>, P.Value<String>, P.Value<String>>.self) == .safe)
-        #expect(ConstantFolding.shape(
-            of: P.Conditional<P.Value<Bool>, Name, P.Value<String>>.self) == .rowDependent)
+        #expect(
+            ConstantFolding.shape(
+                of: P.Conditional<P.Value<Bool>, P.Value<String>, P.Value<String>>.self) == .safe)
+        #expect(
+            ConstantFolding.shape(
+                of: P.Conditional<P.Value<Bool>, Name, P.Value<String>>.self) == .rowDependent)
     }
 
     /// PRD-20: arithmetic, division, remainder, negation, subscripts and ranges are folded only
