@@ -98,7 +98,8 @@ func division(_ lhs: Any, _ rhs: Any, _ op: String, _ outputType: Any.Type, _ t:
     guard sqlArithmeticMatches(outputType) else { throw t.unsupported("\(op) on \(outputType)") }
     guard divisorIsSafe(capturedNumber(rhs)) else {
         throw t.unsupported(
-            "\(op == "%" ? "%" : "/") by a column, zero or -1 (Swift traps or yields infinity where SQLite yields NULL); divide by a captured nonzero constant"
+            "\(op == "%" ? "%" : "/") by a column, zero or -1 (Swift traps or yields infinity where SQLite yields NULL)",
+            instead: "divide by a captured nonzero constant instead"
         )
     }
     let l = try translate(lhs, t)

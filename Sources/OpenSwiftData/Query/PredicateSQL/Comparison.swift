@@ -75,7 +75,8 @@ extension PredicateExpressions.Comparison: SQLPredicateExpression {
 func ordering(_ lhs: Any, _ rhs: Any, _ op: String, _ t: SQLTranslation, decimal: Bool = false) throws -> SQLFragment {
     let (l, r) = try translateOperands(lhs, rhs, t)
     if l.toMany != nil || r.toMany != nil {
-        throw t.unsupported("a to-many relationship compared as a value (use contains(where:), count or isEmpty)")
+        throw t.unsupported(
+            "a to-many relationship compared as a value", instead: "use contains(where:), count or isEmpty instead")
     }
     let test = "\(decimal ? decimalCollated(l.sql) : l.sql) \(op) \(r.sql)"
     let nullable = [l, r].filter { !$0.isNonNull }
@@ -106,7 +107,8 @@ func binary(_ lhs: Any, _ rhs: Any, _ op: String, _ t: SQLTranslation, decimal: 
         return SQLFragment(sql: op == "IS" ? "(0)" : "(1)", isCondition: true)
     }
     if l.toMany != nil || r.toMany != nil {
-        throw t.unsupported("a to-many relationship compared as a value (use contains(where:), count or isEmpty)")
+        throw t.unsupported(
+            "a to-many relationship compared as a value", instead: "use contains(where:), count or isEmpty instead")
     }
     return SQLFragment(
         sql: "(\(decimal ? decimalCollated(l.sql) : l.sql) \(op) \(r.sql))", arguments: l.arguments + r.arguments,

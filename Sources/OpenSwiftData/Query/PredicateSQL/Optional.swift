@@ -110,7 +110,7 @@ func isOptionalToMany(_ type: Any.Type) -> Bool {
 /// per fetch and bound as a value (``ConstantFolding``; a nil there throws too).
 extension PredicateExpressions.ForcedUnwrap: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
-        throw t.unsupported("a force unwrap (!); use flatMap, ?? or an optional comparison instead")
+        throw t.unsupported("a force unwrap (!)", instead: "use flatMap, ?? or an optional comparison instead")
     }
     func collect(_ leaves: inout PredicateLeaves) { leaves.isCacheable = false }
 }

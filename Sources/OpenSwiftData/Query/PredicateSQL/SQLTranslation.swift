@@ -115,10 +115,16 @@ struct SQLTranslation {
         SwiftDataError(SwiftDataError.unsupportedKeyPath.code, what, entityName: entity ?? layout.name)
     }
 
-    func unsupported(_ what: String) -> SwiftDataError {
-        SwiftDataError(
+    /// The error for a part of the predicate that has no SQL with Swift's semantics: `what` names
+    /// the part, `instead` says what to write instead (by default: stored attributes,
+    /// relationships and the supported operators).
+    func unsupported(_ what: String, instead: String? = nil) -> SwiftDataError {
+        let advice =
+            instead
+            ?? "rewrite that part with stored attributes, relationships and the supported operators (the article \"What works today\" lists them)"
+        return SwiftDataError(
             SwiftDataError.unsupportedPredicate.code,
-            "the predicate uses \(what), which cannot be translated to SQL with Swift's exact semantics; rewrite that part with stored attributes, relationships and the supported operators (the article \"What works today\" lists them)",
+            "the predicate uses \(what), which cannot be translated to SQL with Swift's exact semantics; \(advice)",
             entityName: layout.name)
     }
 }

@@ -56,7 +56,7 @@ extension PredicateExpressions.ConditionalCast: SQLPredicateExpression {
 /// `PredicateError.forceCastFailure` for other rows; use `as?` or `is`).
 extension PredicateExpressions.ForceCast: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
-        throw t.unsupported("a force cast (as! \(Desired.self)); use `is` or `as?`")
+        throw t.unsupported("a force cast (as! \(Desired.self))", instead: "use `is` or `as?` instead")
     }
     func collect(_ leaves: inout PredicateLeaves) { leaves.isCacheable = false }
 }
