@@ -36,7 +36,7 @@ enum ConformCommand {
             .option(
                 "shard", placeholder: "I/N",
                 help:
-                    "Run only shard I of N: every N-th conformance case and differential case; merge the N reports with 'harness report merge'. (1 ≤ I ≤ N ≤ \(maximumShards))"
+                    "Run only shard I of N: every N-th conformance case (on every store) and an even share of each kind of differential case; merge the N reports with 'harness report merge'. (1 ≤ I ≤ N ≤ \(maximumShards))"
             ),
             .option(
                 "regressions", placeholder: "FILE",
@@ -135,7 +135,11 @@ enum ConformCommand {
             suites: o.suites, stores: o.stores, seed: o.seed,
             differentialCases: o.differential ? (o.only.isEmpty ? Array(0..<o.cases) : o.only) : [],
             shard: o.shard, jobs: o.jobs, shrink: o.shrink, progress: { progress($0) })
-        if o.shard != .all { print("shard \(o.shard): every \(o.shard.count)th case from case \(o.shard.index)\n") }
+        if o.shard != .all {
+            print(
+                "shard \(o.shard): every \(o.shard.count)-th conformance case from case \(o.shard.index) (each on every store) and 1/\(o.shard.count) of each kind of differential case\n"
+            )
+        }
         print(report.table())
         for failure in report.failures {
             print("\n" + failure.description)

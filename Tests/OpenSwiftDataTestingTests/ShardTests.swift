@@ -26,6 +26,38 @@ struct ShardTests {
         #expect(union == Array(0..<23))
     }
 
+    @Test("kinds are dealt evenly: change scripts on odd case numbers split between 2 shards")
+    func dealing() {
+        let cases = Array(0..<1_000)
+        func scripts(_ shard: Shard) -> [Int] {
+            shard.deal(cases) { DifferentialHarness.scriptKind(ofCase: $0) != nil }
+                .filter { DifferentialHarness.scriptKind(ofCase: $0) != nil }
+        }
+        for n in [2, 3, 4, 7] {
+            let shards = (1...n).map { Shard($0, of: n) }
+            let perShard = shards.map { scripts($0).count }
+            #expect(perShard.max()! - perShard.min()! <= 1, "\(n) shards: \(perShard) change scripts")
+            let all = shards.flatMap { $0.deal(cases) { DifferentialHarness.scriptKind(ofCase: $0) != nil } }
+            #expect(all.sorted() == cases, "\(n) shards cover every case once")
+            let sizes = shards.map { $0.deal(cases) { DifferentialHarness.scriptKind(ofCase: $0) != nil }.count }
+            #expect(sizes.max()! - sizes.min()! <= 3, "\(n) shards: \(sizes) cases")
+        }
+        // What plain round-robin would do: every change script in the second shard.
+        #expect(Shard(1, of: 2).select(cases).allSatisfy { DifferentialHarness.scriptKind(ofCase: $0) == nil })
+    }
+
+    @Test("a conformance case runs on every store in one shard, so shard tables count whole cases")
+    func wholeCases() {
+        let suites = [ConformanceSuite.uniqueness]
+        for i in 1...2 {
+            let part = ConformanceReport.run(suites: suites, seed: 3, shard: Shard(i, of: 2))
+            let memory = Set(part.results.filter { $0.store == .memory }.map(\.caseID))
+            let disk = Set(part.results.filter { $0.store == .disk }.map(\.caseID))
+            #expect(memory == disk)
+            #expect(!memory.isEmpty)
+        }
+    }
+
     @Test("the merged reports of 4 shards equal one unsharded run")
     func mergedEqualsUnsharded() throws {
         let suites = [ConformanceSuite.uniqueness]
@@ -86,5 +118,19 @@ struct ShardTests {
         let wholeXML = try String(contentsOf: whole.appendingPathComponent("junit.xml"), encoding: .utf8)
         #expect(Self.junitTotals(mergedXML) == Self.junitTotals(wholeXML))
         #expect(try run(["report", "merge"] + dirs.dropLast() + ["--out", merged.path]).status == 2)
+        // A missing directory is named with the reason, not Foundation's error dump.
+        let missing = Process()
+        missing.executableURL = harness
+        missing.arguments = ["report", "merge", scratch.url.appendingPathComponent("nowhere").path]
+        let errors = Pipe()
+        missing.standardError = errors
+        missing.standardOutput = FileHandle.nullDevice
+        try missing.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        missing.waitUntilExit()
+        #expect(missing.terminationStatus == 2)
+        #expect(message.contains("nowhere is not a readable conformance report"))
+        #expect(message.contains("no such file"))
+        #expect(!message.contains("NSCocoaErrorDomain"))
     }
 }

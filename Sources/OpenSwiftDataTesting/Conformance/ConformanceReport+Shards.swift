@@ -12,8 +12,9 @@ extension ConformanceReport {
     /// Runs `suites` on `stores` and `differential` differential cases (numbers `0..<differential`),
     /// keeping only what `shard` selects: the Swift equivalent of `harness conform --shard I/N`.
     ///
-    /// Conformance cases are numbered suite by suite, store by store, case by case; the
-    /// differential cases by their number. Same arguments, same slice, on every machine.
+    /// Conformance cases are numbered suite by suite, case by case (a case runs on every store
+    /// of its shard); change scripts and predicate cases are dealt separately (``Shard/deal(_:by:)``).
+    /// Same arguments, same slice, on every machine.
     /// ```swift
     /// let part = ConformanceReport.run(seed: 1, differential: 10_000, shard: Shard(2, of: 4), jobs: 2)
     /// try part.json().write(to: URL(fileURLWithPath: "Reports/shard-2/conformance.json"))
@@ -28,12 +29,13 @@ extension ConformanceReport {
         if shard != .all { report.shards = [shard] }
         var ordinal = 0
         for suite in suites {
+            // A case runs on every store in the same shard, so a shard's table counts whole cases.
+            let picked = suite.cases.filter { _ in
+                defer { ordinal += 1 }
+                return shard.contains(ordinal)
+            }
+            guard !picked.isEmpty else { continue }
             for store in stores {
-                let picked = suite.cases.filter { _ in
-                    defer { ordinal += 1 }
-                    return shard.contains(ordinal)
-                }
-                guard !picked.isEmpty else { continue }
                 progress?(
                     "\(suite.name) on \(store): \(picked.count) cases" + (shard == .all ? "" : " (shard \(shard))"))
                 report.results += ConformanceSuite(name: suite.name, title: suite.title, cases: picked).run(
@@ -42,7 +44,7 @@ extension ConformanceReport {
         }
         let numbers = differentialCases ?? Array(0..<max(0, differential))
         if !numbers.isEmpty {
-            let mine = shard.select(numbers)
+            let mine = shard.deal(numbers) { DifferentialHarness.scriptKind(ofCase: $0) != nil }
             progress?(
                 "differential: \(mine.count) cases on \(stores.map(\.rawValue).joined(separator: " and ")), \(jobs) job(s)"
             )

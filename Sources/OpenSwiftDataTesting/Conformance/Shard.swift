@@ -1,6 +1,7 @@
 /// A deterministic slice of a conformance run: shard `index` of `count` takes every
-/// `count`-th item, starting at item `index - 1`, of the run's fixed order (suite, store, case;
-/// then the differential case numbers).
+/// `count`-th conformance case, starting at case `index - 1`, of the run's fixed order (suite,
+/// case; each case on every store), and its share of the differential cases, change scripts
+/// and predicate cases dealt round-robin separately (``deal(_:by:)``).
 ///
 /// N machines running shards 1/N … N/N run every item exactly once between them, and
 /// ``ConformanceReport/merged(_:)`` of their reports has the totals of one unsharded run.
@@ -58,5 +59,28 @@ public struct Shard: Sendable, Hashable, Codable, CustomStringConvertible {
     /// ```
     package func select<T>(_ items: [T]) -> [T] {
         items.enumerated().filter { contains($0.offset) }.map(\.element)
+    }
+
+    /// The items of `items` this shard runs when items of each kind (`kind(item)`) are dealt
+    /// round-robin among themselves: every shard gets the same number of items of each kind,
+    /// give or take one, however the kinds are spaced in `items` (``select(_:)`` would give
+    /// every item at an odd position to the even shards). Each kind's first item goes to the
+    /// shard after the previous kind's, so the odd ones out spread too.
+    ///
+    /// ```swift
+    /// // Change scripts at every 10th case: each of 2 shards gets half of them.
+    /// Shard(1, of: 2).deal(Array(0..<40)) { $0 % 10 == 9 ? "script" : "query" }
+    /// ```
+    package func deal<T, Kind: Hashable>(_ items: [T], by kind: (T) -> Kind) -> [T] {
+        var dealt: [Kind: Int] = [:]
+        var firstShard: [Kind: Int] = [:]
+        return items.filter { item in
+            let k = kind(item)
+            if firstShard[k] == nil { firstShard[k] = firstShard.count % count }
+            let start = firstShard[k]!
+            let position = dealt[k, default: 0]
+            dealt[k] = position + 1
+            return (start + position) % count == index - 1
+        }
     }
 }

@@ -108,7 +108,8 @@ public final class DifferentialHarness {
         return DifferentialHarness.scriptKind(ofCase: index)
     }
 
-    static func scriptKind(ofCase index: Int) -> String? {
+    /// The change-script kind of case `index` in the sample schemas' run (see the instance method).
+    package static func scriptKind(ofCase index: Int) -> String? {
         switch index % scriptInterval {
         case scriptInterval - 1: return ["users", "catalogue"][(index / scriptInterval) % 2]
         case 9: return "dictionary"
