@@ -143,8 +143,8 @@ var targets: [Target] = [
             path: "Benchmarks/PersistenceWorkloads"),
     // Every `harness` subcommand, one file each; the executables below only call into it.
     .target(name: "HarnessCommands",
-            dependencies: ["ArgumentParsing", "PersistenceWorkloads", "BenchmarkKit", "OpenSwiftData", "OpenSwiftDataTesting",
-                           "HarnessSupport"]),
+            dependencies: ["ArgumentParsing", "DecodingDiagnostics", "PersistenceWorkloads", "BenchmarkKit", "OpenSwiftData",
+                           "OpenSwiftDataTesting", "HarnessSupport"]),
     .testTarget(name: "HarnessCommandsTests",
                 dependencies: ["HarnessCommands", "ArgumentParsing", "PersistenceWorkloads", "BenchmarkKit", "OpenSwiftData",
                                "OpenSwiftDataTesting", "HarnessSupport"]),

@@ -50,7 +50,8 @@ public final class BenchmarkRunner {
             throw BenchmarkError(
                 .debugBuild,
                 message:
-                    "refusing to benchmark a debug build; build with `swift run -c release` or pass --allow-debug")
+                    "refusing to benchmark a debug build (its timings say nothing about release code): build with `-c release`, or allow it with `RunnerConfiguration(allowDebug: true)` in code or `--allow-debug` on the harness command line"
+            )
         }
         switch configuration.mode {
         case .iterations(let n) where n < 1:

@@ -46,8 +46,8 @@ extension IndexBenchmark {
             if strategy == .none {
                 note =
                     policy == .drop
-                    ? "unique indexes dropped: saves still upsert new models by their unique values; nothing updates rows here"
-                    : "unique indexes kept: a write workload updates rows, and only the index rejects a duplicate value then"
+                    ? "unique indexes dropped too: no write workload runs, so no save looks a unique value up"
+                    : "unique indexes kept: every save of the write workloads looks unique values up through them (an insert to upsert, an update to reject a duplicate), as every app's store does"
             }
             summaries.append(
                 .init(

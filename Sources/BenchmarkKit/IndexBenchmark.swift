@@ -38,8 +38,9 @@ public struct IndexBenchmark {
 
     /// An index configuration to measure.
     public enum Strategy: Hashable, Sendable, CustomStringConvertible {
-        /// Every secondary index dropped; unique indexes too when no write workload updates
-        /// rows (a save still upserts by its own lookup), otherwise kept and reported as kept.
+        /// Every secondary index dropped; unique indexes too when the benchmark has no write
+        /// workload, otherwise kept (every save looks unique values up through them: an insert
+        /// to upsert, an update to reject a duplicate) and reported as kept.
         case none
         /// The indexes the models declare (`#Index`, unique attributes).
         case declared
@@ -64,8 +65,8 @@ public struct IndexBenchmark {
     public enum WriteKind: String, Sendable, Codable {
         /// Inserts (or upserts) new models.
         case inserts
-        /// Changes stored models; then unique indexes are never dropped (only they reject an
-        /// update that duplicates a unique value).
+        /// Changes stored models (only a unique index rejects an update that duplicates a unique
+        /// value).
         case updates
     }
 
@@ -169,6 +170,7 @@ public struct IndexBenchmark {
         return result
     }
 
-    /// Whether `none` may drop unique indexes: only when no write workload updates rows.
-    var dropsUniqueIndexesUnderNone: Bool { !writes.contains { $0.kind == .updates } }
+    /// Whether `none` drops unique indexes: only when no write workload runs, since every
+    /// save looks unique values up through them.
+    var dropsUniqueIndexesUnderNone: Bool { writes.isEmpty }
 }

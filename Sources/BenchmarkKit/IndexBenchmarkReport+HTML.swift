@@ -14,6 +14,7 @@ extension IndexBenchmarkReport {
             "<h1>Index benchmark: \(h(name))</h1>",
             "<p>\(rows) rows, \(h(store)) store. Query times are per call (one fetch, count or identifier fetch); write times per operation (one model written, the save included pro rata); ratio to raw compares with the same SQL run through SQLite directly.</p>",
             "<h2 id=\"recommendation\">Recommendation</h2>",
+            "<p>\(h(IndexBenchmarkReport.recommendationRule))</p>",
             "<table><tr><th>query</th><th>operation</th><th>cheapest strategy</th><th>median</th><th>speed-up over none</th><th>ratio to raw</th><th>write cost over none</th></tr>",
         ]
         for r in recommendations {

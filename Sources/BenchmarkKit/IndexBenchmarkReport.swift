@@ -92,6 +92,12 @@ public struct IndexBenchmarkReport: Codable, Sendable {
         recommendations = recommend()
     }
 
+    /// How ``recommendations`` picks a strategy, as the reports state it.
+    static let recommendationRule =
+        "The cheapest strategy is the one with the lowest median; strategies within 10 % of it count as tied "
+        + "(closer than the noise of a shared machine), and a tie goes to the strategy with the fewest index "
+        + "bytes, which costs writes least."
+
     /// The cheapest strategy per query operation (ties within 10 % go to the smaller indexes),
     /// with its write cost.
     func recommend() -> [Recommendation] {
@@ -143,6 +149,7 @@ public struct IndexBenchmarkReport: Codable, Sendable {
                 + "same SQL run through SQLite directly. The measurements table at the end shows medians per "
                 + "run: one call for a query, `operations` writes and one save for a write workload.", "",
             "## Recommendation", "",
+            IndexBenchmarkReport.recommendationRule, "",
             "| query | operation | cheapest strategy | median | speed-up over none | ratio to raw | write cost over none | plan |",
             "|---|---|---|---:|---:|---:|---:|---|",
         ]

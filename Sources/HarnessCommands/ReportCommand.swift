@@ -1,5 +1,6 @@
 import ArgumentParsing
 import BenchmarkKit
+import DecodingDiagnostics
 import Foundation
 import OpenSwiftDataTesting
 
@@ -59,7 +60,9 @@ enum ReportCommand {
             } catch {
                 throw ArgumentError(
                     code: .invalidValue, argument: path,
-                    message: "\(url.path) is not a readable conformance report (harness conform --json): \(error)")
+                    message:
+                        "\(url.path) is not a readable conformance report (harness conform --json writes one): \(ReadFailure.brief(error))"
+                )
             }
         }
         let out = URL(fileURLWithPath: args.value("out") ?? "Reports/merged", isDirectory: true)
@@ -75,7 +78,9 @@ enum ReportCommand {
             } catch {
                 throw ArgumentError(
                     code: .invalidValue, argument: path,
-                    message: "\(path) is not a readable benchmark report (harness bench writes bench-*.json): \(error)")
+                    message:
+                        "\(path) is not a readable benchmark report (harness bench writes bench-*.json): \(ReadFailure.brief(error))"
+                )
             }
         }
         // No run, no baseline: said here, not as a silent exit status.

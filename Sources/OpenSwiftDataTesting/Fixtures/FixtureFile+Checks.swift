@@ -23,7 +23,8 @@ extension FixtureFile {
         /// What to do about a missing file.
         func missingHint(_ path: String) -> String {
             switch self {
-            case .fixture: "check the path, or write the fixture with 'harness fixtures --schema NAME --out \(path)'"
+            case .fixture:
+                "check the path, or write the fixture: FixtureFile.write(_:schema:name:scale:to:) for your models, 'harness fixtures --schema NAME --out \(path)' for a sample schema"
             case .store: "check the path (copy the .store file with its -wal and -shm from the app's container)"
             }
         }
