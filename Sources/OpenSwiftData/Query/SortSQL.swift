@@ -43,7 +43,7 @@ func orderByClause<T: PersistentModel>(
         } else {
             throw SwiftDataError(
                 SwiftDataError.unsupportedSortDescriptor.code,
-                "\(kp) is not a stored, sortable attribute of \(t.layout.name), nor one of a to-one relationship's target (computed, transient, to-many and JSON values cannot be sorted by the store)",
+                "\(KeyPathText.readable(kp, layout: t.layout)) is not a stored, sortable attribute of \(t.layout.name), nor one of a to-one relationship's target (computed, transient, to-many and JSON values cannot be sorted by the store)",
                 entityName: t.layout.name)
         }
     }

@@ -21,11 +21,11 @@ extension PredicateExpressions.Variable: SQLPredicateExpression {
 extension PredicateExpressions.KeyPath: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
         let base = try translate(root, t)
-        if let many = base.toMany { return try toManyMember(many, member, "\(keyPath)", t) }
+        if let many = base.toMany { return try toManyMember(many, member, KeyPathText.readable(keyPath), t) }
         guard let row = base.row else {
             if let f = valueMember(base, member) { return f }
             throw t.unsupportedKeyPath(
-                "\(keyPath) reads a property of a value (only stored attributes and relationships of models can be queried; sub-properties such as uuidString, String.count or first/last of a value cannot)"
+                "\(KeyPathText.readable(keyPath)) reads a property of a value (only stored attributes and relationships of models can be queried; sub-properties such as uuidString, String.count or first/last of a value cannot)"
             )
         }
         let layout = row.layout
@@ -39,7 +39,7 @@ extension PredicateExpressions.KeyPath: SQLPredicateExpression {
                 return f
             }
             throw t.unsupportedKeyPath(
-                "\(keyPath) is not a stored attribute of \(layout.name) (transient or computed properties cannot be queried)",
+                "\(KeyPathText.readable(keyPath)) is not a stored attribute of \(layout.name) (transient or computed properties cannot be queried)",
                 entity: layout.name)
         }
         let s = layout.slots[slot]
@@ -252,7 +252,7 @@ func translateOperands(_ lhs: Any, _ rhs: Any, _ t: SQLTranslation) throws -> (S
         let other = (lhs as? any KeyPathNaming) ?? (rhs as? any KeyPathNaming)
         let name = other.map { expression -> String in
             let keyPath = expression.anyKeyPath
-            return t.layout.slotByKeyPath[keyPath].map { t.layout.slots[$0].name } ?? "\(keyPath)"
+            return t.layout.slotByKeyPath[keyPath].map { t.layout.slots[$0].name } ?? KeyPathText.readable(keyPath)
         }
         throw nanComparisonError(nan.type, property: name, entity: t.layout.name)
     }
