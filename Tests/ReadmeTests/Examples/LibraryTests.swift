@@ -15,7 +15,7 @@ func conformance(_ c: ConformanceCase, store: StoreKind) throws { try c.verify(s
 // Your own models on both stores, against plain Swift as the reference:
 @Test func shortBooks() throws {
     let pair = try StorePair(schema: Schema([Shelf.self, Book.self]), seed: 42)
-    try pair.populate(fixture)  // the global Fixture above
+    try pair.populate(fixture)  // the typed builder's Fixture (Examples/Library.swift)
     let short = #Predicate<Book> { $0.pages < 100 }
     let everyBook = try ModelContext(pair.memory).fetch(FetchDescriptor<Book>())
     let expected = try everyBook.filter { try short.evaluate($0) }.map(\.title).sorted()

@@ -5,7 +5,10 @@ extension Fixture {
     /// every relationship filled, unique constraints respected, subclasses mixed in.
     ///
     /// Each inheritance hierarchy is one step (labelled with its root entity's name) generating
-    /// `counts[name] ?? defaultCount` instances of every class in it, shuffled together.
+    /// `counts[name] ?? defaultCount` instances of every class in it, shuffled together. A
+    /// count is the instances of that class itself, not of its subclasses: with subclasses
+    /// `Card` and `Transfer`, `counts: ["Payment": 500]` makes 500 `Payment`s and 20 of each
+    /// subclass (a fetch of `Payment` counts 540); give each subclass its count (0 for none).
     /// Instances are made through `init(backingData:)`, never through your initialisers (as
     /// SwiftData materialises rows). Attributes: strings, numbers, dates, UUIDs, URLs, `Data`,
     /// `Decimal`, `CaseIterable` enums, `Codable` values, optionals (nil with
