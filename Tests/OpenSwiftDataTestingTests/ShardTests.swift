@@ -134,3 +134,17 @@ struct ShardTests {
         #expect(!message.contains("NSCocoaErrorDomain"))
     }
 }
+
+/// Long differential runs in tests say how far they are, unless turned off.
+@Suite("Long-run progress")
+struct LongRunProgressTests {
+    @Test("the line counts cases and mismatches; OPENSWIFTDATA_PROGRESS=0 turns lines off")
+    func lines() {
+        #expect(
+            LongRunProgress.line("DifferentialHarness seed 1", done: 400, of: 1000, mismatches: 0, seconds: 10)
+                == "DifferentialHarness seed 1: 400 of 1000 cases, 0 mismatches, 10 s")
+        #expect(LongRunProgress.line("x", done: 1, of: 2, mismatches: nil, seconds: 20) == "x: 1 of 2 cases, 20 s")
+        #expect(LongRunProgress.isEnabled([:]))
+        #expect(!LongRunProgress.isEnabled(["OPENSWIFTDATA_PROGRESS": "0"]))
+    }
+}

@@ -163,7 +163,9 @@ public final class DifferentialHarness {
 
     /// Runs `cases` in order, collecting mismatches (it stops once there are `maxFailures`).
     ///
-    /// `progress` is called after every case with the number done.
+    /// `progress` is called after every case with the number done. Without it, a run longer
+    /// than ten seconds prints a line on standard error every ten seconds
+    /// (`OPENSWIFTDATA_PROGRESS=0` turns that off).
     public func run<Cases: Collection<Int>>(
         cases: Cases, maxFailures: Int = 10,
         progress: ((Int) -> Void)? = nil
@@ -171,6 +173,8 @@ public final class DifferentialHarness {
         let start = DispatchTime.now().uptimeNanoseconds
         var report = DifferentialReport(seed: seed)
         report.requested = cases.count
+        var lines =
+            progress == nil ? LongRunProgress(label: "DifferentialHarness seed \(seed)", total: cases.count) : nil
         for index in cases {
             do {
                 report.checks += try checkCase(index)
@@ -187,6 +191,7 @@ public final class DifferentialHarness {
             report.cases += 1
             if kind(ofCase: index).hasPrefix("script") { report.scripts += 1 }
             progress?(report.cases)
+            lines?.update(done: report.cases, mismatches: report.mismatches.count)
             if report.mismatches.count >= maxFailures { break }
         }
         report.seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
@@ -198,7 +203,9 @@ extension DifferentialHarness {
     /// Runs `cases` split into `jobs` shards in parallel, each shard with its own harness
     /// (its own datasets and stores); a shard stops after 10 mismatches.
     ///
-    /// `progress` is called (from any thread) with the number of cases done so far.
+    /// `progress` is called (from any thread) with the number of cases done so far; without
+    /// it, a run longer than ten seconds prints a line on standard error every ten seconds
+    /// (`OPENSWIFTDATA_PROGRESS=0` turns that off).
     /// ```swift
     /// let report = DifferentialHarness.run(seed: 1, cases: Array(0..<10_000), jobs: 2)
     /// ```
@@ -211,6 +218,8 @@ extension DifferentialHarness {
         let lock = NSLock()
         nonisolated(unsafe) var merged = DifferentialReport(seed: seed)
         nonisolated(unsafe) var done = 0
+        nonisolated(unsafe) var lines =
+            progress == nil ? LongRunProgress(label: "DifferentialHarness seed \(seed)", total: cases.count) : nil
         let start = DispatchTime.now().uptimeNanoseconds
         DispatchQueue.concurrentPerform(iterations: jobs) { j in
             let harness = DifferentialHarness(seed: seed, stores: stores)
@@ -219,6 +228,7 @@ extension DifferentialHarness {
                 lock.lock()
                 done += 1
                 let n = done
+                lines?.update(done: n)
                 lock.unlock()
                 progress?(n)
             }
