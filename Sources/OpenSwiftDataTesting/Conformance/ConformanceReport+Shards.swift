@@ -93,7 +93,12 @@ extension ConformanceReport {
         }
         var merged = ConformanceReport(seed: first.seed, stores: first.stores)
         merged.shards = n == 1 ? [] : (1...n).map { Shard($0, of: n) }
-        let suiteOrder = ConformanceSuite.all.map(\.name)
+        // The project's suites in their order, then any other (a team's `schema`, `queries`) as
+        // the shards list them.
+        var suiteOrder = ConformanceSuite.all.map(\.name)
+        for name in reports.flatMap({ $0.results.map(\.suite) }) where !suiteOrder.contains(name) {
+            suiteOrder.append(name)
+        }
         let caseOrder: [String: Int] = Dictionary(
             ConformanceSuite.all.flatMap { s in
                 s.cases.enumerated().map { ("\(s.name)|\($1.id)|\($1.title)", $0) }

@@ -213,6 +213,17 @@ extension DifferentialHarness {
         seed: UInt64, stores: [StoreKind] = StoreKind.allCases, cases: [Int], jobs: Int,
         shrink: Bool = true, progress: (@Sendable (Int) -> Void)? = nil
     ) -> DifferentialReport {
+        run(seed: seed, cases: cases, jobs: jobs, shrink: shrink, progress: progress) {
+            DifferentialHarness(seed: seed, stores: stores)
+        }
+    }
+
+    /// Runs `cases` split into `jobs` shards in parallel, each on a harness `make` builds (one
+    /// per shard: its own datasets and stores); a shard stops after 10 mismatches.
+    package static func run(
+        seed: UInt64, cases: [Int], jobs: Int, shrink: Bool, progress: (@Sendable (Int) -> Void)?,
+        make: @Sendable () -> DifferentialHarness
+    ) -> DifferentialReport {
         let jobs = max(1, min(jobs, cases.count / 100))
         let shards = (0..<jobs).map { j in stride(from: j, to: cases.count, by: jobs).map { cases[$0] } }
         let lock = NSLock()
@@ -222,7 +233,7 @@ extension DifferentialHarness {
             progress == nil ? LongRunProgress(label: "DifferentialHarness seed \(seed)", total: cases.count) : nil
         let start = DispatchTime.now().uptimeNanoseconds
         DispatchQueue.concurrentPerform(iterations: jobs) { j in
-            let harness = DifferentialHarness(seed: seed, stores: stores)
+            let harness = make()
             harness.shrinks = shrink
             let part = harness.run(cases: shards[j]) { _ in
                 lock.lock()
