@@ -102,6 +102,11 @@ let products: [Product] = [
     .library(name: "OpenSwiftDataTesting", targets: ["OpenSwiftDataTesting"]),
     // The benchmark runner, metrics and report writers (links jemalloc: benchmark executables only).
     .library(name: "BenchmarkKit", targets: ["BenchmarkKit"]),
+    // `Harness.main(schemas:)`: the harness command line over a team's own schemas, for a small
+    // executable target of theirs.
+    .library(name: "OpenSwiftDataHarness", targets: ["OpenSwiftDataHarness"]),
+    // The harness itself, for the store-file commands (`fixtures describe|verify`, `report merge`).
+    .executable(name: "harness", targets: ["harness"]),
 ]
 
 // MARK: - Targets
@@ -154,6 +159,7 @@ var targets: [Target] = [
     .executableTarget(name: "ShopIndexBenchmark", dependencies: ["BenchmarkKit", "OpenSwiftData"],
                       path: "Benchmarks/ShopIndexBenchmark"),
     .executableTarget(name: "harness", dependencies: ["HarnessCommands", "HarnessSupport"]),
+    .target(name: "OpenSwiftDataHarness", dependencies: ["HarnessCommands", "HarnessSupport", "OpenSwiftData", "OpenSwiftDataTesting"]),
     .testTarget(name: "PersistenceWorkloadsTests", dependencies: ["PersistenceWorkloads", "BenchmarkKit", "OpenSwiftData"]),
 ]
 
@@ -173,7 +179,8 @@ targets.append(.testTarget(name: "SwiftDataCompatibilityTests", dependencies: ["
 // Every ```swift block of README.md is one of this target's Examples/ files, compiled in Swift 6
 // mode and run (ReadmeBlocksTests keeps the two identical); warnings fail it as above.
 targets.append(.testTarget(name: "ReadmeTests",
-                           dependencies: ["SwiftData", "OpenSwiftData", "OpenSwiftDataTesting", "BenchmarkKit"],
+                           dependencies: ["SwiftData", "OpenSwiftData", "OpenSwiftDataTesting", "BenchmarkKit",
+                                          "OpenSwiftDataHarness"],
                            swiftSettings: useToolchainSwiftSyntax ? [.unsafeFlags(["-warnings-as-errors"])] : []))
 #endif
 

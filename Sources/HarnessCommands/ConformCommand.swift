@@ -14,9 +14,14 @@ enum ConformCommand {
                 "store", placeholder: "memory|disk|all",
                 help: "Which stores to check against the reference; default all (change scripts always compare both)."),
             .option(
+                "schema", placeholder: "name",
+                help:
+                    "Check your own schema, registered with Harness.main(schemas:) in your executable, instead of the project's suites: its derived rules (suite schema), its queries (suite queries) and differential cases over its entities."
+            ),
+            .option(
                 "suite", placeholder: "name", repeatable: true,
                 help:
-                    "Only these suites (comma-separated or repeated): \(ConformanceSuite.all.map(\.name).joined(separator: ", ")), differential."
+                    "Only these suites (comma-separated or repeated): \(ConformanceSuite.all.map(\.name).joined(separator: ", ")), differential; with --schema: schema, queries, differential."
             ),
             .option(
                 "seed", placeholder: "S", range: .seed, help: "Seed for generated data and random cases; default 1."),
@@ -64,6 +69,10 @@ enum ConformCommand {
 
     /// The validated options; ``options(_:)`` builds them without running anything.
     struct Options {
+        /// The registered schema `--schema` names, with its name.
+        var schema: (name: String, schema: HarnessSchema)?
+        /// With `--schema`: the suites `--suite` names (`nil`: all).
+        var schemaSuites: Set<String>?
         var stores: [StoreKind] = StoreKind.allCases
         var suites: [ConformanceSuite] = ConformanceSuite.all
         var differential = true
@@ -83,15 +92,29 @@ enum ConformCommand {
     /// a `--regressions` file that parses when it exists); runs nothing.
     ///
     /// - Throws: ``ArgumentError`` `.invalidValue` naming the option.
-    static func options(_ args: ParsedArguments) throws -> Options {
+    static func options(_ args: ParsedArguments, schemas: [String: HarnessSchema] = [:]) throws -> Options {
         var o = Options()
+        if let name = args.value("schema") {
+            guard let schema = schemas[name] else {
+                throw ArgumentError(
+                    code: .invalidValue, argument: name,
+                    message: schemas.isEmpty
+                        ? "--schema checks a schema your executable registers with Harness.main(schemas:); this harness has none"
+                        : "--schema takes one of: \(schemas.keys.sorted().joined(separator: ", ")); not '\(name)'")
+            }
+            o.schema = (name, schema)
+        }
         switch try args.choice("store", from: ["memory", "disk", "all"]) ?? "all" {
         case "memory": o.stores = [.memory]
         case "disk": o.stores = [.disk]
         default: o.stores = StoreKind.allCases
         }
-        let names = try args.choices("suite", from: ConformanceSuite.all.map(\.name) + ["differential"])
-        if !names.isEmpty {
+        let suiteNames = o.schema == nil ? ConformanceSuite.all.map(\.name) : ["schema", "queries"]
+        let names = try args.choices("suite", from: suiteNames + ["differential"])
+        if o.schema != nil, !names.isEmpty {
+            o.schemaSuites = Set(names.filter { $0 != "differential" })
+            o.differential = names.contains("differential")
+        } else if !names.isEmpty {
             o.suites = names.filter { $0 != "differential" }.compactMap(ConformanceSuite.named)  // names are checked
             o.differential = names.contains("differential")
         }
@@ -123,21 +146,30 @@ enum ConformCommand {
         return o
     }
 
-    static func run(_ args: ParsedArguments) throws -> Int32 {
-        let o = try options(args)
+    static func run(_ args: ParsedArguments, schemas: [String: HarnessSchema] = [:]) throws -> Int32 {
+        let o = try options(args, schemas: schemas)
         let report = try conform(o)
         return report.passed ? 0 : 1
     }
 
     /// Runs the suites and the differential cases, prints the table and failures, writes the reports.
     static func conform(_ o: Options) throws -> ConformanceReport {
-        let report = ConformanceReport.run(
-            suites: o.suites, stores: o.stores, seed: o.seed,
-            differentialCases: o.differential ? (o.only.isEmpty ? Array(0..<o.cases) : o.only) : [],
-            shard: o.shard, jobs: o.jobs, shrink: o.shrink, progress: { progress($0) })
+        let cases = o.differential ? (o.only.isEmpty ? Array(0..<o.cases) : o.only) : []
+        let report: ConformanceReport
+        if let (name, schema) = o.schema {
+            progress("schema \(name)")
+            report = ConformanceReport.run(
+                schema: schema, suites: o.schemaSuites ?? (o.suites.isEmpty ? [] : nil), stores: o.stores,
+                seed: o.seed, differentialCases: cases, shard: o.shard, jobs: o.jobs, shrink: o.shrink,
+                progress: { progress($0) })
+        } else {
+            report = ConformanceReport.run(
+                suites: o.suites, stores: o.stores, seed: o.seed, differentialCases: cases,
+                shard: o.shard, jobs: o.jobs, shrink: o.shrink, progress: { progress($0) })
+        }
         if o.shard != .all {
             print(
-                "shard \(o.shard): every \(o.shard.count)-th conformance case from case \(o.shard.index) (each on every store) and 1/\(o.shard.count) of each kind of differential case\n"
+                "shard \(o.shard): conformance cases \(o.shard.index), \(o.shard.index + o.shard.count), \(o.shard.index + 2 * o.shard.count), … (each on every store) and 1/\(o.shard.count) of the differential cases, change scripts dealt evenly\n"
             )
         }
         print(report.table())

@@ -13,16 +13,16 @@ import PersistenceWorkloads
 /// benchmark executable); this needs the sample schema the fixture's manifest names.
 enum FixtureBenchCommand {
     /// Runs the command; returns the exit code.
-    static func run(_ args: ParsedArguments) throws -> Int32 {
+    static func run(_ args: ParsedArguments, schemas: [String: HarnessSchema] = [:]) throws -> Int32 {
         let o = try BenchCommand.options(args)
         guard let fixture = o.fixture else { return 2 }
         try BenchCommand.checkRunnable(o)
         let manifest = try FixtureManifest.read(for: fixture)
-        guard let sample = SampleSchema.named(manifest.schema) else {
+        guard let schema = schemas[manifest.schema]?.schema ?? SampleSchema.named(manifest.schema)?.schema else {
             throw ArgumentError(
                 code: .invalidValue, argument: fixture.path,
                 message:
-                    "the fixture's manifest names schema '\(manifest.schema)', which is no sample schema of the harness; benchmark it with IndexBenchmark from your own executable"
+                    "the fixture's manifest names schema '\(manifest.schema)', which is neither a sample schema nor one this executable registers with Harness.main(schemas:)"
             )
         }
         var strategies: [IndexBenchmark.Strategy] = o.strategies.map { strategy in
@@ -34,13 +34,15 @@ enum FixtureBenchCommand {
         }
         strategies.append(.suggested)
         var bench = IndexBenchmark(
-            fixture.lastPathComponent, schema: sample.schema,
+            fixture.lastPathComponent, schema: schema,
             data: .storeFile(fixture, rows: manifest.scale), strategies: strategies)
         bench.store = o.stores.contains(.disk) ? .disk : .memory
         let source = try ModelContainer(
-            for: sample.schema, configurations: ModelConfiguration(url: fixture, allowsSave: false))
+            for: schema, configurations: ModelConfiguration(url: fixture, allowsSave: false))
         var queries: [String] = []
-        for type in sample.modelTypes { queries += try FixtureQueryShapes.add(type, to: &bench, sampling: source) }
+        for entity in schema.entities {
+            queries += try FixtureQueryShapes.add(entity.modelType, to: &bench, sampling: source)
+        }
         guard !queries.isEmpty else {
             print("the fixture's entities have no indexed Int, Double, String or Date attribute to query")
             return 1

@@ -1,6 +1,7 @@
 import ArgumentParsing
 import BenchmarkKit
 import Foundation
+import OpenSwiftData
 import OpenSwiftDataTesting
 
 /// `harness fixtures`: writes a seeded fixture database and its manifest, verifies one, or
@@ -22,11 +23,14 @@ enum FixturesCommand {
             .option(
                 "schema", placeholder: "name",
                 help: "Sample schema: "
-                    + SampleSchema.all.map { "\($0.name) (\($0.summary))" }.joined(separator: "; ") + "."),
+                    + SampleSchema.all.map { "\($0.name) (\($0.summary))" }.joined(separator: "; ")
+                    + "; or a schema your executable registers with Harness.main(schemas:)."),
             .option("seed", placeholder: "S", range: .seed, help: "The seed; default 1."),
             .option(
                 "scale", placeholder: "N", range: .integers(scales),
-                help: "Rows of the schema's main entity; default 1000."),
+                help:
+                    "Rows of a sample schema's main entity, or of each class of your schema that its counts do not name; default 1000."
+            ),
             .option("out", placeholder: "FILE", help: "The fixture file to write; FILE.manifest.json goes beside it."),
             .option(
                 "traits", placeholder: "a,b", list: true,
@@ -44,7 +48,7 @@ enum FixturesCommand {
     /// What `fixtures` was asked to do, with every option validated.
     enum Mode {
         /// `fixtures --schema NAME [--seed S] [--scale N] [--traits a,b] --out FILE`.
-        case write(sample: SampleSchema, seed: UInt64, scale: Int, traits: Traits, out: URL)
+        case write(name: String, schema: Schema, fixture: Fixture, scale: Int, out: URL)
         /// `fixtures verify FILE [--regenerate]`; the file itself is checked by the library.
         case verify(URL, regenerate: Bool)
         /// `fixtures describe FILE [--json]`: what any store file holds, read-only.
@@ -57,7 +61,7 @@ enum FixturesCommand {
     /// Parses and validates every option and positional; writes nothing.
     ///
     /// - Throws: ``ArgumentError`` naming the option.
-    static func mode(_ args: ParsedArguments) throws -> Mode {
+    static func mode(_ args: ParsedArguments, schemas: [String: HarnessSchema] = [:]) throws -> Mode {
         if let first = args.positionals.first {
             guard first == "verify" || first == "describe", args.positionals.count == 2 else {
                 throw ArgumentError(
@@ -99,8 +103,8 @@ enum FixturesCommand {
                 code: .unexpectedArgument, argument: "--json",
                 message: "--json goes with 'fixtures describe FILE'")
         }
-        let names = SampleSchema.all.map(\.name)
-        guard let name = try args.choice("schema", from: names), let sample = SampleSchema.named(name) else {
+        let names = SampleSchema.all.map(\.name) + schemas.keys.sorted()
+        guard let name = try args.choice("schema", from: names) else {
             throw ArgumentError(
                 code: .missingValue, argument: "--schema",
                 message: "--schema is required; one of: \(names.joined(separator: ", "))")
@@ -112,18 +116,26 @@ enum FixturesCommand {
         guard let out = try args.writableFile("out") else {
             throw ArgumentError(code: .missingValue, argument: "--out", message: "--out FILE is required")
         }
-        return .write(sample: sample, seed: seed, scale: scale, traits: traits, out: out)
+        if let team = schemas[name] {
+            return .write(
+                name: name, schema: team.schema, fixture: team.fixture(seed: seed, defaultCount: scale, traits: traits),
+                scale: scale, out: out)
+        }
+        let sample = SampleSchema.named(name)!  // a name of the list above
+        return .write(
+            name: name, schema: sample.schema, fixture: sample.fixture(seed: seed, scale: scale, traits: traits),
+            scale: scale, out: out)
     }
 
     /// Runs the command; returns the process exit code.
-    static func run(_ args: ParsedArguments) throws -> Int32 {
-        switch try mode(args) {
+    static func run(_ args: ParsedArguments, schemas: [String: HarnessSchema] = [:]) throws -> Int32 {
+        switch try mode(args, schemas: schemas) {
         case .verify(let url, let regenerate):
             return try verify(url, regenerate: regenerate)
         case .describe(let url, let json):
             return try describe(url, json: json)
-        case .write(let sample, let seed, let scale, let traits, let url):
-            let manifest = try FixtureFile.write(sample, seed: seed, scale: scale, traits: traits, to: url)
+        case .write(let name, let schema, let fixture, let scale, let url):
+            let manifest = try FixtureFile.write(fixture, schema: schema, name: name, scale: scale, to: url)
             let size = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber
             print("wrote \(url.path) (\(size.map { "\($0) bytes, " } ?? "")page size \(manifest.pageSize))")
             print("manifest \(FixtureManifest.url(for: url).path)")

@@ -2,6 +2,7 @@ import ArgumentParsing
 import BenchmarkKit
 import Foundation
 import OpenSwiftData
+import OpenSwiftDataTesting
 import PersistenceWorkloads
 
 /// `harness`: the project's command-line tool. With no arguments it runs the main job (conformance,
@@ -26,11 +27,21 @@ package enum Harness {
     /// Runs `harness` with `arguments` (the program name left out); returns the exit code.
     /// Errors are printed to standard error: an argument error with the subcommand's help (exit 2),
     /// a ``SwiftDataError`` as its message (exit 1).
-    package static func main(_ arguments: [String]) -> Int32 {
+    ///
+    /// `schemas` are a team's own schemas (``HarnessSchema``), registered by the executable that
+    /// calls this: `conform --schema`, `fixtures --schema` and `bench --fixture` accept their
+    /// names. With schemas and no arguments, the help is printed instead of the project's main job.
+    package static func main(_ arguments: [String], schemas: [String: HarnessSchema] = [:]) -> Int32 {
         // The subcommand being run, for the help shown with an argument error.
         var currentSubcommand: String? = nil
         do {
             if arguments.isEmpty {
+                guard schemas.isEmpty else {
+                    print(parser.helpText())
+                    let names = schemas.keys.sorted().joined(separator: ", ")
+                    print("\nschemas: \(names) (conform --schema NAME, fixtures --schema NAME)")
+                    return 0
+                }
                 return try MainJob.run(parser: parser, toolchain: toolchainVersion())
             }
             let args = try parser.parse(arguments)
@@ -44,10 +55,10 @@ package enum Harness {
                 return 0
             }
             switch args.subcommand {
-            case "bench" where args.value("fixture") != nil: return try FixtureBenchCommand.run(args)
+            case "bench" where args.value("fixture") != nil: return try FixtureBenchCommand.run(args, schemas: schemas)
             case "bench": return try BenchCommand.run(args, toolchain: toolchainVersion())
-            case "fixtures": return try FixturesCommand.run(args)
-            case "conform": return try ConformCommand.run(args)
+            case "fixtures": return try FixturesCommand.run(args, schemas: schemas)
+            case "conform": return try ConformCommand.run(args, schemas: schemas)
             case "reliability": return try ReliabilityCommand.run(args)
             case "report": return try ReportCommand.run(args)
             default:
