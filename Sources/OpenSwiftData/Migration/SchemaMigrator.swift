@@ -229,7 +229,7 @@ struct SchemaMigrator {
             if case .custom(_, _, let willMigrate?, _) = stage {
                 try runClosure(willMigrate, "willMigrate", stage, schema: old.type, at: work)
             }
-            let migration = StoreMigration(old: old.mapping, new: new.mapping, stageName: stage.description)
+            let migration = StoreMigration(old: old.mapping.layout, new: new.mapping, stageName: stage.description)
             try storeStep("\(stage)") { try MigrationLock.run(migration, at: work) }
             outcome.warnings += migration.warnings()
             if case .custom(_, _, _, let didMigrate?) = stage {
