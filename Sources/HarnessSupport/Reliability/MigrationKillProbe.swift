@@ -383,9 +383,10 @@ enum MigrationKillProbe {
     }
 
     /// Opens the store without the plan, with the old models and then the new ones, and
-    /// compares the rows of whichever opened with that version's expected rows.
+    /// compares the rows of whichever opened with that version's expected rows. Both opens are
+    /// read-only, so neither migrates the store by inference.
     private static func checkBefore(_ store: URL, rows: Int, _ check: inout Check) throws {
-        let configuration = ModelConfiguration(url: store)
+        let configuration = ModelConfiguration(url: store, allowsSave: false)
         // try?: a store of the other version refuses to open; which one opens is the finding.
         if let old = try? ModelContainer(
             for: Schema(versionedSchema: ReliabilityMigrationV1.self), configurations: configuration)
