@@ -20,9 +20,13 @@ import Foundation
 ///    commits: a failure anywhere before leaves the file as it was (MIG-11), and a crash before
 ///    the commit is rolled back by SQLite.
 ///
+/// A step from a version the plan has no stage from is an inferred lightweight stage to the
+/// next version (MIG-23). Without a plan, ``inferIfNeeded()`` runs the same machinery for one
+/// inferred stage from the model rebuilt from the store (``InferredSource``).
+///
 /// Refusals, each before anything is written: a store newer than the container's version
-/// (`backwardMigration`, MIG-08), a store matching no version (`unknownSchema`), a plan without
-/// a stage from the store's version, `allowsSave: false`.
+/// (`backwardMigration`, MIG-08), a store matching no version (`unknownSchema`),
+/// `allowsSave: false`.
 struct SchemaMigrator {
     /// The plan; `nil` for an inferred migration (``inferIfNeeded()``).
     let plan: (any SchemaMigrationPlan.Type)?
@@ -132,14 +136,16 @@ struct SchemaMigrator {
     /// schema change on it like a plan's stage (same lock, working copy and commit: the file is
     /// left as it was, or migrated). Returns `nil`, doing nothing, when this does not apply: a
     /// plan is given, saving is not allowed, the file is missing, empty or not a Core Data
-    /// store, or it already has the container's models; the open then reports what it finds.
+    /// store; the open then reports what it finds. A store that has the container's models by
+    /// now (another process migrated it) needs nothing: an empty outcome.
     ///
     /// - Throws: ``SwiftDataError/incompatibleSchema`` naming each change that cannot be
     ///   inferred (and the Migrations article); the errors of a plan migration.
     func inferIfNeeded() throws -> Outcome? {
         guard plan == nil, allowsSave, try SQLiteStore.checkPath(url) == .nonEmpty,
-            let (stored, source) = try inferSource()
+            let (stored, inferred) = try inferSource()
         else { return nil }
+        guard let source = inferred else { return Outcome() }
         let name = "inferred lightweight"
         let step = Step(
             name: name,
@@ -162,16 +168,16 @@ struct SchemaMigrator {
         return outcome
     }
 
-    /// The store's metadata and rebuilt model, read through a connection of its own that is
-    /// closed before the migration takes the lock; `nil` when the file is no Core Data store
-    /// or already has the container's models.
-    private func inferSource() throws -> (StoreMetadata, InferredSource)? {
+    /// The store's metadata and rebuilt model (`nil` when it has the container's models), read
+    /// through a connection of its own that is closed before the migration takes the lock;
+    /// `nil` when the file is no Core Data store.
+    private func inferSource() throws -> (StoreMetadata, InferredSource?)? {
         let probe = try SQLiteStore.openConnection(url, mode: .readOnly)
         defer { probe.close() }
         do {
             guard try SQLiteStore.tableNames(probe).contains("Z_METADATA") else { return nil }
             let stored = try SQLiteStore.storedMetadata(probe, url: url)
-            guard stored.versionHashes != target.versionHashes else { return nil }
+            guard stored.versionHashes != target.versionHashes else { return (stored, nil) }
             return (stored, try InferredSource.infer(probe, stored: stored, target: target, url: url))
         } catch let e as SQLiteError {
             throw SQLiteStore.openError(e, url: url, modified: false)
