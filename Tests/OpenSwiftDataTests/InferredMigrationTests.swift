@@ -320,6 +320,34 @@ struct InferredMigrationTests {
         #expect(try content(url) == before)
     }
 
+    @Test("A relationship whose destination changes is refused, not relinked to other rows (MIG-24)")
+    func destinationChange() throws {
+        let url = dir.file("legs.store")
+        do {
+            let container = try ModelContainer(
+                for: InferredLegsV1.Leg.self, InferredLegsV1.Harbour.self, InferredLegsV1.Airport.self,
+                configurations: ModelConfiguration(url: url))
+            let context = ModelContext(container)
+            let leg = InferredLegsV1.Leg(name: "crossing")
+            context.insert(leg)
+            let harbour = InferredLegsV1.Harbour(code: "LIS")
+            context.insert(harbour)
+            leg.end = harbour
+            try context.save()
+        }
+        let before = try content(url)
+        let error = #expect(throws: SwiftDataError.self) {
+            _ = try ModelContainer(
+                for: InferredLegsV2.Leg.self, InferredLegsV2.Harbour.self, InferredLegsV2.Airport.self,
+                configurations: ModelConfiguration(url: url))
+        }
+        #expect(error?.code == SwiftDataError.incompatibleSchema.code)
+        #expect(
+            error?.message.contains("Leg.end changes its destination from Harbour to Airport") == true,
+            "\(error?.message ?? "")")
+        #expect(try content(url) == before)
+    }
+
     @Test(
         "An Apple-written store (reference vectors) whose models changed migrates by inference, in Apple's format (MIG-21, 30)"
     )
@@ -348,6 +376,43 @@ struct InferredMigrationTests {
         #expect(try db.scalar("SELECT count(*) FROM Z_MODELCACHE") == .integer(0), "the old model's cache is cleared")
         let metadata = try StoreMetadata.read(contentsOf: url)
         #expect(metadata.versionHashes == (try StoreMapping(schema: container.schema)).versionHashes)
+    }
+}
+
+/// A to-one whose destination changes (`Leg.end` pointed at `Harbour`, now at `Airport`).
+enum InferredLegsV1 {
+    @Model final class Leg {
+        var name: String
+        var end: Harbour?
+        init(name: String) { self.name = name }
+    }
+
+    @Model final class Harbour {
+        var code: String
+        init(code: String) { self.code = code }
+    }
+
+    @Model final class Airport {
+        var code: String
+        init(code: String) { self.code = code }
+    }
+}
+
+enum InferredLegsV2 {
+    @Model final class Leg {
+        var name: String
+        var end: Airport?
+        init(name: String) { self.name = name }
+    }
+
+    @Model final class Harbour {
+        var code: String
+        init(code: String) { self.code = code }
+    }
+
+    @Model final class Airport {
+        var code: String
+        init(code: String) { self.code = code }
     }
 }
 

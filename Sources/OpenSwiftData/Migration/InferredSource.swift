@@ -16,7 +16,8 @@ import Foundation
 ///    values are dropped; their names and types are only guessed, as nothing reads them);
 /// 5. the rebuilt entity's version hash is compared with the one the store records, trying the
 ///    differences Core Data's inference allows (optionality, added uniqueness constraints) and
-///    the ones it refuses (a type with the same column type): a match proves what changed. An
+///    the ones it refuses (a type with the same column type, a relationship's destination): a
+///    match proves what changed. An
 ///    entity that lost properties cannot be proved (their exact names are unknown); its kept
 ///    attributes are then treated as possibly NULL, so a new non-optional one without a
 ///    default is refused if the store has NULLs in it.
@@ -331,6 +332,14 @@ struct InferredSource {
             case relationshipOptionality(Int)
             case type(attribute: Int, StoreModel.AttributeType)
             case constraint(Int)
+            /// `.externalStorage` added or removed (stored inline here either way).
+            case externalStorage(attribute: Int)
+            /// `.preserveValueOnDeletion` added or removed (history tombstones follow).
+            case preserved(attribute: Int)
+            /// A `hashModifier` added.
+            case hashModifier(attribute: Int)
+            /// Another destination (with no inverse, or the same inverse name): refused.
+            case destination(relationship: Int, String, keepsInverse: Bool)
         }
 
         /// Matches each rebuilt entity's hash with the store's, parents first; see the type's
@@ -372,6 +381,9 @@ struct InferredSource {
             var options: [Variation] = []
             for (i, a) in e.attributes.enumerated() where !a.isTransient {
                 options.append(.optionality(attribute: i))
+                options.append(.externalStorage(attribute: i))
+                options.append(.preserved(attribute: i))
+                if a.versionHashModifier != nil { options.append(.hashModifier(attribute: i)) }
                 guard !a.isComposite, a.valueTransformerName == nil, a.derivation == nil,
                     case .column(let c)? = layout?.entity(named: e.name)?.properties[a.name],
                     let declared = columns[tableName]?[c]
@@ -382,6 +394,12 @@ struct InferredSource {
             }
             for (i, r) in e.relationships.enumerated() where !r.isTransient {
                 options.append(.relationshipOptionality(i))
+            }
+            for (i, r) in e.relationships.enumerated() where !r.isTransient {
+                for other in storeEntities.map(\.name) where other != r.destination {
+                    options.append(.destination(relationship: i, other, keepsInverse: false))
+                    if r.inverse != nil { options.append(.destination(relationship: i, other, keepsInverse: true)) }
+                }
             }
             for i in e.uniquenessConstraints.indices { options.append(.constraint(i)) }
             var tries = 0
@@ -418,25 +436,40 @@ struct InferredSource {
                 case .relationshipOptionality(let i): e.relationships[i].isOptional.toggle()
                 case .type(let i, let t): e.attributes[i].type = t
                 case .constraint(let i): dropped.append(i)
+                case .externalStorage(let i): e.attributes[i].allowsExternalStorage.toggle()
+                case .preserved(let i): e.attributes[i].preservesValueOnDeletion.toggle()
+                case .hashModifier(let i): e.attributes[i].versionHashModifier = nil
+                case .destination(let i, let other, let keepsInverse):
+                    e.relationships[i].destination = other
+                    if !keepsInverse { e.relationships[i].inverse = nil }
                 }
             }
             for i in dropped.sorted(by: >) { e.uniquenessConstraints.remove(at: i) }
         }
 
-        /// Records what a proof found: old optionality and constraints stay in the rebuilt
-        /// entity; a type change is refused.
+        /// Records what a proof found: old optionality, options and constraints stay in the
+        /// rebuilt entity; a type or destination change is refused.
         private mutating func apply(_ variations: [Variation], to index: Int) {
             let before = entities[index]
             Builder.apply(variations, to: &entities[index])
             for v in variations {
-                guard case .type(let i, let t) = v else { continue }
-                let name = newName(of: before.attributes[i].name, in: before.name)
-                refuse(
-                    before.name, name,
-                    "changes type from \(StoreMigration.typeName(t)) to \(StoreMigration.typeName(before.attributes[i].type)); a lightweight migration cannot convert stored values"
-                )
-                // The migration itself runs only without refusals; keep the models' type.
-                entities[index].attributes[i].type = before.attributes[i].type
+                switch v {
+                case .type(let i, let t):
+                    refuse(
+                        before.name, newName(of: before.attributes[i].name, in: before.name),
+                        "changes type from \(StoreMigration.typeName(t)) to \(StoreMigration.typeName(before.attributes[i].type)); a lightweight migration cannot convert stored values"
+                    )
+                    // The migration itself runs only without refusals; keep the models' type.
+                    entities[index].attributes[i].type = before.attributes[i].type
+                case .destination(let i, let other, _):
+                    let r = before.relationships[i]
+                    refuse(
+                        before.name, newName(of: r.name, in: before.name),
+                        "changes its destination from \(other) to \(r.destination); a lightweight migration cannot move its links"
+                    )
+                    entities[index].relationships[i] = r
+                default: break
+                }
             }
         }
 
