@@ -370,7 +370,9 @@ struct AppleStoreTests {
                 == [[.integer(1), .integer(2)], [.integer(2), .integer(3)], [.integer(3), .integer(6)]])
     }
 
-    @Test("a store of a different model names each entity whose version hash differs and its changed columns")
+    @Test(
+        "a store of a different model, opened read-only or sharing no entity, names each entity whose version hash differs and its changed columns (MIG-31, 32)"
+    )
     func differentModel() throws {
         let url = try AppleStoreFile.storeURL()
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
@@ -389,7 +391,7 @@ struct AppleStoreTests {
                     ChangedResources.Item.self, ChangedResources.CraftingRecipe.self,
                     ChangedResources.Component.self,
                 ]),
-                configurations: ModelConfiguration(url: url))
+                configurations: ModelConfiguration(url: url, allowsSave: false))
         }
         let text = changed.map { "\($0)" } ?? ""
         #expect(
@@ -400,7 +402,8 @@ struct AppleStoreTests {
     }
 }
 
-/// The resources app's models with `Component.count` renamed to `quality`.
+/// The resources app's models with `Component.count` removed and `quality` added (with a default,
+/// so an inferred migration can make the change: `InferredMigrationTests`).
 enum ChangedResources {
     @Model final class Item {
         @Attribute(.unique) var name: String

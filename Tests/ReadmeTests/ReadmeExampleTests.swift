@@ -117,6 +117,26 @@ struct ReadmeExampleTests {
         #expect(try openNotes(at: url).appliedMigrationStages.isEmpty, "a migrated store is not migrated again")
     }
 
+    @Test("the inferred migration example: the previous release's recipes open without a plan (MIG-20, 21, 27)")
+    func inferredMigration() throws {
+        let scratch = try ScratchDirectory(prefix: "readme-recipes")
+        let url = scratch.url.appendingPathComponent("recipes.store")
+        do {
+            let previous = try ModelContainer(
+                for: PreviousRecipes.Recipe.self, configurations: ModelConfiguration(url: url))
+            let context = ModelContext(previous)
+            context.insert(PreviousRecipes.Recipe(name: "Soup", minutes: 30))
+            try context.save()
+        }
+        let container = try openRecipes(at: url)
+        #expect(container.appliedMigrationStages == ["inferred lightweight"])
+        let recipes = try ModelContext(container).fetch(FetchDescriptor<Recipe>())
+        #expect(recipes.map(\.title) == ["Soup"])
+        #expect(recipes.map(\.minutes) == [30])
+        #expect(recipes.map(\.servings) == [2])
+        #expect(recipes.map(\.source) == [nil])
+    }
+
     @Test("the migrated fixture example: a V1 fixture serves a V2 test and is not modified")
     func migratedFixture() throws {
         let scratch = try ScratchDirectory(prefix: "readme-notes-fixture")
@@ -258,5 +278,17 @@ struct ReadmeExampleTests {
         #expect(report.writeNanosecondsPerOperation.count == 3)
         let files = try report.write(to: scratch.url).map(\.lastPathComponent)
         #expect(files.contains("index-benchmark.md"))
+    }
+}
+
+/// The previous release's recipe, for the inferred migration example.
+enum PreviousRecipes {
+    @Model final class Recipe {
+        var name: String
+        var minutes: Int
+        init(name: String, minutes: Int) {
+            self.name = name
+            self.minutes = minutes
+        }
     }
 }

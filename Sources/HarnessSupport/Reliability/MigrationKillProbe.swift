@@ -8,10 +8,11 @@ import OpenSwiftDataTesting
 
 extension ReliabilityProbe {
     /// A worker opens a store of the old schema with a three-version plan (a lightweight stage,
-    /// then a custom stage whose `willMigrate` and `didMigrate` rewrite values) and is SIGKILLed
-    /// at a seeded moment of the migration; after each kill a checker process finds the store
-    /// entirely old or entirely new, opens it with the plan, and finds no scratch file left
-    /// (MIG-11, MIG-26).
+    /// then a custom stage whose `willMigrate` and `didMigrate` rewrite values), or, every second
+    /// round, with the second version's models and no plan (an inferred migration), and is
+    /// SIGKILLed at a seeded moment of the migration; after each kill a checker process finds the
+    /// store entirely old or entirely at the worker's version, opens it with the plan, and finds
+    /// no scratch file left (MIG-11, MIG-26).
     ///
     /// The store starts each round as a copy of one old-schema store of
     /// ``ReliabilityConfiguration/migrationRows`` rows. A first, unkilled migration measures how
@@ -22,9 +23,9 @@ extension ReliabilityProbe {
     /// that length later (before the commit, or just after it).
     ///
     /// After each kill the checker, before anything opens the store with the plan, counts the
-    /// scratch files beside it and opens it with the old version's models and then the new
-    /// version's (no plan): exactly one must open, and every row must carry that version's
-    /// values (count and a digest of every value). Then it opens the store with the plan: the
+    /// scratch files beside it and opens it read-only with the old version's models and then the
+    /// worker's target version's (no plan): exactly one must open, and every row must carry that
+    /// version's values (count and a digest of every value). Then it opens the store with the plan: the
     /// migration must succeed, every row must carry the new values, and no scratch file may be
     /// left in the directory.
     package static let migrations = ReliabilityProbe(
@@ -152,7 +153,8 @@ enum MigrationKillProbe {
         var scratchAfterKill = 0
         /// Whether the old version's models opened the store (no plan).
         var opensAsOld = false
-        /// Whether the new version's models opened the store (no plan).
+        /// Whether the worker's target version's models opened the store (no plan): V3, or V2
+        /// for an inferred migration.
         var opensAsNew = false
         /// Rows the version that opened found.
         var rowsBefore = 0
@@ -179,6 +181,7 @@ enum MigrationKillProbe {
             "kills", "stores old after a kill", "stores new after a kill", "rows checked",
             "kills that left scratch files", "scratch files left after reopening", "half-migrated stores",
             "lost or changed rows", "failed reopens", "worker errors", "kills aimed at the write-back",
+            "kills of inferred migrations",
         ] {
             tally.set(figure, 0)
         }
@@ -186,7 +189,8 @@ enum MigrationKillProbe {
 
         // One migration to the end, unkilled: it must succeed, and its length bounds the kill moments.
         try restore(template, to: store)
-        let calibration = try run.spawn("migration-worker", ["store=\(store.path)"], label: "migration 0")
+        let calibration = try run.spawn(
+            "migration-worker", ["store=\(store.path)", "inferred=0"], label: "migration 0")
         _ = calibration.line(startingWith: "opening")
         let start = Clock.now
         let opened = calibration.line(startingWith: "opened")
@@ -203,6 +207,8 @@ enum MigrationKillProbe {
         for round in 1...max(1, c.migrationKills) {
             // 3 kills in 10 aim at the write-back (the last step, whose commit makes the store new).
             let atWriteBack = rng.uniform(in: 0..<10) < 3
+            // Every second round migrates by inference: V2's models, no plan.
+            let inferred = round % 2 == 0
             // Otherwise up to a tenth past the measured length, so some kills land just after the commit.
             let delay =
                 atWriteBack
@@ -211,7 +217,9 @@ enum MigrationKillProbe {
                 "kill \(round) (seed \(c.seed), \(delay) µs \(atWriteBack ? "into the write-back" : "into the migration"))"
             try restore(template, to: store)
             let walBefore = fileSize(FileBytes.wal(store))
-            let worker = try run.spawn("migration-worker", ["store=\(store.path)"], label: "migration \(round)")
+            let worker = try run.spawn(
+                "migration-worker", ["store=\(store.path)", "inferred=\(inferred ? 1 : 0)"], label: "migration \(round)"
+            )
             if worker.line(startingWith: "opening") != nil {
                 if atWriteBack {
                     // The store's WAL grows only when the migrated content is written back to it.
@@ -244,9 +252,12 @@ enum MigrationKillProbe {
                 continue
             }
             tally.add("kills")
+            if inferred { tally.add("kills of inferred migrations") }
 
             let (answer, checkerEnd) = try run.check(
-                "migration-checker", ["store=\(store.path)", "rows=\(c.migrationRows)"], label: "checker \(round)",
+                "migration-checker",
+                ["store=\(store.path)", "rows=\(c.migrationRows)", "inferred=\(inferred ? 1 : 0)"],
+                label: "checker \(round)",
                 as: Check.self)
             guard let check = answer else {
                 tally.add("failed reopens")
@@ -261,7 +272,7 @@ enum MigrationKillProbe {
             )
         }
         return
-            "\(tally.value("kills")) migrations killed: \(tally.value("stores old after a kill")) stores old, \(tally.value("stores new after a kill")) new, none half; every reopen migrated \(c.migrationRows) rows and left no scratch (\(tally.value("kills that left scratch files")) kills had left some)"
+            "\(tally.value("kills")) migrations killed (\(tally.value("kills of inferred migrations")) inferred): \(tally.value("stores old after a kill")) stores old, \(tally.value("stores new after a kill")) new, none half; every reopen migrated \(c.migrationRows) rows and left no scratch (\(tally.value("kills that left scratch files")) kills had left some)"
     }
 
     /// Writes the old-version store of `rows` rows the rounds start from, and closes it.
@@ -323,6 +334,15 @@ enum MigrationKillProbe {
         digest((0..<rows).map { oldText($0 + 1, value($0 + 1), label($0 + 1)) })
     }
 
+    /// The second version's expected digest of `rows` rows (an inferred migration's result).
+    static func intermediateDigest(rows: Int) -> UInt64 {
+        digest((0..<rows).map { intermediateText($0 + 1, value($0 + 1), label($0 + 1), nil) })
+    }
+
+    private static func intermediateText(_ serial: Int, _ value: Int, _ title: String, _ note: String?) -> String {
+        "\(serial)|\(value)|\(title)|\(note ?? "nil")"
+    }
+
     /// The new version's expected digest of `rows` rows.
     static func newDigest(rows: Int) -> UInt64 {
         digest((0..<rows).map { newText($0 + 1, value($0 + 1), label($0 + 1) + mark, nil, value($0 + 1) * 2) })
@@ -340,15 +360,22 @@ enum MigrationKillProbe {
 
     // MARK: Worker roles
 
-    /// Opens the store with the plan (migrating it), prints `opened`, and waits to be killed.
+    /// Opens the store with the plan (migrating it; `inferred=1`: with V2's models and no plan,
+    /// an inferred migration), prints `opened`, and waits to be killed.
     static func worker(_ args: WorkerArguments) throws -> Int32 {
         let store = try args.url("store")
+        let inferred = try args.int("inferred") == 1
         WorkerIO.say("opening")
         let container: ModelContainer
         do {
-            container = try ModelContainer(
-                for: Schema(versionedSchema: ReliabilityMigrationV3.self),
-                migrationPlan: ReliabilityMigrationPlan.self, configurations: ModelConfiguration(url: store))
+            container =
+                inferred
+                ? try ModelContainer(
+                    for: Schema(versionedSchema: ReliabilityMigrationV2.self),
+                    configurations: ModelConfiguration(url: store))
+                : try ModelContainer(
+                    for: Schema(versionedSchema: ReliabilityMigrationV3.self),
+                    migrationPlan: ReliabilityMigrationPlan.self, configurations: ModelConfiguration(url: store))
         } catch {
             WorkerIO.say("error \(ThrownError(error))")
             return 1
@@ -363,10 +390,11 @@ enum MigrationKillProbe {
     static func checker(_ args: WorkerArguments) throws -> Int32 {
         let store = try args.url("store")
         let rows = try args.int("rows")
+        let inferred = try args.int("inferred") == 1
         var check = Check()
         check.scratchAfterKill = scratchFiles(store).count
         do {
-            try checkBefore(store, rows: rows, &check)
+            try checkBefore(store, rows: rows, inferred: inferred, &check)
             let container = try ModelContainer(
                 for: Schema(versionedSchema: ReliabilityMigrationV3.self),
                 migrationPlan: ReliabilityMigrationPlan.self, configurations: ModelConfiguration(url: store))
@@ -383,9 +411,10 @@ enum MigrationKillProbe {
     }
 
     /// Opens the store without the plan, with the old models and then the new ones, and
-    /// compares the rows of whichever opened with that version's expected rows.
-    private static func checkBefore(_ store: URL, rows: Int, _ check: inout Check) throws {
-        let configuration = ModelConfiguration(url: store)
+    /// compares the rows of whichever opened with that version's expected rows. Both opens are
+    /// read-only, so neither migrates the store by inference.
+    private static func checkBefore(_ store: URL, rows: Int, inferred: Bool, _ check: inout Check) throws {
+        let configuration = ModelConfiguration(url: store, allowsSave: false)
         // try?: a store of the other version refuses to open; which one opens is the finding.
         if let old = try? ModelContainer(
             for: Schema(versionedSchema: ReliabilityMigrationV1.self), configurations: configuration)
@@ -397,8 +426,22 @@ enum MigrationKillProbe {
             check.rowsBeforeMatch = found.count == rows && digest(found) == oldDigest(rows: rows)
         }
         // try?: as above.
-        if let new = try? ModelContainer(
-            for: Schema(versionedSchema: ReliabilityMigrationV3.self), configurations: configuration)
+        if inferred,
+            let new = try? ModelContainer(
+                for: Schema(versionedSchema: ReliabilityMigrationV2.self), configurations: configuration)
+        {
+            check.opensAsNew = true
+            let sorted = FetchDescriptor<ReliabilityMigrationV2.ReliabilityMigrated>(sortBy: [SortDescriptor(\.serial)])
+            let found = try ModelContext(new).fetch(sorted).map {
+                intermediateText($0.serial, $0.value, $0.title, $0.note)
+            }
+            check.rowsBefore = found.count
+            check.rowsBeforeMatch = found.count == rows && digest(found) == intermediateDigest(rows: rows)
+        }
+        // try?: as above.
+        if !inferred,
+            let new = try? ModelContainer(
+                for: Schema(versionedSchema: ReliabilityMigrationV3.self), configurations: configuration)
         {
             check.opensAsNew = true
             let found = try newRows(ModelContext(new))

@@ -24,8 +24,10 @@ public final class ModelContainer: @unchecked Sendable {
     /// What opening the store migrated: the stages that ran and the warnings they gave.
     private var migrationReport = SchemaMigrator.Outcome()
     /// The migration stages that ran when this container opened its store, oldest first, e.g.
-    /// `["lightweight 1.0.0 → 2.0.0", "custom 2.0.0 → 3.0.0"]`; empty when the store was new or
-    /// already at the container's version. An OpenSwiftData addition.
+    /// `["lightweight 1.0.0 → 2.0.0", "custom 2.0.0 → 3.0.0"]` (a step without a stage in the
+    /// plan: `"lightweight 1.0.0 → 3.0.0 (inferred)"`; without a plan: `["inferred
+    /// lightweight"]`); empty when the store was new or already at the container's version.
+    /// An OpenSwiftData addition.
     public var appliedMigrationStages: [String] { migrationReport.stages }
     /// Warnings from those stages, such as an attribute that looks renamed without
     /// `originalName` (its values were dropped, MIG-04). Also written to standard error.
@@ -39,9 +41,12 @@ public final class ModelContainer: @unchecked Sendable {
     ///
     /// With a `migrationPlan`, a store file written with an older version of the plan's schemas
     /// is migrated to the container's first, stage by stage, as one change (see
-    /// ``SchemaMigrationPlan``); without one, a store written with other models throws
-    /// `.incompatibleSchema` naming what differs (SwiftData would try an inferred lightweight
-    /// migration; here a change of model is always declared).
+    /// ``SchemaMigrationPlan``; a step without a stage is inferred). Without one, a store
+    /// written with other models is migrated by an inferred lightweight migration, as SwiftData
+    /// does: added, removed and renamed (`originalName`) properties and entities, relaxed
+    /// optionality, delete rules, new uniqueness constraints and indexes. A change that cannot
+    /// be inferred (a type change, …) throws `.incompatibleSchema` naming each property, and
+    /// a configuration with `allowsSave: false` never migrates.
     ///
     /// With several configurations, each is a store of its own and each model lives in the one
     /// whose `schema` lists it (a configuration without a `schema` takes the models no other
@@ -91,10 +96,27 @@ public final class ModelContainer: @unchecked Sendable {
                     ).migrateIfNeeded()
                 }
                 // A configuration that never saves opens its file read-only, so it cannot change it.
-                stores.append(
+                let open = {
                     try SQLiteStore(
                         url: config.isStoredInMemoryOnly ? nil : config.url, mapping: mapping,
-                        readOnly: !config.allowsSave))
+                        readOnly: !config.allowsSave)
+                }
+                do {
+                    stores.append(try open())
+                } catch let e as SwiftDataError
+                    where e.code == SwiftDataError.incompatibleSchema.code && migrationPlan == nil
+                    && !config.isStoredInMemoryOnly
+                {
+                    // Other models and no plan: an inferred lightweight migration, then the open again.
+                    guard
+                        let inferred = try SchemaMigrator(
+                            plan: nil, target: mapping, url: config.url, allowsSave: config.allowsSave
+                        ).inferIfNeeded()
+                    else { throw e }
+                    migration.stages += inferred.stages
+                    migration.warnings += inferred.warnings
+                    stores.append(try open())
+                }
             }
             // A save of several stores that a dying process left in some of them only is
             // undone where it is (StoreCoordination) before anything reads the stores.

@@ -36,7 +36,8 @@ public protocol VersionedSchema {
 public protocol SchemaMigrationPlan {
     /// The versions, oldest first.
     static var schemas: [any VersionedSchema.Type] { get }
-    /// The stages, each from one version to a later one.
+    /// The stages, each from one version to a later one. A version without a stage from it
+    /// migrates to the next by an inferred lightweight stage (what `.lightweight` would do).
     static var stages: [MigrationStage] { get }
 }
 

@@ -20,11 +20,16 @@ import Foundation
 ///    commits: a failure anywhere before leaves the file as it was (MIG-11), and a crash before
 ///    the commit is rolled back by SQLite.
 ///
+/// A step from a version the plan has no stage from is an inferred lightweight stage to the
+/// next version (MIG-23). Without a plan, ``inferIfNeeded()`` runs the same machinery for one
+/// inferred stage from the model rebuilt from the store (``InferredSource``).
+///
 /// Refusals, each before anything is written: a store newer than the container's version
-/// (`backwardMigration`, MIG-08), a store matching no version (`unknownSchema`), a plan without
-/// a stage from the store's version, `allowsSave: false`.
+/// (`backwardMigration`, MIG-08), a store matching no version (`unknownSchema`),
+/// `allowsSave: false`.
 struct SchemaMigrator {
-    let plan: any SchemaMigrationPlan.Type
+    /// The plan; `nil` for an inferred migration (``inferIfNeeded()``).
+    let plan: (any SchemaMigrationPlan.Type)?
     /// The container's mapping.
     let target: StoreMapping
     let url: URL
@@ -46,7 +51,7 @@ struct SchemaMigrator {
     /// Migrates the file when its model is an older version of the plan; does nothing for a
     /// missing or empty file, or one already at the container's version.
     func migrateIfNeeded() throws -> Outcome {
-        guard try SQLiteStore.checkPath(url) == .nonEmpty else { return Outcome() }
+        guard let plan, try SQLiteStore.checkPath(url) == .nonEmpty else { return Outcome() }
         let probe = try SQLiteStore.openConnection(url, mode: .readOnly)
         defer { probe.close() }
         let stored: StoreMetadata
@@ -99,14 +104,84 @@ struct SchemaMigrator {
                 "the store was written with \(versions[storeIndex].name), newer than the container's models \(versions[targetIndex].name); open it with the newer app. It was not modified.",
                 url: url)
         }
-        let path = try stages(from: storeIndex, to: targetIndex, versions: versions, planName: planName)
+        let path = try stages(plan, from: storeIndex, to: targetIndex, versions: versions, planName: planName)
         guard allowsSave else {
             throw SwiftDataError(
                 SwiftDataError.loadIssueModelContainer.code,
                 "the store needs migrating from \(versions[storeIndex].name) to \(versions[targetIndex].name), which a configuration with allowsSave: false cannot do; open it once with saving allowed. It was not modified.",
                 url: url)
         }
-        return try run(path, from: storeIndex, to: targetIndex, versions: versions)
+        let steps = path.map { stage, from, to in
+            // A step the plan has no stage for is inferred.
+            let inferred = !plan.stages.contains {
+                ObjectIdentifier($0.fromVersion) == ObjectIdentifier(versions[from].type)
+            }
+            let name = inferred ? "\(stage) (inferred)" : stage.description
+            return Step(
+                name: name,
+                migration: StoreMigration(
+                    old: versions[from].mapping.layout, new: versions[to].mapping, stageName: name),
+                stage: stage, old: versions[from].type, new: versions[to].type,
+                missingStageAdvice: inferred
+                    ? "\(planName) has no stage from \(versions[from].name), and this change cannot be inferred: add a custom stage `.custom(fromVersion: \(String(describing: versions[from].type)).self, toVersion: \(String(describing: versions[to].type)).self, …)` to `stages` (see the Migrations article)."
+                    : nil)
+        }
+        return try run(
+            steps, storeHashes: versions[storeIndex].mapping.versionHashes,
+            targetHashes: versions[targetIndex].mapping.versionHashes)
+    }
+
+    /// Migrates a store written with other models than the container's, without a plan, by
+    /// inferring the model it was written with (``InferredSource``) and running the lightweight
+    /// schema change on it like a plan's stage (same lock, working copy and commit: the file is
+    /// left as it was, or migrated). Returns `nil`, doing nothing, when this does not apply: a
+    /// plan is given, saving is not allowed, the file is missing, empty or not a Core Data
+    /// store; the open then reports what it finds. A store that has the container's models by
+    /// now (another process migrated it) needs nothing: an empty outcome.
+    ///
+    /// - Throws: ``SwiftDataError/incompatibleSchema`` naming each change that cannot be
+    ///   inferred (and the Migrations article); the errors of a plan migration.
+    func inferIfNeeded() throws -> Outcome? {
+        guard plan == nil, allowsSave, try SQLiteStore.checkPath(url) == .nonEmpty,
+            let (stored, inferred) = try inferSource()
+        else { return nil }
+        guard let source = inferred else { return Outcome() }
+        let name = "inferred lightweight"
+        let step = Step(
+            name: name,
+            migration: StoreMigration(
+                old: source.layout, new: target, stageName: name, obsoleteTables: source.obsoleteTables))
+        let outcome: Outcome
+        do {
+            outcome = try run([step], storeHashes: stored.versionHashes, targetHashes: target.versionHashes)
+        } catch let e as SwiftDataError where e.code == SwiftDataError.incompatibleSchema.code {
+            throw SwiftDataError(
+                e.code, "\(e.message) \(InferredSource.planAdvice)", entityName: e.entityName,
+                propertyName: e.propertyName, url: url, underlying: e)
+        }
+        if !outcome.stages.isEmpty {
+            let changes = source.summary.isEmpty ? "" : ": " + source.summary.joined(separator: "; ")
+            FileHandle.standardError.write(
+                Data("OpenSwiftData: notice: \(url.lastPathComponent): inferred lightweight migration\(changes)\n".utf8)
+            )
+        }
+        return outcome
+    }
+
+    /// The store's metadata and rebuilt model (`nil` when it has the container's models), read
+    /// through a connection of its own that is closed before the migration takes the lock;
+    /// `nil` when the file is no Core Data store.
+    private func inferSource() throws -> (StoreMetadata, InferredSource?)? {
+        let probe = try SQLiteStore.openConnection(url, mode: .readOnly)
+        defer { probe.close() }
+        do {
+            guard try SQLiteStore.tableNames(probe).contains("Z_METADATA") else { return nil }
+            let stored = try SQLiteStore.storedMetadata(probe, url: url)
+            guard stored.versionHashes != target.versionHashes else { return (stored, nil) }
+            return (stored, try InferredSource.infer(probe, stored: stored, target: target, url: url))
+        } catch let e as SQLiteError {
+            throw SQLiteStore.openError(e, url: url, modified: false)
+        }
     }
 
     /// Removes the working copies a killed migration left beside a store that needs no
@@ -128,7 +203,9 @@ struct SchemaMigrator {
     }
 
     /// The chain of stages from version `from` to `to`.
-    private func stages(from: Int, to: Int, versions: [Version], planName: String) throws -> [(
+    private func stages(
+        _ plan: any SchemaMigrationPlan.Type, from: Int, to: Int, versions: [Version], planName: String
+    ) throws -> [(
         MigrationStage, Int, Int
     )] {
         func index(of type: any VersionedSchema.Type) -> Int? {
@@ -138,11 +215,12 @@ struct SchemaMigrator {
         var current = from
         while current != to {
             guard let stage = plan.stages.first(where: { index(of: $0.fromVersion) == current }) else {
-                let next = versions[current + 1]
-                throw SwiftDataError(
-                    SwiftDataError.loadIssueModelContainer.code,
-                    "\(planName) has no stage from \(versions[current].name); add `.lightweight(fromVersion: \(String(describing: versions[current].type)).self, toVersion: \(String(describing: next.type)).self)` or a custom stage to `stages`. The store was not modified.",
-                    url: url)
+                // No stage from this version: the step to the next one is inferred (MIG-23).
+                let stage = MigrationStage.lightweight(
+                    fromVersion: versions[current].type, toVersion: versions[current + 1].type)
+                path.append((stage, current, current + 1))
+                current += 1
+                continue
             }
             guard let next = index(of: stage.toVersion), next > current, next <= to else {
                 throw SwiftDataError(
@@ -194,10 +272,23 @@ struct SchemaMigrator {
 
     // MARK: Running
 
-    private func run(
-        _ path: [(MigrationStage, Int, Int)], from storeIndex: Int, to targetIndex: Int,
-        versions: [Version]
-    ) throws -> Outcome {
+    /// One schema change of a run: a stage of the plan (with its closures), one the plan lacks,
+    /// or the inferred migration of a container without a plan.
+    private struct Step {
+        /// `lightweight 1.0.0 → 2.0.0`, `… (inferred)`, `inferred lightweight`.
+        let name: String
+        let migration: StoreMigration
+        /// The plan's stage, for its closures.
+        var stage: MigrationStage?
+        var old: (any VersionedSchema.Type)?
+        var new: (any VersionedSchema.Type)?
+        /// Appended to a refusal of a step inferred for lack of a stage.
+        var missingStageAdvice: String?
+    }
+
+    /// Runs `steps` on a working copy under the store's write lock and writes the result back
+    /// (see the type's documentation), when the store still has `storeHashes`.
+    private func run(_ steps: [Step], storeHashes: [String: Data], targetHashes: [String: Data]) throws -> Outcome {
         let fm = FileManager.default
         let work = MigrationLock.newScratch(for: url)
         defer {
@@ -214,8 +305,8 @@ struct SchemaMigrator {
         lock.removeStaleScratch()
         // Re-read under the lock: another process may have migrated it meanwhile.
         let stored = try storeStep("reading the store's metadata") { try lock.storedMetadata() }
-        if stored.versionHashes == versions[targetIndex].mapping.versionHashes { return Outcome() }
-        guard stored.versionHashes == versions[storeIndex].mapping.versionHashes else {
+        if stored.versionHashes == targetHashes { return Outcome() }
+        guard stored.versionHashes == storeHashes else {
             throw SwiftDataError(
                 SwiftDataError.loadIssueModelContainer.code,
                 "the store changed to another model while its migration was starting; it was not modified. Try again",
@@ -223,19 +314,24 @@ struct SchemaMigrator {
         }
         try storeStep("copying the store") { try lock.copyContents(to: work) }
         var outcome = Outcome()
-        for (stage, from, to) in path {
-            let old = versions[from]
-            let new = versions[to]
-            if case .custom(_, _, let willMigrate?, _) = stage {
-                try runClosure(willMigrate, "willMigrate", stage, schema: old.type, at: work)
+        for step in steps {
+            if case .custom(_, _, let willMigrate?, _)? = step.stage, let old = step.old {
+                try runClosure(willMigrate, "willMigrate", step.name, schema: old, at: work)
             }
-            let migration = StoreMigration(old: old.mapping, new: new.mapping, stageName: stage.description)
-            try storeStep("\(stage)") { try MigrationLock.run(migration, at: work) }
-            outcome.warnings += migration.warnings()
-            if case .custom(_, _, _, let didMigrate?) = stage {
-                try runClosure(didMigrate, "didMigrate", stage, schema: new.type, at: work)
+            do {
+                try storeStep(step.name) { try MigrationLock.run(step.migration, at: work) }
+            } catch let e as SwiftDataError
+                where e.code == SwiftDataError.incompatibleSchema.code && step.missingStageAdvice != nil
+            {
+                throw SwiftDataError(
+                    e.code, "\(e.message) \(step.missingStageAdvice ?? "")", entityName: e.entityName,
+                    propertyName: e.propertyName, url: url, underlying: e)
             }
-            outcome.stages.append(stage.description)
+            outcome.warnings += step.migration.warnings()
+            if case .custom(_, _, _, let didMigrate?)? = step.stage, let new = step.new {
+                try runClosure(didMigrate, "didMigrate", step.name, schema: new, at: work)
+            }
+            outcome.stages.append(step.name)
         }
         // The migrated copy replaces the store's content in the transaction holding the lock.
         try storeStep("writing the migrated store back") { try lock.commit(from: work) }
@@ -248,7 +344,7 @@ struct SchemaMigrator {
     /// Runs a stage's closure on a context of `schema`'s models over the working copy and saves
     /// what it left unsaved.
     private func runClosure(
-        _ body: (ModelContext) throws -> Void, _ name: String, _ stage: MigrationStage,
+        _ body: (ModelContext) throws -> Void, _ name: String, _ stage: String,
         schema: any VersionedSchema.Type, at work: URL
     ) throws {
         do {

@@ -30,12 +30,16 @@ import Foundation
 /// DROP TABLE OSDMIG_ZTRIP;
 /// ```
 struct StoreMigration {
-    /// The layout the store has now.
-    let old: StoreMapping
+    /// The layout the store has now (its model is ``StoreLayout/model``): a plan version's, or
+    /// the one ``InferredSource`` reconstructs from the store.
+    let old: StoreLayout
     /// The layout it gets.
     let new: StoreMapping
     /// `1.0.0 → 2.0.0`, for messages.
     let stageName: String
+    /// Tables of the store that neither layout describes (the join tables of relationships an
+    /// inferred migration removes); dropped with the old layout's tables.
+    var obsoleteTables: [String] = []
 
     private static let prefix = "OSDMIG_"
     /// Tables every store has whatever its model; kept as they are.
@@ -47,6 +51,9 @@ struct StoreMigration {
     private struct Copy {
         var sql: String
         var arguments: [SQLValue]
+        /// The new table, and the `SELECT` (over the renamed old table) that fills it.
+        var table: StoreLayout.Table?
+        var select: String = ""
     }
 
     /// Migrates the store behind `db` (in the caller's transaction).
@@ -55,7 +62,7 @@ struct StoreMigration {
     ///   lightweight migration cannot convert; SQLite errors as ``SQLiteError``.
     func run(on db: SQLiteConnection) throws {
         let copies = try plan(db)
-        let oldTables = old.layout.tables.map(\.name) + old.layout.joinTables.map(\.name)
+        let oldTables = old.tables.map(\.name) + old.joinTables.map(\.name)
         // Indexes and triggers first: their names are reused by the new layout.
         let quotedOld = oldTables.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }.joined(
             separator: ", ")
@@ -84,15 +91,25 @@ struct StoreMigration {
             do {
                 try db.run(copy.sql, copy.arguments)
             } catch let e as SQLiteError where e.code == .constraint {
+                let duplicates =
+                    copy.table.map { duplicateRows(db, table: $0, select: copy.select, copy.arguments) } ?? []
                 throw SwiftDataError(
                     SwiftDataError.uniqueConstraintViolation.code,
-                    "migration \(stageName): the existing rows break a uniqueness constraint of the new model; remove the duplicates in a custom stage's willMigrate. The store was not modified.",
-                    underlying: e)
+                    "migration \(stageName): the existing rows break a uniqueness constraint of the new model"
+                        + (duplicates.isEmpty ? "" : " (\(duplicates.joined(separator: "; ")))")
+                        + "; remove the duplicates in a custom stage's willMigrate. The store was not modified.",
+                    entityName: copy.table?.root, underlying: e)
             }
         }
         for name in oldTables where existing.contains(name) {
             try db.execute("DROP TABLE \(quoteIdentifier(StoreMigration.prefix + name))")
         }
+        for name in obsoleteTables where existing.contains(name) && !oldTables.contains(name) {
+            try db.execute("DROP TABLE \(quoteIdentifier(name))")
+        }
+        // The archived model Core Data caches in the store describes the old model: the new
+        // one is not cached (as in a store OpenSwiftData creates).
+        if existing.contains("Z_MODELCACHE") { try db.run("DELETE FROM Z_MODELCACHE") }
         try renumberPrimaryKeys(db)
         try migrateHistory(db)
         try writeMetadata(db)
@@ -103,23 +120,37 @@ struct StoreMigration {
     /// The copy statements, computed (and every refusal thrown) before anything is written.
     private func plan(_ db: SQLiteConnection) throws -> [Copy] {
         var copies: [Copy] = []
+        var refusals: [SwiftDataError] = []
         for table in new.layout.tables {
-            if let copy = try plan(table, db) { copies.append(copy) }
+            if let copy = try plan(table, db, refusals: &refusals) { copies.append(copy) }
         }
         for join in new.layout.joinTables {
-            if let copy = try plan(join) { copies.append(copy) }
+            do {
+                if let copy = try plan(join) { copies.append(copy) }
+            } catch let e as SwiftDataError where e.code == SwiftDataError.incompatibleSchema.code {
+                refusals.append(e)
+            }
         }
-        return copies
+        guard let first = refusals.first else { return copies }
+        if refusals.count == 1 { throw first }
+        throw SwiftDataError(
+            SwiftDataError.incompatibleSchema.code,
+            "migration \(stageName): \(refusals.count) changes cannot be made; the store was not modified:\n  "
+                + refusals.map { $0.message }.joined(separator: "\n  "),
+            entityName: first.entityName, propertyName: first.propertyName)
     }
 
     /// The old entity layout called `name` when it lives in `table` of the old layout.
     private func oldEntity(_ name: String, in table: String) -> StoreLayout.EntityLayout? {
-        guard let e = old.layout.entity(named: name), e.table == table else { return nil }
+        guard let e = old.entity(named: name), e.table == table else { return nil }
         return e
     }
 
-    private func plan(_ table: StoreLayout.Table, _ db: SQLiteConnection) throws -> Copy? {
-        guard let source = old.layout.entity(named: table.root)?.table else { return nil }
+    /// The copy filling `table`; what cannot be migrated is added to `refusals` instead.
+    private func plan(
+        _ table: StoreLayout.Table, _ db: SQLiteConnection, refusals: inout [SwiftDataError]
+    ) throws -> Copy? {
+        guard let source = old.entity(named: table.root)?.table else { return nil }
         // Entities stored in both versions, in this table: old Z_ENT → new Z_ENT.
         var renumber: [(old: Int, new: Int)] = []
         for name in table.entities {
@@ -138,15 +169,69 @@ struct StoreMigration {
         var arguments: [SQLValue] = []
         for column in table.columns {
             columns.append(column.name)
-            let (expr, args) = try expression(
-                for: column, sourceTable: source, from: from, rowCounts: rowCounts, db: db)
-            exprs.append(expr)
-            arguments += args
+            do {
+                let (expr, args) = try expression(
+                    for: column, sourceTable: source, from: from, rowCounts: rowCounts, db: db)
+                exprs.append(expr)
+                arguments += args
+            } catch let e as SwiftDataError where e.code == SwiftDataError.incompatibleSchema.code {
+                refusals.append(e)
+                exprs.append("NULL")
+            }
         }
+        let select =
+            "SELECT " + zip(exprs, columns).map { "\($0) AS \(quoteIdentifier($1))" }.joined(separator: ", ")
+            + " FROM \(from) WHERE Z_ENT IN (\(kept))"
         let sql =
-            "INSERT INTO \(quoteIdentifier(table.name)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) SELECT "
-            + exprs.joined(separator: ", ") + " FROM \(from) WHERE Z_ENT IN (\(kept))"
-        return Copy(sql: sql, arguments: arguments)
+            "INSERT INTO \(quoteIdentifier(table.name)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) "
+            + select
+        return Copy(sql: sql, arguments: arguments, table: table, select: select)
+    }
+
+    /// The rows of the copy into `table` that break a uniqueness constraint of the new model,
+    /// for the error: `Item.name: Z_PK 1, 4 share 'Plank'`, at most three groups per constraint.
+    /// Best effort: a query that fails names nothing.
+    private func duplicateRows(
+        _ db: SQLiteConnection, table: StoreLayout.Table, select: String, _ arguments: [SQLValue]
+    ) -> [String] {
+        var out: [String] = []
+        for entity in table.entities {
+            guard let declared = new.model.entity(named: entity), let layout = new.layout.entity(named: entity) else {
+                continue
+            }
+            for constraint in declared.uniquenessConstraints {
+                let columns = constraint.compactMap { property -> String? in
+                    switch layout.properties[property] {
+                    case .column(let c)?, .toOne(let c, _)?: c
+                    default: nil
+                    }
+                }
+                guard columns.count == constraint.count, !columns.isEmpty else { continue }
+                let quoted = columns.map(quoteIdentifier)
+                let sql =
+                    "SELECT group_concat(Z_PK, ', '), \(quoted.joined(separator: ", ")) FROM (\(select)) WHERE "
+                    + quoted.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")
+                    + " GROUP BY \(quoted.joined(separator: ", ")) HAVING count(*) > 1 LIMIT 3"
+                // try?: the error being built is about the constraint; its detail is optional.
+                for row in (try? db.rows(sql, arguments)) ?? [] {
+                    guard case .text(let keys)? = row.first else { continue }
+                    let values = row.dropFirst().map(StoreMigration.describe).joined(separator: ", ")
+                    out.append("\(entity).\(constraint.joined(separator: "+")): Z_PK \(keys) share \(values)")
+                }
+            }
+        }
+        return out
+    }
+
+    /// A stored value for a message: text quoted, numbers as they are, blobs by size.
+    private static func describe(_ value: SQLValue) -> String {
+        switch value {
+        case .text(let t): "'\(t)'"
+        case .integer(let i): "\(i)"
+        case .real(let r): "\(r)"
+        case .blob(let b): "\(b.count) bytes"
+        case .null: "NULL"
+        }
     }
 
     /// Rows per old `Z_ENT` in the old table (planning runs before it is renamed).
@@ -198,7 +283,7 @@ struct StoreMigration {
                 let destination = new.model.relationship(name, of: entity)?.destination
             else { return ("NULL", []) }
             if let entityColumn {
-                let cases = old.layout.entities.compactMap { o -> String? in
+                let cases = old.entities.compactMap { o -> String? in
                     guard let n = new.layout.entity(named: o.name) else { return nil }
                     return "WHEN \(o.number) THEN \(n.number)"
                 }
@@ -222,7 +307,7 @@ struct StoreMigration {
         .PropertyStorage?
     {
         let original = originalName(entity, name)
-        guard let oldEntity = old.layout.entity(named: entity),
+        guard let oldEntity = old.entity(named: entity),
             sourceTable == nil || oldEntity.table == sourceTable,
             let oldRelationship = old.model.relationship(original, of: entity),
             let newRelationship = new.model.relationship(name, of: entity)
@@ -420,7 +505,7 @@ struct StoreMigration {
                 if case .text(let s)? = row.first { s } else { nil }
             })
         guard tables.contains("ACHANGE") else { return }
-        let pairs = old.layout.entities.compactMap { o -> (StoreLayout.EntityLayout, StoreLayout.EntityLayout)? in
+        let pairs = old.entities.compactMap { o -> (StoreLayout.EntityLayout, StoreLayout.EntityLayout)? in
             new.layout.entity(named: o.name).map { (o, $0) }
         }
         let kept = pairs.map { String($0.0.number) }.joined(separator: ", ")

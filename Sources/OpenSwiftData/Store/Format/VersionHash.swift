@@ -72,6 +72,13 @@ enum VersionHash {
         return memo
     }
 
+    /// The hash of entity `name` of `model` alone (its superentities' hashes are computed, no
+    /// other entity's).
+    static func entity(_ name: String, in model: StoreModel) -> [UInt8] {
+        var memo: [String: [UInt8]] = [:]
+        return entity(name, in: model, memo: &memo)
+    }
+
     private static func entity(_ name: String, in model: StoreModel, memo: inout [String: [UInt8]]) -> [UInt8] {
         if let known = memo[name] { return known }
         guard let e = model.entity(named: name) else { return [] }

@@ -3,7 +3,8 @@ import OpenSwiftData
 
 extension ConformanceSuite {
     /// Schema migrations: lightweight and custom stages, multi-step plans, refusals, and a
-    /// failed stage leaving the store as it was (MIG-01…11, CFG-05).
+    /// failed stage leaving the store as it was (MIG-01…11, CFG-05), and the migrations inferred
+    /// without a plan or for a step the plan has no stage for (MIG-20, 21, 23, 24).
     ///
     /// Migrations happen to files, so every case writes an older store file first and opens it
     /// through a plan; on the in-memory store kind the migrated file is then loaded into an
@@ -207,16 +208,70 @@ extension ConformanceSuite {
                         "V1 rows still there")
                 },
                 ConformanceCase(
-                    suite: "migrations", id: "CFG-05",
+                    suite: "migrations", id: "MIG-20",
                     title:
-                        "a changed schema without a plan, or a required attribute without a default, throws and changes nothing"
+                        "without a plan, a store of changed models is migrated by inference: new optional nil, new defaulted at its default"
+                ) { check in
+                    let migrated = try check.migrate(try check.voyagesV1(), to: ConformanceVoyagesV2.self, plan: nil)
+                    let voyages = try check.voyages(ConformanceVoyagesV2.Voyage.self, in: migrated.container)
+                    try check.expectEqual(voyages.map(\.name), ["Lisbon", "Porto", "Lisbon"], "names kept")
+                    try check.expectEqual(voyages.map(\.note), [nil, nil, nil], "added optional")
+                    try check.expectEqual(voyages.map(\.count), [0, 0, 0], "added with a default")
+                    try check.expectEqual(migrated.stages, ["inferred lightweight"], "stages run")
+                },
+                ConformanceCase(
+                    suite: "migrations", id: "MIG-21",
+                    title: "without a plan, removed attributes go and originalName renames keep their values"
+                ) { check in
+                    let migrated = try check.migrate(try check.voyagesV1(), to: ConformanceVoyagesV2.self, plan: nil)
+                    let voyages = try check.voyages(ConformanceVoyagesV2.Voyage.self, in: migrated.container)
+                    try check.expectEqual(
+                        voyages.map(\.startDate), ConformanceCheck.voyageDates, "startDate (was start_date)")
+                    try check.expectEqual(voyages.map { $0.harbour?.code }, ["LIS", nil, "LIS"], "harbour (was port)")
+                    let columns = try check.columns(of: "Voyage", in: migrated.container)
+                    try check.expect(
+                        !columns.contains("ZLEGACY"), "the removed legacy column is gone", actual: "\(columns)")
+                },
+                ConformanceCase(
+                    suite: "migrations", id: "MIG-23",
+                    title: "a plan with no stage from the store's version infers the lightweight step"
+                ) { check in
+                    let migrated = try check.migrate(
+                        try check.voyagesV1(), to: ConformanceVoyagesV2.self, plan: ConformanceVoyagesNoStagePlan.self)
+                    let voyages = try check.voyages(ConformanceVoyagesV2.Voyage.self, in: migrated.container)
+                    try check.expectEqual(voyages.map(\.count), [0, 0, 0], "added with a default")
+                    try check.expectEqual(migrated.stages, ["lightweight 1.0.0 → 2.0.0 (inferred)"], "stages run")
+                },
+                ConformanceCase(
+                    suite: "migrations", id: "MIG-24",
+                    title:
+                        "without a plan, a type change throws incompatibleSchema naming the property; the store is unchanged"
                 ) { check in
                     let url = try check.voyagesV1()
                     let before = try ConformanceCheck.content(of: url)
-                    try check.expectError(SwiftDataError.incompatibleSchema, "V2 models without a plan") {
+                    let error = try check.expectError(SwiftDataError.incompatibleSchema, "Int → String without a plan")
+                    {
+                        try ModelContainer(
+                            for: Schema(versionedSchema: ConformanceVoyagesRetypedV2.self),
+                            configurations: ModelConfiguration(url: url))
+                    }
+                    try check.expectEqual(error.propertyName, "legacy", "the error's property")
+                    try check.expect(
+                        error.message.contains("Migrations article"), "the message points to the Migrations article",
+                        actual: error.message)
+                    try check.expect(try ConformanceCheck.content(of: url) == before, "the store file is unchanged")
+                },
+                ConformanceCase(
+                    suite: "migrations", id: "CFG-05",
+                    title:
+                        "a store of other models opened read-only, or a required attribute without a default, throws and changes nothing"
+                ) { check in
+                    let url = try check.voyagesV1()
+                    let before = try ConformanceCheck.content(of: url)
+                    try check.expectError(SwiftDataError.incompatibleSchema, "V2 models, read-only, without a plan") {
                         try ModelContainer(
                             for: Schema(versionedSchema: ConformanceVoyagesV2.self),
-                            configurations: ModelConfiguration(url: url))
+                            configurations: ModelConfiguration(url: url, allowsSave: false))
                     }
                     let error = try check.expectError(
                         SwiftDataError.incompatibleSchema, "a required attribute without a default"
@@ -256,11 +311,14 @@ extension ConformanceCheck {
         return url
     }
 
-    /// Opens the store file at `url` with `version`'s models through `plan` (migrating the file)
+    /// Opens the store file at `url` with `version`'s models through `plan` (migrating the file;
+    /// `nil`: no plan, an inferred migration)
     /// and returns a container of this check's store kind holding the result, with the stages
     /// that ran and their warnings. On disk that is the migrating container itself; in memory, a
     /// new in-memory container restored from the migrated file.
-    package func migrate(_ url: URL, to version: any VersionedSchema.Type, plan: any SchemaMigrationPlan.Type) throws
+    package func migrate(
+        _ url: URL, to version: any VersionedSchema.Type, plan: (any SchemaMigrationPlan.Type)?
+    ) throws
         -> (container: ModelContainer, stages: [String], warnings: [String])
     {
         let schema = Schema(versionedSchema: version)
