@@ -328,7 +328,9 @@ public final class ModelContext {
             if let layout = data.layout {
                 for slot in layout.relationshipSlots where slot < data.values.count {
                     guard let value = data.values[slot], !(value is ForeignKey) else { continue }
-                    if layout.slots[slot].relationship?.deleteRule == .cascade {
+                    if layout.slots[slot].relationship?.deleteRule == .cascade,
+                        !FaultInjection.isActive(.cascadeActsAsNullify)
+                    {
                         cascaded += RelationshipGraph.models(in: value)
                     }
                     guard let (invLayout, invSlot) = layout.inverse(of: slot) else { continue }
