@@ -24,9 +24,10 @@
 ///   the same values throw. A failed save changes nothing and keeps the pending changes (CTX-03).
 ///
 /// Two readings where the reference is silent: an upsert replaces the stored row's members
-/// with the new model's (UNQ-14), but a member this same save linked to the stored row (from
-/// either side, even to the value it had) keeps its link, and so do the members of a new model
-/// that collapses into a later one (UNQ-30: all its links were written by this save); and a
+/// with the new model's (UNQ-14), but a member whose own to-one reference this same save
+/// pointed at the stored row (from either side, even to the value it had) keeps its link (a
+/// many-to-many list is replaced whole), and so do the members of a new model that collapses
+/// into a later one (UNQ-30: all its links were written by this save); and a
 /// save that hands a unique value over from a saved row to another row (a rename or an insert
 /// onto a value a saved row renames away from) may succeed or throw
 /// `uniqueConstraintViolation`, as the store's order of writes decides.
@@ -70,6 +71,8 @@ final class OracleGraph {
         let member: Int
     }
     private var written: Set<Link> = []
+    /// The stored rows the last save's upserts took over.
+    private(set) var upsertedByLastSave: [Int] = []
 
     init(schema: OracleSchema) { self.schema = schema }
 
@@ -233,6 +236,7 @@ final class OracleGraph {
     /// another (``handsOverUniqueValue()``) fails with `uniqueConstraintViolation`: the one
     /// outcome the reference leaves to the store (see the type's notes).
     func save(refusingHandOver: Bool = false) -> String? {
+        upsertedByLastSave = []
         if refusingHandOver, handsOverUniqueValue() { return "uniqueConstraintViolation" }
         let before = (nodes, forward)
         if let error = prepareSave() {
@@ -369,6 +373,7 @@ final class OracleGraph {
         }
         for (s, id) in adoptedBy.sorted(by: { $0.key < $1.key }) where collapsed[id] == nil {
             merge(id, into: s, takingValues: true)
+            upsertedByLastSave.append(s)
         }
         // Whatever still shares a group's values (an update onto another row's values) throws.
         var seen: Set<String> = []
@@ -390,9 +395,12 @@ final class OracleGraph {
         let relationships = entity(loser).relationships
         var taken = relationships.map { r in members(loser, r.name).map { $0 == loser ? winner : $0 } }
         if takingValues {
-            // Members this save linked to the stored row itself keep their link.
+            // Members whose own to-one this save pointed at the stored row keep their link.
             for (i, r) in relationships.enumerated() where r.toMany {
                 for t in members(winner, r.name) where !taken[i].contains(t) {
+                    guard let inverseName = r.inverse, entity(t).relationship(inverseName)?.toMany == false else {
+                        continue
+                    }
                     let inverseWritten =
                         r.inverse.map { written.contains(Link(node: t, relationship: $0, member: winner)) } ?? false
                     if written.contains(Link(node: winner, relationship: r.name, member: t)) || inverseWritten {
