@@ -121,4 +121,24 @@ extension ScriptFindingsTests {
         #expect(try fresh.fetchCount(FetchDescriptor<Word>()) == 2)
         #expect(try fresh.fetchCount(FetchDescriptor<Product>()) == 1)
     }
+
+    @Test(
+        "deleting an unsaved parent still cascades: its new child and a saved child moved to it go too (DEL-02, DEL-09)",
+        arguments: StoreKind.allCases)
+    func deleteUnsavedCascadingParent(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory()
+        let (context, container) = try seeded(kind, dir)
+        let parent = Category(name: "new")
+        context.insert(parent)
+        let child = Word(text: "new")
+        context.insert(child)
+        child.category = parent
+        try word(context, "a").category = parent
+        context.delete(parent)
+        #expect(try context.fetch(FetchDescriptor<Word>()).map(\.text) == ["b"])
+        try context.save()
+        let fresh = ModelContext(container)
+        #expect(try fresh.fetch(FetchDescriptor<Word>()).map(\.text) == ["b"])
+        #expect(try fresh.fetchCount(FetchDescriptor<Category>()) == 1)
+    }
 }

@@ -334,14 +334,16 @@ extension ModelContext {
                 let s = layout.slots[slot]
                 // A save deletes the rows of an unloaded cascade list in SQL when nothing else
                 // depends on them (the conditions: `SetCascade`).
-                if collectingSetCascades, let cascade = setCascade(d, layout, slot, &cascadeCheck) {
+                let cascades = !FaultInjection.isActive(.cascadeActsAsNullify)
+                if cascades, collectingSetCascades, let cascade = setCascade(d, layout, slot, &cascadeCheck) {
                     setCascades.append(cascade)
                     continue
                 }
                 let related = RelationshipGraph.models(in: RelationshipGraph.currentValue(m, d, s), of: s)
                     .filter { !$0.isDeleted }
                 guard !related.isEmpty else { continue }
-                let rule = s.relationship?.deleteRule ?? .nullify
+                var rule = s.relationship?.deleteRule ?? .nullify
+                if rule == .cascade, !cascades { rule = .nullify }
                 if rule == .deny {
                     if deferringRefusals { continue models }
                     throw SwiftDataError(
@@ -364,9 +366,9 @@ extension ModelContext {
             propagatedDeletes.insert(ObjectIdentifier(m))
             for (slot, related) in actions {
                 switch layout.slots[slot].relationship?.deleteRule ?? .nullify {
-                case .cascade:
+                case .cascade where !FaultInjection.isActive(.cascadeActsAsNullify):
                     for r in related where !r.isDeleted { deleteAny(r) }
-                case .nullify, .noAction, .deny:
+                case .cascade, .nullify, .noAction, .deny:
                     if let (il, islot) = layout.inverse(of: slot) {
                         for r in related { RelationshipGraph.unlink(r, inverse: il.slots[islot], from: m) }
                     }

@@ -323,11 +323,17 @@ public final class ModelContext {
             // The dropped model leaves the lists and references of the models it was linked to
             // (DEL-09): otherwise a loaded list still holding it would insert it again at the
             // save, while an unloaded one would not. Found by the differential change scripts.
+            // Its `.cascade` relationships still delete their members (DEL-02, DEL-03).
+            var cascaded: [any PersistentModel] = []
             if let layout = data.layout {
                 for slot in layout.relationshipSlots where slot < data.values.count {
-                    guard let value = data.values[slot], !(value is ForeignKey),
-                        let (invLayout, invSlot) = layout.inverse(of: slot)
-                    else { continue }
+                    guard let value = data.values[slot], !(value is ForeignKey) else { continue }
+                    if layout.slots[slot].relationship?.deleteRule == .cascade,
+                        !FaultInjection.isActive(.cascadeActsAsNullify)
+                    {
+                        cascaded += RelationshipGraph.models(in: value)
+                    }
+                    guard let (invLayout, invSlot) = layout.inverse(of: slot) else { continue }
                     for target in RelationshipGraph.models(in: value) {
                         RelationshipGraph.unlink(target, inverse: invLayout.slots[invSlot], from: model)
                     }
@@ -335,6 +341,7 @@ public final class ModelContext {
             }
             data.status = .removed
             data.context = nil
+            for member in cascaded { deleteAny(member) }
         case .persisted:
             data.status = .deleted
             deleted[id] = model

@@ -36,6 +36,10 @@ package enum InjectedFault: String, CaseIterable, Sendable {
     /// A store's connection is used without the lock that serialises the contexts of one
     /// container, so two threads' statements and transactions interleave on it (`actors` must fail).
     case unserializedConnection = "unserialized-connection"
+    /// A `.cascade` delete rule acts as `.nullify` on every store alike: the members of a
+    /// deleted model stay, unlinked (the differential change scripts' reference model must
+    /// notice; the stores still agree with each other).
+    case cascadeActsAsNullify = "cascade-acts-as-nullify"
 }
 
 /// Reads which ``InjectedFault``s are active in this process (debug builds only).

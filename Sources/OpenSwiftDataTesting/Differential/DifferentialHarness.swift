@@ -22,6 +22,15 @@ public final class DifferentialHarness {
     public let stores: [StoreKind]
     /// Whether a mismatching predicate is shrunk before it is reported.
     public var shrinks: Bool = true
+    /// Whether change scripts also run against the reference model of SwiftData's semantics
+    /// (``OracleGraph``) and must match it after every step and save, not only each other.
+    /// On by default; `OPENSWIFTDATA_DIFFERENTIAL_ORACLE=off` in the environment turns it off
+    /// (to show what the store-against-store comparison alone misses).
+    package var checksOracle: Bool =
+        ProcessInfo.processInfo.environment[
+            DifferentialHarness.oracleEnvironmentVariable] != "off"
+    /// `OPENSWIFTDATA_DIFFERENTIAL_ORACLE`: `off` runs the change scripts without the reference model.
+    package static let oracleEnvironmentVariable = "OPENSWIFTDATA_DIFFERENTIAL_ORACLE"
     /// The period of the case layout: cases 9 and 19 of every 20 are change scripts.
     package static let scriptInterval = 20
 

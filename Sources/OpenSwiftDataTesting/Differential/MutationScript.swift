@@ -10,6 +10,8 @@ import OpenSwiftData
 /// hold the same rows (canonical dumps equal), and a failed save must fail on both with the same
 /// error and change nothing; after every rollback both contexts must show what was last saved;
 /// at the end the disk store is reopened and must still hold what the memory store holds.
+/// Every change is also made to the reference model (``OracleMirror``), which the memory
+/// store's context and every save's outcome must match.
 struct MutationScript {
     let harness: DifferentialHarness
     let index: Int
@@ -17,6 +19,8 @@ struct MutationScript {
     var random: SeededGenerator
     private var log: [String] = []
     private var counter = 0
+    /// The reference model of this run of the steps (`nil` when the harness checks no oracle).
+    private var mirror: OracleMirror?
 
     init(harness: DifferentialHarness, index: Int, kind: String, random: inout SeededGenerator) {
         self.harness = harness
@@ -61,7 +65,9 @@ struct MutationScript {
         let schema = SampleSchema.named(kind)!.schema
         let pair = try StorePair(schema: schema, seed: harness.seed)
         var contexts = [ModelContext(pair.memory), ModelContext(pair.disk)]
+        mirror = harness.checksOracle ? OracleMirror(schema: schema) : nil
         try seedRows(contexts)
+        try expectOracleSave(outcome: "saved", pair)
         var checks = 0
         var saved = try view(contexts[0])
         for step in steps {
@@ -82,6 +88,7 @@ struct MutationScript {
                     throw failure("save outcome", expected: "memory: \(outcomes[0])", actual: "disk: \(outcomes[1])")
                 }
                 try expectStores(pair, "after save")
+                try expectOracleSave(outcome: outcomes[0], pair)
                 if outcomes[0] == "saved" {
                     saved = try view(contexts[0])
                 } else {
@@ -95,6 +102,7 @@ struct MutationScript {
                 }
             } else if roll < 28 {
                 for context in contexts { context.rollback() }
+                mirror?.rollback()
                 log.append("rollback")
                 checks += 1
                 let now = try contexts.map(view)
@@ -120,6 +128,7 @@ struct MutationScript {
                     "both contexts show the same rows", expected: m.joined(separator: "; "),
                     actual: d.joined(separator: "; "))
             }
+            try expectOracle(contexts[0], "oracle: the context shows the reference's rows after each step")
         }
         // Final save (a failed one must fail on both, then is rolled back), then reopen the
         // disk store: what was written must still be there.
@@ -137,6 +146,7 @@ struct MutationScript {
             throw failure("save outcome", expected: "memory: \(outcomes[0])", actual: "disk: \(outcomes[1])")
         }
         try expectStores(pair, "after the final save")
+        try expectOracleSave(outcome: outcomes[0], pair)
         contexts = []
         try pair.reopenDisk()
         try expectStores(pair, "after reopening the disk store")
@@ -147,6 +157,30 @@ struct MutationScript {
                 actual: d.joined(separator: "; "))
         }
         return checks + 3
+    }
+
+    /// The memory store's context `context` shows the reference model's rows.
+    func expectOracle(_ context: ModelContext, _ check: String) throws {
+        guard let mirror, let diff = try mirror.compare(context, check) else { return }
+        throw failure(check, expected: diff.expected, actual: diff.actual, store: .memory)
+    }
+
+    /// A save of the stores had `outcome`: the reference's save must have it too, and after a
+    /// successful one a fresh context of the memory store shows the reference's rows. A failed
+    /// save is rolled back by the caller (the reference's too).
+    func expectOracleSave(outcome: String, _ pair: StorePair) throws {
+        guard let mirror else { return }
+        let expected = mirror.save(storeOutcome: outcome)
+        if expected != outcome {
+            throw failure(
+                "oracle: save outcome", expected: "oracle: \(expected)", actual: "memory store: \(outcome)",
+                store: .memory)
+        }
+        if outcome == "saved" {
+            try expectOracle(ModelContext(pair.memory), "oracle: the store holds the reference's rows after a save")
+        } else {
+            mirror.rollback()
+        }
     }
 
     func expectStores(_ pair: StorePair, _ label: String) throws {
@@ -173,31 +207,37 @@ struct MutationScript {
     /// The saved rows every script starts from (the same on both stores), so the first steps
     /// already have rows to update, move, link and delete.
     func seedRows(_ contexts: [ModelContext]) throws {
-        for c in contexts {
+        for (index, c) in contexts.enumerated() {
+            let o = index == 0 ? mirror : nil
             if kind == "dictionary" {
                 for k in 0..<3 {
                     let category = DictionaryCategory(name: "d\(k)")
                     c.insert(category)
+                    o?.insert(category)
                     for j in 0..<(k + 1) {
                         let w = DictionaryWord(text: "w\(k)\(j)")
                         c.insert(w)
                         w.category = category
+                        o?.insert(w)
+                        o?.assign(w, "category", [category])
                     }
                 }
             } else if kind == "users" {
                 for k in 0..<6 {
-                    c.insert(
-                        AccountUser(
-                            id: userID(k), username: "user\(k)", name: MutationScript.names[k],
-                            email: "u\(k)@example.com",
-                            joined: Date(timeIntervalSinceReferenceDate: Double(k * 86_400)), score: k * 100,
-                            bio: k % 2 == 0 ? nil : "bio \(k)"))
+                    let user = AccountUser(
+                        id: userID(k), username: "user\(k)", name: MutationScript.names[k],
+                        email: "u\(k)@example.com",
+                        joined: Date(timeIntervalSinceReferenceDate: Double(k * 86_400)), score: k * 100,
+                        bio: k % 2 == 0 ? nil : "bio \(k)")
+                    c.insert(user)
+                    o?.insert(user)
                 }
             } else {
                 let categories = (0..<3).map { CatalogueCategory(name: "c0\($0)") }
                 let tags = (0..<3).map { CatalogueTag(label: "t0\($0)") }
                 categories.forEach(c.insert)
                 tags.forEach(c.insert)
+                for m in categories as [any PersistentModel] + tags { o?.insert(m) }
                 for k in 0..<8 {
                     let p = CatalogueProduct(
                         name: "p0\(k)", sku: "S-0\(k)", price: Double(k) * 1.25, stock: k,
@@ -205,6 +245,9 @@ struct MutationScript {
                     c.insert(p)
                     p.category = k == 7 ? nil : categories[k % 3]
                     p.tags = k % 4 == 0 ? [] : [tags[k % 3]] + (k % 2 == 0 ? [tags[(k + 1) % 3]] : [])
+                    o?.insert(p)
+                    o?.assign(p, "category", k == 7 ? [] : [categories[k % 3]])
+                    o?.assign(p, "tags", k % 4 == 0 ? [] : [tags[k % 3]] + (k % 2 == 0 ? [tags[(k + 1) % 3]] : []))
                 }
             }
             try c.save()
@@ -265,11 +308,12 @@ struct MutationScript {
             let name = MutationScript.names[random.below(MutationScript.names.count)]
             let score = random.below(1_000)
             let bio: String? = random.chance(0.4) ? nil : "bio \(random.below(50))"
-            for c in contexts {
-                c.insert(
-                    AccountUser(
-                        id: userID(idKey), username: "user\(k)", name: name, email: "u\(k)@example.com",
-                        joined: Date(timeIntervalSinceReferenceDate: Double(k * 86_400)), score: score, bio: bio))
+            for (index, c) in contexts.enumerated() {
+                let user = AccountUser(
+                    id: userID(idKey), username: "user\(k)", name: name, email: "u\(k)@example.com",
+                    joined: Date(timeIntervalSinceReferenceDate: Double(k * 86_400)), score: score, bio: bio)
+                c.insert(user)
+                if index == 0 { mirror?.insert(user) }
             }
             return "insert user\(k) id#\(idKey) name=\(name) score=\(score) bio=\(bio ?? "nil")"
         }
@@ -282,9 +326,12 @@ struct MutationScript {
                 users[i].score = score
                 users[i].bio = bio
             }
+            mirror?.update(all[0][i], "score", score)
+            mirror?.update(all[0][i], "bio", bio)
             return "update \(all[0][i].username) score=\(score) bio=\(bio ?? "nil")"
         }
         for (c, users) in zip(contexts, all) { c.delete(users[i]) }
+        mirror?.delete(all[0][i])
         return "delete \(all[0][i].username)"
     }
 
@@ -309,18 +356,23 @@ struct MutationScript {
             // a category named d0…d4: an upsert when the name is taken
             let name = "d\(random.below(5))"
             let count = random.below(3)
-            for c in contexts {
+            for (index, c) in contexts.enumerated() {
+                let o = index == 0 ? mirror : nil
                 let category = DictionaryCategory(name: name)
                 c.insert(category)
+                o?.insert(category)
                 for j in 0..<count {
                     let w = DictionaryWord(text: "n\(n)\(j)")
                     if j == 0 {
                         c.insert(w)
                         w.category = category
+                        o?.insert(w)
+                        o?.assign(w, "category", [category])
                     } else {
                         // Not inserted: reached through the category's list, appended after the
                         // category's insert, so the save inserts it (REL-01).
                         category.words.append(w)
+                        o?.append(category, "words", w)
                     }
                 }
             }
@@ -331,26 +383,34 @@ struct MutationScript {
                 let w = DictionaryWord(text: "n\(n)")
                 contexts[k].insert(w)
                 w.category = categories[k][ci]
+                if k == 0 {
+                    mirror?.insert(w)
+                    mirror?.assign(w, "category", [categories[0][ci]])
+                }
             }
             return "insert word n\(n) in \(categories[0][ci].name)"
         case ..<66 where !words[0].isEmpty:
             let wi = random.below(words[0].count)
             let ci = categories[0].isEmpty || random.chance(0.2) ? nil : random.below(categories[0].count)
             for k in 0..<2 { words[k][wi].category = ci.map { categories[k][$0] } }
+            mirror?.assign(words[0][wi], "category", ci.map { [categories[0][$0]] } ?? [])
             return "move \(words[0][wi].text) to \(ci.map { categories[0][$0].name } ?? "nil")"
         case ..<72 where !categories[0].isEmpty:
             let ci = random.below(categories[0].count)
             let (old, name) = (categories[0][ci].name, "d\(random.below(6))")
             for k in 0..<2 { categories[k][ci].name = name }
+            mirror?.update(categories[0][ci], "name", name)
             return "rename \(old) to \(name)"
         case ..<86 where !words[0].isEmpty:
             let wi = random.below(words[0].count)
             for k in 0..<2 { contexts[k].delete(words[k][wi]) }
+            mirror?.delete(words[0][wi])
             return "delete word \(words[0][wi].text)"
         default:
             guard !categories[0].isEmpty else { return "nothing to delete" }
             let ci = random.below(categories[0].count)
             for k in 0..<2 { contexts[k].delete(categories[k][ci]) }
+            mirror?.delete(categories[0][ci])
             return "delete category \(categories[0][ci].name) (cascades to its words)"
         }
     }
@@ -372,10 +432,18 @@ struct MutationScript {
         switch roll {
         case ..<38 where categories[0].count < 4 || roll < 32:
             if random.chance(0.5) || tags[0].count > 5 {
-                for c in contexts { c.insert(CatalogueCategory(name: "c\(n)")) }
+                for (index, c) in contexts.enumerated() {
+                    let category = CatalogueCategory(name: "c\(n)")
+                    c.insert(category)
+                    if index == 0 { mirror?.insert(category) }
+                }
                 return "insert category c\(n)"
             }
-            for c in contexts { c.insert(CatalogueTag(label: "t\(n)")) }
+            for (index, c) in contexts.enumerated() {
+                let tag = CatalogueTag(label: "t\(n)")
+                c.insert(tag)
+                if index == 0 { mirror?.insert(tag) }
+            }
             return "insert tag t\(n)"
         case ..<60:
             let ci = categories[0].isEmpty || random.chance(0.2) ? nil : random.below(categories[0].count)
@@ -389,6 +457,11 @@ struct MutationScript {
                 contexts[k].insert(p)
                 if let ci { p.category = categories[k][ci] }
                 p.tags = picks.map { tags[k][$0] }
+                if k == 0, let mirror {
+                    mirror.insert(p)
+                    if let ci { mirror.assign(p, "category", [categories[0][ci]]) }
+                    mirror.assign(p, "tags", picks.map { tags[0][$0] })
+                }
             }
             return
                 "insert product S-\(1000 + n) in \(ci.map { categories[0][$0].name } ?? "no category") tags \(picks.map { tags[0][$0].label })"
@@ -396,6 +469,7 @@ struct MutationScript {
             let pi = random.below(products[0].count)
             let ci = categories[0].isEmpty || random.chance(0.25) ? nil : random.below(categories[0].count)
             for k in 0..<2 { products[k][pi].category = ci.map { categories[k][$0] } }
+            mirror?.assign(products[0][pi], "category", ci.map { [categories[0][$0]] } ?? [])
             return "move \(products[0][pi].sku) to \(ci.map { categories[0][$0].name } ?? "nil")"
         case ..<80 where !products[0].isEmpty && !tags[0].isEmpty:
             let pi = random.below(products[0].count)
@@ -405,28 +479,36 @@ struct MutationScript {
             let viaTag = n % 3 == 0
             for k in 0..<2 {
                 let (p, t) = (products[k][pi], tags[k][ti])
+                let o = k == 0 ? mirror : nil
                 if viaTag {
                     if had {
                         let rest = (t.products ?? []).filter { $0 !== p }
                         t.products = rest.isEmpty ? nil : rest
+                        o?.remove(t, "products", p)
                     } else {
+                        // A nil list stays nil (the optional chain appends nothing).
+                        if t.products != nil { o?.append(t, "products", p) }
                         t.products?.append(p)
                     }
                 } else if had {
                     p.tags.removeAll { $0 === t }
+                    o?.remove(p, "tags", t)
                 } else {
                     p.tags.append(t)
+                    o?.append(p, "tags", t)
                 }
             }
             return "\(had ? "untag" : "tag") \(products[0][pi].sku) \(tags[0][ti].label)\(viaTag ? " (tag side)" : "")"
         case ..<88 where !products[0].isEmpty:
             let pi = random.below(products[0].count)
             for k in 0..<2 { contexts[k].delete(products[k][pi]) }
+            mirror?.delete(products[0][pi])
             return "delete product \(products[0][pi].sku)"
         default:
             guard !categories[0].isEmpty else { return "nothing to delete" }
             let ci = random.below(categories[0].count)
             for k in 0..<2 { contexts[k].delete(categories[k][ci]) }
+            mirror?.delete(categories[0][ci])
             return "delete category \(categories[0][ci].name) (cascades to its products)"
         }
     }

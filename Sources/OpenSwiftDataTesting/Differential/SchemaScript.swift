@@ -10,12 +10,16 @@ import OpenSwiftData
 /// outcome on both stores (a failed one is rolled back on both) and leave the same stored rows
 /// (canonical dumps); at the end the disk store is reopened and must hold what the memory store
 /// holds. A failing script is shrunk to the fewest steps that still fail the same check.
+/// Every change is also made to the reference model (``OracleMirror``), which starts from the
+/// fixture's rows; the memory store's context and every save's outcome must match it.
 struct SchemaScript {
     let harness: DifferentialHarness
     let schema: Schema
     let index: Int
     var random: SeededGenerator
     private var log: [String] = []
+    /// The reference model of this run of the steps (`nil` when the harness checks no oracle).
+    private var mirror: OracleMirror?
 
     init(harness: DifferentialHarness, schema: Schema, index: Int, random: inout SeededGenerator) {
         self.harness = harness
@@ -61,6 +65,9 @@ struct SchemaScript {
                 schema: schema, seed: SeededGenerator.derive(harness.seed, labels: ["script"], index: UInt64(index)),
                 defaultCount: 3))
         let contexts = [ModelContext(pair.memory), ModelContext(pair.disk)]
+        mirror = harness.checksOracle ? OracleMirror(schema: schema) : nil
+        try mirror?.load(contexts[0])
+        try readLikeTheOracle(contexts[1])
         let maker = AutomaticMaker(overrides: [], options: AutomaticData(nullRatio: 0.3))
         var checks = 0
         for step in steps {
@@ -69,6 +76,7 @@ struct SchemaScript {
                 try save(contexts, pair)
             } else if step.roll < 22 {
                 for context in contexts { context.rollback() }
+                mirror?.rollback()
                 log.append("rollback")
             } else {
                 log.append(try change(step, &r, contexts, maker))
@@ -80,6 +88,8 @@ struct SchemaScript {
                     "both contexts show the same rows", expected: m.joined(separator: "; "),
                     actual: d.joined(separator: "; "))
             }
+            try expectOracle(contexts[0], "oracle: the context shows the reference's rows after each step")
+            try readLikeTheOracle(contexts[1])
         }
         try save(contexts, pair)
         log.append("reopen disk store")
@@ -101,10 +111,37 @@ struct SchemaScript {
             throw failure("save outcome", expected: "memory: \(outcomes[0])", actual: "disk: \(outcomes[1])")
         }
         try expectStores(pair, "after save")
+        if let mirror {
+            let expected = mirror.save(storeOutcome: outcomes[0])
+            if expected != outcomes[0] {
+                throw failure(
+                    "oracle: save outcome", expected: "oracle: \(expected)", actual: "memory store: \(outcomes[0])",
+                    store: .memory)
+            }
+            if expected == "saved" {
+                let fresh = ModelContext(pair.memory)
+                try mirror.acceptManyToManyOfUpserts(from: fresh)
+                try expectOracle(fresh, "oracle: the store holds the reference's rows after a save")
+            }
+        }
         if outcomes[0] != "saved" {
             for context in contexts { context.rollback() }
+            mirror?.rollback()
             log.append("rollback after the failed save")
         }
+    }
+
+    /// Reads in the disk store's context `context` what the reference reads in the memory
+    /// store's (every relationship of every model), so that both contexts have the same lists
+    /// loaded and the store comparison stays like for like.
+    func readLikeTheOracle(_ context: ModelContext) throws {
+        if let mirror { _ = try mirror.view(context) }
+    }
+
+    /// The memory store's context `context` shows the reference model's rows.
+    func expectOracle(_ context: ModelContext, _ check: String) throws {
+        guard let mirror, let diff = try mirror.compare(context, check) else { return }
+        throw failure(check, expected: diff.expected, actual: diff.actual, store: .memory)
     }
 
     /// One change, the same on both contexts (models picked by position in the shared order).
@@ -138,7 +175,9 @@ struct SchemaScript {
                 for c in 0..<2 { required[c][rel.name] = targets[c][k] }
             }
             for (c, context) in contexts.enumerated() {
-                context.insert(try maker.instance(of: e, row: row, fixed: fixed, related: required[c]))
+                let model = try maker.instance(of: e, row: row, fixed: fixed, related: required[c])
+                context.insert(model)
+                if c == 0 { mirror?.insert(model) }
             }
             return "insert \(e.name) #\(step.number)" + (fixed.isEmpty ? "" : " with the unique values of a stored one")
         case ..<68:  // update an attribute
@@ -152,7 +191,10 @@ struct SchemaScript {
             // try?: a type with no synthesised value writes nil, to both lists alike (the script stays symmetric).
             let value = try? ValueSynthesizer.value(
                 of: a.valueType, row: row, field: a.name, unique: unique, nullRatio: 0.3)
-            for c in 0..<2 { _ = (a.keypath as? any _AutoKeyPath)?._set(value ?? nil, on: lists[c][k]) }
+            for c in 0..<2 {
+                let wrote = (a.keypath as? any _AutoKeyPath)?._set(value ?? nil, on: lists[c][k]) ?? false
+                if c == 0, wrote { mirror?.update(lists[0][k], a.name, value ?? nil) }
+            }
             return "update \(e.name)[\(k)].\(a.name) = \(SchemaRules.describe(value ?? nil))"
         case ..<85:  // relationship change
             guard !lists[0].isEmpty, !e.relationships.isEmpty else { return "relationship of \(e.name) skipped" }
@@ -176,6 +218,7 @@ struct SchemaScript {
                     related.append(targets[c][pick])
                 }
                 SchemaRules.assign(rel, related, to: owner)
+                if c == 0 { mirror?.assign(owner, rel.name, related) }
             }
             return "change \(e.name)[\(k)].\(rel.name)"
                 + (clear ? " (clear/remove)" : pick.map { " → \(d.name)[\($0)]" } ?? "")
@@ -183,6 +226,7 @@ struct SchemaScript {
             guard !lists[0].isEmpty else { return "delete \(e.name) skipped" }
             let k = r.below(lists[0].count)
             for c in 0..<2 { contexts[c].delete(lists[c][k]) }
+            mirror?.delete(lists[0][k])
             return "delete \(e.name)[\(k)]"
         }
     }
@@ -199,9 +243,9 @@ struct SchemaScript {
         }
     }
 
-    func failure(_ check: String, expected: String, actual: String) -> ConformanceFailure {
+    func failure(_ check: String, expected: String, actual: String, store: StoreKind? = nil) -> ConformanceFailure {
         ConformanceFailure(
-            suite: "differential", caseID: "script #\(index)", store: nil, seed: harness.seed, check: check,
+            suite: "differential", caseID: "script #\(index)", store: store, seed: harness.seed, check: check,
             expected: expected, actual: actual, trace: ["seed=\(harness.seed)", "case=\(index)", "script=schema"],
             details: [
                 "replay: try DifferentialHarness(schema: …, seed: \(harness.seed)).verifyCase(\(index))", "steps:",
