@@ -346,7 +346,7 @@ extension ModelContext {
                     .filter { !$0.isDeleted }
                 guard !related.isEmpty else { continue }
                 let rule = s.relationship?.deleteRule ?? .nullify
-                if rule == .deny {
+                if rule == .deny, !FaultInjection.isActive(.denyIgnored) {
                     if deferringRefusals { continue models }
                     throw SwiftDataError(
                         SwiftDataError.deleteRuleDenied.code,
@@ -367,11 +367,12 @@ extension ModelContext {
             try nullifyOneWayReferences(to: m)
             propagatedDeletes.insert(ObjectIdentifier(m))
             for (slot, related) in actions {
-                switch layout.slots[slot].relationship?.deleteRule ?? .nullify {
+                let rule = layout.slots[slot].relationship?.deleteRule ?? .nullify
+                switch FaultInjection.isActive(.cascadeNullifies) && rule == .cascade ? .nullify : rule {
                 case .cascade:
                     for r in related where !r.isDeleted { deleteAny(r) }
                 case .nullify, .noAction, .deny:
-                    if let (il, islot) = layout.inverse(of: slot) {
+                    if let (il, islot) = layout.inverse(of: slot), !FaultInjection.isActive(.nullifyKeepsInverse) {
                         for r in related { RelationshipGraph.unlink(r, inverse: il.slots[islot], from: m) }
                     }
                 }

@@ -323,7 +323,7 @@ public final class ModelContext {
             // The dropped model leaves the lists and references of the models it was linked to
             // (DEL-09): otherwise a loaded list still holding it would insert it again at the
             // save, while an unloaded one would not. Found by the differential change scripts.
-            if let layout = data.layout {
+            if let layout = data.layout, !FaultInjection.isActive(.deletedInsertKeepsLinks) {
                 for slot in layout.relationshipSlots where slot < data.values.count {
                     guard let value = data.values[slot], !(value is ForeignKey),
                         let (invLayout, invSlot) = layout.inverse(of: slot)
@@ -347,13 +347,14 @@ public final class ModelContext {
 
     /// Discards every pending insert, change and delete; changed models get their saved values back.
     public func rollback() {
-        for model in inserted {
+        let keepsInserts = FaultInjection.isActive(.rollbackKeepsInserts)
+        for model in inserted where !keepsInserts {
             let d = model.persistentBackingData
             d.status = .unmanaged
             d.context = nil
         }
-        inserted.removeAll()
-        for id in deletedOrder {
+        if !keepsInserts { inserted.removeAll() }
+        for id in deletedOrder where !FaultInjection.isActive(.rollbackKeepsDeletes) {
             guard let m = deleted[id] else { continue }
             m.persistentBackingData.status = .persisted
             restoreCommitted(m)
@@ -361,7 +362,9 @@ public final class ModelContext {
         deleted.removeAll()
         deletedOrder.removeAll()
         propagatedDeletes.removeAll()
-        for id in changedOrder { if let m = changed[id] { restoreCommitted(m) } }
+        for id in changedOrder where !FaultInjection.isActive(.rollbackKeepsChanges) {
+            if let m = changed[id] { restoreCommitted(m) }
+        }
         changed.removeAll()
         changedOrder.removeAll()
         deferredErrors.removeAll()
