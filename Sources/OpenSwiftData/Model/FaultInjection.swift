@@ -69,7 +69,7 @@ package enum InjectedFault: String, CaseIterable, Sendable {
     case lessOrEqualStrict = "less-or-equal-strict"
     /// Mutant: PRD-15 > is translated as >=.
     case greaterThanInclusive = "greater-than-inclusive"
-    /// Mutant: PRD-08 an ordering comparison with a nil operand is SQL NULL, so !p drops the row as p does.
+    /// Mutant: PRD-20 a comparison with a NULL-able operand (inf - inf) is SQL NULL, so !p drops the row as p does.
     case orderingSQLNull = "ordering-sql-null"
     /// Mutant: PRD-14 a half-open captured range a..<b includes b.
     case rangeUpperClosed = "range-upper-closed"
@@ -77,9 +77,9 @@ package enum InjectedFault: String, CaseIterable, Sendable {
     case nilCoalesceIgnored = "nil-coalesce-ignored"
     /// Mutant: PRD-15 a chain of || loses its parentheses inside && (SQL's AND binds tighter).
     case disjunctionUnparenthesized = "disjunction-unparenthesized"
-    /// Mutant: PRD-16 !!p is translated as !p.
+    /// Mutant: PRD-15 !!p is translated as !p.
     case doubleNegationKept = "double-negation-kept"
-    /// Mutant: ATT-10 Decimal values compare as text in predicates and sorts.
+    /// Mutant: PRD-15 Decimal values compare as text in predicates.
     case decimalComparedAsText = "decimal-compared-as-text"
     /// Mutant: INH-04 $0 is Sub matches instances of Sub only, not of its subclasses.
     case typeCheckExactClass = "type-check-exact-class"
@@ -212,13 +212,13 @@ extension InjectedFault {
         case .lessOrEqualStrict: return "PRD-15 <= is translated as <"
         case .greaterThanInclusive: return "PRD-15 > is translated as >="
         case .orderingSQLNull:
-            return "PRD-08 an ordering comparison with a nil operand is SQL NULL, so !p drops the row as p does"
+            return "PRD-20 a comparison with a NULL-able operand (inf - inf) is SQL NULL, so !p drops the row as p does"
         case .rangeUpperClosed: return "PRD-14 a half-open captured range a..<b includes b"
         case .nilCoalesceIgnored: return "PRD-08 x ?? d ignores d: nil stays nil"
         case .disjunctionUnparenthesized:
             return "PRD-15 a chain of || loses its parentheses inside && (SQL's AND binds tighter)"
-        case .doubleNegationKept: return "PRD-16 !!p is translated as !p"
-        case .decimalComparedAsText: return "ATT-10 Decimal values compare as text in predicates and sorts"
+        case .doubleNegationKept: return "PRD-15 !!p is translated as !p"
+        case .decimalComparedAsText: return "PRD-15 Decimal values compare as text in predicates"
         case .typeCheckExactClass: return "INH-04 $0 is Sub matches instances of Sub only, not of its subclasses"
         case .baseFetchOmitsSubclasses: return "INH-01 a fetch of a base class leaves out the rows of its subclasses"
         case .sortIgnoresReverse: return "FET-04 a sort descriptor's .reverse order is ignored in SQL"
