@@ -47,6 +47,14 @@ enum ConformCommand {
                 "regressions", placeholder: "FILE",
                 help: "Append the seed and case of every differential mismatch to this file (the tests replay it)."),
             .flag(
+                "mutants",
+                help:
+                    "Run the checks against each semantic mutant of the library instead (debug builds only), one child process each; print which check killed each, then 'mutants: K of N killed'. --differential sets the cases per mutant (default \(defaultMutantCases)), --jobs the processes at once."
+            ),
+            .option(
+                "mutant", placeholder: "name", repeatable: true,
+                help: "With --mutants, only these mutants (comma-separated or repeated); default all."),
+            .flag(
                 "no-shrink",
                 help:
                     "Report differential mismatches as found, without shrinking the predicate, the rows or the script steps."
@@ -67,12 +75,24 @@ enum ConformCommand {
     /// still runs some cases of the default 10,000.
     static let maximumShards = 1_000
 
+    /// Differential cases each mutant runs by default with `--mutants`: 400 (40 of them change
+    /// scripts), a few seconds per mutant in a debug build.
+    static let defaultMutantCases = 400
+
     /// The validated options; ``options(_:)`` builds them without running anything.
     struct Options {
         /// The registered schema `--schema` names, with its name.
         var schema: (name: String, schema: HarnessSchema)?
         /// With `--schema`: the suites `--suite` names (`nil`: all).
         var schemaSuites: Set<String>?
+        /// `--mutants`: run the mutation score instead of the checks once.
+        var runMutants = false
+        /// The mutants `--mutant` names; every one by default.
+        var mutants: [InjectedFault] = InjectedFault.mutants
+        /// Differential cases per mutant.
+        var mutantCases = defaultMutantCases
+        /// Mutant processes at once.
+        var mutantJobs = max(1, ProcessInfo.processInfo.activeProcessorCount)
         var stores: [StoreKind] = StoreKind.allCases
         var suites: [ConformanceSuite] = ConformanceSuite.all
         var differential = true
@@ -143,11 +163,28 @@ enum ConformCommand {
         }
         o.regressions = args.value("regressions")
         o.shrink = !args.flag("no-shrink")
+        o.runMutants = args.flag("mutants")
+        let mutantNames = try args.choices("mutant", from: InjectedFault.mutants.map(\.rawValue))
+        // The names are checked: each is a mutant's raw value.
+        if !mutantNames.isEmpty { o.mutants = mutantNames.compactMap(InjectedFault.init(rawValue:)) }
+        o.mutantCases = try args.integer("differential", in: caseCounts) ?? defaultMutantCases
+        o.mutantJobs = try args.integer("jobs", in: jobCounts) ?? min(o.mutantJobs, jobCounts.upperBound)
+        if !o.runMutants, let name = args.values("mutant").first {
+            throw ArgumentError(code: .invalidValue, argument: name, message: "--mutant needs --mutants")
+        }
+        // A mutant's worker runs every check and stops at the first failure: no subset, no slice.
+        for option in ["schema", "suite", "case", "shard", "junit", "regressions"] where o.runMutants {
+            if let value = args.value(option) {
+                throw ArgumentError(
+                    code: .invalidValue, argument: value, message: "--\(option) does not go with --mutants")
+            }
+        }
         return o
     }
 
     static func run(_ args: ParsedArguments, schemas: [String: HarnessSchema] = [:]) throws -> Int32 {
         let o = try options(args, schemas: schemas)
+        if o.runMutants { return try MutantsCommand.run(o) }
         let report = try conform(o)
         return report.passed ? 0 : 1
     }
@@ -155,7 +192,7 @@ enum ConformCommand {
     /// Runs the suites and the differential cases, prints the table and failures, writes the reports.
     static func conform(_ o: Options) throws -> ConformanceReport {
         let cases = o.differential ? (o.only.isEmpty ? Array(0..<o.cases) : o.only) : []
-        let report: ConformanceReport
+        var report: ConformanceReport
         if let (name, schema) = o.schema {
             progress("schema \(name)")
             report = ConformanceReport.run(
@@ -176,6 +213,10 @@ enum ConformCommand {
         for failure in report.failures {
             print("\n" + failure.description)
         }
+        let reportDirectories = [o.markdown, o.json].compactMap { $0 }.map {
+            URL(fileURLWithPath: $0).deletingLastPathComponent()
+        }
+        report.mutationScore = MutationScore.latest(in: reportDirectories)
         if let path = o.junit { try write(report.junitXML(), to: path) }
         if let path = o.markdown { try write(report.markdown(), to: path) }
         if let path = o.json { try write(String(decoding: report.json(), as: UTF8.self), to: path) }

@@ -71,7 +71,7 @@ struct OracleTests {
                 "conform", "--suite", "differential", "--seed", "1", "--case", "9,29,49,69,89,109", "--no-shrink",
             ]
             var environment = ProcessInfo.processInfo.environment
-            environment[FaultInjection.environmentVariable] = InjectedFault.cascadeActsAsNullify.rawValue
+            environment[FaultInjection.environmentVariable] = InjectedFault.cascadeNullifies.rawValue
             environment[DifferentialHarness.oracleEnvironmentVariable] = oracle ? "on" : "off"
             process.environment = environment
             let pipe = Pipe()

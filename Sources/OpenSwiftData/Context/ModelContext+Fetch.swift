@@ -83,11 +83,12 @@ extension ModelContext {
         for m in try materializeRows(q.compiled.storeOrder, q.arguments, table: q.table, as: (any PersistentModel).self)
         {
             let id = ObjectIdentifier(m)
-            if pending.contains(id) { continue }
+            if pending.contains(id), !FaultInjection.isActive(.fetchMatchesStoredValues) { continue }
             seen.insert(id)
             result.append(m as! T)
         }
-        for m in changedOrder.compactMap({ changed[$0] }) + inserted where pending.contains(ObjectIdentifier(m)) {
+        let pendingInserts = FaultInjection.isActive(.fetchIgnoresPendingInserts) ? [] : inserted
+        for m in changedOrder.compactMap({ changed[$0] }) + pendingInserts where pending.contains(ObjectIdentifier(m)) {
             guard let model = m as? T, !model.isDeleted, !seen.contains(ObjectIdentifier(m)) else { continue }
             if let p = descriptor.predicate {
                 // Predicate.evaluate traps on integer overflow: find it first (PendingOverflowCheck).
@@ -105,7 +106,7 @@ extension ModelContext {
         result.sort { a, b in
             let ka = sortKey(a)
             let kb = sortKey(b)
-            return ka < kb
+            return FaultInjection.isActive(.mergedSortUnstable) ? kb < ka : ka < kb
         }
         if !descriptor.sortBy.isEmpty {
             result = result.sorted(using: descriptor.sortBy, stringSortStyle: stringSortStyle(of: descriptor))
@@ -126,7 +127,9 @@ extension ModelContext {
         let q = try query(descriptor)
         if descriptor.includePendingChanges { try applyDeleteRulesForFetch() }
         var total: Int
-        if descriptor.includePendingChanges, let pending = pendingModels(kindOf: q.layout), !pending.isEmpty {
+        if descriptor.includePendingChanges, !FaultInjection.isActive(.fetchCountIgnoresPending),
+            let pending = pendingModels(kindOf: q.layout), !pending.isEmpty
+        {
             var unpaged = descriptor
             unpaged.fetchLimit = nil
             unpaged.fetchOffset = nil
@@ -443,7 +446,9 @@ extension ModelContext {
         }
         for m in inserted { add(m) }
         for id in changedOrder { if let m = changed[id] { add(m) } }
-        for id in deletedOrder { if let m = deleted[id] { add(m) } }
+        for id in deletedOrder where !FaultInjection.isActive(.fetchShowsPendingDeletes) {
+            if let m = deleted[id] { add(m) }
+        }
         return ids.isEmpty ? nil : ids
     }
 

@@ -334,7 +334,7 @@ extension ModelContext {
                 let s = layout.slots[slot]
                 // A save deletes the rows of an unloaded cascade list in SQL when nothing else
                 // depends on them (the conditions: `SetCascade`).
-                let cascades = !FaultInjection.isActive(.cascadeActsAsNullify)
+                let cascades = !FaultInjection.isActive(.cascadeNullifies)
                 if cascades, collectingSetCascades, let cascade = setCascade(d, layout, slot, &cascadeCheck) {
                     setCascades.append(cascade)
                     continue
@@ -344,7 +344,7 @@ extension ModelContext {
                 guard !related.isEmpty else { continue }
                 var rule = s.relationship?.deleteRule ?? .nullify
                 if rule == .cascade, !cascades { rule = .nullify }
-                if rule == .deny {
+                if rule == .deny, !FaultInjection.isActive(.denyIgnored) {
                     if deferringRefusals { continue models }
                     throw SwiftDataError(
                         SwiftDataError.deleteRuleDenied.code,
@@ -365,11 +365,12 @@ extension ModelContext {
             try nullifyOneWayReferences(to: m)
             propagatedDeletes.insert(ObjectIdentifier(m))
             for (slot, related) in actions {
-                switch layout.slots[slot].relationship?.deleteRule ?? .nullify {
-                case .cascade where !FaultInjection.isActive(.cascadeActsAsNullify):
+                let rule = layout.slots[slot].relationship?.deleteRule ?? .nullify
+                switch FaultInjection.isActive(.cascadeNullifies) && rule == .cascade ? .nullify : rule {
+                case .cascade:
                     for r in related where !r.isDeleted { deleteAny(r) }
-                case .cascade, .nullify, .noAction, .deny:
-                    if let (il, islot) = layout.inverse(of: slot) {
+                case .nullify, .noAction, .deny:
+                    if let (il, islot) = layout.inverse(of: slot), !FaultInjection.isActive(.nullifyKeepsInverse) {
                         for r in related { RelationshipGraph.unlink(r, inverse: il.slots[islot], from: m) }
                     }
                 }

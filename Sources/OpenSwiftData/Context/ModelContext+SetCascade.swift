@@ -50,7 +50,8 @@ extension ModelContext {
         _ d: BackingData, _ layout: ModelLayout, _ slot: Int, _ check: inout SetCascade.Eligibility
     ) -> SetCascade? {
         let s = layout.slots[slot]
-        guard s.isToMany, s.relationship?.deleteRule == .cascade, d.pk != 0, d.status == .deleted,
+        guard s.isToMany, s.relationship?.deleteRule == .cascade, !FaultInjection.isActive(.cascadeNullifies),
+            d.pk != 0, d.status == .deleted,
             !d.values.isLoaded(slot),
             case .inverseForeignKey(let table, let column)? = stack.storage(of: layout, slot: slot),
             let target = s.target, let related = ModelLayout.known(target)

@@ -325,11 +325,11 @@ public final class ModelContext {
             // save, while an unloaded one would not. Found by the differential change scripts.
             // Its `.cascade` relationships still delete their members (DEL-02, DEL-03).
             var cascaded: [any PersistentModel] = []
-            if let layout = data.layout {
+            if let layout = data.layout, !FaultInjection.isActive(.deletedInsertKeepsLinks) {
                 for slot in layout.relationshipSlots where slot < data.values.count {
                     guard let value = data.values[slot], !(value is ForeignKey) else { continue }
                     if layout.slots[slot].relationship?.deleteRule == .cascade,
-                        !FaultInjection.isActive(.cascadeActsAsNullify)
+                        !FaultInjection.isActive(.cascadeNullifies)
                     {
                         cascaded += RelationshipGraph.models(in: value)
                     }
@@ -354,13 +354,14 @@ public final class ModelContext {
 
     /// Discards every pending insert, change and delete; changed models get their saved values back.
     public func rollback() {
-        for model in inserted {
+        let keepsInserts = FaultInjection.isActive(.rollbackKeepsInserts)
+        for model in inserted where !keepsInserts {
             let d = model.persistentBackingData
             d.status = .unmanaged
             d.context = nil
         }
-        inserted.removeAll()
-        for id in deletedOrder {
+        if !keepsInserts { inserted.removeAll() }
+        for id in deletedOrder where !FaultInjection.isActive(.rollbackKeepsDeletes) {
             guard let m = deleted[id] else { continue }
             m.persistentBackingData.status = .persisted
             restoreCommitted(m)
@@ -368,7 +369,9 @@ public final class ModelContext {
         deleted.removeAll()
         deletedOrder.removeAll()
         propagatedDeletes.removeAll()
-        for id in changedOrder { if let m = changed[id] { restoreCommitted(m) } }
+        for id in changedOrder where !FaultInjection.isActive(.rollbackKeepsChanges) {
+            if let m = changed[id] { restoreCommitted(m) }
+        }
         changed.removeAll()
         changedOrder.removeAll()
         deferredErrors.removeAll()

@@ -38,7 +38,7 @@ extension SaveTransaction {
                 shape = try adoptionShape(w, table, layout, cleared: cleared)
                 shapes[ObjectIdentifier(layout)] = shape
             }
-            guard let update = shape.update else { continue }
+            guard let update = shape.update, !FaultInjection.isActive(.upsertKeepsStoredValues) else { continue }
             // Indexed columns whose stored value is already the new one are left out.
             let unchanged = try RowCodec.unchangedIndexedColumns(
                 shape.reads, of: m, d, adoption.storedRow < 0 ? nil : plan.storedRows[Int(adoption.storedRow)],

@@ -188,13 +188,13 @@ extension UniquenessResolution {
         let earlier: (any PersistentModel)?
         if group.reads.count == 1 {
             let v = try RowCodec.encode(d, group.reads[0], model: m, destinations: transaction.stack)
-            if v == .null { return }
+            if v == .null, !FaultInjection.isActive(.uniqueNilCollides) { return }
             earlier = state.single.updateValue(m, forKey: v)
             if earlier == nil, group.batchLookupSQL != nil { state.pending.append(v) }
             entries.append(Entry(group: index, value: v, values: []))
         } else {
             let values = try group.reads.map { try RowCodec.encode(d, $0, model: m, destinations: transaction.stack) }
-            if values.contains(.null) { return }
+            if values.contains(.null), !FaultInjection.isActive(.uniqueNilCollides) { return }
             earlier = state.multi.updateValue(m, forKey: values)
             entries.append(Entry(group: index, value: .null, values: values))
         }
@@ -236,7 +236,7 @@ extension UniquenessResolution {
                 "a new \(layout.name) matches \(stored.count) different stored rows on its unique values (\(groups)); an upsert can replace only one row, so nothing was saved",
                 entityName: layout.name)
         }
-        guard stored.count == 1 else { return }
+        guard stored.count == 1, !FaultInjection.isActive(.upsertInsertsDuplicate) else { return }
         if stored.ent != table.entityID(layout) {
             let other = table.layout(forEntityID: stored.ent)?.name ?? "another class"
             throw SwiftDataError(

@@ -6,7 +6,9 @@ import Foundation
 enum RelationshipGraph {
     /// Called by a relationship setter before `slot` of `owner` takes `newValue`.
     static func willSet(_ owner: any PersistentModel, _ data: BackingData, slot: Int, to newValue: Any) {
-        guard let layout = data.layout, let (invLayout, invSlot) = layout.inverse(of: slot) else { return }
+        guard !FaultInjection.isActive(.inverseNotUpdated), let layout = data.layout,
+            let (invLayout, invSlot) = layout.inverse(of: slot)
+        else { return }
         let oldValue: Any? = data.values.count > slot ? data.values[slot] : nil
         let s = layout.slots[slot]
         let old: [any PersistentModel]
@@ -63,7 +65,8 @@ enum RelationshipGraph {
     /// Removes `owner` from `target`'s inverse slot.
     static func unlink(_ target: any PersistentModel, inverse: ModelLayout.Slot, from owner: any PersistentModel) {
         let td = target.persistentBackingData
-        guard td.layout != nil, inverse.index < (td.layout?.slots.count ?? 0) else { return }
+        guard td.layout != nil, inverse.index < (td.layout?.slots.count ?? 0), !FaultInjection.isActive(.unlinkIgnored)
+        else { return }
         if inverse.isToMany, inverse.index >= td.values.count || td.values[inverse.index] == nil,
             td.status == .persisted, td.context != nil
         {

@@ -115,8 +115,8 @@ struct FetchPaging {
 
     /// The paging of a descriptor's `fetchLimit` and `fetchOffset`.
     init(limit: Int?, offset: Int?) {
-        self.limit = limit.flatMap { $0 > 0 ? $0 : nil }
-        self.offset = max(offset ?? 0, 0)
+        self.limit = limit.flatMap { $0 > 0 ? $0 + (FaultInjection.isActive(.limitOffByOne) ? 1 : 0) : nil }
+        self.offset = max(offset ?? 0, 0) + (FaultInjection.isActive(.offsetOffByOne) && (offset ?? 0) > 0 ? 1 : 0)
     }
 
     /// Whether the rows are paged in SQL (`LIMIT ? OFFSET ?`).

@@ -13,7 +13,7 @@ func orderByClause<T: PersistentModel>(
     _ sorts: [SortDescriptor<T>], _ t: SQLTranslation,
     stringSortStyle style: StringSortStyle = .lexical
 ) throws -> String {
-    let natural = style == .natural
+    let natural = style == .natural && !FaultInjection.isActive(.naturalSortLexical)
     var terms: [String] = []
     for sort in sorts {
         guard let kp = sort.keyPath else {
@@ -27,7 +27,7 @@ func orderByClause<T: PersistentModel>(
                 "localized string sorting (\(c)) has no SQL equivalent on Linux; use SortDescriptor(\\.x) or comparator: .lexical",
                 entityName: t.layout.name)
         }
-        let direction = sort.order == .forward ? "ASC" : "DESC"
+        let direction = sort.order == .forward || FaultInjection.isActive(.sortIgnoresReverse) ? "ASC" : "DESC"
         if kp == \T.persistentModelID {
             terms += identifierSortTerms(t, direction: direction)
             continue
@@ -47,7 +47,7 @@ func orderByClause<T: PersistentModel>(
                 entityName: t.layout.name)
         }
     }
-    terms.append("\(t.tableAlias).\"Z_PK\" ASC")
+    terms.append("\(t.tableAlias).\"Z_PK\" \(FaultInjection.isActive(.sortTieBreakReversed) ? "DESC" : "ASC")")
     return terms.joined(separator: ", ")
 }
 

@@ -168,7 +168,7 @@ extension String: StorableValue {
 /// Returns `s` in Unicode Normalization Form C, so SQLite's byte comparisons agree with Swift's
 /// `==` and `<` (which compare canonical equivalents as equal). ASCII text is returned as is.
 func nfcNormalized(_ s: String) -> String {
-    if isASCII(s) { return s }
+    if isASCII(s) || FaultInjection.isActive(.stringNotNormalized) { return s }
     return s.precomposedStringWithCanonicalMapping
 }
 
@@ -202,7 +202,9 @@ extension Date: StorableValue {
     }
     func sqlValue() throws -> SQLValue {
         if timeIntervalSinceReferenceDate.isNaN { throw nanError(Date.self) }
-        return .real(timeIntervalSinceReferenceDate)
+        return .real(
+            FaultInjection.isActive(.dateTruncated)
+                ? timeIntervalSinceReferenceDate.rounded(.down) : timeIntervalSinceReferenceDate)
     }
     init?(sqlValue: SQLValue) {
         guard let d = Double(sqlValue: sqlValue) else { return nil }

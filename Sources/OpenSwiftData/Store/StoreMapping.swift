@@ -100,7 +100,9 @@ final class StoreMapping: @unchecked Sendable {
         /// every entity of the table is one of them (no condition needed).
         func entityCondition(kindOf layout: ModelLayout, alias: String = "t") -> String? {
             guard entities.count > 1 else { return nil }
-            let ids = entityIDs(kindOf: layout)
+            let ids =
+                FaultInjection.isActive(.baseFetchOmitsSubclasses)
+                ? [entityID(layout)].compactMap { $0 } : entityIDs(kindOf: layout)
             guard ids.count < entities.count else { return nil }
             return "\(alias).\"Z_ENT\" IN (\(ids.map(String.init).joined(separator: ", ")))"
         }

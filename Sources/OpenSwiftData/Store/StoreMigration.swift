@@ -255,7 +255,9 @@ struct StoreMigration {
 
     /// The name `property` of `entity` had in the old model.
     private func originalName(_ entity: String, _ property: String) -> String {
-        guard let slot = newSlot(entity, property) else { return property }
+        guard let slot = newSlot(entity, property), !FaultInjection.isActive(.migrationIgnoresOriginalName) else {
+            return property
+        }
         return slot.attribute?.originalName ?? slot.relationship?.originalName ?? property
     }
 
@@ -357,7 +359,9 @@ struct StoreMigration {
         let within = "Z_ENT IN (\(oldNumbers.isEmpty ? "NULL" : oldNumbers.map(String.init).joined(separator: ", ")))"
         if let sourceColumn {
             let quoted = quoteIdentifier(sourceColumn)
-            guard !isOptional, oldIsOptional || element != nil else { return (quoted, []) }
+            guard !isOptional, oldIsOptional || element != nil else {
+                return (FaultInjection.isActive(.migrationDropsOptionalValues) ? "NULL" : quoted, [])
+            }
             // Non-optional now: NULLs take the default, or refuse.
             if let defaultValue, defaultValue != .null {
                 return ("CASE WHEN \(within) THEN coalesce(\(quoted), ?) ELSE \(quoted) END", [defaultValue])
@@ -374,7 +378,9 @@ struct StoreMigration {
             }
             return (quoted, [])
         }
-        if let defaultValue, defaultValue != .null, !oldNumbers.isEmpty {
+        if let defaultValue, defaultValue != .null, !oldNumbers.isEmpty,
+            !FaultInjection.isActive(.migrationIgnoresDefault)
+        {
             return ("CASE WHEN \(within) THEN ? END", [defaultValue])
         }
         if !isOptional, rows > 0, element == nil {

@@ -49,7 +49,7 @@ extension StoreWriter {
         insertedRanges: [(table: String, first: Int64, last: Int64)] = [],
         changes: [HistoryChangeRow], tombstoneColumns: Int
     ) throws -> Int64 {
-        let authorKey = try author.map { try stringKey($0) }
+        let authorKey = FaultInjection.isActive(.historyLosesAuthor) ? nil : try author.map { try stringKey($0) }
         let bundleKey = try stringKey(bundle)
         let processKey = try stringKey(process)
         let transaction = try nextKeys(entity: 16002, count: 1).first
@@ -60,7 +60,7 @@ extension StoreWriter {
                 .integer(processKey),
                 .real(timestamp.timeIntervalSinceReferenceDate),
             ])
-        for range in insertedRanges where range.last >= range.first {
+        for range in insertedRanges where range.last >= range.first && !FaultInjection.isActive(.historyDropsInserts) {
             // A range holds at most `Int64.max` keys (both ends are positive keys).
             let (width, overflow) = (range.last - range.first).addingReportingOverflow(1)
             if overflow { throw StoreWriter.keySpaceExhausted(entity: "CHANGE", table: "ACHANGE") }
@@ -99,7 +99,7 @@ extension StoreWriter {
             single.reset()
         }
         var start = 0
-        while start < changes.count {
+        while start < changes.count - (FaultInjection.isActive(.historyDropsLastChange) ? 1 : 0) {
             let insert = changes.count - start >= many ? batched : single
             let count = insert === batched ? many : 1
             for i in start..<(start + count) {
@@ -112,7 +112,8 @@ extension StoreWriter {
                 try insert.bind(transaction, at: base + 5)
                 try insert.bind(change.columns.map { .blob($0) } ?? .null, at: base + 6)
                 for t in 0..<tombstoneColumns {
-                    try insert.bind(t < change.tombstone.count ? change.tombstone[t] : .null, at: base + Int32(7 + t))
+                    let kept = t < change.tombstone.count && !FaultInjection.isActive(.historyLosesTombstone)
+                    try insert.bind(kept ? change.tombstone[t] : .null, at: base + Int32(7 + t))
                 }
             }
             try insert.execute()

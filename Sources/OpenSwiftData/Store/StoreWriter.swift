@@ -285,7 +285,8 @@ struct StoreWriter {
         checkingVersion: Bool
     ) throws -> RowStatement {
         let sets =
-            columnNames(table, reads).map { "\(quoteIdentifier($0)) = ?" } + ["\"Z_OPT\" = coalesce(\"Z_OPT\", 0) + 1"]
+            columnNames(table, reads).map { "\(quoteIdentifier($0)) = ?" }
+            + ["\"Z_OPT\" = coalesce(\"Z_OPT\", 0) + \(FaultInjection.isActive(.versionNotBumped) ? 0 : 1)"]
         let sql =
             "UPDATE \(quoteIdentifier(table.name)) SET \(sets.joined(separator: ", ")) WHERE \"Z_PK\" = ?"
             + (checkingVersion ? " AND \"Z_OPT\" = ?" : "")

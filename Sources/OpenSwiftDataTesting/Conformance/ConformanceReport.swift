@@ -20,6 +20,9 @@ public struct ConformanceReport: Sendable, Codable {
     /// The shards this report covers: one for a sharded run, all N after ``merged(_:)``;
     /// empty for an unsharded run.
     public var shards: [Shard] = []
+    /// The score of the last `harness conform --mutants` run, when its report was found
+    /// (``MutationScore/latest(in:)``); stated in ``markdown()`` and the JSON.
+    package var mutationScore: MutationScore?
 
     /// An empty report.
     package init(seed: UInt64, stores: [StoreKind]) {
@@ -95,6 +98,17 @@ public struct ConformanceReport: Sendable, Codable {
                 "| differential | \(d.cases) | " + stores.map { differentialCell($0) }.joined(separator: " | ") + " |\n"
             md += "\nDifferential checks: \(d.cases) cases (\(d.scripts) change scripts), \(d.checks) checks, "
             md += "**\(d.mismatches.count) mismatches**, seed \(d.seed), \(String(format: "%.1f", d.seconds)) s.\n"
+        }
+        if let m = mutationScore {
+            md +=
+                "\nMutation score of the last `harness conform --mutants` run (\(m.date)): **\(m.line)** "
+                + "(\(String(format: "%.1f", m.percent)) %"
+                + (m.equivalent.isEmpty ? ")" : " of the \(m.total - m.equivalent.count) not argued equivalent)")
+                + (m.survivors.isEmpty
+                    ? ".\n"
+                    : "; survivors: "
+                        + m.survivors.map { $0.name + ($0.equivalence == nil ? "" : " (argued equivalent)") }
+                        .joined(separator: ", ") + ".\n")
         }
         if !failures.isEmpty {
             md += "\n## Failures\n"

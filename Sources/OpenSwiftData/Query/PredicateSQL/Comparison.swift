@@ -4,7 +4,9 @@ import Foundation
 /// `Decimal`s compare by value, `(a) COLLATE osd_decimal IS b` (``DecimalCollation``).
 extension PredicateExpressions.Equal: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
-        try binary(lhs, rhs, "IS", t, decimal: comparesAsDecimal(LHS.Output.self))
+        try binary(
+            lhs, rhs, FaultInjection.isActive(.equalSQLNull) ? "=" : "IS", t,
+            decimal: comparesAsDecimal(LHS.Output.self))
     }
     func collect(_ leaves: inout PredicateLeaves) {
         collectNode(lhs, &leaves)
@@ -15,7 +17,9 @@ extension PredicateExpressions.Equal: SQLPredicateExpression {
 /// `a != b` → `a IS NOT b`.
 extension PredicateExpressions.NotEqual: SQLPredicateExpression {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
-        try binary(lhs, rhs, "IS NOT", t, decimal: comparesAsDecimal(LHS.Output.self))
+        try binary(
+            lhs, rhs, FaultInjection.isActive(.notEqualSQLNull) ? "!=" : "IS NOT", t,
+            decimal: comparesAsDecimal(LHS.Output.self))
     }
     func collect(_ leaves: inout PredicateLeaves) {
         collectNode(lhs, &leaves)
@@ -50,8 +54,8 @@ extension PredicateExpressions.Comparison: SQLPredicateExpression {
         let op: String
         switch self.op {
         case .lessThan: op = "<"
-        case .lessThanOrEqual: op = "<="
-        case .greaterThan: op = ">"
+        case .lessThanOrEqual: op = FaultInjection.isActive(.lessOrEqualStrict) ? "<" : "<="
+        case .greaterThan: op = FaultInjection.isActive(.greaterThanInclusive) ? ">=" : ">"
         case .greaterThanOrEqual: op = ">="
         @unknown default: throw t.unsupported("an unknown comparison operator")
         }
@@ -78,10 +82,11 @@ func ordering(_ lhs: Any, _ rhs: Any, _ op: String, _ t: SQLTranslation, decimal
         throw t.unsupported(
             "a to-many relationship compared as a value", instead: "use contains(where:), count or isEmpty instead")
     }
-    let test = "\(decimal ? decimalCollated(l.sql) : l.sql) \(op) \(r.sql)"
+    let asDecimal = decimal && !FaultInjection.isActive(.decimalComparedAsText)
+    let test = "\(asDecimal ? decimalCollated(l.sql) : l.sql) \(op) \(r.sql)"
     let nullable = [l, r].filter { !$0.isNonNull }
     let sql: String
-    if nullable.isEmpty {
+    if nullable.isEmpty || FaultInjection.isActive(.orderingSQLNull) {
         sql = "(\(test))"
     } else if nullable.allSatisfy({ $0.isColumn && $0.arguments.isEmpty }) {
         sql = "(" + nullable.map { "\($0.sql) IS NOT NULL AND " }.joined() + test + ")"
@@ -111,7 +116,9 @@ func binary(_ lhs: Any, _ rhs: Any, _ op: String, _ t: SQLTranslation, decimal: 
             "a to-many relationship compared as a value", instead: "use contains(where:), count or isEmpty instead")
     }
     return SQLFragment(
-        sql: "(\(decimal ? decimalCollated(l.sql) : l.sql) \(op) \(r.sql))", arguments: l.arguments + r.arguments,
+        sql:
+            "(\(decimal && !FaultInjection.isActive(.decimalComparedAsText) ? decimalCollated(l.sql) : l.sql) \(op) \(r.sql))",
+        arguments: l.arguments + r.arguments,
         isCondition: true)
 }
 

@@ -68,7 +68,9 @@ extension PredicateExpressions.Negation: SQLPredicateExpression, SQLNegationLogi
             operand = inner.negatedOperand
             negated.toggle()
         }
-        guard negated else { return condition(try translate(operand, t)) }
+        guard negated || FaultInjection.isActive(.doubleNegationKept) else {
+            return condition(try translate(operand, t))
+        }
         let w = condition(try translate(operand, try t.enteringLogic()))
         return SQLFragment(sql: "(NOT \(w.sql))", arguments: w.arguments, isCondition: true)
     }
@@ -92,6 +94,9 @@ func associativeList<Node: SQLAssociativeLogic>(_ node: Node, _ t: SQLTranslatio
         let f = condition(try translate(next, inner))
         terms.append(f.sql)
         arguments += f.arguments
+    }
+    if FaultInjection.isActive(.disjunctionUnparenthesized), Node.sqlOperator == "OR" {
+        return SQLFragment(sql: terms.joined(separator: " OR "), arguments: arguments, isCondition: true)
     }
     return SQLFragment(
         sql: "(\(terms.joined(separator: " \(Node.sqlOperator) ")))", arguments: arguments, isCondition: true)

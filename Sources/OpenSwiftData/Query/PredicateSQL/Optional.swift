@@ -83,6 +83,7 @@ extension PredicateExpressions.NilCoalesce: SQLPredicateExpression {
         }
         let r = try translate(rhs, t)
         if r.toMany != nil { throw t.unsupported("?? with a to-many relationship on the right") }
+        if FaultInjection.isActive(.nilCoalesceIgnored) { return l }
         var f = SQLFragment(
             sql: "coalesce(\(l.sql), \(r.sql))", arguments: l.arguments + r.arguments,
             codec: l.codec ?? r.codec)

@@ -74,7 +74,8 @@ extension PredicateExpressions.RangeExpressionContains: SQLPredicateExpression {
                 args += e.arguments + [try sqlArgument(lo, t.identifiers)]
             }
             if let hi = r.upperBoundValue {
-                terms.append("\(compared) \(r.upperIsClosed ? "<=" : "<") ?")
+                terms.append(
+                    "\(compared) \(r.upperIsClosed || FaultInjection.isActive(.rangeUpperClosed) ? "<=" : "<") ?")
                 args += e.arguments + [try sqlArgument(hi, t.identifiers)]
             }
         } else if let r = range as? RangeBoundExpressions {

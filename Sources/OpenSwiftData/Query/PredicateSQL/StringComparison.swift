@@ -14,6 +14,11 @@ where Base.Output == String, Other.Output == String {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
         let b = try translate(base, t)
         let o = try translate(other, t)
+        if FaultInjection.isActive(.containsIgnoresCase) {
+            return SQLFragment(
+                sql: "(instr(lower(\(b.sql)), lower(\(o.sql))) > 0)", arguments: b.arguments + o.arguments,
+                isCondition: true)
+        }
         return SQLFragment(
             sql: "CASE WHEN instr(\(b.sql), \(o.sql)) > 0 THEN osd_contains(\(b.sql), \(o.sql)) ELSE 0 END",
             arguments: b.arguments + o.arguments + b.arguments + o.arguments, isCondition: true)
@@ -50,6 +55,10 @@ where Base.Output == String, Prefix.Output == String {
     func sql(_ t: SQLTranslation) throws -> SQLFragment {
         let b = try translate(base, t)
         let p = try translate(prefix, t)
+        if FaultInjection.isActive(.startsWithAnywhere) {
+            return SQLFragment(
+                sql: "(instr(\(b.sql), \(p.sql)) > 0)", arguments: b.arguments + p.arguments, isCondition: true)
+        }
         let exact = SQLFragment(
             sql: "CASE WHEN instr(\(b.sql), \(p.sql)) = 1 THEN osd_starts_with(\(b.sql), \(p.sql)) ELSE 0 END",
             arguments: b.arguments + p.arguments + b.arguments + p.arguments, isCondition: true)

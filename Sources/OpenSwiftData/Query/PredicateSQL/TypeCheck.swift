@@ -7,7 +7,10 @@ func entityTest(_ row: RowScope, _ pk: SQLFragment, _ desired: Any.Type, _ t: SQ
     guard let dl = ModelLayout.known(model), t.mapping?.table(for: dl) === row.table else {
         return SQLFragment(sql: "0", isCondition: true)  // not in this hierarchy
     }
-    let ids = row.table.entityIDs(kindOf: dl).map(String.init).joined(separator: ", ")
+    let kinds =
+        FaultInjection.isActive(.typeCheckExactClass)
+        ? [row.table.entityID(dl)].compactMap { $0 } : row.table.entityIDs(kindOf: dl)
+    let ids = kinds.map(String.init).joined(separator: ", ")
     if ids.isEmpty { return SQLFragment(sql: "0", isCondition: true) }
     if let alias = row.alias {
         return SQLFragment(sql: "(\(alias).\"Z_ENT\" IN (\(ids)))", isCondition: true)

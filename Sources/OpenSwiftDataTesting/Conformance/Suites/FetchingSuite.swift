@@ -511,6 +511,28 @@ extension ConformanceSuite {
                     try check.expectEqual(
                         withPending.sorted(), Array(1...8), "numbers collected over the pages with a pending insert")
                 },
+                ConformanceCase(
+                    suite: "fetching", id: "FET-12",
+                    title: "[REC] equal sort keys come out in key order, also merged with pending changes"
+                ) { check in
+                    let container = try check.container(for: ConformanceRecord.self)
+                    let writer = ModelContext(container)
+                    for n in 1...4 { writer.insert(ConformanceRecord(name: "same", number: n)) }
+                    try writer.save()
+                    let context = ModelContext(try check.reopen(container))
+                    let byName = FetchDescriptor<ConformanceRecord>(sortBy: [SortDescriptor(\.name)])
+                    try check.expectEqual(try context.fetch(byName).map(\.number), [1, 2, 3, 4], "sorted by name")
+                    try check.expectEqual(
+                        try context.fetch(FetchDescriptor<ConformanceRecord>()).map(\.number), [1, 2, 3, 4], "unsorted")
+                    context.insert(ConformanceRecord(name: "same", number: 5))
+                    try context.fetch(byName)[1].amount = 2
+                    try check.expectEqual(
+                        try context.fetch(byName).map(\.number), [1, 2, 3, 4, 5],
+                        "sorted by name with a pending insert and change (the insert last)")
+                    try check.expectEqual(
+                        try context.fetch(FetchDescriptor<ConformanceRecord>()).map(\.number), [1, 2, 3, 4, 5],
+                        "unsorted with a pending insert and change")
+                },
             ])
     }
 }

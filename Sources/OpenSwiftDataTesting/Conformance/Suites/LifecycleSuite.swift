@@ -329,6 +329,29 @@ extension ConformanceSuite {
                     try check.expectEqual(a.changedModelsArray.count, 1, "A's changed models")
                 },
                 ConformanceCase(
+                    suite: "lifecycle", id: "CTX-11",
+                    title: "[REC] a save makes a new row version: with mergePolicy .error, A's stale change throws"
+                ) { check in
+                    var configuration =
+                        check.store == .memory
+                        ? ModelConfiguration(isStoredInMemoryOnly: true)
+                        : ModelConfiguration(url: check.scratch.file("strict.store"))
+                    configuration.mergePolicy = .error
+                    let container = try ModelContainer(for: ConformanceRecord.self, configurations: configuration)
+                    let seed = ModelContext(container)
+                    seed.insert(ConformanceRecord(name: "x", number: 1))
+                    try seed.save()
+                    let a = ModelContext(container)
+                    let b = ModelContext(container)
+                    let inA = try a.fetch(FetchDescriptor<ConformanceRecord>())[0]
+                    try b.fetch(FetchDescriptor<ConformanceRecord>())[0].number = 2
+                    try b.save()
+                    inA.number = 10
+                    try check.expectError(.mergeConflict, "A's save of a row B saved since A read it") { try a.save() }
+                    let stored = try ModelContext(container).fetch(FetchDescriptor<ConformanceRecord>())
+                    try check.expectEqual(stored.map(\.number), [2], "the stored number (B's)")
+                },
+                ConformanceCase(
                     suite: "lifecycle", id: "CTX-12", title: "a save with no changes posts nothing and writes nothing"
                 ) { check in
                     let container = try check.container(for: ConformanceRecord.self)

@@ -543,6 +543,49 @@ extension ConformanceSuite {
                         "negative remainder")
                 },
                 ConformanceCase(
+                    suite: "predicates", id: "PRD-20",
+                    title: "Double arithmetic giving NaN (inf - inf) compares false, and its negation true"
+                ) { check in
+                    let container = try check.container(for: ConformanceRecord.self)
+                    let writer = ModelContext(container)
+                    for (i, amount) in [Double.infinity, -Double.infinity, 1.5, 0].enumerated() {
+                        writer.insert(ConformanceRecord(name: "r\(i)", number: i, amount: amount))
+                    }
+                    try writer.save()
+                    let context = ModelContext(try check.reopen(container))
+                    try check.expectSwiftAgrees(
+                        #Predicate<ConformanceRecord> { $0.amount - $0.amount > -1 }, in: context, key: \.name,
+                        "amount - amount > -1")
+                    try check.expectPartition(
+                        #Predicate<ConformanceRecord> { $0.amount - $0.amount > -1 }, in: context, key: \.name,
+                        "amount - amount > -1")
+                },
+                ConformanceCase(
+                    suite: "predicates", id: "PRD-15",
+                    title: "Decimal values compare by value: signs, fractions, trailing zeros"
+                ) { check in
+                    let container = try check.container(for: SampleSchema.trips.schema)
+                    let writer = ModelContext(container)
+                    let start = Date(timeIntervalSinceReferenceDate: 0)
+                    for (i, text) in ["10", "9.5", "-2", "-1.5", "100", "1.00", "0.25"].enumerated() {
+                        let amount = Decimal(string: text) ?? 0
+                        writer.insert(TravelMeal(venue: "v\(i)", cost: 0, eatenAt: start, amount: amount))
+                    }
+                    try writer.save()
+                    let context = ModelContext(try check.reopen(container))
+                    for text in ["9.6", "-1.6", "1", "2"] {
+                        let limit = Decimal(string: text) ?? 0
+                        try check.within("limit=\(text)") {
+                            try check.expectSwiftAgrees(
+                                #Predicate<TravelMeal> { $0.amount > limit }, in: context, key: \.venue,
+                                "amount > limit")
+                            try check.expectSwiftAgrees(
+                                #Predicate<TravelMeal> { $0.amount <= limit }, in: context, key: \.venue,
+                                "amount <= limit")
+                        }
+                    }
+                },
+                ConformanceCase(
                     suite: "predicates", id: "PRD-22",
                     title: "PRD-21/22: a generic helper's predicate on a final-class model works"
                 ) { check in
