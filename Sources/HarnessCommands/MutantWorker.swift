@@ -1,11 +1,12 @@
 import Foundation
+import HarnessSupport
 import OpenSwiftData
 import OpenSwiftDataTesting
 
 /// `harness mutant-worker key=value…` (hidden): the child process `harness conform --mutants`
 /// starts once per mutant, with the mutant named in `OPENSWIFTDATA_INJECT_FAULT` (and once
 /// without any). It runs the checks in order — the conformance suites, the schema-derived
-/// checks of the sample schemas, then the differential cases and change scripts — and stops at
+/// checks of the `[T]?` shapes (``OptionalToManyShapes``) and of the sample schemas, then the differential cases and change scripts — and stops at
 /// the first failure.
 ///
 /// It speaks in lines on standard output: `at <check>` before each check (so a crash names
@@ -112,13 +113,13 @@ package enum MutantWorker {
                 }
             }
         }
-        for sample in SampleSchema.all where plan.includes("schema") {
-            let cases = SchemaConformance(schema: sample.schema).cases
+        let schemas =
+            [(OptionalToManyShapes.name, OptionalToManyShapes.schema)] + SampleSchema.all.map { ($0.name, $0.schema) }
+        for (name, schema) in schemas where plan.includes("schema") {
+            let cases = SchemaConformance(schema: schema).cases
             for store in plan.stores {
                 for c in cases
-                where !attempt(
-                    "schema \(sample.name) \(c.id) on \(store)", { try c.verify(store: store, seed: plan.seed) })
-                {
+                where !attempt("schema \(name) \(c.id) on \(store)", { try c.verify(store: store, seed: plan.seed) }) {
                     return failure
                 }
             }

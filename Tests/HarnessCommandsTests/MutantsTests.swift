@@ -104,6 +104,20 @@ struct MutantsTests {
         #expect(try MutationScore(json: score.json()) == score)
     }
 
+    @Test("DEL-02 DEL-08 DEL-01: SchemaConformance on [T]? passes as is and fails for the delete-rule mutants")
+    func optionalToManyMutants() throws {
+        let harness = try #require(Self.harness(), "the harness executable was not found beside the test bundle")
+        let run = MutationRun(
+            executable: harness, mutants: [.cascadeNullifies, .denyIgnored, .nullifyKeepsInverse],
+            plan: MutantWorker.Plan(differential: 0, stores: [.memory, .disk], suites: ["schema"]), jobs: 2)
+        let (baseline, score) = run.run()
+        #expect(!baseline.killed, "\(baseline.check ?? "?"): \(baseline.detail ?? "")")
+        #expect(score.line == "mutants: 3 of 3 killed", "\(score.table())")
+        for mutant in score.mutants {
+            #expect(mutant.check?.hasPrefix("schema optional-to-many SCH-DEL") == true, "\(mutant)")
+        }
+    }
+
     @Test("a conformance report states the last mutation score found beside it")
     func scoreInConformanceReport() throws {
         let scratch = try ScratchDirectory(prefix: "mutation-score")

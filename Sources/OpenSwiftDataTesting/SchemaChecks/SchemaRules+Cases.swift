@@ -168,6 +168,18 @@ extension SchemaRules {
             return
         }
         try check.expectNoError("save the deletion") { try context.save() }
+        if rel.deleteRule == .nullify, let inverseName = rel.inverseName,
+            let inverse = d.relationships.first(where: { $0.name == inverseName })
+        {
+            // DEL-01: the deleting context's own models let go of the owner too, not only the store.
+            for target in targets {
+                let pointsBack = SchemaRules.related(target, inverse).contains { $0.persistentModelID == ownerID }
+                try check.expect(
+                    !pointsBack,
+                    "in the deleting context, \(d.name).\(inverseName) no longer holds the deleted \(e.name)",
+                    expected: "cleared", actual: "still holds it")
+            }
+        }
         let fresh = ModelContext(try check.reopen(container))
         let left = try SchemaRules.identifiers(d.modelType, fresh)
         let kept = targetIDs.filter(left.contains)
