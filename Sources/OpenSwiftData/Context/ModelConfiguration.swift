@@ -53,16 +53,19 @@ public struct ModelConfiguration: Hashable, Sendable, Identifiable {
     /// strict.mergePolicy = .error   // a save based on a stale read throws .mergeConflict
     /// ```
     public var mergePolicy: MergePolicy = .mergeByPropertyObjectTrump
-    /// How fetches order `String` sort keys when their descriptor does not say
-    /// (``FetchDescriptor/stringSortStyle``): ``StringSortStyle/lexical`` (Swift's `<`, the
-    /// default) or ``StringSortStyle/natural`` (Finder-like, as Apple's default
-    /// `localizedStandard` comparator). An OpenSwiftData addition.
+    /// How fetches order `String` sort keys when neither the sort descriptor
+    /// (`SortDescriptor(\.name, comparator: .lexical)`) nor the fetch descriptor
+    /// (``FetchDescriptor/stringSortStyle``) says: ``StringSortStyle/natural`` (the default,
+    /// Finder-like, as Apple's default `localizedStandard` comparator) or
+    /// ``StringSortStyle/lexical`` (Swift's `<`, which an index on the column can serve). An
+    /// OpenSwiftData addition.
     ///
     /// ```swift
     /// var config = ModelConfiguration(isStoredInMemoryOnly: true)
-    /// config.stringSortStyle = .natural   // SortDescriptor(\.name): "User 2" before "User 10"
+    /// config.stringSortStyle = .lexical   // SortDescriptor(\.name): "User 10" before "User 2"
     /// ```
-    public var stringSortStyle: StringSortStyle = .lexical
+    public var stringSortStyle: StringSortStyle = .natural
+
 
     /// How a save resolves a conflict with a newer version of a row in the store.
     ///

@@ -30,7 +30,6 @@ public final class ModelContainer: @unchecked Sendable {
     /// Warnings from those stages, such as an attribute that looks renamed without
     /// `originalName` (its values were dropped, MIG-04). Also written to standard error.
     public var migrationWarnings: [String] { migrationReport.warnings }
-
     private var _mainContext: ModelContext?
     private var _lastOperationFailure: OperationFailure?
     private let contextLock = NSLock()
@@ -339,7 +338,7 @@ final class ContainerStack: @unchecked Sendable {
             }
         }
         self.route = route
-        stringSortStyle = configurations.first?.stringSortStyle ?? .lexical
+        stringSortStyle = configurations.first?.stringSortStyle ?? .natural
     }
 
     /// The index in ``stores`` of the store holding `layout`'s rows, or `nil` for an entity
