@@ -134,25 +134,31 @@ struct DifferentialTests {
         }
     }
 
-    /// The natural string order is checked too: about a third of the cases fetch with
-    /// `stringSortStyle = .natural`, and their reference order is the natural one ("user2" before
-    /// "user10"), not `<`.
-    @Test("about a third of the cases sort strings naturally, against a natural reference order")
-    func naturalSortCoverage() throws {
+    /// The cases' fetches leave `stringSortStyle` at `nil` (the default, natural), or ask for
+    /// `.natural` or `.lexical`, a third each; the reference orders strings as the fetch does:
+    /// naturally ("user2" before "user10") unless `.lexical`, and by `<` for a descriptor made
+    /// with `comparator: .lexical` whatever the style.
+    @Test("FET-06 cases sort strings by the default comparator or .lexical, against the same reference order")
+    func stringSortCoverage() throws {
         let harness = DifferentialHarness(seed: 1)
         let dataset = try harness.dataset("users")
-        var natural = 0
+        var styles: [String: Int] = [:]
         for index in 0..<120 {
             var random = SeededGenerator(seed: UInt64(index))
             let c = try PredicateCase(.accountUser, dataset, harness: harness, index: index, random: &random)
-            guard c.stringSortStyle == .natural else { continue }
-            natural += 1
-            let byUsername = [SortDescriptor(\AccountUser.username)]
-            let names = c.referenceOrder(c.rows, byUsername).map(\.username)
-            #expect(names == c.rows.map(\.username).sorted(using: NaturalStringComparator()))
-            #expect(names != c.rows.map(\.username).sorted(), "usernames user0…user119 sort differently by <")
+            styles[c.requestedStringSortStyle.map { "\($0)" } ?? "nil", default: 0] += 1
+            let usernames = c.rows.map(\.username)
+            let lexical = usernames.sorted()
+            let natural = usernames.sorted(using: NaturalStringComparator())
+            #expect(natural != lexical, "usernames user0…user119 sort differently by <")
+            let byDefault = c.referenceOrder(c.rows, [SortDescriptor(\AccountUser.username)]).map(\.username)
+            #expect(byDefault == (c.stringSortStyle == .natural ? natural : lexical))
+            let byLexical = c.referenceOrder(c.rows, [SortDescriptor(\AccountUser.username, comparator: .lexical)])
+            #expect(byLexical.map(\.username) == lexical)
         }
-        #expect((25...60).contains(natural), "\(natural) of 120 cases natural")
+        for style in ["nil", "natural", "lexical"] {
+            #expect((25...60).contains(styles[style] ?? 0), "\(styles)")
+        }
     }
 
     /// Optional to-many relationships (CloudKit-style): `CatalogueTag.products` is

@@ -198,17 +198,55 @@ struct DecimalSemanticsTests {
     }
 
     @Test(
-        "a Decimal the DECIMAL column cannot keep exactly is refused at save; nothing is written",
+        "ATT-11 a Decimal the DECIMAL column cannot keep exactly is stored rounded, reported once per property",
         arguments: StoreKind.allCases)
     func precisionLimit(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "decimal-precision")
         let container = try kind.makeContainer(for: [DsAccount.self, DsOwner.self], in: dir)
         let context = ModelContext(container)
         context.insert(DsAccount(seq: 1, balance: dec("12.5"), limit: nil))
-        context.insert(DsAccount(seq: 2, balance: dec("99.999999999999999999"), limit: nil))
+        try context.save()
+        #expect(container.storageWarnings.isEmpty, "an exact value is no warning")
+        context.insert(DsAccount(seq: 2, balance: dec("99.999999999999999999"), limit: Decimal(UInt64.max)))
+        context.insert(DsAccount(seq: 3, balance: Decimal(UInt64.max), limit: nil))
+        try context.save()
+        let rows = try ModelContext(container).fetch(FetchDescriptor<DsAccount>(sortBy: [SortDescriptor(\.seq)]))
+        #expect(rows.map(\.balance) == [dec("12.5"), dec("100"), dec("18446744073709552000")])
+        #expect(rows.map(\.limit) == [nil, dec("18446744073709552000"), nil])
+        let warnings = container.storageWarnings
+        #expect(warnings.count == 2, "one per property: \(warnings)")
+        #expect(warnings.first?.hasPrefix("DsAccount.balance: the Decimal 99.999999999999999999") == true)
+        #expect(warnings.first?.contains("stored as 100") == true, "\(warnings)")
+        #expect(warnings.last?.hasPrefix("DsAccount.limit: the Decimal 18446744073709551615") == true)
+        // A captured Decimal binds the same double, so it finds the rounded row.
+        let big = Decimal(UInt64.max)
+        #expect(
+            try ModelContext(container).fetchCount(
+                FetchDescriptor<DsAccount>(predicate: #Predicate { $0.balance == big })) == 1)
+        #expect(try Decimal(UInt64.max).sqlValue() == .real(18_446_744_073_709_551_616.0))
+    }
+
+    @Test(
+        "ATT-11 refusesInexactDecimals refuses such a Decimal at save with invalidValue; nothing is written",
+        arguments: StoreKind.allCases)
+    func strictPrecision(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory(prefix: "decimal-strict")
+        var config =
+            kind == .memory
+            ? ModelConfiguration(isStoredInMemoryOnly: true) : ModelConfiguration(url: dir.file("strict.store"))
+        config.refusesInexactDecimals = true
+        let container = try ModelContainer(for: DsAccount.self, DsOwner.self, configurations: config)
+        let context = ModelContext(container)
+        context.insert(DsAccount(seq: 1, balance: dec("12.5"), limit: dec("99.9999999999999")))
+        context.insert(DsAccount(seq: 2, balance: Decimal(UInt64.max), limit: nil))
         let e = expectSwiftDataError(.invalidValue, "20 significant digits") { try context.save() }
-        #expect(e.map { "\($0)".contains("99.999999999999999999") && "\($0)".contains("DsAccount.balance") } == true)
+        #expect(
+            e.map {
+                "\($0)".contains("18446744073709551615") && "\($0)".contains("DsAccount.balance")
+                    && "\($0)".contains("refusesInexactDecimals")
+            } == true, "\(String(describing: e))")
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<DsAccount>()) == 0)
         #expect(context.insertedModelsArray.count == 2, "the pending inserts are kept")
+        #expect(container.storageWarnings.isEmpty)
     }
 }

@@ -333,9 +333,9 @@ struct MultipleConfigurationsTests {
 
     @Test("stringSortStyle is per configuration: each model sorts strings as its own configuration says")
     func stringSortStylePerConfiguration() throws {
-        var settings = ModelConfiguration("settings", schema: Schema([CfgSetting.self]), isStoredInMemoryOnly: true)
-        settings.stringSortStyle = .natural
-        let library = ModelConfiguration("library", schema: Schema([CfgAuthor.self]), isStoredInMemoryOnly: true)
+        let settings = ModelConfiguration("settings", schema: Schema([CfgSetting.self]), isStoredInMemoryOnly: true)
+        var library = ModelConfiguration("library", schema: Schema([CfgAuthor.self]), isStoredInMemoryOnly: true)
+        library.stringSortStyle = .lexical
         let container = try ModelContainer(for: Self.schema, configurations: [library, settings])
         let context = ModelContext(container)
         for n in ["10", "2"] {

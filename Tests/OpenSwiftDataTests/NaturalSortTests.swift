@@ -33,7 +33,7 @@ private let nsNatural = [
     "User 1", "User 02", "user 2", "User 10", "User 100", "Zoë", "zoe", "Ωmega",
 ]
 
-private func nsContainer(_ kind: StoreKind, _ dir: ScratchDirectory, style: StringSortStyle = .lexical) throws
+private func nsContainer(_ kind: StoreKind, _ dir: ScratchDirectory, style: StringSortStyle? = nil) throws
     -> ModelContainer
 {
     let schema = Schema([NsUser.self, NsTeam.self])
@@ -41,7 +41,7 @@ private func nsContainer(_ kind: StoreKind, _ dir: ScratchDirectory, style: Stri
         kind == .memory
         ? ModelConfiguration(schema: schema, isStoredInMemoryOnly: true)
         : ModelConfiguration(schema: schema, url: dir.file("natural.store"))
-    config.stringSortStyle = style
+    if let style { config.stringSortStyle = style }
     return try ModelContainer(for: schema, configurations: [config])
 }
 
@@ -66,36 +66,57 @@ struct NaturalSortTests {
         #expect(c.compare("User 2", "User 10") == .orderedAscending)
         #expect(c.compare("x", "x") == .orderedSame)
         #expect(c.compare("a", "A") != .orderedSame, "a total order: only equal strings tie")
-        // Without the option, Linux sorts by <.
+        // Swift's own sort (and Foundation's on Linux) is by <.
         #expect(["User 2", "User 10"].sorted() == ["User 10", "User 2"])
     }
 
     @Test(
-        "a fetch with stringSortStyle .natural orders as Swift's natural sort; the default stays < (plain sorts: fetching suite, FET-04)",
+        "FET-06 SortDescriptor(\\.name) orders naturally by default, as Apple's localizedStandard; .lexical asks for <",
         arguments: StoreKind.allCases)
     func perFetch(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "natural-fetch")
         let container = try nsContainer(kind, dir)
+        #expect(container.configurations.first?.stringSortStyle == .natural, "the default")
         try nsSeed(ModelContext(container))
         let context = ModelContext(container)
-        let lexical = try context.fetch(FetchDescriptor<NsUser>(sortBy: [SortDescriptor(\.name)])).map(\.name)
-        #expect(lexical == nsNames.sorted())
+        let byDefault = FetchDescriptor<NsUser>(sortBy: [SortDescriptor(\.name)])
+        #expect(try context.fetch(byDefault).map(\.name) == nsNatural)
+        #expect(try container.sql(for: byDefault).contains("COLLATE osd_natural"))
+        // The descriptor's own comparator, then the fetch's style, ask for Swift's <.
+        let lexicalKey = FetchDescriptor<NsUser>(sortBy: [SortDescriptor(\.name, comparator: .lexical)])
+        #expect(try context.fetch(lexicalKey).map(\.name) == nsNames.sorted())
+        #expect(try !container.sql(for: lexicalKey).contains("COLLATE"), "a lexical sort can walk an index")
+        var lexicalKeyNaturalFetch = lexicalKey
+        lexicalKeyNaturalFetch.stringSortStyle = .natural
+        #expect(
+            try context.fetch(lexicalKeyNaturalFetch).map(\.name) == nsNames.sorted(),
+            "the descriptor's comparator wins")
+        let lexicalReverse = FetchDescriptor<NsUser>(
+            sortBy: [SortDescriptor(\.name, comparator: .lexical, order: .reverse)])
+        #expect(try context.fetch(lexicalReverse).map(\.name) == nsNames.sorted().reversed())
+        var lexicalFetch = FetchDescriptor<NsUser>(sortBy: [SortDescriptor(\.name)])
+        lexicalFetch.stringSortStyle = .lexical
+        #expect(try context.fetch(lexicalFetch).map(\.name) == nsNames.sorted())
         var d = FetchDescriptor<NsUser>(sortBy: [SortDescriptor(\.name)])
         d.stringSortStyle = .natural
         #expect(try context.fetch(d).map(\.name) == nsNatural)
-        #expect(try container.sql(for: d).contains("COLLATE osd_natural"))
         d.sortBy = [SortDescriptor(\.name, order: .reverse)]
         #expect(try context.fetch(d).map(\.name) == nsNatural.reversed())
         // Paging through a natural sort is stable and complete.
         var pages: [String] = []
         for page in 0..<5 {
             var p = FetchDescriptor<NsUser>(sortBy: [SortDescriptor(\.name)])
-            p.stringSortStyle = .natural
             p.fetchOffset = page * 4
             p.fetchLimit = 4
             pages += try context.fetch(p).map(\.name)
         }
         #expect(pages == nsNatural)
+        // Swift sorts as the fetch does, the descriptor's comparator included.
+        let all = try context.fetch(FetchDescriptor<NsUser>())
+        #expect(all.sorted(using: [SortDescriptor(\.name)], stringSortStyle: .natural).map(\.name) == nsNatural)
+        #expect(
+            all.sorted(using: [SortDescriptor(\.name, comparator: .lexical)], stringSortStyle: .natural).map(\.name)
+                == nsNames.sorted())
     }
 
     @Test(
@@ -129,17 +150,19 @@ struct NaturalSortTests {
     }
 
     @Test(
-        "a container configured .natural sorts every fetch naturally; a descriptor can ask for .lexical",
+        "FET-06 a container configured .lexical sorts every fetch by <; a descriptor can ask for .natural",
         arguments: StoreKind.allCases)
     func configuration(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "natural-config")
-        let container = try nsContainer(kind, dir, style: .natural)
-        #expect(container.configurations.first?.stringSortStyle == .natural)
+        let container = try nsContainer(kind, dir, style: .lexical)
+        #expect(container.configurations.first?.stringSortStyle == .lexical)
         try nsSeed(ModelContext(container))
         let context = ModelContext(container)
-        #expect(try context.fetch(FetchDescriptor<NsUser>(sortBy: [SortDescriptor(\.name)])).map(\.name) == nsNatural)
+        #expect(
+            try context.fetch(FetchDescriptor<NsUser>(sortBy: [SortDescriptor(\.name)])).map(\.name) == nsNames.sorted()
+        )
         var d = FetchDescriptor<NsUser>(sortBy: [SortDescriptor(\.name)])
-        d.stringSortStyle = .lexical
-        #expect(try context.fetch(d).map(\.name) == nsNames.sorted())
+        d.stringSortStyle = .natural
+        #expect(try context.fetch(d).map(\.name) == nsNatural)
     }
 }

@@ -103,7 +103,7 @@ struct SetCascadeTests {
         // The files were deleted by their folder key, never read as models.
         #expect(statements.sql.contains { $0.hasPrefix("DELETE FROM \"ZSCFILE\" WHERE \"ZFOLDER\" = ?") })
         #expect(!statements.sql.contains { $0.contains("t.\"ZFOLDER\" = ?") })  // the list's load
-        #expect(files == (0..<70).map { "b/\($0)" }.sorted())
+        #expect(files == (0..<70).map { "b/\($0)" })  // SortDescriptor(\.path): numbers by value (FET-06)
         #expect(labels == (0..<70).map { "a-\($0)" })  // in key order, after the folder's delete
         #expect(deleted.count == 71)
         #expect(deleted.filter { $0.entityName == "ScFile" }.count == 70)

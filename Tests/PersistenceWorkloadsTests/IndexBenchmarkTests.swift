@@ -235,10 +235,11 @@ struct IndexBenchmarkTests {
         #expect(
             names == [
                 "IbAccount.email equality", "IbAccount.email 1 % range", "IbAccount.email sorted, limit 20",
-                "IbAccount.region equality", "IbAccount.region sorted, limit 20",
+                "IbAccount.email sorted naturally, limit 20", "IbAccount.region equality",
+                "IbAccount.region sorted, limit 20", "IbAccount.region sorted naturally, limit 20",
             ], "\(names)")
         let report = try bench.run(configuration: Self.quick)
-        #expect(report.recommendations.count == 3 + 3 + 2 + 3 + 2)
+        #expect(report.recommendations.count == 3 + 3 + 2 + 2 + 3 + 2 + 2)
         let plan = report.benchmark.results.first {
             $0.name == "IbAccount.email 1 % range · count" && $0.strategy == "declared"
         }?.queryPlan

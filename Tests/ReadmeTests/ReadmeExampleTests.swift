@@ -151,16 +151,16 @@ struct ReadmeExampleTests {
         #expect(metadata.versionIdentifiers == ["1.0.0"], "the fixture is still version 1")
     }
 
-    @Test("the natural sorting example: Trip 2 before Trip 10")
-    func naturalSorting() throws {
+    @Test("FET-06 the lexical sorting example: Trip 10 before Trip 2; the default puts Trip 2 first")
+    func lexicalSorting() throws {
         let context = ModelContext(
             try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
         for name in ["Trip 10", "trip 2", "Trip 1"] { context.insert(Trip(name: name, price: 1)) }
         try context.save()
-        #expect(try tripNamesNaturally(context) == ["Trip 1", "trip 2", "Trip 10"])
+        #expect(try tripNamesLexically(context) == ["Trip 1", "Trip 10", "trip 2"])
         #expect(
             try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)])).map(\.name) == [
-                "Trip 1", "Trip 10", "trip 2",
+                "Trip 1", "trip 2", "Trip 10",
             ])
     }
 

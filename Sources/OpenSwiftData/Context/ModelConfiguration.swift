@@ -53,16 +53,30 @@ public struct ModelConfiguration: Hashable, Sendable, Identifiable {
     /// strict.mergePolicy = .error   // a save based on a stale read throws .mergeConflict
     /// ```
     public var mergePolicy: MergePolicy = .mergeByPropertyObjectTrump
-    /// How fetches order `String` sort keys when their descriptor does not say
-    /// (``FetchDescriptor/stringSortStyle``): ``StringSortStyle/lexical`` (Swift's `<`, the
-    /// default) or ``StringSortStyle/natural`` (Finder-like, as Apple's default
-    /// `localizedStandard` comparator). An OpenSwiftData addition.
+    /// How fetches order `String` sort keys when neither the sort descriptor
+    /// (`SortDescriptor(\.name, comparator: .lexical)`) nor the fetch descriptor
+    /// (``FetchDescriptor/stringSortStyle``) says: ``StringSortStyle/natural`` (the default,
+    /// Finder-like, as Apple's default `localizedStandard` comparator) or
+    /// ``StringSortStyle/lexical`` (Swift's `<`, which an index on the column can serve). An
+    /// OpenSwiftData addition.
     ///
     /// ```swift
     /// var config = ModelConfiguration(isStoredInMemoryOnly: true)
-    /// config.stringSortStyle = .natural   // SortDescriptor(\.name): "User 2" before "User 10"
+    /// config.stringSortStyle = .lexical   // SortDescriptor(\.name): "User 10" before "User 2"
     /// ```
-    public var stringSortStyle: StringSortStyle = .lexical
+    public var stringSortStyle: StringSortStyle = .natural
+    /// Whether a save refuses a `Decimal` that its `DECIMAL` column cannot keep exactly (more
+    /// significant digits than a 64-bit double keeps, such as `Decimal(UInt64.max)`) with
+    /// ``SwiftDataError/invalidValue`` naming the entity and property, writing nothing. An
+    /// OpenSwiftData addition; default `false`: the value is stored rounded to the nearest double,
+    /// as Apple's store keeps it, and the rounding is reported once per property
+    /// (``ModelContainer/storageWarnings``, standard error).
+    ///
+    /// ```swift
+    /// var config = ModelConfiguration(url: storeURL)
+    /// config.refusesInexactDecimals = true   // a save of Decimal(UInt64.max) throws .invalidValue
+    /// ```
+    public var refusesInexactDecimals: Bool = false
 
     /// How a save resolves a conflict with a newer version of a row in the store.
     ///
@@ -135,7 +149,7 @@ public struct ModelConfiguration: Hashable, Sendable, Identifiable {
     /// Configurations are equal when name, location and options are.
     public static func == (a: ModelConfiguration, b: ModelConfiguration) -> Bool {
         a.id == b.id && a.allowsSave == b.allowsSave && a.mergePolicy == b.mergePolicy
-            && a.stringSortStyle == b.stringSortStyle
+            && a.stringSortStyle == b.stringSortStyle && a.refusesInexactDecimals == b.refusesInexactDecimals
     }
     /// Hashes the identifier.
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }

@@ -32,6 +32,11 @@ public final class ModelContainer: @unchecked Sendable {
     /// Warnings from those stages, such as an attribute that looks renamed without
     /// `originalName` (its values were dropped, MIG-04). Also written to standard error.
     public var migrationWarnings: [String] { migrationReport.warnings }
+    /// Warnings about values a save stored other than as given: a `Decimal` rounded to the
+    /// double its `DECIMAL` column holds (``ModelConfiguration/refusesInexactDecimals`` refuses
+    /// it instead). One per property, the first rounded value named, in the order they
+    /// happened; each is also written to standard error. An OpenSwiftData addition.
+    public var storageWarnings: [String] { stack.storageWarnings }
 
     private var _mainContext: ModelContext?
     private var _lastOperationFailure: OperationFailure?
@@ -342,6 +347,22 @@ final class ContainerStack: @unchecked Sendable {
     /// How fetches order strings unless their descriptor says (the first configuration's style;
     /// with several, each entity's configuration's, see ``ModelContext/stringSortStyle(of:)``).
     let stringSortStyle: StringSortStyle
+    /// ``ModelContainer/storageWarnings`` and the `Entity.property` names they cover, under
+    /// ``warningLock`` (saves of several contexts report from their own threads).
+    private var warnings: (lines: [String], properties: Set<String>) = ([], [])
+    private let warningLock = NSLock()
+
+    /// The storage warnings so far (``ModelContainer/storageWarnings``).
+    var storageWarnings: [String] { warningLock.withLock { warnings.lines } }
+
+    /// Adds `line` unless `property` has a warning already; returns whether it was added.
+    func addStorageWarning(_ line: String, property: String) -> Bool {
+        warningLock.withLock {
+            guard warnings.properties.insert(property).inserted else { return false }
+            warnings.lines.append(line)
+            return true
+        }
+    }
 
     init(
         schema: Schema, configurations: [ModelConfiguration], migrationPlan: (any SchemaMigrationPlan.Type)?,
@@ -361,7 +382,7 @@ final class ContainerStack: @unchecked Sendable {
             }
         }
         self.route = route
-        stringSortStyle = configurations.first?.stringSortStyle ?? .lexical
+        stringSortStyle = configurations.first?.stringSortStyle ?? .natural
     }
 
     /// The index in ``stores`` of the store holding `layout`'s rows, or `nil` for an entity

@@ -319,11 +319,12 @@ extension ModelContext {
         while leaves.values.popLast() != nil {}
         // Opened where it is (the descriptor's), not copied.
         let predicateType = try collect(expression, &leaves, entity: request.entity)
-        let lexical = style == .lexical
+        // The style only changes the SQL of a sorted fetch: an unsorted one keys on no sorts.
+        let plain = style == .lexical || !request.isSorted
         let key = QueryCache.Key(
             entity: ObjectIdentifier(request.entity), predicateType: predicateType,
-            sorts: lexical ? request.sorts : AnyHashable([request.sorts, AnyHashable(style)] as [AnyHashable?]),
-            isSorted: !lexical || request.isSorted)
+            sorts: plain ? request.sorts : AnyHashable([request.sorts, AnyHashable(style)] as [AnyHashable?]),
+            isSorted: request.isSorted)
         if leaves.isCacheable, let compiled = cachedQuery(key, leaves.structure, plan: leaves.recorded) {
             var arguments: [SQLValue] = []
             swap(&arguments, &leaves.values)

@@ -302,6 +302,27 @@ extension ContainerStack: RowDestinations {
         try store(of: table).keys(holding: .inverseForeignKey(table: table, column: "Z_ENT"), of: table, pointingAt: pk)
             .first
     }
+
+    /// Refuses `value` when the configuration of `d`'s store asks
+    /// (``ModelConfiguration/refusesInexactDecimals``); else reports the rounding the first
+    /// time the property stores a rounded value (``ModelContainer/storageWarnings``, standard
+    /// error).
+    func storingInexactly(_ value: Decimal, _ d: BackingData, slot: Int) throws {
+        guard let layout = d.layout else { return }
+        if configuration(for: layout).refusesInexactDecimals {
+            throw SwiftDataError(
+                SwiftDataError.invalidValue.code,
+                "the Decimal \(value.text) has more significant digits than a DECIMAL column keeps (a REAL, a 64-bit double: exact up to 15 significant digits), and the configuration refuses inexact decimals (refusesInexactDecimals); round it (NSDecimalRound) or store it as a String or a scaled Int"
+            )
+        }
+        let property = "\(layout.name).\(layout.slots[slot].name)"
+        let stored = (try? value.sqlValue()).flatMap(Decimal.init(sqlValue:))?.text ?? "a double"
+        let line =
+            "\(property): the Decimal \(value.text) has more significant digits than a DECIMAL column keeps (a REAL, a 64-bit double: exact up to 15 significant digits); it is stored as \(stored), as Apple's store keeps it. Later roundings of this property are not reported; ModelConfiguration.refusesInexactDecimals refuses them"
+        if addStorageWarning(line, property: property) {
+            SQLLog.standardError("OpenSwiftData: warning: " + line + "\n")
+        }
+    }
 }
 
 extension ModelContext {

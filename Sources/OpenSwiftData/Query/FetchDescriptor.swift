@@ -31,11 +31,13 @@ public struct FetchDescriptor<T: PersistentModel> {
     /// Relationships to load with the models (a performance hint; results are the same).
     public var relationshipKeyPathsForPrefetching: [PartialKeyPath<T>] = []
     /// How `String` sort keys are ordered; `nil` (the default) uses the container's
-    /// ``ModelConfiguration/stringSortStyle``. An OpenSwiftData addition (see ``StringSortStyle``).
+    /// ``ModelConfiguration/stringSortStyle`` (``StringSortStyle/natural`` unless configured).
+    /// A sort descriptor made with `comparator: .lexical` sorts lexically whatever this says.
+    /// An OpenSwiftData addition (see ``StringSortStyle``).
     ///
     /// ```swift
     /// var d = FetchDescriptor<User>(sortBy: [SortDescriptor(\.name)])
-    /// d.stringSortStyle = .natural   // "User 2" before "User 10"
+    /// d.stringSortStyle = .lexical   // "User 10" before "User 2", and an index can serve it
     /// ```
     public var stringSortStyle: StringSortStyle? = nil
 

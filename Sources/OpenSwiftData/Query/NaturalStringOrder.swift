@@ -1,24 +1,31 @@
 import Foundation
 
-/// How a fetch orders `String` sort keys: Swift's `<` (the default), or a natural, Finder-like order.
+/// How a fetch orders `String` sort keys: a natural, Finder-like order (the default), or Swift's `<`.
 ///
 /// On Apple platforms `SortDescriptor(\.name)` compares strings with
-/// `String.StandardComparator.localizedStandard` ("User 2" before "User 10"); on Linux that
-/// comparator does not exist, so the same descriptor compares with `<` ("User 10" before
-/// "User 2"). Choose ``natural`` per fetch, or for a whole container, to get the natural order:
+/// `String.StandardComparator.localizedStandard` ("item 1" < "Item 2" < "Item 10"). Foundation on
+/// Linux has no such comparator, so a fetch orders a `String` key of a descriptor made without
+/// one by ``natural``, this library's approximation of it (``NaturalStringComparator``). A
+/// descriptor made with `comparator: .lexical` orders by `<` ("Item 10" < "Item 2" < "item 1"),
+/// as on Apple platforms; so does a fetch or container that asks for ``lexical``:
 /// ```swift
-/// var d = FetchDescriptor<User>(sortBy: [SortDescriptor(\.name)])
-/// d.stringSortStyle = .natural                 // this fetch
+/// var d = FetchDescriptor<User>(sortBy: [SortDescriptor(\.name, comparator: .lexical)])  // this key
+/// d.stringSortStyle = .lexical                 // every String key of this fetch
 /// var config = ModelConfiguration(isStoredInMemoryOnly: true)
-/// config.stringSortStyle = .natural            // every fetch of the container
+/// config.stringSortStyle = .lexical            // every fetch of the container
 /// ```
-/// The store runs it as an SQLite collation (`ORDER BY (t."name") COLLATE osd_natural`), and
-/// Swift code can sort the same way with ``NaturalStringComparator``.
+/// The store runs the natural order as an SQLite collation (`ORDER BY (t."name") COLLATE
+/// osd_natural`), which no ordinary index on the column can serve (nor can one serve
+/// `localizedStandard` on Apple platforms): a sorted fetch reads every matching row and sorts
+/// them. A `.lexical` sort can walk an index. Swift code sorts the same way with
+/// ``NaturalStringComparator`` or `sorted(using:stringSortStyle:)`.
 public enum StringSortStyle: String, Hashable, Sendable, Codable, CaseIterable {
-    /// Swift's `String` `<`: Unicode scalar order of the NFC text ("User 10" < "User 2" < "user 1").
+    /// Swift's `String` `<`: Unicode scalar order of the NFC text ("User 10" < "User 2" < "user 1"),
+    /// as `comparator: .lexical` orders.
     case lexical
-    /// Numbers by value, then case and Latin diacritics ignored ("User 2" < "user 10" < "Zoë");
-    /// see ``NaturalStringComparator`` for the exact rules.
+    /// Numbers by value, then case and Latin diacritics ignored ("User 2" < "user 10" < "Zoë"),
+    /// as Apple's default `localizedStandard` comparator orders; see ``NaturalStringComparator``
+    /// for the exact rules. The default.
     case natural
 }
 
@@ -101,13 +108,15 @@ extension SortDescriptor {
     /// Compares two values as this descriptor does, with `String` (and optional `String`) keys
     /// ordered by `style`: what a fetch with that ``StringSortStyle`` orders by, for sorting in Swift.
     ///
-    /// `nil` sorts first in forward order, as Foundation orders optionals.
+    /// A descriptor made with a comparator (`SortDescriptor(\.name, comparator: .lexical)`)
+    /// compares with it whatever `style` says, as a fetch does. `nil` sorts first in forward
+    /// order, as Foundation orders optionals.
     /// ```swift
     /// let order = SortDescriptor(\User.name)
     /// users.sorted { order.compare($0, $1, stringSortStyle: .natural) == .orderedAscending }
     /// ```
     public func compare(_ lhs: Compared, _ rhs: Compared, stringSortStyle style: StringSortStyle) -> ComparisonResult {
-        guard style == .natural, let keyPath else { return compare(lhs, rhs) }
+        guard style == .natural, stringComparator == nil, let keyPath else { return compare(lhs, rhs) }
         let a = _flattenOptional(lhs[keyPath: keyPath])
         let b = _flattenOptional(rhs[keyPath: keyPath])
         guard a == nil || a is String, b == nil || b is String, a != nil || b != nil else { return compare(lhs, rhs) }
@@ -128,7 +137,8 @@ extension SortDescriptor {
 }
 
 extension Sequence {
-    /// The elements sorted by `descriptors`, strings ordered by `style` (see ``StringSortStyle``).
+    /// The elements sorted by `descriptors`, strings ordered by `style` (see ``StringSortStyle``)
+    /// unless a descriptor names its own comparator: the order a fetch with that style returns.
     ///
     /// ```swift
     /// let names = users.sorted(using: [SortDescriptor(\.name)], stringSortStyle: .natural)

@@ -115,14 +115,14 @@ final class QueryCache: @unchecked Sendable {
         let entity: ObjectIdentifier
         let predicateType: ObjectIdentifier?
         /// The sort descriptors (with the string order when it is not lexical); `nil` for no
-        /// sorts and lexical order, so a fetch without sorts builds no `AnyHashable` array.
+        /// sorts (whatever the string order), so a fetch without sorts builds no `AnyHashable` array.
         let sorts: AnyHashable?
         /// Whether ``sorts`` is not `nil`, kept as a flag: asking the optional `AnyHashable`
         /// copies it (and destroys the copy), and `==` runs on every fetch.
         let isSorted: Bool
 
         /// The key of a fetch of `entity` with a predicate of type `predicateType` (`nil` for
-        /// none) and `sorts` (`nil` for no sorts and lexical order), which the caller knows
+        /// none) and `sorts` (`nil` for no sorts), which the caller knows
         /// to be `nil` or not (`isSorted`) without asking it.
         init(entity: ObjectIdentifier, predicateType: ObjectIdentifier?, sorts: AnyHashable?, isSorted: Bool) {
             assert(isSorted == (sorts != nil))

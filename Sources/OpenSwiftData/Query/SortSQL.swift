@@ -6,14 +6,15 @@ import Foundation
 /// `SortDescriptor(\.name)` → `ORDER BY t."name" ASC, t."Z_PK" ASC`. NULLs sort first
 /// ascending and last descending, as Swift orders `nil`. A `Decimal` (stored as text) sorts by
 /// value through ``DecimalCollation``: `ORDER BY (t."balance") COLLATE osd_decimal ASC, t."Z_PK" ASC`.
-/// With ``StringSortStyle/natural``, `String` keys sort through ``NaturalCollation``:
-/// `ORDER BY (t."name") COLLATE osd_natural ASC, t."Z_PK" ASC`. `SortDescriptor(\.persistentModelID)`
+/// With ``StringSortStyle/natural`` (the default), `String` keys of descriptors made without a
+/// comparator sort through ``NaturalCollation``: `ORDER BY (t."name") COLLATE osd_natural ASC,
+/// t."Z_PK" ASC`; `SortDescriptor(\.name, comparator: .lexical)` sorts by the column as it is
+/// (`ORDER BY t."name" ASC, …`), which an index can serve. `SortDescriptor(\.persistentModelID)`
 /// sorts by key, as Core Data sorts object IDs (``identifierSortTerms(_:direction:)``).
 func orderByClause<T: PersistentModel>(
     _ sorts: [SortDescriptor<T>], _ t: SQLTranslation,
     stringSortStyle style: StringSortStyle = .lexical
 ) throws -> String {
-    let natural = style == .natural && !FaultInjection.isActive(.naturalSortLexical)
     var terms: [String] = []
     for sort in sorts {
         guard let kp = sort.keyPath else {
@@ -21,12 +22,15 @@ func orderByClause<T: PersistentModel>(
                 SwiftDataError.unsupportedSortDescriptor.code,
                 "a sort descriptor without a key path cannot be translated", entityName: t.layout.name)
         }
-        if let c = sort.stringComparator, c != .lexical, c != String.StandardComparator(.lexical) {
+        if let c = sort.stringComparator, String.StandardComparator(c, order: .forward) != .lexical {
             throw SwiftDataError(
                 SwiftDataError.unsupportedSortDescriptor.code,
                 "localized string sorting (\(c)) has no SQL equivalent on Linux; use SortDescriptor(\\.x) or comparator: .lexical",
                 entityName: t.layout.name)
         }
+        // A comparator the descriptor names (only `.lexical` reaches here) overrides the style.
+        let natural =
+            style == .natural && sort.stringComparator == nil && !FaultInjection.isActive(.naturalSortLexical)
         let direction = sort.order == .forward || FaultInjection.isActive(.sortIgnoresReverse) ? "ASC" : "DESC"
         if kp == \T.persistentModelID {
             terms += identifierSortTerms(t, direction: direction)

@@ -28,7 +28,8 @@ func _flattenOptional(_ value: Any) -> Any? {
 /// raw-value enums store their raw value; other `Codable` values store JSON text (sorted keys);
 /// `.transformable(by:)` values store the transformer's bytes. `Decimal` is a number in a
 /// `DECIMAL` column, as Core Data stores it; a value the column cannot keep exactly (more than
-/// a double's significant digits) is refused at save (StorableValue.swift).
+/// a double's significant digits) is stored rounded, and reported or refused at save
+/// (``storesDecimal``, StorableValue.swift).
 final class AttributeCodec: @unchecked Sendable {
     enum Kind: Equatable { case native, rawValue, json, transformable }
     let kind: Kind
@@ -55,6 +56,9 @@ final class AttributeCodec: @unchecked Sendable {
     enum DirectRead { case int, double, string }
     /// See ``DirectRead``.
     let directRead: DirectRead?
+    /// Whether the attribute is a `Decimal` (or `Decimal?`), whose saved values a save checks
+    /// for rounding (``RowDestinations/storingInexactly(_:_:slot:)``).
+    let storesDecimal: Bool
 
     init(
         kind: Kind, columnType: String, valueType: Any.Type, storedType: Any.Type, isOptional: Bool,
@@ -62,6 +66,7 @@ final class AttributeCodec: @unchecked Sendable {
         decode: @escaping (SQLValue) -> Any?, placeholder: @escaping () -> Any?, directRead: DirectRead? = nil
     ) {
         self.directRead = directRead
+        storesDecimal = kind == .native && storedType == Decimal.self
         self.kind = kind
         self.columnType = columnType
         self.valueType = valueType

@@ -257,36 +257,42 @@ extension Data: StorableValue {
 /// integral, which the column's NUMERIC affinity would make it anyway), read back as the
 /// shortest decimal that the stored double prints as (`99.5`, `-1150`, `0.1`).
 ///
-/// Precision: a double keeps every decimal of up to 15 significant digits exactly (and many
-/// of 16–17). A `Decimal` the column cannot keep exactly is refused at save with
-/// ``SwiftDataError/invalidValue`` (Apple's store rounds it silently): round it first, e.g.
-/// with `NSDecimalRound`, or store the value as a `String` or scaled `Int`. The scale is not
-/// kept (`1.00` reads back as `1`; they are equal). Because every stored value reads back as
-/// exactly the `Decimal` saved, SQLite's numeric comparisons and sorts of the column order
-/// rows as Swift's `Decimal` `<` and `==` do. Text written by earlier versions (or other
-/// writers) still reads, and compares by value through the `osd_decimal` collation
-/// (``DecimalCollation``) that translations keep naming. NaN is refused. Arithmetic on a stored
-/// `Decimal` in a predicate throws `unsupportedPredicate`.
+/// Precision: the column holds the nearest 64-bit double, which keeps every decimal of up to 15
+/// significant digits exactly; a longer one (`Decimal(UInt64.max)`, 20 digits) is stored
+/// rounded to it (`18446744073709552000`), as Apple's store does. A save reports each rounded
+/// property once (``ModelContainer/storageWarnings``), or refuses the value with
+/// ``SwiftDataError/invalidValue`` when the configuration asks
+/// (``ModelConfiguration/refusesInexactDecimals``). A captured `Decimal` in a predicate binds
+/// the same double, so it matches the value a save stored. The scale is not kept (`1.00` reads
+/// back as `1`; they are equal). Text written by earlier versions (or other writers) still
+/// reads, and compares by value through the `osd_decimal` collation (``DecimalCollation``) that
+/// translations keep naming. NaN is refused. Arithmetic on a stored `Decimal` in a predicate
+/// throws `unsupportedPredicate`.
 extension Decimal: StorableValue {
     static var zeroValue: Decimal { 0 }
     static var columnType: String { "DECIMAL" }
     static func read(_ stmt: SQLiteStatement, _ index: Int32) -> Decimal {
         Decimal(sqlValue: stmt.value(at: index)) ?? .nan
     }
-    func sqlValue() throws -> SQLValue {
+    func sqlValue() throws -> SQLValue { try storedValue(checkingExactness: false).value }
+    /// The value a `DECIMAL` column stores: the nearest double (an integer when integral), and,
+    /// when `checkingExactness`, whether it reads back as exactly this `Decimal` (always so for
+    /// up to 15 significant digits; `false` when not checked).
+    /// - Throws: ``SwiftDataError/invalidValue`` for NaN.
+    func storedValue(checkingExactness: Bool) throws -> (value: SQLValue, isExact: Bool) {
         if isNaN { throw nanError(Decimal.self) }
-        let text = NSDecimalNumber(decimal: self).description(withLocale: Locale(identifier: "en_US_POSIX"))
-        guard let double = Double(text), double.isFinite,
-            Decimal(string: "\(double)", locale: Locale(identifier: "en_US_POSIX")) == self
+        let posix = Locale(identifier: "en_US_POSIX")
+        // Every finite Decimal (at most about 3.4e165) is within a double's range.
+        guard let double = Double(NSDecimalNumber(decimal: self).description(withLocale: posix)), double.isFinite
         else {
-            throw SwiftDataError(
-                SwiftDataError.invalidValue.code,
-                "the Decimal \(text) has more significant digits than a DECIMAL column keeps (a 64-bit floating-point number: 15 digits are always exact); round it (NSDecimalRound) or store it as a String or a scaled Int"
-            )
+            throw SwiftDataError(SwiftDataError.invalidValue.code, "the Decimal \(self) has no double value to store")
         }
-        if let integer = Int64(exactly: double) { return .integer(integer) }
-        return .real(double)
+        let isExact = checkingExactness && Decimal(string: "\(double)", locale: posix) == self
+        if let integer = Int64(exactly: double) { return (.integer(integer), isExact) }
+        return (.real(double), isExact)
     }
+    /// The value's decimal text (`18446744073709551615`, `-0.1`).
+    var text: String { NSDecimalNumber(decimal: self).description(withLocale: Locale(identifier: "en_US_POSIX")) }
     init?(sqlValue: SQLValue) {
         let posix = Locale(identifier: "en_US_POSIX")
         switch sqlValue {

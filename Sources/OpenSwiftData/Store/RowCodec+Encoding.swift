@@ -8,6 +8,10 @@ protocol RowDestinations {
     func table(for layout: ModelLayout) -> StoreMapping.Table?
     /// The entity number (`Z_ENT`) stored in row `pk` of `table`, `nil` when there is no such row.
     func storedEntity(ofRow pk: Int64, in table: StoreMapping.Table) throws -> Int64?
+    /// Called before `value` of `d`'s `Decimal` property `slot` is written rounded (a `DECIMAL`
+    /// column holds a double): reports the rounding, or throws ``SwiftDataError/invalidValue``
+    /// to refuse the value.
+    func storingInexactly(_ value: Decimal, _ d: BackingData, slot: Int) throws
 }
 
 /// Where ``RowCodec`` puts the value (or, for a composite attribute, the values) it encodes
@@ -102,6 +106,11 @@ extension RowCodec {
         let encoded = try naming(d, slot) {
             var value = slot < d.values.count ? d.values[slot] : nil
             if value == nil, let s = d.layout?.slots[slot], s.isConstant { value = model[keyPath: s.keyPath] }
+            if codec.storesDecimal, let v = value.flatMap(_flattenOptional) as? Decimal {
+                let stored = try v.storedValue(checkingExactness: true)
+                if !stored.isExact { try destinations.storingInexactly(v, d, slot: slot) }
+                return stored.value
+            }
             return try codec.encode(value)
         }
         try sink.value(encoded)

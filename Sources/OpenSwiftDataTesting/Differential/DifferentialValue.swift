@@ -54,7 +54,7 @@ extension Decimal: DifferentialValue {
     /// The value, a cent either side, ten times, negated, the same value at another scale, or 0.
     /// Every variant is a value a `DECIMAL` column keeps exactly (a double's precision): one
     /// that would not be (`1e-25 + 0.01`) is the value itself instead, as app code comparing
-    /// stored amounts uses stored-size constants (a store refuses the others with a typed error).
+    /// stored amounts uses stored-size constants (a store rounds the others to a double).
     package static func variant(of value: Decimal, using random: inout SeededGenerator) -> Decimal {
         let candidate: Decimal
         switch random.below(8) {
@@ -109,7 +109,8 @@ extension SeededGenerator {
 }
 
 /// Whether a `DECIMAL` column keeps `value` exactly: it reads back from the nearest double as
-/// the same `Decimal` (what the store checks before saving).
+/// the same `Decimal`. The generators keep to such values: a longer one is stored rounded (and
+/// reported), so `Predicate.evaluate` on the unrounded value in memory would differ by design.
 func fitsDecimalColumn(_ value: Decimal) -> Bool {
     let posix = Locale(identifier: "en_US_POSIX")
     guard let double = Double(NSDecimalNumber(decimal: value).description(withLocale: posix)), double.isFinite else {

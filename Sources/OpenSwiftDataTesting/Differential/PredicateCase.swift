@@ -35,8 +35,13 @@ struct PredicateCase<Root: PersistentModel> {
     let rows: [Root]
     let predicate: RandomPredicate<Root>
     let sorts: [SortDescriptor<Root>]
-    /// How the case's fetches order strings (natural in about a third of the sorted cases).
-    let stringSortStyle: StringSortStyle
+    /// What the case's fetch descriptors ask for (``FetchDescriptor/stringSortStyle``): `nil`
+    /// (the container's default, natural) in about a third of the cases, `.natural` in about a
+    /// third, `.lexical` in the rest. A sort descriptor made with `comparator: .lexical` (the
+    /// profiles have some on `String` keys) sorts lexically whatever this says.
+    let requestedStringSortStyle: StringSortStyle?
+    /// The style that applies: ``requestedStringSortStyle``, else the default, natural.
+    var stringSortStyle: StringSortStyle { requestedStringSortStyle ?? .natural }
     let sortText: String
     let pivotRow: Root?
     let pivot: RandomPredicate<Root>?
@@ -66,10 +71,11 @@ struct PredicateCase<Root: PersistentModel> {
         // Drawn from its own stream, so adding it left every case's predicate and sorts unchanged.
         var styleRandom = SeededGenerator(
             seed: SeededGenerator.derive(harness.seed, labels: ["stringSortStyle"], index: UInt64(index)))
-        stringSortStyle = styleRandom.chance(0.35) ? .natural : .lexical
+        let styleDraw = styleRandom.below(3)
+        requestedStringSortStyle = styleDraw == 0 ? nil : styleDraw == 1 ? .natural : .lexical
         sortText =
             "[" + names.joined(separator: ", ") + "]"
-            + (stringSortStyle == .natural ? ", stringSortStyle: .natural" : "")
+            + (requestedStringSortStyle.map { ", stringSortStyle: .\($0)" } ?? "")
         pageSlack = random.below(3)
         if rows.isEmpty {
             pivotRow = nil
@@ -137,7 +143,8 @@ struct PredicateCase<Root: PersistentModel> {
 
     func key(_ m: Root) -> Int64 { m.persistentModelID.primaryKey ?? -1 }
 
-    /// The reference order: the sort descriptors, then the primary key.
+    /// The reference order: the sort descriptors, strings compared as the fetch compares them
+    /// (``stringSortStyle``, or the descriptor's own comparator), then the primary key.
     func referenceOrder(_ rows: [Root], _ sorts: [SortDescriptor<Root>]) -> [Root] {
         rows.sorted { a, b in
             for s in sorts {
@@ -191,7 +198,7 @@ struct PredicateCase<Root: PersistentModel> {
             }
             func sorted(_ order: [SortDescriptor<Root>]) -> FetchDescriptor<Root> {
                 var d = FetchDescriptor(predicate: foundation, sortBy: order)
-                d.stringSortStyle = stringSortStyle
+                d.stringSortStyle = requestedStringSortStyle
                 return d
             }
             let fetched = try attempt("reference") { keys(try context.fetch(sorted(sorts))) }

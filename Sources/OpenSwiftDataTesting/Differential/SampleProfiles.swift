@@ -11,6 +11,7 @@ extension EntityProfile where Root == CatalogueProduct {
             "CatalogueProduct",
             sorts: [
                 SortOption("name") { SortDescriptor(\.name, order: $0) },
+                SortOption("name, comparator: .lexical") { SortDescriptor(\.name, comparator: .lexical, order: $0) },
                 SortOption("price") { SortDescriptor(\.price, order: $0) },
                 SortOption("stock") { SortDescriptor(\.stock, order: $0) },
                 SortOption("addedAt") { SortDescriptor(\.addedAt, order: $0) },
@@ -125,9 +126,11 @@ extension EntityProfile where Root == AccountUser {
             sorts: [
                 SortOption("username") { SortDescriptor(\.username, order: $0) },
                 SortOption("name") { SortDescriptor(\.name, order: $0) },
+                SortOption("name, comparator: .lexical") { SortDescriptor(\.name, comparator: .lexical, order: $0) },
                 SortOption("score") { SortDescriptor(\.score, order: $0) },
                 SortOption("joined") { SortDescriptor(\.joined, order: $0) },
                 SortOption("bio") { SortDescriptor(\.bio, order: $0) },
+                SortOption("bio, comparator: .lexical") { SortDescriptor(\.bio, comparator: .lexical, order: $0) },
             ],
             [
                 .string("username", \.username), .string("name", \.name), .comparable("name", \.name, weight: 1),
@@ -158,7 +161,11 @@ extension EntityProfile where Root == DictionaryCategory {
     /// Dictionary categories and their words.
     package static var dictionaryCategory: EntityProfile {
         EntityProfile(
-            "DictionaryCategory", sorts: [SortOption("name") { SortDescriptor(\.name, order: $0) }],
+            "DictionaryCategory",
+            sorts: [
+                SortOption("name") { SortDescriptor(\.name, order: $0) },
+                SortOption("name, comparator: .lexical") { SortDescriptor(\.name, comparator: .lexical, order: $0) },
+            ],
             [
                 .string("name", \.name), .toMany("words", \.words, { .dictionaryWord }, weight: 4),
             ])

@@ -2,8 +2,9 @@ import Foundation
 import OpenSwiftData
 
 /// One of your app's fetch descriptors, checked on generated data: both stores must return
-/// exactly what plain Swift does (`Predicate.evaluate`, then `SortDescriptor`s, then offset and
-/// limit), and `fetchCount`, `fetchIdentifiers` and paging must agree with the fetch.
+/// exactly what plain Swift does (`Predicate.evaluate`, then `SortDescriptor`s comparing strings
+/// as the fetch does, `compare(_:_:stringSortStyle:)`, then offset and limit), and `fetchCount`,
+/// `fetchIdentifiers` and paging must agree with the fetch.
 ///
 /// List the descriptors your app uses and run each over several datasets in CI; a predicate
 /// the store cannot translate fails here, not in production.
@@ -117,9 +118,12 @@ public struct QueryCheck: Sendable, CustomStringConvertible {
                 throw failure("the predicate evaluates in Swift", nil, expected: "no error", actual: "\(error)")
             }
             let sorts = descriptor.sortBy
+            // Strings compare as the fetch compares them: its style, else the container's.
+            let style =
+                descriptor.stringSortStyle ?? referenceContainer.configurations.first?.stringSortStyle ?? .natural
             matching.sort { a, b in
                 for s in sorts {
-                    switch s.compare(a, b) {
+                    switch s.compare(a, b, stringSortStyle: style) {
                     case .orderedAscending: return true
                     case .orderedDescending: return false
                     case .orderedSame: continue

@@ -98,8 +98,8 @@ extension SchemaRules {
             ]
         case ObjectIdentifier(Data.self): return [Data(), Data([0, 0, 0]), Data((0...255).map { UInt8($0) })]
         case ObjectIdentifier(Decimal.self):
-            // The extremes a `DECIMAL` column keeps exactly (15 significant digits; a longer
-            // Decimal is refused at save with a typed error, checked by the library's tests).
+            // The extremes a `DECIMAL` column keeps exactly (up to 15 significant digits; a longer
+            // Decimal is stored rounded to a double, so it would not round-trip by design).
             return [
                 Decimal(0), Decimal(string: "-1150.25")!, Decimal(string: "999999999999999")!,
                 Decimal(string: "-0.00000000000000123456789012345")!, Decimal(string: "0.0000000000000000000000236")!,

@@ -117,7 +117,8 @@ extension ConformanceSuite {
                         rows.map { "\($0.name) \($0.number)" },
                         ["Adams 50", "Jones 60", "Jones 40", "Smith 30", "Smith 20"], "sorted rows")
                     try check.expectEqual(
-                        rows.map(\.number), rows.sorted(using: sorts).map(\.number), "same order as sorted(using:)")
+                        rows.map(\.number), rows.sorted(using: sorts, stringSortStyle: .natural).map(\.number),
+                        "same order as sorted(using:stringSortStyle:) with the default style")
                     let byNumber = try context.fetch(
                         FetchDescriptor<ConformanceRecord>(sortBy: [SortDescriptor(\.number, order: .reverse)]))
                     try check.expectEqual(byNumber.map(\.number), [60, 50, 40, 30, 20], "numbers descending")
@@ -165,8 +166,8 @@ extension ConformanceSuite {
                             ]
                             try check.expectEqual(
                                 try context.fetch(FetchDescriptor(sortBy: sort)).map(\.name),
-                                all.sorted(using: sort).map(\.name),
-                                "fetch vs sorted(using:)")
+                                all.sorted(using: sort, stringSortStyle: .natural).map(\.name),
+                                "fetch vs sorted(using:stringSortStyle:)")
                         }
                     }
                     let forward = try context.fetch(
@@ -202,7 +203,8 @@ extension ConformanceSuite {
                 },
                 ConformanceCase(
                     suite: "fetching", id: "FET-06",
-                    title: "strings sort as Swift < on Linux (\"B\" < \"a\", \"10\" < \"2\"), .lexical the same"
+                    title:
+                        "strings sort Finder-like by default (\"2\" < \"10\", \"a\" < \"B\"), as Swift < with .lexical"
                 ) { check in
                     let container = try check.container(for: ConformanceRecord.self)
                     let writer = ModelContext(container)
@@ -213,10 +215,13 @@ extension ConformanceSuite {
                     let expected = raw.sorted()
                     try check.expectEqual(
                         Array(expected.prefix(7)), ["", "10", "2", "B", "Z", "a", "b"], "Swift's own order")
+                    let natural = raw.sorted(using: NaturalStringComparator())
+                    try check.expectEqual(
+                        Array(natural.prefix(6)), ["", "2", "10", "a", "B", "b"], "the natural order")
                     try check.expectEqual(
                         try context.fetch(FetchDescriptor<ConformanceRecord>(sortBy: [SortDescriptor(\.name)])).map(
                             \.name),
-                        expected, "default comparator")
+                        natural, "default comparator (localizedStandard on Apple platforms)")
                     try check.expectEqual(
                         try context.fetch(
                             FetchDescriptor<ConformanceRecord>(sortBy: [SortDescriptor(\.name, comparator: .lexical)])
@@ -226,7 +231,13 @@ extension ConformanceSuite {
                         try context.fetch(
                             FetchDescriptor<ConformanceRecord>(sortBy: [SortDescriptor(\.name, order: .reverse)])
                         ).map(\.name),
-                        expected.reversed(), "reverse")
+                        natural.reversed(), "reverse")
+                    try check.expectEqual(
+                        try context.fetch(
+                            FetchDescriptor<ConformanceRecord>(
+                                sortBy: [SortDescriptor(\.name, comparator: .lexical, order: .reverse)])
+                        ).map(\.name),
+                        expected.reversed(), ".lexical, reverse")
                     let below = try check.expectSwiftAgrees(
                         #Predicate<ConformanceRecord> { $0.name < "a" }, in: context, key: \.name, "name < \"a\"")
                     try check.expectEqual(below, ["", "10", "2", "B", "Z"], "names < \"a\"")
