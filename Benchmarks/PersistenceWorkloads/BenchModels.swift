@@ -56,3 +56,45 @@ public enum BenchData {
         (offset, offset + 1000 * percent / 100)
     }
 }
+
+/// A record's details: a `Codable` struct attribute, stored as one column per element
+/// (`ZQUANTITY`, `ZAMOUNT`, `ZLABEL`, `ZACTIVE`), as SwiftData stores a composite attribute.
+public struct BenchDetails: Codable, Equatable, Sendable {
+    /// The same integer as ``BenchItem/code``.
+    public var quantity: Int
+    /// The same price as ``BenchItem/price``.
+    public var amount: Double
+    /// `item-<row>`.
+    public var label: String
+    /// Whether the row number is even.
+    public var active: Bool
+
+    /// The details of row `i` of the deterministic data set.
+    public init(row i: Int) {
+        let v = BenchData.values(row: i)
+        self.init(quantity: v.code, amount: v.price, label: v.name, active: i % 2 == 0)
+    }
+
+    /// Details with these values.
+    public init(quantity: Int, amount: Double, label: String, active: Bool) {
+        self.quantity = quantity
+        self.amount = amount
+        self.label = label
+        self.active = active
+    }
+}
+
+/// The composite-attribute benchmark row: a serial number and a `Codable` struct attribute,
+/// the same values as ``BenchItem`` holds in plain columns.
+@Model public final class BenchRecord {
+    /// The row number.
+    public var serial: Int
+    /// The row's values, as one composite attribute.
+    public var details: BenchDetails
+
+    /// Creates row `i` of the deterministic data set.
+    public init(row i: Int) {
+        self.serial = i
+        self.details = BenchDetails(row: i)
+    }
+}

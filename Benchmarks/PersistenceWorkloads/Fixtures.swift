@@ -103,6 +103,49 @@ public final class FixtureCache {
         return db
     }
 
+    /// A new, empty container of the record schema (``BenchRecord``).
+    func emptyRecordContainer(_ store: BenchStore) throws -> ModelContainer {
+        let schema = Schema([BenchRecord.self])
+        switch store {
+        case .memory:
+            return try ModelContainer(for: schema, configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
+        case .disk:
+            let url = freshURL("ours-records")
+            removeStoreFiles(url)
+            return try ModelContainer(for: schema, configurations: [ModelConfiguration(url: url)])
+        }
+    }
+
+    /// A new, empty raw database of the record schema.
+    func emptyRawRecords(_ store: BenchStore) throws -> RawStore {
+        try RawStore.records(url: store == .disk ? freshURL("raw-records") : nil)
+    }
+
+    /// The shared container holding `rows` records (its index strategy is never changed: the
+    /// record schema declares no index).
+    func populatedRecords(_ store: BenchStore, rows: Int) throws -> ModelContainer {
+        let key = "records-\(store)-\(rows)"
+        if let c = ours[key] { return c }
+        let container = try emptyRecordContainer(store)
+        let context = ModelContext(container)
+        for start in stride(from: 0, to: rows, by: 10_000) {
+            for i in start..<min(start + 10_000, rows) { context.insert(BenchRecord(row: i)) }
+            try context.save()
+        }
+        ours[key] = container
+        return container
+    }
+
+    /// The shared raw database holding `rows` records.
+    func populatedRawRecords(_ store: BenchStore, rows: Int) throws -> RawStore {
+        let key = "records-\(store)-\(rows)"
+        if let r = raw[key] { return r }
+        let db = try emptyRawRecords(store)
+        try db.insertRecords(rows)
+        raw[key] = db
+        return db
+    }
+
     /// A new container holding `rows` items in groups of `groupSize`.
     func grouped(_ store: BenchStore, rows: Int, groupSize: Int) throws -> ModelContainer {
         let container = try emptyContainer(store)

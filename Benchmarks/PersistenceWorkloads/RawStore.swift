@@ -23,7 +23,7 @@ public final class RawStore {
 
     /// The store's names for the benchmark models (Apple's layout, from the same schema the
     /// store uses), so the baseline's SQL matches the store's tables and indexes.
-    static let names: StoreNames = {
+    public static let names: StoreNames = {
         do { return try StoreNames(Schema([BenchItem.self, BenchGroup.self])) } catch {
             preconditionFailure("the benchmark schema has no store layout: \(error)")
         }
@@ -42,8 +42,8 @@ public final class RawStore {
         .joined(separator: ", ")
 
     /// A fresh database in memory (`url == nil`) or at `url` (WAL, synchronous=NORMAL), with
-    /// every table and index a new store of the benchmark schema has.
-    public init(url: URL?, strategy: IndexStrategy) throws {
+    /// every table and index a new store of the benchmark schema (`names`' schema) has.
+    public init(url: URL?, strategy: IndexStrategy, names: StoreNames = RawStore.names) throws {
         self.url = url
         if let url {
             db = try SQLiteConnection(path: url.path)
@@ -54,7 +54,7 @@ public final class RawStore {
         }
         if try db.scalar("SELECT count(*) FROM sqlite_master") == .integer(0) {
             try db.immediateTransaction {
-                for statement in RawStore.names.createStatements { try db.execute(statement) }
+                for statement in names.createStatements { try db.execute(statement) }
             }
         }
         try apply(strategy)

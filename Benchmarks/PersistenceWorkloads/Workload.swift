@@ -73,7 +73,7 @@ public enum PersistenceWorkloads {
             range(indexed: true), range(indexed: false),
             sortedLimit(indexed: true), sortedLimit(indexed: false),
             countAll, count(indexed: true), count(indexed: false), countContains,
-            upsert, cascadeDelete,
+            upsert, cascadeDelete, compositeInsert, compositeFetchAll,
         ]
     }
 }

@@ -132,20 +132,28 @@ extension ModelContext {
     /// ``keysPerSelect`` per statement.
     func materializeRows<T>(keys: ArraySlice<Int64>, table: StoreMapping.Table, as: T.Type) throws -> [T] {
         var byKey: [Int64: T] = [:]
-        byKey.reserveCapacity(keys.count)
         var runs: [(first: Int64, last: Int64)] = []
         for k in keys {
             if let run = runs.last, k == run.last &+ 1 { runs[runs.count - 1].last = k } else { runs.append((k, k)) }
             if runs.count * 32 > keys.count { break }  // short runs: IN is cheaper
         }
         if runs.count * 32 <= keys.count {
+            var rows: [any PersistentModel] = []
+            rows.reserveCapacity(keys.count)
             for run in runs {
-                let rows = try materializeRows(
+                rows += try materializeRows(
                     table.selectByKeyRangeSQL, [.integer(run.first), .integer(run.last)], table: table)
-                for m in rows { byKey[m.persistentBackingData.pk] = (m as! T) }
             }
+            // The runs' rows are usually exactly the keys' rows in the keys' order (a run is read
+            // in key order, and none is missing): then they are the answer as they are.
+            if rows.count == keys.count, zip(rows, keys).allSatisfy({ $0.persistentBackingData.pk == $1 }) {
+                return rows.map { $0 as! T }
+            }
+            byKey.reserveCapacity(rows.count)
+            for m in rows { byKey[m.persistentBackingData.pk] = (m as! T) }
             return keys.compactMap { byKey[$0] }
         }
+        byKey.reserveCapacity(keys.count)
         var rest = keys
         while !rest.isEmpty {
             let chunk = rest.prefix(Self.keysPerSelect)

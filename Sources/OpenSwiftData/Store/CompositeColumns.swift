@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 
 /// A composite attribute's columns: SwiftData stores a `Codable` struct as one column per
@@ -5,7 +6,11 @@ import Foundation
 /// typed as ``StoreLayout`` says. This type turns a value into those columns and back.
 ///
 /// The value goes through its own `Codable` conformance, keyed by coding key (the element
-/// names), so every struct the JSON codec accepts round-trips:
+/// names), so every struct the JSON codec accepts round-trips. ``CompositeEncoder`` and
+/// ``CompositeDecoder`` write and read the element columns directly; an element of any other
+/// type than the standard ones below, and a value whose coding takes another shape than one
+/// keyed container of the elements, go through the JSON codec, with the same result (except
+/// that a `Double` is stored exactly, where reading the JSON back could round its 17th digit):
 ///
 /// | element type | column value |
 /// |---|---|
@@ -23,16 +28,68 @@ final class CompositeColumns: @unchecked Sendable {
     let elements: [StoreModel.Attribute]
     /// The attribute's JSON codec (encodes the struct; decodes it from JSON text).
     let codec: AttributeCodec
+    /// The elements' names, in column order (``CompositeEncoder`` and ``CompositeDecoder``
+    /// find a coding key's column by its name).
+    let names: [String]
+    /// The elements' types, in column order.
+    let kinds: [StoreModel.AttributeType]
+    /// Encodes a value of the attribute's type (or a non-`nil` `Optional` of it) through
+    /// `encoder`; `false`, encoding nothing, for anything else. `nil` when the columns are only
+    /// written through JSON.
+    private let encodeValue: ((Any, CompositeEncoder) throws -> Bool)?
+    /// Decodes a box of the attribute's type (`Optional` included) from `decoder`; `nil` when
+    /// the columns are only read through JSON.
+    private let decodeValue: ((CompositeDecoder) throws -> Any)?
 
     init(codec: AttributeCodec, elements: [StoreModel.Attribute]) {
         self.codec = codec
         self.elements = elements
+        names = elements.map(\.name)
+        kinds = elements.map(\.type)
+        if codec.kind == .json, elements.count <= CompositeEncoder.maximumElements,
+            let type = codec.storedType as? any Codable.Type
+        {
+            (encodeValue, decodeValue) = Self.coders(type, optional: codec.isOptional)
+        } else {
+            (encodeValue, decodeValue) = (nil, nil)
+        }
+    }
+
+    /// The column coders of `T`, an attribute's stored type.
+    private static func coders<T: Codable>(_ type: T.Type, optional: Bool) -> (
+        (Any, CompositeEncoder) throws -> Bool, (CompositeDecoder) throws -> Any
+    ) {
+        let encode: (Any, CompositeEncoder) throws -> Bool = { value, encoder in
+            guard let value = value as? T else { return false }
+            try value.encode(to: encoder)
+            return true
+        }
+        if optional { return (encode, { Optional(try T(from: $0)) as Any }) }
+        return (encode, { try T(from: $0) })
     }
 
     /// One value per element column for `value` (a box of the attribute's type, or `nil`).
     ///
     /// - Throws: ``SwiftDataError/invalidValue`` when the value does not encode (NaN inside).
     func encode(_ value: Any?) throws -> [SQLValue] {
+        // `value` is the attribute's type or its `Optional`: the coder's cast unwraps it (a `nil`
+        // fails the cast and takes the JSON codec, which writes NULLs).
+        if let encodeValue, let value {
+            let columns = CompositeEncoder.Columns(count: elements.count)
+            do {
+                if try encodeValue(value, CompositeEncoder(owner: self, columns: columns)), !columns.refused {
+                    return columns.values
+                }
+            } catch {
+                // Not swallowed: the JSON codec below encodes the value again and throws its
+                // own error for a value that does not encode.
+            }
+        }
+        return try encodeThroughJSON(value)
+    }
+
+    /// ``encode(_:)`` through the JSON codec: the value's JSON object, one element per column.
+    func encodeThroughJSON(_ value: Any?) throws -> [SQLValue] {
         guard case .text(let json) = try codec.encode(value) else {
             return Array(repeating: .null, count: elements.count)
         }
@@ -49,13 +106,28 @@ final class CompositeColumns: @unchecked Sendable {
     ///
     /// - Throws: ``SwiftDataError/corruptStore`` when the columns do not decode as the type.
     func read(_ stmt: SQLiteStatement, _ first: Int32) throws -> Any {
+        if let decodeValue {
+            if codec.isOptional, allNull(stmt, first), let none = codec.decode(.null) { return none }
+            do {
+                return try decodeValue(CompositeDecoder(owner: self, stmt: stmt, first: first))
+            } catch {
+                // Not swallowed: the JSON codec below reads the columns again and throws
+                // corruptStore for columns that do not decode.
+            }
+        }
         var values: [SQLValue] = []
         values.reserveCapacity(elements.count)
         for i in elements.indices { values.append(stmt.value(at: first + Int32(i))) }
         return try decode(values)
     }
 
-    /// The attribute's value from its element columns' values.
+    /// Whether every element column of the row, from `first`, is NULL.
+    private func allNull(_ stmt: SQLiteStatement, _ first: Int32) -> Bool {
+        for i in 0..<Int32(elements.count) where stmt.storageClass(at: first + i) != SQLITE_NULL { return false }
+        return true
+    }
+
+    /// The attribute's value from its element columns' values, through the JSON codec.
     func decode(_ values: [SQLValue]) throws -> Any {
         if values.allSatisfy({ $0 == .null }), codec.isOptional {
             if let none = codec.decode(.null) { return none }
@@ -73,7 +145,9 @@ final class CompositeColumns: @unchecked Sendable {
         return value
     }
 
-    private func column(_ element: StoreModel.Attribute, _ value: Any?) throws -> SQLValue {
+    /// The column value of `element` for `value`, the element's value in the attribute's JSON
+    /// object (`nil` or `NSNull` when absent).
+    func column(_ element: StoreModel.Attribute, _ value: Any?) throws -> SQLValue {
         guard let value, !(value is NSNull) else { return .null }
         switch element.type {
         case .string, .uri:
@@ -93,7 +167,10 @@ final class CompositeColumns: @unchecked Sendable {
         return .blob(try JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .sortedKeys]))
     }
 
-    private func jsonValue(_ element: StoreModel.Attribute, _ value: SQLValue) throws -> Any? {
+    /// The JSON value of `element` for its column's value `value` (`nil` for NULL).
+    ///
+    /// - Throws: ``SwiftDataError/corruptStore`` for a BLOB that is not JSON.
+    func jsonValue(_ element: StoreModel.Attribute, _ value: SQLValue) throws -> Any? {
         switch value {
         case .null:
             return nil

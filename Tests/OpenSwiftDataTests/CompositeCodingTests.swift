@@ -1,0 +1,286 @@
+import Foundation
+import Testing
+
+@testable import OpenSwiftData
+
+/// A composite of every element kind ``CompositeColumns`` stores: the ones its coders write and
+/// read directly and the ones that go through JSON (Float, Decimal, Data, arrays, a nested
+/// struct, raw-value enums).
+private struct AllKinds: Codable, Equatable {
+    enum Tint: String, Codable, CaseIterable { case red, blue }
+    enum Level: Int, Codable, CaseIterable {
+        case low = 1
+        case high = 10
+    }
+    struct Inner: Codable, Equatable {
+        var a: Int
+        var b: String?
+    }
+    var text: String
+    var int: Int
+    var int8: Int8
+    var int16: Int16
+    var int32: Int32
+    var int64: Int64
+    var uint: UInt
+    var uint8: UInt8
+    var uint16: UInt16
+    var uint32: UInt32
+    var uint64: UInt64
+    var flag: Bool
+    var double: Double
+    var float: Float
+    var decimal: Decimal
+    var date: Date
+    var uuid: UUID
+    var url: URL
+    var data: Data
+    var list: [String]
+    var inner: Inner
+    var tint: Tint
+    var level: Level
+    var maybeText: String?
+    var maybeDouble: Double?
+    var maybeDate: Date?
+    var maybeUUID: UUID?
+    var maybeInner: Inner?
+}
+
+/// Every element optional: a `nil` composite and an all-`nil` one are both NULL in every column.
+private struct AllOptional: Codable, Equatable {
+    var name: String?
+    var count: Int?
+    var ratio: Double?
+}
+
+/// Coding keys that rename the elements.
+private struct Renamed: Codable, Equatable {
+    var first: String
+    var second: Int
+    enum CodingKeys: String, CodingKey {
+        case first = "given_name"
+        case second = "age_years"
+    }
+}
+
+/// Encodes a key its decoding never reads (not an element): the JSON codec drops it.
+private struct ExtraKey: Codable, Equatable {
+    var value: Int
+    enum CodingKeys: String, CodingKey { case value, extra }
+    init(value: Int) { self.value = value }
+    init(from decoder: any Decoder) throws {
+        value = try decoder.container(keyedBy: CodingKeys.self).decode(Int.self, forKey: .value)
+    }
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(value, forKey: .value)
+        try c.encode("dropped", forKey: .extra)
+    }
+}
+
+/// Writes an element through a super-encoder: a shape the direct encoder refuses.
+private struct NestedWriter: Codable, Equatable {
+    var x: Int
+    var y: Int
+    enum CodingKeys: String, CodingKey { case x, y }
+    init(x: Int, y: Int) {
+        self.x = x
+        self.y = y
+    }
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        x = try c.decode(Int.self, forKey: .x)
+        y = try c.decode(Int.self, forKey: .y)
+    }
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(x, forKey: .x)
+        var s = c.superEncoder(forKey: .y).singleValueContainer()
+        try s.encode(y)
+    }
+}
+
+/// A deterministic generator (the same values on every run).
+private struct SplitMix {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func int(_ range: ClosedRange<Int>) -> Int {
+        range.lowerBound + Int(next() % UInt64(range.upperBound - range.lowerBound + 1))
+    }
+    mutating func bool() -> Bool { next() & 1 == 0 }
+    mutating func uuid() -> UUID {
+        let bytes = (next(), next())
+        return withUnsafeBytes(of: bytes) { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
+    }
+    /// A string with ASCII, accents, emoji and escapes JSON must write.
+    mutating func text() -> String {
+        let pieces = ["a", "Zoë", "\u{301}", "/", "\"", "\\", "\n", "🙂", "日本", " ", "\u{0}", "x"]
+        return (0..<int(0...6)).map { _ in pieces[int(0...(pieces.count - 1))] }.joined()
+    }
+}
+
+/// ``CompositeColumns``' direct coders against its JSON codec: the same columns written, the
+/// same values read, and the same errors, for every element kind and coding shape.
+@Suite("CompositeCoding")
+struct CompositeCodingTests {
+    private static func columns<T: Codable>(_ type: T.Type, optional: Bool = false) throws -> CompositeColumns {
+        let type: Any.Type = optional ? T?.self : T.self
+        let codec = try #require(AttributeCodec.make(for: type, options: []))
+        let elements = try #require(CompositeProbe.elements(of: T.self))
+        return CompositeColumns(codec: codec, elements: elements)
+    }
+
+    /// `values` as one row (`SELECT ?, ?, …`), read by `body`.
+    private static func withRow<R>(_ values: [SQLValue], _ body: (SQLiteStatement) throws -> R) throws -> R {
+        let db = try SQLiteConnection(path: ":memory:")
+        let stmt = try db.prepare("SELECT " + values.map { _ in "?" }.joined(separator: ", "))
+        try stmt.bind(values)
+        #expect(try stmt.step())
+        return try body(stmt)
+    }
+
+    /// Doubles the JSON codec keeps exactly (at most 15 significant digits).
+    private static func double(_ g: inout SplitMix) -> Double {
+        Double(g.int(-10_000_000...10_000_000)) / [1, 10, 100, 1000][g.int(0...3)]
+    }
+
+    private static func allKinds(_ g: inout SplitMix) -> AllKinds {
+        AllKinds(
+            text: g.text(), int: Int(truncatingIfNeeded: g.next()), int8: Int8(truncatingIfNeeded: g.next()),
+            int16: Int16(truncatingIfNeeded: g.next()), int32: Int32(truncatingIfNeeded: g.next()),
+            int64: Int64(truncatingIfNeeded: g.next()), uint: UInt(g.next() >> 1),
+            uint8: UInt8(truncatingIfNeeded: g.next()),
+            uint16: UInt16(truncatingIfNeeded: g.next()), uint32: UInt32(truncatingIfNeeded: g.next()),
+            uint64: g.next() >> 1, flag: g.bool(), double: double(&g), float: Float(g.int(-1000...1000)) / 8,
+            decimal: Decimal(g.int(-100_000...100_000)) / 100,
+            date: Date(timeIntervalSinceReferenceDate: Double(g.int(-1_000_000_000...1_000_000_000)) / 1000),
+            uuid: g.uuid(), url: URL(string: "https://example.com/\(g.int(0...999))/a?b=c")!,
+            data: Data((0..<g.int(0...8)).map { _ in UInt8(truncatingIfNeeded: g.next()) }),
+            list: (0..<g.int(0...3)).map { _ in g.text() },
+            inner: AllKinds.Inner(a: g.int(-5...5), b: g.bool() ? nil : g.text()), tint: g.bool() ? .red : .blue,
+            level: g.bool() ? .low : .high,
+            maybeText: g.bool() ? nil : g.text(), maybeDouble: g.bool() ? nil : double(&g),
+            maybeDate: g.bool() ? nil : Date(timeIntervalSinceReferenceDate: Double(g.int(0...1_000_000))),
+            maybeUUID: g.bool() ? nil : g.uuid(), maybeInner: g.bool() ? nil : AllKinds.Inner(a: 1, b: nil))
+    }
+
+    /// Encodes `value` both ways and expects the same columns; reads the columns back both ways
+    /// and expects `value` (`expected` when given: an all-`nil` value of an optional composite
+    /// reads back as `nil`).
+    private static func roundTrip<T: Codable & Equatable>(
+        _ value: T?, _ columns: CompositeColumns, expected: T?? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let expected = expected ?? value
+        let direct = try columns.encode(value.map { $0 as Any })
+        let json = try columns.encodeThroughJSON(value.map { $0 as Any })
+        #expect(direct == json, "columns of \(String(describing: value))", sourceLocation: sourceLocation)
+        let read = try withRow(direct) { try columns.read($0, 0) }
+        let decoded = try columns.decode(direct)
+        if columns.codec.isOptional {
+            #expect(read as? T? == expected, sourceLocation: sourceLocation)
+            #expect(decoded as? T? == expected, sourceLocation: sourceLocation)
+        } else {
+            #expect(read as? T == expected, sourceLocation: sourceLocation)
+            #expect(decoded as? T == expected, sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("ATT-07: every element kind: the direct coders write and read what the JSON codec does")
+    func everyKind() throws {
+        let columns = try Self.columns(AllKinds.self)
+        var g = SplitMix(state: 42)
+        for _ in 0..<300 { try Self.roundTrip(Self.allKinds(&g), columns) }
+    }
+
+    @Test("ATT-07: an optional composite: nil, all-nil and some values")
+    func optionals() throws {
+        let columns = try Self.columns(AllOptional.self, optional: true)
+        try Self.roundTrip(AllOptional(), columns, expected: .some(nil))
+        for value in [nil, AllOptional(name: "n"), AllOptional(name: "", count: 0, ratio: -0.5)] {
+            try Self.roundTrip(value, columns)
+        }
+        let required = try Self.columns(AllOptional.self)
+        try Self.roundTrip(AllOptional(count: 3), required)
+        try Self.roundTrip(AllOptional(), required)
+        let kinds = try Self.columns(AllKinds.self, optional: true)
+        var g = SplitMix(state: 7)
+        try Self.roundTrip(nil as AllKinds?, kinds)
+        try Self.roundTrip(Self.allKinds(&g), kinds)
+    }
+
+    @Test("ATT-07: renamed coding keys, a key that is no element, a nested container")
+    func shapes() throws {
+        try Self.roundTrip(Renamed(first: "Ada", second: 36), try Self.columns(Renamed.self))
+        let extra = try Self.columns(ExtraKey.self)
+        #expect(extra.names == ["value"])
+        try Self.roundTrip(ExtraKey(value: 5), extra)
+        try Self.roundTrip(NestedWriter(x: 1, y: 2), try Self.columns(NestedWriter.self))
+    }
+
+    @Test("ATT-07: a Double element is stored exactly, every one of its 17 digits")
+    func exactDoubles() throws {
+        let columns = try Self.columns(AllOptional.self)
+        var g = SplitMix(state: 3)
+        for _ in 0..<2000 {
+            let ratio = Double(bitPattern: g.next() & 0x7FEF_FFFF_FFFF_FFFF | g.next() & 0x8000_0000_0000_0000)
+            let stored = try columns.encode(AllOptional(ratio: ratio))
+            #expect(stored[2] == .real(ratio))
+            let read = try Self.withRow(stored) { try columns.read($0, 0) } as? AllOptional
+            #expect(read?.ratio?.bitPattern == ratio.bitPattern)
+        }
+    }
+
+    @Test("ATT-07: a value that does not encode is refused as the JSON codec refuses it")
+    func refusals() throws {
+        let columns = try Self.columns(AllOptional.self)
+        for ratio in [Double.nan, .infinity, -.infinity] {
+            let direct = #expect(throws: SwiftDataError.self) { try columns.encode(AllOptional(ratio: ratio)) }
+            let json = #expect(throws: SwiftDataError.self) { try columns.encodeThroughJSON(AllOptional(ratio: ratio)) }
+            #expect(direct?.code == json?.code && direct?.code == SwiftDataError.invalidValue.code)
+            #expect(direct?.localizedDescription == json?.localizedDescription)
+        }
+        #expect(try columns.encode("not the type") == [.null, .null, .null])
+    }
+
+    @Test("ATT-07: columns another tool wrote read as through the JSON codec: the same values or corruptStore")
+    func foreignColumns() throws {
+        let columns = try Self.columns(AllKinds.Inner.self)
+        let rows: [[SQLValue]] = [
+            [.integer(3), .text("x")], [.real(3), .null], [.real(3.5), .null], [.text("3"), .null],
+            [.null, .text("x")], [.integer(Int64.max), .null], [.integer(1), .integer(5)], [.integer(1), .real(2)],
+            [.integer(1), .blob(Data("\"q\"".utf8))], [.integer(1), .blob(Data([0xFF]))],
+            [.blob(Data("7".utf8)), .null],
+        ]
+        for row in rows {
+            let direct = Result { try Self.withRow(row) { try columns.read($0, 0) } as? AllKinds.Inner }
+            let json = Result { try columns.decode(row) as? AllKinds.Inner }
+            switch (direct, json) {
+            case (.success(let a), .success(let b)): #expect(a == b, "\(row)")
+            case (.failure(let a as SwiftDataError), .failure(let b as SwiftDataError)):
+                #expect(a.code == b.code && a.code == SwiftDataError.corruptStore.code, "\(row)")
+            default: Issue.record("\(row): direct \(direct), JSON \(json)")
+            }
+        }
+        let flags = try Self.columns(AllKinds.self)
+        let flag = try #require(flags.names.firstIndex(of: "flag"))
+        var g = SplitMix(state: 9)
+        var row = try flags.encode(Self.allKinds(&g))
+        for stored in [SQLValue.integer(2), .integer(0), .real(1), .text("true")] {
+            row[flag] = stored
+            let direct = Result { try Self.withRow(row) { try flags.read($0, 0) } as? AllKinds }
+            let json = Result { try flags.decode(row) as? AllKinds }
+            switch (direct, json) {
+            case (.success(let a), .success(let b)): #expect(a == b, "\(stored)")
+            case (.failure, .failure): break
+            default: Issue.record("\(stored): direct \(direct), JSON \(json)")
+            }
+        }
+    }
+}
