@@ -1,5 +1,6 @@
 import ArgumentParsing
 import Foundation
+import HarnessSupport
 import OpenSwiftData
 import OpenSwiftDataTesting
 import Testing
@@ -13,32 +14,7 @@ import Testing
 struct MutantsTests {
     /// `harness` beside the test bundle (`.build/<triple>/debug/harness`), or named by
     /// `$OPENSWIFTDATA_HARNESS`; searched from the test executable's directory upward.
-    static func harness() -> URL? {
-        if let path = ProcessInfo.processInfo.environment["OPENSWIFTDATA_HARNESS"], !path.isEmpty {
-            return URL(fileURLWithPath: path)
-        }
-        let starts = [
-            Bundle.main.bundleURL, URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath(),
-        ]
-        for start in starts {
-            var dir = start.hasDirectoryPath ? start : start.deletingLastPathComponent()
-            for _ in 0..<8 {
-                for candidate in ["harness", "debug/harness", ".build/debug/harness"] {
-                    let url = dir.appendingPathComponent(candidate)
-                    var isDirectory: ObjCBool = false
-                    if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory),
-                        !isDirectory.boolValue, FileManager.default.isExecutableFile(atPath: url.path)
-                    {
-                        return url.resolvingSymlinksInPath()
-                    }
-                }
-                let parent = dir.deletingLastPathComponent()
-                if parent.path == dir.path { break }
-                dir = parent
-            }
-        }
-        return nil
-    }
+    static func harness() -> URL? { HarnessExecutable.locate() }
 
     @Test("the catalogue: at least 40 mutants, distinct names, each naming a behaviour ID of the reference")
     func catalogue() throws {

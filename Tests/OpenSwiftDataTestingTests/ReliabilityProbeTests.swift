@@ -11,33 +11,7 @@ import Testing
 struct ReliabilityProbes {
     /// `harness` next to the test bundle (`.build/<triple>/debug/harness`), or named by
     /// `$OPENSWIFTDATA_HARNESS`; searched from the test executable's directory upward.
-    static func harness() -> URL? {
-        let fm = FileManager.default
-        if let path = ProcessInfo.processInfo.environment["OPENSWIFTDATA_HARNESS"], !path.isEmpty {
-            return URL(fileURLWithPath: path)
-        }
-        let starts = [
-            Bundle.main.bundleURL, URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath(),
-        ]
-        for start in starts {
-            var dir = start.hasDirectoryPath ? start : start.deletingLastPathComponent()
-            for _ in 0..<8 {
-                for candidate in ["harness", "debug/harness", ".build/debug/harness"] {
-                    let url = dir.appendingPathComponent(candidate)
-                    var isDirectory: ObjCBool = false
-                    if fm.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                        fm.isExecutableFile(atPath: url.path)
-                    {
-                        return url.resolvingSymlinksInPath()
-                    }
-                }
-                let parent = dir.deletingLastPathComponent()
-                if parent.path == dir.path { break }
-                dir = parent
-            }
-        }
-        return nil
-    }
+    static func harness() -> URL? { HarnessExecutable.locate() }
 
     /// Runs `probe` in the quick configuration and fails with its reason and every failure. The
     /// seed is the quick configuration's fixed one unless `OPENSWIFTDATA_RELIABILITY_SEED` names
