@@ -147,7 +147,7 @@ private final class Worker {
         self.mutant = mutant
         output = FileManager.default.temporaryDirectory.appendingPathComponent(
             "openswiftdata-mutant-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString).out")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         process.executableURL = executable
         process.arguments = [MutantWorker.subcommand] + plan.arguments
         var environment = ProcessInfo.processInfo.environment

@@ -13,7 +13,7 @@ extension ConformanceReport {
     /// keeping only what `shard` selects: the Swift equivalent of `harness conform --shard I/N`.
     ///
     /// Conformance cases are numbered suite by suite, case by case (a case runs on every store
-    /// of its shard); change scripts and predicate cases are dealt separately (``Shard/deal(_:by:)``).
+    /// of its shard); change scripts and predicate cases are dealt separately (`Shard.deal(_:by:)`).
     /// Same arguments, same slice, on every machine.
     /// ```swift
     /// let part = ConformanceReport.run(seed: 1, differential: 10_000, shard: Shard(2, of: 4), jobs: 2)

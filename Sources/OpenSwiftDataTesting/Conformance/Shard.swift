@@ -1,7 +1,7 @@
 /// A deterministic slice of a conformance run: shard `index` of `count` takes every
 /// `count`-th conformance case, starting at case `index - 1`, of the run's fixed order (suite,
 /// case; each case on every store), and its share of the differential cases, change scripts
-/// and predicate cases dealt round-robin separately (``deal(_:by:)``).
+/// and predicate cases dealt round-robin separately (`deal(_:by:)`).
 ///
 /// N machines running shards 1/N … N/N run every item exactly once between them, and
 /// ``ConformanceReport/merged(_:)`` of their reports has the totals of one unsharded run.
