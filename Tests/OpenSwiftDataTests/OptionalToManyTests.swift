@@ -16,7 +16,7 @@ import Testing
     var title: String
     var rank: Int
     var folder: OtmFolder?
-    /// Many-to-many with an inferred inverse (both sides optional).
+    /// Many-to-many, both sides optional; `OtmLabel.items` declares the inverse.
     var labels: [OtmLabel]?
     init(title: String, rank: Int = 0) {
         self.title = title
@@ -26,7 +26,7 @@ import Testing
 
 @Model final class OtmLabel {
     var name: String
-    var items: [OtmItem]? = nil
+    @Relationship(inverse: \OtmItem.labels) var items: [OtmItem]? = nil
     init(name: String) { self.name = name }
 }
 
@@ -139,7 +139,7 @@ struct OptionalToManyTests {
         #expect(items.inverseName == "folder")
         let labels = try #require(
             container.schema.entitiesByName["OtmItem"]?.relationships.first { $0.name == "labels" })
-        #expect(labels.inverseName == "items", "inferred many-to-many inverse")
+        #expect(labels.inverseName == "items", "many-to-many inverse declared on the other side")
         let books = try #require(
             container.schema.entitiesByName["OtmShelf"]?.relationships.first { $0.name == "books" })
         #expect(books.inverseName == "shelf", "inverse declared on the to-one side")
@@ -181,7 +181,7 @@ struct OptionalToManyTests {
     }
 
     @Test(
-        "[Model]? inverses stay in sync: declared on the to-one side, inferred, many-to-many with both sides optional (plain lists: relationships suite, REL-01, REL-02, REL-03)",
+        "[Model]? inverses stay in sync: declared on the to-one side, inferred, declared many-to-many with both sides optional (plain lists: relationships suite, REL-01, REL-02, REL-03)",
         arguments: StoreKind.allCases)
     func inverseSync(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "otm-inverse")
@@ -209,7 +209,7 @@ struct OptionalToManyTests {
         #expect(shelf.books?.map(\.title) == ["t"])
         let red = OtmLabel(name: "red")
         context.insert(red)
-        a.labels = [red]  // inferred many-to-many, both sides optional
+        a.labels = [red]  // many-to-many, both sides optional
         #expect(red.items?.map(\.title) == ["a"])
         red.items?.append(b)
         #expect(b.labels?.map(\.name) == ["red"])

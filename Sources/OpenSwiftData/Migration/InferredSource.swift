@@ -150,6 +150,7 @@ struct InferredSource {
             // until every remaining one is found (a removed relationship renames nothing, so
             // this settles in a few rounds).
             var layout = try layOut()
+            if repairPairs(layout) { layout = try layOut() }
             for _ in 0..<4 {
                 guard dropMissingProperties(layout) else { break }
                 layout = try layOut()
@@ -199,6 +200,43 @@ struct InferredSource {
             case .manyToMany(let join, _, _): return columns[join] != nil
             case .notStored: return true
             }
+        }
+
+        /// Pairs or unpairs to-manys of changed entities so their storage is the store's: two
+        /// one-way to-manys between two entities whose join table the store has were a
+        /// many-to-many pair; a pair whose join table is missing while one-way keys exist were two
+        /// one-way relationships. Whether anything changed.
+        private mutating func repairPairs(_ layout: StoreLayout) -> Bool {
+            var repaired = false
+            for i in entities.indices where changed.contains(entities[i].name) {
+                guard let e = layout.entity(named: entities[i].name) else { continue }
+                for j in entities[i].relationships.indices where entities[i].relationships[j].isToMany {
+                    let r = entities[i].relationships[j]
+                    guard let storage = e.properties[r.name], isStored(storage, table: e.table) == false,
+                        let d = entities.firstIndex(where: { $0.name == r.destination }),
+                        changed.contains(entities[d].name)
+                    else { continue }
+                    let back = entities[d].relationships.indices.filter { k in
+                        let other = entities[d].relationships[k]
+                        return other.isToMany && other.destination == entities[i].name && other.name != r.name
+                            && (r.inverse == nil ? other.inverse == nil : other.inverse == r.name)
+                    }
+                    guard back.count == 1, let k = back.first else { continue }
+                    let pairing = r.inverse == nil
+                    var trial = entities
+                    trial[i].relationships[j].inverse = pairing ? entities[d].relationships[k].name : nil
+                    trial[d].relationships[k].inverse = pairing ? r.name : nil
+                    guard
+                        let candidate = try? StoreLayout(
+                            StoreModel(entities: trial, versionIdentifiers: stored.versionIdentifiers)),
+                        let te = candidate.entity(named: entities[i].name), let ts = te.properties[r.name],
+                        isStored(ts, table: te.table) == true
+                    else { continue }
+                    entities = trial
+                    repaired = true
+                }
+            }
+            return repaired
         }
 
         /// Drops the properties of changed entities the store has no storage for; whether any went.

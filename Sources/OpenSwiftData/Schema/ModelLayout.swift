@@ -343,7 +343,8 @@ final class ModelLayout: @unchecked Sendable {
         for t in target.slots where t.isRelationship {
             if let kp = t.relationship?.inverseKeyPath, kp == s.keyPath { return (target, t.index) }
         }
-        // Inferred: the only relationship each way between the two classes, neither naming another inverse.
+        // Inferred: the only relationship each way between the two classes, neither naming another
+        // inverse, and not both to-many (SwiftData never infers a many-to-many pair).
         func candidates(_ l: ModelLayout, to other: ModelLayout) -> [Slot] {
             l.slots.filter { c in
                 guard c.isRelationship, c.relationship?.inverseKeyPath == nil, let t = c.target else { return false }
@@ -352,7 +353,7 @@ final class ModelLayout: @unchecked Sendable {
         }
         let mine = candidates(self.declaringLayout(of: s), to: target)
         let theirs = candidates(target, to: self.declaringLayout(of: s))
-        if mine.count == 1, theirs.count == 1, mine[0].index == slot,
+        if mine.count == 1, theirs.count == 1, mine[0].index == slot, !(mine[0].isToMany && theirs[0].isToMany),
             !(target === self.declaringLayout(of: s) && theirs[0].index == slot)
         {
             return (target, theirs[0].index)

@@ -143,6 +143,14 @@ public final class Schema: @unchecked Sendable, CustomStringConvertible {
         public var attributes: [Attribute] { layout.slots.compactMap(\.attribute) }
         /// Relationships, inherited ones included, in declaration order.
         public var relationships: [Relationship] { layout.slots.compactMap(\.relationship) }
+        /// Stored attributes, inherited ones included, by property name.
+        public var attributesByName: [String: Attribute] {
+            Dictionary(attributes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        /// Relationships, inherited ones included, by property name.
+        public var relationshipsByName: [String: Relationship] {
+            Dictionary(relationships.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        }
         /// Attributes and relationships, in declaration order.
         public var properties: [any SchemaProperty] {
             layout.slots.map { ($0.attribute as (any SchemaProperty)?) ?? $0.relationship! }

@@ -296,10 +296,12 @@ struct StoreMigration {
             guard let number = new.layout.entity(named: destination)?.number else { return ("NULL", []) }
             return ("CASE WHEN \(quoteIdentifier(key)) IS NULL THEN NULL ELSE \(number) END", [])
         case .toManyKey(let entity, let name):
-            guard case .toManyWithoutInverse(let table, let key)? = try oldRelationship(entity, name, sourceTable: nil),
-                table == sourceTable
-            else { return ("NULL", []) }
-            return (quoteIdentifier(key), [])
+            // A one-way to-many's key, or the to-one inverse key it had before losing that inverse.
+            switch try oldRelationship(entity, name, sourceTable: nil) {
+            case .toManyWithoutInverse(let table, let key)?, .toManyThroughInverse(let table, let key)?:
+                return table == sourceTable ? (quoteIdentifier(key), []) : ("NULL", [])
+            default: return ("NULL", [])
+            }
         }
     }
 
@@ -322,7 +324,31 @@ struct StoreMigration {
                 "changes from \(oldRelationship.isToMany ? "to-many" : "to-one") \(oldRelationship.destination) to \(newRelationship.isToMany ? "to-many" : "to-one") \(newRelationship.destination); a lightweight migration cannot move its links. Add a new relationship and copy the links in a custom stage"
             )
         }
-        return oldEntity.properties[original]
+        let storage = oldEntity.properties[original]
+        if let storage, let now = new.layout.entity(named: entity)?.properties[name] {
+            try checkLinksMove(entity, name, from: storage, to: now)
+        }
+        return storage
+    }
+
+    /// Throws when a to-many's links would have to move between a join table and a key column:
+    /// a many-to-many pair that loses its inverse (or a pair of one-way relationships that gains
+    /// one) keeps its links in another shape that a lightweight migration cannot fill.
+    private func checkLinksMove(
+        _ entity: String, _ name: String, from old: StoreLayout.PropertyStorage, to new: StoreLayout.PropertyStorage
+    ) throws {
+        func isJoin(_ s: StoreLayout.PropertyStorage) -> Bool {
+            if case .manyToMany = s { return true }
+            return false
+        }
+        guard isJoin(old) != isJoin(new) else { return }
+        let shape = { (s: StoreLayout.PropertyStorage) in
+            isJoin(s) ? "a many-to-many pair (a join table)" : "a relationship without a many-to-many inverse"
+        }
+        throw refusal(
+            entity, name,
+            "was stored as \(shape(old)) and is now \(shape(new)); a lightweight migration cannot move its links. Declare `inverse:` as the store's model did, or copy the links in a custom stage"
+        )
     }
 
     private func attributeExpression(

@@ -609,13 +609,13 @@ package enum ConformanceStatus: String, Codable, CaseIterable, Sendable {
     package init(name: String) { self.name = name }
 }
 
-/// A photo of a ``ConformanceAlbum``, with optional many-to-many keywords (inferred inverse).
+/// A photo of a ``ConformanceAlbum``, with optional many-to-many keywords.
 @Model package final class ConformancePhoto {
     /// The photo's caption.
     package var caption: String = ""
     /// The album, nil once removed.
     package var album: ConformanceAlbum?
-    /// Keywords shared by many photos; the inverse is inferred.
+    /// Keywords shared by many photos; ``ConformanceKeyword/photos`` declares the inverse.
     package var keywords: [ConformanceKeyword]? = nil
     /// A photo.
     package init(caption: String) { self.caption = caption }
@@ -625,8 +625,8 @@ package enum ConformanceStatus: String, Codable, CaseIterable, Sendable {
 @Model package final class ConformanceKeyword {
     /// The keyword.
     package var word: String = ""
-    /// The photos carrying it.
-    package var photos: [ConformancePhoto]? = nil
+    /// The photos carrying it (a many-to-many pair is never inferred, so it declares its inverse).
+    @Relationship(inverse: \ConformancePhoto.keywords) package var photos: [ConformancePhoto]? = nil
     /// A keyword.
     package init(word: String) { self.word = word }
 }

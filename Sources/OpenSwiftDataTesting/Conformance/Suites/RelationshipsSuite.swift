@@ -423,7 +423,7 @@ extension ConformanceSuite {
                     try check.expectEqual(
                         album.photos?.map(\.caption).sorted(), ["p1", "p2"], "setting the to-one adds to the list")
                     p1.keywords = [sea]
-                    try check.expectEqual(sea.photos?.map(\.caption), ["p1"], "inferred many-to-many inverse")
+                    try check.expectEqual(sea.photos?.map(\.caption), ["p1"], "declared many-to-many inverse")
                     try context.save()
                     album.photos = nil
                     try check.expectEqual(album.photos?.count, 0, "assigning nil clears the list, which reads []")
