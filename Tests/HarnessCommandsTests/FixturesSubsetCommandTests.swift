@@ -85,4 +85,22 @@ struct FixturesSubsetCommandTests {
                 == 1)
         #expect(try Data(contentsOf: input) == before)
     }
+
+    @Test("FIX-10: subset --schema takes a schema an executable registers with Harness.main(schemas:)")
+    func teamSchema() throws {
+        let scratch = try ScratchDirectory(prefix: "fixtures-subset")
+        let input = scratch.url.appendingPathComponent("users.sqlite")
+        try FixtureFile.write(.users, seed: 2, scale: 40, to: input)
+        let out = scratch.url.appendingPathComponent("team.sqlite")
+        let team = ["team": HarnessSchema(SampleSchema.users.schema)]
+        let arguments = [
+            "fixtures", "subset", input.path, "--schema", "team", "--keep", "AccountUser:7", "--scrub",
+            "AccountUser.email=email", "--out", out.path,
+        ]
+        #expect(Harness.main(arguments, schemas: team) == 0)
+        let fixture = try FixtureDatabase(contentsOf: out, sample: .users, store: .memory)
+        let context = ModelContext(fixture.container)
+        #expect(try context.fetchCount(FetchDescriptor<AccountUser>()) == 7)
+    }
+
 }

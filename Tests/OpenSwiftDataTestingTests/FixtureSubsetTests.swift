@@ -362,4 +362,34 @@ struct FixtureSubsetTests {
         let users = try ModelContext(fixture.container).fetch(FetchDescriptor<AccountUser>())
         #expect(users.count == 50 && users.allSatisfy { $0.email.contains("@") })
     }
+
+    @Test(
+        "FIX-10 FIX-11: inheritance (trips): a named root keeps instances of its sub-entities; keys and entity columns cleared together"
+    )
+    func inheritance() throws {
+        let scratch = try ScratchDirectory(prefix: "fixture-subset")
+        let out = scratch.url.appendingPathComponent("trips.sqlite")
+        let summary = try FixtureSubset.write(
+            from: committedFixtures.appendingPathComponent("trips.sqlite"), schema: SampleSchema.trips.schema,
+            keep: ["TravelTrip": 10, "TravelAccommodation": FixtureSubset.all], seed: 1, to: out)
+        #expect(summary.isValid, "\(summary.text)")
+        let trips = summary.entities.filter { $0.name.hasSuffix("Trip") }.map(\.rowsAfter)
+        #expect(trips.reduce(0, +) == 10, "\(summary.text)")
+        #expect(summary.entities.first { $0.name == "TravelAccommodation" }?.rowsAfter == 500)
+        #expect(summary.entities.first { $0.name == "TravelMeal" }?.rowsAfter == 0)
+        let trip = try #require(
+            StoreGraph(SampleSchema.trips.schema).entity(named: "TravelAccommodation")?.toOnes.first)
+        let entityColumn = try #require(trip.entityColumn, "TravelTrip has sub-entities: the key has an entity column")
+        #expect(
+            try Self.count(
+                out,
+                "SELECT count(*) FROM ZTRAVELACCOMMODATION WHERE (\(trip.keyColumn) IS NULL) != (\(entityColumn) IS NULL)"
+            ) == 0)
+        #expect(
+            try Self.count(out, "SELECT count(*) FROM ZTRAVELACCOMMODATION WHERE \(trip.keyColumn) IS NOT NULL") > 0)
+        let fixture = try FixtureDatabase(contentsOf: out, sample: .trips, store: .memory)
+        let context = ModelContext(fixture.container)
+        #expect(try context.fetchCount(FetchDescriptor<TravelTrip>()) == 10)
+    }
+
 }
