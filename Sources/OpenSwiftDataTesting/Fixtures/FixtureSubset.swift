@@ -108,7 +108,12 @@ public enum FixtureSubset {
             defer { source.close() }
             db = try FixtureFile.reading(input, purpose: .store) {
                 let db = try SQLiteConnection(path: copy.path, mode: .readWriteCreate)
-                try db.copyContents(of: source)
+                do {
+                    try db.copyContents(of: source)
+                } catch {
+                    db.close()
+                    throw error
+                }
                 return db
             }
         }
