@@ -12,13 +12,14 @@ import OpenSwiftDataTesting
 /// harness fixtures verify Fixtures/catalogue.sqlite
 /// harness fixtures verify ~/Downloads/default.store       # no manifest: integrity and metadata
 /// harness fixtures describe ~/Downloads/default.store --json
+/// harness fixtures subset ~/Downloads/default.store --schema catalogue --keep CatalogueProduct:20 --out small.store
 /// ```
 enum FixturesCommand {
     /// The subcommand's options, for the harness's argument parser.
     static let subcommand = Subcommand(
         "fixtures",
         abstract:
-            "Write a seeded fixture database and manifest; 'verify FILE' (against its manifest, or integrity and metadata of a store without one); 'describe FILE' (entities, metadata, tables, indexes of any SwiftData/Core Data store).",
+            "Write a seeded fixture database and manifest; 'verify FILE' (against its manifest, or integrity and metadata of a store without one); 'describe FILE' (entities, metadata, tables, indexes of any SwiftData/Core Data store); 'subset FILE' (a small, referentially complete, optionally scrubbed copy).",
         options: [
             .option(
                 "schema", placeholder: "name",
@@ -37,8 +38,8 @@ enum FixturesCommand {
                 help: "Data traits: " + Traits.named.map(\.name).joined(separator: ", ") + "."),
             .flag("regenerate", help: "With verify: also regenerate from the manifest's seed and compare digests."),
             .flag("json", help: "With describe: print JSON instead of text."),
-        ],
-        positionalPlaceholder: "verify FILE | describe FILE")
+        ] + FixturesSubsetCommand.options,
+        positionalPlaceholder: "verify FILE | describe FILE | subset FILE")
 
     /// The row counts `--scale` takes: up to 10,000,000, ten times the largest fixture the project
     /// builds (the 1,000,000-row benchmark fixtures). The generator holds a scale's rows in memory
@@ -62,12 +63,17 @@ enum FixturesCommand {
     ///
     /// - Throws: ``ArgumentError`` naming the option.
     static func mode(_ args: ParsedArguments, schemas: [String: HarnessSchema] = [:]) throws -> Mode {
+        if let stray = FixturesSubsetCommand.options.map(\.name).first(where: { args.value($0) != nil }) {
+            throw ArgumentError(
+                code: .unexpectedArgument, argument: "--\(stray)",
+                message: "--\(stray) goes with 'fixtures subset FILE'")
+        }
         if let first = args.positionals.first {
             guard first == "verify" || first == "describe", args.positionals.count == 2 else {
                 throw ArgumentError(
                     code: .unexpectedArgument, argument: first,
                     message:
-                        "expected 'fixtures verify FILE', 'fixtures describe FILE' or 'fixtures --schema NAME … --out FILE'"
+                        "expected 'fixtures verify FILE', 'fixtures describe FILE', 'fixtures subset FILE …' or 'fixtures --schema NAME … --out FILE'"
                 )
             }
             if let stray = writeOptions.first(where: { args.value($0) != nil }) {
@@ -129,6 +135,7 @@ enum FixturesCommand {
 
     /// Runs the command; returns the process exit code.
     static func run(_ args: ParsedArguments, schemas: [String: HarnessSchema] = [:]) throws -> Int32 {
+        if args.positionals.first == "subset" { return try FixturesSubsetCommand.run(args, schemas: schemas) }
         switch try mode(args, schemas: schemas) {
         case .verify(let url, let regenerate):
             return try verify(url, regenerate: regenerate)

@@ -14,7 +14,7 @@ import Foundation
 /// The names depend only on the schema, so a container's ``ModelContainer/storeNames`` and a
 /// `StoreNames` built from the same schema agree.
 public struct StoreNames: Sendable {
-    private let layout: StoreLayout
+    let layout: StoreLayout
     private let declared: [String: [String]]
     private let attributeColumns: [String: [String: String]]
 
