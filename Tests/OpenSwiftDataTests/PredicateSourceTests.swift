@@ -102,6 +102,11 @@ struct PredicateSourceTests {
                 == "$0.author.flatMap { conformanceAuthor in conformanceAuthor.name == $0.title } ?? false")
         #expect(body(#Predicate<Book> { $0.subtitle!.count > 2 }) == "$0.subtitle!.count > 2")
         #expect(
+            body(#Predicate<Book> { $0.subtitle.flatMap { $0 } == "s" }) == #"$0.subtitle.flatMap { $0 } == "s""#)
+        #expect(
+            body(#Predicate<Book> { $0.subtitle.flatMap { $0.count + $0.count } == 4 })
+                == "$0.subtitle.flatMap { $0.count + $0.count } == 4")
+        #expect(
             body(#Predicate<Book> { if let s = $0.subtitle { s.isEmpty } else { false } })
                 == "$0.subtitle?.isEmpty ?? false")
     }

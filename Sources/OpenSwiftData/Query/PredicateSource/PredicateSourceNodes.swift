@@ -205,9 +205,11 @@ extension PredicateExpressions.ForcedUnwrap: PredicateSourcePrintable {
 /// Whether a `flatMap`'s transform reads as the tail of an optional chain.
 enum PredicateSourceChain {
     /// True when `transform` is members, calls and subscripts applied to `variable`, which
-    /// occurs nowhere else in it: `v.count`, `v.name.starts(with: "A")`.
+    /// occurs nowhere else in it: `v.count`, `v.name.starts(with: "A")` (not `v` alone).
     static func isChain(_ transform: Any, on variable: PredicateExpressions.VariableID) -> Bool {
-        guard PredicateSource.variableUses(in: transform)[variable] == 1 else { return false }
+        guard !(transform is any PredicateSourceVariable),
+            PredicateSource.variableUses(in: transform)[variable] == 1
+        else { return false }
         var node = transform
         for _ in 0..<PredicateDepth.maximumDepth {
             if let v = node as? any PredicateSourceVariable { return v.sourceKey == variable }
