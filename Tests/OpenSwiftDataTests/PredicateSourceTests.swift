@@ -263,6 +263,10 @@ struct PredicateSourceTests {
         #expect(
             body(#Predicate<Book> { $0.persistentModelID == $0.persistentModelID })
                 == "$0.persistentModelID == $0.persistentModelID")
+        // An inherited attribute is named through the subclass's layout too.
+        #expect(
+            body(#Predicate<ConformanceElectricCar> { $0.wheels > 2 && $0.seats > 1 && $0.batteryKWh > 50.0 })
+                == "$0.wheels > 2 && $0.seats > 1 && $0.batteryKWh > 50.0")
     }
 
     @Test("PRD-25: a node type the printer does not know prints its name and operands")
