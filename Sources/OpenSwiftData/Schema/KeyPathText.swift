@@ -16,6 +16,26 @@ enum KeyPathText {
         return withoutAddresses("\(keyPath)")
     }
 
+    /// The members `keyPath` reads, as they follow a value in source: `city` for
+    /// `\Address.city`, `<computed property of type Int>` for a computed one (`withoutAddresses(_:)`).
+    static func memberText(_ keyPath: AnyKeyPath) -> String {
+        let text = withoutAddresses("\(keyPath)")
+        let root = "\\\(type(of: keyPath).rootType)."
+        if text.hasPrefix(root) { return String(text.dropFirst(root.count)) }
+        // A root type spelled otherwise: the components start after the first `.` outside `<…>`.
+        var angles = 0
+        for (i, c) in zip(text.indices, text) {
+            if c == "<" {
+                angles += 1
+            } else if c == ">" {
+                angles -= 1
+            } else if c == ".", angles == 0 {
+                return String(text[text.index(after: i)...])
+            }
+        }
+        return text
+    }
+
     /// `text` with every `<computed 0x… (T)>` component replaced by `<computed property of type T>`.
     static func withoutAddresses(_ text: String) -> String {
         var out = ""

@@ -78,12 +78,8 @@ public struct QueryCheck: Sendable, CustomStringConvertible {
         fixture: Fixture, only: StoreKind?, datasets: Int
     ) throws -> [Int] {
         var rowsPerDataset: [Int] = []
-        // Printing a predicate walks its tree too: one too deep for the stack is not printed.
-        let predicateText =
-            descriptor.predicate.map { p in
-                (try? PredicateDepth.check(p)) == nil
-                    ? "nested more than \(PredicateDepth.maximumDepth) levels deep (not printed)" : "\(p)"
-            } ?? "none"
+        // The whole predicate as source; levels past PredicateDepth.maximumDepth print as a marker.
+        let predicateText = descriptor.predicate.map { PredicateSource.text($0) } ?? "none"
         for dataset in 0..<max(1, datasets) {
             let data = fixture.reseeded(fixture.seed &+ UInt64(dataset))
             let schema = data.schemaForChecks
