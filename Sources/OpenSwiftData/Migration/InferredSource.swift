@@ -343,7 +343,7 @@ struct InferredSource {
                     let newType = target.model.allAttributes(of: entity).first { $0.name == newName }?.type
                     refuse(
                         entity, newName,
-                        "changes type: the store keeps it in a \(declared) column, the models as \(newType.map(StoreMigration.typeName) ?? "another type") (\(column.type.rawValue)); a lightweight migration cannot convert stored values"
+                        "changes type: the store keeps it in a \(declared) column, the models as \(newType.map(\.swiftName) ?? "another type") (\(column.type.rawValue)); a lightweight migration cannot convert stored values"
                     )
                 }
             }
@@ -495,7 +495,7 @@ struct InferredSource {
                 case .type(let i, let t):
                     refuse(
                         before.name, newName(of: before.attributes[i].name, in: before.name),
-                        "changes type from \(StoreMigration.typeName(t)) to \(StoreMigration.typeName(before.attributes[i].type)); a lightweight migration cannot convert stored values"
+                        "changes type from \(t.swiftName) to \(before.attributes[i].type.swiftName); a lightweight migration cannot convert stored values"
                     )
                     // The migration itself runs only without refusals; keep the models' type.
                     entities[index].attributes[i].type = before.attributes[i].type

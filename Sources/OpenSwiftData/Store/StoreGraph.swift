@@ -125,7 +125,7 @@ package struct StoreGraph: Sendable {
             var column: String? = nil
             if case .column(let c)? = e.properties[a.name] { column = c }
             return Attribute(
-                name: a.name, column: column, typeName: typeName(a.type), isString: a.type == .string,
+                name: a.name, column: column, typeName: a.type.swiftName, isString: a.type == .string,
                 isUnique: unique.contains(a.name))
         }
         var toOnes: [ToOne] = []
@@ -146,25 +146,5 @@ package struct StoreGraph: Sendable {
             name: e.name, number: e.number, table: e.table, kindNumbers: kinds.sorted(),
             attributes: attributes.sorted { $0.name < $1.name }, toOnes: toOnes.sorted { $0.name < $1.name },
             oneWayToManys: oneWay.sorted { $0.name < $1.name })
-    }
-
-    private static func typeName(_ type: StoreModel.AttributeType) -> String {
-        switch type {
-        case .string: "String"
-        case .uri: "URL"
-        case .integer16: "Int16"
-        case .integer32: "Int32"
-        case .integer64: "Int"
-        case .decimal: "Decimal"
-        case .double: "Double"
-        case .float: "Float"
-        case .boolean: "Bool"
-        case .date: "Date"
-        case .binaryData: "Data"
-        case .uuid: "UUID"
-        case .transformable: "transformable"
-        case .composite: "composite (Codable)"
-        case .objectID, .undefined: "undefined"
-        }
     }
 }

@@ -424,10 +424,10 @@ struct StoreMigration {
         func shape(_ a: StoreModel.Attribute) -> String {
             if a.isComposite {
                 return "composite {"
-                    + a.elements.map { "\($0.name): \(StoreMigration.typeName($0.type))" }.joined(separator: ", ") + "}"
+                    + a.elements.map { "\($0.name): \($0.type.swiftName)" }.joined(separator: ", ") + "}"
             }
             if let t = a.valueTransformerName { return "transformable (\(t))" }
-            return StoreMigration.typeName(a.type)
+            return a.type.swiftName
         }
         let before = shape(old)
         let after = shape(new)
@@ -436,27 +436,6 @@ struct StoreMigration {
             entity, name,
             "changes type from \(before) to \(after); a lightweight migration cannot convert stored values. Use a custom stage: add a new attribute, copy converted values in didMigrate, remove the old one in a later version"
         )
-    }
-
-    static func typeName(_ type: StoreModel.AttributeType) -> String {
-        switch type {
-        case .integer16: "Int16"
-        case .integer32: "Int32"
-        case .integer64: "Int"
-        case .decimal: "Decimal"
-        case .double: "Double"
-        case .float: "Float"
-        case .string: "String"
-        case .boolean: "Bool"
-        case .date: "Date"
-        case .binaryData: "Data"
-        case .uuid: "UUID"
-        case .uri: "URL"
-        case .transformable: "transformable"
-        case .objectID: "objectID"
-        case .composite: "composite"
-        case .undefined: "undefined"
-        }
     }
 
     /// The declared default of an attribute (or of one composite element), as stored.

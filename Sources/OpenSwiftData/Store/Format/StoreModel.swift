@@ -222,3 +222,27 @@ extension StoreModel {
         var isToMany: Bool { maxCount != 1 }
     }
 }
+
+extension StoreModel.AttributeType {
+    /// The Swift type an attribute of this type holds, for messages (`Int`, `Date`, `composite`).
+    var swiftName: String {
+        switch self {
+        case .integer16: "Int16"
+        case .integer32: "Int32"
+        case .integer64: "Int"
+        case .decimal: "Decimal"
+        case .double: "Double"
+        case .float: "Float"
+        case .string: "String"
+        case .boolean: "Bool"
+        case .date: "Date"
+        case .binaryData: "Data"
+        case .uuid: "UUID"
+        case .uri: "URL"
+        case .transformable: "transformable"
+        case .objectID: "objectID"
+        case .composite: "composite"
+        case .undefined: "undefined"
+        }
+    }
+}
