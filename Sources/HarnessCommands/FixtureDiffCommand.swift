@@ -49,7 +49,8 @@ enum FixtureDiffCommand {
         }
         if args.flag("regenerate") {
             throw ArgumentError(
-                code: .unexpectedArgument, argument: "--regenerate", message: "--regenerate goes with 'fixtures verify FILE'")
+                code: .unexpectedArgument, argument: "--regenerate",
+                message: "--regenerate goes with 'fixtures verify FILE'")
         }
         if args.flag("json"), args.value("limit") != nil {
             throw ArgumentError(

@@ -36,7 +36,9 @@ struct FixtureDiffCommandTests {
 
     @Test("the request: two files, the schema by name, the limit; --schema of an unknown name is refused")
     func request() throws {
-        let args = try Harness.parser.parse(["fixtures", "diff", "a.sqlite", "b.sqlite", "--schema", "users", "--limit", "3"])
+        let args = try Harness.parser.parse([
+            "fixtures", "diff", "a.sqlite", "b.sqlite", "--schema", "users", "--limit", "3",
+        ])
         let request = try FixtureDiffCommand.request(args, schemas: [:])
         #expect(request.a.lastPathComponent == "a.sqlite" && request.b.lastPathComponent == "b.sqlite")
         #expect(request.schema != nil && request.limit == 3 && !request.json)

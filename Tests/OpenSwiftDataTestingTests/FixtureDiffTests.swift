@@ -70,7 +70,7 @@ struct FixtureDiffTests {
             + (FileManager.default.fileExists(atPath: wal.path) ? [try Data(contentsOf: wal)] : [])
     }
 
-    @Test("FIX-20: two fixtures of the same seed are identical; the files keep their bytes")
+    @Test("FIX-20, FIX-26: two fixtures of the same seed are identical; neither file changes")
     func identical() throws {
         let scratch = try ScratchDirectory(prefix: "diff")
         let a = try Self.catalogue(scratch.url, "a.sqlite")
@@ -92,8 +92,12 @@ struct FixtureDiffTests {
         let b = try Self.catalogue(scratch.url, "b.sqlite")
         try Self.edit(b, [#"UPDATE ZCATALOGUEPRODUCT SET ZNAME = 'Desk "lamp"' || char(10) WHERE Z_PK = 3"#])
         let old = try #require(
-            try SQLiteConnection(path: a.path, mode: .readOnly).scalar("SELECT ZNAME FROM ZCATALOGUEPRODUCT WHERE Z_PK = 3"))
-        guard case .text(let oldName) = old else { Issue.record("no name"); return }
+            try SQLiteConnection(path: a.path, mode: .readOnly).scalar(
+                "SELECT ZNAME FROM ZCATALOGUEPRODUCT WHERE Z_PK = 3"))
+        guard case .text(let oldName) = old else {
+            Issue.record("no name")
+            return
+        }
 
         let diff = try FixtureDiff(a, b, schema: SampleSchema.catalogue.schema)
         #expect(!diff.isIdentical && diff.schema.isEmpty)
@@ -131,17 +135,26 @@ struct FixtureDiffTests {
         let products = diff.rows[0]
         #expect(products.removed == 1 && products.added == 0 && products.changed == 0)
         #expect(products.changes.first?.key == "CatalogueProduct#5")
-        #expect(products.changes.first?.values.contains { $0.property == "category" && $0.old?.hasPrefix("CatalogueCategory#") == true } == true)
-        #expect(products.changes.first?.values.contains { $0.property == "addedAt" && $0.old?.hasSuffix("Z") == true } == true)
-        #expect(diff.rows[1].changes == [
-            FixtureDiff.RowChange(kind: .added, key: "CatalogueTag#51", values: [FixtureDiff.Value(property: "label", new: #""tab\tbed""#)])
-        ])
+        #expect(
+            products.changes.first?.values.contains {
+                $0.property == "category" && $0.old?.hasPrefix("CatalogueCategory#") == true
+            } == true)
+        #expect(
+            products.changes.first?.values.contains { $0.property == "addedAt" && $0.old?.hasSuffix("Z") == true }
+                == true)
+        #expect(
+            diff.rows[1].changes == [
+                FixtureDiff.RowChange(
+                    kind: .added, key: "CatalogueTag#51",
+                    values: [FixtureDiff.Value(property: "label", new: #""tab\tbed""#)])
+            ])
         #expect(diff.rows[2].removed == links.count && diff.rows[2].added == 0)
         #expect(diff.rows[2].changes.allSatisfy { $0.key.hasPrefix("CatalogueProduct#5 CatalogueTag#") })
         let counts = Dictionary(uniqueKeysWithValues: diff.counts.map { ($0.name, $0.delta) })
         #expect(counts == ["CatalogueCategory": 0, "CatalogueProduct": -1, "CatalogueTag": 1, "Z_2TAGS": -links.count])
         let text = diff.text(limit: 1)
-        #expect(text.contains("  Z_2TAGS (by Z_2PRODUCTS, Z_3TAGS): 0 added, \(links.count) removed, 0 changed"), "\(text)")
+        #expect(
+            text.contains("  Z_2TAGS (by Z_2PRODUCTS, Z_3TAGS): 0 added, \(links.count) removed, 0 changed"), "\(text)")
         if links.count > 1 { #expect(text.contains("    … and \(links.count - 1) more"), "\(text)") }
         #expect(text.hasSuffix("differ: 0 schema changes, 3 entities with changed rows\n"), "\(text)")
     }
@@ -210,6 +223,22 @@ struct FixtureDiffTests {
         #expect(part.changes.map(\.line) == [#"~ Part#1  score: 3 → "3""#], "\(part.changes.map(\.line))")
     }
 
+    @Test("FIX-24: the same files give the same text and JSON; rows in natural key order (#9 before #10)")
+    func deterministic() throws {
+        let scratch = try ScratchDirectory(prefix: "diff")
+        let a = try Self.catalogue(scratch.url, "a.sqlite")
+        let b = try Self.catalogue(scratch.url, "b.sqlite")
+        try Self.edit(b, ["UPDATE ZCATALOGUEPRODUCT SET ZSTOCK = ZSTOCK + 1 WHERE Z_PK IN (2, 9, 10, 21)"])
+        let first = try FixtureDiff(a, b)
+        let second = try FixtureDiff(a, b)
+        #expect(first.text() == second.text())
+        #expect(try first.json() == second.json())
+        #expect(
+            first.rows.first?.changes.map(\.key) == [
+                "CatalogueProduct#2", "CatalogueProduct#9", "CatalogueProduct#10", "CatalogueProduct#21",
+            ])
+    }
+
     @Test("FIX-25: the JSON decodes to an equal value; its keys are the documented ones")
     func jsonRoundTrip() throws {
         let scratch = try ScratchDirectory(prefix: "diff")
@@ -224,7 +253,9 @@ struct FixtureDiffTests {
         #expect(try diff.json() == data, "FIX-24: the same files give the same bytes")
     }
 
-    @Test("FIX-27: a missing file, a file that is no SQLite database and an SQLite file that is no store are one-line errors")
+    @Test(
+        "FIX-27: a missing file, a file that is no SQLite database and an SQLite file that is no store are one-line errors"
+    )
     func unreadable() throws {
         let scratch = try ScratchDirectory(prefix: "diff")
         let a = try Self.catalogue(scratch.url, "a.sqlite")
@@ -237,7 +268,8 @@ struct FixtureDiffTests {
             (text, "not an SQLite database"), (plain, "not a SwiftData or Core Data store"),
         ] {
             let error = try #require(throws: SwiftDataError.self) { try FixtureDiff(a, other) }
-            #expect(error.message.contains(words) && error.message.contains(other.lastPathComponent), "\(error.message)")
+            #expect(
+                error.message.contains(words) && error.message.contains(other.lastPathComponent), "\(error.message)")
             #expect(!error.message.contains("\n"))
         }
     }

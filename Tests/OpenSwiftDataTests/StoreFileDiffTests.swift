@@ -49,7 +49,9 @@ struct StoreFileDiffTests {
         #expect(diff.rows.map(\.matchedBy) == [["Z_PK"], ["Z_PK"], ["ZNAME"]])
         let lines = diff.rows.flatMap(\.changes).map(\.line)
         #expect(lines.count == 3)
-        #expect(lines[0].hasPrefix("- Component#2  ZCOUNT: 2, ZCRAFTINGRECIPE: ?#2, ZITEM: ?#1, ZID: <16 bytes sha256:"), "\(lines)")
+        #expect(
+            lines[0].hasPrefix("- Component#2  ZCOUNT: 2, ZCRAFTINGRECIPE: ?#2, ZITEM: ?#1, ZID: <16 bytes sha256:"),
+            "\(lines)")
         #expect(lines[1] == #"~ CraftingRecipe#1  ZPRODUCEDITEMCOUNT: "4" → "6""#, "\(lines)")
         #expect(lines[2] == #"+ Item ZNAME="Board"  ZCRAFTINGRECIPE: ?#2, ZNAME: "Board""#, "\(lines)")
 
@@ -58,8 +60,11 @@ struct StoreFileDiffTests {
         let namedLines = named.rows.flatMap(\.changes).map(\.line)
         #expect(named.rows.map(\.matchedBy) == [["Z_PK"], ["Z_PK"], ["name"]])
         #expect(namedLines.count == 3)
-        #expect(namedLines[0].hasPrefix("- Component#2  count: 2, craftingRecipe: CraftingRecipe#2, item: Item#1, id: "), "\(namedLines)")
-        #expect(namedLines[2] == #"+ Item name="Board"  craftingRecipe: CraftingRecipe#2, name: "Board""#, "\(namedLines)")
+        #expect(
+            namedLines[0].hasPrefix("- Component#2  count: 2, craftingRecipe: CraftingRecipe#2, item: Item#1, id: "),
+            "\(namedLines)")
+        #expect(
+            namedLines[2] == #"+ Item name="Board"  craftingRecipe: CraftingRecipe#2, name: "Board""#, "\(namedLines)")
         #expect(try Self.bytes(url) == before, "FIX-26: the original keeps its bytes")
         #expect(try FixtureDiff(url, url).isIdentical)
     }

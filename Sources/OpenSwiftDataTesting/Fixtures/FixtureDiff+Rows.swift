@@ -90,29 +90,39 @@ extension StoreSnapshot {
         var changes: [(sort: SortKey, change: FixtureDiff.RowChange)] = []
         func label(_ key: String, _ row: Row) -> String { byPK ? "\(name)#\(row.key)" : "\(name) \(key)" }
         for (key, row) in before where after[key] == nil {
-            let values = shared.map { FixtureDiff.Value(property: $0.new.name, old: a.render(row.values[$0.old.column] ?? .null, $0.old, row)) }
+            let values = shared.map {
+                FixtureDiff.Value(property: $0.new.name, old: a.render(row.values[$0.old.column] ?? .null, $0.old, row))
+            }
             changes.append((SortKey(key), FixtureDiff.RowChange(kind: .removed, key: label(key, row), values: values)))
         }
         for (key, row) in after {
             guard let was = before[key] else {
-                let values = shared.map { FixtureDiff.Value(property: $0.new.name, new: b.render(row.values[$0.new.column] ?? .null, $0.new, row)) }
-                changes.append((SortKey(key), FixtureDiff.RowChange(kind: .added, key: label(key, row), values: values)))
+                let values = shared.map {
+                    FixtureDiff.Value(
+                        property: $0.new.name, new: b.render(row.values[$0.new.column] ?? .null, $0.new, row))
+                }
+                changes.append(
+                    (SortKey(key), FixtureDiff.RowChange(kind: .added, key: label(key, row), values: values)))
                 continue
             }
             var values: [FixtureDiff.Value] = []
-            if was.key != row.key { values.append(FixtureDiff.Value(property: "Z_PK", old: String(was.key), new: String(row.key))) }
+            if was.key != row.key {
+                values.append(FixtureDiff.Value(property: "Z_PK", old: String(was.key), new: String(row.key)))
+            }
             for pair in shared {
                 let oldValue = was.values[pair.old.column] ?? .null
                 let newValue = row.values[pair.new.column] ?? .null
                 let oldEntity = pair.old.entityColumn.flatMap { was.values[$0] }
                 let newEntity = pair.new.entityColumn.flatMap { row.values[$0] }
-                let oldText = a.render(oldValue, pair.old, was)
-                let newText = b.render(newValue, pair.new, row)
-                guard oldValue != newValue || oldEntity != newEntity || oldText != newText else { continue }
-                values.append(FixtureDiff.Value(property: pair.new.name, old: oldText, new: newText))
+                guard oldValue != newValue || oldEntity != newEntity else { continue }
+                values.append(
+                    FixtureDiff.Value(
+                        property: pair.new.name, old: a.render(oldValue, pair.old, was),
+                        new: b.render(newValue, pair.new, row)))
             }
             if !values.isEmpty {
-                changes.append((SortKey(key), FixtureDiff.RowChange(kind: .changed, key: label(key, was), values: values)))
+                changes.append(
+                    (SortKey(key), FixtureDiff.RowChange(kind: .changed, key: label(key, was), values: values)))
             }
         }
         changes.sort { $0.sort < $1.sort }
@@ -137,7 +147,7 @@ extension StoreSnapshot {
                     out.insert(
                         table.columns.enumerated().map { i, column in
                             let value = statement.value(at: Int32(i))
-                            guard case .integer(let key) = value else { return snapshot.render(value) }
+                            guard case .integer(let key) = value else { return StoreSnapshot.renderStored(value) }
                             return "\(table.entities[column] ?? "?")#\(key)"
                         }.joined(separator: " "))
                 }

@@ -33,7 +33,9 @@ extension StoreSnapshot {
             }
             if entityChanges.isEmpty, let oldHash = old.versionHash, let newHash = new.versionHash, oldHash != newHash {
                 entityChanges.append(
-                    Change(kind: .versionHashChanged, entity: name, old: String(oldHash.prefix(12)), new: String(newHash.prefix(12))))
+                    Change(
+                        kind: .versionHashChanged, entity: name, old: String(oldHash.prefix(12)),
+                        new: String(newHash.prefix(12))))
             }
             changes += entityChanges
         }
@@ -49,8 +51,10 @@ extension StoreSnapshot {
     /// Added, removed and changed properties `name` declares (inherited ones are its parent's).
     private static func propertyChanges(_ name: String, _ old: Entity, _ new: Entity) -> [FixtureDiff.SchemaChange] {
         typealias Change = FixtureDiff.SchemaChange
-        let before = Dictionary(old.properties.filter { $0.owner == name }.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-        let after = Dictionary(new.properties.filter { $0.owner == name }.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let before = Dictionary(
+            old.properties.filter { $0.owner == name }.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let after = Dictionary(
+            new.properties.filter { $0.owner == name }.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         var changes: [Change] = []
         for (property, was) in before where after[property] == nil {
             changes.append(Change(kind: .propertyRemoved, entity: name, property: property, old: was.signature))
@@ -63,7 +67,8 @@ extension StoreSnapshot {
             if was.declaredType != now.declaredType
                 || (was.swiftType != nil && now.swiftType != nil && was.swiftType != now.swiftType)
             {
-                changes.append(Change(kind: .typeChanged, entity: name, property: property, old: was.typeText, new: now.typeText))
+                changes.append(
+                    Change(kind: .typeChanged, entity: name, property: property, old: was.typeText, new: now.typeText))
             }
             if let before = was.isOptional, let after = now.isOptional, before != after {
                 changes.append(
@@ -72,21 +77,25 @@ extension StoreSnapshot {
                         old: before ? "optional" : "required", new: after ? "optional" : "required"))
             }
             if let before = was.destination, let after = now.destination, before != after {
-                changes.append(Change(kind: .destinationChanged, entity: name, property: property, old: before, new: after))
+                changes.append(
+                    Change(kind: .destinationChanged, entity: name, property: property, old: before, new: after))
             }
         }
         return changes
     }
 
     /// Join tables of `name` (their `Z_<n>` prefix is its number) only one file has.
-    private static func joinTableChanges(_ name: String, _ a: StoreSnapshot, _ b: StoreSnapshot) -> [FixtureDiff.SchemaChange] {
+    private static func joinTableChanges(_ name: String, _ a: StoreSnapshot, _ b: StoreSnapshot) -> [FixtureDiff
+        .SchemaChange]
+    {
         let before = Set(a.joinTables.values.filter { $0.owner == name }.map(\.name))
         let after = Set(b.joinTables.values.filter { $0.owner == name }.map(\.name))
         return before.subtracting(after).map {
             FixtureDiff.SchemaChange(kind: .propertyRemoved, entity: name, property: $0, old: "many-to-many join table")
         }
             + after.subtracting(before).map {
-                FixtureDiff.SchemaChange(kind: .propertyAdded, entity: name, property: $0, new: "many-to-many join table")
+                FixtureDiff.SchemaChange(
+                    kind: .propertyAdded, entity: name, property: $0, new: "many-to-many join table")
             }
     }
 
@@ -97,8 +106,11 @@ extension StoreSnapshot {
         for (name, entity) in b.entities { rows[name, default: (nil, nil)].b = entity.description.rows }
         for (name, table) in a.joinTables { rows[name, default: (nil, nil)].a = table.rows }
         for (name, table) in b.joinTables { rows[name, default: (nil, nil)].b = table.rows }
-        return rows.map { FixtureDiff.RowCount(name: $0.key, a: $0.value.a, b: $0.value.b, delta: ($0.value.b ?? 0) - ($0.value.a ?? 0)) }
-            .sorted { $0.name < $1.name }
+        return rows.map {
+            FixtureDiff.RowCount(
+                name: $0.key, a: $0.value.a, b: $0.value.b, delta: ($0.value.b ?? 0) - ($0.value.a ?? 0))
+        }
+        .sorted { $0.name < $1.name }
     }
 }
 

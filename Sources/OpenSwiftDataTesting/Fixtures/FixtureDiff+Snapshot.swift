@@ -174,8 +174,10 @@ struct StoreSnapshot {
         let root = lineage.last ?? entity.name
         let table = entity.table ?? ""
         let keyIndexed = Set(
-            indexes.filter { $0.table == table && $0.columns.count == 1 && $0.name == "\(table)_\($0.columns[0])_INDEX" }
-                .map { $0.columns[0] })
+            indexes.filter {
+                $0.table == table && $0.columns.count == 1 && $0.name == "\(table)_\($0.columns[0])_INDEX"
+            }
+            .map { $0.columns[0] })
         let entityColumns = Dictionary(
             columns.compactMap { column in entityColumn(column.name).map { ($0.keyColumn, column.name) } },
             uniquingKeysWith: { a, _ in a })
@@ -220,7 +222,8 @@ struct StoreSnapshot {
                             destination: nil, owner: entityName)
                     }
                 } else {
-                    for (element, column) in names.elementColumns(entityName, attribute.name) where claims[column] == nil {
+                    for (element, column) in names.elementColumns(entityName, attribute.name)
+                    where claims[column] == nil {
                         claims[column] = Claim(
                             name: "\(attribute.name).\(element)", swiftType: nil, isOptional: true, destination: nil,
                             owner: entityName)

@@ -228,7 +228,8 @@ public struct FixtureDiff: Codable, Sendable, Equatable {
         schema = StoreSnapshot.schemaChanges(old, new)
         counts = StoreSnapshot.counts(old, new)
         rows = try StoreSnapshot.rowChanges(old, new)
-        identical = schema.isEmpty && rows.isEmpty && counts.allSatisfy { $0.delta == 0 && ($0.a == nil) == ($0.b == nil) }
+        identical =
+            schema.isEmpty && rows.isEmpty && counts.allSatisfy { $0.delta == 0 && ($0.a == nil) == ($0.b == nil) }
     }
 
     /// The difference as pretty-printed JSON with sorted keys (what `fixtures diff --json`
