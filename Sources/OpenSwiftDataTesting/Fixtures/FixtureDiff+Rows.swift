@@ -63,7 +63,9 @@ extension StoreSnapshot {
         // Readable keys first: a constraint over a blob column (a UUID, data) comes last.
         let blobs = Set(shared.filter { $0.new.declaredType == "BLOB" }.map(\.new.name))
         let groups = old.uniqueness.filter { new.uniqueness.contains($0) }
-        for group in groups.filter({ !$0.contains(where: blobs.contains) }) + groups.filter({ $0.contains(where: blobs.contains) }) {
+        for group in groups.filter({ !$0.contains(where: blobs.contains) })
+            + groups.filter({ $0.contains(where: blobs.contains) })
+        {
             let uniqueKey: (Row, StoreSnapshot, [StoreSnapshot.Property]) -> String? = { row, snapshot, properties in
                 var parts: [String] = []
                 for property in group {

@@ -16,7 +16,7 @@ import OpenSwiftData
 /// `harness fixtures diff A B [--schema NAME] [--json] [--limit N]` prints it and exits 0 when
 /// the files hold the same schema and rows, 1 when they differ, 2 when one cannot be read.
 ///
-/// The rules (FIX-20…FIX-27 in the behaviour reference):
+/// The rules (FIX-20…FIX-28 in the behaviour reference):
 /// - **Schema** comes from the files: entities from `Z_PRIMARYKEY`, properties from each
 ///   entity table's columns and declared types, uniqueness from the unique indexes, many-to-many
 ///   relationships from the join tables, and each entity's version hash from `Z_METADATA`. A
@@ -25,7 +25,8 @@ import OpenSwiftData
 /// - **Rows** are matched by `Z_PK`, or by the entity's first uniqueness constraint when every
 ///   row of both files has a distinct, non-nil value for it. `Z_OPT` (Core Data's save
 ///   counter), `Z_MAX`, the store's UUID and the persistent history are bookkeeping, not content,
-///   and are not compared.
+///   and are not compared. An entity only one file has is a schema change and a row count; its
+///   rows are not listed one by one.
 /// - **Order** is deterministic: entities by name, rows by key, properties in column order.
 public struct FixtureDiff: Codable, Sendable, Equatable {
     /// The version of this JSON shape; a change to its meaning increments it.
