@@ -25,7 +25,8 @@ enum FixturesCommand {
                 "schema", placeholder: "name",
                 help: "Sample schema: "
                     + SampleSchema.all.map { "\($0.name) (\($0.summary))" }.joined(separator: "; ")
-                    + "; or a schema your executable registers with Harness.main(schemas:)."),
+                    + "; or a schema your executable registers with Harness.main(schemas:). With diff: names both files' properties."
+            ),
             .option("seed", placeholder: "S", range: .seed, help: "The seed; default 1."),
             .option(
                 "scale", placeholder: "N", range: .integers(scales),

@@ -130,7 +130,8 @@ extension StoreSnapshot {
                     (SortKey(key), FixtureDiff.RowChange(kind: .changed, key: label(key, was), values: values)))
             }
         }
-        changes.sort { $0.sort < $1.sort }
+        // Sorting positions, not the changes themselves, keeps their arrays from being copied.
+        changes = changes.indices.sorted { changes[$0].sort < changes[$1].sort }.map { changes[$0] }
         return FixtureDiff.EntityRows(
             name: name, matchedBy: matchedBy,
             added: changes.filter { $0.change.kind == .added }.count,
@@ -164,7 +165,7 @@ extension StoreSnapshot {
         let changes =
             before.subtracting(after).map { (SortKey($0), FixtureDiff.RowChange(kind: .removed, key: $0, values: [])) }
             + after.subtracting(before).map { (SortKey($0), FixtureDiff.RowChange(kind: .added, key: $0, values: [])) }
-        let sorted = changes.sorted { $0.0 < $1.0 }.map(\.1)
+        let sorted = changes.indices.sorted { changes[$0].0 < changes[$1].0 }.map { changes[$0].1 }
         return FixtureDiff.EntityRows(
             name: new.name, matchedBy: new.columns,
             added: sorted.filter { $0.kind == .added }.count, removed: sorted.filter { $0.kind == .removed }.count,
@@ -176,10 +177,17 @@ extension StoreSnapshot {
     struct SortKey: Comparable {
         var text: [UInt8]
 
+        /// A key that is a bare `Z_PK`, compared as a number without walking its digits.
+        var number: Int64?
+
         /// The position of `key` (a bare `Z_PK` sorts as a number by the same rule).
-        init(_ key: String) { text = Array(key.utf8) }
+        init(_ key: String) {
+            text = Array(key.utf8)
+            number = text.count < 19 && !text.isEmpty && text.allSatisfy(Self.isDigit) ? Int64(key) : nil
+        }
 
         static func < (x: SortKey, y: SortKey) -> Bool {
+            if let m = x.number, let n = y.number, m != n { return m < n }
             let a = x.text
             let b = y.text
             var i = 0
