@@ -47,6 +47,22 @@ enum DiffV2: VersionedSchema {
     }
 }
 
+/// Version 3: only `Part.rating` changes, from optional to required; the columns stay the same.
+enum DiffV3: VersionedSchema {
+    static let versionIdentifier = Schema.Version(3, 0, 0)
+    static var models: [any PersistentModel.Type] { [Part.self, DiffV2.Tray.self] }
+
+    @Model final class Part {
+        var title: String?
+        var score: String
+        var rating: Double = 0
+        init(title: String, score: String) {
+            self.title = title
+            self.score = score
+        }
+    }
+}
+
 @Suite("Fixture diff")
 struct FixtureDiffTests {
     /// A catalogue fixture at `name` in `dir`.
@@ -221,6 +237,32 @@ struct FixtureDiffTests {
         #expect(!diff.isIdentical)
         let part = try #require(diff.rows.first { $0.name == "Part" })
         #expect(part.changes.map(\.line) == [#"~ Part#1  score: 3 → "3""#], "\(part.changes.map(\.line))")
+    }
+
+    @Test("FIX-21: a change the columns do not show is a changed version hash; the schemas name it")
+    func versionHashOnly() throws {
+        let scratch = try ScratchDirectory(prefix: "diff")
+        let a = scratch.url.appendingPathComponent("v2.store")
+        let b = scratch.url.appendingPathComponent("v3.store")
+        let v2 = Schema(versionedSchema: DiffV2.self)
+        let v3 = Schema(versionedSchema: DiffV3.self)
+        do {
+            let context = ModelContext(try ModelContainer(for: v2, configurations: ModelConfiguration(url: a)))
+            context.insert(DiffV2.Part(title: "bolt", score: "3"))
+            try context.save()
+        }
+        do {
+            let context = ModelContext(try ModelContainer(for: v3, configurations: ModelConfiguration(url: b)))
+            context.insert(DiffV3.Part(title: "bolt", score: "3"))
+            try context.save()
+        }
+        let bare = try FixtureDiff(a, b)
+        #expect(bare.schema.map(\.kind) == [.versionHashChanged], "\(bare.schema.map(\.line))")
+        #expect(bare.schema.first?.entity == "Part")
+        let named = try FixtureDiff(a, b, schemaA: v2, schemaB: v3)
+        #expect(named.schema.map(\.line) == ["~ Part.rating: optional → required"], "\(named.schema.map(\.line))")
+        // The stored rows: rating NULL in A, 0 in B.
+        #expect(named.rows.flatMap(\.changes).map(\.line) == ["~ Part#1  rating: nil → 0.0"])
     }
 
     @Test("FIX-24: the same files give the same text and JSON; rows in natural key order (#9 before #10)")
