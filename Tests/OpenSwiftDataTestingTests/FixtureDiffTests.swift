@@ -211,6 +211,7 @@ struct FixtureDiffTests {
         do {
             let context = ModelContext(try ModelContainer(for: v2, configurations: ModelConfiguration(url: b)))
             context.insert(DiffV2.Part(title: "bolt", score: "3"))
+            context.insert(DiffV2.Part(title: "nut", score: "4"))
             context.insert(DiffV2.Tray(size: 2))
             try context.save()
         }
@@ -236,7 +237,12 @@ struct FixtureDiffTests {
             ], "\(bare.schema.map(\.line))")
         #expect(!diff.isIdentical)
         let part = try #require(diff.rows.first { $0.name == "Part" })
-        #expect(part.changes.map(\.line) == [#"~ Part#1  score: 3 → "3""#], "\(part.changes.map(\.line))")
+        // An added row shows every value B stores, the new column's too.
+        #expect(
+            part.changes.map(\.line) == [
+                #"~ Part#1  score: 3 → "3""#, #"+ Part#2  rating: nil, score: "4", title: "nut""#,
+            ],
+            "\(part.changes.map(\.line))")
     }
 
     @Test("FIX-21: a change the columns do not show is a changed version hash; the schemas name it")

@@ -56,8 +56,9 @@ extension StoreSnapshot {
         func columns(_ side: [StoreSnapshot.Property]) -> [String] {
             side.map(\.column) + side.compactMap(\.entityColumn)
         }
-        let oldRows = try a.rows(of: old, columns: columns(shared.map(\.old)))
-        let newRows = try b.rows(of: new, columns: columns(shared.map(\.new)))
+        // Every column of each side: an added or removed row shows all its values.
+        let oldRows = try a.rows(of: old, columns: columns(old.properties))
+        let newRows = try b.rows(of: new, columns: columns(new.properties))
         var matchedBy = ["Z_PK"]
         var keyOf: (Row, StoreSnapshot, [StoreSnapshot.Property]) -> String? = { row, _, _ in String(row.key) }
         // Readable keys first: a constraint over a blob column (a UUID, data) comes last.
@@ -76,8 +77,8 @@ extension StoreSnapshot {
                 }
                 return parts.joined(separator: " ")
             }
-            let oldKeys = oldRows.map { uniqueKey($0, a, shared.map(\.old)) }
-            let newKeys = newRows.map { uniqueKey($0, b, shared.map(\.new)) }
+            let oldKeys = oldRows.map { uniqueKey($0, a, old.properties) }
+            let newKeys = newRows.map { uniqueKey($0, b, new.properties) }
             let usable = [oldKeys, newKeys].allSatisfy { keys in
                 !keys.contains(nil) && Set(keys.compactMap { $0 }).count == keys.count
             }
@@ -89,22 +90,21 @@ extension StoreSnapshot {
         }
         let byPK = matchedBy == ["Z_PK"]
         var before: [String: Row] = [:]
-        for row in oldRows { before[keyOf(row, a, shared.map(\.old)) ?? ""] = row }
+        for row in oldRows { before[keyOf(row, a, old.properties) ?? ""] = row }
         var after: [String: Row] = [:]
-        for row in newRows { after[keyOf(row, b, shared.map(\.new)) ?? ""] = row }
+        for row in newRows { after[keyOf(row, b, new.properties) ?? ""] = row }
         var changes: [(sort: SortKey, change: FixtureDiff.RowChange)] = []
         func label(_ key: String, _ row: Row) -> String { byPK ? "\(name)#\(row.key)" : "\(name) \(key)" }
         for (key, row) in before where after[key] == nil {
-            let values = shared.map {
-                FixtureDiff.Value(property: $0.new.name, old: a.render(row.values[$0.old.column] ?? .null, $0.old, row))
+            let values = old.properties.map {
+                FixtureDiff.Value(property: $0.name, old: a.render(row.values[$0.column] ?? .null, $0, row))
             }
             changes.append((SortKey(key), FixtureDiff.RowChange(kind: .removed, key: label(key, row), values: values)))
         }
         for (key, row) in after {
             guard let was = before[key] else {
-                let values = shared.map {
-                    FixtureDiff.Value(
-                        property: $0.new.name, new: b.render(row.values[$0.new.column] ?? .null, $0.new, row))
+                let values = new.properties.map {
+                    FixtureDiff.Value(property: $0.name, new: b.render(row.values[$0.column] ?? .null, $0, row))
                 }
                 changes.append(
                     (SortKey(key), FixtureDiff.RowChange(kind: .added, key: label(key, row), values: values)))
