@@ -13,19 +13,21 @@ import OpenSwiftDataTesting
 /// harness fixtures verify ~/Downloads/default.store       # no manifest: integrity and metadata
 /// harness fixtures describe ~/Downloads/default.store --json
 /// harness fixtures subset ~/Downloads/default.store --schema catalogue --keep CatalogueProduct:20 --out small.store
+/// harness fixtures diff old.sqlite new.sqlite --limit 20   # FixtureDiffCommand; exit 1 when they differ
 /// ```
 enum FixturesCommand {
     /// The subcommand's options, for the harness's argument parser.
     static let subcommand = Subcommand(
         "fixtures",
         abstract:
-            "Write a seeded fixture database and manifest; 'verify FILE' (against its manifest, or integrity and metadata of a store without one); 'describe FILE' (entities, metadata, tables, indexes of any SwiftData/Core Data store); 'subset FILE' (a small, referentially complete, optionally scrubbed copy).",
+            "Write a seeded fixture database and manifest; 'verify FILE' (against its manifest, or integrity and metadata of a store without one); 'describe FILE' (entities, metadata, tables, indexes of any SwiftData/Core Data store); 'subset FILE' (a small, referentially complete, optionally scrubbed copy); 'diff A B' (schema, row counts and changed rows between two stores; exit 0 identical, 1 different, 2 unreadable).",
         options: [
             .option(
                 "schema", placeholder: "name",
                 help: "Sample schema: "
                     + SampleSchema.all.map { "\($0.name) (\($0.summary))" }.joined(separator: "; ")
-                    + "; or a schema your executable registers with Harness.main(schemas:)."),
+                    + "; or a schema your executable registers with Harness.main(schemas:). With diff: names both files' properties."
+            ),
             .option("seed", placeholder: "S", range: .seed, help: "The seed; default 1."),
             .option(
                 "scale", placeholder: "N", range: .integers(scales),
@@ -37,9 +39,12 @@ enum FixturesCommand {
                 "traits", placeholder: "a,b", list: true,
                 help: "Data traits: " + Traits.named.map(\.name).joined(separator: ", ") + "."),
             .flag("regenerate", help: "With verify: also regenerate from the manifest's seed and compare digests."),
-            .flag("json", help: "With describe: print JSON instead of text."),
+            .flag("json", help: "With describe or diff: print JSON instead of text."),
+            .option(
+                "limit", placeholder: "N", range: .integers(FixtureDiffCommand.limits),
+                help: "With diff: changed rows printed per entity, then '… and K more'; default all."),
         ] + FixturesSubsetCommand.options,
-        positionalPlaceholder: "verify FILE | describe FILE | subset FILE")
+        positionalPlaceholder: "verify FILE | describe FILE | subset FILE | diff A B")
 
     /// The row counts `--scale` takes: up to 10,000,000, ten times the largest fixture the project
     /// builds (the 1,000,000-row benchmark fixtures). The generator holds a scale's rows in memory
@@ -68,12 +73,16 @@ enum FixturesCommand {
                 code: .unexpectedArgument, argument: "--\(stray)",
                 message: "--\(stray) goes with 'fixtures subset FILE'")
         }
+        if args.value("limit") != nil {
+            throw ArgumentError(
+                code: .unexpectedArgument, argument: "--limit", message: "--limit goes with 'fixtures diff A B'")
+        }
         if let first = args.positionals.first {
             guard first == "verify" || first == "describe", args.positionals.count == 2 else {
                 throw ArgumentError(
                     code: .unexpectedArgument, argument: first,
                     message:
-                        "expected 'fixtures verify FILE', 'fixtures describe FILE', 'fixtures subset FILE …' or 'fixtures --schema NAME … --out FILE'"
+                        "expected 'fixtures verify FILE', 'fixtures describe FILE', 'fixtures subset FILE …', 'fixtures diff A B' or 'fixtures --schema NAME … --out FILE'"
                 )
             }
             if let stray = writeOptions.first(where: { args.value($0) != nil }) {
@@ -136,6 +145,7 @@ enum FixturesCommand {
     /// Runs the command; returns the process exit code.
     static func run(_ args: ParsedArguments, schemas: [String: HarnessSchema] = [:]) throws -> Int32 {
         if args.positionals.first == "subset" { return try FixturesSubsetCommand.run(args, schemas: schemas) }
+        if FixtureDiffCommand.isRequested(args) { return try FixtureDiffCommand.run(args, schemas: schemas) }
         switch try mode(args, schemas: schemas) {
         case .verify(let url, let regenerate):
             return try verify(url, regenerate: regenerate)

@@ -25,7 +25,7 @@ enum FixturesSubsetCommand {
     ]
 
     /// The options of `fixtures` that `subset` does not take.
-    static let foreignOptions = ["scale", "traits"]
+    static let foreignOptions = ["scale", "traits", "limit"]
     /// The flags of `fixtures` that `subset` does not take.
     static let foreignFlags = ["regenerate", "json"]
 
