@@ -248,9 +248,14 @@ extension ModelContext {
     /// with which of them the read registered: the ones ``release(_:)`` may unregister.
     struct ReleasableBatch<T: PersistentModel> {
         var models: [T]
-        /// Per model: it was not registered before this batch was read.
+        /// The batch's keys, in fetch order.
+        let keys: ArraySlice<Int64>
+        /// Per key: its row was not registered before this batch was read.
         let fresh: [Bool]
         let tableKey: ObjectIdentifier
+        /// Whether `models[i]` is the row of the `i`-th key for every key (no row was deleted
+        /// since the keys were read), so a position needs no check of its model's key.
+        var isAligned: Bool { models.count == keys.count }
     }
 
     /// Reads the models of `keys` (``materializeRows(keys:table:as:)``), noting which it registers.
@@ -261,7 +266,8 @@ extension ModelContext {
         let known = registered.table(tableKey, create: false)
         let fresh = keys.map { known?.find($0) == nil }
         return ReleasableBatch(
-            models: try materializeRows(keys: keys, table: table, as: T.self), fresh: fresh, tableKey: tableKey)
+            models: try materializeRows(keys: keys, table: table, as: T.self), keys: keys, fresh: fresh,
+            tableKey: tableKey)
     }
 
     /// Unregisters the models of a batch that this batch registered and that nothing else
@@ -269,13 +275,25 @@ extension ModelContext {
     /// changes — so reading a million rows holds a batch or two at a time. A model still
     /// referenced anywhere stays registered, so the context keeps one object per row.
     func release<T: PersistentModel>(_ batch: inout ReleasableBatch<T>) {
-        // A row vanished meanwhile (the models no longer line up with `fresh`): keep them all.
-        guard batch.models.count == batch.fresh.count else { return }
-        for i in batch.models.indices where batch.fresh[i] {
-            let key = RowKey(table: batch.tableKey, pk: batch.models[i].persistentBackingData.pk)
-            registered[key] = nil
-            if !isKnownUniquelyReferenced(&batch.models[i]) { registered[key] = batch.models[i] }
+        // A row vanished meanwhile (the models no longer line up with the keys): keep them all.
+        guard batch.isAligned, let identities = registered.table(batch.tableKey, create: false) else { return }
+        var key = batch.keys.startIndex
+        for i in batch.models.indices {
+            defer { key += 1 }
+            guard batch.fresh[i] else { continue }
+            // Unregistered first, so a model only the batch holds is uniquely referenced here.
+            identities.remove(batch.keys[key])
+            if !isKnownUniquelyReferenced(&batch.models[i]) { identities.insert(batch.keys[key], batch.models[i]) }
         }
+    }
+
+    /// `model` as a `T`: a class-identity check and an unchecked downcast when it is exactly a
+    /// `T` (the usual row), else the runtime's checked cast (a subclass entity's row). A generic
+    /// `as!` outside specialised code costs a dynamic cast through the runtime for every row.
+    @inline(__always)
+    static func downcast<T: PersistentModel>(_ model: any PersistentModel, to: T.Type) -> T {
+        if ObjectIdentifier(type(of: model)) == ObjectIdentifier(T.self) { return unsafeDowncast(model, to: T.self) }
+        return model as! T
     }
 
     // MARK: Query building
