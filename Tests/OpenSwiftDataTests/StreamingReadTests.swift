@@ -22,7 +22,19 @@ struct StreamingReadTests {
         var paged = FetchDescriptor<Word>(sortBy: [SortDescriptor(\.text)])
         paged.fetchOffset = 17
         paged.fetchLimit = 200
+        func unsorted(offset: Int?, limit: Int?) -> FetchDescriptor<Word> {
+            var d = FetchDescriptor<Word>()
+            d.fetchOffset = offset
+            d.fetchLimit = limit
+            return d
+        }
         return [
+            ("unsorted paged", unsorted(offset: 17, limit: 200)),
+            ("unsorted offset", unsorted(offset: 290, limit: nil)),
+            ("unsorted limit", unsorted(offset: nil, limit: 5)),
+            ("negative offset", unsorted(offset: -3, limit: 25)),
+            ("limit past the end", unsorted(offset: 250, limit: .max)),
+            ("offset past the end", unsorted(offset: 400, limit: 10)),
             ("all", FetchDescriptor<Word>()),
             ("reverse", FetchDescriptor<Word>(sortBy: [SortDescriptor(\.text, order: .reverse)])),
             ("two runs", FetchDescriptor<Word>(predicate: #Predicate { $0.length != 3 })),
@@ -39,7 +51,7 @@ struct StreamingReadTests {
         let context = try words(kind, dir)
         for (name, descriptor) in descriptors() {
             let expected = try ModelContext(context.container).fetch(descriptor).map(\.text)
-            #expect(!expected.isEmpty, "\(name)")
+            #expect(!expected.isEmpty || name == "offset past the end", "\(name)")
             for size in [1, 7, 64, 89, 299, 300, 301] {
                 var visited: [String] = []
                 try context.enumerate(descriptor, batchSize: size) { visited.append($0.text) }
@@ -172,5 +184,28 @@ struct StreamingReadTests {
         #expect(try context.fetch(FetchDescriptor<Trip>(), batchSize: 5).map(describe) == expected)
         let business = try context.fetch(FetchDescriptor<BusinessTrip>(), batchSize: 3).map(describe)
         #expect(business == expected.filter { $0.hasSuffix(":BusinessTrip") })
+    }
+
+    @Test("a batch larger than one statement reads is still one batch, in key order (FET-10)")
+    func batchOfSeveralReads() throws {
+        let dir = try ScratchDirectory(prefix: "stream")
+        let container = try StoreKind.memory.makeContainer(for: [Word.self, Category.self], in: dir)
+        let writer = ModelContext(container)
+        let rows = ModelContext.rowsPerRangeRead + 16
+        for n in 1...rows { writer.insert(Word(text: "w\(n)")) }
+        try writer.save()
+        let context = ModelContext(container)
+        var visited = 0
+        var inOrder = true
+        var registeredAtStart: [Int] = []
+        let size = ModelContext.rowsPerRangeRead + 6
+        try context.enumerate(FetchDescriptor<Word>(), batchSize: size) { word in
+            if visited % size == 0 { registeredAtStart.append(context.registered.count) }
+            visited += 1
+            inOrder = inOrder && word.text == "w\(visited)"
+        }
+        #expect(visited == rows)
+        #expect(inOrder)
+        #expect(registeredAtStart == [size, rows - size], "one batch registered at a time")
     }
 }

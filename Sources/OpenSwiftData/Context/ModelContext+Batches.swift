@@ -208,3 +208,109 @@ extension ModelContext {
         }
     }
 }
+
+extension ModelContext {
+    /// The most rows one statement of ``enumerateKeyRanges(_:_:batchSize:_:)`` reads (a larger
+    /// batch is read in parts, so a batch size of `Int.max` reserves no memory for it).
+    static let rowsPerRangeRead = 16_384
+
+    /// Whether `enumerate` can read `q`'s rows by key range: an unsorted fetch (key order) with
+    /// no predicate, so which stored rows match cannot change while it runs (a row's entity
+    /// never does), and the rows of the keys when it started are the rows in their key range.
+    func readsByKeyRange<T>(_ q: BoundQuery, _ descriptor: FetchDescriptor<T>) -> Bool {
+        descriptor.predicate == nil && descriptor.sortBy.isEmpty && q.compiled.orderBy == "t.\"Z_PK\" ASC"
+    }
+
+    /// `enumerate`'s store batches for a descriptor of ``readsByKeyRange(_:_:)``, with no keys read
+    /// up front: only the first and last key of the matching rows when it starts (after the
+    /// offset, within the limit), then `batchSize` rows at a time from the last key read,
+    /// `… WHERE … AND t."Z_PK" BETWEEN ? AND ? ORDER BY t."Z_PK" LIMIT ?`. These are the rows of
+    /// the keys it would have read first: a new row's key is above every key handed out
+    /// (`Z_MAX`), and a row deleted meanwhile is not read. `body` gets each batch's models.
+    func enumerateKeyRanges<T: PersistentModel>(
+        _ q: BoundQuery, _ descriptor: FetchDescriptor<T>, batchSize: Int, _ body: ([T]) throws -> Void
+    ) throws {
+        let paging = FetchPaging(limit: descriptor.fetchLimit, offset: descriptor.fetchOffset)
+        guard let window = try keyWindow(q, paging) else { return }
+        let sql = StatementSQL(
+            "SELECT \(q.table.selectList) FROM \(quoteIdentifier(q.table.name)) t WHERE \(q.compiled.whereSQL)"
+                + " AND t.\"Z_PK\" BETWEEN ? AND ? ORDER BY t.\"Z_PK\" LIMIT ?")
+        var from = window.first
+        var done = false
+        while !done {
+            var batch: ReleasableBatch<T>?
+            while !done, (batch?.models.count ?? 0) < batchSize {
+                let want = Swift.min(batchSize - (batch?.models.count ?? 0), Self.rowsPerRangeRead)
+                let part: ReleasableBatch<T> = try materializeKeyRange(
+                    sql, q, from: from, through: window.last, limit: want)
+                // Fewer rows than asked, or the window's last key: nothing is left to read.
+                if part.models.count < want || part.keys.last == window.last { done = true }
+                if let last = part.keys.last { from = last + 1 }
+                batch = batch.map { $0.appending(part) } ?? part
+            }
+            guard var full = batch, !full.models.isEmpty else { return }
+            // `full` alone holds the models now, so `release` finds the ones nothing else holds.
+            batch = nil
+            try body(full.models)
+            release(&full)
+        }
+    }
+
+    /// The first and last key of the rows `q` matches, in key order, within `paging`; `nil`
+    /// when there are none.
+    func keyWindow(_ q: BoundQuery, _ paging: FetchPaging) throws -> (first: Int64, last: Int64)? {
+        let from = "FROM \(quoteIdentifier(q.table.name)) t WHERE \(q.compiled.whereSQL)"
+        let keyAt = "SELECT t.\"Z_PK\" \(from) ORDER BY t.\"Z_PK\" LIMIT 1 OFFSET ?"
+        return try withFetchConnection(sql: keyAt, table: q.table) { db in
+            func key(_ sql: String, _ args: [SQLValue]) throws -> Int64? {
+                if case .integer(let k)? = try db.scalar(sql, q.arguments + args) { return k }
+                return nil
+            }
+            guard let first = try key(keyAt, [.integer(Int64(paging.offset))]) else { return nil }
+            // The limit's last row, when the rows reach that far (an offset and limit that add up
+            // past `Int64.max` reach every row).
+            if let limit = paging.limit {
+                let (lastOffset, overflow) = paging.offset.addingReportingOverflow(limit - 1)
+                if !overflow, let last = try key(keyAt, [.integer(Int64(lastOffset))]) { return (first, last) }
+            }
+            guard let last = try key("SELECT max(t.\"Z_PK\") \(from)", []) else { return nil }
+            return (first, last)
+        }
+    }
+
+    /// At most `limit` matching rows of `q` with keys from `from` through `upper`, in key order,
+    /// as a batch: with their keys, and which of them the read registered.
+    func materializeKeyRange<T: PersistentModel>(
+        _ sql: StatementSQL, _ q: BoundQuery, from: Int64, through upper: Int64, limit: Int
+    ) throws -> ReleasableBatch<T> {
+        let tableKey = ObjectIdentifier(q.table.root)
+        let identities = registered.table(tableKey, create: true)!
+        var keys: [Int64] = []
+        var fresh: [Bool] = []
+        keys.reserveCapacity(limit)
+        fresh.reserveCapacity(limit)
+        let arguments = q.arguments + [.integer(from), .integer(upper), .integer(Int64(limit))]
+        // Written in place, as in `materializeRows(keys:table:as:)`; a new model reaches the sink
+        // before it is registered, so the identity table tells whether this read registers it.
+        let models = try [T](unsafeUninitializedCapacity: limit) { buffer, count in
+            try materializeRows(sql, arguments, table: q.table) { m in
+                guard count < buffer.count else { return }  // `LIMIT ?`: never
+                let pk = m.persistentBackingData.pk
+                keys.append(pk)
+                fresh.append(identities.find(pk) == nil)
+                (buffer.baseAddress! + count).initialize(to: Self.downcast(m, to: T.self))
+                count += 1
+            }
+        }
+        return ReleasableBatch(models: models, keys: keys[...], fresh: fresh, tableKey: tableKey)
+    }
+}
+
+extension ModelContext.ReleasableBatch {
+    /// This batch followed by `next` (a batch read in parts).
+    func appending(_ next: Self) -> Self {
+        Self(
+            models: models + next.models, keys: (Array(keys) + next.keys)[...], fresh: fresh + next.fresh,
+            tableKey: tableKey)
+    }
+}

@@ -181,13 +181,17 @@ extension ModelContext {
     ///
     /// The matching keys are read first, in fetch order (`SELECT t."Z_PK" … ORDER BY …`), then
     /// each batch by key (`… WHERE t."Z_PK" IN (…)`), so every batch costs the same however far
-    /// into the results it is (no `OFFSET` rescans). With pending changes of this model type
-    /// and `includePendingChanges`, batches are pages of the merged fetch instead.
+    /// into the results it is (no `OFFSET` rescans). An unsorted fetch with no predicate reads
+    /// no keys up front: only the first and last matching key, then each batch from the last
+    /// key read (`… AND t."Z_PK" BETWEEN ? AND ? ORDER BY t."Z_PK" LIMIT ?`), the same rows.
+    /// With pending changes of this model type and `includePendingChanges`, batches are pages
+    /// of the merged fetch instead.
     ///
     /// Memory holds one batch: after its batch, a model `enumerate` registered is released
     /// from the context unless something still references it (the block kept it, another
     /// registered model's loaded relationship reaches it, or it has pending changes), so the
-    /// context keeps one object per row and a million rows need the keys and one batch.
+    /// context keeps one object per row and a million rows need one batch (and the keys, when
+    /// they are read first).
     ///
     /// - Throws: ``SwiftDataError/modelValidationFailure`` when `block` changes a model of a
     ///   context that had no changes and `allowEscapingMutations` is false; what `block` throws;
@@ -215,6 +219,7 @@ extension ModelContext {
         let q = try query(descriptor)
         if descriptor.includePendingChanges { try applyDeleteRulesForFetch() }
         guard descriptor.includePendingChanges, pendingModels(kindOf: q.layout) != nil else {
+            if readsByKeyRange(q, descriptor) { return try enumerateKeyRanges(q, descriptor, batchSize: size, run) }
             let keys = try storeKeys(q, descriptor)
             var start = 0
             while start < keys.count {
