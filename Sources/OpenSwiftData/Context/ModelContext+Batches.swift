@@ -40,34 +40,58 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
             self.batchSize = batchSize
         }
 
+        /// The batch the last access read from, its number (`-1` for none) and whether its
+        /// models line up with its keys: a loop over the collection finds its element here
+        /// without a lookup in ``batches``.
+        var current: [Element] = []
+        var currentNumber = -1
+        var currentIsAligned = false
+
         func element(at index: Int) -> Element {
             let b = index / batchSize
-            if batches[b] == nil {
-                let slice = keys[(b * batchSize)..<Swift.min((b + 1) * batchSize, keys.count)]
-                let sql = table.selectByKeysSQL(Swift.min(slice.count, ModelContext.keysPerSelect))
-                do {
-                    batches[b] = try context.materializeBatch(keys: slice, table: table)
-                    loadOrder.append(b)
-                } catch {
-                    // Reported, not answered (OperationFailure): the batch is not kept, so the
-                    // next access reads it again; this one gets the model of ModelContext.model(for:).
-                    context.recordFailure(.batchLoad, error, sql: sql)
-                    return context.model(
-                        for: PersistentIdentifier(
-                            entityName: table.root.name, storeIdentifier: context.stack.store(of: table).identifier,
-                            key: .permanent(keys[index]))) as! Element
-                }
-                while loadOrder.count > FetchResultsCollection.batchesKept {
-                    let oldest = loadOrder.removeFirst()
-                    guard var dropped = batches.removeValue(forKey: oldest) else { continue }
-                    context.release(&dropped)
-                }
+            if b != currentNumber {
+                guard let batch = batch(b) else { return standIn(at: index) }
+                (current, currentNumber, currentIsAligned) = (batch.models, b, batch.isAligned)
             }
-            let batch = batches[b]!.models
             let offset = index - b * batchSize
-            if offset < batch.count, batch[offset].persistentBackingData.pk == keys[index] { return batch[offset] }
+            if currentIsAligned { return current[offset] }
+            if offset < current.count, current[offset].persistentBackingData.pk == keys[index] {
+                return current[offset]
+            }
             // A row deleted since the keys were read: a stand-in that reads as deleted.
-            return context.model(
+            return standIn(at: index)
+        }
+
+        /// Batch `b`, read when it is not held; `nil` when it cannot be read (reported as an
+        /// ``OperationFailure``). Reading one drops the least recently read beyond ``batchesKept``.
+        func batch(_ b: Int) -> ModelContext.ReleasableBatch<Element>? {
+            if let held = batches[b] { return held }
+            // Not holding the batch about to be dropped: its models must be referenced only by
+            // it for `release` to find the unreferenced ones.
+            (current, currentNumber) = ([], -1)
+            let slice = keys[(b * batchSize)..<Swift.min((b + 1) * batchSize, keys.count)]
+            do {
+                batches[b] = try context.materializeBatch(keys: slice, table: table)
+                loadOrder.append(b)
+            } catch {
+                // Reported, not answered (OperationFailure): the batch is not kept, so the
+                // next access reads it again; this one gets the model of ModelContext.model(for:).
+                let sql = table.selectByKeysSQL(Swift.min(slice.count, ModelContext.keysPerSelect))
+                context.recordFailure(.batchLoad, error, sql: sql)
+                return nil
+            }
+            while loadOrder.count > FetchResultsCollection.batchesKept {
+                let oldest = loadOrder.removeFirst()
+                guard var dropped = batches.removeValue(forKey: oldest) else { continue }
+                context.release(&dropped)
+            }
+            return batches[b]
+        }
+
+        /// The model of `ModelContext.model(for:)` for the row at `index`: registered, or a
+        /// stand-in that reads as deleted when the row is gone.
+        func standIn(at index: Int) -> Element {
+            context.model(
                 for: PersistentIdentifier(
                     entityName: table.root.name, storeIdentifier: context.stack.store(of: table).identifier,
                     key: .permanent(keys[index]))) as! Element
@@ -106,11 +130,11 @@ extension ModelContext {
     }
 
     /// The keys of the stored rows `descriptor` matches, in fetch order (its sort, then `Z_PK`),
-    /// with its offset and limit: `SELECT t."Z_PK", t."Z_ENT" … ORDER BY … LIMIT ? OFFSET ?`.
+    /// with its offset and limit: `SELECT t."Z_PK" … ORDER BY … LIMIT ? OFFSET ?`.
     func storeKeys<T>(_ q: BoundQuery, _ descriptor: FetchDescriptor<T>) throws -> [Int64] {
         let paging = FetchPaging(limit: descriptor.fetchLimit, offset: descriptor.fetchOffset)
-        return try withFetchConnection(sql: q.compiled.keysSQL, table: q.table) { db in
-            let stmt = try db.cachedStatement(q.compiled.keys)
+        return try withFetchConnection(sql: q.compiled.keyListSQL, table: q.table) { db in
+            let stmt = try db.cachedStatement(q.compiled.keyList)
             defer { stmt.reset() }
             try stmt.bind(q.arguments + paging.arguments)
             var out: [Int64] = []
@@ -130,38 +154,163 @@ extension ModelContext {
     /// new row never takes a key inside a run (keys are handed out above `Z_MAX`), so a run
     /// reads exactly its keys' rows. Other keys are read with `… WHERE t."Z_PK" IN (…)`, at most
     /// ``keysPerSelect`` per statement.
-    func materializeRows<T>(keys: ArraySlice<Int64>, table: StoreMapping.Table, as: T.Type) throws -> [T] {
-        var byKey: [Int64: T] = [:]
+    func materializeRows<T: PersistentModel>(keys: ArraySlice<Int64>, table: StoreMapping.Table, as: T.Type) throws
+        -> [T]
+    {
         var runs: [(first: Int64, last: Int64)] = []
         for k in keys {
             if let run = runs.last, k == run.last &+ 1 { runs[runs.count - 1].last = k } else { runs.append((k, k)) }
             if runs.count * 32 > keys.count { break }  // short runs: IN is cheaper
         }
+        var byKey: [Int64: any PersistentModel] = [:]
         if runs.count * 32 <= keys.count {
-            var rows: [any PersistentModel] = []
-            rows.reserveCapacity(keys.count)
-            for run in runs {
-                rows += try materializeRows(
-                    table.selectByKeyRangeSQL, [.integer(run.first), .integer(run.last)], table: table)
+            var complete = true
+            var extra: [any PersistentModel] = []
+            let sql = StatementSQL(table.selectByKeyRangeSQL)
+            // The models are written in place: appending to a `[T]` in this generic code (not
+            // specialised for the model) would look up the array's type metadata for every row.
+            let rows = try [T](unsafeUninitializedCapacity: keys.count) { buffer, count in
+                for run in runs {
+                    let before = count
+                    try materializeRows(sql, [.integer(run.first), .integer(run.last)], table: table) { m in
+                        // A run reads at most its own keys' rows (every key in its range is one of them).
+                        guard count < buffer.count else { return extra.append(m) }
+                        (buffer.baseAddress! + count).initialize(to: Self.downcast(m, to: T.self))
+                        count += 1
+                    }
+                    // A run reads its keys' rows in key order, each once: all of them are there
+                    // exactly when it read as many rows as it has keys.
+                    if count - before != Int(run.last - run.first) + 1 { complete = false }
+                }
             }
-            // The runs' rows are usually exactly the keys' rows in the keys' order (a run is read
-            // in key order, and none is missing): then they are the answer as they are.
-            if rows.count == keys.count, zip(rows, keys).allSatisfy({ $0.persistentBackingData.pk == $1 }) {
-                return rows.map { $0 as! T }
+            // Usually no row is missing: then the runs' rows are the answer as they are.
+            if complete, extra.isEmpty { return rows }
+            byKey.reserveCapacity(rows.count + extra.count)
+            for m in rows { byKey[m.persistentBackingData.pk] = m }
+            for m in extra { byKey[m.persistentBackingData.pk] = m }
+        } else {
+            byKey.reserveCapacity(keys.count)
+            var rest = keys
+            while !rest.isEmpty {
+                let chunk = rest.prefix(Self.keysPerSelect)
+                rest = rest.dropFirst(chunk.count)
+                try materializeRows(
+                    StatementSQL(table.selectByKeysSQL(chunk.count)), chunk.map { SQLValue.integer($0) }, table: table
+                ) { m in byKey[m.persistentBackingData.pk] = m }
             }
-            byKey.reserveCapacity(rows.count)
-            for m in rows { byKey[m.persistentBackingData.pk] = (m as! T) }
-            return keys.compactMap { byKey[$0] }
         }
-        byKey.reserveCapacity(keys.count)
-        var rest = keys
-        while !rest.isEmpty {
-            let chunk = rest.prefix(Self.keysPerSelect)
-            rest = rest.dropFirst(chunk.count)
-            let rows = try materializeRows(
-                table.selectByKeysSQL(chunk.count), chunk.map { SQLValue.integer($0) }, table: table)
-            for m in rows { byKey[m.persistentBackingData.pk] = (m as! T) }
+        return [T](unsafeUninitializedCapacity: keys.count) { buffer, count in
+            for k in keys {
+                guard let m = byKey[k] else { continue }
+                (buffer.baseAddress! + count).initialize(to: Self.downcast(m, to: T.self))
+                count += 1
+            }
         }
-        return keys.compactMap { byKey[$0] }
+    }
+}
+
+extension ModelContext {
+    /// The most rows one statement of ``enumerateKeyRanges(_:_:batchSize:_:)`` reads (a larger
+    /// batch is read in parts, so a batch size of `Int.max` reserves no memory for it).
+    static let rowsPerRangeRead = 16_384
+
+    /// Whether `enumerate` can read `q`'s rows by key range: an unsorted fetch (key order) with
+    /// no predicate, so which stored rows match cannot change while it runs (a row's entity
+    /// never does), and the rows of the keys when it started are the rows in their key range.
+    func readsByKeyRange<T>(_ q: BoundQuery, _ descriptor: FetchDescriptor<T>) -> Bool {
+        descriptor.predicate == nil && descriptor.sortBy.isEmpty && q.compiled.orderBy == "t.\"Z_PK\" ASC"
+    }
+
+    /// `enumerate`'s store batches for a descriptor of ``readsByKeyRange(_:_:)``, with no keys read
+    /// up front: only the first and last key of the matching rows when it starts (after the
+    /// offset, within the limit), then `batchSize` rows at a time from the last key read,
+    /// `… WHERE … AND t."Z_PK" BETWEEN ? AND ? ORDER BY t."Z_PK" LIMIT ?`. These are the rows of
+    /// the keys it would have read first: a new row's key is above every key handed out
+    /// (`Z_MAX`), and a row deleted meanwhile is not read. `body` gets each batch's models.
+    func enumerateKeyRanges<T: PersistentModel>(
+        _ q: BoundQuery, _ descriptor: FetchDescriptor<T>, batchSize: Int, _ body: ([T]) throws -> Void
+    ) throws {
+        let paging = FetchPaging(limit: descriptor.fetchLimit, offset: descriptor.fetchOffset)
+        guard let window = try keyWindow(q, paging) else { return }
+        let sql = StatementSQL(
+            "SELECT \(q.table.selectList) FROM \(quoteIdentifier(q.table.name)) t WHERE \(q.compiled.whereSQL)"
+                + " AND t.\"Z_PK\" BETWEEN ? AND ? ORDER BY t.\"Z_PK\" LIMIT ?")
+        var from = window.first
+        var done = false
+        while !done {
+            var batch: ReleasableBatch<T>?
+            while !done, (batch?.models.count ?? 0) < batchSize {
+                let want = Swift.min(batchSize - (batch?.models.count ?? 0), Self.rowsPerRangeRead)
+                let part: ReleasableBatch<T> = try materializeKeyRange(
+                    sql, q, from: from, through: window.last, limit: want)
+                // Fewer rows than asked, or the window's last key: nothing is left to read.
+                if part.models.count < want || part.keys.last == window.last { done = true }
+                if let last = part.keys.last { from = last + 1 }
+                batch = batch.map { $0.appending(part) } ?? part
+            }
+            guard var full = batch, !full.models.isEmpty else { return }
+            // `full` alone holds the models now, so `release` finds the ones nothing else holds.
+            batch = nil
+            try body(full.models)
+            release(&full)
+        }
+    }
+
+    /// The first and last key of the rows `q` matches, in key order, within `paging`; `nil`
+    /// when there are none.
+    func keyWindow(_ q: BoundQuery, _ paging: FetchPaging) throws -> (first: Int64, last: Int64)? {
+        let from = "FROM \(quoteIdentifier(q.table.name)) t WHERE \(q.compiled.whereSQL)"
+        let keyAt = "SELECT t.\"Z_PK\" \(from) ORDER BY t.\"Z_PK\" LIMIT 1 OFFSET ?"
+        return try withFetchConnection(sql: keyAt, table: q.table) { db in
+            func key(_ sql: String, _ args: [SQLValue]) throws -> Int64? {
+                if case .integer(let k)? = try db.scalar(sql, q.arguments + args) { return k }
+                return nil
+            }
+            guard let first = try key(keyAt, [.integer(Int64(paging.offset))]) else { return nil }
+            // The limit's last row, when the rows reach that far (an offset and limit that add up
+            // past `Int64.max` reach every row).
+            if let limit = paging.limit {
+                let (lastOffset, overflow) = paging.offset.addingReportingOverflow(limit - 1)
+                if !overflow, let last = try key(keyAt, [.integer(Int64(lastOffset))]) { return (first, last) }
+            }
+            guard let last = try key("SELECT max(t.\"Z_PK\") \(from)", []) else { return nil }
+            return (first, last)
+        }
+    }
+
+    /// At most `limit` matching rows of `q` with keys from `from` through `upper`, in key order,
+    /// as a batch: with their keys, and which of them the read registered.
+    func materializeKeyRange<T: PersistentModel>(
+        _ sql: StatementSQL, _ q: BoundQuery, from: Int64, through upper: Int64, limit: Int
+    ) throws -> ReleasableBatch<T> {
+        let tableKey = ObjectIdentifier(q.table.root)
+        let identities = registered.table(tableKey, create: true)!
+        var keys: [Int64] = []
+        var fresh: [Bool] = []
+        keys.reserveCapacity(limit)
+        fresh.reserveCapacity(limit)
+        let arguments = q.arguments + [.integer(from), .integer(upper), .integer(Int64(limit))]
+        // Written in place, as in `materializeRows(keys:table:as:)`; a new model reaches the sink
+        // before it is registered, so the identity table tells whether this read registers it.
+        let models = try [T](unsafeUninitializedCapacity: limit) { buffer, count in
+            try materializeRows(sql, arguments, table: q.table) { m in
+                guard count < buffer.count else { return }  // `LIMIT ?`: never
+                let pk = m.persistentBackingData.pk
+                keys.append(pk)
+                fresh.append(identities.find(pk) == nil)
+                (buffer.baseAddress! + count).initialize(to: Self.downcast(m, to: T.self))
+                count += 1
+            }
+        }
+        return ReleasableBatch(models: models, keys: keys[...], fresh: fresh, tableKey: tableKey)
+    }
+}
+
+extension ModelContext.ReleasableBatch {
+    /// This batch followed by `next` (a batch read in parts).
+    func appending(_ next: Self) -> Self {
+        Self(
+            models: models + next.models, keys: (Array(keys) + next.keys)[...], fresh: fresh + next.fresh,
+            tableKey: tableKey)
     }
 }

@@ -181,13 +181,17 @@ extension ModelContext {
     ///
     /// The matching keys are read first, in fetch order (`SELECT t."Z_PK" … ORDER BY …`), then
     /// each batch by key (`… WHERE t."Z_PK" IN (…)`), so every batch costs the same however far
-    /// into the results it is (no `OFFSET` rescans). With pending changes of this model type
-    /// and `includePendingChanges`, batches are pages of the merged fetch instead.
+    /// into the results it is (no `OFFSET` rescans). An unsorted fetch with no predicate reads
+    /// no keys up front: only the first and last matching key, then each batch from the last
+    /// key read (`… AND t."Z_PK" BETWEEN ? AND ? ORDER BY t."Z_PK" LIMIT ?`), the same rows.
+    /// With pending changes of this model type and `includePendingChanges`, batches are pages
+    /// of the merged fetch instead.
     ///
     /// Memory holds one batch: after its batch, a model `enumerate` registered is released
     /// from the context unless something still references it (the block kept it, another
     /// registered model's loaded relationship reaches it, or it has pending changes), so the
-    /// context keeps one object per row and a million rows need the keys and one batch.
+    /// context keeps one object per row and a million rows need one batch (and the keys, when
+    /// they are read first).
     ///
     /// - Throws: ``SwiftDataError/modelValidationFailure`` when `block` changes a model of a
     ///   context that had no changes and `allowEscapingMutations` is false; what `block` throws;
@@ -215,6 +219,7 @@ extension ModelContext {
         let q = try query(descriptor)
         if descriptor.includePendingChanges { try applyDeleteRulesForFetch() }
         guard descriptor.includePendingChanges, pendingModels(kindOf: q.layout) != nil else {
+            if readsByKeyRange(q, descriptor) { return try enumerateKeyRanges(q, descriptor, batchSize: size, run) }
             let keys = try storeKeys(q, descriptor)
             var start = 0
             while start < keys.count {
@@ -248,9 +253,14 @@ extension ModelContext {
     /// with which of them the read registered: the ones ``release(_:)`` may unregister.
     struct ReleasableBatch<T: PersistentModel> {
         var models: [T]
-        /// Per model: it was not registered before this batch was read.
+        /// The batch's keys, in fetch order.
+        let keys: ArraySlice<Int64>
+        /// Per key: its row was not registered before this batch was read.
         let fresh: [Bool]
         let tableKey: ObjectIdentifier
+        /// Whether `models[i]` is the row of the `i`-th key for every key (no row was deleted
+        /// since the keys were read), so a position needs no check of its model's key.
+        var isAligned: Bool { models.count == keys.count }
     }
 
     /// Reads the models of `keys` (``materializeRows(keys:table:as:)``), noting which it registers.
@@ -261,7 +271,8 @@ extension ModelContext {
         let known = registered.table(tableKey, create: false)
         let fresh = keys.map { known?.find($0) == nil }
         return ReleasableBatch(
-            models: try materializeRows(keys: keys, table: table, as: T.self), fresh: fresh, tableKey: tableKey)
+            models: try materializeRows(keys: keys, table: table, as: T.self), keys: keys, fresh: fresh,
+            tableKey: tableKey)
     }
 
     /// Unregisters the models of a batch that this batch registered and that nothing else
@@ -269,13 +280,25 @@ extension ModelContext {
     /// changes — so reading a million rows holds a batch or two at a time. A model still
     /// referenced anywhere stays registered, so the context keeps one object per row.
     func release<T: PersistentModel>(_ batch: inout ReleasableBatch<T>) {
-        // A row vanished meanwhile (the models no longer line up with `fresh`): keep them all.
-        guard batch.models.count == batch.fresh.count else { return }
-        for i in batch.models.indices where batch.fresh[i] {
-            let key = RowKey(table: batch.tableKey, pk: batch.models[i].persistentBackingData.pk)
-            registered[key] = nil
-            if !isKnownUniquelyReferenced(&batch.models[i]) { registered[key] = batch.models[i] }
+        // A row vanished meanwhile (the models no longer line up with the keys): keep them all.
+        guard batch.isAligned, let identities = registered.table(batch.tableKey, create: false) else { return }
+        var key = batch.keys.startIndex
+        for i in batch.models.indices {
+            defer { key += 1 }
+            guard batch.fresh[i] else { continue }
+            // Unregistered first, so a model only the batch holds is uniquely referenced here.
+            identities.remove(batch.keys[key])
+            if !isKnownUniquelyReferenced(&batch.models[i]) { identities.insert(batch.keys[key], batch.models[i]) }
         }
+    }
+
+    /// `model` as a `T`: a class-identity check and an unchecked downcast when it is exactly a
+    /// `T` (the usual row), else the runtime's checked cast (a subclass entity's row). A generic
+    /// `as!` outside specialised code costs a dynamic cast through the runtime for every row.
+    @inline(__always)
+    static func downcast<T: PersistentModel>(_ model: any PersistentModel, to: T.Type) -> T {
+        if ObjectIdentifier(type(of: model)) == ObjectIdentifier(T.self) { return unsafeDowncast(model, to: T.self) }
+        return model as! T
     }
 
     // MARK: Query building

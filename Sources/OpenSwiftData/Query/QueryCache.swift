@@ -22,6 +22,9 @@ final class CompiledQuery: @unchecked Sendable {
     /// `SELECT t."Z_PK", t."Z_ENT" … ORDER BY … LIMIT ? OFFSET ?`: the keys of a page, for
     /// batched fetches and identifier fetches.
     let keys: StatementSQL
+    /// `SELECT t."Z_PK" … ORDER BY … LIMIT ? OFFSET ?`: ``keys`` without the entity column, for
+    /// batched fetches (SQLite then reads no column of the row for an unsorted fetch).
+    let keyList: StatementSQL
     /// The `ORDER BY` terms.
     let orderBy: String
 
@@ -30,6 +33,7 @@ final class CompiledQuery: @unchecked Sendable {
     var storeOrderSQL: String { storeOrder.text }
     var countSQL: String { count.text }
     var keysSQL: String { keys.text }
+    var keyListSQL: String { keyList.text }
 
     init(layout: ModelLayout, table: StoreMapping.Table, whereSQL: String, orderBy: String) {
         self.layout = layout
@@ -41,9 +45,9 @@ final class CompiledQuery: @unchecked Sendable {
         select = StatementSQL(selectText)
         paged = StatementSQL(selectText + " LIMIT ? OFFSET ?")
         storeOrder = StatementSQL(from + " ORDER BY t.\"Z_PK\"")
-        keys = StatementSQL(
-            "SELECT t.\"Z_PK\", t.\"Z_ENT\" FROM \(quoteIdentifier(table.name)) t WHERE \(whereSQL) ORDER BY \(orderBy) LIMIT ? OFFSET ?"
-        )
+        let keysFrom = "FROM \(quoteIdentifier(table.name)) t WHERE \(whereSQL) ORDER BY \(orderBy) LIMIT ? OFFSET ?"
+        keys = StatementSQL("SELECT t.\"Z_PK\", t.\"Z_ENT\" " + keysFrom)
+        keyList = StatementSQL("SELECT t.\"Z_PK\" " + keysFrom)
         count = StatementSQL(
             "SELECT count(*) FROM \(quoteIdentifier(table.name)) t" + (whereSQL == "1" ? "" : " WHERE \(whereSQL)"))
     }

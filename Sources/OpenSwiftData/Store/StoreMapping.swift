@@ -51,9 +51,10 @@ final class StoreMapping: @unchecked Sendable {
         func selectByKeysSQL(_ count: Int) -> String {
             "SELECT \(selectList) FROM \(quoteIdentifier(name)) t WHERE t.\"Z_PK\" IN (\(Array(repeating: "?", count: count).joined(separator: ", ")))"
         }
-        /// `SELECT <selectList> FROM <table> t WHERE t."Z_PK" BETWEEN ? AND ?`: a run of keys.
+        /// `SELECT <selectList> FROM <table> t WHERE t."Z_PK" BETWEEN ? AND ? ORDER BY t."Z_PK"`: a run of
+        /// keys, in key order.
         var selectByKeyRangeSQL: String {
-            "SELECT \(selectList) FROM \(quoteIdentifier(name)) t WHERE t.\"Z_PK\" BETWEEN ? AND ?"
+            "SELECT \(selectList) FROM \(quoteIdentifier(name)) t WHERE t.\"Z_PK\" BETWEEN ? AND ? ORDER BY t.\"Z_PK\""
         }
         /// `SELECT <selectList> FROM <table> t WHERE t.<column> = ? ORDER BY t."Z_PK"`: the rows
         /// whose key column `column` holds a given key (a to-many through its inverse's column).
