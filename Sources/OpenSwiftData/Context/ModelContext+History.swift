@@ -31,19 +31,22 @@ extension ModelContext {
                 "history is recorded as DefaultHistoryTransaction; fetch HistoryDescriptor<DefaultHistoryTransaction>")
         }
         let pushable = stack.stores.count == 1 ? HistorySortPushdown(descriptor.sortBy) : nil
+        let conditions = stack.stores.map { store in
+            descriptor.predicate.map { HistoryTranslation.condition(of: $0, storeIdentifier: store.identifier) }
+        }
+        // Exactness does not depend on the store (other stores' tokens fold to constants).
+        let exact = conditions.allSatisfy { $0?.isExact ?? true }
         if let predicate = descriptor.predicate {
-            for store in stack.stores { try checkTokens(in: predicate, of: store) }
-            try PredicateDepth.check(predicate)  // Predicate.evaluate recurses once per level
+            // An exact translation visited every captured value; otherwise look everywhere.
+            let tokens = exact ? conditions.compactMap { $0?.tokens }.first ?? [] : capturedTokens(in: predicate)
+            for store in stack.stores { try checkTokens(tokens, of: store) }
+            // Predicate.evaluate recurses once per level; an exact translation has a few levels only.
+            if !exact { try PredicateDepth.check(predicate) }
         }
         var all: [DefaultHistoryTransaction] = []
-        var exact = true
-        for store in stack.stores {
+        for (store, condition) in zip(stack.stores, conditions) {
             var selection = HistorySelection()
-            if let predicate = descriptor.predicate {
-                let condition = HistoryTranslation.condition(of: predicate, storeIdentifier: store.identifier)
-                selection.condition = condition.upper
-                exact = exact && condition.isExact
-            }
+            if let condition { selection.condition = condition.upper }
             if let pushable {
                 selection.descending = pushable.descending
                 if exact, let limit = descriptor.fetchLimit, limit >= 0 { selection.limit = limit }
@@ -81,11 +84,9 @@ extension ModelContext {
         }
     }
 
-    /// Throws ``SwiftDataError/historyTokenExpired`` when `predicate` holds a token of `store`
-    /// whose transaction was handed out but no longer exists.
-    private func checkTokens<T>(in predicate: Predicate<T>, of store: SQLiteStore) throws {
-        var tokens: [DefaultHistoryToken] = []
-        collectTokens(predicate.expression, into: &tokens, depth: 0)
+    /// Throws ``SwiftDataError/historyTokenExpired`` when one of `tokens` is of `store` and
+    /// names a transaction that was handed out but no longer exists.
+    private func checkTokens(_ tokens: [DefaultHistoryToken], of store: SQLiteStore) throws {
         let own = tokens.filter { $0.storeIdentifier == store.identifier }
         guard !own.isEmpty else { return }
         let largest = try store.largestTransactionKey()
@@ -97,6 +98,13 @@ extension ModelContext {
                 )
             }
         }
+    }
+
+    /// The history tokens captured anywhere in `predicate`.
+    private func capturedTokens<T>(in predicate: Predicate<T>) -> [DefaultHistoryToken] {
+        var tokens: [DefaultHistoryToken] = []
+        collectTokens(predicate.expression, into: &tokens, depth: 0)
+        return tokens
     }
 
     /// The history tokens captured anywhere in an expression tree.

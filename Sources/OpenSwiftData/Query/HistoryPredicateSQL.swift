@@ -27,30 +27,37 @@ struct HistoryCondition {
     var lower: SQLPiece
     /// Whether ``upper`` (and ``lower``) is the predicate itself: no Swift evaluation needed.
     var isExact: Bool
+    /// The history tokens the translated comparisons capture: when the condition is exact,
+    /// every token the predicate holds (`fetchHistory` checks that none has expired).
+    var tokens: [DefaultHistoryToken] = []
 
     /// A part with no SQL: any row may pass.
     static let untranslated = HistoryCondition(upper: .constant(true), lower: .constant(false), isExact: false)
 
     /// An exact condition.
-    static func exact(_ piece: SQLPiece) -> HistoryCondition {
-        HistoryCondition(upper: piece, lower: piece, isExact: true)
+    static func exact(_ piece: SQLPiece, tokens: [DefaultHistoryToken] = []) -> HistoryCondition {
+        HistoryCondition(upper: piece, lower: piece, isExact: true, tokens: tokens)
     }
 
     /// `!self`: the bounds swap and negate.
     var negated: HistoryCondition {
-        HistoryCondition(upper: lower.negated, lower: upper.negated, isExact: isExact)
+        HistoryCondition(upper: lower.negated, lower: upper.negated, isExact: isExact, tokens: tokens)
     }
 
     /// `self && other`, with Swift's left-to-right short-circuit.
     func and(_ other: HistoryCondition) -> HistoryCondition {
         let upper = isExact ? self.upper.and(other.upper) : self.upper.and(lower.negated.or(other.upper))
-        return HistoryCondition(upper: upper, lower: lower.and(other.lower), isExact: isExact && other.isExact)
+        return HistoryCondition(
+            upper: upper, lower: lower.and(other.lower), isExact: isExact && other.isExact,
+            tokens: tokens + other.tokens)
     }
 
     /// `self || other`, with Swift's left-to-right short-circuit.
     func or(_ other: HistoryCondition) -> HistoryCondition {
         let lower = isExact ? self.lower.or(other.lower) : self.lower.or(upper.negated.and(other.lower))
-        return HistoryCondition(upper: upper.or(other.upper), lower: lower, isExact: isExact && other.isExact)
+        return HistoryCondition(
+            upper: upper.or(other.upper), lower: lower, isExact: isExact && other.isExact,
+            tokens: tokens + other.tokens)
     }
 }
 

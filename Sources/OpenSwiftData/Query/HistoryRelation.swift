@@ -69,9 +69,10 @@ enum HistoryRelation {
             // Tokens order by store, then transaction: another store's token is before or
             // after every transaction of this one, as the two stores' identifiers order.
             if token.storeIdentifier != storeIdentifier {
-                return .exact(.constant(holds(storeIdentifier, token.storeIdentifier)))
+                return .exact(.constant(holds(storeIdentifier, token.storeIdentifier)), tokens: [token])
             }
-            return .exact(SQLPiece(sql: "t.Z_PK \(sql) ?", arguments: [.integer(token.transactionIdentifier)]))
+            return .exact(
+                SQLPiece(sql: "t.Z_PK \(sql) ?", arguments: [.integer(token.transactionIdentifier)]), tokens: [token])
         case .storeIdentifier:
             guard let other = value as? String else { return .untranslated }
             return .exact(.constant(holds(storeIdentifier, other)))

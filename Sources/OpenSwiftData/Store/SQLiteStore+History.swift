@@ -114,7 +114,8 @@ extension SQLiteStore {
                         key: key, timestamp: Date(timeIntervalSinceReferenceDate: seconds),
                         author: text(row[2]), bundle: text(row[3]), process: text(row[4])))
             }
-            let tombstones = try tombstoneColumnCount(db)
+            let tombstones = try historyReadTombstones ?? tombstoneColumnCount(db)
+            historyReadTombstones = tombstones
             if selection.isEverything {
                 let extra = (0..<tombstones).map { ", ZTOMBSTONE\($0)" }.joined()
                 let changes = try db.rows(
