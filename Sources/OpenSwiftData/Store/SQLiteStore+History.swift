@@ -37,7 +37,17 @@ extension SQLiteStore {
     /// Whether the store has the history tables (SwiftData stores do; a Core Data store
     /// created without persistent history tracking does not).
     func hasHistoryTables() throws -> Bool {
-        try withConnection { db in try historyTablesExist(db) }
+        try withConnection { db in try historyLayout(db).tables }
+    }
+
+    /// Whether the store has the history tables, and `ACHANGE`'s tombstone column count; read
+    /// once per store (call with the connection held).
+    func historyLayout(_ db: SQLiteConnection) throws -> (tables: Bool, tombstones: Int) {
+        if let layout = historyLayout { return layout }
+        let tables = try historyTablesExist(db)
+        let layout = (tables, tables ? try tombstoneColumnCount(db) : 0)
+        historyLayout = layout
+        return layout
     }
 
     /// Whether saves record history (the store has the history tables) and `ACHANGE`'s
@@ -114,8 +124,7 @@ extension SQLiteStore {
                         key: key, timestamp: Date(timeIntervalSinceReferenceDate: seconds),
                         author: text(row[2]), bundle: text(row[3]), process: text(row[4])))
             }
-            let tombstones = try historyReadTombstones ?? tombstoneColumnCount(db)
-            historyReadTombstones = tombstones
+            let tombstones = try historyLayout(db).tombstones
             if selection.isEverything {
                 let extra = (0..<tombstones).map { ", ZTOMBSTONE\($0)" }.joined()
                 let changes = try db.rows(
@@ -178,9 +187,9 @@ extension SQLiteStore {
 
     /// Whether transaction `key` is in `ATRANSACTION` (false for a store without history).
     func transactionExists(_ key: Int64) throws -> Bool {
-        guard try hasHistoryTables() else { return false }
-        return try withConnection { db in
-            try db.scalar("SELECT 1 FROM ATRANSACTION WHERE Z_PK = ?", [.integer(key)]) != nil
+        try withConnection { db in
+            guard try historyLayout(db).tables else { return false }
+            return try db.scalar("SELECT 1 FROM ATRANSACTION WHERE Z_PK = ?", [.integer(key)]) != nil
         }
     }
 
