@@ -240,6 +240,23 @@ struct HistoryQueryTests {
     }
 
     @Test(
+        "The benchmarks' history switch: saves record nothing while it is off and record again once it is back on",
+        arguments: StoreKind.allCases)
+    func historyRecordingSwitch(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory(prefix: "history-switch")
+        let container = try kind.makeContainer(for: [HiNote.self], in: dir)
+        let context = ModelContext(container)
+        try container.setHistoryRecording(false)
+        context.insert(HiNote(key: "quiet", title: "q"))
+        try context.save()
+        #expect(try context.fetchHistory(HistoryDescriptor<Tx>()).isEmpty)
+        try container.setHistoryRecording(true)
+        context.insert(HiNote(key: "heard", title: "h"))
+        try context.save()
+        #expect(try context.fetchHistory(HistoryDescriptor<Tx>()).map(\.changes.count) == [1])
+    }
+
+    @Test(
         "HIS-12, HIS-13, HIS-14: random predicates, sorts and limits on random histories give exactly the Swift reference's transactions",
         arguments: StoreKind.allCases)
     func randomDifferential(_ kind: StoreKind) throws {
