@@ -348,6 +348,7 @@ package enum BenchCommand {
             while line.hasSuffix(" ") { line.removeLast() }
             lines.append(line)
         }
+        lines += historyOverhead(report)
         let targets = TargetCheck.all(in: report)
         if !targets.isEmpty {
             let missed = targets.filter { !$0.isMet }
@@ -357,6 +358,36 @@ package enum BenchCommand {
             for m in missed { lines.append("  \(m)") }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// What recording history costs each save workload that ran with and without it (`… (no
+    /// history)`): our median with ÷ our median without, minus one, per store and scale.
+    ///
+    /// ```text
+    /// history recording overhead (ours with ÷ ours without − 1; target ≤ 15 %):
+    ///   batch insert                      disk    1000 rows   +12.3 %
+    /// ```
+    static func historyOverhead(_ report: BenchmarkReport) -> [String] {
+        let suffix = " (no history)"
+        var lines: [String] = []
+        for without in report.results where without.name.hasSuffix(suffix) {
+            let name = String(without.name.dropLast(suffix.count))
+            guard
+                let with = report.results.first(where: {
+                    $0.name == name && $0.store == without.store && $0.rows == without.rows
+                        && $0.strategy == without.strategy
+                }),
+                let a = with.metrics[MetricName.wallNanosecondsMedian],
+                let b = without.metrics[MetricName.wallNanosecondsMedian], b > 0
+            else { continue }
+            lines.append(
+                "  " + name.padding(toLength: 34, withPad: " ", startingAt: 0) + " "
+                    + without.store.padding(toLength: 7, withPad: " ", startingAt: 0) + " "
+                    + "\(without.rows) rows".padding(toLength: 13, withPad: " ", startingAt: 0)
+                    + String(format: "%+.1f %%", (a / b - 1) * 100))
+        }
+        guard !lines.isEmpty else { return [] }
+        return ["history recording overhead (ours with ÷ ours without − 1; target ≤ 15 %):"] + lines
     }
 
     /// Runs two probes in child processes (peak RSS never falls within one process).

@@ -74,6 +74,7 @@ public enum PersistenceWorkloads {
             sortedLimit(indexed: true), sortedLimit(indexed: false),
             countAll, count(indexed: true), count(indexed: false), countContains,
             upsert, cascadeDelete, compositeInsert, compositeFetchAll,
+            historyAfterToken, withoutHistory(batchInsert), withoutHistory(upsert), withoutHistory(cascadeDelete),
         ]
     }
 }

@@ -18,6 +18,9 @@ struct WorkloadSmokeTests {
         case "equality fetch (indexed)": min(PersistenceWorkloads.equalityQueries, rows)
         case "equality fetch (unindexed)": min(PersistenceWorkloads.scanQueries, rows)
         case "fetchCount (all)": rows
+        case "batch insert (no history)", "delete with cascade (no history)", "upsert (half colliding) (no history)":
+            rows
+        case "history after token": PersistenceWorkloads.historyQueries * PersistenceWorkloads.newerTransactions
         case let n where n.hasPrefix("sorted fetch"):
             20 * (n.contains("unindexed") ? PersistenceWorkloads.scanQueries : PersistenceWorkloads.sortedQueries)
         default: nil

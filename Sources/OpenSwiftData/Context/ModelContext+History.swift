@@ -12,8 +12,14 @@ extension ModelContext {
     /// ```
     /// Every save that changed something recorded one transaction (`ATRANSACTION`) with one
     /// change per inserted, updated and deleted row (`ACHANGE`), batch deletes and cascades
-    /// included; an upsert into a stored row is an update of that row (HIS-08). The predicate
-    /// and sort run in Swift over the stored transactions.
+    /// included; an upsert into a stored row is an update of that row (HIS-08).
+    ///
+    /// The predicate runs as SQL where it compares `token`, `transactionIdentifier`,
+    /// `timestamp`, `author` or `storeIdentifier` with captured values (HIS-12), so a fetch
+    /// after a token reads only the newer transactions; other parts are evaluated in Swift on
+    /// the transactions the SQL keeps, with the same result. A sort by `token` or
+    /// `transactionIdentifier` and a `fetchLimit` are applied by SQLite when the whole
+    /// predicate is SQL (HIS-13); other sorts run in Swift.
     /// - Throws: ``SwiftDataError/historyTokenExpired`` when the predicate compares with a token
     ///   whose transaction ``deleteHistory(_:)`` removed; ``SwiftDataError/unsupportedPredicate``
     ///   for a transaction type other than ``DefaultHistoryTransaction``; what evaluating the
@@ -24,24 +30,38 @@ extension ModelContext {
                 SwiftDataError.unsupportedPredicate.code,
                 "history is recorded as DefaultHistoryTransaction; fetch HistoryDescriptor<DefaultHistoryTransaction>")
         }
+        let pushable = stack.stores.count == 1 ? HistorySortPushdown(descriptor.sortBy) : nil
+        let conditions = stack.stores.map { store in
+            descriptor.predicate.map { HistoryTranslation.condition(of: $0, storeIdentifier: store.identifier) }
+        }
+        // Exactness does not depend on the store (other stores' tokens fold to constants).
+        let exact = conditions.allSatisfy { $0?.isExact ?? true }
+        if let predicate = descriptor.predicate {
+            // An exact translation visited every captured value; otherwise look everywhere.
+            let tokens = exact ? conditions.compactMap { $0?.tokens }.first ?? [] : capturedTokens(in: predicate)
+            for store in stack.stores { try checkTokens(tokens, of: store) }
+            // Predicate.evaluate recurses once per level; an exact translation has a few levels only.
+            if !exact { try PredicateDepth.check(predicate) }
+        }
         var all: [DefaultHistoryTransaction] = []
-        for store in stack.stores {
-            let stored = try store.readHistory()
-            if let predicate = descriptor.predicate {
-                try checkTokens(in: predicate, of: store, existing: Set(stored.map(\.key)))
+        for (store, condition) in zip(stack.stores, conditions) {
+            var selection = HistorySelection()
+            if let condition { selection.condition = condition.upper }
+            if let pushable {
+                selection.descending = pushable.descending
+                if exact, let limit = descriptor.fetchLimit, limit >= 0 { selection.limit = limit }
             }
-            all += stored.map { transaction(from: $0, of: store) }
+            all += try store.readHistory(selection).map { transaction(from: $0, of: store) }
         }
         // Several stores: their transactions interleave by time (each store's keep their order).
         if stack.stores.count > 1 {
             all = all.enumerated().sorted { ($0.1.timestamp, $0.0) < ($1.1.timestamp, $1.0) }.map(\.1)
         }
         var result = all as! [T]
-        if let predicate = descriptor.predicate {
-            try PredicateDepth.check(predicate)  // Predicate.evaluate recurses once per level
+        if let predicate = descriptor.predicate, !exact {
             result = try result.filter { try predicate.evaluate($0) }
         }
-        if !descriptor.sortBy.isEmpty { result.sort(using: descriptor.sortBy) }
+        if !descriptor.sortBy.isEmpty && pushable == nil { result.sort(using: descriptor.sortBy) }
         if let limit = descriptor.fetchLimit, limit >= 0 { result = Array(result.prefix(limit)) }
         return result
     }
@@ -64,21 +84,27 @@ extension ModelContext {
         }
     }
 
-    /// Throws ``SwiftDataError/historyTokenExpired`` when `predicate` holds a token of `store`
-    /// whose transaction was handed out but no longer exists.
-    private func checkTokens<T>(in predicate: Predicate<T>, of store: SQLiteStore, existing: Set<Int64>) throws {
-        var tokens: [DefaultHistoryToken] = []
-        collectTokens(predicate.expression, into: &tokens, depth: 0)
-        guard !tokens.isEmpty else { return }
+    /// Throws ``SwiftDataError/historyTokenExpired`` when one of `tokens` is of `store` and
+    /// names a transaction that was handed out but no longer exists.
+    private func checkTokens(_ tokens: [DefaultHistoryToken], of store: SQLiteStore) throws {
+        let own = tokens.filter { $0.storeIdentifier == store.identifier }
+        guard !own.isEmpty else { return }
         let largest = try store.largestTransactionKey()
-        for token in tokens where token.storeIdentifier == store.identifier {
-            if token.transactionIdentifier <= largest && !existing.contains(token.transactionIdentifier) {
+        for token in own where token.transactionIdentifier <= largest {
+            if try !store.transactionExists(token.transactionIdentifier) {
                 throw SwiftDataError(
                     SwiftDataError.historyTokenExpired.code,
                     "the history token \(token) names a transaction that deleteHistory(_:) removed; fetch without it (all remaining history) and store a newer token"
                 )
             }
         }
+    }
+
+    /// The history tokens captured anywhere in `predicate`.
+    private func capturedTokens<T>(in predicate: Predicate<T>) -> [DefaultHistoryToken] {
+        var tokens: [DefaultHistoryToken] = []
+        collectTokens(predicate.expression, into: &tokens, depth: 0)
+        return tokens
     }
 
     /// The history tokens captured anywhere in an expression tree.

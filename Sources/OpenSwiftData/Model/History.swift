@@ -276,7 +276,9 @@ public struct HistoryTombstone<Model: PersistentModel>: Sequence, @unchecked Sen
 /// latest.fetchLimit = 1
 /// ```
 public struct HistoryDescriptor<T: HistoryTransaction>: Sendable {
-    /// The transactions to return (`nil`: all), evaluated in Swift.
+    /// The transactions to return (`nil`: all). Comparisons of `token`, `transactionIdentifier`,
+    /// `timestamp`, `author` and `storeIdentifier` with captured values run as SQL; the rest in
+    /// Swift, with the same result.
     public var predicate: Predicate<T>?
     /// The order (empty: the order they were saved in).
     public var sortBy: [SortDescriptor<T>]

@@ -11,9 +11,12 @@ import CSQLite
 /// CASE WHEN instr(t."name", ?) = 1 THEN osd_starts_with(t."name", ?) ELSE 0 END
 /// ```
 /// Both return NULL for a NULL argument, 1 or 0 otherwise. `osd_fold(text)` is the folding of
-/// `localizedStandardContains` (``StandardFolding``), NULL for NULL.
+/// `localizedStandardContains` (``StandardFolding``), NULL for NULL. `osd_equal(a, b)` is
+/// Swift's `==` on two texts (canonical equivalence: `"e\u{301}" == "é"`), for values stored
+/// without normalisation (history author names), NULL for a NULL argument.
 enum SwiftStringFunctions {
-    /// Registers `osd_contains(haystack, needle)`, `osd_starts_with(text, prefix)` and `osd_fold(text)`.
+    /// Registers `osd_contains(haystack, needle)`, `osd_starts_with(text, prefix)`, `osd_fold(text)`
+    /// and `osd_equal(a, b)`.
     static func register(on db: OpaquePointer) {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
         sqlite3_create_function_v2(
@@ -25,6 +28,11 @@ enum SwiftStringFunctions {
             db, "osd_starts_with", 2, flags, nil,
             { context, _, argv in
                 SwiftStringFunctions.evaluate(context, argv) { sequenceStarts($0, with: $1) }
+            }, nil, nil, nil)
+        sqlite3_create_function_v2(
+            db, "osd_equal", 2, flags, nil,
+            { context, _, argv in
+                SwiftStringFunctions.evaluate(context, argv, sameBytesDecide: true) { $0 == $1 }
             }, nil, nil, nil)
         sqlite3_create_function_v2(
             db, "osd_fold", 1, flags, nil,
@@ -49,10 +57,11 @@ enum SwiftStringFunctions {
             }, nil, nil, nil)
     }
 
-    /// Reads both text arguments and sets the result to `test(a, b)`.
+    /// Reads both text arguments and sets the result to `test(a, b)`. With `sameBytesDecide`
+    /// (an equality), equal bytes are 1 and different ASCII bytes 0 without calling `test`.
     static func evaluate(
         _ context: OpaquePointer?, _ argv: UnsafeMutablePointer<OpaquePointer?>?,
-        _ test: (String, String) -> Bool
+        sameBytesDecide: Bool = false, _ test: (String, String) -> Bool
     ) {
         guard let argv, let a = argv[0], let b = argv[1],
             sqlite3_value_type(a) != SQLITE_NULL, sqlite3_value_type(b) != SQLITE_NULL
@@ -64,9 +73,19 @@ enum SwiftStringFunctions {
         let (tb, nb) = (sqlite3_value_text(b), Int(sqlite3_value_bytes(b)))
         let bytesA = UnsafeBufferPointer(start: ta, count: ta == nil ? 0 : na)
         let bytesB = UnsafeBufferPointer(start: tb, count: tb == nil ? 0 : nb)
-        // ASCII without CR: every byte is its own Character, so the byte match `instr` already
-        // found is the Swift answer.
-        if isSimpleASCII(bytesA) && isSimpleASCII(bytesB) {
+        if sameBytesDecide {
+            if bytesA.elementsEqual(bytesB) {
+                sqlite3_result_int(context, 1)
+                return
+            }
+            // ASCII text is its own canonical form: different bytes are different strings.
+            if bytesA.allSatisfy({ $0 < 0x80 }) && bytesB.allSatisfy({ $0 < 0x80 }) {
+                sqlite3_result_int(context, 0)
+                return
+            }
+        } else if isSimpleASCII(bytesA) && isSimpleASCII(bytesB) {
+            // ASCII without CR: every byte is its own Character, so the byte match `instr`
+            // already found is the Swift answer.
             sqlite3_result_int(context, 1)
             return
         }

@@ -10,6 +10,19 @@ struct StoredTransaction {
     var changes: [StoredChange] = []
 }
 
+/// Which transactions `SQLiteStore.readHistory(_:)` reads, in which order, how many.
+struct HistorySelection {
+    /// The `WHERE` condition over `ATRANSACTION t` (and its author string `a`); `1` for all.
+    var condition = SQLPiece.constant(true)
+    /// Newest first (`ORDER BY t.Z_PK DESC`) instead of oldest first.
+    var descending = false
+    /// At most this many (`LIMIT`).
+    var limit: Int?
+
+    /// Whether every transaction is read (then every change is, in one scan of `ACHANGE`).
+    var isEverything: Bool { condition.isConstant(true) && limit == nil }
+}
+
 /// One `ACHANGE` row.
 struct StoredChange {
     let key: Int64
@@ -24,7 +37,17 @@ extension SQLiteStore {
     /// Whether the store has the history tables (SwiftData stores do; a Core Data store
     /// created without persistent history tracking does not).
     func hasHistoryTables() throws -> Bool {
-        try withConnection { db in try historyTablesExist(db) }
+        try withConnection { db in try historyLayout(db).tables }
+    }
+
+    /// Whether the store has the history tables, and `ACHANGE`'s tombstone column count; read
+    /// once per store (call with the connection held).
+    func historyLayout(_ db: SQLiteConnection) throws -> (tables: Bool, tombstones: Int) {
+        if let layout = historyLayout { return layout }
+        let tables = try historyTablesExist(db)
+        let layout = (tables, tables ? try tombstoneColumnCount(db) : 0)
+        historyLayout = layout
+        return layout
     }
 
     /// Whether saves record history (the store has the history tables) and `ACHANGE`'s
@@ -56,28 +79,37 @@ extension SQLiteStore {
         }.count
     }
 
-    /// Every recorded transaction, oldest first, with its changes.
+    /// The recorded transactions `selection` picks, with their changes: every one, oldest
+    /// first, by default.
     ///
     /// ```sql
     /// SELECT t.Z_PK, t.ZTIMESTAMP, coalesce(a.ZNAME, t.ZAUTHOR), coalesce(b.ZNAME, t.ZBUNDLEID), coalesce(p.ZNAME, t.ZPROCESSID)
-    /// FROM ATRANSACTION t LEFT JOIN ATRANSACTIONSTRING a ON a.Z_PK = t.ZAUTHORTS … ORDER BY t.Z_PK
+    /// FROM ATRANSACTION t LEFT JOIN ATRANSACTIONSTRING a ON a.Z_PK = t.ZAUTHORTS … WHERE <condition> ORDER BY t.Z_PK [DESC] [LIMIT ?]
     /// SELECT Z_PK, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS, ZTOMBSTONE0… FROM ACHANGE ORDER BY Z_PK
     /// ```
-    func readHistory() throws -> [StoredTransaction] {
+    /// A selection of some transactions reads their changes through `ACHANGE`'s index on
+    /// `ZTRANSACTIONID` (`readChanges(of:into:position:tombstones:db:)`), so its cost follows
+    /// the transactions selected, not the history's length.
+    func readHistory(_ selection: HistorySelection = HistorySelection()) throws -> [StoredTransaction] {
         guard try hasHistoryTables() else { return [] }
         return try withConnection { db in
             var transactions: [StoredTransaction] = []
             var position: [Int64: Int] = [:]
-            let rows = try db.rows(
-                """
+            var sql = """
                 SELECT t.Z_PK, t.ZTIMESTAMP, coalesce(a.ZNAME, t.ZAUTHOR), coalesce(b.ZNAME, t.ZBUNDLEID), coalesce(p.ZNAME, t.ZPROCESSID)
                 FROM ATRANSACTION t
                 LEFT JOIN ATRANSACTIONSTRING a ON a.Z_PK = t.ZAUTHORTS
                 LEFT JOIN ATRANSACTIONSTRING b ON b.Z_PK = t.ZBUNDLEIDTS
                 LEFT JOIN ATRANSACTIONSTRING p ON p.Z_PK = t.ZPROCESSIDTS
-                ORDER BY t.Z_PK
-                """)
-            for row in rows {
+                """
+            var arguments = selection.condition.arguments
+            if !selection.condition.isConstant(true) { sql += "\nWHERE \(selection.condition.sql)" }
+            sql += selection.descending ? "\nORDER BY t.Z_PK DESC" : "\nORDER BY t.Z_PK"
+            if let limit = selection.limit {
+                sql += " LIMIT ?"
+                arguments.append(.integer(Int64(limit)))
+            }
+            for row in try db.rows(sql, arguments) {
                 guard case .integer(let key) = row[0] else { continue }
                 let seconds: Double =
                     switch row[1] {
@@ -92,23 +124,72 @@ extension SQLiteStore {
                         key: key, timestamp: Date(timeIntervalSinceReferenceDate: seconds),
                         author: text(row[2]), bundle: text(row[3]), process: text(row[4])))
             }
-            let tombstones = try tombstoneColumnCount(db)
-            let extra = (0..<tombstones).map { ", ZTOMBSTONE\($0)" }.joined()
-            for row in try db.rows(
-                "SELECT Z_PK, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(extra) FROM ACHANGE ORDER BY Z_PK"
-            ) {
-                guard case .integer(let key) = row[0], case .integer(let kind) = row[1],
-                    case .integer(let entity) = row[2],
-                    case .integer(let entityKey) = row[3], case .integer(let transaction) = row[4],
-                    let index = position[transaction]
-                else { continue }
-                let columns: Data? = if case .blob(let d) = row[5] { d } else { nil }
-                transactions[index].changes.append(
-                    StoredChange(
-                        key: key, kind: kind, entity: entity, entityKey: entityKey,
-                        columns: columns, tombstone: Array(row.dropFirst(6))))
+            let tombstones = try historyLayout(db).tombstones
+            if selection.isEverything {
+                let extra = (0..<tombstones).map { ", ZTOMBSTONE\($0)" }.joined()
+                let changes = try db.rows(
+                    "SELECT Z_PK, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(extra) FROM ACHANGE ORDER BY Z_PK"
+                )
+                append(changes, to: &transactions, position: position)
+            } else {
+                try readChanges(
+                    of: position.keys.sorted(), into: &transactions, position: position, tombstones: tombstones, db: db)
             }
             return transactions
+        }
+    }
+
+    /// Reads the changes of transactions `keys` (ascending), each transaction's in `Z_PK`
+    /// order: one range over `ACHANGE_ZTRANSACTIONID_INDEX` when the keys are dense (most of
+    /// the range between the first and the last is selected, as after a token), else one
+    /// lookup per transaction.
+    ///
+    /// ```sql
+    /// SELECT … FROM ACHANGE WHERE ZTRANSACTIONID BETWEEN ? AND ? ORDER BY ZTRANSACTIONID, Z_PK
+    /// SELECT … FROM ACHANGE WHERE ZTRANSACTIONID = ? ORDER BY Z_PK
+    /// ```
+    private func readChanges(
+        of keys: [Int64], into transactions: inout [StoredTransaction], position: [Int64: Int], tombstones: Int,
+        db: SQLiteConnection
+    ) throws {
+        guard let first = keys.first, let last = keys.last else { return }
+        let columns =
+            "Z_PK, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS"
+            + (0..<tombstones).map { ", ZTOMBSTONE\($0)" }.joined()
+        // In Double: keys near both ends of Int64 would overflow the subtraction.
+        if Double(last) - Double(first) < Double(keys.count) * 4 {
+            let rows = try db.rows(
+                "SELECT \(columns) FROM ACHANGE WHERE ZTRANSACTIONID BETWEEN ? AND ? ORDER BY ZTRANSACTIONID, Z_PK",
+                [.integer(first), .integer(last)])
+            append(rows, to: &transactions, position: position)
+            return
+        }
+        let sql = "SELECT \(columns) FROM ACHANGE WHERE ZTRANSACTIONID = ? ORDER BY Z_PK"
+        for key in keys { append(try db.rows(sql, [.integer(key)]), to: &transactions, position: position) }
+    }
+
+    /// Appends `ACHANGE` rows (key, type, entity, entity key, transaction, columns,
+    /// tombstones…) to their transactions; rows of transactions not in `position` are skipped.
+    private func append(_ rows: [[SQLValue]], to transactions: inout [StoredTransaction], position: [Int64: Int]) {
+        for row in rows {
+            guard case .integer(let key) = row[0], case .integer(let kind) = row[1],
+                case .integer(let entity) = row[2],
+                case .integer(let entityKey) = row[3], case .integer(let transaction) = row[4],
+                let index = position[transaction]
+            else { continue }
+            let columns: Data? = if case .blob(let d) = row[5] { d } else { nil }
+            transactions[index].changes.append(
+                StoredChange(
+                    key: key, kind: kind, entity: entity, entityKey: entityKey,
+                    columns: columns, tombstone: Array(row.dropFirst(6))))
+        }
+    }
+
+    /// Whether transaction `key` is in `ATRANSACTION` (false for a store without history).
+    func transactionExists(_ key: Int64) throws -> Bool {
+        try withConnection { db in
+            guard try historyLayout(db).tables else { return false }
+            return try db.scalar("SELECT 1 FROM ATRANSACTION WHERE Z_PK = ?", [.integer(key)]) != nil
         }
     }
 
@@ -143,5 +224,21 @@ extension SQLiteStore {
         let names = StoreNames.historyTables.sorted().map { "'\($0)'" }.joined(separator: ", ")
         return try db.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN (\(names))")
             == .integer(Int64(StoreNames.historyTables.count))
+    }
+}
+
+extension ModelContainer {
+    /// Turns history recording off (`false`) or back to the store's own setting (`true`: on
+    /// when the store has the history tables) for the saves of every store of this container,
+    /// from the next save on; for the benchmarks that measure what recording costs a save.
+    ///
+    /// ```swift
+    /// try container.setHistoryRecording(false)   // the same saves, without ATRANSACTION / ACHANGE rows
+    /// ```
+    /// - Throws: ``SwiftDataError/storeError`` after ``erase()``.
+    package func setHistoryRecording(_ enabled: Bool) throws {
+        for store in stack.stores {
+            try store.withConnection { _ in store.historyState = enabled ? nil : (false, 0) }
+        }
     }
 }

@@ -277,6 +277,9 @@ final class SQLiteStore: @unchecked Sendable {
     /// Whether saves record history, and how many tombstone columns `ACHANGE` has; read from
     /// the file on first use (call with the connection held).
     var historyState: (records: Bool, tombstones: Int)?
+    /// Whether the store has the history tables and `ACHANGE`'s tombstone column count, as
+    /// history reads found them (read once: the layout of an open store does not change).
+    var historyLayout: (tables: Bool, tombstones: Int)?
 
     /// Saves committed through this store's connection (every context of the container).
     private var localCommits: UInt64 = 0

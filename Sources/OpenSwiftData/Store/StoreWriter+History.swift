@@ -41,8 +41,8 @@ extension StoreWriter {
     /// SELECT ? + (Z_PK - ?), 16001, NULL, 0, Z_ENT, Z_PK, ? FROM ZITEM WHERE Z_PK BETWEEN ? AND ?
     /// ```
     /// When the keys handed out start right above `ACHANGE`'s largest (`Z_MAX` is not ahead of
-    /// the table, the usual case), `Z_PK` is left out: SQLite gives the rows exactly those keys
-    /// without checking each one.
+    /// the table, the usual case), `Z_PK` is left out, here and in the other change rows'
+    /// multi-row `INSERT`: SQLite gives the rows exactly those keys without checking each one.
     @discardableResult
     func recordTransaction(
         author: String?, bundle: String, process: String, timestamp: Date,
@@ -81,15 +81,27 @@ extension StoreWriter {
                     ])
             }
         }
-        guard !changes.isEmpty else { return transaction }
-        let first = try nextKeys(entity: 16001, count: Int64(changes.count)).first
+        if !changes.isEmpty {
+            try insertChanges(changes, transaction: transaction, tombstoneColumns: tombstoneColumns)
+        }
+        return transaction
+    }
+
+    /// Inserts the `ACHANGE` rows of `changes` for `transaction`, with keys from `Z_MAX`.
+    private func insertChanges(_ changes: [HistoryChangeRow], transaction: Int64, tombstoneColumns: Int) throws {
+        let keys = try nextKeys(entity: 16001, count: Int64(changes.count))
+        // Keys that follow the table are the ones SQLite gives rows inserted without one, in
+        // order: `Z_PK` is then left out and SQLite checks no key (`k`: its placeholder, 0 or 1).
+        let k: Int32 = keys.followTable ? 0 : 1
         // Up to `changeRowsPerInsert` rows per statement (SQLite's per-statement work, paid
         // once per row otherwise, is most of a one-row insert); the rest one row at a time.
         let extra = (0..<tombstoneColumns).map { ", ZTOMBSTONE\($0)" }.joined()
         let head =
-            "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(extra)) VALUES "
-        let row = "(?, 16001, NULL, ?, ?, ?, ?, ?" + String(repeating: ", ?", count: tombstoneColumns) + ")"
-        let perRow = Int32(6 + tombstoneColumns)
+            "INSERT INTO ACHANGE (\(k == 1 ? "Z_PK, " : "")Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(extra)) VALUES "
+        let row =
+            "(\(k == 1 ? "?, " : "")16001, NULL, ?, ?, ?, ?, ?" + String(repeating: ", ?", count: tombstoneColumns)
+            + ")"
+        let perRow = k + Int32(5 + tombstoneColumns)
         // (Under 999 parameters per statement: SQLite's limit before 3.32.)
         let many = max(1, min(StoreWriter.changeRowsPerInsert, 998 / Int(perRow)))
         let batched = try db.cachedStatement(head + Array(repeating: row, count: many).joined(separator: ", "))
@@ -105,22 +117,21 @@ extension StoreWriter {
             for i in start..<(start + count) {
                 let change = changes[i]
                 let base = Int32(i - start) * perRow
-                try insert.bind(first + Int64(i), at: base + 1)
-                try insert.bind(change.kind.rawValue, at: base + 2)
-                try insert.bind(change.entity, at: base + 3)
-                try insert.bind(change.key, at: base + 4)
-                try insert.bind(transaction, at: base + 5)
-                try insert.bind(change.columns.map { .blob($0) } ?? .null, at: base + 6)
+                if k == 1 { try insert.bind(keys.first + Int64(i), at: base + 1) }
+                try insert.bind(change.kind.rawValue, at: base + k + 1)
+                try insert.bind(change.entity, at: base + k + 2)
+                try insert.bind(change.key, at: base + k + 3)
+                try insert.bind(transaction, at: base + k + 4)
+                try insert.bind(change.columns.map { .blob($0) } ?? .null, at: base + k + 5)
                 for t in 0..<tombstoneColumns {
                     let kept = t < change.tombstone.count && !FaultInjection.isActive(.historyLosesTombstone)
-                    try insert.bind(kept ? change.tombstone[t] : .null, at: base + Int32(7 + t))
+                    try insert.bind(kept ? change.tombstone[t] : .null, at: base + k + Int32(6 + t))
                 }
             }
             try insert.execute()
             insert.reset()
             start += count
         }
-        return transaction
     }
 
     /// Change rows per multi-row `INSERT` of ``recordTransaction(author:bundle:process:timestamp:insertedRanges:changes:tombstoneColumns:)``.
