@@ -342,12 +342,9 @@ extension ModelContext {
         while leaves.values.popLast() != nil {}
         // Opened where it is (the descriptor's), not copied.
         let predicateType = try collect(expression, &leaves, entity: request.entity)
-        // The style only changes the SQL of a sorted fetch: an unsorted one keys on no sorts.
-        let plain = style == .lexical || !request.isSorted
         let key = QueryCache.Key(
-            entity: ObjectIdentifier(request.entity), predicateType: predicateType,
-            sorts: plain ? request.sorts : AnyHashable([request.sorts, AnyHashable(style)] as [AnyHashable?]),
-            isSorted: request.isSorted)
+            entity: ObjectIdentifier(request.entity), predicateType: predicateType, sorts: request.sorts,
+            isSorted: request.isSorted, stringSortStyle: style, sortsStorage: request.sortsStorage)
         if leaves.isCacheable, let compiled = cachedQuery(key, leaves.structure, plan: leaves.recorded) {
             var arguments: [SQLValue] = []
             swap(&arguments, &leaves.values)

@@ -85,6 +85,9 @@ struct FetchRequest {
     @usableFromInline let sorts: AnyHashable?
     /// Whether ``sorts`` is not `nil` (see ``QueryCache/Key/isSorted``).
     @usableFromInline let isSorted: Bool
+    /// Where the sort descriptors' array keeps its elements, `nil` when there are none (see
+    /// ``QueryCache/Key/sortsStorage``).
+    @usableFromInline let sortsStorage: UnsafeRawPointer?
     /// ``FetchDescriptor/stringSortStyle``.
     @usableFromInline let stringSortStyle: StringSortStyle?
     /// ``FetchDescriptor/fetchLimit``.
@@ -100,6 +103,7 @@ struct FetchRequest {
         entity = T.self
         isSorted = !descriptor.sortBy.isEmpty
         sorts = isSorted ? AnyHashable(descriptor.sortBy) : nil
+        sortsStorage = isSorted ? descriptor.sortBy.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) } : nil
         stringSortStyle = descriptor.stringSortStyle
         fetchLimit = descriptor.fetchLimit
         fetchOffset = descriptor.fetchOffset

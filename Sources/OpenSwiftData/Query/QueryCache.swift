@@ -118,31 +118,56 @@ final class QueryCache: @unchecked Sendable {
     struct Key: Hashable {
         let entity: ObjectIdentifier
         let predicateType: ObjectIdentifier?
-        /// The sort descriptors (with the string order when it is not lexical); `nil` for no
-        /// sorts (whatever the string order), so a fetch without sorts builds no `AnyHashable` array.
+        /// The sort descriptors; `nil` for no sorts, so a fetch without sorts builds no
+        /// `AnyHashable`.
         let sorts: AnyHashable?
         /// Whether ``sorts`` is not `nil`, kept as a flag: asking the optional `AnyHashable`
         /// copies it (and destroys the copy), and `==` runs on every fetch.
         let isSorted: Bool
+        /// How a sorted fetch orders strings (it changes the SQL of a `String` sort); `.lexical`
+        /// for an unsorted one, whose SQL does not depend on it. A field of its own, not part of
+        /// ``sorts``: wrapping both in one `AnyHashable` array made every sorted fetch build and
+        /// compare nested arrays.
+        let stringSortStyle: StringSortStyle
+        /// Where ``sorts``' array keeps its elements. ``sorts`` holds that array, so while this
+        /// key lives no other array has its storage there: two keys with the same address hold
+        /// the same array (a loop fetching one descriptor) and `==` skips comparing the sort
+        /// descriptors. Not hashed: equal sorts in two arrays are equal keys.
+        let sortsStorage: UnsafeRawPointer?
 
         /// The key of a fetch of `entity` with a predicate of type `predicateType` (`nil` for
-        /// none) and `sorts` (`nil` for no sorts), which the caller knows
-        /// to be `nil` or not (`isSorted`) without asking it.
-        init(entity: ObjectIdentifier, predicateType: ObjectIdentifier?, sorts: AnyHashable?, isSorted: Bool) {
+        /// none) and `sorts` (`nil` for no sorts) in string order `style`; the caller knows
+        /// `sorts` to be `nil` or not (`isSorted`) without asking it.
+        init(
+            entity: ObjectIdentifier, predicateType: ObjectIdentifier?, sorts: AnyHashable?, isSorted: Bool,
+            stringSortStyle style: StringSortStyle, sortsStorage: UnsafeRawPointer?
+        ) {
             assert(isSorted == (sorts != nil))
             self.entity = entity
             self.predicateType = predicateType
             self.isSorted = isSorted
             self.sorts = sorts
+            self.stringSortStyle = isSorted ? style : .lexical
+            self.sortsStorage = isSorted ? sortsStorage : nil
         }
 
-        /// The two identifiers first, and no `AnyHashable` comparison when neither has sorts
-        /// (the derived `==` goes through `Optional<AnyHashable>`'s generic one on every fetch).
+        /// The two identifiers and the style first, and no `AnyHashable` comparison when neither
+        /// has sorts (the derived `==` goes through `Optional<AnyHashable>`'s generic one on every
+        /// fetch).
         static func == (a: Key, b: Key) -> Bool {
-            guard a.entity == b.entity, a.predicateType == b.predicateType, a.isSorted == b.isSorted else {
-                return false
-            }
-            return !a.isSorted || a.sorts == b.sorts
+            guard a.entity == b.entity, a.predicateType == b.predicateType, a.isSorted == b.isSorted,
+                a.stringSortStyle == b.stringSortStyle
+            else { return false }
+            return !a.isSorted || (a.sortsStorage != nil && a.sortsStorage == b.sortsStorage) || a.sorts == b.sorts
+        }
+
+        /// Everything `==` compares but the storage address.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(entity)
+            hasher.combine(predicateType)
+            hasher.combine(isSorted)
+            hasher.combine(stringSortStyle)
+            hasher.combine(sorts)
         }
     }
     private struct Entry {
