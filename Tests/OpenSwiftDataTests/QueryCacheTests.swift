@@ -41,6 +41,31 @@ struct QueryCacheTests {
     }
 
     @Test(
+        "FET-06 sorted shapes: equal sorts in another array reuse the entry; another order, direction or string order does not",
+        arguments: StoreKind.allCases)
+    func sortedKeys(_ kind: StoreKind) throws {
+        let (dir, ctx) = try words(["item 10", "Item 2", "item 1"], kind, prefix: "qcache-sorted")
+        defer { withExtendedLifetime(dir) {} }
+        let container = ctx.container
+        let natural = FetchDescriptor<Word>(sortBy: [SortDescriptor(\.text)])
+        for _ in 0..<3 { #expect(try ctx.fetch(natural).map(\.text) == ["item 1", "Item 2", "item 10"]) }
+        // The same sorts in a new array: equal keys, one entry.
+        #expect(try ctx.fetch(FetchDescriptor<Word>(sortBy: [SortDescriptor(\.text)])).map(\.text).first == "item 1")
+        #expect(container.queryCache.count == 1)
+        // Another string order is another query.
+        var lexical = natural
+        lexical.stringSortStyle = .lexical
+        #expect(try ctx.fetch(lexical).map(\.text) == ["Item 2", "item 1", "item 10"])
+        #expect(container.queryCache.count == 2)
+        // Back to the first descriptor (its array is the cached key's): the natural order again.
+        #expect(try ctx.fetch(natural).map(\.text) == ["item 1", "Item 2", "item 10"])
+        let reversed = FetchDescriptor<Word>(sortBy: [SortDescriptor(\.text, order: .reverse)])
+        #expect(try ctx.fetch(reversed).map(\.text) == ["item 10", "Item 2", "item 1"])
+        #expect(try ctx.fetch(natural).map(\.text) == ["item 1", "Item 2", "item 10"])
+        #expect(container.queryCache.count == 3)
+    }
+
+    @Test(
         "a predicate assigned, replaced or removed after the descriptor is made is the one fetched",
         arguments: StoreKind.allCases)
     func mutatedDescriptor(_ kind: StoreKind) throws {
