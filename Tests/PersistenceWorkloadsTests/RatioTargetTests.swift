@@ -15,7 +15,7 @@ struct RatioTargetTests {
         "delete with cascade": 2.0,
         "upsert (half colliding)": 2.0,
         "equality fetch (indexed)": 2.0,
-        "sorted fetch, limit 20 (indexed)": 1.3,
+        "sorted fetch, limit 20 (indexed)": 1.2,
     ]
 
     @Test("each listed workload has its target, and no other has one")
