@@ -226,6 +226,8 @@ struct InferredSource {
                     var trial = entities
                     trial[i].relationships[j].inverse = pairing ? entities[d].relationships[k].name : nil
                     trial[d].relationships[k].inverse = pairing ? r.name : nil
+                    // try?: a pairing the layout rejects is not the store's shape; the property then
+                    // keeps its declared shape and the usual checks refuse or drop it.
                     guard
                         let candidate = try? StoreLayout(
                             StoreModel(entities: trial, versionIdentifiers: stored.versionIdentifiers)),

@@ -82,7 +82,7 @@ struct StoreSnapshot {
             let modelEntities = description.entities.filter { $0.number < 16000 }
             let entityNames = Dictionary(modelEntities.map { ($0.number, $0.name) }, uniquingKeysWith: { a, _ in a })
             self.entityNames = entityNames
-            let names = schema.flatMap { try? StoreNames($0) }
+            let names = try schema.map { try StoreNames($0) }
             var entities: [String: Entity] = [:]
             var columnsByTable: [String: [(name: String, type: String)]] = [:]
             for entity in modelEntities {
