@@ -10,7 +10,8 @@ import Foundation
 /// Only the keys are read up front (`SELECT t."Z_PK" … ORDER BY …`); each batch is one
 /// `SELECT … WHERE t."Z_PK" IN (…)` (or `BETWEEN` for a run of consecutive keys).
 ///
-/// Memory holds the keys and at most ``batchesKept`` batches: when a batch is dropped, the
+/// Memory holds the keys (as runs of consecutive keys where they come in runs, as in an
+/// unsorted read of a table) and at most ``batchesKept`` batches: when a batch is dropped, the
 /// models it registered that nothing references — not the caller, not another model's loaded
 /// relationship, not the context's pending changes — leave the context, as with
 /// ``ModelContext/enumerate(_:batchSize:allowEscapingMutations:block:)``, so iterating over a
@@ -27,13 +28,13 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
     final class Loader {
         let context: ModelContext
         let table: StoreMapping.Table
-        let keys: [Int64]
+        let keys: StoreKeyList
         let batchSize: Int
         /// The loaded batches, with which of their models each registered (the ones it may release).
         var batches: [Int: ModelContext.ReleasableBatch<Element>] = [:]
         /// Loaded batch numbers, least recently loaded first.
         var loadOrder: [Int] = []
-        init(context: ModelContext, table: StoreMapping.Table, keys: [Int64], batchSize: Int) {
+        init(context: ModelContext, table: StoreMapping.Table, keys: StoreKeyList, batchSize: Int) {
             self.context = context
             self.table = table
             self.keys = keys
@@ -69,7 +70,7 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
             // Not holding the batch about to be dropped: its models must be referenced only by
             // it for `release` to find the unreferenced ones.
             (current, currentNumber) = ([], -1)
-            let slice = keys[(b * batchSize)..<Swift.min((b + 1) * batchSize, keys.count)]
+            let slice = keys.keys((b * batchSize)..<Swift.min((b + 1) * batchSize, keys.count))
             do {
                 batches[b] = try context.materializeBatch(keys: slice, table: table)
                 loadOrder.append(b)
@@ -131,13 +132,13 @@ extension ModelContext {
 
     /// The keys of the stored rows `descriptor` matches, in fetch order (its sort, then `Z_PK`),
     /// with its offset and limit: `SELECT t."Z_PK" … ORDER BY … LIMIT ? OFFSET ?`.
-    func storeKeys<T>(_ q: BoundQuery, _ descriptor: FetchDescriptor<T>) throws -> [Int64] {
+    func storeKeys<T>(_ q: BoundQuery, _ descriptor: FetchDescriptor<T>) throws -> StoreKeyList {
         let paging = FetchPaging(limit: descriptor.fetchLimit, offset: descriptor.fetchOffset)
         return try withFetchConnection(sql: q.compiled.keyListSQL, table: q.table) { db in
             let stmt = try db.cachedStatement(q.compiled.keyList)
             defer { stmt.reset() }
             try stmt.bind(q.arguments + paging.arguments)
-            var out: [Int64] = []
+            var out = StoreKeyList()
             while try stmt.step() { out.append(stmt.int64(at: 0)) }
             return out
         }

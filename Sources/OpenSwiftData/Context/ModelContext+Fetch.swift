@@ -224,7 +224,7 @@ extension ModelContext {
             var start = 0
             while start < keys.count {
                 let end = min(start + size, keys.count)
-                var batch: ReleasableBatch<T> = try materializeBatch(keys: keys[start..<end], table: q.table)
+                var batch: ReleasableBatch<T> = try materializeBatch(keys: keys.keys(start..<end), table: q.table)
                 try run(batch.models)
                 release(&batch)
                 start = end
