@@ -38,10 +38,20 @@ package enum BenchCommand {
             .flag("allow-debug", help: "Run even in a debug build (numbers are then meaningless)."),
             .flag(
                 "memory-check",
-                help: "Also compare peak RSS of inserting 1M vs 100k rows in 10k-row saves (two child processes)."),
+                help:
+                    "Also compare peak RSS at 1M vs 100k rows: inserting in 10k-row saves, and reading a stored table through enumerate and fetch(_:batchSize:) (one child process each)."
+            ),
             .option(
                 "rss-probe", placeholder: "rows", range: .integers(rows),
                 help: "Internal: insert this many rows in 10k-row saves and print the peak RSS."),
+            .option(
+                "rss-probe-enumerate", placeholder: "FILE",
+                help: "Internal: read every item of a benchmark store through enumerate and print the peak RSS."),
+            .option(
+                "rss-probe-batched", placeholder: "FILE",
+                help:
+                    "Internal: read every item of a benchmark store through fetch(_:batchSize:) and print the peak RSS."
+            ),
         ])
 
     /// The row counts `--scale` and `--rss-probe` take: up to 10,000,000, ten times the largest
@@ -84,6 +94,9 @@ package enum BenchCommand {
         package var memoryCheck: Bool = false
         /// `--rss-probe`: only insert this many rows and print the peak RSS.
         package var rssProbe: Int?
+        /// `--rss-probe-enumerate` / `--rss-probe-batched`: only read this benchmark store in
+        /// batches and print the peak RSS.
+        package var readProbe: ReadProbe?
         /// `--fixture`: the fixture file whose entities the query shapes run on (`harness bench` only).
         package var fixture: URL?
 
@@ -116,6 +129,12 @@ package enum BenchCommand {
         o.allowDebug = args.flag("allow-debug")
         o.memoryCheck = args.flag("memory-check")
         o.rssProbe = try args.integer("rss-probe", in: rows)
+        if let file = try args.existingFile("rss-probe-enumerate") {
+            o.readProbe = ReadProbe(file: file, batched: false)
+        }
+        if let file = try args.existingFile("rss-probe-batched") {
+            o.readProbe = ReadProbe(file: file, batched: true)
+        }
         let scales = try args.integers("scale", in: rows)
         if !scales.isEmpty { o.scales = scales }
         if args.flag("million"), !o.scales.contains(1_000_000) { o.scales.append(1_000_000) }
@@ -171,6 +190,10 @@ package enum BenchCommand {
     package static func run(_ o: Options, toolchain: String?) throws -> Int32 {
         if let rows = o.rssProbe {
             print(try PersistenceWorkloads.rssProbe(rows: rows))
+            return 0
+        }
+        if let probe = o.readProbe {
+            print(try PersistenceWorkloads.rssProbe(reading: probe.file, batched: probe.batched))
             return 0
         }
         try checkRunnable(o)
@@ -390,12 +413,23 @@ package enum BenchCommand {
         return ["history recording overhead (ours with ÷ ours without − 1; target ≤ 15 %):"] + lines
     }
 
-    /// Runs two probes in child processes (peak RSS never falls within one process).
+    /// A streaming-read memory probe: the store file and the API that reads it.
+    package struct ReadProbe: Equatable, Sendable {
+        /// The benchmark store to read (written by ``memoryCheck()``).
+        package var file: URL
+        /// `fetch(_:batchSize:)` when true, `enumerate(_:batchSize:)` otherwise.
+        package var batched: Bool
+    }
+
+    /// Compares peak RSS at 1M and 100k rows, each measured in its own child process (peak RSS
+    /// never falls within one process): inserting in 10k-row saves, and reading every row of a
+    /// stored table through `enumerate` and `fetch(_:batchSize:)` in 5,000-row batches (the
+    /// tables are written here, by this process, so the children only read). One line each.
     static func memoryCheck() throws -> String {
-        func probe(_ rows: Int) throws -> Int {
+        func probe(_ arguments: [String]) throws -> Int {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-            p.arguments = ["bench", "--rss-probe", "\(rows)", "--allow-debug"]
+            p.arguments = ["bench"] + arguments + ["--allow-debug"]
             let pipe = Pipe()
             p.standardOutput = pipe
             try p.run()
@@ -403,11 +437,27 @@ package enum BenchCommand {
             p.waitUntilExit()
             return Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
         }
-        let small = try probe(100_000)
-        let large = try probe(1_000_000)
-        let ratio = Double(large) / Double(max(small, 1))
-        return String(
-            format: "peak RSS inserting in 10k-row saves: 100k rows %d KiB, 1M rows %d KiB, ratio %.2f (target ≤ 1.2)",
-            small, large, ratio)
+        func line(_ what: String, _ small: Int, _ large: Int) -> String {
+            let ratio = Double(large) / Double(max(small, 1))
+            return String(
+                format: "peak RSS %@: 100k rows %d KiB, 1M rows %d KiB, ratio %.2f (target ≤ 1.2: %@)",
+                what, small, large, ratio, small > 0 && large > 0 && ratio <= 1.2 ? "met" : "missed")
+        }
+        var lines = [
+            line(
+                "inserting in 10k-row saves", try probe(["--rss-probe", "100000"]),
+                try probe(["--rss-probe", "1000000"]))
+        ]
+        let cache = FixtureCache()
+        defer { cache.removeAll() }
+        let small = try PersistenceWorkloads.storeFile(in: cache, rows: 100_000)
+        let large = try PersistenceWorkloads.storeFile(in: cache, rows: 1_000_000)
+        for (option, what) in [
+            ("--rss-probe-enumerate", "reading through enumerate(_:batchSize: 5000)"),
+            ("--rss-probe-batched", "reading through fetch(_:batchSize: 5000)"),
+        ] {
+            lines.append(line(what, try probe([option, small.path]), try probe([option, large.path])))
+        }
+        return lines.joined(separator: "\n")
     }
 }

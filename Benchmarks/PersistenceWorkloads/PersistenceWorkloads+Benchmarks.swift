@@ -56,4 +56,48 @@ extension PersistenceWorkloads {
         }
         return ProcessMemory.peakResidentKiB() ?? -1
     }
+
+    /// Writes a benchmark store of `rows` items on disk in 10k-row saves, closes it and returns
+    /// its URL (for the read probes, which open it in another process).
+    static func storeFile(in cache: FixtureCache, rows: Int) throws -> URL {
+        let url = cache.freshURL("rss-read")
+        let container = try ModelContainer(
+            for: Schema([BenchItem.self, BenchGroup.self]), configurations: [ModelConfiguration(url: url)])
+        for start in stride(from: 0, to: rows, by: 10_000) {
+            let context = ModelContext(container)
+            for i in start..<min(start + 10_000, rows) { context.insert(BenchItem(row: i)) }
+            try context.save()
+        }
+        return url
+    }
+
+    /// Reads every item of the benchmark store at `file` in 5,000-row batches, through
+    /// `fetch(_:batchSize:)` when `batched`, else `enumerate(_:batchSize:)`, reading one attribute
+    /// of each, and returns the peak RSS in KiB. Throws when the store does not hold the
+    /// benchmark schema or a row is missing from the read.
+    public static func rssProbe(reading file: URL, batched: Bool) throws -> Int {
+        let container = try ModelContainer(
+            for: Schema([BenchItem.self, BenchGroup.self]), configurations: [ModelConfiguration(url: file)])
+        let context = ModelContext(container)
+        let expected = try context.fetchCount(FetchDescriptor<BenchItem>())
+        var seen = 0
+        var codes = 0
+        if batched {
+            for item in try context.fetch(FetchDescriptor<BenchItem>(), batchSize: 5_000) {
+                codes &+= item.code
+                seen += 1
+            }
+        } else {
+            try context.enumerate(FetchDescriptor<BenchItem>(), batchSize: 5_000) {
+                codes &+= $0.code
+                seen += 1
+            }
+        }
+        guard seen == expected, expected > 0 else {
+            throw BenchmarkError(
+                .bodyFailed, benchmark: batched ? "fetch(batchSize:) read probe" : "enumerate read probe",
+                scale: expected, message: "read \(seen) of \(expected) rows from \(file.path)")
+        }
+        return ProcessMemory.peakResidentKiB() ?? -1
+    }
 }

@@ -24,7 +24,7 @@ struct BenchCommandOptionsTests {
         #expect(o.scales == [1_000, 10_000, 100_000])
         #expect(o.stores == [.disk, .memory])
         #expect(o.strategies == [.none, .declared])
-        #expect(o.filters.isEmpty && o.baseline == nil && o.rssProbe == nil)
+        #expect(o.filters.isEmpty && o.baseline == nil && o.rssProbe == nil && o.readProbe == nil)
         #expect(o.out.path == URL(fileURLWithPath: "Reports").path)
     }
 
@@ -67,6 +67,8 @@ struct BenchCommandOptionsTests {
         (["--out", "/dev/null"], "--out"),
         (["--rss-probe", "0"], "--rss-probe"),
         (["--rss-probe", "many"], "--rss-probe"),
+        (["--rss-probe-enumerate", "/nonexistent.sqlite"], "--rss-probe-enumerate"),
+        (["--rss-probe-batched", "/nonexistent.sqlite"], "--rss-probe-batched"),
     ]
 
     @Test("a bad value throws ArgumentError naming the option", arguments: invalid)
