@@ -20,7 +20,7 @@ extension CompositeColumns {
     @inline(__always)
     func state(on stmt: SQLiteStatement) -> CompositeCodingState {
         for state in stmt.compositeStates where state.cursor.owner === self { return state }
-        let state = CompositeCodingState(owner: self)
+        let state = CompositeCodingState(owner: self, on: stmt)
         stmt.compositeStates.append(state)
         return state
     }
@@ -34,15 +34,18 @@ final class CompositeCodingState {
     /// What the containers read and write through.
     let cursor: CompositeCursor
     /// The key type of ``decodingContainer``.
-    var decodingKey: ObjectIdentifier?
+    @exclusivity(unchecked) var decodingKey: ObjectIdentifier?
     /// A ``Holder`` of the last `KeyedDecodingContainer` handed out.
-    var decodingContainer: AnyObject?
+    @exclusivity(unchecked) var decodingContainer: AnyObject?
     /// The key type of ``encodingContainer``.
-    var encodingKey: ObjectIdentifier?
+    @exclusivity(unchecked) var encodingKey: ObjectIdentifier?
     /// A ``Holder`` of the last `KeyedEncodingContainer` handed out.
-    var encodingContainer: AnyObject?
+    @exclusivity(unchecked) var encodingContainer: AnyObject?
 
-    init(owner: CompositeColumns) { cursor = CompositeCursor(owner: owner) }
+    /// The state of `owner`'s coders on `statement` (`nil`: a value encoded alone).
+    init(owner: CompositeColumns, on statement: SQLiteStatement?) {
+        cursor = CompositeCursor(owner: owner, on: statement)
+    }
 
     /// A container kept as an object, read back as its type when its key type matches.
     final class Holder<Container> {
@@ -79,8 +82,9 @@ final class CompositeCodingState {
     }
 }
 
-/// Where a composite's containers are: the row being read (its statement, while a value is
-/// decoded from it, and first element column), the column values being written, and the
+/// Where a composite's containers are: the row being read (the statement the cursor is kept
+/// on, while a value is decoded from it, and the first element column), the column values
+/// being written, and the
 /// element the next coding key most likely names. A value's coding names its elements in
 /// their order (the order the elements were found in, ``CompositeProbe``), so a key is
 /// matched against one element name, not searched for.
@@ -91,33 +95,45 @@ final class CompositeCursor {
     let names: [String]
     /// The elements' types, in column order.
     let kinds: [StoreModel.AttributeType]
-    /// The statement whose row is being read; `nil` between values.
-    var stmt: SQLiteStatement?
-    /// The first element's column in ``stmt``'s row.
-    var first: Int32 = 0
+    /// The statement that keeps this cursor (``CompositeColumns/state(on:)``), so it outlives
+    /// every read through it: it is not retained, and read only while ``reading``.
+    private unowned(unsafe) let statement: SQLiteStatement?
+    /// Whether a value is being decoded from ``statement``'s row.
+    @exclusivity(unchecked) private var reading = false
+    /// The first element's column in the row being read.
+    @exclusivity(unchecked) var first: Int32 = 0
     /// The element after the one a key named last.
-    var next = 0
+    @exclusivity(unchecked) var next = 0
     /// One value per element, NULL until written.
-    var values: [SQLValue]
+    @exclusivity(unchecked) var values: [SQLValue]
     /// Bit `i`: element `i` was written.
-    var written: UInt64 = 0
+    @exclusivity(unchecked) var written: UInt64 = 0
     /// Whether the value took a shape ``CompositeEncoder`` does not write.
-    var refused = false
+    @exclusivity(unchecked) var refused = false
 
-    init(owner: CompositeColumns) {
+    init(owner: CompositeColumns, on statement: SQLiteStatement?) {
         self.owner = owner
+        self.statement = statement
         names = owner.names
         kinds = owner.kinds
         values = Array(repeating: .null, count: owner.names.count)
     }
 
-    /// Starts reading a value from `stmt`'s row, its elements from column `first`.
+    /// Starts reading a value from the row of the statement keeping the cursor, its elements
+    /// from column `first`.
     @inline(__always)
-    func beginReading(_ stmt: SQLiteStatement, _ first: Int32) {
-        self.stmt = stmt
+    func beginReading(_ first: Int32) {
+        reading = statement != nil
         self.first = first
         next = 0
     }
+
+    /// Ends reading the value: its containers read nothing more.
+    @inline(__always)
+    func endReading() { reading = false }
+
+    /// The statement whose row is being read; `nil` between values.
+    var stmt: SQLiteStatement? { reading ? statement : nil }
 
     /// Starts writing a value: every element NULL and unwritten.
     @inline(__always)
@@ -133,9 +149,9 @@ final class CompositeCursor {
     /// - Throws: ``CompositeCodingFallback`` when no value is being read (a container used
     ///   after its value's decoding returned).
     @inline(__always)
-    func statement() throws -> SQLiteStatement {
-        guard let stmt else { throw CompositeCodingFallback() }
-        return stmt
+    func readStatement() throws -> SQLiteStatement {
+        guard reading, let statement else { throw CompositeCodingFallback() }
+        return statement
     }
 
     /// The element a coding key names: the one after the last named, the last named again,
@@ -464,7 +480,7 @@ private final class ElementDecoder<Key: CodingKey>: KeyedDecodingContainerProtoc
     /// The statement being read and element `i`'s column in its row.
     @inline(__always)
     private func column(_ i: Int) throws -> (SQLiteStatement, Int32) {
-        (try cursor.statement(), cursor.first + Int32(i))
+        (try cursor.readStatement(), cursor.first + Int32(i))
     }
 
     /// Element `i`'s column's storage class.

@@ -85,7 +85,7 @@ final class CompositeColumns: @unchecked Sendable {
     /// - Throws: ``SwiftDataError/invalidValue`` when the value does not encode (NaN inside).
     func encode(_ value: Any?) throws -> [SQLValue] {
         if let value, encodeValue != nil {
-            let state = CompositeCodingState(owner: self)
+            let state = CompositeCodingState(owner: self, on: nil)
             if encodeDirectly(value, state) { return state.cursor.values }
         }
         return try encodeThroughJSON(value)
@@ -98,7 +98,7 @@ final class CompositeColumns: @unchecked Sendable {
     ///   `sink`'s errors.
     func encode<S: ColumnSink>(_ value: Any?, on stmt: SQLiteStatement?, into sink: inout S) throws {
         if let value, encodeValue != nil {
-            let state = stmt.map { self.state(on: $0) } ?? CompositeCodingState(owner: self)
+            let state = stmt.map { self.state(on: $0) } ?? CompositeCodingState(owner: self, on: nil)
             if encodeDirectly(value, state) {
                 let cursor = state.cursor
                 for i in cursor.values.indices { try sink.value(cursor.values[i]) }
@@ -145,8 +145,8 @@ final class CompositeColumns: @unchecked Sendable {
         if let decodeValue {
             if codec.isOptional, allNull(stmt, first), let none = codec.decode(.null) { return none }
             let state = state(on: stmt)
-            state.cursor.beginReading(stmt, first)
-            defer { state.cursor.stmt = nil }
+            state.cursor.beginReading(first)
+            defer { state.cursor.endReading() }
             do {
                 return try decodeValue(CompositeDecoder(state: state))
             } catch {
