@@ -6,7 +6,7 @@ import Testing
 /// A composite of every element kind ``CompositeColumns`` stores: the ones its coders write and
 /// read directly and the ones that go through JSON (Float, Decimal, Data, arrays, a nested
 /// struct, raw-value enums).
-private struct AllKinds: Codable, Equatable {
+struct AllKinds: Codable, Equatable {
     enum Tint: String, Codable, CaseIterable { case red, blue }
     enum Level: Int, Codable, CaseIterable {
         case low = 1
@@ -103,7 +103,7 @@ private struct NestedWriter: Codable, Equatable {
 /// Decodes its keys in the reverse of the order it encodes them, and `c` through
 /// `decodeIfPresent` (contains, decodeNil, decode of one key): the coders' guess of the next
 /// element misses and they search.
-private struct Backwards: Codable, Equatable {
+struct Backwards: Codable, Equatable {
     var a: Int
     var b: String
     var c: Double?
@@ -148,6 +148,18 @@ private struct CollectingSink: ColumnSink {
     mutating func real(_ value: Double) throws { values.append(.real(value)) }
     mutating func text(_ value: String) throws { values.append(.text(value)) }
     mutating func value(_ value: SQLValue) throws { values.append(value) }
+}
+
+/// Two composites, one of them optional, read and written through contexts.
+@Model final class CompositeHolder {
+    var serial: Int
+    var kinds: AllKinds
+    var backwards: Backwards?
+    init(serial: Int, kinds: AllKinds, backwards: Backwards?) {
+        self.serial = serial
+        self.kinds = kinds
+        self.backwards = backwards
+    }
 }
 
 /// A deterministic generator (the same values on every run).
@@ -389,5 +401,45 @@ struct CompositeCodingTests {
         #expect(throws: (any Error).self) { try kept.decode(Int.self, forKey: .x) }
         #expect(!kept.contains(.x))
         #expect(kept.allKeys.isEmpty)
+    }
+
+    @Test(
+        "ATT-07: many rows of two composites saved, changed and fetched again through contexts",
+        arguments: StoreKind.allCases)
+    func throughContexts(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory(prefix: "composite-rows")
+        let container = try kind.makeContainer(for: [CompositeHolder.self], in: dir)
+        var g = SplitMix(state: 5)
+        var expected: [Int: (AllKinds, Backwards?)] = [:]
+        let writer = ModelContext(container)
+        for batch in 0..<2 {
+            for i in 0..<60 {
+                let serial = batch * 60 + i
+                let kinds = Self.allKinds(&g)
+                let back: Backwards? =
+                    serial % 3 == 0 ? nil : Backwards(a: serial, b: g.text(), c: g.bool() ? nil : Self.double(&g))
+                writer.insert(CompositeHolder(serial: serial, kinds: kinds, backwards: back))
+                expected[serial] = (kinds, back)
+            }
+            try writer.save()
+        }
+        // Every fourth row changed: an update writes both composites again.
+        let changer = ModelContext(container)
+        for holder in try changer.fetch(FetchDescriptor<CompositeHolder>()) where holder.serial % 4 == 0 {
+            let kinds = Self.allKinds(&g)
+            holder.kinds = kinds
+            holder.backwards = holder.backwards == nil ? Backwards(a: -1, b: "set", c: 0.5) : nil
+            expected[holder.serial] = (kinds, holder.backwards)
+        }
+        try changer.save()
+        let reader = ModelContext(container)
+        let all = try reader.fetch(FetchDescriptor<CompositeHolder>(sortBy: [SortDescriptor(\.serial)]))
+        #expect(all.count == 120)
+        for holder in all {
+            let (kinds, back) = try #require(expected[holder.serial])
+            #expect(holder.kinds == kinds, "row \(holder.serial)")
+            #expect(holder.backwards == back, "row \(holder.serial)")
+        }
+        withExtendedLifetime(reader) {}
     }
 }
