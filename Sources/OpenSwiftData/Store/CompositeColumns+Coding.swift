@@ -200,7 +200,7 @@ final class CompositeCursor {
 /// container puts each element as its column holds it (``CompositeColumns``' table), the JSON
 /// codec's result for the same value. An element of another type is encoded alone through the
 /// JSON codec; any other shape (a nested or unkeyed container at the top, a key that names no
-/// element, an element written twice) refuses the value (``Columns/refused``).
+/// element, an element written twice) refuses the value (``CompositeCursor/refused``).
 struct CompositeEncoder: Encoder {
     /// The most elements a composite may have for this encoder (one bit each in
     /// ``CompositeCursor/written``).
