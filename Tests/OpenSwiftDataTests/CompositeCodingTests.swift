@@ -6,7 +6,7 @@ import Testing
 /// A composite of every element kind ``CompositeColumns`` stores: the ones its coders write and
 /// read directly and the ones that go through JSON (Float, Decimal, Data, arrays, a nested
 /// struct, raw-value enums).
-private struct AllKinds: Codable, Equatable {
+struct AllKinds: Codable, Equatable {
     enum Tint: String, Codable, CaseIterable { case red, blue }
     enum Level: Int, Codable, CaseIterable {
         case low = 1
@@ -97,6 +97,68 @@ private struct NestedWriter: Codable, Equatable {
         try c.encode(x, forKey: .x)
         var s = c.superEncoder(forKey: .y).singleValueContainer()
         try s.encode(y)
+    }
+}
+
+/// Decodes its keys in the reverse of the order it encodes them, and `c` through
+/// `decodeIfPresent` (contains, decodeNil, decode of one key): the coders' guess of the next
+/// element misses and they search.
+struct Backwards: Codable, Equatable {
+    var a: Int
+    var b: String
+    var c: Double?
+    enum CodingKeys: String, CodingKey { case a, b, c }
+    init(a: Int, b: String, c: Double?) {
+        self.a = a
+        self.b = b
+        self.c = c
+    }
+    init(from decoder: any Decoder) throws {
+        let k = try decoder.container(keyedBy: CodingKeys.self)
+        c = try k.decodeIfPresent(Double.self, forKey: .c)
+        b = try k.decode(String.self, forKey: .b)
+        a = try k.decode(Int.self, forKey: .a)
+    }
+    func encode(to encoder: any Encoder) throws {
+        var k = encoder.container(keyedBy: CodingKeys.self)
+        try k.encode(a, forKey: .a)
+        try k.encode(b, forKey: .b)
+        try k.encodeIfPresent(c, forKey: .c)
+    }
+}
+
+/// Keeps the container its decoding was given, to use it after the decoding returned.
+private struct Keeper: Codable, Equatable {
+    var x: Int
+    nonisolated(unsafe) static var kept: KeyedDecodingContainer<CodingKeys>?
+    enum CodingKeys: String, CodingKey { case x }
+    init(x: Int) { self.x = x }
+    init(from decoder: any Decoder) throws {
+        let k = try decoder.container(keyedBy: CodingKeys.self)
+        x = try k.decode(Int.self, forKey: .x)
+        Self.kept = k
+    }
+}
+
+/// A ``ColumnSink`` collecting the values put, for a statement whose coders' state it names.
+private struct CollectingSink: ColumnSink {
+    let statement: SQLiteStatement?
+    var values: [SQLValue] = []
+    mutating func integer(_ value: Int64) throws { values.append(.integer(value)) }
+    mutating func real(_ value: Double) throws { values.append(.real(value)) }
+    mutating func text(_ value: String) throws { values.append(.text(value)) }
+    mutating func value(_ value: SQLValue) throws { values.append(value) }
+}
+
+/// Two composites, one of them optional, read and written through contexts.
+@Model final class CompositeHolder {
+    var serial: Int
+    var kinds: AllKinds
+    var backwards: Backwards?
+    init(serial: Int, kinds: AllKinds, backwards: Backwards?) {
+        self.serial = serial
+        self.kinds = kinds
+        self.backwards = backwards
     }
 }
 
@@ -282,5 +344,102 @@ struct CompositeCodingTests {
             default: Issue.record("\(stored): direct \(direct), JSON \(json)")
             }
         }
+    }
+
+    /// Encodes `value` into a sink naming `stmt` (the coders `stmt` keeps) and expects the
+    /// JSON codec's columns.
+    private static func sinkColumns(
+        _ value: Any?, _ columns: CompositeColumns, on stmt: SQLiteStatement,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> [SQLValue] {
+        var sink = CollectingSink(statement: stmt)
+        try columns.encode(value, on: stmt, into: &sink)
+        #expect(sink.values == (try columns.encodeThroughJSON(value)), sourceLocation: sourceLocation)
+        return sink.values
+    }
+
+    @Test("ATT-07: coders kept on a statement read and write row after row as the JSON codec does")
+    func rowAfterRow() throws {
+        let kinds = try Self.columns(AllKinds.self, optional: true)
+        let backwards = try Self.columns(Backwards.self)
+        let nested = try Self.columns(NestedWriter.self)
+        let db = try SQLiteConnection(path: ":memory:")
+        let width = kinds.names.count + backwards.names.count + nested.names.count
+        let stmt = try db.prepare("SELECT " + Array(repeating: "?", count: width).joined(separator: ", "))
+        let writer = try db.prepare("SELECT 1")
+        var g = SplitMix(state: 11)
+        for row in 0..<400 {
+            // A nil composite, an all-kinds value, a shape that takes JSON, a search for keys.
+            let kind: AllKinds? = row % 5 == 0 ? nil : Self.allKinds(&g)
+            let back = Backwards(a: g.int(-9...9), b: g.text(), c: g.bool() ? nil : Self.double(&g))
+            let pair = NestedWriter(x: g.int(0...9), y: g.int(0...9))
+            var values = try Self.sinkColumns(kind.map { $0 as Any }, kinds, on: writer)
+            values += try Self.sinkColumns(back, backwards, on: writer)
+            values += try Self.sinkColumns(pair, nested, on: writer)
+            try stmt.bind(values)
+            #expect(try stmt.step())
+            let first = Int32(kinds.names.count)
+            let readKind = try kinds.read(stmt, 0) as? AllKinds?
+            let readBack = try backwards.read(stmt, first) as? Backwards
+            let readPair = try nested.read(stmt, first + Int32(backwards.names.count)) as? NestedWriter
+            #expect(readKind == .some(kind), "row \(row)")
+            #expect(readBack == back, "row \(row)")
+            #expect(readPair == pair, "row \(row)")
+            stmt.reset()
+        }
+        // One state per composite on each statement, made once.
+        #expect(stmt.compositeStates.count == 3)
+        #expect(writer.compositeStates.count == 3)
+    }
+
+    @Test("ATT-07: a container kept past its value's decoding throws instead of reading another row")
+    func keptContainer() throws {
+        let columns = try Self.columns(Keeper.self)
+        let value = try Self.withRow([.integer(4)]) { try columns.read($0, 0) } as? Keeper
+        #expect(value == Keeper(x: 4))
+        let kept = try #require(Keeper.kept)
+        #expect(throws: (any Error).self) { try kept.decode(Int.self, forKey: .x) }
+        #expect(!kept.contains(.x))
+        #expect(kept.allKeys.isEmpty)
+    }
+
+    @Test(
+        "ATT-07: many rows of two composites saved, changed and fetched again through contexts",
+        arguments: StoreKind.allCases)
+    func throughContexts(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory(prefix: "composite-rows")
+        let container = try kind.makeContainer(for: [CompositeHolder.self], in: dir)
+        var g = SplitMix(state: 5)
+        var expected: [Int: (AllKinds, Backwards?)] = [:]
+        let writer = ModelContext(container)
+        for batch in 0..<2 {
+            for i in 0..<60 {
+                let serial = batch * 60 + i
+                let kinds = Self.allKinds(&g)
+                let back: Backwards? =
+                    serial % 3 == 0 ? nil : Backwards(a: serial, b: g.text(), c: g.bool() ? nil : Self.double(&g))
+                writer.insert(CompositeHolder(serial: serial, kinds: kinds, backwards: back))
+                expected[serial] = (kinds, back)
+            }
+            try writer.save()
+        }
+        // Every fourth row changed: an update writes both composites again.
+        let changer = ModelContext(container)
+        for holder in try changer.fetch(FetchDescriptor<CompositeHolder>()) where holder.serial % 4 == 0 {
+            let kinds = Self.allKinds(&g)
+            holder.kinds = kinds
+            holder.backwards = holder.backwards == nil ? Backwards(a: -1, b: "set", c: 0.5) : nil
+            expected[holder.serial] = (kinds, holder.backwards)
+        }
+        try changer.save()
+        let reader = ModelContext(container)
+        let all = try reader.fetch(FetchDescriptor<CompositeHolder>(sortBy: [SortDescriptor(\.serial)]))
+        #expect(all.count == 120)
+        for holder in all {
+            let (kinds, back) = try #require(expected[holder.serial])
+            #expect(holder.kinds == kinds, "row \(holder.serial)")
+            #expect(holder.backwards == back, "row \(holder.serial)")
+        }
+        withExtendedLifetime(reader) {}
     }
 }

@@ -11,6 +11,9 @@ package final class SQLiteStatement {
     package let sql: String
     /// The connection that prepared the statement.
     unowned let connection: SQLiteConnection
+    /// The state of the composite attributes' coders that read or write this statement's rows,
+    /// kept from row to row (``CompositeColumns/state(on:)``); SQLite never sees it.
+    var compositeStates: [CompositeCodingState] = []
 
     init(_ handle: OpaquePointer, connection: SQLiteConnection, sql: String) {
         self.handle = handle

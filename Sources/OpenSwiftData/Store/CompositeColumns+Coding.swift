@@ -15,14 +15,182 @@ extension StoreModel.AttributeType {
 }
 
 extension CompositeColumns {
-    /// The column of the element a coding key names.
+    /// `owner`'s coding state on `stmt`, made on first use and kept with the statement: every
+    /// row the statement reads or writes reuses its cursor and its containers.
+    @inline(__always)
+    func state(on stmt: SQLiteStatement) -> CompositeCodingState {
+        for state in stmt.compositeStates where state.cursor.owner === self { return state }
+        let state = CompositeCodingState(owner: self, on: stmt)
+        stmt.compositeStates.append(state)
+        return state
+    }
+}
+
+/// One composite's coders' state kept from row to row (on the statement that reads or writes
+/// the rows, ``CompositeColumns/state(on:)``): the cursor its containers read and write
+/// through, and the last keyed container of each direction, handed out again while the value's
+/// coding asks for the same key type (a container is a boxed object made per request).
+final class CompositeCodingState {
+    /// What the containers read and write through.
+    let cursor: CompositeCursor
+    /// The key type of ``decodingContainer``.
+    @exclusivity(unchecked) var decodingKey: ObjectIdentifier?
+    /// A ``Holder`` of the last `KeyedDecodingContainer` handed out.
+    @exclusivity(unchecked) var decodingContainer: AnyObject?
+    /// The key type of ``encodingContainer``.
+    @exclusivity(unchecked) var encodingKey: ObjectIdentifier?
+    /// A ``Holder`` of the last `KeyedEncodingContainer` handed out.
+    @exclusivity(unchecked) var encodingContainer: AnyObject?
+
+    /// The state of `owner`'s coders on `statement` (`nil`: a value encoded alone).
+    init(owner: CompositeColumns, on statement: SQLiteStatement?) {
+        cursor = CompositeCursor(owner: owner, on: statement)
+    }
+
+    /// A container kept as an object, read back as its type when its key type matches.
+    final class Holder<Container> {
+        let container: Container
+        init(_ container: Container) { self.container = container }
+    }
+
+    /// The keyed decoding container of `Key`: the kept one, else `make()`'s, kept.
+    @inline(__always)
+    func decodingContainer<Key: CodingKey>(
+        _ key: Key.Type, _ make: () -> KeyedDecodingContainer<Key>
+    ) -> KeyedDecodingContainer<Key> {
+        if decodingKey == ObjectIdentifier(Key.self), let held = decodingContainer {
+            return unsafeDowncast(held, to: Holder<KeyedDecodingContainer<Key>>.self).container
+        }
+        let container = make()
+        decodingContainer = Holder(container)
+        decodingKey = ObjectIdentifier(Key.self)
+        return container
+    }
+
+    /// The keyed encoding container of `Key`: the kept one, else `make()`'s, kept.
+    @inline(__always)
+    func encodingContainer<Key: CodingKey>(
+        _ key: Key.Type, _ make: () -> KeyedEncodingContainer<Key>
+    ) -> KeyedEncodingContainer<Key> {
+        if encodingKey == ObjectIdentifier(Key.self), let held = encodingContainer {
+            return unsafeDowncast(held, to: Holder<KeyedEncodingContainer<Key>>.self).container
+        }
+        let container = make()
+        encodingContainer = Holder(container)
+        encodingKey = ObjectIdentifier(Key.self)
+        return container
+    }
+}
+
+/// Where a composite's containers are: the row being read (the statement the cursor is kept
+/// on, while a value is decoded from it, and the first element column), the column values
+/// being written, and the
+/// element the next coding key most likely names. A value's coding names its elements in
+/// their order (the order the elements were found in, ``CompositeProbe``), so a key is
+/// matched against one element name, not searched for.
+final class CompositeCursor {
+    /// The composite.
+    let owner: CompositeColumns
+    /// The elements' names, in column order.
+    let names: [String]
+    /// The elements' types, in column order.
+    let kinds: [StoreModel.AttributeType]
+    /// The statement that keeps this cursor (``CompositeColumns/state(on:)``), so it outlives
+    /// every read through it: it is not retained, and read only while ``reading``.
+    private unowned(unsafe) let statement: SQLiteStatement?
+    /// Whether a value is being decoded from ``statement``'s row.
+    @exclusivity(unchecked) private var reading = false
+    /// The first element's column in the row being read.
+    @exclusivity(unchecked) var first: Int32 = 0
+    /// The element after the one a key named last.
+    @exclusivity(unchecked) var next = 0
+    /// One value per element, NULL until written.
+    @exclusivity(unchecked) var values: [SQLValue]
+    /// Bit `i`: element `i` was written.
+    @exclusivity(unchecked) var written: UInt64 = 0
+    /// Whether the value took a shape ``CompositeEncoder`` does not write.
+    @exclusivity(unchecked) var refused = false
+
+    init(owner: CompositeColumns, on statement: SQLiteStatement?) {
+        self.owner = owner
+        self.statement = statement
+        names = owner.names
+        kinds = owner.kinds
+        values = Array(repeating: .null, count: owner.names.count)
+    }
+
+    /// Starts reading a value from the row of the statement keeping the cursor, its elements
+    /// from column `first`.
+    @inline(__always)
+    func beginReading(_ first: Int32) {
+        reading = statement != nil
+        self.first = first
+        next = 0
+    }
+
+    /// Ends reading the value: its containers read nothing more.
+    @inline(__always)
+    func endReading() { reading = false }
+
+    /// The statement whose row is being read; `nil` between values.
+    var stmt: SQLiteStatement? { reading ? statement : nil }
+
+    /// Starts writing a value: every element NULL and unwritten.
+    @inline(__always)
+    func beginWriting() {
+        for i in values.indices { values[i] = .null }
+        written = 0
+        refused = false
+        next = 0
+    }
+
+    /// The statement being read.
+    ///
+    /// - Throws: ``CompositeCodingFallback`` when no value is being read (a container used
+    ///   after its value's decoding returned).
+    @inline(__always)
+    func readStatement() throws -> SQLiteStatement {
+        guard reading, let statement else { throw CompositeCodingFallback() }
+        return statement
+    }
+
+    /// The element a coding key names: the one after the last named, the last named again,
+    /// else the one of that name.
     ///
     /// - Throws: ``CompositeCodingFallback`` for a key that names no element.
     @inline(__always)
-    fileprivate func index(of key: some CodingKey) throws -> Int {
+    func index(of key: some CodingKey) throws -> Int {
         let name = key.stringValue
-        for i in names.indices where names[i] == name { return i }
+        let guess = next
+        if guess < names.count, names[guess] == name {
+            next = guess + 1
+            return guess
+        }
+        if guess > 0, names[guess - 1] == name { return guess - 1 }
+        return try search(name)
+    }
+
+    /// The element named `name`, searched for.
+    private func search(_ name: String) throws -> Int {
+        for i in names.indices where names[i] == name {
+            next = i + 1
+            return i
+        }
         throw CompositeCodingFallback()
+    }
+
+    /// Writes element `i`'s value.
+    ///
+    /// - Throws: ``CompositeCodingFallback`` when it was already written.
+    @inline(__always)
+    func set(_ i: Int, _ value: SQLValue) throws {
+        let bit: UInt64 = 1 << UInt64(i)
+        guard written & bit == 0 else {
+            refused = true
+            throw CompositeCodingFallback()
+        }
+        written |= bit
+        values[i] = value
     }
 }
 
@@ -32,55 +200,29 @@ extension CompositeColumns {
 /// container puts each element as its column holds it (``CompositeColumns``' table), the JSON
 /// codec's result for the same value. An element of another type is encoded alone through the
 /// JSON codec; any other shape (a nested or unkeyed container at the top, a key that names no
-/// element, an element written twice) refuses the value (``Columns/refused``).
+/// element, an element written twice) refuses the value (``CompositeCursor/refused``).
 struct CompositeEncoder: Encoder {
     /// The most elements a composite may have for this encoder (one bit each in
-    /// ``Columns/written``).
+    /// ``CompositeCursor/written``).
     static let maximumElements = 64
 
-    /// The column values being written.
-    final class Columns {
-        /// One value per element, NULL until written.
-        var values: [SQLValue]
-        /// Bit `i`: element `i` was written.
-        var written: UInt64 = 0
-        /// Whether the value took a shape this encoder does not write.
-        var refused = false
-
-        init(count: Int) { values = Array(repeating: .null, count: count) }
-
-        /// Writes element `i`'s value.
-        ///
-        /// - Throws: ``CompositeCodingFallback`` when it was already written.
-        @inline(__always)
-        func set(_ i: Int, _ value: SQLValue) throws {
-            let bit: UInt64 = 1 << UInt64(i)
-            guard written & bit == 0 else {
-                refused = true
-                throw CompositeCodingFallback()
-            }
-            written |= bit
-            values[i] = value
-        }
-    }
-
-    let owner: CompositeColumns
-    let columns: Columns
+    /// The cursor written through and the container kept.
+    let state: CompositeCodingState
 
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(ElementEncoder<Key>(owner: owner, columns: columns))
+        state.encodingContainer(type) { KeyedEncodingContainer(ElementEncoder<Key>(cursor: state.cursor)) }
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        columns.refused = true
+        state.cursor.refused = true
         return RefusingEncodingContainer<CompositeKey>()
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
-        columns.refused = true
+        state.cursor.refused = true
         return RefusingEncodingContainer<CompositeKey>()
     }
 }
@@ -94,9 +236,10 @@ private struct CompositeKey: CodingKey {
 }
 
 /// ``CompositeEncoder``'s keyed container: each element into its column.
-private struct ElementEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let owner: CompositeColumns
-    let columns: CompositeEncoder.Columns
+private final class ElementEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let cursor: CompositeCursor
+
+    init(cursor: CompositeCursor) { self.cursor = cursor }
     var codingPath: [any CodingKey] { [] }
 
     /// Element `i`'s column value for `value` through the JSON codec: the value's JSON, read
@@ -104,123 +247,123 @@ private struct ElementEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
     private func slow<T: Encodable>(_ value: T, _ i: Int) throws {
         let json = try jsonText(value)
         let object = try JSONSerialization.jsonObject(with: Data(json.utf8), options: [.fragmentsAllowed])
-        try columns.set(i, try owner.column(owner.elements[i], object))
+        try cursor.set(i, try cursor.owner.column(cursor.owner.elements[i], object))
     }
 
     /// `value` as a REAL, or through JSON when it is not finite (which refuses it).
     @inline(__always)
     private func real(_ value: Double, _ i: Int) throws {
-        if owner.kinds[i].isReal, value.isFinite { try columns.set(i, .real(value)) } else { try slow(value, i) }
+        if cursor.kinds[i].isReal, value.isFinite { try cursor.set(i, .real(value)) } else { try slow(value, i) }
     }
 
-    mutating func encodeNil(forKey key: Key) throws { try columns.set(try owner.index(of: key), .null) }
+    func encodeNil(forKey key: Key) throws { try cursor.set(try cursor.index(of: key), .null) }
 
-    mutating func encode(_ value: Bool, forKey key: Key) throws {
-        let i = try owner.index(of: key)
-        if owner.kinds[i] == .boolean { try columns.set(i, .integer(value ? 1 : 0)) } else { try slow(value, i) }
+    func encode(_ value: Bool, forKey key: Key) throws {
+        let i = try cursor.index(of: key)
+        if cursor.kinds[i] == .boolean { try cursor.set(i, .integer(value ? 1 : 0)) } else { try slow(value, i) }
     }
 
-    mutating func encode(_ value: String, forKey key: Key) throws {
-        let i = try owner.index(of: key)
-        let kind = owner.kinds[i]
-        if kind == .string || kind == .uri { try columns.set(i, .text(value)) } else { try slow(value, i) }
+    func encode(_ value: String, forKey key: Key) throws {
+        let i = try cursor.index(of: key)
+        let kind = cursor.kinds[i]
+        if kind == .string || kind == .uri { try cursor.set(i, .text(value)) } else { try slow(value, i) }
     }
 
-    mutating func encode(_ value: Double, forKey key: Key) throws { try real(value, try owner.index(of: key)) }
+    func encode(_ value: Double, forKey key: Key) throws { try real(value, try cursor.index(of: key)) }
 
-    mutating func encode(_ value: Float, forKey key: Key) throws { try slow(value, try owner.index(of: key)) }
+    func encode(_ value: Float, forKey key: Key) throws { try slow(value, try cursor.index(of: key)) }
 
-    mutating func encode(_ value: Int, forKey key: Key) throws {
-        let i = try owner.index(of: key)
-        if owner.kinds[i].isInteger { try columns.set(i, .integer(Int64(value))) } else { try slow(value, i) }
+    func encode(_ value: Int, forKey key: Key) throws {
+        let i = try cursor.index(of: key)
+        if cursor.kinds[i].isInteger { try cursor.set(i, .integer(Int64(value))) } else { try slow(value, i) }
     }
 
-    mutating func encode(_ value: Int8, forKey key: Key) throws {
-        let i = try owner.index(of: key)
-        if owner.kinds[i].isInteger { try columns.set(i, .integer(Int64(value))) } else { try slow(value, i) }
+    func encode(_ value: Int8, forKey key: Key) throws {
+        let i = try cursor.index(of: key)
+        if cursor.kinds[i].isInteger { try cursor.set(i, .integer(Int64(value))) } else { try slow(value, i) }
     }
 
-    mutating func encode(_ value: Int16, forKey key: Key) throws {
-        let i = try owner.index(of: key)
-        if owner.kinds[i].isInteger { try columns.set(i, .integer(Int64(value))) } else { try slow(value, i) }
+    func encode(_ value: Int16, forKey key: Key) throws {
+        let i = try cursor.index(of: key)
+        if cursor.kinds[i].isInteger { try cursor.set(i, .integer(Int64(value))) } else { try slow(value, i) }
     }
 
-    mutating func encode(_ value: Int32, forKey key: Key) throws {
-        let i = try owner.index(of: key)
-        if owner.kinds[i].isInteger { try columns.set(i, .integer(Int64(value))) } else { try slow(value, i) }
+    func encode(_ value: Int32, forKey key: Key) throws {
+        let i = try cursor.index(of: key)
+        if cursor.kinds[i].isInteger { try cursor.set(i, .integer(Int64(value))) } else { try slow(value, i) }
     }
 
-    mutating func encode(_ value: Int64, forKey key: Key) throws {
-        let i = try owner.index(of: key)
-        if owner.kinds[i].isInteger { try columns.set(i, .integer(Int64(value))) } else { try slow(value, i) }
+    func encode(_ value: Int64, forKey key: Key) throws {
+        let i = try cursor.index(of: key)
+        if cursor.kinds[i].isInteger { try cursor.set(i, .integer(Int64(value))) } else { try slow(value, i) }
     }
 
-    mutating func encode(_ value: UInt, forKey key: Key) throws {
-        let i = try owner.index(of: key)
-        if owner.kinds[i].isInteger, let v = Int64(exactly: value) {
-            try columns.set(i, .integer(v))
+    func encode(_ value: UInt, forKey key: Key) throws {
+        let i = try cursor.index(of: key)
+        if cursor.kinds[i].isInteger, let v = Int64(exactly: value) {
+            try cursor.set(i, .integer(v))
         } else {
             try slow(value, i)
         }
     }
 
-    mutating func encode(_ value: UInt8, forKey key: Key) throws {
-        let i = try owner.index(of: key)
-        if owner.kinds[i].isInteger { try columns.set(i, .integer(Int64(value))) } else { try slow(value, i) }
+    func encode(_ value: UInt8, forKey key: Key) throws {
+        let i = try cursor.index(of: key)
+        if cursor.kinds[i].isInteger { try cursor.set(i, .integer(Int64(value))) } else { try slow(value, i) }
     }
 
-    mutating func encode(_ value: UInt16, forKey key: Key) throws {
-        let i = try owner.index(of: key)
-        if owner.kinds[i].isInteger { try columns.set(i, .integer(Int64(value))) } else { try slow(value, i) }
+    func encode(_ value: UInt16, forKey key: Key) throws {
+        let i = try cursor.index(of: key)
+        if cursor.kinds[i].isInteger { try cursor.set(i, .integer(Int64(value))) } else { try slow(value, i) }
     }
 
-    mutating func encode(_ value: UInt32, forKey key: Key) throws {
-        let i = try owner.index(of: key)
-        if owner.kinds[i].isInteger { try columns.set(i, .integer(Int64(value))) } else { try slow(value, i) }
+    func encode(_ value: UInt32, forKey key: Key) throws {
+        let i = try cursor.index(of: key)
+        if cursor.kinds[i].isInteger { try cursor.set(i, .integer(Int64(value))) } else { try slow(value, i) }
     }
 
-    mutating func encode(_ value: UInt64, forKey key: Key) throws {
-        let i = try owner.index(of: key)
-        if owner.kinds[i].isInteger, let v = Int64(exactly: value) {
-            try columns.set(i, .integer(v))
+    func encode(_ value: UInt64, forKey key: Key) throws {
+        let i = try cursor.index(of: key)
+        if cursor.kinds[i].isInteger, let v = Int64(exactly: value) {
+            try cursor.set(i, .integer(v))
         } else {
             try slow(value, i)
         }
     }
 
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        let i = try owner.index(of: key)
-        let kind = owner.kinds[i]
+    func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        let i = try cursor.index(of: key)
+        let kind = cursor.kinds[i]
         if T.self == Date.self, kind == .date {
             try real(unsafeBitCast(value, to: Date.self).timeIntervalSinceReferenceDate, i)
         } else if T.self == UUID.self, kind == .uuid {
-            try columns.set(i, try unsafeBitCast(value, to: UUID.self).sqlValue())
+            try cursor.set(i, try unsafeBitCast(value, to: UUID.self).sqlValue())
         } else if T.self == URL.self, kind == .uri || kind == .string {
-            try columns.set(i, .text(unsafeBitCast(value, to: URL.self).absoluteString))
+            try cursor.set(i, .text(unsafeBitCast(value, to: URL.self).absoluteString))
         } else {
             try slow(value, i)
         }
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+    func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
         -> KeyedEncodingContainer<NestedKey>
     {
-        columns.refused = true
+        cursor.refused = true
         return KeyedEncodingContainer(RefusingEncodingContainer<NestedKey>())
     }
 
-    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        columns.refused = true
+    func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        cursor.refused = true
         return RefusingEncodingContainer<CompositeKey>()
     }
 
-    mutating func superEncoder() -> any Encoder {
-        columns.refused = true
+    func superEncoder() -> any Encoder {
+        cursor.refused = true
         return RefusingEncoder()
     }
 
-    mutating func superEncoder(forKey key: Key) -> any Encoder {
-        columns.refused = true
+    func superEncoder(forKey key: Key) -> any Encoder {
+        cursor.refused = true
         return RefusingEncoder()
     }
 }
@@ -297,16 +440,14 @@ private struct RefusingEncodingContainer<Key: CodingKey>: KeyedEncodingContainer
 /// element of another type, or a column holding another storage class than its element's, is
 /// decoded alone through the JSON codec; any other shape throws ``CompositeCodingFallback``.
 struct CompositeDecoder: Decoder {
-    let owner: CompositeColumns
-    let stmt: SQLiteStatement
-    /// The first element's column.
-    let first: Int32
+    /// The cursor read through and the container kept.
+    let state: CompositeCodingState
 
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(ElementDecoder<Key>(owner: owner, stmt: stmt, first: first))
+        state.decodingContainer(type) { KeyedDecodingContainer(ElementDecoder<Key>(cursor: state.cursor)) }
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw CompositeCodingFallback() }
@@ -315,34 +456,46 @@ struct CompositeDecoder: Decoder {
 }
 
 /// ``CompositeDecoder``'s keyed container: each element from its column.
-private struct ElementDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let owner: CompositeColumns
-    let stmt: SQLiteStatement
-    let first: Int32
+private final class ElementDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let cursor: CompositeCursor
+
+    init(cursor: CompositeCursor) { self.cursor = cursor }
 
     var codingPath: [any CodingKey] { [] }
 
     var allKeys: [Key] {
-        owner.names.indices.compactMap { i in
-            stmt.storageClass(at: first + Int32(i)) == SQLITE_NULL ? nil : Key(stringValue: owner.names[i])
+        guard let stmt = cursor.stmt else { return [] }
+        return cursor.names.indices.compactMap { i in
+            stmt.storageClass(at: cursor.first + Int32(i)) == SQLITE_NULL ? nil : Key(stringValue: cursor.names[i])
         }
     }
 
     func contains(_ key: Key) -> Bool {
-        // try?: a key that names no element is absent, as from the JSON object.
-        guard let i = try? owner.index(of: key) else { return false }
-        return storageClass(i) != SQLITE_NULL
+        // try?: a key that names no element is absent, as from the JSON object (and nothing
+        // is present once the value's decoding returned).
+        guard let i = try? cursor.index(of: key), let storage = try? storageClass(i) else { return false }
+        return storage != SQLITE_NULL
+    }
+
+    /// The statement being read and element `i`'s column in its row.
+    @inline(__always)
+    private func column(_ i: Int) throws -> (SQLiteStatement, Int32) {
+        (try cursor.readStatement(), cursor.first + Int32(i))
     }
 
     /// Element `i`'s column's storage class.
     @inline(__always)
-    private func storageClass(_ i: Int) -> Int32 { stmt.storageClass(at: first + Int32(i)) }
+    private func storageClass(_ i: Int) throws -> Int32 {
+        let (stmt, column) = try column(i)
+        return stmt.storageClass(at: column)
+    }
 
     /// Element `i`'s INTEGER, `nil` for another storage class or a Bool element.
     @inline(__always)
-    private func integer(_ i: Int) -> Int64? {
-        let (type, value) = stmt.integerColumn(at: first + Int32(i))
-        return type == SQLITE_INTEGER && owner.kinds[i] != .boolean ? value : nil
+    private func integer(_ i: Int) throws -> Int64? {
+        let (stmt, column) = try column(i)
+        let (type, value) = stmt.integerColumn(at: column)
+        return type == SQLITE_INTEGER && cursor.kinds[i] != .boolean ? value : nil
     }
 
     /// Element `i` decoded alone through the JSON codec, from the JSON value
@@ -351,7 +504,8 @@ private struct ElementDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// - Throws: ``CompositeCodingFallback`` for a NULL column (an absent key); the JSON
     ///   codec's errors.
     private func slow<T: Decodable>(_ type: T.Type, _ i: Int) throws -> T {
-        guard let value = try owner.jsonValue(owner.elements[i], stmt.value(at: first + Int32(i))) else {
+        let (stmt, column) = try column(i)
+        guard let value = try cursor.owner.jsonValue(cursor.owner.elements[i], stmt.value(at: column)) else {
             throw CompositeCodingFallback()
         }
         let json = try JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .sortedKeys])
@@ -359,101 +513,105 @@ private struct ElementDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        guard storageClass(try owner.index(of: key)) != SQLITE_NULL else { throw CompositeCodingFallback() }
+        guard try storageClass(try cursor.index(of: key)) != SQLITE_NULL else { throw CompositeCodingFallback() }
         return false
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        let i = try owner.index(of: key)
-        let (storage, value) = stmt.integerColumn(at: first + Int32(i))
-        if storage == SQLITE_INTEGER, owner.kinds[i] == .boolean { return value != 0 }
+        let i = try cursor.index(of: key)
+        let (stmt, column) = try column(i)
+        let (storage, value) = stmt.integerColumn(at: column)
+        if storage == SQLITE_INTEGER, cursor.kinds[i] == .boolean { return value != 0 }
         return try slow(type, i)
     }
 
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        let i = try owner.index(of: key)
-        if storageClass(i) == SQLITE_TEXT { return stmt.text(at: first + Int32(i)) }
+        let i = try cursor.index(of: key)
+        let (stmt, column) = try column(i)
+        if stmt.storageClass(at: column) == SQLITE_TEXT { return stmt.text(at: column) }
         return try slow(type, i)
     }
 
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        let i = try owner.index(of: key)
-        let (storage, value) = stmt.realColumn(at: first + Int32(i))
+        let i = try cursor.index(of: key)
+        let (stmt, column) = try column(i)
+        let (storage, value) = stmt.realColumn(at: column)
         if storage == SQLITE_FLOAT { return value }
         return try slow(type, i)
     }
 
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try slow(type, try owner.index(of: key)) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try slow(type, try cursor.index(of: key)) }
 
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-        let i = try owner.index(of: key)
-        if let v = integer(i), let exact = Int(exactly: v) { return exact }
+        let i = try cursor.index(of: key)
+        if let v = try integer(i), let exact = Int(exactly: v) { return exact }
         return try slow(type, i)
     }
 
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
-        let i = try owner.index(of: key)
-        if let v = integer(i), let exact = Int8(exactly: v) { return exact }
+        let i = try cursor.index(of: key)
+        if let v = try integer(i), let exact = Int8(exactly: v) { return exact }
         return try slow(type, i)
     }
 
     func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
-        let i = try owner.index(of: key)
-        if let v = integer(i), let exact = Int16(exactly: v) { return exact }
+        let i = try cursor.index(of: key)
+        if let v = try integer(i), let exact = Int16(exactly: v) { return exact }
         return try slow(type, i)
     }
 
     func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
-        let i = try owner.index(of: key)
-        if let v = integer(i), let exact = Int32(exactly: v) { return exact }
+        let i = try cursor.index(of: key)
+        if let v = try integer(i), let exact = Int32(exactly: v) { return exact }
         return try slow(type, i)
     }
 
     func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-        let i = try owner.index(of: key)
-        if let v = integer(i), let exact = Int64(exactly: v) { return exact }
+        let i = try cursor.index(of: key)
+        if let v = try integer(i), let exact = Int64(exactly: v) { return exact }
         return try slow(type, i)
     }
 
     func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
-        let i = try owner.index(of: key)
-        if let v = integer(i), let exact = UInt(exactly: v) { return exact }
+        let i = try cursor.index(of: key)
+        if let v = try integer(i), let exact = UInt(exactly: v) { return exact }
         return try slow(type, i)
     }
 
     func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
-        let i = try owner.index(of: key)
-        if let v = integer(i), let exact = UInt8(exactly: v) { return exact }
+        let i = try cursor.index(of: key)
+        if let v = try integer(i), let exact = UInt8(exactly: v) { return exact }
         return try slow(type, i)
     }
 
     func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
-        let i = try owner.index(of: key)
-        if let v = integer(i), let exact = UInt16(exactly: v) { return exact }
+        let i = try cursor.index(of: key)
+        if let v = try integer(i), let exact = UInt16(exactly: v) { return exact }
         return try slow(type, i)
     }
 
     func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
-        let i = try owner.index(of: key)
-        if let v = integer(i), let exact = UInt32(exactly: v) { return exact }
+        let i = try cursor.index(of: key)
+        if let v = try integer(i), let exact = UInt32(exactly: v) { return exact }
         return try slow(type, i)
     }
 
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
-        let i = try owner.index(of: key)
-        if let v = integer(i), let exact = UInt64(exactly: v) { return exact }
+        let i = try cursor.index(of: key)
+        if let v = try integer(i), let exact = UInt64(exactly: v) { return exact }
         return try slow(type, i)
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        let i = try owner.index(of: key)
+        let i = try cursor.index(of: key)
+        let (stmt, column) = try column(i)
         if T.self == Date.self {
-            let (storage, value) = stmt.realColumn(at: first + Int32(i))
+            let (storage, value) = stmt.realColumn(at: column)
             if storage == SQLITE_FLOAT {
                 return unsafeBitCast(Date(timeIntervalSinceReferenceDate: value), to: T.self)
             }
-        } else if T.self == UUID.self, owner.kinds[i] == .uuid, storageClass(i) == SQLITE_BLOB,
-            let uuid = UUID(sqlValue: stmt.value(at: first + Int32(i)))
+        } else if T.self == UUID.self, cursor.kinds[i] == .uuid, stmt.storageClass(at: column) == SQLITE_BLOB,
+            let uuid = UUID(sqlValue: stmt.value(at: column))
         {
             return unsafeBitCast(uuid, to: T.self)
         }

@@ -60,6 +60,18 @@ final class CompositeColumns: @unchecked Sendable {
         (Any, CompositeEncoder) throws -> Bool, (CompositeDecoder) throws -> Any
     ) {
         let encode: (Any, CompositeEncoder) throws -> Bool = { value, encoder in
+            // A value of exactly `T` is read where it is, without the runtime's cast; anything
+            // else (an `Optional` of it, another type) is cast.
+            let exact = try withUnsafePointer(to: value) { slot in
+                try withUnsafeTemporaryAllocation(of: T.self, capacity: 1) { buffer in
+                    let value = buffer.baseAddress!
+                    guard SlotValues.loadExact(at: slot, into: value) else { return false }
+                    defer { value.deinitialize(count: 1) }
+                    try value.pointee.encode(to: encoder)
+                    return true
+                }
+            }
+            if exact { return true }
             guard let value = value as? T else { return false }
             try value.encode(to: encoder)
             return true
@@ -72,20 +84,44 @@ final class CompositeColumns: @unchecked Sendable {
     ///
     /// - Throws: ``SwiftDataError/invalidValue`` when the value does not encode (NaN inside).
     func encode(_ value: Any?) throws -> [SQLValue] {
-        // `value` is the attribute's type or its `Optional`: the coder's cast unwraps it (a `nil`
-        // fails the cast and takes the JSON codec, which writes NULLs).
-        if let encodeValue, let value {
-            let columns = CompositeEncoder.Columns(count: elements.count)
-            do {
-                if try encodeValue(value, CompositeEncoder(owner: self, columns: columns)), !columns.refused {
-                    return columns.values
-                }
-            } catch {
-                // Not swallowed: the JSON codec below encodes the value again and throws its
-                // own error for a value that does not encode.
-            }
+        if let value, encodeValue != nil {
+            let state = CompositeCodingState(owner: self, on: nil)
+            if encodeDirectly(value, state) { return state.cursor.values }
         }
         return try encodeThroughJSON(value)
+    }
+
+    /// Puts ``encode(_:)``'s values into `sink`, one per element column, with the coders
+    /// `stmt` keeps (``state(on:)``) when there is a statement.
+    ///
+    /// - Throws: ``SwiftDataError/invalidValue`` when the value does not encode (NaN inside);
+    ///   `sink`'s errors.
+    func encode<S: ColumnSink>(_ value: Any?, on stmt: SQLiteStatement?, into sink: inout S) throws {
+        if let value, encodeValue != nil {
+            let state = stmt.map { self.state(on: $0) } ?? CompositeCodingState(owner: self, on: nil)
+            if encodeDirectly(value, state) {
+                let cursor = state.cursor
+                for i in cursor.values.indices { try sink.value(cursor.values[i]) }
+                return
+            }
+        }
+        for v in try encodeThroughJSON(value) { try sink.value(v) }
+    }
+
+    /// Encodes `value` through ``CompositeEncoder`` into `state`'s cursor; `false` when it
+    /// takes the JSON codec instead (not the attribute's type — a `nil` fails the coder's
+    /// cast, and the JSON codec writes NULLs —, another coding shape, or an error, which the
+    /// JSON codec then throws itself).
+    private func encodeDirectly(_ value: Any, _ state: CompositeCodingState) -> Bool {
+        guard let encodeValue else { return false }
+        state.cursor.beginWriting()
+        do {
+            return try encodeValue(value, CompositeEncoder(state: state)) && !state.cursor.refused
+        } catch {
+            // Not swallowed: the JSON codec encodes the value again and throws its own error
+            // for a value that does not encode.
+            return false
+        }
     }
 
     /// ``encode(_:)`` through the JSON codec: the value's JSON object, one element per column.
@@ -108,8 +144,11 @@ final class CompositeColumns: @unchecked Sendable {
     func read(_ stmt: SQLiteStatement, _ first: Int32) throws -> Any {
         if let decodeValue {
             if codec.isOptional, allNull(stmt, first), let none = codec.decode(.null) { return none }
+            let state = state(on: stmt)
+            state.cursor.beginReading(first)
+            defer { state.cursor.endReading() }
             do {
-                return try decodeValue(CompositeDecoder(owner: self, stmt: stmt, first: first))
+                return try decodeValue(CompositeDecoder(state: state))
             } catch {
                 // Not swallowed: the JSON codec below reads the columns again and throws
                 // corruptStore for columns that do not decode.

@@ -25,6 +25,9 @@ protocol ColumnSink {
     mutating func text(_ value: String) throws
     /// Any encoded value.
     mutating func value(_ value: SQLValue) throws
+    /// The statement the values are bound to, `nil` when there is none (a composite's coders
+    /// keep their state with it from row to row).
+    var statement: SQLiteStatement? { get }
 }
 
 extension RowCodec {
@@ -100,7 +103,8 @@ extension RowCodec {
         }
         if let composite = read.pointee.composite {
             let value = slot < d.values.count ? d.values[slot] : nil
-            for v in try naming(d, slot, { try composite.encode(value) }) { try sink.value(v) }
+            let stmt = sink.statement
+            try naming(d, slot) { try composite.encode(value, on: stmt, into: &sink) }
             return
         }
         let encoded = try naming(d, slot) {
@@ -221,6 +225,8 @@ private struct StatementSink: ColumnSink {
     /// The next value's position.
     var position = 0
 
+    var statement: SQLiteStatement? { stmt.statement }
+
     mutating func integer(_ value: Int64) throws {
         try stmt.bindInteger(value, at: position)
         position += 1
@@ -245,6 +251,8 @@ private struct StatementSink: ColumnSink {
 /// ``RowCodec``'s sink keeping the value put (a single column's: one is).
 private struct ValueSink: ColumnSink {
     var result: SQLValue = .null
+
+    var statement: SQLiteStatement? { nil }
 
     mutating func integer(_ value: Int64) throws { self.value(.integer(value)) }
     mutating func real(_ value: Double) throws { self.value(.real(value)) }

@@ -363,6 +363,9 @@ struct RowStatement {
         self.versionQuery = versionQuery
     }
 
+    /// The statement bound and run.
+    var statement: SQLiteStatement { stmt }
+
     /// Binds the value of the `index`-th read.
     func bind(_ value: SQLValue, at index: Int) throws {
         try stmt.bind(value, at: firstValue + Int32(index))

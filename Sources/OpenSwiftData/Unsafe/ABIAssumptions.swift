@@ -24,6 +24,12 @@
 // 4. `@exclusivity(unchecked)` on the backing-data property `@Model` generates
 //    (OpenSwiftDataMacros/ModelMembers.swift), for the same reason.
 //    Gain: 6.1 % of an inserted row, 4.1 % of a fetched row.
+// 5. `@exclusivity(unchecked)` on the stored properties of a composite's coding state
+//    (`CompositeCodingState`, `CompositeCursor`): the state is kept on one statement, which
+//    one thread at a time steps, and only the composite's own coders touch it, one value at a
+//    time. Gain: 16 % of a composite value's encoding and binding (5,061 → 4,240
+//    instructions; 3.8 % of an inserted row of a model with one four-element composite).
+//    Pinned by: CompositeCodingTests, run in debug builds where other accesses are checked.
 //
 // The container layout in 1 and 2 is that of 64-bit platforms; elsewhere the build stops here
 // rather than read memory under assumptions nobody checked.
