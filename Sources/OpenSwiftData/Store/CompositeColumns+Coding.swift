@@ -97,7 +97,7 @@ final class CompositeCursor {
     let kinds: [StoreModel.AttributeType]
     /// The statement that keeps this cursor (``CompositeColumns/state(on:)``), so it outlives
     /// every read through it: it is not retained, and read only while ``reading``.
-    private unowned(unsafe) let statement: SQLiteStatement?
+    private unowned let statement: SQLiteStatement?
     /// Whether a value is being decoded from ``statement``'s row.
     @exclusivity(unchecked) private var reading = false
     /// The first element's column in the row being read.
