@@ -24,6 +24,17 @@
 // 4. `@exclusivity(unchecked)` on the backing-data property `@Model` generates
 //    (OpenSwiftDataMacros/ModelMembers.swift), for the same reason.
 //    Gain: 6.1 % of an inserted row, 4.1 % of a fetched row.
+// 5. `BackingData` is a class without stored properties, allocated by
+//    `ManagedBufferPointer(bufferClass:minimumCapacity:)` with its fields as the buffer's
+//    header and its slots as the tail elements (Unsafe/BackingStorage.swift): standard-library
+//    API, whose conditions are that the class declares no stored properties and that its
+//    `deinit` destroys the header and the elements it initialised (`destroyStorage()`). The
+//    header's and the slots' addresses are used outside the closures that give them, while the
+//    object lives (an object never moves); the registrar is kept in a one-word cell of the
+//    header when it fits there.
+//    Gain: one allocation of a fetched row's three, and the registrar read in place.
+//    Pinned by: BackingDataSizeTests (no stored properties), BackingStorageTests (tail and
+//    overflow slots, what they release, the registrar's cell), the whole suite.
 //
 // The container layout in 1 and 2 is that of 64-bit platforms; elsewhere the build stops here
 // rather than read memory under assumptions nobody checked.
