@@ -28,7 +28,7 @@ struct BackingDataSizeTests {
         return Int(metadata.load(fromByteOffset: offset, as: UInt32.self))
     }
 
-    @Test("a model's storage class has no stored properties: its fields are the buffer header")
+    @Test("a model's storage class has no stored properties: its fields are in the buffer's tail")
     func backingDataHasNoStoredProperties() {
         // The metadata read is checked on a class whose size is known first.
         #expect(instanceSize(TwoWords.self) == 32)
@@ -43,6 +43,9 @@ struct BackingDataSizeTests {
         let size = MemoryLayout<BackingData.Fields>.stride
         #expect(size > 100, "the fields take \(size) bytes: fewer than the ones declared")
         #expect(size <= 168, "the fields take \(size) bytes, past their budget of 168")
+        // The slots start at the fields' stride: it must be a place an `Any` may start.
+        #expect(MemoryLayout<BackingData.Fields>.alignment == MemoryLayout<Any>.alignment)
+        #expect(BackingData._slotsOffset % MemoryLayout<Any>.alignment == 0)
     }
 
     @Test(

@@ -4,9 +4,9 @@ import Testing
 
 @testable import OpenSwiftData
 
-/// `BackingData`'s one-allocation storage (Unsafe/BackingStorage.swift): fields in the buffer
-/// header, slots in the tail, an overflow buffer once the slots outgrow it, the observation
-/// registrar in a cell of the header; and that everything a slot holds is released.
+/// `BackingData`'s one-allocation storage (Unsafe/BackingStorage.swift): fields and slots in
+/// the buffer's tail, an overflow buffer once the slots outgrow it, the observation registrar
+/// in a cell of the fields; and that everything a slot holds is released.
 @Suite("BackingData storage", .serialized)
 struct BackingStorageTests {
     /// Counts its instances alive.
@@ -92,7 +92,7 @@ struct BackingStorageTests {
         #expect(Token.alive == before, "the slot written before the throw is released")
     }
 
-    @Test("the observation registrar is made on first use, in the object's header, and observes")
+    @Test("the observation registrar is made on first use, in the object's fields, and observes")
     func registrarInTheHeader() {
         let note = CtxItem(name: "a", n: 1)
         let data = note.persistentBackingData

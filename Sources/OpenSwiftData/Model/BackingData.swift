@@ -9,13 +9,13 @@ import Observation
 public final class BackingData {
     enum Status { case unmanaged, inserted, persisted, deleted, removed }
 
-    // The storage is one allocation: the fields below live in the object's header and the
-    // slots after it (Unsafe/BackingStorage.swift), so a fetched row's storage costs one
-    // `malloc`. Each field is read and written through the header's address: no run-time
+    // The storage is one allocation: the fields below live in the object's tail and the
+    // slots after them (Unsafe/BackingStorage.swift), so a fetched row's storage costs one
+    // `malloc`. Each field is read and written through the fields' address: no run-time
     // exclusivity check (a model is used from one thread at a time, and no access to these
     // is held while other code runs).
 
-    /// Made only by the factories below (``allocate(_:)``), which allocate
+    /// Made only by the factories below (``allocate(slotCapacity:)``), which allocate
     /// the object with room for its fields and slots.
     private init() {}
 
@@ -137,10 +137,9 @@ public final class BackingData {
     /// Empty storage: `slotCount` unloaded slots, room for `capacity` (at least `slotCount`)
     /// without growing, and `layout` when it is known.
     static func make(slotCount: Int = 0, capacity: Int = 0, layout: ModelLayout? = nil) -> BackingData {
-        var fields = Fields(slotCapacity: Swift.max(capacity, slotCount))
-        fields.layout = layout
-        fields.hasLayout = layout != nil
-        let data = allocate(fields)
+        let room = Swift.max(capacity, slotCount)
+        let data = allocate(slotCapacity: room)
+        if let layout { data.layout = layout }
         data.values.extend(to: slotCount)
         return data
     }
@@ -160,16 +159,15 @@ public final class BackingData {
         contextHandle: ContextHandle?,
         initializingSlots initialize: (UnsafeMutablePointer<Any>, inout Int) throws -> Void
     ) rethrows -> BackingData {
-        var fields = Fields(slotCapacity: slotCount)
-        fields.layout = layout
-        fields.hasLayout = true
-        fields.pk = pk
-        fields.version = version
-        fields.status = .persisted
-        fields.storeIdentity = storeIdentity
-        fields.contextHandle = contextHandle
-        let data = allocate(fields)
+        let data = allocate(slotCapacity: slotCount)
         let f = data._fields
+        f.pointee.layout = layout
+        f.pointee.hasLayout = true
+        f.pointee.pk = pk
+        f.pointee.version = version
+        f.pointee.status = .persisted
+        f.pointee.storeIdentity = storeIdentity
+        f.pointee.contextHandle = contextHandle
         var initialized = 0
         defer { f.pointee.slotCount = Int32(initialized) }
         try initialize(data.slotBase, &initialized)

@@ -1,19 +1,21 @@
 import Observation
 
 // A model's storage in one allocation: `BackingData` is a class with no stored properties of
-// its own, allocated through `ManagedBufferPointer(bufferClass:minimumCapacity:)` with its
-// fields (``BackingData/Fields``) as the buffer's header and its slots (`Any`s) as the tail
-// elements: a fetched row's storage is one `malloc`. A model whose slots outgrow the room it
-// was made with (a subclass's values absorbed into its root's storage, a slot written past
-// the end) moves them to an overflow buffer of its own (``BackingData/reserveSlots(_:)``);
-// the tail is then unused.
+// its own, allocated through `ManagedBufferPointer(bufferClass:minimumCapacity:)` with room
+// in its tail for its fields (``BackingData/Fields``) and, right after them, its slots
+// (`Any`s): a fetched row's storage is one `malloc`. The tail is declared as words and bound
+// to the two types when the storage is made. (The fields are not the buffer's header: making
+// a buffer reads its header back once, a copy of every reference the fields hold.) A model
+// whose slots outgrow the room it was made with (a subclass's values absorbed into its root's
+// storage, a slot written past the end) moves them to an overflow buffer of its own
+// (``BackingData/reserveSlots(_:)``); the tail's slots are then unused.
 //
-// Each field is read and written through the header's address (``BackingData/_fields``),
+// Each field is read and written through the fields' address (``BackingData/_fields``),
 // taken once per access: the object never moves, and every access is made by a method of the
 // object, which holds it alive.
 
 extension BackingData {
-    /// A model's fields, kept in its object's header.
+    /// A model's fields, kept at the start of its object's tail.
     @usableFromInline
     struct Fields {
         /// Room for the observation registrar, made on first use (``registrar`` then points
@@ -49,31 +51,52 @@ extension BackingData {
         var relatedInserted = false
         var vanished = false
 
+        /// Fields with room for `slotCapacity` slots (none initialised yet), all else unset.
         init(slotCapacity: Int) {
             self.slotCapacity = Int32(slotCapacity)
         }
     }
 
-    /// A new storage holding `fields`, with room for their `slotCapacity` slots, none
-    /// initialised.
-    static func allocate(_ fields: Fields) -> BackingData {
-        let buffer = ManagedBufferPointer<Fields, Any>(
-            bufferClass: BackingData.self, minimumCapacity: Int(fields.slotCapacity)
-        ) { _, _ in fields }
+    /// The buffer: no header, a tail of words holding the fields, then the slots.
+    @usableFromInline typealias _Buffer = ManagedBufferPointer<Void, Int>
+
+    /// Where the slots start in the tail, in bytes: right after the fields (whose alignment,
+    /// a word's, is the slots' too, so their stride ends where a slot may start).
+    @inlinable @inline(__always)
+    static var _slotsOffset: Int { MemoryLayout<Fields>.stride }
+
+    /// A new storage with room for `slotCapacity` slots, none initialised, and its fields
+    /// unset (``Fields/init(slotCapacity:)``): the caller sets them where they are kept (a
+    /// `Fields` holding references, made first and moved in, is copied there by the
+    /// optimised code, a retain and a release per reference).
+    @inline(__always)
+    static func allocate(slotCapacity: Int) -> BackingData {
+        let bytes = _slotsOffset + slotCapacity * MemoryLayout<Any>.stride
+        let buffer = _Buffer(
+            bufferClass: BackingData.self, minimumCapacity: bytes / MemoryLayout<Int>.stride
+        ) { _, _ in () }
+        buffer.withUnsafeMutablePointerToElements { words in
+            let tail = UnsafeMutableRawPointer(words)
+            (tail + _slotsOffset).bindMemory(to: Any.self, capacity: slotCapacity)
+            tail.bindMemory(to: Fields.self, capacity: 1).initialize(to: Fields(slotCapacity: slotCapacity))
+        }
         return unsafeDowncast(buffer.buffer, to: BackingData.self)
     }
 
-    /// The fields' address (the buffer's header), valid while this object lives.
+    /// The fields' address (the start of the tail), valid while this object lives.
     @inlinable @inline(__always)
     var _fields: UnsafeMutablePointer<Fields> {
-        ManagedBufferPointer<Fields, Any>(unsafeBufferObject: self).withUnsafeMutablePointerToHeader { $0 }
+        _Buffer(unsafeBufferObject: self).withUnsafeMutablePointerToElements {
+            UnsafeMutableRawPointer($0).assumingMemoryBound(to: Fields.self)
+        }
     }
 
-    /// The first slot's address: the tail, or the overflow buffer.
+    /// The first slot's address: in the tail, or the overflow buffer.
     @inline(__always)
     var slotBase: UnsafeMutablePointer<Any> {
-        if let overflow = _fields.pointee.overflow { return overflow }
-        return ManagedBufferPointer<Fields, Any>(unsafeBufferObject: self).withUnsafeMutablePointerToElements { $0 }
+        let f = _fields
+        if let overflow = f.pointee.overflow { return overflow }
+        return (UnsafeMutableRawPointer(f) + BackingData._slotsOffset).assumingMemoryBound(to: Any.self)
     }
 
     /// Makes room for `capacity` slots: when the tail (or the overflow buffer) is too small,
@@ -90,7 +113,7 @@ extension BackingData {
         f.pointee.slotCapacity = Int32(newCapacity)
     }
 
-    /// Makes the observation registrar, in the header's cell when it fits there.
+    /// Makes the observation registrar, in the fields' cell when it fits there.
     @usableFromInline
     func _makeRegistrar() -> UnsafeMutablePointer<ObservationRegistrar> {
         let f = _fields
