@@ -3,10 +3,10 @@ import Testing
 
 @testable import OpenSwiftData
 
-/// Every fetched row allocates one `BackingData`. Its size decides the allocator's size class,
-/// and with it the memory a fetch of N rows writes. jemalloc, which the benchmark executables
-/// link, has classes of 128, 160 and 192 bytes: the storage fits in 160 only while its one-byte
-/// fields sit together and the store's identifier is held by reference.
+/// Every fetched row allocates one `BackingData`, its fields and slots in one allocation
+/// (Unsafe/BackingStorage.swift). Its size decides the allocator's size class, and with it
+/// the memory a fetch of N rows writes: the fields stay small while the one-byte ones sit
+/// together and the store's identifier is held by reference.
 @Suite("BackingData size")
 struct BackingDataSizeTests {
     /// Two eight-byte fields: 16 bytes of object header and 16 of fields.
@@ -28,13 +28,24 @@ struct BackingDataSizeTests {
         return Int(metadata.load(fromByteOffset: offset, as: UInt32.self))
     }
 
-    @Test("a model's storage stays within 160 bytes, the size class a fetched row's storage is allocated in")
-    func backingDataFitsItsSizeClass() {
+    @Test("a model's storage class has no stored properties: its fields are in the buffer's tail")
+    func backingDataHasNoStoredProperties() {
         // The metadata read is checked on a class whose size is known first.
         #expect(instanceSize(TwoWords.self) == 32)
-        let size = instanceSize(BackingData.self)
-        #expect(size > 100, "read \(size) bytes: the metadata layout is not the one assumed")
-        #expect(size <= 160, "BackingData takes \(size) bytes, past jemalloc's 160-byte size class")
+        // `ManagedBufferPointer(bufferClass:)` requires a class without stored properties.
+        #expect(instanceSize(BackingData.self) == 16)
+    }
+
+    @Test("a model's fields stay within 168 bytes: a seven-slot model's storage is one 408-byte block")
+    func fieldsFitTheirBudget() {
+        // 16 bytes of object header, the fields, then 32 bytes a slot: jemalloc's 448-byte size
+        // class holds a model of up to seven slots.
+        let size = MemoryLayout<BackingData.Fields>.stride
+        #expect(size > 100, "the fields take \(size) bytes: fewer than the ones declared")
+        #expect(size <= 168, "the fields take \(size) bytes, past their budget of 168")
+        // The slots start at the fields' stride: it must be a place an `Any` may start.
+        #expect(MemoryLayout<BackingData.Fields>.alignment == MemoryLayout<Any>.alignment)
+        #expect(BackingData._slotsOffset % MemoryLayout<Any>.alignment == 0)
     }
 
     @Test(

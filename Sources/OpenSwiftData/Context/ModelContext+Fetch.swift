@@ -550,16 +550,17 @@ extension ModelContext {
                 }
                 guard let layout = lastLayout else { continue }
                 let type = layout.type
-                let values: SlotValues
+                let d: BackingData
                 do {
-                    values = try RowCodec.newValues(stmt, readers)
+                    d = try BackingData.make(
+                        stored: layout, slotCount: readers.count, pk: pk, version: stmt.int64(at: table.versionColumn),
+                        storeIdentity: storeIdentity, contextHandle: handle
+                    ) { slots, initialized in
+                        try RowCodec.initializeNew(slots, &initialized, stmt, readers)
+                    }
                 } catch let mismatch as StoredValueMismatch {
                     throw mismatch.error(layout: layout, table: table, pk: pk, url: store.url)
                 }
-                let d = BackingData(
-                    layout: consume layout, values: values,
-                    pk: pk, version: stmt.int64(at: table.versionColumn), storeIdentity: storeIdentity,
-                    contextHandle: handle)
                 // Not `MaterializationScope.run`: its closure would capture `d`, and the model
                 // could not take it over (a retain and a release per row).
                 let outer = MaterializationScope.enter()

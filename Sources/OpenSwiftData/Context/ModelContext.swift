@@ -442,7 +442,7 @@ public final class ModelContext {
     /// A deleted-looking model standing for `id`, whose attributes read their defaults.
     static func standIn(for id: PersistentIdentifier, layout: ModelLayout?) -> any PersistentModel {
         guard let layout else { return UnknownEntityModel(id) }
-        let data = BackingData(layout: layout)
+        let data = BackingData.make(layout: layout)
         data.status = .removed
         data.vanished = true
         data.pk = id.primaryKey ?? 0

@@ -9,16 +9,27 @@ import Observation
 public final class BackingData {
     enum Status { case unmanaged, inserted, persisted, deleted, removed }
 
-    // What every property read, every fetched row and every saved row touches is
-    // `@exclusivity(unchecked)` (no run-time exclusivity check, about a hundred instructions
-    // per access): a model is used from one thread at a time, and no access to these is held
-    // while other code runs.
+    // The storage is one allocation: the fields below live in the object's tail and the
+    // slots after them (Unsafe/BackingStorage.swift), so a fetched row's storage costs one
+    // `malloc`. Each field is read and written through the fields' address: no run-time
+    // exclusivity check (a model is used from one thread at a time, and no access to these
+    // is held while other code runs).
+
+    /// Made only by the factories below (``allocate(slotCapacity:)``), which allocate
+    /// the object with room for its fields and slots.
+    private init() {}
+
+    deinit { destroyStorage() }
 
     /// Slot values, each boxed as exactly the property's declared type; `nil` = not loaded.
-    @exclusivity(unchecked) var values: SlotValues
+    var values: Slots { Slots(data: self) }
     /// The model class's layout; set on first use.
-    @exclusivity(unchecked) var layout: ModelLayout? {
-        didSet { _hasLayout = layout != nil }
+    var layout: ModelLayout? {
+        get { _fields.pointee.layout }
+        set {
+            _fields.pointee.layout = newValue
+            _fields.pointee.hasLayout = newValue != nil
+        }
     }
     /// The context the model is registered in (held through the context's shared weak handle,
     /// so registering a model costs a retain, not a weak-reference setup).
@@ -26,17 +37,36 @@ public final class BackingData {
         get { contextHandle?.context }
         set { contextHandle = newValue?.handle }
     }
-    @exclusivity(unchecked) var contextHandle: ContextHandle?
+    var contextHandle: ContextHandle? {
+        get { _fields.pointee.contextHandle }
+        _modify { yield &_fields.pointee.contextHandle }
+    }
     /// The row's primary key; 0 while the model has never been saved.
-    @exclusivity(unchecked) var pk: Int64 = 0
+    var pk: Int64 {
+        get { _fields.pointee.pk }
+        _modify { yield &_fields.pointee.pk }
+    }
     /// The row's version (`Z_OPT`) when its values were read or last saved; 0 = unknown. A save
     /// compares it with the store's to detect a change made by someone else in between.
-    @exclusivity(unchecked) var version: Int64 = 0
+    var version: Int64 {
+        get { _fields.pointee.version }
+        _modify { yield &_fields.pointee.version }
+    }
     /// The key a save in progress assigned to a new row; made permanent only if the save commits.
-    @exclusivity(unchecked) var pendingPK: Int64 = 0
-    var tempKey: UInt64 = 0
+    var pendingPK: Int64 {
+        get { _fields.pointee.pendingPK }
+        _modify { yield &_fields.pointee.pendingPK }
+    }
+    /// The temporary identifier's key of a model never saved (0 until asked for).
+    var tempKey: UInt64 {
+        get { _fields.pointee.tempKey }
+        _modify { yield &_fields.pointee.tempKey }
+    }
     /// The store the row is in, `nil` until the model is saved or read from one.
-    @exclusivity(unchecked) var storeIdentity: StoreIdentity?
+    var storeIdentity: StoreIdentity? {
+        get { _fields.pointee.storeIdentity }
+        _modify { yield &_fields.pointee.storeIdentity }
+    }
     /// ``storeIdentity``'s identifier. Setting one makes an identity of its own (a stand-in's
     /// path); fetches and saves share their store's.
     var storeIdentifier: String? {
@@ -45,71 +75,120 @@ public final class BackingData {
     }
     /// Slots (< 64) an initialiser assigned through its `init` accessors: their relationships'
     /// inverses are synced when the model is inserted (an `init` accessor cannot reach `self`).
-    @exclusivity(unchecked) var initSlotMask: UInt64 = 0
+    var initSlotMask: UInt64 {
+        get { _fields.pointee.initSlotMask }
+        _modify { yield &_fields.pointee.initSlotMask }
+    }
     /// The store generation the values were read at; a fetch refreshes them only when the
     /// store has changed since.
-    @exclusivity(unchecked) var loadedGeneration = StoreGeneration.unknown
+    var loadedGeneration: StoreGeneration {
+        get { _fields.pointee.loadedGeneration }
+        _modify { yield &_fields.pointee.loadedGeneration }
+    }
     /// Values as last saved, kept from the first change after a save, for rollback and updates.
-    @exclusivity(unchecked) var committed: SlotValues?
+    var committed: SlotValues? {
+        get { _fields.pointee.committed }
+        _modify { yield &_fields.pointee.committed }
+    }
     /// Slots changed since the last save.
-    @exclusivity(unchecked) var changed: [Bool] = []
+    var changed: [Bool] {
+        get { _fields.pointee.changed }
+        _modify { yield &_fields.pointee.changed }
+    }
     /// Posts change notifications for `Observable`; created on first property access, so
     /// models that are fetched but never read cost no registrar.
-    var registrar: ObservationRegistrar {
-        if let r = registrarStorage { return r }
-        let r = ObservationRegistrar()
-        registrarStorage = r
-        return r
-    }
-    /// ``registrar`` once created (not a `lazy var`: its storage would get an exclusivity
-    /// check on every property read).
-    @exclusivity(unchecked) var registrarStorage: ObservationRegistrar?
+    var registrar: ObservationRegistrar { _registrarAddress.pointee }
+    /// ``registrar`` once created.
+    var registrarStorage: ObservationRegistrar? { _fields.pointee.registrar?.pointee }
 
     /// What the save in progress does with a new model (``UpsertPlan``'s decision, kept here so
     /// the save's loops read it without hashing the model); set for every new model by
-    /// ``UniquenessResolution/resolve()`` before anything reads it. Last but for the
-    /// one-byte fields, which fill the bytes after its case tag.
-    @exclusivity(unchecked) var disposition = UpsertPlan.Disposition.insert
-
-    // The one-byte fields, together at the end: between the eight-byte fields each would take
-    // eight bytes of padding, and the object's size class would be the next one up.
+    /// ``UniquenessResolution/resolve()`` before anything reads it.
+    var disposition: UpsertPlan.Disposition {
+        get { _fields.pointee.disposition }
+        _modify { yield &_fields.pointee.disposition }
+    }
 
     /// Whether ``layout`` is set (the storage is ready for the accessors): a stored flag, read
     /// by the inlined `persistentBackingData` getter without a call.
-    @usableFromInline @exclusivity(unchecked) var _hasLayout = false
+    @inlinable var _hasLayout: Bool { _fields.pointee.hasLayout }
     /// Where the model is in its life: never inserted, inserted, saved, deleted, or gone from its context.
-    @exclusivity(unchecked) var status: Status = .unmanaged
+    var status: Status {
+        get { _fields.pointee.status }
+        _modify { yield &_fields.pointee.status }
+    }
     /// Attributes have not been read from the row yet (``ModelContext/model(for:)`` faults).
-    @exclusivity(unchecked) var isFault = false
+    var isFault: Bool {
+        get { _fields.pointee.isFault }
+        _modify { yield &_fields.pointee.isFault }
+    }
     /// ``ModelContext/insertRelated(of:_:)`` walked this model's relationships and no
     /// relationship slot was written since (a write or a sync through an inverse clears it).
-    @exclusivity(unchecked) var relatedInserted = false
+    var relatedInserted: Bool {
+        get { _fields.pointee.relatedInserted }
+        _modify { yield &_fields.pointee.relatedInserted }
+    }
     /// The stand-in ``ModelContext/model(for:)`` returns for a row that no longer exists.
-    var vanished = false
-
-    init(slotCount: Int = 0) {
-        values = SlotValues(repeating: nil, count: slotCount)
+    var vanished: Bool {
+        get { _fields.pointee.vanished }
+        _modify { yield &_fields.pointee.vanished }
     }
 
-    init(layout: ModelLayout) {
-        self.layout = layout
-        _hasLayout = true
-        values = SlotValues(repeating: nil, count: layout.slots.count)
+    /// Empty storage: `slotCount` unloaded slots, room for `capacity` (at least `slotCount`)
+    /// without growing, and `layout` when it is known.
+    static func make(slotCount: Int = 0, capacity: Int = 0, layout: ModelLayout? = nil) -> BackingData {
+        let room = Swift.max(capacity, slotCount)
+        let data = allocate(slotCapacity: room)
+        if let layout { data.layout = layout }
+        data.values.extend(to: slotCount)
+        return data
     }
 
-    /// A stored row's storage, complete in one initialiser (the row-decoding loop's path).
-    init(
-        layout: ModelLayout, values: SlotValues, pk: Int64, version: Int64 = 0, storeIdentity: StoreIdentity,
+    /// Empty storage for a model of `layout`: its slots, unloaded.
+    static func make(layout: ModelLayout) -> BackingData {
+        make(slotCount: layout.slots.count, layout: layout)
+    }
+
+    /// A stored row's storage, complete in one allocation (the row-decoding loop's path):
+    /// `initialize` writes the `slotCount` slots (``SlotValues/init(unsafeUninitializedCount:initializingWith:)``'s
+    /// contract); on a throw the slots written are destroyed with the storage and the error
+    /// passes on.
+    @inline(__always)
+    static func make(
+        stored layout: ModelLayout, slotCount: Int, pk: Int64, version: Int64 = 0, storeIdentity: StoreIdentity,
+        contextHandle: ContextHandle?,
+        initializingSlots initialize: (UnsafeMutablePointer<Any>, inout Int) throws -> Void
+    ) rethrows -> BackingData {
+        let data = allocate(slotCapacity: slotCount)
+        let f = data._fields
+        f.pointee.layout = layout
+        f.pointee.hasLayout = true
+        f.pointee.pk = pk
+        f.pointee.version = version
+        f.pointee.status = .persisted
+        f.pointee.storeIdentity = storeIdentity
+        f.pointee.contextHandle = contextHandle
+        var initialized = 0
+        defer { f.pointee.slotCount = Int32(initialized) }
+        try initialize(data.slotBase, &initialized)
+        precondition(initialized == slotCount, "BackingData: \(initialized) of \(slotCount) slots initialised")
+        return data
+    }
+
+    /// ``make(stored:slotCount:pk:version:storeIdentity:contextHandle:initializingSlots:)`` with
+    /// the slots copied from `values`.
+    static func make(
+        stored layout: ModelLayout, values: SlotValues, pk: Int64, storeIdentity: StoreIdentity,
         contextHandle: ContextHandle?
-    ) {
-        self.layout = layout
-        _hasLayout = true
-        self.values = values
-        self.pk = pk
-        self.version = version
-        self.status = .persisted
-        self.storeIdentity = storeIdentity
-        self.contextHandle = contextHandle
+    ) -> BackingData {
+        values.withSlots { source, count in
+            make(
+                stored: layout, slotCount: count, pk: pk, storeIdentity: storeIdentity, contextHandle: contextHandle
+            ) { slots, initialized in
+                slots.initialize(from: source, count: count)
+                initialized = count
+            }
+        }
     }
 
     /// The primary key held by a to-one slot that has not been resolved to a model yet
@@ -155,7 +234,8 @@ public final class BackingData {
             s.attachLayout(type, model: model)
             return s
         }
-        let s = BackingData(slotCount: 0)
+        // Made with room for the model's slots, which `attachLayout` then adds.
+        let s = BackingData.make(capacity: ModelLayout.known(Swift.type(of: model))?.slots.count ?? 0)
         storage = s
         s.attachLayout(type, model: model)
         return s
@@ -191,9 +271,7 @@ public final class BackingData {
         _ storage: inout BackingData?, slot: Int, boxed value: __owned Any, slotCount: Int
     ) {
         if storage == nil {
-            let s = BackingData(slotCount: 0)
-            s.values.reserveCapacity(max(slotCount, slot + 1))
-            storage = s
+            storage = BackingData.make(capacity: max(slotCount, slot + 1))
         }
         // Written through `storage` itself, which holds the backing data for the whole call (it
         // is borrowed inout): a local reference to it would be retained around the write.
@@ -206,7 +284,9 @@ public final class BackingData {
         initSlotMask |= other.initSlotMask
         relatedInserted = false
         grow(to: other.values.count)
-        for (i, v) in other.values.enumerated() where v != nil { values[i] = v }
+        other.values.withSlots { slots, count in
+            for i in 0..<count where !SlotValues.isUnloaded(at: slots + i) { values.set(slots[i], at: i) }
+        }
     }
 
     /// A `let` property's loaded value, for `init(backingData:)`.
@@ -225,7 +305,7 @@ public final class BackingData {
     /// Reads slot `slot`, loading it from the store when needed, and records the access.
     @inlinable
     public func _getValue<M: PersistentModel, V>(_ model: M, _ slot: Int, _ keyPath: KeyPath<M, V>) -> V {
-        _registrar.access(model, keyPath: keyPath)
+        _registrarAddress.pointee.access(model, keyPath: keyPath)
         if let typed = _exactValue(slot, V.self) { return typed }
         if let v = _loadedValue(slot), let typed = v as? V { return typed }
         return BackingData._coerce(_load(model, slot), to: V.self)
@@ -238,18 +318,20 @@ public final class BackingData {
         // The storage came through `_resolve`, so the layout is attached. Without a registrar
         // nothing observes the model (an observer registers through one, which a read
         // creates): the write then notifies no one, and makes no registrar.
-        if let registrar = _existingRegistrar {
-            registrar.withMutation(of: model, keyPath: keyPath) { _write(model, slot, newValue as Any) }
+        if let registrar = _fields.pointee.registrar {
+            registrar.pointee.withMutation(of: model, keyPath: keyPath) { _write(model, slot, newValue as Any) }
         } else {
             _write(model, slot, newValue as Any)
         }
     }
 
-    /// The observation registrar (created on first use), for the inlined accessors.
-    @usableFromInline var _registrar: ObservationRegistrar { registrar }
-
-    /// The observation registrar if a read (an observer's, or any) has created it.
-    @usableFromInline var _existingRegistrar: ObservationRegistrar? { registrarStorage }
+    /// The observation registrar's address (created on first use), for the inlined
+    /// accessors: they call it where it is stored. A copy of it would go through its value
+    /// witnesses (`ObservationRegistrar` is a resilient type), a retain and a release.
+    @inlinable var _registrarAddress: UnsafeMutablePointer<ObservationRegistrar> {
+        if let registrar = _fields.pointee.registrar { return registrar }
+        return _makeRegistrar()
+    }
 
     /// Slot `slot`'s value when it is loaded and boxed as exactly a `V` (what the accessors
     /// store), read in place without the runtime's dynamic cast; else `nil`. Inlined into the
@@ -309,7 +391,7 @@ public final class BackingData {
     public func _getValue<M: PersistentModel, E: PersistentModel>(_ model: M, _ slot: Int, _ keyPath: KeyPath<M, [E]?>)
         -> [E]?
     {
-        _registrar.access(model, keyPath: keyPath)
+        _registrarAddress.pointee.access(model, keyPath: keyPath)
         if let typed = _exactValue(slot, [E].self) { return typed }
         if let v = _loadedValue(slot), let typed = v as? [E] { return typed }
         return BackingData._coerce(_load(model, slot), to: [E].self)
@@ -321,8 +403,8 @@ public final class BackingData {
         _ model: M, _ slot: Int, _ keyPath: KeyPath<M, [E]?>, _ newValue: [E]?
     ) {
         let models = newValue ?? []
-        if let registrar = _existingRegistrar {
-            registrar.withMutation(of: model, keyPath: keyPath) { _write(model, slot, models as Any) }
+        if let registrar = _fields.pointee.registrar {
+            registrar.pointee.withMutation(of: model, keyPath: keyPath) { _write(model, slot, models as Any) }
         } else {
             _write(model, slot, models as Any)
         }
@@ -350,7 +432,7 @@ public final class BackingData {
         guard status == .persisted || status == .deleted else { return }
         if committed == nil {
             if isFault, let ctx = context { ctx.fulfillFault(self) }
-            committed = values
+            committed = values.snapshot()
         }
         if changed.count <= slot { changed.append(contentsOf: repeatElement(false, count: slot + 1 - changed.count)) }
         changed[slot] = true

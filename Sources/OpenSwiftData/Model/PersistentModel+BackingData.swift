@@ -13,8 +13,8 @@ extension PersistentModel {
     /// let trip = Trip(backingData: data)   // no user initialiser ran
     /// ```
     public static func createBackingData() -> BackingData {
-        if let layout = ModelLayout.known(Self.self) { return BackingData(layout: layout) }
-        return BackingData(slotCount: 0)
+        if let layout = ModelLayout.known(Self.self) { return BackingData.make(layout: layout) }
+        return BackingData.make()
     }
 }
 

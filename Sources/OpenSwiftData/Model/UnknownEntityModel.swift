@@ -19,7 +19,7 @@ final class UnknownEntityModel: PersistentModel {
 
     init(_ identifier: PersistentIdentifier) {
         self.identifier = identifier
-        persistentBackingData = BackingData()
+        persistentBackingData = BackingData.make()
         persistentBackingData.status = .removed
         persistentBackingData.vanished = true
         persistentBackingData.storeIdentifier = identifier.storeIdentifier

@@ -85,8 +85,8 @@ extension ModelLayout {
     private static func standIn(_ layout: ModelLayout, _ values: SlotValues) -> (any PersistentModel)? {
         MaterializationScope.run {
             layout.type.init(
-                backingData: BackingData(
-                    layout: layout, values: values, pk: 0, storeIdentity: StoreIdentity(""),
+                backingData: BackingData.make(
+                    stored: layout, values: values, pk: 0, storeIdentity: StoreIdentity(""),
                     contextHandle: nil))
         }
     }

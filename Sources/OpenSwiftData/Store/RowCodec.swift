@@ -11,7 +11,7 @@ import Foundation
 /// other attribute through its ``AttributeCodec``; a to-one's destination key (a
 /// ``ForeignKey`` in the slot); and, written only, the destination's entity number.
 ///
-/// Decoding serves a new row (``newValues(_:_:)``, straight into uninitialised slot storage)
+/// Decoding serves a new row (``initializeNew(_:_:_:_:)``, straight into its storage's slots)
 /// and a row read again into a model that has values
 /// (``refresh(_:into:model:table:url:)``, which writes only the values that changed, so
 /// observers hear of real changes only); both take a column's value from
@@ -68,24 +68,25 @@ struct RowCodec {
 // MARK: - Decoding
 
 extension RowCodec {
-    /// Reads a new row's columns into a fresh slot array, each slot written exactly once,
-    /// straight into uninitialised storage.
+    /// Reads a new row's columns into its storage's uninitialised slots (one per reader), each
+    /// slot written exactly once; `initialized` counts the slots written, for the storage to
+    /// destroy when this throws.
     ///
     /// - Throws: ``StoredValueMismatch`` for an `Int`, `Double` or `String` column holding a
     ///   value of another storage class or text that is not UTF-8 (the caller names the row);
     ///   the codecs' errors.
     @inline(__always)
-    static func newValues(_ stmt: SQLiteStatement, _ readers: [SlotReader]) throws -> SlotValues {
-        try SlotValues(unsafeUninitializedCount: readers.count) { slots, initialized in
-            try readers.withUnsafeBufferPointer { readers in
-                for i in readers.indices {
-                    if readers[i].column < 0 {
-                        SlotValues.initializeUnloaded(slots + i, count: 1)
-                    } else {
-                        try initialize(slots + i, stmt, readers.baseAddress! + i, slot: i)
-                    }
-                    initialized = i + 1
+    static func initializeNew(
+        _ slots: UnsafeMutablePointer<Any>, _ initialized: inout Int, _ stmt: SQLiteStatement, _ readers: [SlotReader]
+    ) throws {
+        try readers.withUnsafeBufferPointer { readers in
+            for i in readers.indices {
+                if readers[i].column < 0 {
+                    SlotValues.initializeUnloaded(slots + i, count: 1)
+                } else {
+                    try initialize(slots + i, stmt, readers.baseAddress! + i, slot: i)
                 }
+                initialized = i + 1
             }
         }
     }

@@ -30,6 +30,19 @@
 //    time. Gain: 16 % of a composite value's encoding and binding (5,061 → 4,240
 //    instructions; 3.8 % of an inserted row of a model with one four-element composite).
 //    Pinned by: CompositeCodingTests, run in debug builds where other accesses are checked.
+// 6. `BackingData` is a class without stored properties, allocated by
+//    `ManagedBufferPointer(bufferClass:minimumCapacity:)` with a tail of words that holds its
+//    fields and then its slots, each bound to its type when the storage is made
+//    (Unsafe/BackingStorage.swift): standard-library API, whose conditions are that the class
+//    declares no stored properties and that its `deinit` destroys what the tail holds
+//    (`destroyStorage()`). The slots start at the fields' stride, a multiple of an `Any`'s
+//    alignment. The tail's address is used outside the closure that gives it, while the object
+//    lives (an object never moves); the registrar is kept in a one-word cell of the fields
+//    when it fits there.
+//    Gain: one allocation of a fetched row's three, and the registrar read in place.
+//    Pinned by: BackingDataSizeTests (no stored properties, the fields' alignment),
+//    BackingStorageTests (tail and overflow slots, what they release, the registrar's cell),
+//    the whole suite.
 //
 // The container layout in 1 and 2 is that of 64-bit platforms; elsewhere the build stops here
 // rather than read memory under assumptions nobody checked.

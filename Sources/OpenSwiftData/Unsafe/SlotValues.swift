@@ -1,7 +1,9 @@
-/// A model's slot values (``BackingData``'s `values`): a copy-on-write collection of `Any?`
-/// (`nil` = not loaded) in one allocation of a class that is not generic.
+/// A model's slot values as a value of their own (``BackingData``'s committed values, a
+/// stand-in's values): a copy-on-write collection of `Any?` (`nil` = not loaded) in one
+/// allocation of a class that is not generic. A model's live slots are in its storage's
+/// allocation (``BackingData/Slots``), read with this type's static helpers.
 ///
-/// Every fetched row gets one. A `SlotValues` is allocated by the standard
+/// An `Array` would be allocated by the standard
 /// library's unspecialised code, which asks the runtime for `_ContiguousArrayStorage<Any?>`'s
 /// metadata on each allocation (a lock and a hash lookup, about a tenth of a fetched row's
 /// cost); ``Storage`` is allocated with its class's metadata, which is a constant.
@@ -254,11 +256,16 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
     /// empty array is not).
     func holdsNoModel(_ position: Int) -> Bool {
         guard position >= 0, position < count, let s = storage else { return true }
-        return s.withUnsafeMutablePointerToElements {
-            let type = SlotValues.typeMetadata(at: $0 + position)
-            return type == SlotValues.metadata(of: Unloaded.self) || type == SlotValues.metadata(of: ForeignKey.self)
-                || UnsafeRawPointer($0 + position).load(as: UInt.self) == 0
-        }
+        return s.withUnsafeMutablePointerToElements { SlotValues.holdsNoModel(at: $0 + position) }
+    }
+
+    /// Whether the relationship slot at `slot` holds no model, read in place
+    /// (``holdsNoModel(_:)``).
+    @inline(__always)
+    static func holdsNoModel(at slot: UnsafePointer<Any>) -> Bool {
+        let type = typeMetadata(at: slot)
+        return type == metadata(of: Unloaded.self) || type == metadata(of: ForeignKey.self)
+            || UnsafeRawPointer(slot).load(as: UInt.self) == 0
     }
 
     /// Whether slot `position` holds a value (is loaded).
