@@ -101,7 +101,7 @@ struct SetCascadeTests {
         try statements.record(container) { result = try deleteFolderA(context, container) }
         let (files, labels, deleted) = try #require(result)
         // The files were deleted by their folder key, never read as models.
-        #expect(statements.sql.contains { $0.hasPrefix("DELETE FROM \"ZSCFILE\" WHERE \"ZFOLDER\" IN (?") })
+        #expect(statements.sql.contains { $0.hasPrefix("DELETE FROM \"ZSCFILE\" WHERE \"ZFOLDER\" = ?") })
         #expect(!statements.sql.contains { $0.contains("t.\"ZFOLDER\" = ?") })  // the list's load
         #expect(files == (0..<70).map { "b/\($0)" })  // SortDescriptor(\.path): numbers by value (FET-06)
         #expect(labels == (0..<70).map { "a-\($0)" })  // in key order, after the folder's delete

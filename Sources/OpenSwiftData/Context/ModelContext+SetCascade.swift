@@ -5,7 +5,7 @@ import Foundation
 ///
 /// A cascade normally loads the list, so that each related model's own delete rules run and
 /// the model reads as deleted. When nothing can observe the difference, the save deletes the
-/// rows directly (`DELETE … WHERE "ZPARENT" IN (?, …)`), records their history (with tombstones read
+/// rows directly (`DELETE … WHERE "ZPARENT" = ?`), records their history (with tombstones read
 /// from the rows) and reports their identifiers in `didSave`, as the loaded cascade does:
 /// - the deleted model is stored, and its list is not loaded (nothing in memory to update);
 /// - the list is stored as the related rows' key column (not a join table), and the related
@@ -93,10 +93,10 @@ extension ModelContext {
     /// Deletes the rows of this save's ``setCascades`` that live in `w`'s store; returns them
     /// (for history and `didSave`). With `history` (the save's history transaction, its other
     /// change rows written, and `ACHANGE`'s tombstone column count), the rows' deletes are
-    /// recorded in SQL first (``CascadeHistory``), and the rows returned carry no tombstones.
-    /// Each run of up to ``StoreWriter/keyBatchSize`` cascades of one class whose parents' keys
-    /// ascend is read, recorded and deleted by one statement each, so the rows come in the
-    /// order of the cascades, each one's rows in key order.
+    /// recorded in SQL first (``CascadeHistory``): one statement per run of up to
+    /// ``StoreWriter/keyBatchSize`` cascades of one class whose parents' keys ascend, so the
+    /// change rows come in the order of the cascades, each one's rows in key order. The rows
+    /// returned then carry no tombstones.
     func deleteSetCascades(
         _ w: StoreWriter, history: (transaction: Int64, tombstoneColumns: Int)? = nil
     ) throws -> [SetCascade.Deleted] {
@@ -117,28 +117,25 @@ extension ModelContext {
                 statements[key] = (delete, recording)
             }
             var end = start + 1
-            while end < cascades.count, end - start < StoreWriter.keyBatchSize,
-                cascades[end].layout === first.layout, cascades[end].column == first.column,
-                cascades[end].parentKey > cascades[end - 1].parentKey
-            {
-                end += 1
-            }
-            let parents = cascades[start..<end].map(\.parentKey)
             if let recording {
-                try w.recordCascadeDeletes(recording, table: first.table.name, column: first.column, parents: parents)
-            }
-            // Each parent's rows, in the order of the cascades (their parents' keys ascend).
-            var rows: [SetCascade.Deleted] = []
-            var rowsParent = -1
-            try delete.run(parents) { position, key, tombstone in
-                if position != rowsParent {
-                    rows.append(SetCascade.Deleted(layout: first.layout))
-                    rowsParent = position
+                while end < cascades.count, end - start < StoreWriter.keyBatchSize,
+                    cascades[end].layout === first.layout, cascades[end].column == first.column,
+                    cascades[end].parentKey > cascades[end - 1].parentKey
+                {
+                    end += 1
                 }
-                rows[rows.count - 1].keys.append(key)
-                rows[rows.count - 1].tombstones.append(tombstone)
+                try w.recordCascadeDeletes(
+                    recording, table: first.table.name, column: first.column,
+                    parents: cascades[start..<end].map(\.parentKey))
             }
-            deleted += rows
+            for cascade in cascades[start..<end] {
+                var rows = SetCascade.Deleted(layout: cascade.layout)
+                try delete.run(cascade.parentKey) { key, tombstone in
+                    rows.keys.append(key)
+                    rows.tombstones.append(tombstone)
+                }
+                if !rows.keys.isEmpty { deleted.append(rows) }
+            }
             start = end
         }
         return deleted

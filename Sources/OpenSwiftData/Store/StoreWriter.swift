@@ -66,24 +66,22 @@ struct StoreWriter {
         return db.changes > 0
     }
 
-    /// The statements that delete `table`'s rows by key column `column` (the cascades over
-    /// unloaded lists, ``ModelContext/deleteSetCascades(_:history:)``), for up to
-    /// ``keyBatchSize`` parents at a time, reading each row's parent, key and the values of
-    /// `columns` (its tombstone) first. Prepared once per save and class; run per batch.
+    /// The statements that delete `table`'s rows by key column `column` (a cascade over an
+    /// unloaded list, ``ModelContext/deleteSetCascades(_:)``), reading each row's key and the
+    /// values of `columns` (its tombstone) first. Prepared once per save and class; run per parent.
     ///
     /// ```sql
-    /// SELECT "ZBINDER", "Z_PK", "ZLABEL" FROM "ZSHEET" WHERE "ZBINDER" IN (?, …) ORDER BY "ZBINDER", "Z_PK"
-    /// DELETE FROM "ZSHEET" WHERE "ZBINDER" IN (?, …)
+    /// SELECT "Z_PK", "ZLABEL" FROM "ZSHEET" WHERE "ZBINDER" = ? ORDER BY "Z_PK"
+    /// DELETE FROM "ZSHEET" WHERE "ZBINDER" = ?
     /// ```
     func keyColumnDelete(_ table: StoreMapping.Table, column: String, reading columns: [String]) throws
         -> KeyColumnDelete
     {
-        let parent = quoteIdentifier(column)
-        let list = ([column, "Z_PK"] + columns).map(quoteIdentifier).joined(separator: ", ")
-        let condition = "\(parent) IN \(StoreWriter.keyList)"
+        let list = (["Z_PK"] + columns).map(quoteIdentifier).joined(separator: ", ")
+        let condition = "\(quoteIdentifier(column)) = ?"
         return KeyColumnDelete(
             select: try db.cachedStatement(
-                "SELECT \(list) FROM \(quoteIdentifier(table.name)) WHERE \(condition) ORDER BY \(parent), \"Z_PK\""),
+                "SELECT \(list) FROM \(quoteIdentifier(table.name)) WHERE \(condition) ORDER BY \"Z_PK\""),
             delete: try db.cachedStatement("DELETE FROM \(quoteIdentifier(table.name)) WHERE \(condition)"),
             width: columns.count)
     }
@@ -457,34 +455,22 @@ struct RowStatement {
 struct KeyColumnDelete {
     fileprivate let select: SQLiteStatement
     fileprivate let delete: SQLiteStatement
-    /// How many columns after the parent and the key `select` reads.
+    /// How many columns after the key `select` reads.
     fileprivate let width: Int
 
-    /// Deletes the rows whose key column holds one of `parents` (at most
-    /// ``StoreWriter/keyBatchSize``, in ascending order), first passing each one's parent's
-    /// position in `parents`, its key and its read columns to `row`, parent by parent and each
-    /// parent's rows in key order.
-    func run(_ parents: [Int64], _ row: (Int, Int64, [SQLValue]) throws -> Void) throws {
-        guard let last = parents.last else { return }
-        // Unused placeholders repeat the last parent (one statement shape).
-        func bind(_ stmt: SQLiteStatement) throws {
-            for i in 0..<StoreWriter.keyBatchSize {
-                try stmt.bind(i < parents.count ? parents[i] : last, at: Int32(i + 1))
-            }
-        }
+    /// Deletes the rows whose key column holds `value`, first passing each one's key (in key
+    /// order) and read columns to `row`.
+    func run(_ value: Int64, _ row: (Int64, [SQLValue]) throws -> Void) throws {
         defer { select.reset() }
-        try bind(select)
+        try select.bind(value, at: 1)
         var found = false
-        var position = 0
         while try select.step() {
             found = true
-            let parent = select.int64(at: 0)
-            while position < parents.count - 1 && parents[position] != parent { position += 1 }
-            try row(position, select.int64(at: 1), (0..<width).map { select.value(at: Int32($0 + 2)) })
+            try row(select.int64(at: 0), (0..<width).map { select.value(at: Int32($0 + 1)) })
         }
         guard found else { return }
         defer { delete.reset() }
-        try bind(delete)
+        try delete.bind(value, at: 1)
         try delete.execute()
     }
 }
