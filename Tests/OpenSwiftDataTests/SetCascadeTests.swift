@@ -204,4 +204,60 @@ struct SetCascadeTests {
         #expect(!statements.sql.contains { $0.hasPrefix("DELETE FROM \"ZSCFILE\" WHERE \"ZFOLDER\"") })
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<ScFile>()) == 0)
     }
+
+    /// The delete change rows of the newest history transaction of the store file `url`, in
+    /// key order, without their keys; and whether `Z_MAX` of `CHANGE` is `ACHANGE`'s largest key.
+    private func deleteChangeRows(_ url: URL) throws -> (rows: [[SQLValue]], maxRecorded: Bool) {
+        let raw = try SQLiteConnection(path: url.path, mode: .readOnly)
+        defer { raw.close() }
+        let rows = try raw.rows(
+            """
+            SELECT Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZCOLUMNS, ZTOMBSTONE0 FROM ACHANGE
+            WHERE ZCHANGETYPE = 2 AND ZTRANSACTIONID = (SELECT max(Z_PK) FROM ATRANSACTION) ORDER BY Z_PK
+            """)
+        let max = try raw.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 16001")
+        return (rows, max == (try raw.scalar("SELECT max(Z_PK) FROM ACHANGE")))
+    }
+
+    @Test(
+        "A save of deletes only records its cascades' deletes in SQL, with the rows, order, tombstones and keys of the recording in Swift (HIS-07, DEL-02)"
+    )
+    func historyRecordedInSQL() throws {
+        let dir = try ScratchDirectory(prefix: "set-cascade-history")
+        var results: [(rows: [[SQLValue]], maxRecorded: Bool)] = []
+        var traces: [[String]] = []
+        for name in ["sql", "swift"] {
+            let container = try StoreKind.disk.makeContainer(for: models, in: dir, name: name)
+            let seed = ModelContext(container)
+            // 70 folders (more than one statement's 64 parents), 3 files each.
+            for f in 0..<70 {
+                let folder = ScFolder(name: "f\(f)")
+                folder.files = (0..<3).map { ScFile(path: "f\(f)/\($0)", label: "f\(f)-\($0)", size: $0) }
+                seed.insert(folder)
+            }
+            try seed.save()
+            let context = ModelContext(container)
+            let folders = try context.fetch(FetchDescriptor<ScFolder>())
+            // Parents' keys ascending, then descending: the cascades' order is the deletes'.
+            for folder in folders.prefix(60) + folders.dropFirst(60).reversed() { context.delete(folder) }
+            // A new model makes the save record its history at the end, in Swift.
+            if name == "swift" { context.insert(ScFolder(name: "new")) }
+            let statements = Statements()
+            try statements.record(container) { try context.save() }
+            traces.append(statements.sql)
+            results.append(try deleteChangeRows(dir.file("\(name).store")))
+            // The next save's change keys follow.
+            context.insert(ScFile(path: "after", label: "after", size: 0))
+            try context.save()
+            #expect(try deleteChangeRows(dir.file("\(name).store")).maxRecorded)
+        }
+        let recordsInSQL = { (sql: [String]) in
+            sql.contains { $0.hasPrefix("INSERT INTO ACHANGE") && $0.contains("FROM \"ZSCFILE\"") }
+        }
+        #expect(recordsInSQL(traces[0]))
+        #expect(!recordsInSQL(traces[1]))
+        #expect(results[0].rows.count == 70 + 210)
+        #expect(results[0].rows == results[1].rows)
+        #expect(results[0].maxRecorded && results[1].maxRecorded)
+    }
 }

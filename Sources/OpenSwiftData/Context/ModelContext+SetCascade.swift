@@ -91,29 +91,70 @@ extension ModelContext {
     }
 
     /// Deletes the rows of this save's ``setCascades`` that live in `w`'s store; returns them
-    /// (for history and `didSave`).
-    func deleteSetCascades(_ w: StoreWriter) throws -> [SetCascade.Deleted] {
+    /// (for history and `didSave`). With `history` (the save's history transaction, its other
+    /// change rows written, and `ACHANGE`'s tombstone column count), the rows' deletes are
+    /// recorded in SQL first (``CascadeHistory``): one statement per run of up to
+    /// ``StoreWriter/keyBatchSize`` cascades of one class whose parents' keys ascend, so the
+    /// change rows come in the order of the cascades, each one's rows in key order. The rows
+    /// returned then carry no tombstones.
+    func deleteSetCascades(
+        _ w: StoreWriter, history: (transaction: Int64, tombstoneColumns: Int)? = nil
+    ) throws -> [SetCascade.Deleted] {
+        let cascades = setCascades.filter { $0.table.mapping === w.mapping }
         var deleted: [SetCascade.Deleted] = []
         // Per related class: its statements (the same for each of its cascades).
-        var statements: [ObjectIdentifier: KeyColumnDelete] = [:]
-        for cascade in setCascades where cascade.table.mapping === w.mapping {
-            let key = ObjectIdentifier(cascade.layout)
+        var statements: [ObjectIdentifier: (delete: KeyColumnDelete, recording: CascadeHistory?)] = [:]
+        var start = 0
+        while start < cascades.count {
+            let first = cascades[start]
+            let key = ObjectIdentifier(first.layout)
             let delete: KeyColumnDelete
+            let recording: CascadeHistory?
             if let known = statements[key] {
-                delete = known
+                (delete, recording) = known
             } else {
-                let byslot = cascade.table.slotColumns[ObjectIdentifier(cascade.layout.type)] ?? [:]
-                let tombstones = (w.mapping.historyInfo(cascade.layout)?.tombstoneSlots ?? []).compactMap { byslot[$0] }
-                delete = try w.keyColumnDelete(cascade.table, column: cascade.column, reading: tombstones)
-                statements[key] = delete
+                (delete, recording) = try setCascadeStatements(first, w, history: history)
+                statements[key] = (delete, recording)
             }
-            var rows = SetCascade.Deleted(layout: cascade.layout)
-            try delete.run(cascade.parentKey) { key, tombstone in
-                rows.keys.append(key)
-                rows.tombstones.append(tombstone)
+            var end = start + 1
+            if let recording {
+                while end < cascades.count, end - start < StoreWriter.keyBatchSize,
+                    cascades[end].layout === first.layout, cascades[end].column == first.column,
+                    cascades[end].parentKey > cascades[end - 1].parentKey
+                {
+                    end += 1
+                }
+                try w.recordCascadeDeletes(
+                    recording, table: first.table.name, column: first.column,
+                    parents: cascades[start..<end].map(\.parentKey))
             }
-            if !rows.keys.isEmpty { deleted.append(rows) }
+            for cascade in cascades[start..<end] {
+                var rows = SetCascade.Deleted(layout: cascade.layout)
+                try delete.run(cascade.parentKey) { key, tombstone in
+                    rows.keys.append(key)
+                    rows.tombstones.append(tombstone)
+                }
+                if !rows.keys.isEmpty { deleted.append(rows) }
+            }
+            start = end
         }
         return deleted
+    }
+
+    /// The statements of `cascade`'s class: its delete, reading the tombstone columns unless
+    /// its deletes are recorded in SQL (`history`, when the class has a history entity).
+    private func setCascadeStatements(
+        _ cascade: SetCascade, _ w: StoreWriter, history: (transaction: Int64, tombstoneColumns: Int)?
+    ) throws -> (delete: KeyColumnDelete, recording: CascadeHistory?) {
+        let byslot = cascade.table.slotColumns[ObjectIdentifier(cascade.layout.type)] ?? [:]
+        let info = w.mapping.historyInfo(cascade.layout)
+        let tombstones = (info?.tombstoneSlots ?? []).compactMap { byslot[$0] }
+        guard let history, let info else {
+            return (try w.keyColumnDelete(cascade.table, column: cascade.column, reading: tombstones), nil)
+        }
+        let recording = CascadeHistory(
+            transaction: history.transaction, entity: info.entity,
+            tombstones: Array(tombstones.prefix(history.tombstoneColumns)))
+        return (try w.keyColumnDelete(cascade.table, column: cascade.column, reading: []), recording)
     }
 }

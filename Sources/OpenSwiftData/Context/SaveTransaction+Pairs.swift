@@ -107,6 +107,30 @@ extension SaveTransaction {
             changes: rows, tombstoneColumns: settings.tombstones)
     }
 
+    /// Records the history of a save that only deletes rows and has a cascade in SQL in `w`'s
+    /// store (``SetCascade``), before the cascades run: the transaction and the deleted models'
+    /// change rows. Returns the transaction's key and `ACHANGE`'s tombstone column count, for
+    /// ``ModelContext/deleteSetCascades(_:history:)`` to record the cascaded rows after these, as
+    /// ``recordHistory(_:plan:insertedRanges:cascaded:)`` orders them; `nil` (nothing written)
+    /// for any other save, which records its history at the end.
+    func recordHistoryOfDeletes(_ w: StoreWriter) throws -> (transaction: Int64, tombstoneColumns: Int)? {
+        guard inserted.isEmpty, changedOrder.isEmpty,
+            context.setCascades.contains(where: { $0.table.mapping === w.mapping }),
+            !FaultInjection.isActive(.historySeparateTransaction), !FaultInjection.isActive(.historyLosesTombstone),
+            !FaultInjection.isActive(.historyDropsLastChange)
+        else { return nil }
+        let settings = try stack.store(of: w.mapping).historySettings(w.db)
+        guard settings.records else { return nil }
+        // At least one change row, so the cascaded rows' keys follow the table's largest.
+        let rows = try historyOfDeletes(w)
+        guard !rows.isEmpty else { return nil }
+        let process = ProcessInfo.processInfo.processName
+        let transaction = try w.recordTransaction(
+            author: context.author, bundle: Bundle.main.bundleIdentifier ?? process, process: process,
+            timestamp: Date(), changes: rows, tombstoneColumns: settings.tombstones)
+        return (transaction, settings.tombstones)
+    }
+
     /// The history of the new models that upsert: an update of every property of the row each
     /// took over.
     private func historyOfAdoptions(_ w: StoreWriter, _ plan: UpsertPlan) -> [HistoryChangeRow] {

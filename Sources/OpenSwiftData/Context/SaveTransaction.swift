@@ -43,8 +43,11 @@ struct SaveTransaction {
         let removed = try deleteRows(w, strict: strict, conflicts: &conflicts)
         var outcome = ModelContext.WriteOutcome(plan: UpsertPlan())
         // Cascades decided in SQL: their rows go before references to their parents are cleared
-        // (which would detach them from the parents first).
-        outcome.cascaded = try context.deleteSetCascades(w)
+        // (which would detach them from the parents first). A save of deletes only records its
+        // history first, so that the cascades record theirs in SQL as they go.
+        let history = try recordHistoryOfDeletes(w)
+        outcome.cascaded = try context.deleteSetCascades(w, history: history)
+        if history != nil { try w.recordLargestChangeKey() }
         try detachReferences(w, to: removed)
 
         var resolution = UniquenessResolution(self, w)
@@ -58,9 +61,10 @@ struct SaveTransaction {
         try updateRows(w, plan, strict: strict, conflicts: &conflicts, outcome: &outcome)
         if !conflicts.isEmpty { throw context.mergeConflictError(conflicts) }
         try writePairs(w, newWithToMany: newWithToMany)
-        if FaultInjection.isActive(.historySeparateTransaction) && stack.stores.count == 1 {
+        // A save whose history went with its deletes (`history`) records nothing more.
+        if history == nil && FaultInjection.isActive(.historySeparateTransaction) && stack.stores.count == 1 {
             outcome.historyAfterCommit = insertedRanges
-        } else {
+        } else if history == nil {
             try recordHistory(w, plan: plan, insertedRanges: insertedRanges, cascaded: outcome.cascaded)
         }
         return outcome

@@ -104,6 +104,13 @@ struct UniquenessResolution {
     mutating func resolve() throws -> UpsertPlan {
         try collectValues()
         try lookUpStoredRows()
+        // No candidate can match a stored row when every group was looked up in batches and
+        // none found one (a save of new rows only).
+        if states.allSatisfy({ $0.found.isEmpty }),
+            shapes.allSatisfy({ $0.groups.allSatisfy { $0.batchLookupSQL != nil } })
+        {
+            return plan
+        }
         for c in candidates where !UpsertPlan.isCollapsed(c.data) { try adoptStoredRow(c) }
         return plan
     }

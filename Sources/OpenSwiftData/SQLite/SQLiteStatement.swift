@@ -29,6 +29,12 @@ package final class SQLiteStatement {
         sqlite3_clear_bindings(handle)
     }
 
+    /// Resets the statement to run again and keeps its bindings (no pass over its parameters):
+    /// for a statement whose every parameter is bound again before each run.
+    package func resetKeepingBindings() {
+        sqlite3_reset(handle)
+    }
+
     /// The number of parameters the SQL declares.
     package var parameterCount: Int32 { sqlite3_bind_parameter_count(handle) }
     /// The number of result columns.

@@ -19,7 +19,74 @@ struct HistoryChangeRow {
     let tombstone: [SQLValue]
 }
 
+/// How a save records the deletes of the cascades it carries out in SQL (``SetCascade``): in
+/// the transaction `transaction`, whose other change rows are already written, the related rows
+/// of up to ``StoreWriter/keyBatchSize`` parents go to `ACHANGE` in one `INSERT … SELECT`
+/// before their `DELETE`s, ordered by parent key and then by key, without a `Z_PK` (SQLite
+/// gives them the keys right above the change rows before them). They are the rows
+/// ``StoreWriter/recordTransaction(author:bundle:process:timestamp:insertedRanges:changes:tombstoneColumns:)``
+/// writes for cascaded rows, with the same columns and values, and no Swift value per row.
+struct CascadeHistory {
+    /// The history transaction's key (`ZTRANSACTIONID`).
+    let transaction: Int64
+    /// The related class's entity number (`ZENTITY`).
+    let entity: Int64
+    /// The related rows' columns copied to `ZTOMBSTONE0…`, in order (at most as many as
+    /// `ACHANGE` has).
+    let tombstones: [String]
+
+    /// The statement: parameter 1 the transaction, then ``StoreWriter/keyBatchSize`` parent keys.
+    ///
+    /// ```sql
+    /// INSERT INTO ACHANGE (Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZTOMBSTONE0)
+    /// SELECT 16001, NULL, 2, 3, "Z_PK", ?, "ZLABEL" FROM "ZSHEET" WHERE "ZBINDER" IN (?, …) ORDER BY "ZBINDER", "Z_PK"
+    /// ```
+    func insertSQL(table: String, column: String) -> String {
+        let targets = tombstones.indices.map { ", ZTOMBSTONE\($0)" }.joined()
+        let sources = tombstones.map { ", " + quoteIdentifier($0) }.joined()
+        let parent = quoteIdentifier(column)
+        return
+            "INSERT INTO ACHANGE (Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID\(targets)) SELECT 16001, NULL, "
+            + "\(HistoryChangeRow.Kind.delete.rawValue), \(entity), \"Z_PK\", ?\(sources) FROM \(quoteIdentifier(table)) "
+            + "WHERE \(parent) IN \(StoreWriter.keyList) ORDER BY \(parent), \"Z_PK\""
+    }
+}
+
 extension StoreWriter {
+    /// Records the deletes of the rows of `table` whose key column `column` holds one of
+    /// `parents` (at most ``keyBatchSize``, in ascending order), as ``CascadeHistory`` says.
+    func recordCascadeDeletes(
+        _ recording: CascadeHistory, table: String, column: String, parents: [Int64]
+    ) throws {
+        guard let last = parents.last else { return }
+        let stmt = try db.cachedStatement(recording.insertSQL(table: table, column: column))
+        defer { stmt.reset() }
+        try stmt.bind(recording.transaction, at: 1)
+        // Unused placeholders repeat the last key (one statement shape; `IN` reads each row once).
+        var parameter: Int32 = 2
+        for key in parents {
+            try stmt.bind(key, at: parameter)
+            parameter += 1
+        }
+        while parameter <= Int32(StoreWriter.keyBatchSize) + 1 {
+            try stmt.bind(last, at: parameter)
+            parameter += 1
+        }
+        try stmt.execute()
+    }
+
+    /// Records `ACHANGE`'s largest key as the largest handed out, after change rows were
+    /// inserted without a key (``CascadeHistory``).
+    ///
+    /// ```sql
+    /// UPDATE Z_PRIMARYKEY SET Z_MAX = max(Z_MAX, (SELECT max(Z_PK) FROM ACHANGE)) WHERE Z_ENT = 16001
+    /// ```
+    func recordLargestChangeKey() throws {
+        try db.run(
+            "UPDATE Z_PRIMARYKEY SET Z_MAX = max(coalesce(Z_MAX, 0), coalesce((SELECT max(Z_PK) FROM ACHANGE), 0)) WHERE Z_ENT = 16001"
+        )
+    }
+
     /// Records one transaction and its changes in the history tables, inside the save's
     /// transaction, as Core Data does (store-format README §4): the author, bundle and process
     /// names go to `ATRANSACTIONSTRING` once and are referenced from `ZAUTHORTS`, `ZBUNDLEIDTS`,

@@ -350,7 +350,8 @@ struct StoreWriter {
 ///
 /// Bind a row's values with ``bind(_:at:)`` (0-based value positions, as the statement that
 /// made it documents), its key with ``bindKey(_:at:)``, then ``run(_:)`` or
-/// ``runUpdate(_:key:knownVersion:)``; the statement is reset for the next row.
+/// ``runUpdate(_:key:knownVersion:)``; the statement is reset for the next row, keeping its
+/// bindings: every run binds every parameter again.
 struct RowStatement {
     private let stmt: SQLiteStatement
     private let firstValue: Int32
@@ -396,7 +397,7 @@ struct RowStatement {
     /// Runs the statement; a uniqueness failure becomes ``SwiftDataError/uniqueConstraintViolation``
     /// naming `entityName`, another constraint's ``SwiftDataError/constraintViolation``.
     func run(_ entityName: String) throws {
-        defer { stmt.reset() }
+        defer { stmt.resetKeepingBindings() }
         do {
             try stmt.execute()
         } catch let e as SQLiteError where e.code == .constraint {
@@ -415,7 +416,7 @@ struct RowStatement {
     ///   a constraint's error (``SQLiteError/saveError(entityName:sql:)``).
     func runUpdate(_ entityName: String, key: Int64, knownVersion: Int64?) throws -> Int64? {
         do {
-            defer { stmt.reset() }
+            defer { stmt.resetKeepingBindings() }
             try stmt.execute()
         } catch let e as SQLiteError where e.code == .constraint {
             throw constraintError(e, entityName)
