@@ -373,7 +373,8 @@ extension ModelContext {
         // Opened where it is (the descriptor's), not copied.
         let predicateType = try collect(expression, &leaves, entity: request.entity)
         let key = QueryCache.Key(
-            entity: ObjectIdentifier(request.entity), predicateType: predicateType, sorts: request.sorts,
+            entity: ObjectIdentifier(request.entity), predicateType: predicateType,
+            sorts: request.isSorted ? request.sorts : nil,
             isSorted: request.isSorted, stringSortStyle: style, sortsStorage: request.sortsStorage)
         if leaves.isCacheable, let compiled = cachedQuery(key, leaves.structure, plan: leaves.plan) {
             var arguments: [SQLValue] = []
