@@ -201,3 +201,108 @@ struct StatementBindTests {
         }
     }
 }
+
+/// A predicate type one context fetched is collected in another context of the container with
+/// the node kinds and shape noted the first time (FET-14): each fetch still binds its own
+/// captured values, so a new context never gets another value's rows.
+@Suite("QueryCache shapes across contexts")
+struct QueryCacheShapeTests {
+    /// A container of `kind` holding items and people whose values a wrong reuse would confuse.
+    private func container(_ kind: StoreKind, in dir: ScratchDirectory) throws -> ModelContainer {
+        let container = try kind.makeContainer(for: contextSuiteModels, in: dir)
+        let ctx = ModelContext(container)
+        let scores: [Double] = [0.0, -0.0, 1.5, -2.0, .infinity]
+        for (i, score) in scores.enumerated() {
+            ctx.insert(
+                CtxItem(
+                    name: "item\(i)", n: i, score: score, note: i.isMultiple(of: 2) ? "caf\u{E9}" : nil,
+                    rank: i < 3 ? i : nil))
+        }
+        ctx.insert(CtxItem(name: "decomposed", n: 9, note: "cafe\u{301}", rank: 9))
+        ctx.insert(CtxPerson(first: "Ada", last: "Byron", age: 36))
+        ctx.insert(CtxPerson(first: "Byron", last: "Ada", age: 1))
+        try ctx.save()
+        return container
+    }
+
+    /// The names `predicate` selects in a new context, fetched and counted, with what Swift's
+    /// `evaluate` selects over every item.
+    private func check(_ container: ModelContainer, _ predicate: Predicate<CtxItem>, _ comment: Comment) throws {
+        let expected = try ModelContext(container).fetch(FetchDescriptor<CtxItem>())
+            .filter { try predicate.evaluate($0) }.map(\.name).sorted()
+        let d = FetchDescriptor(predicate: predicate)
+        #expect(try ModelContext(container).fetch(d).map(\.name).sorted() == expected, comment)
+        #expect(try ModelContext(container).fetchCount(d) == expected.count, comment)
+    }
+
+    /// A predicate comparing with a captured NaN is refused in a new context (SQLite cannot bind
+    /// NaN), though its shape was fetched with other values before.
+    private func checkRefused(_ container: ModelContainer, _ predicate: Predicate<CtxItem>, _ comment: Comment) {
+        let d = FetchDescriptor(predicate: predicate)
+        let unsupported = SwiftDataError.unsupportedPredicate.code
+        #expect(throws: SwiftDataError.self, comment) { try ModelContext(container).fetch(d) }
+        #expect(comment) { try ModelContext(container).fetchCount(d) } throws: {
+            ($0 as? SwiftDataError)?.code == unsupported
+        }
+    }
+
+    @Test(
+        "FET-14 one shape in new contexts: NaN, -0.0, another normalisation, nil or a value each get their own rows",
+        arguments: StoreKind.allCases)
+    func capturedValuesInNewContexts(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory(prefix: "qcache-shapes")
+        let container = try container(kind, in: dir)
+        for score in [0.0, -0.0, Double.nan, 1.5, -Double.nan, .infinity] {
+            if score.isNaN {
+                checkRefused(container, #Predicate { $0.score == score }, "score == \(score)")
+                checkRefused(container, #Predicate { $0.score < score }, "score < \(score)")
+            } else {
+                try check(container, #Predicate { $0.score == score }, "score == \(score)")
+                try check(container, #Predicate { $0.score < score }, "score < \(score)")
+            }
+        }
+        for note in ["caf\u{E9}", "cafe\u{301}", "caf", "CAF\u{C9}"] {
+            try check(container, #Predicate { $0.note == note }, "note == \(note.unicodeScalars.map(\.value))")
+            try check(container, #Predicate { $0.name != note }, "name != \(note.unicodeScalars.map(\.value))")
+        }
+        for rank in [nil, 0, 1, nil, 9, 42] as [Int?] {
+            try check(container, #Predicate { $0.rank == rank }, "rank == \(String(describing: rank))")
+        }
+        #expect(container.queryCache.refusals == [])
+    }
+
+    @Test(
+        "FET-14 one expression type on two key paths in new contexts: each fetch reads its own column",
+        arguments: StoreKind.allCases)
+    func keyPathsInNewContexts(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory(prefix: "qcache-keypaths")
+        let container = try container(kind, in: dir)
+        for name in ["Ada", "Byron", "Ada", "Byron"] {
+            let byFirst = FetchDescriptor<CtxPerson>(predicate: #Predicate { $0.first == name })
+            let byLast = FetchDescriptor<CtxPerson>(predicate: #Predicate { $0.last == name })
+            #expect(try ModelContext(container).fetch(byFirst).map(\.first) == [name])
+            #expect(try ModelContext(container).fetch(byLast).map(\.last) == [name])
+            #expect(try ModelContext(container).fetchCount(byFirst) == 1)
+            let ctx = ModelContext(container)
+            #expect(try ctx.fetch(byLast).map(\.first) == [name == "Ada" ? "Byron" : "Ada"])
+            #expect(try ctx.fetch(byFirst).map(\.last) == [name == "Ada" ? "Byron" : "Ada"])
+        }
+        #expect(container.queryCache.count == 2, "one translation per key path, whatever the captured name")
+        #expect(container.queryCache.refusals == [])
+    }
+
+    @Test("FET-14 a type with a node opened at run time (an existential or a class) is not noted")
+    func openingTypesAreNotNoted() {
+        let cache = QueryCache()
+        let fixed = LeafNodeKinds.Step(
+            type: ObjectIdentifier(Int.self), kind: LeafNodeKinds.Kind(opens: false, mayFold: false, sqlType: nil))
+        let opening = LeafNodeKinds.Step(
+            type: ObjectIdentifier(Int.self), kind: LeafNodeKinds.Kind(opens: true, mayFold: false, sqlType: nil))
+        cache.noteShape([Int].self, plan: [fixed, opening], structure: [.number(1)])
+        #expect(cache.shape(of: ObjectIdentifier([Int].self)) == nil)
+        cache.noteShape([Int].self, plan: [fixed], structure: [.number(1)])
+        #expect(cache.shape(of: ObjectIdentifier([Int].self))?.structure == [.number(1)])
+        cache.noteShape([Int].self, plan: [fixed], structure: [.number(2)])
+        #expect(cache.shape(of: ObjectIdentifier([Int].self))?.structure == [.number(2)])
+    }
+}

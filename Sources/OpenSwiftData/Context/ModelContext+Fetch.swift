@@ -123,27 +123,57 @@ extension ModelContext {
     /// ```sql
     /// SELECT count(*) FROM "Trip" t WHERE t."Z_ENT" IN (…) AND (<predicate>)
     /// ```
+    @inlinable
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
+        // Inlined into the caller, as `fetch(_:)`: a cached shape with nothing pending to merge
+        // is counted in code that is not generic over the model.
+        if let count = try countCached(FetchRequest(descriptor), descriptor.predicateExpression) { return count }
+        return try countTranslatingOrMerging(descriptor)
+    }
+
+    /// ``fetchCount(_:)`` of a cached shape with nothing pending to merge; `nil` (having
+    /// counted nothing) when the query is not cached yet or pending changes of this kind must
+    /// be merged. `expression` is the descriptor's ``FetchDescriptor/predicateExpression``, borrowed.
+    @usableFromInline
+    func countCached(_ request: FetchRequest, _ expression: borrowing any StandardPredicateExpression<Bool>) throws
+        -> Int?
+    {
+        var leaves = PredicateLeaves()
+        guard case .found(let q) = try lookupQuery(request, expression, &leaves) else { return nil }
+        // Kept for the next fetch (small ones only); by then nothing else holds it.
+        defer { if q.arguments.capacity <= 64 { spareArguments = q.arguments } }
+        if request.includePendingChanges, !(inserted.isEmpty && changed.isEmpty && deleted.isEmpty) {
+            // Delete rules may have to run first, and pending models to be counted.
+            if !deleted.isEmpty || pendingModels(kindOf: q.layout) != nil { return nil }
+        }
+        return try storeCount(q, FetchPaging(limit: request.fetchLimit, offset: request.fetchOffset))
+    }
+
+    /// ``fetchCount(_:)`` of a shape not cached yet (translated here), or with pending changes
+    /// to merge.
+    @usableFromInline
+    func countTranslatingOrMerging<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
         let q = try query(descriptor)
         if descriptor.includePendingChanges { try applyDeleteRulesForFetch() }
-        var total: Int
+        let paging = FetchPaging(limit: descriptor.fetchLimit, offset: descriptor.fetchOffset)
         if descriptor.includePendingChanges, !FaultInjection.isActive(.fetchCountIgnoresPending),
             let pending = pendingModels(kindOf: q.layout), !pending.isEmpty
         {
             var unpaged = descriptor
             unpaged.fetchLimit = nil
             unpaged.fetchOffset = nil
-            total = try fetch(unpaged).count
-        } else {
-            total = try withFetchConnection(sql: q.compiled.countSQL, table: q.table) { db in
-                if case .integer(let n)? = try db.scalar(q.compiled.count, q.arguments) { return Int(n) }
-                return 0
-            }
+            return paging.apply(toCount: try fetch(unpaged).count)
         }
-        let paging = FetchPaging(limit: descriptor.fetchLimit, offset: descriptor.fetchOffset)
-        total = max(total - paging.offset, 0)
-        if let limit = paging.limit { total = min(total, limit) }
-        return total
+        return try storeCount(q, paging)
+    }
+
+    /// The number of the store's rows of `q` (`SELECT count(*) …`), paged.
+    private func storeCount(_ q: BoundQuery, _ paging: FetchPaging) throws -> Int {
+        let total = try withFetchConnection(sql: q.compiled.countSQL, table: q.table) { db in
+            if case .integer(let n)? = try db.scalar(q.compiled.count, q.arguments) { return Int(n) }
+            return 0
+        }
+        return paging.apply(toCount: total)
     }
 
     /// The identifiers of the matching models, in fetch order (FET-09).
@@ -343,9 +373,10 @@ extension ModelContext {
         // Opened where it is (the descriptor's), not copied.
         let predicateType = try collect(expression, &leaves, entity: request.entity)
         let key = QueryCache.Key(
-            entity: ObjectIdentifier(request.entity), predicateType: predicateType, sorts: request.sorts,
+            entity: ObjectIdentifier(request.entity), predicateType: predicateType,
+            sorts: request.isSorted ? request.sorts : nil,
             isSorted: request.isSorted, stringSortStyle: style, sortsStorage: request.sortsStorage)
-        if leaves.isCacheable, let compiled = cachedQuery(key, leaves.structure, plan: leaves.recorded) {
+        if leaves.isCacheable, let compiled = cachedQuery(key, leaves.structure, plan: leaves.plan) {
             var arguments: [SQLValue] = []
             swap(&arguments, &leaves.values)
             return .found(
@@ -361,7 +392,10 @@ extension ModelContext {
     /// box, and copy them out of it.
     ///
     /// An expression type other than the last fetch's is measured first (``PredicateDepth``):
-    /// collecting, translating and evaluating all recurse once per level of the tree.
+    /// collecting, translating and evaluating all recurse once per level of the tree. A type
+    /// the container noted (``QueryCache/noteShape(_:plan:structure:)``: its tree is fixed by the
+    /// type, and its depth was checked) is not measured again, so the first fetch in a new
+    /// context costs what a repeated one does.
     /// - Throws: ``SwiftDataError/unsupportedPredicate`` for a tree deeper than
     ///   ``PredicateDepth/maximumDepth``.
     private func collect<E: StandardPredicateExpression<Bool>>(
@@ -373,9 +407,17 @@ extension ModelContext {
         if let last = lastQuery, last.key.predicateType == type, let plan = last.plan {
             leaves.replay = plan
             leaves.expected = last.structure
+        } else if let known = stack.queryCache.shape(of: type) {
+            leaves.replay = known.plan
+            leaves.expected = known.structure
         } else {
             try PredicateDepth.check(expression: copy expression, entityName: String(describing: entity))
             leaves.recorded = []
+            collectNode(expression, &leaves)
+            if leaves.isCacheable, let plan = leaves.recorded {
+                stack.queryCache.noteShape(E.self, plan: plan, structure: leaves.structure)
+            }
+            return type
         }
         collectNode(expression, &leaves)
         return type
@@ -417,7 +459,7 @@ extension ModelContext {
             do {
                 try CompiledQuery.checkBindings(whereSQL: compiled.whereSQL, translated: args, collected: leaves.values)
                 stack.queryCache.insert(key, structure: leaves.structure, compiled)
-                lastQuery = LastQuery(key: key, structure: leaves.structure, compiled: compiled, plan: leaves.recorded)
+                lastQuery = LastQuery(key: key, structure: leaves.structure, compiled: compiled, plan: leaves.plan)
             } catch let e as CompiledQuery.BindingMismatch where e.kind == .leafCount {
                 // Not cacheable (a value bound twice, as before this check): every fetch translates.
             } catch {

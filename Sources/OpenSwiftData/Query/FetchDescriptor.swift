@@ -125,6 +125,12 @@ struct FetchPaging {
         self.offset = max(offset ?? 0, 0) + (FaultInjection.isActive(.offsetOffByOne) && (offset ?? 0) > 0 ? 1 : 0)
     }
 
+    /// `total` matching rows as a paged count: less the offset (not below 0), at most the limit.
+    func apply(toCount total: Int) -> Int {
+        let left = max(total - offset, 0)
+        return limit.map { min(left, $0) } ?? left
+    }
+
     /// Whether the rows are paged in SQL (`LIMIT ? OFFSET ?`).
     var isPaged: Bool { limit != nil || offset > 0 }
 

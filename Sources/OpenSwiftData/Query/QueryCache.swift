@@ -178,6 +178,38 @@ final class QueryCache: @unchecked Sendable {
     private var _refusals: [String] = []
     private let lock = NSLock()
 
+    /// What collecting a predicate of one expression type found, for the first fetch of that
+    /// type in another context: its node kinds in visit order (``PredicateLeaves/replay``) and
+    /// the shape's items (``PredicateLeaves/expected``). Noted only for a type whose collected
+    /// nodes are all of fixed types (no node opened at run time, see
+    /// ``noteShape(_:plan:structure:)``): its depth, checked when it was noted, is then the depth
+    /// of every predicate of the type, which is what a context's own replay of its last fetch's
+    /// type already relies on.
+    struct PredicateShape {
+        let plan: [LeafNodeKinds.Step]
+        let structure: [PredicateLeaves.Item]
+    }
+    private var shapes: [ObjectIdentifier: PredicateShape] = [:]
+
+    /// The shape noted for expression type `predicateType`, if any.
+    func shape(of predicateType: ObjectIdentifier) -> PredicateShape? {
+        lock.lock()
+        defer { lock.unlock() }
+        return shapes[predicateType]
+    }
+
+    /// Notes the shape of a predicate of expression type `predicateType` whose depth was checked
+    /// (``PredicateDepth``) and whose every node was collected (`plan` holds its node kinds),
+    /// unless a step of `plan` opens its node (an existential or class node, under which another
+    /// predicate of the type may nest deeper). The latest structure of a type replaces an
+    /// earlier one.
+    func noteShape(_ predicateType: Any.Type, plan: [LeafNodeKinds.Step], structure: [PredicateLeaves.Item]) {
+        guard !plan.contains(where: { $0.kind.opens }) else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        shapes[ObjectIdentifier(predicateType)] = PredicateShape(plan: plan, structure: structure)
+    }
+
     /// Why shapes were not cached because ``CompiledQuery/checkBindings(whereSQL:translated:collected:)``
     /// found a bug (`.placeholders`, `.order`), for tests: they must stay empty.
     var refusals: [String] {

@@ -70,12 +70,13 @@ public enum PredicateDepth {
 
     /// Throws when `expression` nests deeper than ``maximumDepth``.
     ///
+    /// `entityName` is read only for the error (naming a type takes thousands of instructions).
     /// - Throws: ``SwiftDataError/unsupportedPredicate`` naming the limit and `entityName`.
-    static func check(expression: Any, entityName: String?) throws {
+    static func check(expression: Any, entityName: @autoclosure () -> String?) throws {
         guard depth(of: expression) > maximumDepth else { return }
         throw SwiftDataError(
             SwiftDataError.unsupportedPredicate.code,
             "the predicate nests more than \(maximumDepth) levels deep (the limit): a tree this deep would exhaust the thread's stack when it is translated or evaluated. Merge chains of one operator, drop pairs of !, or split it into several fetches",
-            entityName: entityName)
+            entityName: entityName())
     }
 }

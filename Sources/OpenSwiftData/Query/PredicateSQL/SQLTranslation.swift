@@ -211,6 +211,10 @@ struct PredicateLeaves {
     /// When not `nil`, the kinds looked up are appended here, in visit order: the replay for
     /// the next collection of this expression type.
     var recorded: [LeafNodeKinds.Step]?
+    /// The node kinds of this collection in visit order, when they are known: the ones
+    /// ``recorded``, else the ``replay`` when every step of it matched (a replay that did not
+    /// match is dropped, and its kinds were looked up unrecorded).
+    var plan: [LeafNodeKinds.Step]? { recorded ?? (replay.isEmpty ? nil : replay) }
 
     /// The kind of `node`'s static type `N`: the replay's next step when it is of this type,
     /// else looked up (and the rest of the replay dropped).
