@@ -68,16 +68,11 @@ public final class ModelContext {
         }
     }
 
-    // The properties every fetch reads are `@exclusivity(unchecked)`: no run-time exclusivity
-    // check (about 65 instructions each, nine a fetch). A context is used from one thread at a
-    // time, and no access to one of them calls code that could reach the same property: the
-    // closures run during one (`registered.forEach`, `inserted.removeAll(where:)`) touch
-    // models' backing data only, and a fetch's row sink only collects models.
-    @exclusivity(unchecked) var registered = IdentityMap()
-    @exclusivity(unchecked) var inserted: [any PersistentModel] = []
-    @exclusivity(unchecked) var changed: [ObjectIdentifier: any PersistentModel] = [:]
+    var registered = IdentityMap()
+    var inserted: [any PersistentModel] = []
+    var changed: [ObjectIdentifier: any PersistentModel] = [:]
     var changedOrder: [ObjectIdentifier] = []
-    @exclusivity(unchecked) var deleted: [ObjectIdentifier: any PersistentModel] = [:]
+    var deleted: [ObjectIdentifier: any PersistentModel] = [:]
     var deletedOrder: [ObjectIdentifier] = []
     /// Pending deletes whose delete rules have run (``propagateDeletes(deferringRefusals:)``):
     /// they have left the loaded lists, so lists loaded from the store leave them out too.
@@ -89,7 +84,7 @@ public final class ModelContext {
     var deferredErrors: [SwiftDataError] = []
     /// Reads that could not throw and failed, for the next fetch or save to throw
     /// (`ModelContext+Failures.swift`).
-    @exclusivity(unchecked) var readFailures: [OperationFailure] = []
+    var readFailures: [OperationFailure] = []
     /// One-way relationships pointing at each entity (`ModelContext+Delete.swift`), by layout.
     var oneWaySlotCache: [ObjectIdentifier: [OneWaySlot]] = [:]
     /// The query shape this context fetched last, with its compiled query (`query(_:)`). A
@@ -111,12 +106,12 @@ public final class ModelContext {
         }
     }
     /// The last query shape fetched: a loop repeating one fetch finds its SQL here.
-    @exclusivity(unchecked) var lastQuery: LastQuery?
+    var lastQuery: LastQuery?
     /// The prepared statement this context's last fetch ran (``LastStatement``).
-    @exclusivity(unchecked) var lastStatement = LastStatement()
+    var lastStatement = LastStatement()
     /// The captured values' array of the last fetch, emptied and refilled by the next one
     /// (``lookupQuery(_:_:_:)``), so a fetch of a cached shape allocates no array for them.
-    @exclusivity(unchecked) var spareArguments: [SQLValue] = []
+    var spareArguments: [SQLValue] = []
     /// The class of the last model ``insertAny(_:)`` found in the schema: the next model of it
     /// is not looked up again (a save of many new models of one class).
     var lastInsertableLayout: ModelLayout?

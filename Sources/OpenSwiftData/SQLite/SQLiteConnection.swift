@@ -24,8 +24,8 @@ package final class SQLiteConnection {
     }
 
     /// The raw `sqlite3*` handle. Read by every call, written only by opening and closing the
-    /// connection, so it has no run-time exclusivity check (about 65 instructions a read).
-    @exclusivity(unchecked) package private(set) var handle: OpaquePointer?
+    /// connection.
+    package private(set) var handle: OpaquePointer?
     /// The path the connection was opened with (`:memory:` for in-memory databases).
     package let path: String
     /// Prepared statements by SQL, read on every statement use (under the store's lock).

@@ -281,10 +281,8 @@ final class SQLiteStore: @unchecked Sendable {
     /// history reads found them (read once: the layout of an open store does not change).
     var historyLayout: (tables: Bool, tombstones: Int)?
 
-    /// Saves committed through this store's connection (every context of the container). Read
-    /// by every fetch that meets a registered model, with no run-time exclusivity check: it is
-    /// only read and incremented, under the store's lock.
-    @exclusivity(unchecked) private var localCommits: UInt64 = 0
+    /// Saves committed through this store's connection (every context of the container).
+    private var localCommits: UInt64 = 0
 
     /// Counts a committed save (called with the connection held).
     func noteCommit() { localCommits &+= 1 }

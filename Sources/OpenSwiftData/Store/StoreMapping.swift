@@ -37,9 +37,8 @@ final class StoreMapping: @unchecked Sendable {
         weak var mapping: StoreMapping?
         var entityIDs: [ObjectIdentifier: Int64] = [:]
         /// The columns entities read, in ``selectList`` order (a composite's elements adjacent).
-        /// Written while the mapping is built, read by every fetch (``versionColumn``): no
-        /// run-time exclusivity check (no access to it runs other code).
-        @exclusivity(unchecked) var columns: [String] = []
+        /// Written while the mapping is built, read by every fetch (``versionColumn``).
+        var columns: [String] = []
         /// For each entity: its slot → column name, for slots that have a column.
         var slotColumns: [ObjectIdentifier: [Int: String]] = [:]
         /// For each entity: how to read a `SELECT Z_PK, Z_ENT, <columns>` row into slots.
