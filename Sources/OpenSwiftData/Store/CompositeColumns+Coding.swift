@@ -256,6 +256,18 @@ private final class ElementEncoder<Key: CodingKey>: KeyedEncodingContainerProtoc
         if cursor.kinds[i].isReal, value.isFinite { try cursor.set(i, .real(value)) } else { try slow(value, i) }
     }
 
+    /// `value` as an INTEGER, or through JSON when the element is not an integer or the value
+    /// does not fit in 64 bits (which refuses it).
+    @inline(__always)
+    private func integer<T: BinaryInteger & Encodable>(_ value: T, _ key: Key) throws {
+        let i = try cursor.index(of: key)
+        if cursor.kinds[i].isInteger, let v = Int64(exactly: value) {
+            try cursor.set(i, .integer(v))
+        } else {
+            try slow(value, i)
+        }
+    }
+
     func encodeNil(forKey key: Key) throws { try cursor.set(try cursor.index(of: key), .null) }
 
     func encode(_ value: Bool, forKey key: Key) throws {
@@ -273,63 +285,16 @@ private final class ElementEncoder<Key: CodingKey>: KeyedEncodingContainerProtoc
 
     func encode(_ value: Float, forKey key: Key) throws { try slow(value, try cursor.index(of: key)) }
 
-    func encode(_ value: Int, forKey key: Key) throws {
-        let i = try cursor.index(of: key)
-        if cursor.kinds[i].isInteger { try cursor.set(i, .integer(Int64(value))) } else { try slow(value, i) }
-    }
-
-    func encode(_ value: Int8, forKey key: Key) throws {
-        let i = try cursor.index(of: key)
-        if cursor.kinds[i].isInteger { try cursor.set(i, .integer(Int64(value))) } else { try slow(value, i) }
-    }
-
-    func encode(_ value: Int16, forKey key: Key) throws {
-        let i = try cursor.index(of: key)
-        if cursor.kinds[i].isInteger { try cursor.set(i, .integer(Int64(value))) } else { try slow(value, i) }
-    }
-
-    func encode(_ value: Int32, forKey key: Key) throws {
-        let i = try cursor.index(of: key)
-        if cursor.kinds[i].isInteger { try cursor.set(i, .integer(Int64(value))) } else { try slow(value, i) }
-    }
-
-    func encode(_ value: Int64, forKey key: Key) throws {
-        let i = try cursor.index(of: key)
-        if cursor.kinds[i].isInteger { try cursor.set(i, .integer(Int64(value))) } else { try slow(value, i) }
-    }
-
-    func encode(_ value: UInt, forKey key: Key) throws {
-        let i = try cursor.index(of: key)
-        if cursor.kinds[i].isInteger, let v = Int64(exactly: value) {
-            try cursor.set(i, .integer(v))
-        } else {
-            try slow(value, i)
-        }
-    }
-
-    func encode(_ value: UInt8, forKey key: Key) throws {
-        let i = try cursor.index(of: key)
-        if cursor.kinds[i].isInteger { try cursor.set(i, .integer(Int64(value))) } else { try slow(value, i) }
-    }
-
-    func encode(_ value: UInt16, forKey key: Key) throws {
-        let i = try cursor.index(of: key)
-        if cursor.kinds[i].isInteger { try cursor.set(i, .integer(Int64(value))) } else { try slow(value, i) }
-    }
-
-    func encode(_ value: UInt32, forKey key: Key) throws {
-        let i = try cursor.index(of: key)
-        if cursor.kinds[i].isInteger { try cursor.set(i, .integer(Int64(value))) } else { try slow(value, i) }
-    }
-
-    func encode(_ value: UInt64, forKey key: Key) throws {
-        let i = try cursor.index(of: key)
-        if cursor.kinds[i].isInteger, let v = Int64(exactly: value) {
-            try cursor.set(i, .integer(v))
-        } else {
-            try slow(value, i)
-        }
-    }
+    func encode(_ value: Int, forKey key: Key) throws { try integer(value, key) }
+    func encode(_ value: Int8, forKey key: Key) throws { try integer(value, key) }
+    func encode(_ value: Int16, forKey key: Key) throws { try integer(value, key) }
+    func encode(_ value: Int32, forKey key: Key) throws { try integer(value, key) }
+    func encode(_ value: Int64, forKey key: Key) throws { try integer(value, key) }
+    func encode(_ value: UInt, forKey key: Key) throws { try integer(value, key) }
+    func encode(_ value: UInt8, forKey key: Key) throws { try integer(value, key) }
+    func encode(_ value: UInt16, forKey key: Key) throws { try integer(value, key) }
+    func encode(_ value: UInt32, forKey key: Key) throws { try integer(value, key) }
+    func encode(_ value: UInt64, forKey key: Key) throws { try integer(value, key) }
 
     func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         let i = try cursor.index(of: key)
