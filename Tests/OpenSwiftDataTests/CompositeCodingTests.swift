@@ -388,8 +388,8 @@ struct CompositeCodingTests {
             stmt.reset()
         }
         // One state per composite on each statement, made once.
-        #expect(stmt.compositeStates.count == 3)
-        #expect(writer.compositeStates.count == 3)
+        #expect(stmt.attachments.count == 3)
+        #expect(writer.attachments.count == 3)
     }
 
     @Test("ATT-07: a container kept past its value's decoding throws instead of reading another row")

@@ -11,9 +11,10 @@ package final class SQLiteStatement {
     package let sql: String
     /// The connection that prepared the statement.
     unowned let connection: SQLiteConnection
-    /// The state of the composite attributes' coders that read or write this statement's rows,
-    /// kept from row to row (``CompositeColumns/state(on:)``); SQLite never sees it.
-    var compositeStates: [CompositeCodingState] = []
+    /// Objects a layer above keeps with the statement for as long as the statement lives (the
+    /// store keeps its composite coders' state here, from row to row); the wrapper never reads
+    /// them and SQLite never sees them.
+    package var attachments: [AnyObject] = []
 
     init(_ handle: OpaquePointer, connection: SQLiteConnection, sql: String) {
         self.handle = handle

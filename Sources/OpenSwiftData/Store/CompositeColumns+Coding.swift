@@ -19,9 +19,11 @@ extension CompositeColumns {
     /// row the statement reads or writes reuses its cursor and its containers.
     @inline(__always)
     func state(on stmt: SQLiteStatement) -> CompositeCodingState {
-        for state in stmt.compositeStates where state.cursor.owner === self { return state }
+        for case let state as CompositeCodingState in stmt.attachments where state.cursor.owner === self {
+            return state
+        }
         let state = CompositeCodingState(owner: self, on: stmt)
-        stmt.compositeStates.append(state)
+        stmt.attachments.append(state)
         return state
     }
 }
