@@ -117,6 +117,7 @@ struct FixtureDiffTests {
 
         let diff = try FixtureDiff(a, b, schema: SampleSchema.catalogue.schema)
         #expect(!diff.isIdentical && diff.schema.isEmpty)
+        #expect(diff.schemaIsIdentical && diff.changedRows == 1)
         #expect(diff.rows.count == 1)
         let rows = try #require(diff.rows.first)
         #expect(rows.name == "CatalogueProduct" && rows.matchedBy == ["Z_PK"])
@@ -166,6 +167,7 @@ struct FixtureDiffTests {
             ])
         #expect(diff.rows[2].removed == links.count && diff.rows[2].added == 0)
         #expect(diff.rows[2].changes.allSatisfy { $0.key.hasPrefix("CatalogueProduct#5 CatalogueTag#") })
+        #expect(diff.schemaIsIdentical && diff.changedRows == 1 + 1 + links.count, "one product, one tag, its links")
         let counts = Dictionary(uniqueKeysWithValues: diff.counts.map { ($0.name, $0.delta) })
         #expect(counts == ["CatalogueCategory": 0, "CatalogueProduct": -1, "CatalogueTag": 1, "Z_2TAGS": -links.count])
         let text = diff.text(limit: 1)
@@ -235,7 +237,9 @@ struct FixtureDiffTests {
                 "~ Part.ZSCORE: type INTEGER → VARCHAR",
                 "+ entity Tray (Z_ENT 2, table ZTRAY)",
             ], "\(bare.schema.map(\.line))")
-        #expect(!diff.isIdentical)
+        #expect(!diff.isIdentical && !diff.schemaIsIdentical)
+        // Part#1 changed, Part#2 added; Bin and Tray are schema changes, not rows.
+        #expect(diff.changedRows == 2)
         let part = try #require(diff.rows.first { $0.name == "Part" })
         // An added row shows every value B stores, the new column's too.
         #expect(

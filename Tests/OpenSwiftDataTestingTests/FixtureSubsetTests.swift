@@ -159,6 +159,8 @@ struct FixtureSubsetTests {
         #expect(summary.removedJoinRows["SubsetPet.toys", default: 0] > 0)
         #expect(try Self.count(out, "SELECT count(*) FROM ZSUBSETVISIT") == 0)
         #expect(summary.entities.first { $0.name == "SubsetVet" }?.rowsAfter == 0)
+        #expect(summary.rowsKept["SubsetPet"] == 5 && summary.rowsKept["SubsetOwner"] == owners)
+        #expect(summary.rowsKept["SubsetVet"] == 0 && summary.problems.isEmpty)
         #expect(summary.entities.first { $0.name == "SubsetOwner" }?.requiredBy["SubsetPet.owner"] == owners)
         // FIX-12: history emptied; the result opens with the schema and its objects fetch.
         #expect(summary.historyRowsRemoved > 0)

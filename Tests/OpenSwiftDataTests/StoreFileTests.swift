@@ -125,6 +125,7 @@ struct StoreFileTests {
         let hex = vector.entityHashes.mapValues { $0.map { String(format: "%02x", $0) }.joined() }
         #expect(description.metadata.versionHashes == hex)
         #expect(description.metadata.versionHashes["Item"]?.count == 64)
+        #expect(description.versionHashes == hex)
         #expect(description.metadata.frameworkVersion == vector.metadata.NSPersistenceFrameworkVersion)
         #expect(description.metadata.versionIdentifiers == vector.metadata.NSStoreModelVersionIdentifiers)
         #expect(description.metadata.versionHashesDigest == vector.metadata.NSStoreModelVersionHashesDigest)

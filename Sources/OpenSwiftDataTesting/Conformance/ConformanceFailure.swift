@@ -37,7 +37,7 @@ public struct ConformanceFailure: Error, CustomStringConvertible, Sendable, Coda
     public var otherStores: [ConformanceFailure] = []
 
     /// Every store that failed this check: this failure's store, then ``otherStores``'.
-    public var failingStores: [StoreKind] { ([store] + otherStores.map(\.store)).compactMap { $0 } }
+    package var failingStores: [StoreKind] { ([store] + otherStores.map(\.store)).compactMap { $0 } }
 
     /// A failure with every field given.
     package init(

@@ -60,7 +60,7 @@ public struct ConformanceReport: Sendable, Codable {
     }
 
     /// The suite × store table printed by `harness conform`.
-    public func table() -> String {
+    package func table() -> String {
         let width = max(14, (suiteNames + ["differential"]).map(\.count).max() ?? 0)
         func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
         var lines = [pad("suite", width) + "  " + pad("cases", 6) + stores.map { "  " + pad($0.rawValue, 10) }.joined()]

@@ -15,14 +15,14 @@ import OpenSwiftData
 /// ```
 public struct HarnessSchema: Sendable {
     /// The models.
-    public let schema: Schema
+    package let schema: Schema
     /// Rows per class for checks (`conform`); classes not named get 40. `fixtures --scale N`
     /// gives every class not named here N rows.
-    public let counts: [String: Int]
+    package let counts: [String: Int]
     /// The declarations ``SchemaConformance`` must find (its `SCH-DECL` case), or `nil`.
-    public let rules: [String]?
+    package let rules: [String]?
     /// The app's queries, checked on generated data by `conform` (suite `queries`).
-    public let queries: [QueryCheck]
+    package let queries: [QueryCheck]
     /// Changes to the automatic data (``Fixture/override(_:_:)``), applied to every fixture.
     private let adjust: @Sendable (Fixture) -> Fixture
 
@@ -49,13 +49,13 @@ public struct HarnessSchema: Sendable {
     /// ```swift
     /// let rows = try shopSchema.fixture(seed: 7).populate(container)
     /// ```
-    public func fixture(seed: UInt64, defaultCount: Int = 40, traits: Traits = []) -> Fixture {
+    package func fixture(seed: UInt64, defaultCount: Int = 40, traits: Traits = []) -> Fixture {
         adjust(Fixture(schema: schema, seed: seed, counts: counts, defaultCount: defaultCount, traits: traits))
     }
 
     /// The conformance suites `conform --schema` runs: `schema` (the cases ``SchemaConformance``
     /// derives) and, when there are queries, `queries` (each ``QueryCheck`` on three datasets).
-    public var suites: [ConformanceSuite] {
+    package var suites: [ConformanceSuite] {
         var suites = [SchemaConformance(schema: schema, expecting: rules).suite]
         if !queries.isEmpty {
             let data = fixture(seed: 1)
@@ -78,8 +78,10 @@ public struct HarnessSchema: Sendable {
 }
 
 extension ConformanceReport {
-    /// Runs `schema`'s suites (``HarnessSchema/suites``) on `stores` and its differential cases,
-    /// or shard `shard` of them: what `conform --schema NAME` runs.
+    /// Runs `schema`'s suites on `stores` and its differential cases, or shard `shard` of them:
+    /// what `conform --schema NAME` runs. The suites are `schema` (the cases
+    /// ``SchemaConformance`` derives) and, when the schema has queries, `queries` (each
+    /// ``QueryCheck`` on three datasets); `suites` picks some of them by name.
     ///
     /// ```swift
     /// let part = ConformanceReport.run(schema: HarnessSchema(shop), seed: 1, differential: 1_000, shard: Shard(1, of: 2))

@@ -21,7 +21,7 @@ public final class DifferentialHarness {
     /// The stores checked.
     public let stores: [StoreKind]
     /// Whether a mismatching predicate is shrunk before it is reported.
-    public var shrinks: Bool = true
+    package var shrinks: Bool = true
     /// Whether change scripts also run against the reference model of SwiftData's semantics
     /// (``OracleGraph``) and must match it after every step and save, not only each other.
     /// On by default; `OPENSWIFTDATA_DIFFERENTIAL_ORACLE=off` in the environment turns it off
@@ -268,7 +268,7 @@ public struct DifferentialReport: Sendable, Codable {
     /// The seed of the run.
     public var seed: UInt64
     /// Cases asked for (more than ``cases`` when the run stopped early at too many mismatches).
-    public var requested: Int = 0
+    package var requested: Int = 0
     /// Cases run.
     public var cases: Int
     /// Individual checks made (per store and kind).

@@ -74,7 +74,7 @@ extension FixtureDiff {
 extension FixtureDiff.RowChange {
     /// The change as one line: `~ Item#2  name: "Log" → "Oak log"`, `+ Item#4  name: "Board"`,
     /// `- Item#1  name: "Plank"`.
-    public var line: String {
+    package var line: String {
         let mark =
             switch kind {
             case .added: "+"

@@ -28,32 +28,44 @@ import OpenSwiftData
 ///   and are not compared. An entity only one file has is a schema change and a row count; its
 ///   rows are not listed one by one.
 /// - **Order** is deterministic: entities by name, rows by key, properties in column order.
+///
+/// Every change, one by one, is in ``text(limit:)`` for people and ``json()`` for programs
+/// (format 1: `schema`, `counts` and `rows`, as `fixtures diff --json` prints them).
 public struct FixtureDiff: Codable, Sendable, Equatable {
     /// The version of this JSON shape; a change to its meaning increments it.
-    public static let currentFormat = 1
+    package static let currentFormat = 1
 
     /// The JSON shape's version (``currentFormat``).
-    public var format: Int
+    package var format: Int
     /// The first file (the old version), as the caller named it.
-    public var a: String
+    package var a: String
     /// The second file (the new version), as the caller named it.
-    public var b: String
+    package var b: String
     /// `true` when neither the schema nor any row differs (what exit code 0 means).
-    public var identical: Bool
+    package var identical: Bool
     /// Schema differences, by entity name, then kind, then property.
-    public var schema: [SchemaChange]
+    package var schema: [SchemaChange]
     /// Every entity's and join table's row count in both files, by name.
-    public var counts: [RowCount]
+    package var counts: [RowCount]
     /// The entities and join tables whose rows differ, by name.
-    public var rows: [EntityRows]
+    package var rows: [EntityRows]
 
     /// Whether the files hold the same schema and rows.
     public var isIdentical: Bool { identical }
 
+    /// Whether the files record the same schema: no entity, property, uniqueness constraint or
+    /// version hash differs.
+    public var schemaIsIdentical: Bool { schema.isEmpty }
+
+    /// How many rows differ, over every entity and join table: rows only B has, rows only A has,
+    /// and rows in both whose values differ. An entity only one file has counts as a schema
+    /// change, not as rows.
+    public var changedRows: Int { rows.reduce(0) { $0 + $1.added + $1.removed + $1.changed } }
+
     /// One difference between the schemas the two files record.
-    public struct SchemaChange: Codable, Sendable, Equatable {
+    package struct SchemaChange: Codable, Sendable, Equatable {
         /// What kind of difference.
-        public enum Kind: String, Codable, Sendable, CaseIterable {
+        package enum Kind: String, Codable, Sendable, CaseIterable {
             /// An entity only B has.
             case entityAdded
             /// An entity only A has.
@@ -79,19 +91,19 @@ public struct FixtureDiff: Codable, Sendable, Equatable {
         }
 
         /// What kind of difference.
-        public var kind: Kind
+        package var kind: Kind
         /// The entity.
-        public var entity: String
+        package var entity: String
         /// The property (its name, or its column or join table when no schema names it); `nil`
         /// for a change of the entity itself.
-        public var property: String?
+        package var property: String?
         /// A's side (a type, a parent, a constraint), when the kind has one.
-        public var old: String?
+        package var old: String?
         /// B's side, when the kind has one.
-        public var new: String?
+        package var new: String?
 
         /// The change as one line (`Item.price: type FLOAT → VARCHAR`).
-        public var line: String {
+        package var line: String {
             let subject = property.map { "\(entity).\($0)" } ?? entity
             let change = "\(old ?? "-") → \(new ?? "-")"
             switch kind {
@@ -113,38 +125,38 @@ public struct FixtureDiff: Codable, Sendable, Equatable {
     }
 
     /// One entity's (or join table's) rows in each file.
-    public struct RowCount: Codable, Sendable, Equatable {
+    package struct RowCount: Codable, Sendable, Equatable {
         /// The entity name, or the join table's name.
-        public var name: String
+        package var name: String
         /// Rows in A (an entity's own rows, sub-entities not included); `nil` when A lacks it.
-        public var a: Int?
+        package var a: Int?
         /// Rows in B; `nil` when B lacks it.
-        public var b: Int?
+        package var b: Int?
         /// `b - a`, with a missing side counted as 0.
-        public var delta: Int
+        package var delta: Int
     }
 
     /// The changed rows of one entity or join table.
-    public struct EntityRows: Codable, Sendable, Equatable {
+    package struct EntityRows: Codable, Sendable, Equatable {
         /// The entity name, or the join table's name.
-        public var name: String
+        package var name: String
         /// What matches a row of A with one of B: `["Z_PK"]`, the properties of a uniqueness
         /// constraint, or a join table's columns (a link is its whole row).
-        public var matchedBy: [String]
+        package var matchedBy: [String]
         /// Rows only B has.
-        public var added: Int
+        package var added: Int
         /// Rows only A has.
-        public var removed: Int
+        package var removed: Int
         /// Rows in both whose values differ.
-        public var changed: Int
+        package var changed: Int
         /// Every differing row, by key.
-        public var changes: [RowChange]
+        package var changes: [RowChange]
     }
 
     /// One row added, removed or changed.
-    public struct RowChange: Codable, Sendable, Equatable {
+    package struct RowChange: Codable, Sendable, Equatable {
         /// Added, removed or changed.
-        public enum Kind: String, Codable, Sendable {
+        package enum Kind: String, Codable, Sendable {
             /// Only in B.
             case added
             /// Only in A.
@@ -154,19 +166,19 @@ public struct FixtureDiff: Codable, Sendable, Equatable {
         }
 
         /// Added, removed or changed.
-        public var kind: Kind
+        package var kind: Kind
         /// The row's key, readable: `Item#3` (by `Z_PK`), `Item name="Plank"` (by a uniqueness
         /// constraint), or a join table's link `CatalogueProduct#3 CatalogueTag#7`.
-        public var key: String
+        package var key: String
         /// For an added or removed row, its values; for a changed row, only the differing ones.
-        public var values: [Value]
+        package var values: [Value]
 
         /// A row change, as a test expects one.
         ///
         /// ```swift
         /// #expect(rows.changes == [FixtureDiff.RowChange(kind: .removed, key: "Item#2", values: [])])
         /// ```
-        public init(kind: Kind, key: String, values: [Value]) {
+        package init(kind: Kind, key: String, values: [Value]) {
             self.kind = kind
             self.key = key
             self.values = values
@@ -175,20 +187,20 @@ public struct FixtureDiff: Codable, Sendable, Equatable {
 
     /// One property's value, printed readably: strings quoted and escaped, dates ISO-8601,
     /// blobs as size and hash, to-one keys as `Entity#pk`, `nil` for NULL.
-    public struct Value: Codable, Sendable, Equatable {
+    package struct Value: Codable, Sendable, Equatable {
         /// The property (or column) name.
-        public var property: String
+        package var property: String
         /// A's value (`nil` for an added row).
-        public var old: String?
+        package var old: String?
         /// B's value (`nil` for a removed row).
-        public var new: String?
+        package var new: String?
 
         /// A property's value in A, in B, or both.
         ///
         /// ```swift
         /// FixtureDiff.Value(property: "name", old: "\"Log\"", new: "\"Oak log\"")
         /// ```
-        public init(property: String, old: String? = nil, new: String? = nil) {
+        package init(property: String, old: String? = nil, new: String? = nil) {
             self.property = property
             self.old = old
             self.new = new

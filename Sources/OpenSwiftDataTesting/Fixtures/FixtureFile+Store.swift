@@ -10,15 +10,15 @@ extension FixtureFile {
     /// let check = try FixtureFile.verifyStore(URL(fileURLWithPath: "default.store"))
     /// if !check.isValid { print(check.integrityProblems.joined(separator: "\n")) }
     /// ```
-    public struct StoreVerification: Sendable {
+    package struct StoreVerification: Sendable {
         /// The store's metadata (its UUID, framework version and entity version hashes).
-        public var metadata: StoreMetadata
+        package var metadata: StoreMetadata
         /// What SQLite's `PRAGMA integrity_check` reports, one line per problem; empty for `ok`.
-        public var integrityProblems: [String]
+        package var integrityProblems: [String]
         /// The entities `Z_PRIMARYKEY` lists (history entities included).
-        public var entityCount: Int
+        package var entityCount: Int
         /// `true` when SQLite finds nothing wrong.
-        public var isValid: Bool { integrityProblems.isEmpty }
+        package var isValid: Bool { integrityProblems.isEmpty }
     }
 
     /// `true` when `url` has a manifest beside it (`<file>.manifest.json`), so ``verify(_:regenerate:)``
@@ -43,7 +43,7 @@ extension FixtureFile {
     /// - Throws: `SwiftDataError` with a one-line message naming the file, as
     ///   ``StoreFileDescription/init(contentsOf:)`` does: `.loadIssueModelContainer` (missing, or
     ///   not a Core Data store), `.notADatabase`, `.corruptStore` (malformed, or unreadable metadata).
-    public static func verifyStore(_ url: URL) throws -> StoreVerification {
+    package static func verifyStore(_ url: URL) throws -> StoreVerification {
         let description = try StoreFileDescription(contentsOf: url)
         let db = try openReadOnly(url, purpose: .store)
         defer { db.close() }

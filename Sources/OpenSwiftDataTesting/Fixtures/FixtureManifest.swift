@@ -13,19 +13,19 @@ public struct FixtureManifest: Codable, Sendable, Equatable {
     package static let currentGeneratorVersion = 1
 
     /// `currentGeneratorVersion` when the fixture was written.
-    public var generatorVersion: Int
+    package var generatorVersion: Int
     /// The sample schema's name (or the name given for a custom fixture).
     public var schema: String
     /// The fixture seed.
     public var seed: UInt64
     /// The scale (the main entity's row count).
-    public var scale: Int
+    package var scale: Int
     /// The traits' command-line names.
-    public var traits: [String]
+    package var traits: [String]
     /// The file's SQLite page size.
-    public var pageSize: Int
+    package var pageSize: Int
     /// SHA-256 of `Z_METADATA`'s `schema` text.
-    public var schemaHash: String
+    package var schemaHash: String
     /// Rows per table.
     public var rowCounts: [String: Int]
     /// SHA-256 of the canonical dump.

@@ -32,7 +32,7 @@ public enum FixtureScrub {
         /// The kind called `name` (`phone` is ``digits``).
         ///
         /// - Throws: ``FixtureSubsetError/unknownKind(_:valid:)`` listing the kinds.
-        public init(named name: String) throws {
+        package init(named name: String) throws {
             if name == "phone" {
                 self = .digits
                 return
@@ -47,7 +47,7 @@ public enum FixtureScrub {
     /// One attribute to scrub: `Entity.attribute`, with a kind or the kind inferred from its values.
     ///
     /// ```swift
-    /// let rule = try FixtureScrub.Rule(parsing: "AccountUser.email=email")
+    /// let email = FixtureScrub.Rule(entity: "AccountUser", attribute: "email", kind: .email)
     /// let inferred = FixtureScrub.Rule(entity: "AccountUser", attribute: "name")
     /// ```
     public struct Rule: Hashable, Codable, Sendable, CustomStringConvertible {
@@ -55,7 +55,9 @@ public enum FixtureScrub {
         public var entity: String
         /// The attribute's name.
         public var attribute: String
-        /// The kind; `nil` infers it from the values (``inferKind(_:)``).
+        /// The kind; `nil` infers it from the values: ``Kind/email`` when most are
+        /// `local@domain.tld`, ``Kind/digits`` when most are digits and separators, ``Kind/name``
+        /// when most are one to four capitalized words of letters, ``Kind/text`` otherwise.
         public var kind: Kind?
 
         /// A rule for `entity.attribute`.
@@ -69,7 +71,7 @@ public enum FixtureScrub {
         ///
         /// - Throws: ``FixtureSubsetError/malformed(_:expected:)`` for another shape,
         ///   ``FixtureSubsetError/unknownKind(_:valid:)`` for a kind that does not exist.
-        public init(parsing text: String) throws {
+        package init(parsing text: String) throws {
             let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let path = parts[0].split(separator: ".", omittingEmptySubsequences: false)
             guard path.count == 2, !path[0].isEmpty, !path[1].isEmpty, parts.count == 1 || !parts[1].isEmpty else {
@@ -85,21 +87,21 @@ public enum FixtureScrub {
     }
 
     /// What scrubbing one attribute did.
-    public struct Report: Codable, Sendable, Equatable {
+    package struct Report: Codable, Sendable, Equatable {
         /// The entity.
-        public var entity: String
+        package var entity: String
         /// The attribute.
-        public var attribute: String
+        package var attribute: String
         /// The kind used.
-        public var kind: Kind
+        package var kind: Kind
         /// Whether the kind was inferred from the values (the rule named none).
-        public var inferred: Bool
+        package var inferred: Bool
         /// Rows whose value was replaced (`NULL`s stay `NULL`).
-        public var rows: Int
+        package var rows: Int
         /// Distinct values replaced (as many distinct replacements).
-        public var distinctValues: Int
+        package var distinctValues: Int
         /// Distinct values whose first candidate was taken by another value's replacement.
-        public var collisionsResolved: Int
+        package var collisionsResolved: Int
     }
 
     /// The replacement of `value` as `kind` for `seed`; `attempt` picks the next candidate when an
@@ -139,7 +141,7 @@ public enum FixtureScrub {
     /// ```swift
     /// FixtureScrub.inferKind(["ada@example.com", "bob@example.org"])   // .email
     /// ```
-    public static func inferKind(_ values: [String]) -> Kind {
+    package static func inferKind(_ values: [String]) -> Kind {
         let sample = values.filter { !$0.isEmpty }.prefix(1000)
         guard !sample.isEmpty else { return .text }
         func most(_ test: (String) -> Bool) -> Bool { sample.filter(test).count * 5 >= sample.count * 4 }
@@ -155,8 +157,9 @@ public enum FixtureScrub {
     /// ```swift
     /// let (map, _) = FixtureScrub.mapping(["a@x.org", "b@x.org"], kind: .email, seed: 1)
     /// ```
-    public static func mapping(_ values: [String], kind: Kind, seed: UInt64) -> (map: [String: String], collisions: Int)
-    {
+    package static func mapping(_ values: [String], kind: Kind, seed: UInt64) -> (
+        map: [String: String], collisions: Int
+    ) {
         var map: [String: String] = [:]
         var used: Set<String> = []
         var collisions = 0

@@ -25,7 +25,7 @@ import OpenSwiftData
 /// ```swift
 /// let summary = try FixtureSubset.write(
 ///     from: URL(fileURLWithPath: "default.store"), schema: Schema([Category.self, Product.self]),
-///     keep: ["Product": 50], seed: 7, scrub: [try FixtureScrub.Rule(parsing: "Product.name=name")],
+///     keep: ["Product": 50], seed: 7, scrub: [FixtureScrub.Rule(entity: "Product", attribute: "name", kind: .name)],
 ///     to: URL(fileURLWithPath: "Fixtures/products-50.store"))
 /// print(summary.text)
 /// ```
@@ -34,48 +34,58 @@ public enum FixtureSubset {
     public static let all = Int.max
 
     /// What happened to one entity.
-    public struct EntityResult: Codable, Sendable, Equatable {
+    package struct EntityResult: Codable, Sendable, Equatable {
         /// The entity's name.
-        public var name: String
+        package var name: String
         /// Its rows in the input (`Z_ENT` equal to its number).
-        public var rowsBefore: Int
+        package var rowsBefore: Int
         /// Its rows in the result.
-        public var rowsAfter: Int
+        package var rowsAfter: Int
         /// The count `keep` named for it (its sub-entities' rows included), `nil` when not named.
-        public var requested: Int?
+        package var requested: Int?
         /// Rows kept because a kept row's required to-one points at them, by relationship
         /// (`"Pet.owner"`).
-        public var requiredBy: [String: Int]
+        package var requiredBy: [String: Int]
     }
 
     /// What a subset did: rows kept per entity, keys cleared, rows removed, values scrubbed, and
-    /// what the library's own checks found in the result.
+    /// what the library's own checks found in the result. ``text`` prints all of it;
+    /// encoded with `JSONEncoder`, it holds every count by name.
     public struct Summary: Codable, Sendable, Equatable {
         /// The input, as the caller named it.
-        public var input: String
+        package var input: String
         /// The result, as the caller named it.
-        public var output: String
+        package var output: String
         /// The seed.
-        public var seed: UInt64
+        package var seed: UInt64
         /// Every entity, in `Z_ENT` order.
-        public var entities: [EntityResult]
+        package var entities: [EntityResult]
         /// Keys set to `NULL` because they pointed at rows not kept, by relationship.
-        public var clearedKeys: [String: Int]
+        package var clearedKeys: [String: Int]
         /// Join-table rows removed because one side was not kept, by relationship.
-        public var removedJoinRows: [String: Int]
+        package var removedJoinRows: [String: Int]
         /// Rows removed from the persistent-history tables (which the result has empty).
-        public var historyRowsRemoved: Int
+        package var historyRowsRemoved: Int
         /// Tables the schema does not describe (left as they were).
-        public var otherTables: [String]
+        package var otherTables: [String]
         /// The scrubbed attributes.
-        public var scrubbed: [FixtureScrub.Report]
+        package var scrubbed: [FixtureScrub.Report]
         /// What `PRAGMA integrity_check` reports for the result; empty for `ok`.
-        public var integrityProblems: [String]
+        package var integrityProblems: [String]
         /// Keys of the result that point at no row, required relationships left empty
         /// (``referentialProblems(of:schema:)``); empty when complete.
-        public var referentialProblems: [String]
+        package var referentialProblems: [String]
         /// Whether the result passed every check.
         public var isValid: Bool { integrityProblems.isEmpty && referentialProblems.isEmpty }
+        /// What the checks found in the result, one line each: `PRAGMA integrity_check`'s
+        /// findings, then keys that point at no row and required relationships left empty
+        /// (``FixtureSubset/referentialProblems(of:schema:)``). Empty when ``isValid``.
+        public var problems: [String] { integrityProblems + referentialProblems }
+        /// The result's rows of each entity, by name (instances of sub-entities counted with
+        /// their own entity).
+        public var rowsKept: [String: Int] {
+            Dictionary(entities.map { ($0.name, $0.rowsAfter) }, uniquingKeysWith: { first, _ in first })
+        }
     }
 
     /// Writes a subset of the store at `input` to `output` (replacing it), keeping `keep[entity]`

@@ -9,48 +9,48 @@ import OpenSwiftData
 /// a store this library wrote. No schema is needed: everything comes from the file.
 /// ```swift
 /// let description = try StoreFileDescription(contentsOf: URL(fileURLWithPath: "default.store"))
-/// for entity in description.entities { print(entity.number, entity.name, entity.rows) }
-/// print(description.metadata.versionHashes["Item"] ?? "")   // 64 hex digits
+/// for entity in description.entities { print(entity.name, entity.parent ?? "-", entity.rows) }
+/// print(description.versionHashes["Item"] ?? "")   // 64 hex digits
 /// ```
 /// `harness fixtures describe FILE [--json]` prints it.
 public struct StoreFileDescription: Codable, Sendable, Equatable {
     /// One row of `Z_PRIMARYKEY`, with the rows that carry its `Z_ENT`.
     public struct Entity: Codable, Sendable, Equatable {
         /// `Z_ENT`: the entity's number.
-        public var number: Int
+        package var number: Int
         /// `Z_NAME`: the entity's name.
         public var name: String
         /// The parent entity's name (from `Z_SUPER`), `nil` for a root entity.
         public var parent: String?
         /// `Z_MAX`: the largest primary key handed out for the entity.
-        public var maxKey: Int
+        package var maxKey: Int
         /// Rows whose `Z_ENT` is this entity's number (instances of subentities not included).
         public var rows: Int
         /// The table that holds those rows: the one whose `Z_ENT` column holds the number, else
         /// the inheritance root's `Z<ROOT>` (`A<ROOT>` for history entities); `nil` when neither exists.
-        public var table: String?
+        package var table: String?
     }
 
     /// What `Z_METADATA` says, with every hash in hexadecimal.
-    public struct Metadata: Codable, Sendable, Equatable {
+    package struct Metadata: Codable, Sendable, Equatable {
         /// `Z_UUID`: the store's identifier.
-        public var uuid: String
+        package var uuid: String
         /// `NSStoreType` (`"SQLite"`).
-        public var storeType: String
+        package var storeType: String
         /// `NSPersistenceFrameworkVersion`: the Core Data build that wrote the metadata.
-        public var frameworkVersion: Int?
+        package var frameworkVersion: Int?
         /// `NSPersistenceMaximumFrameworkVersion`: the newest Core Data build that opened the store.
-        public var maximumFrameworkVersion: Int?
+        package var maximumFrameworkVersion: Int?
         /// `NSStoreModelVersionIdentifiers` (SwiftData writes the schema version, `["1.0.0"]`).
-        public var versionIdentifiers: [String]
+        package var versionIdentifiers: [String]
         /// `NSStoreModelVersionHashesVersion` (3).
-        public var versionHashesVersion: Int?
+        package var versionHashesVersion: Int?
         /// `NSStoreModelVersionHashes`: each entity's version hash, 64 lower-case hex digits, by name.
-        public var versionHashes: [String: String]
+        package var versionHashes: [String: String]
         /// `NSStoreModelVersionHashesDigest` (base64), in newer stores.
-        public var versionHashesDigest: String?
+        package var versionHashesDigest: String?
         /// `NSStoreModelVersionChecksumKey` (base64), in newer stores.
-        public var versionChecksum: String?
+        package var versionChecksum: String?
 
         /// The description of `metadata`.
         package init(_ metadata: StoreMetadata) {
@@ -67,39 +67,43 @@ public struct StoreFileDescription: Codable, Sendable, Equatable {
     }
 
     /// A table and its row count.
-    public struct Table: Codable, Sendable, Equatable {
+    package struct Table: Codable, Sendable, Equatable {
         /// The table's name.
-        public var name: String
+        package var name: String
         /// `SELECT count(*)` of the table.
-        public var rows: Int
+        package var rows: Int
     }
 
     /// An index, as `sqlite_master` and `pragma_index_info` describe it.
-    public struct Index: Codable, Sendable, Equatable {
+    package struct Index: Codable, Sendable, Equatable {
         /// The index's name (Core Data's, such as `ZITEM_ZNAME_INDEX` or `Z_Item_UNIQUE_name`).
-        public var name: String
+        package var name: String
         /// The indexed table.
-        public var table: String
+        package var table: String
         /// The indexed columns in order (an expression column is `"<expression>"`).
-        public var columns: [String]
+        package var columns: [String]
         /// `true` for a `UNIQUE` index.
-        public var unique: Bool
+        package var unique: Bool
     }
 
     /// The file, as the caller named it.
     public var path: String
     /// `PRAGMA page_size`.
-    public var pageSize: Int
+    package var pageSize: Int
     /// `PRAGMA journal_mode` as the file records it (`wal` for a store an app wrote).
-    public var journalMode: String
+    package var journalMode: String
     /// The rows of `Z_PRIMARYKEY` in `Z_ENT` order (history entities, 16001…, included).
     public var entities: [Entity]
     /// The `Z_METADATA` row.
-    public var metadata: Metadata
+    package var metadata: Metadata
     /// Every table but SQLite's own, by name.
-    public var tables: [Table]
+    package var tables: [Table]
     /// Every index, by table then name (SQLite's automatic indexes included).
-    public var indexes: [Index]
+    package var indexes: [Index]
+
+    /// Each entity's version hash from `Z_METADATA`, 64 lower-case hex digits, by entity name.
+    /// The rest of the metadata, the tables and the indexes are in ``text`` and ``json()``.
+    public var versionHashes: [String: String] { metadata.versionHashes }
 
     /// Reads the store file at `url` on a read-only SQLite connection; the file, its `-wal` and
     /// its `-shm` keep their bytes.

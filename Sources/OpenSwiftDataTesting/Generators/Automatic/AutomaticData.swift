@@ -33,7 +33,7 @@ public struct AutomaticData: Sendable, Hashable {
 /// `@unchecked Sendable`: it holds a `Sendable` key path (as `AnyKeyPath`) and a `@Sendable` closure.
 public struct AttributeOverride: @unchecked Sendable {
     /// The attribute's key path.
-    public let keyPath: AnyKeyPath
+    package let keyPath: AnyKeyPath
     let make: @Sendable (Row) -> Any
 }
 
