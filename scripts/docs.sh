@@ -69,3 +69,6 @@ for module in "${modules[@]}"; do
         --output-path "$out/$module"
 done
 echo "docs.sh: documentation in $out/{$(IFS=,; echo "${modules[*]}")}"
+# The testing library's API is what a team uses; the project's own QA rig stays `package`.
+echo "docs.sh: public declarations per module"
+python3 scripts/public-declarations.py --graphs "$graphs" --budget OpenSwiftDataTesting=300
