@@ -25,8 +25,12 @@ struct FixtureDiffValueTests {
 
     @Test("FIX-28: strings quoted and escaped; blobs as size and hash; nil; numbers as stored")
     func storedValues() {
-        #expect(StoreSnapshot.quotedString("a\"b\\c\nd\te\u{1}\u{200B}é") == #""a\"b\\c\nd\te\u{1}\u{200b}é""#)
-        #expect(StoreSnapshot.quotedString("") == #""""#)
+        #expect(StoreSnapshot.renderStored(.text("a\"b\\c\nd\te\u{1}\u{200B}é")) == #""a\"b\\c\nd\te\u{1}\u{200B}é""#)
+        #expect(StoreSnapshot.renderStored(.text("")) == #""""#)
+        // Never cut, however long; emoji sequences (joiners) stay whole.
+        let long = String(repeating: "x", count: 500)
+        #expect(StoreSnapshot.renderStored(.text(long)) == "\"\(long)\"")
+        #expect(StoreSnapshot.renderStored(.text("👩\u{200D}💻")) == "\"👩\u{200D}💻\"")
         let blob = SQLValue.blob(Data("abc".utf8))
         // SHA-256("abc") begins ba7816bf8f01.
         #expect(StoreSnapshot.renderStored(blob) == "<3 bytes sha256:ba7816bf8f01>")

@@ -43,30 +43,10 @@ extension StoreSnapshot {
         case .null: "nil"
         case .integer(let n): String(n)
         case .real(let d): "\(d)"
-        case .text(let s): Self.quotedString(s)
+        case .text(let s): PredicateValueText.quoted(s, limit: nil)
         case .blob(let bytes):
             "<\(bytes.count) bytes sha256:\(SHA256.digest(of: bytes).prefix(6).map { String(format: "%02x", $0) }.joined())>"
         }
-    }
-
-    /// `text` in double quotes, escaped as a Swift string literal would be.
-    static func quotedString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _
-            where scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value)
-                || scalar.properties.generalCategory == .format:
-                out += "\\u{\(String(scalar.value, radix: 16))}"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 
     /// Seconds since 2001-01-01 00:00 UTC (Core Data's dates) as ISO-8601 in UTC with

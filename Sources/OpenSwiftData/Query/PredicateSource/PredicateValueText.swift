@@ -12,7 +12,7 @@ import Foundation
 /// `URL("…")`; `Data(12 bytes)`; models and identifiers are `<Entity p3>`; collections print
 /// their first `maximumElements` elements (sets sorted by their text); other structs print
 /// `Type(field: value, …)`, down to `maximumNesting` levels.
-enum PredicateValueText {
+package enum PredicateValueText {
     /// The longest string printed whole, in characters.
     static let maximumStringLength = 100
     /// The most elements of a collection printed.
@@ -102,14 +102,19 @@ enum PredicateValueText {
         return text + "." + fraction + "Z"
     }
 
-    /// `s` as a string literal, cut after `maximumStringLength` characters.
-    static func quoted(_ s: String) -> String {
+    /// `s` as a Swift string literal, cut after `limit` characters (`nil`: never cut). The
+    /// store-file diff prints whole values with it, predicate sources bounded ones.
+    package static func quoted(_ s: String, limit: Int? = maximumStringLength) -> String {
         var out = "\""
-        let count = s.count
-        let kept = count > maximumStringLength ? String(s.prefix(maximumStringLength)) : s
+        var kept = Substring(s)
+        var count = 0
+        if let limit {
+            count = s.count
+            if count > limit { kept = s.prefix(limit) }
+        }
         for scalar in kept.unicodeScalars { out += escaped(scalar) }
         out += "\""
-        return count > maximumStringLength ? out + "… (\(count) characters)" : out
+        return kept.endIndex < s.endIndex ? out + "… (\(count) characters)" : out
     }
 
     /// One scalar of a string literal: quotes, backslashes and invisible characters escaped.
