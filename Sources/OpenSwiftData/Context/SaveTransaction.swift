@@ -5,8 +5,9 @@ import Foundation
 ///
 /// ``ModelContext/save()`` makes one per store that has changes (the whole of the pending
 /// changes when the container has one store). ``write(_:)`` writes, in this order: deletes;
-/// the uniqueness resolution (``UniquenessResolution``) and primary keys for new rows; rows
-/// that upsert into stored ones; inserts; updates; join-table pairs; history. It touches no
+/// the uniqueness resolution (``UniquenessResolution``) and primary keys for new rows; unique
+/// values that saved rows give up (``vacateHandedOverValues(_:_:)``); rows that upsert into
+/// stored ones; inserts; updates; join-table pairs; history. It touches no
 /// in-memory state but the new rows' `pendingPK`, which the save clears on failure, and their
 /// uniqueness dispositions, which every save's resolution sets afresh; so a failed write leaves
 /// the context exactly as it was.
@@ -54,6 +55,7 @@ struct SaveTransaction {
         let plan = try resolution.resolve()
         let insertedRanges = try allocatePrimaryKeys(w, plan)
         outcome.plan = plan
+        try vacateHandedOverValues(w, plan)
 
         var newWithToMany = try adoptStoredRows(w, plan, versions: &outcome.versions)
         if try insertRows(w) { newWithToMany = true }

@@ -268,6 +268,20 @@ struct StoreWriter {
         reads.flatMap { read in table.columns[(Int(read.column) - 2)..<(Int(read.column) - 2 + read.width)] }
     }
 
+    /// Sets `reads`' columns of row `pk` of `table` to `NULL`, without a new version: a row
+    /// giving up unique values frees them before the save writes the rows that take them (NULL
+    /// never collides), and its update later in the save writes its new values.
+    ///
+    /// ```sql
+    /// UPDATE "ZBADGE" SET "ZCODE" = NULL WHERE "Z_PK" = ?
+    /// ```
+    func clearColumns(_ table: StoreMapping.Table, _ reads: [StoreMapping.Table.ColumnRead], of pk: Int64) throws {
+        let sets = columnNames(table, reads).map { "\(quoteIdentifier($0)) = NULL" }
+        try db.run(
+            "UPDATE \(quoteIdentifier(table.name)) SET \(sets.joined(separator: ", ")) WHERE \"Z_PK\" = ?",
+            [.integer(pk)])
+    }
+
     /// A prepared `UPDATE` of some columns of one row that makes a new version of it; with
     /// `checkingVersion`, only a row still at the version read. Run it with
     /// ``RowStatement/runUpdate(_:key:knownVersion:)``, which gives the new version.

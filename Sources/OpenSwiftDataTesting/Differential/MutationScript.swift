@@ -170,7 +170,7 @@ struct MutationScript {
     /// save is rolled back by the caller (the reference's too).
     func expectOracleSave(outcome: String, _ pair: StorePair) throws {
         guard let mirror else { return }
-        let expected = mirror.save(storeOutcome: outcome)
+        let expected = mirror.save()
         if expected != outcome {
             throw failure(
                 "oracle: save outcome", expected: "oracle: \(expected)", actual: "memory store: \(outcome)",

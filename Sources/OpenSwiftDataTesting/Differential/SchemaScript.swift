@@ -112,7 +112,7 @@ struct SchemaScript {
         }
         try expectStores(pair, "after save")
         if let mirror {
-            let expected = mirror.save(storeOutcome: outcomes[0])
+            let expected = mirror.save()
             if expected != outcomes[0] {
                 throw failure(
                     "oracle: save outcome", expected: "oracle: \(expected)", actual: "memory store: \(outcomes[0])",

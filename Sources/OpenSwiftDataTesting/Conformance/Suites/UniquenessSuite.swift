@@ -342,6 +342,27 @@ extension ConformanceSuite {
                     try check.expectEqual(rows.map(\.balance), [2], "stored balances")
                 },
                 ConformanceCase(
+                    suite: "uniqueness", id: "UNQ-33",
+                    title: "[REC] values handed over in one save: a swap, and an insert onto a value left"
+                ) { check in
+                    let container = try check.container(for: ConformanceBadge.self)
+                    let context = ModelContext(container)
+                    let a = ConformanceBadge(code: "A", holder: "a")
+                    let b = ConformanceBadge(code: "B", holder: "b")
+                    context.insert(a)
+                    context.insert(b)
+                    try context.save()
+                    (a.code, b.code) = ("B", "A")
+                    try context.save()
+                    a.code = "C"
+                    context.insert(ConformanceBadge(code: "B", holder: "n"))
+                    try context.save()
+                    let holders = try check.stored(ConformanceBadge.self, in: container) {
+                        "\($0.code ?? "nil"):\($0.holder)"
+                    }
+                    try check.expectEqual(holders, ["A:b", "B:n", "C:a"], "stored badges")
+                },
+                ConformanceCase(
                     suite: "uniqueness", id: "UNQ-40",
                     title: "[REC] a unique attribute of the base: the same subclass upserts"
                 ) { check in

@@ -27,10 +27,9 @@
 /// with the new model's (UNQ-14), but a member whose own to-one reference this same save
 /// pointed at the stored row (from either side, even to the value it had) keeps its link (a
 /// many-to-many list is replaced whole), and so do the members of a new model that collapses
-/// into a later one (UNQ-30: all its links were written by this save); and a
-/// save that hands a unique value over from a saved row to another row (a rename or an insert
-/// onto a value a saved row renames away from) may succeed or throw
-/// `uniqueConstraintViolation`, as the store's order of writes decides.
+/// into a later one (UNQ-30: all its links were written by this save). Uniqueness is checked
+/// on the save's result, so unique values handed over between rows in one save (a swap, a
+/// chain of renames, an insert onto a value a saved row leaves) are saved (UNQ-33).
 /// - Rollback: the pending state is the saved one again (CTX-02, CTX-03, DEL-15).
 final class OracleGraph {
     /// One model.
@@ -231,13 +230,8 @@ final class OracleGraph {
 
     /// The pending state becomes the saved one, or nothing changes and the error's code is
     /// returned (`deleteRuleDenied`, `modelValidationFailure`, `uniqueConstraintViolation`).
-    ///
-    /// With `refusingHandOver`, a save that hands a unique value over from one saved row to
-    /// another (``handsOverUniqueValue()``) fails with `uniqueConstraintViolation`: the one
-    /// outcome the reference leaves to the store (see the type's notes).
-    func save(refusingHandOver: Bool = false) -> String? {
+    func save() -> String? {
         upsertedByLastSave = []
-        if refusingHandOver, handsOverUniqueValue() { return "uniqueConstraintViolation" }
         let before = (nodes, forward)
         if let error = prepareSave() {
             (nodes, forward) = before
@@ -260,28 +254,6 @@ final class OracleGraph {
     func rollback() {
         nodes = saved
         written = []
-    }
-
-    /// Whether the pending changes move a unique value from a saved row onto another row, saved
-    /// or new (the second takes the value the first gives up in the same save).
-    func handsOverUniqueValue() -> Bool {
-        var given: Set<String> = []
-        for (id, old) in saved {
-            guard let now = nodes[id] else { continue }
-            let e = entity(id)
-            for g in e.uniqueGroups {
-                if let v = values(g, of: old), now.deleted || values(g, of: now) != v { given.insert(e.root + "|" + v) }
-            }
-        }
-        for (id, now) in nodes where isListed(id) {
-            let e = entity(id)
-            for g in e.uniqueGroups {
-                guard let v = values(g, of: now), given.contains(e.root + "|" + v) else { continue }
-                if let old = saved[id], values(g, of: old) == v { continue }
-                return true
-            }
-        }
-        return false
     }
 
     private func prepareSave() -> String? {

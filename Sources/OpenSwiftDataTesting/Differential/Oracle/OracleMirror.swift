@@ -113,16 +113,13 @@ final class OracleMirror {
             for m in try SchemaRules.fetchAll(root.modelType, context) { adopt(m, linked: false) }
         }
         graph.forgetWrites()
-        _ = save(storeOutcome: "saved")
+        _ = save()
     }
 
-    /// The script saved and the store's save had `storeOutcome`: the reference's outcome,
-    /// `saved` or `error <code>`; after a save the identifiers of the models it knows are noted,
-    /// for contexts that never saw them. (A unique value handed over between saved rows is the
-    /// one case where the reference accepts either outcome, ``OracleGraph/save(refusingHandOver:)``.)
-    func save(storeOutcome: String) -> String {
-        let refusing = storeOutcome == "error \(SwiftDataError.uniqueConstraintViolation.code)"
-        if let code = graph.save(refusingHandOver: refusing) { return "error \(code)" }
+    /// The script saved: the reference's outcome, `saved` or `error <code>`; after a save the
+    /// identifiers of the models it knows are noted, for contexts that never saw them.
+    func save() -> String {
+        if let code = graph.save() { return "error \(code)" }
         for m in models {
             if let id = node(m), graph.nodes[id] != nil { nodeOfIdentifier[m.persistentModelID] = id }
         }
