@@ -285,8 +285,9 @@ extension ModelContext {
         var models: [T]
         /// The batch's keys, in fetch order.
         let keys: ArraySlice<Int64>
-        /// Per key: its row was not registered before this batch was read.
-        let fresh: [Bool]
+        /// Per key: its row was not registered before this batch was read; `nil` when no row of
+        /// the table was registered then (every row is the batch's own).
+        let fresh: [Bool]?
         let tableKey: ObjectIdentifier
         /// Whether `models[i]` is the row of the `i`-th key for every key (no row was deleted
         /// since the keys were read), so a position needs no check of its model's key.
@@ -299,7 +300,10 @@ extension ModelContext {
     {
         let tableKey = ObjectIdentifier(table.root)
         let known = registered.table(tableKey, create: false)
-        let fresh = keys.map { known?.find($0) == nil }
+        // Nothing of the table registered (the usual batch after the one before was released):
+        // every row is the batch's own, and no key is looked up.
+        var fresh: [Bool]?
+        if let known, known.count > 0 { fresh = keys.map { known.find($0) == nil } }
         return ReleasableBatch(
             models: try materializeRows(keys: keys, table: table, as: T.self), keys: keys, fresh: fresh,
             tableKey: tableKey)
@@ -315,7 +319,7 @@ extension ModelContext {
         var key = batch.keys.startIndex
         for i in batch.models.indices {
             defer { key += 1 }
-            guard batch.fresh[i] else { continue }
+            if let fresh = batch.fresh, !fresh[i] { continue }
             // Unregistered first, so a model only the batch holds is uniquely referenced here.
             identities.remove(batch.keys[key])
             if !isKnownUniquelyReferenced(&batch.models[i]) { identities.insert(batch.keys[key], batch.models[i]) }
@@ -563,6 +567,12 @@ extension ModelContext {
             var lastEntity = -1
             var lastLayout: ModelLayout?
             var readers: [RowCodec.SlotReader] = []
+            // Read once: the table's columns are a class's stored array (an access check a read).
+            let versionColumn = table.versionColumn
+            // One scope for the whole read, not one a row (each is two thread-local writes): what
+            // runs between two rows' models is this loop and the sink, which only collects.
+            let outer = MaterializationScope.enter()
+            defer { MaterializationScope.leave(outer) }
             while try stmt.step() {
                 let pk = stmt.int64(at: 0)
                 if let existing = identities.find(pk) {
@@ -595,7 +605,7 @@ extension ModelContext {
                 let d: BackingData
                 do {
                     d = try BackingData.make(
-                        stored: layout, slotCount: readers.count, pk: pk, version: stmt.int64(at: table.versionColumn),
+                        stored: layout, slotCount: readers.count, pk: pk, version: stmt.int64(at: versionColumn),
                         storeIdentity: storeIdentity, contextHandle: handle
                     ) { slots, initialized in
                         try RowCodec.initializeNew(slots, &initialized, stmt, readers)
@@ -603,11 +613,7 @@ extension ModelContext {
                 } catch let mismatch as StoredValueMismatch {
                     throw mismatch.error(layout: layout, table: table, pk: pk, url: store.url)
                 }
-                // Not `MaterializationScope.run`: its closure would capture `d`, and the model
-                // could not take it over (a retain and a release per row).
-                let outer = MaterializationScope.enter()
                 let model = type.init(backingData: consume d)
-                MaterializationScope.leave(outer)
                 // Handed to `sink` before it is registered, so the identity map can take the
                 // reference over: the sinks only collect models, none reads the identity map.
                 sink(model)
