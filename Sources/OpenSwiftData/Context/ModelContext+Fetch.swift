@@ -316,13 +316,17 @@ extension ModelContext {
     func release<T: PersistentModel>(_ batch: inout ReleasableBatch<T>) {
         // A row vanished meanwhile (the models no longer line up with the keys): keep them all.
         guard batch.isAligned, let identities = registered.table(batch.tableKey, create: false) else { return }
-        var key = batch.keys.startIndex
-        for i in batch.models.indices {
-            defer { key += 1 }
-            if let fresh = batch.fresh, !fresh[i] { continue }
-            // Unregistered first, so a model only the batch holds is uniquely referenced here.
-            identities.remove(batch.keys[key])
-            if !isKnownUniquelyReferenced(&batch.models[i]) { identities.insert(batch.keys[key], batch.models[i]) }
+        let (keys, fresh) = (batch.keys, batch.fresh)
+        // Through the buffer: the array's uniqueness is checked once, not once a model.
+        batch.models.withUnsafeMutableBufferPointer { models in
+            var key = keys.startIndex
+            for i in models.indices {
+                defer { key += 1 }
+                if let fresh, !fresh[i] { continue }
+                // Unregistered first, so a model only the batch holds is uniquely referenced here.
+                identities.remove(keys[key])
+                if !isKnownUniquelyReferenced(&models[i]) { identities.insert(keys[key], models[i]) }
+            }
         }
     }
 
