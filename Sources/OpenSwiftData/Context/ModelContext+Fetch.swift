@@ -235,8 +235,9 @@ extension ModelContext {
         func run(_ batch: [T]) throws {
             let before = hasChanges
             for model in batch {
-                // A model the block deleted (allowEscapingMutations) is no longer a match.
-                if descriptor.includePendingChanges, model.isDeleted { continue }
+                // A model the block deleted (allowEscapingMutations) is no longer a match
+                // (`isDeleted`, read from the backing data: not through the generic extension).
+                if descriptor.includePendingChanges, model.persistentBackingData.reportsDeleted { continue }
                 try block(model)
                 if !allowEscapingMutations, !before, hasChanges {
                     throw SwiftDataError(
