@@ -130,8 +130,9 @@ extension ModelContext {
                 entityName: q.layout.name)
         }
         let keys = try (readsByKeyRange(q, descriptor) ? keyRun(q, descriptor) : nil) ?? storeKeys(q, descriptor)
-        return FetchResultsCollection(
-            loader: .init(context: self, table: q.table, keys: keys, batchSize: max(batchSize, 1)))
+        let loader = FetchResultsCollection<T>.Loader(
+            context: self, table: q.table, keys: keys, batchSize: max(batchSize, 1))
+        return FetchResultsCollection(loader: loader)
     }
 
     /// The keys of the stored rows `descriptor` matches, in fetch order (its sort, then `Z_PK`),
@@ -155,34 +156,41 @@ extension ModelContext {
     /// are gaps.
     func keyRun<T>(_ q: BoundQuery, _ descriptor: FetchDescriptor<T>) throws -> StoreKeyList? {
         let paging = FetchPaging(limit: descriptor.fetchLimit, offset: descriptor.fetchOffset)
-        let from =
-            "FROM \(quoteIdentifier(q.table.name)) t" + (q.compiled.whereSQL == "1" ? "" : " WHERE \(q.compiled.whereSQL)")
-        let (minSQL, maxSQL) = ("SELECT min(t.\"Z_PK\") \(from)", "SELECT max(t.\"Z_PK\") \(from)")
+        guard let bounds = try keyBounds(q) else { return nil }
+        let span = bounds.last.subtractingReportingOverflow(bounds.first)
+        guard bounds.count == 0 || (!span.overflow && span.partialValue == bounds.count - 1) else { return nil }
+        let taken = paging.apply(toCount: Int(bounds.count))
+        guard taken > 0 else { return StoreKeyList() }
+        return StoreKeyList(run: bounds.first + Int64(paging.offset), count: taken)
+    }
+
+    /// The number of rows `q` matches and their first and last key (`0` and `0` for none), read
+    /// in one read transaction, so all three describe one state of the store (another process
+    /// may write between two statements); `nil` if a key is missing (NULL).
+    private func keyBounds(_ q: BoundQuery) throws -> (count: Int64, first: Int64, last: Int64)? {
+        let whereClause = q.compiled.whereSQL == "1" ? "" : " WHERE \(q.compiled.whereSQL)"
+        let from = "FROM \(quoteIdentifier(q.table.name)) t" + whereClause
+        let first = StatementSQL("SELECT min(t.\"Z_PK\") " + from)
+        let last = StatementSQL("SELECT max(t.\"Z_PK\") " + from)
         return try withFetchConnection(sql: q.compiled.countSQL, table: q.table) { db in
             func value(_ sql: StatementSQL) throws -> Int64? {
                 if case .integer(let v)? = try db.scalar(sql, q.arguments) { return v }
                 return nil
             }
-            // The three reads see one state of the store (another process may write between them).
-            try db.execute("SAVEPOINT osd_key_run")
-            let bounds: (count: Int64, first: Int64, last: Int64)?
+            try db.execute("SAVEPOINT osd_key_bounds")
             do {
                 let count = try value(q.compiled.count) ?? 0
-                bounds =
-                    count == 0
-                    ? (0, 0, 0) : try value(StatementSQL(minSQL)).flatMap { f in
-                        try value(StatementSQL(maxSQL)).map { (count, f, $0) }
-                    }
+                var bounds: (count: Int64, first: Int64, last: Int64)? = (0, 0, 0)
+                if count > 0 {
+                    bounds = try value(first).flatMap { f in try value(last).map { (count, f, $0) } }
+                }
+                try db.execute("RELEASE osd_key_bounds")
+                return bounds
             } catch {
-                try? db.execute("ROLLBACK TO osd_key_run; RELEASE osd_key_run")
+                // Ends the read transaction the savepoint began; the read's error is the one reported.
+                try? db.execute("ROLLBACK TO osd_key_bounds; RELEASE osd_key_bounds")
                 throw error
             }
-            try db.execute("RELEASE osd_key_run")
-            guard let bounds else { return nil }
-            let span = bounds.last.subtractingReportingOverflow(bounds.first)
-            guard bounds.count == 0 || (!span.overflow && span.partialValue == bounds.count - 1) else { return nil }
-            let taken = paging.apply(toCount: Int(bounds.count))
-            return taken == 0 ? StoreKeyList() : StoreKeyList(run: bounds.first + Int64(paging.offset), count: taken)
         }
     }
 
