@@ -186,6 +186,40 @@ struct StreamingReadTests {
         #expect(business == expected.filter { $0.hasSuffix(":BusinessTrip") })
     }
 
+    @Test(
+        "an unsorted batched fetch reads no keys when they have no gaps, and reads them when rows left gaps (FET-11)",
+        arguments: StoreKind.allCases)
+    func unsortedKeysWithAndWithoutGaps(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory(prefix: "stream")
+        let context = try words(kind, dir)
+        let recorder = TraceRecorder()
+        try context.container.setSQLTrace { recorder.record($0) }
+        let unsorted = descriptors().filter { $0.1.predicate == nil && $0.1.sortBy.isEmpty }
+        #expect(unsorted.count == 7)
+        func check(_ label: String) throws {
+            for (name, descriptor) in unsorted {
+                let expected = try ModelContext(context.container).fetch(descriptor).map(\.text)
+                for size in [1, 7, 300] {
+                    let collection = try context.fetch(descriptor, batchSize: size)
+                    #expect(collection.count == expected.count, "\(label) \(name), batchSize \(size)")
+                    #expect(collection.map(\.text) == expected, "\(label) \(name), batchSize \(size)")
+                }
+            }
+        }
+        try check("no gaps")
+        let keyLists = { recorder.statements.filter { $0.hasPrefix("SELECT t.\"Z_PK\" FROM") } }
+        #expect(keyLists().isEmpty, "\(keyLists())")
+        // The first and the last row, and a run in the middle, leave gaps.
+        let gone: Set<String> = ["w1", "w2", "w100", "w101", "w102", "w300"]
+        let other = ModelContext(context.container)
+        for word in try other.fetch(FetchDescriptor<Word>()) where gone.contains(word.text) { other.delete(word) }
+        try other.save()
+        recorder.clear()
+        try check("gaps")
+        #expect(!keyLists().isEmpty)
+        try context.container.setSQLTrace(nil)
+    }
+
     @Test("a batch larger than one statement reads is still one batch, in key order (FET-10)")
     func batchOfSeveralReads() throws {
         let dir = try ScratchDirectory(prefix: "stream")

@@ -7,8 +7,9 @@ import Foundation
 /// let all = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.start)]), batchSize: 500)
 /// for trip in all { … }   // 500 rows are read per batch
 /// ```
-/// Only the keys are read up front (`SELECT t."Z_PK" … ORDER BY …`); each batch is one
-/// `SELECT … WHERE t."Z_PK" IN (…)` (or `BETWEEN` for a run of consecutive keys).
+/// Only the keys are read up front (`SELECT t."Z_PK" … ORDER BY …`; for an unsorted fetch with
+/// no predicate whose keys have no gaps, only their count and first and last key); each batch is
+/// one `SELECT … WHERE t."Z_PK" IN (…)` (or `BETWEEN` for a run of consecutive keys).
 ///
 /// Memory holds the keys (as runs of consecutive keys where they come in runs, as in an
 /// unsorted read of a table) and at most ``batchesKept`` batches: when a batch is dropped, the
@@ -30,6 +31,8 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
         let table: StoreMapping.Table
         let keys: StoreKeyList
         let batchSize: Int
+        /// The number of keys (read once: a loop over the collection asks for it every step).
+        let count: Int
         /// The loaded batches, with which of their models each registered (the ones it may release).
         var batches: [Int: ModelContext.ReleasableBatch<Element>] = [:]
         /// Loaded batch numbers, least recently loaded first.
@@ -39,6 +42,7 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
             self.table = table
             self.keys = keys
             self.batchSize = batchSize
+            count = keys.count
         }
 
         /// The batch the last access read from, its number (`-1` for none) and whether its
@@ -104,7 +108,7 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
     /// The first position, 0.
     public var startIndex: Int { 0 }
     /// One past the last position: the number of matching models.
-    public var endIndex: Int { loader.keys.count }
+    public var endIndex: Int { loader.count }
     /// The model at `position`, loading its batch on first access.
     public subscript(position: Int) -> Element { loader.element(at: position) }
 }
@@ -125,9 +129,10 @@ extension ModelContext {
                 "a batched fetch reads from the store and cannot include the context's unsaved \(q.layout.name) changes: save first, or set includePendingChanges = false",
                 entityName: q.layout.name)
         }
-        let keys = try storeKeys(q, descriptor)
-        return FetchResultsCollection(
-            loader: .init(context: self, table: q.table, keys: keys, batchSize: max(batchSize, 1)))
+        let keys = try (readsByKeyRange(q, descriptor) ? keyRun(q, descriptor) : nil) ?? storeKeys(q, descriptor)
+        let loader = FetchResultsCollection<T>.Loader(
+            context: self, table: q.table, keys: keys, batchSize: max(batchSize, 1))
+        return FetchResultsCollection(loader: loader)
     }
 
     /// The keys of the stored rows `descriptor` matches, in fetch order (its sort, then `Z_PK`),
@@ -141,6 +146,51 @@ extension ModelContext {
             var out = StoreKeyList()
             while try stmt.step() { out.append(stmt.int64(at: 0)) }
             return out
+        }
+    }
+
+    /// For a descriptor of ``readsByKeyRange(_:_:)``: its keys when the matching rows' keys have
+    /// no gaps, found without reading them — the count (SQLite counts a table's rows without
+    /// stepping through them), the first and the last key, in one read transaction, and a run
+    /// when the last is the first plus the count less one; `nil` (nothing decided) when there
+    /// are gaps.
+    func keyRun<T>(_ q: BoundQuery, _ descriptor: FetchDescriptor<T>) throws -> StoreKeyList? {
+        let paging = FetchPaging(limit: descriptor.fetchLimit, offset: descriptor.fetchOffset)
+        guard let bounds = try keyBounds(q) else { return nil }
+        let span = bounds.last.subtractingReportingOverflow(bounds.first)
+        guard bounds.count == 0 || (!span.overflow && span.partialValue == bounds.count - 1) else { return nil }
+        let taken = paging.apply(toCount: Int(bounds.count))
+        guard taken > 0 else { return StoreKeyList() }
+        return StoreKeyList(run: bounds.first + Int64(paging.offset), count: taken)
+    }
+
+    /// The number of rows `q` matches and their first and last key (`0` and `0` for none), read
+    /// in one read transaction, so all three describe one state of the store (another process
+    /// may write between two statements); `nil` if a key is missing (NULL).
+    private func keyBounds(_ q: BoundQuery) throws -> (count: Int64, first: Int64, last: Int64)? {
+        let whereClause = q.compiled.whereSQL == "1" ? "" : " WHERE \(q.compiled.whereSQL)"
+        let from = "FROM \(quoteIdentifier(q.table.name)) t" + whereClause
+        let first = StatementSQL("SELECT min(t.\"Z_PK\") " + from)
+        let last = StatementSQL("SELECT max(t.\"Z_PK\") " + from)
+        return try withFetchConnection(sql: q.compiled.countSQL, table: q.table) { db in
+            func value(_ sql: StatementSQL) throws -> Int64? {
+                if case .integer(let v)? = try db.scalar(sql, q.arguments) { return v }
+                return nil
+            }
+            try db.execute("SAVEPOINT osd_key_bounds")
+            do {
+                let count = try value(q.compiled.count) ?? 0
+                var bounds: (count: Int64, first: Int64, last: Int64)? = (0, 0, 0)
+                if count > 0 {
+                    bounds = try value(first).flatMap { f in try value(last).map { (count, f, $0) } }
+                }
+                try db.execute("RELEASE osd_key_bounds")
+                return bounds
+            } catch {
+                // Ends the read transaction the savepoint began; the read's error is the one reported.
+                try? db.execute("ROLLBACK TO osd_key_bounds; RELEASE osd_key_bounds")
+                throw error
+            }
         }
     }
 
@@ -286,10 +336,13 @@ extension ModelContext {
     ) throws -> ReleasableBatch<T> {
         let tableKey = ObjectIdentifier(q.table.root)
         let identities = registered.table(tableKey, create: true)!
+        // Nothing of the table registered (the usual batch after the one before was released):
+        // every row read is the batch's own, and no key is looked up.
+        let allFresh = identities.count == 0
         var keys: [Int64] = []
         var fresh: [Bool] = []
         keys.reserveCapacity(limit)
-        fresh.reserveCapacity(limit)
+        if !allFresh { fresh.reserveCapacity(limit) }
         let arguments = q.arguments + [.integer(from), .integer(upper), .integer(Int64(limit))]
         // Written in place, as in `materializeRows(keys:table:as:)`; a new model reaches the sink
         // before it is registered, so the identity table tells whether this read registers it.
@@ -298,20 +351,24 @@ extension ModelContext {
                 guard count < buffer.count else { return }  // `LIMIT ?`: never
                 let pk = m.persistentBackingData.pk
                 keys.append(pk)
-                fresh.append(identities.find(pk) == nil)
+                if !allFresh { fresh.append(identities.find(pk) == nil) }
                 (buffer.baseAddress! + count).initialize(to: Self.downcast(m, to: T.self))
                 count += 1
             }
         }
-        return ReleasableBatch(models: models, keys: keys[...], fresh: fresh, tableKey: tableKey)
+        return ReleasableBatch(models: models, keys: keys[...], fresh: allFresh ? nil : fresh, tableKey: tableKey)
     }
 }
 
 extension ModelContext.ReleasableBatch {
     /// This batch followed by `next` (a batch read in parts).
     func appending(_ next: Self) -> Self {
-        Self(
-            models: models + next.models, keys: (Array(keys) + next.keys)[...], fresh: fresh + next.fresh,
-            tableKey: tableKey)
+        let fresh: [Bool]? =
+            fresh == nil && next.fresh == nil
+            ? nil
+            : (fresh ?? Array(repeating: true, count: keys.count))
+                + (next.fresh ?? Array(repeating: true, count: next.keys.count))
+        return Self(
+            models: models + next.models, keys: (Array(keys) + next.keys)[...], fresh: fresh, tableKey: tableKey)
     }
 }

@@ -235,8 +235,9 @@ extension ModelContext {
         func run(_ batch: [T]) throws {
             let before = hasChanges
             for model in batch {
-                // A model the block deleted (allowEscapingMutations) is no longer a match.
-                if descriptor.includePendingChanges, model.isDeleted { continue }
+                // A model the block deleted (allowEscapingMutations) is no longer a match
+                // (`isDeleted`, read from the backing data: not through the generic extension).
+                if descriptor.includePendingChanges, model.persistentBackingData.reportsDeleted { continue }
                 try block(model)
                 if !allowEscapingMutations, !before, hasChanges {
                     throw SwiftDataError(
@@ -285,8 +286,9 @@ extension ModelContext {
         var models: [T]
         /// The batch's keys, in fetch order.
         let keys: ArraySlice<Int64>
-        /// Per key: its row was not registered before this batch was read.
-        let fresh: [Bool]
+        /// Per key: its row was not registered before this batch was read; `nil` when no row of
+        /// the table was registered then (every row is the batch's own).
+        let fresh: [Bool]?
         let tableKey: ObjectIdentifier
         /// Whether `models[i]` is the row of the `i`-th key for every key (no row was deleted
         /// since the keys were read), so a position needs no check of its model's key.
@@ -299,7 +301,10 @@ extension ModelContext {
     {
         let tableKey = ObjectIdentifier(table.root)
         let known = registered.table(tableKey, create: false)
-        let fresh = keys.map { known?.find($0) == nil }
+        // Nothing of the table registered (the usual batch after the one before was released):
+        // every row is the batch's own, and no key is looked up.
+        var fresh: [Bool]?
+        if let known, known.count > 0 { fresh = keys.map { known.find($0) == nil } }
         return ReleasableBatch(
             models: try materializeRows(keys: keys, table: table, as: T.self), keys: keys, fresh: fresh,
             tableKey: tableKey)
@@ -312,13 +317,17 @@ extension ModelContext {
     func release<T: PersistentModel>(_ batch: inout ReleasableBatch<T>) {
         // A row vanished meanwhile (the models no longer line up with the keys): keep them all.
         guard batch.isAligned, let identities = registered.table(batch.tableKey, create: false) else { return }
-        var key = batch.keys.startIndex
-        for i in batch.models.indices {
-            defer { key += 1 }
-            guard batch.fresh[i] else { continue }
-            // Unregistered first, so a model only the batch holds is uniquely referenced here.
-            identities.remove(batch.keys[key])
-            if !isKnownUniquelyReferenced(&batch.models[i]) { identities.insert(batch.keys[key], batch.models[i]) }
+        let (keys, fresh) = (batch.keys, batch.fresh)
+        // Through the buffer: the array's uniqueness is checked once, not once a model.
+        batch.models.withUnsafeMutableBufferPointer { models in
+            var key = keys.startIndex
+            for i in models.indices {
+                defer { key += 1 }
+                if let fresh, !fresh[i] { continue }
+                // Unregistered first, so a model only the batch holds is uniquely referenced here.
+                identities.remove(keys[key])
+                if !isKnownUniquelyReferenced(&models[i]) { identities.insert(keys[key], models[i]) }
+            }
         }
     }
 
@@ -563,6 +572,12 @@ extension ModelContext {
             var lastEntity = -1
             var lastLayout: ModelLayout?
             var readers: [RowCodec.SlotReader] = []
+            // Read once: the table's columns are a class's stored array (an access check a read).
+            let versionColumn = table.versionColumn
+            // One scope for the whole read, not one a row (each is two thread-local writes): what
+            // runs between two rows' models is this loop and the sink, which only collects.
+            let outer = MaterializationScope.enter()
+            defer { MaterializationScope.leave(outer) }
             while try stmt.step() {
                 let pk = stmt.int64(at: 0)
                 if let existing = identities.find(pk) {
@@ -595,7 +610,7 @@ extension ModelContext {
                 let d: BackingData
                 do {
                     d = try BackingData.make(
-                        stored: layout, slotCount: readers.count, pk: pk, version: stmt.int64(at: table.versionColumn),
+                        stored: layout, slotCount: readers.count, pk: pk, version: stmt.int64(at: versionColumn),
                         storeIdentity: storeIdentity, contextHandle: handle
                     ) { slots, initialized in
                         try RowCodec.initializeNew(slots, &initialized, stmt, readers)
@@ -603,11 +618,7 @@ extension ModelContext {
                 } catch let mismatch as StoredValueMismatch {
                     throw mismatch.error(layout: layout, table: table, pk: pk, url: store.url)
                 }
-                // Not `MaterializationScope.run`: its closure would capture `d`, and the model
-                // could not take it over (a retain and a release per row).
-                let outer = MaterializationScope.enter()
                 let model = type.init(backingData: consume d)
-                MaterializationScope.leave(outer)
                 // Handed to `sink` before it is registered, so the identity map can take the
                 // reference over: the sinks only collect models, none reads the identity map.
                 sink(model)

@@ -28,6 +28,11 @@ struct StoreKeyList: RandomAccessCollection {
         for key in keys { append(key) }
     }
 
+    /// The `count` consecutive keys from `first` (one run; `count` > 0).
+    init(run first: Int64, count: Int) {
+        storage = .runs(starts: [first], ends: [count])
+    }
+
     /// Adds `key` after the last key.
     mutating func append(_ key: Int64) {
         switch storage {
