@@ -328,7 +328,7 @@ struct HostileStoreTests {
         for name in names { ctx.insert(HostileItem(name: "more " + name)) }
         try ctx.save()
         try f.container.setSQLTrace(nil)
-        let inserts = trace.statements.filter { $0.hasPrefix("INSERT INTO \"ZHOSTILEITEM\"") }
+        let inserts = trace.statements.filter { $0.hasPrefix("INSERT OR FAIL INTO \"ZHOSTILEITEM\"") }
         #expect(inserts.count == 7, "\(inserts)")
         #expect(try f.query("SELECT count(*) FROM ZHOSTILEITEM") == .integer(75))
     }

@@ -268,7 +268,7 @@ struct StoreWriter {
     /// then ``RowStatement/run(_:)``.
     ///
     /// ```sql
-    /// INSERT INTO "ZTRIP" ("Z_PK", "Z_ENT", "Z_OPT", "ZNAME", …) VALUES (?, 3, 1, ?, …)[, (?, 3, 1, ?, …) …]
+    /// INSERT OR FAIL INTO "ZTRIP" ("Z_PK", "Z_ENT", "Z_OPT", "ZNAME", …) VALUES (?, 3, 1, ?, …)[, (?, 3, 1, ?, …) …]
     /// ```
     /// Parameters of row `r` (from 0), from `r` × ``InsertStatements/parametersPerRow`` + 1: the
     /// key, then one per column of `reads`, in order (a composite read has one per element).
@@ -279,7 +279,12 @@ struct StoreWriter {
         let cols = (["Z_PK", "Z_ENT", "Z_OPT"] + names).map(quoteIdentifier)
         let row =
             "(" + (["?", String(entity), "1"] + Array(repeating: "?", count: names.count)).joined(separator: ", ") + ")"
-        let head = "INSERT INTO \(quoteIdentifier(table.name)) (\(cols.joined(separator: ", "))) VALUES "
+        // `OR FAIL`: a row that fails a constraint stops the statement and leaves the rows before
+        // it in place, for the save's rollback to undo with the rest. SQLite then keeps no
+        // statement journal of the pages a multi-row statement changes (with the default
+        // `ABORT`, a copy of every page before its first change in each statement, a temporary
+        // file for a store on disk).
+        let head = "INSERT OR FAIL INTO \(quoteIdentifier(table.name)) (\(cols.joined(separator: ", "))) VALUES "
         let perRow = 1 + names.count
         let rows = max(1, min(StoreWriter.rowsPerInsert, 999 / perRow))
         let single = RowStatement(try db.cachedStatement(head + row), firstValue: 2)
