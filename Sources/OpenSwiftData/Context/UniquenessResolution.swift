@@ -283,6 +283,7 @@ extension UniquenessResolution {
     /// The stored rows holding candidate `c`'s values: the last one found, and how many
     /// different ones there are. A registered row that this save moves off its value is passed over.
     private mutating func storedMatch(of c: Candidate) throws -> StoredMatch {
+        if let found = singleLookedUpMatch(of: c) { return found }
         let table = shapes[c.shape].table
         var stored = StoredMatch()
         for entry in entries[c.entries] {
@@ -317,6 +318,22 @@ extension UniquenessResolution {
             }
         }
         return stored
+    }
+
+    /// ``storedMatch(of:)`` in the usual case, read in place: candidate `c` has one value, of a
+    /// group looked up in batches, which at most one stored row holds, and no changed model
+    /// could move off it. `nil` for any other case.
+    private func singleLookedUpMatch(of c: Candidate) -> StoredMatch? {
+        guard c.entries.count == 1, transaction.changed.isEmpty else { return nil }
+        let entry = c.entries.lowerBound
+        let group = entries[entry].group
+        guard shapes[c.shape].groups[group].batchLookupSQL != nil else { return nil }
+        let id = shapes[c.shape].groups[group].id
+        guard !states[id].found.isEmpty, let rows = states[id].found[entries[entry].value] else { return StoredMatch() }
+        guard rows.more.isEmpty else { return nil }
+        return StoredMatch(
+            pk: rows.first.pk, ent: rows.first.ent, version: rows.first.version, row: rows.first.stored, count: 1,
+            firstGroup: group)
     }
 
     /// The stored rows holding `entry`'s values of `group`, a group not looked up in batches:
