@@ -294,6 +294,45 @@ struct HostileStoreTests {
         #expect(ctx.hasChanges)
     }
 
+    @Test(
+        "CTX-03 a trigger refusing one row of a multi-row INSERT: the save writes nothing and keeps every insert; a retry stores all in order",
+        arguments: StoreKind.allCases)
+    func triggerInMultiRowInsert(kind: StoreKind) throws {
+        var f = try Fixture(kind)
+        try f.edit(
+            "CREATE TRIGGER hostile_no_21 BEFORE INSERT ON ZHOSTILEITEM WHEN NEW.ZNAME = 'new 21' BEGIN SELECT RAISE(ABORT, 'not 21'); END"
+        )
+        let before = try f.snapshot()
+        let ctx = ModelContext(f.container)
+        // 37 rows: two statements of 16 rows (the refused row in the second), then five of one.
+        let names = (0..<37).map { "new \($0)" }
+        for name in names { ctx.insert(HostileItem(name: name)) }
+        let error = #expect(throws: SwiftDataError.self) { try ctx.save() }
+        #expect(error == SwiftDataError.constraintViolation, "\(String(describing: error))")
+        #expect(error?.description.contains("not 21") == true)
+        #expect(ctx.insertedModelsArray.count == 37)
+        #expect(try f.query("SELECT count(*) FROM ZHOSTILEITEM") == .integer(1))
+        #expect(try f.snapshot() == before, "the failed save changed the file")
+
+        try f.edit("DROP TRIGGER hostile_no_21", reopen: false)
+        try ctx.save()
+        #expect(!ctx.hasChanges)
+        let stored = try f.query("SELECT group_concat(ZNAME, ',') FROM (SELECT ZNAME FROM ZHOSTILEITEM ORDER BY Z_PK)")
+        #expect(stored == .text((["item 0"] + names).joined(separator: ",")))
+        #expect(try f.query("SELECT max(Z_PK) - min(Z_PK) FROM ZHOSTILEITEM") == .integer(37))
+
+        // The statements of a save of 37 rows (the schema unchanged since the last save, so no
+        // statement is prepared and traced again).
+        let trace = TraceRecorder()
+        try f.container.setSQLTrace { trace.record($0) }
+        for name in names { ctx.insert(HostileItem(name: "more " + name)) }
+        try ctx.save()
+        try f.container.setSQLTrace(nil)
+        let inserts = trace.statements.filter { $0.hasPrefix("INSERT OR FAIL INTO \"ZHOSTILEITEM\"") }
+        #expect(inserts.count == 7, "\(inserts)")
+        #expect(try f.query("SELECT count(*) FROM ZHOSTILEITEM") == .integer(75))
+    }
+
     @Test("SQLite's constraint sub-codes are told apart")
     func constraintKinds() throws {
         let db = try SQLiteConnection(path: ":memory:")

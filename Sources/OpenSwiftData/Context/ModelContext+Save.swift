@@ -6,7 +6,7 @@ extension ModelContext {
     /// unchanged, the pending changes stay in the context and a retry can succeed.
     ///
     /// ```sql
-    /// INSERT INTO "ZTRIP" ("Z_PK", "Z_ENT", "Z_OPT", "ZNAME", …) VALUES (?, ?, 1, ?, …)   -- one statement per entity
+    /// INSERT OR FAIL INTO "ZTRIP" ("Z_PK", "Z_ENT", "Z_OPT", "ZNAME", …) VALUES (?, 3, 1, ?, …), …  -- 16 rows a statement
     /// UPDATE "ZTRIP" SET "ZNAME" = ?, "Z_OPT" = "Z_OPT" + 1 WHERE "Z_PK" = ?  -- changed columns only
     /// DELETE FROM "ZTRIP" WHERE "Z_PK" IN (?, ?, …)                                          -- 64 keys per statement
     /// ```
@@ -135,6 +135,7 @@ extension ModelContext {
         // With one store (the usual container) every new row is in it: its identity is taken
         // once, not looked up through each model's layout (two retains and releases a model).
         let onlyStore = stack.stores.count == 1 ? store.identity : nil
+        saved.inserted.reserveCapacity(inserted.count)
         for m in inserted {
             let d = m.persistentBackingData
             // A new row is at version 1; an adopted one at the version its update made.

@@ -119,6 +119,11 @@ struct ValueMap<Value> {
         }
     }
 
+    /// Makes room for `count` keys of `key`'s kind (integers, or any other value).
+    mutating func reserveCapacity(_ count: Int, like key: SQLValue) {
+        if case .integer = key { integers.reserveCapacity(count) } else { others.reserveCapacity(count) }
+    }
+
     /// Sets `value` for `key` and returns the value it replaced (`Dictionary.updateValue`).
     @discardableResult
     mutating func updateValue(_ value: Value, forKey key: SQLValue) -> Value? {

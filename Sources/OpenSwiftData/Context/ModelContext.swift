@@ -235,6 +235,13 @@ public final class ModelContext {
         data.status = .inserted
         data.pk = 0
         inserted.append(model)
+        // A new model whose relationships hold no model (most new models) has nothing to link
+        // or insert: one look at its relationship slots instead of a walk per step.
+        guard data.holdsRelatedModel(layout) else {
+            data.initSlotMask = 0
+            data.relatedInserted = true
+            return
+        }
         syncInitializerRelationships(of: model, data)
         insertRelated(of: model, data)
     }

@@ -27,16 +27,26 @@ extension SaveTransaction {
         // Rows that collide with stored ones replace those rows' values: one prepared statement
         // per entity and set of indexed columns left out, built once and reused for every row.
         var shapes: [ObjectIdentifier: AdoptionShape] = [:]
+        // The last model's class, table and shape: a save's upserts mostly come in runs of one class.
+        var last: (layout: ModelLayout, table: StoreMapping.Table, shape: AdoptionShape)?
+        versions.reserveCapacity(versions.count + plan.adoptedRows.count)
         for m in inserted {
             let d = m.persistentBackingData
-            guard let adoption = UpsertPlan.adoption(of: d), let layout = d.layout, let table = stack.table(for: layout)
-            else { continue }
+            guard let adoption = UpsertPlan.adoption(of: d), let layout = d.layout else { continue }
+            let table: StoreMapping.Table
             let shape: AdoptionShape
-            if let known = shapes[ObjectIdentifier(layout)] {
-                shape = known
+            if let last, last.layout === layout {
+                (table, shape) = (last.table, last.shape)
             } else {
-                shape = try adoptionShape(w, table, layout, cleared: cleared)
-                shapes[ObjectIdentifier(layout)] = shape
+                guard let found = stack.table(for: layout) else { continue }
+                table = found
+                if let known = shapes[ObjectIdentifier(layout)] {
+                    shape = known
+                } else {
+                    shape = try adoptionShape(w, table, layout, cleared: cleared)
+                    shapes[ObjectIdentifier(layout)] = shape
+                }
+                last = (layout, table, shape)
             }
             guard let update = shape.update, !FaultInjection.isActive(.upsertKeepsStoredValues) else { continue }
             // Indexed columns whose stored value is already the new one are left out.
@@ -114,26 +124,43 @@ extension SaveTransaction {
         return (entityOrder, byEntity, hasToMany)
     }
 
-    /// Inserts the rows of the new models that write one: one prepared statement per entity,
-    /// reused for every row of it. Returns whether such a model's class has a to-many
-    /// relationship.
+    /// Inserts the rows of the new models that write one: per entity, prepared statements of
+    /// ``StoreWriter/rowsPerInsert`` rows and of one row, reused for every row of it. Returns
+    /// whether such a model's class has a to-many relationship.
     func insertRows(_ w: StoreWriter) throws -> Bool {
         let newRows = newRowsByEntity()
-        let newModels = inserted
         for layout in newRows.order {
             guard let table = stack.table(for: layout), let ent = table.entityID(layout) else { continue }
-            let reads = table.plan(layout)
-            let insert = try w.insertStatement(table, reads: reads)
-            for position in newRows.positions[ObjectIdentifier(layout)] ?? [] {
-                let m = newModels[position]
-                let d = m.persistentBackingData
-                try insert.bindKey(d.pendingPK, at: 1)
-                try insert.bindKey(ent, at: 2)
-                try RowCodec.bind(insert, d, reads, model: m, destinations: stack)
-                try insert.run(layout.name)
-            }
+            try insertRows(w, table, layout, entity: ent, positions: newRows.positions[ObjectIdentifier(layout)] ?? [])
         }
         return newRows.hasToMany
+    }
+
+    /// Inserts the rows of the new models of `layout` at `positions` of ``inserted``, in that
+    /// order: as many as fill a multi-row statement at a time (SQLite's per-statement work —
+    /// opening and closing a cursor on the table and each of its indexes — paid once for all of
+    /// them), the rest one by one.
+    private func insertRows(
+        _ w: StoreWriter, _ table: StoreMapping.Table, _ layout: ModelLayout, entity: Int64, positions: [Int]
+    ) throws {
+        let reads = table.plan(layout)
+        let insert = try w.insertStatements(table, reads: reads, entity: entity, count: positions.count)
+        let newModels = inserted
+        var start = 0
+        while start < positions.count {
+            let batched = positions.count - start >= insert.rowsPerBatch ? insert.batched : nil
+            let statement = batched ?? insert.single
+            let rows = batched == nil ? 1 : insert.rowsPerBatch
+            for row in 0..<rows {
+                let m = newModels[positions[start + row]]
+                let d = m.persistentBackingData
+                let values = statement.row(row, parametersPerRow: insert.parametersPerRow)
+                try values.bindKey(d.pendingPK, at: Int32(row) * insert.parametersPerRow + 1)
+                try RowCodec.bind(values, d, reads, model: m, destinations: stack)
+            }
+            try statement.run(layout.name)
+            start += rows
+        }
     }
 
     // MARK: Updates

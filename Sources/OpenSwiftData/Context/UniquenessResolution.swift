@@ -32,6 +32,8 @@ struct UniquenessResolution {
         let layout: ModelLayout
         let table: StoreMapping.Table
         let groups: [StoreMapping.Table.UniqueGroup]
+        /// The class's entity number in `table`.
+        let entity: Int64?
     }
 
     /// A new model with values in some group (two references, copied once per model).
@@ -49,8 +51,9 @@ struct UniquenessResolution {
         var more: [StoreWriter.UniqueMatch] = []
     }
 
-    /// One group's claimed values and stored rows, read and written once per new model.
-    private final class GroupState {
+    /// One group's claimed values and stored rows, read and written once per new model, in
+    /// place in ``states`` (a value, so the writes need no run-time exclusivity check).
+    private struct GroupState {
         /// One-column values → the latest new model claiming each (keyed by the value itself,
         /// so the common case hashes one `SQLValue` and allocates nothing per model).
         var single = ValueMap<any PersistentModel>()
@@ -62,6 +65,12 @@ struct UniquenessResolution {
         var found = ValueMap<FoundRows>()
         var group: StoreMapping.Table.UniqueGroup?
         var table: StoreMapping.Table?
+
+        /// Makes room for `count` one-column values of `value`'s kind.
+        mutating func reserve(_ count: Int, like value: SQLValue) {
+            single.reserveCapacity(count, like: value)
+            pending.reserveCapacity(count)
+        }
     }
 
     /// The stored row a candidate matched, and how many different ones it matched.
@@ -71,9 +80,10 @@ struct UniquenessResolution {
         var version: Int64?
         var row: StoredRow?
         var count = 0
-        /// The groups that matched, for the error; a second one only when there is one.
-        var firstGroup: String?
-        var moreGroups: [String] = []
+        /// The groups that matched (indexes in the candidate's shape's `groups`), for the
+        /// error; a second one only when there is one.
+        var firstGroup = -1
+        var moreGroups: [Int] = []
     }
 
     private let transaction: SaveTransaction
@@ -83,7 +93,7 @@ struct UniquenessResolution {
     /// tables: two classes' first rows are both 1).
     private var adoptedBy: [ModelContext.RowKey: any PersistentModel] = [:]
     /// Per uniqueness group of the store (by ``StoreMapping/Table/UniqueGroup/id``).
-    private let states: [GroupState]
+    private var states: [GroupState]
     private var candidates: [Candidate] = []
     private var entries: [Entry] = []
     private var shapes: [Shape] = []
@@ -94,7 +104,7 @@ struct UniquenessResolution {
     init(_ transaction: SaveTransaction, _ w: StoreWriter) {
         self.transaction = transaction
         self.w = w
-        states = (0..<w.mapping.uniqueGroupCount).map { _ in GroupState() }
+        states = Array(repeating: GroupState(), count: w.mapping.uniqueGroupCount)
     }
 
     /// Resolves every new model's uniqueness groups; returns the plan.
@@ -175,7 +185,7 @@ extension UniquenessResolution {
         guard let table = transaction.stack.table(for: layout),
             let groups = table.uniqueGroups[ObjectIdentifier(layout.type)], !groups.isEmpty
         else { return nil }
-        shapes.append(Shape(layout: layout, table: table, groups: groups))
+        shapes.append(Shape(layout: layout, table: table, groups: groups, entity: table.entityID(layout)))
         return shapes.count - 1
     }
 
@@ -185,24 +195,26 @@ extension UniquenessResolution {
         of m: any PersistentModel, _ d: BackingData, _ group: StoreMapping.Table.UniqueGroup, index: Int,
         shape: Int
     ) throws {
-        let state = states[group.id]
+        let id = group.id
         // A group belongs to one table: noted by its first model (assigning the same group
         // again, for every model, would retain the new value and release the old).
-        if state.table == nil {
-            state.group = group
-            state.table = shapes[shape].table
+        if states[id].table == nil {
+            states[id].group = group
+            states[id].table = shapes[shape].table
         }
         let earlier: (any PersistentModel)?
         if group.reads.count == 1 {
             let v = try RowCodec.encode(d, group.reads[0], model: m, destinations: transaction.stack)
             if v == .null, !FaultInjection.isActive(.uniqueNilCollides) { return }
-            earlier = state.single.updateValue(m, forKey: v)
-            if earlier == nil, group.batchLookupSQL != nil { state.pending.append(v) }
+            // Room for every new model's value at once, not by repeated growth and rehashing.
+            if states[id].pending.capacity == 0 { states[id].reserve(transaction.inserted.count, like: v) }
+            earlier = states[id].single.updateValue(m, forKey: v)
+            if earlier == nil, group.batchLookupSQL != nil { states[id].pending.append(v) }
             entries.append(Entry(group: index, value: v, values: []))
         } else {
             let values = try group.reads.map { try RowCodec.encode(d, $0, model: m, destinations: transaction.stack) }
             if values.contains(.null), !FaultInjection.isActive(.uniqueNilCollides) { return }
-            earlier = state.multi.updateValue(m, forKey: values)
+            earlier = states[id].multi.updateValue(m, forKey: values)
             entries.append(Entry(group: index, value: .null, values: values))
         }
         if let earlier, earlier !== m, !UpsertPlan.isCollapsed(earlier.persistentBackingData) {
@@ -213,15 +225,18 @@ extension UniquenessResolution {
     /// Step 2: the stored rows holding the claimed values of one-column groups, in batches of
     /// ``StoreMapping/Table/UniqueGroup/batchSize``.
     private mutating func lookUpStoredRows() throws {
-        for state in states where !state.pending.isEmpty {
-            guard let group = state.group, let table = state.table else { continue }
-            try w.rows(matching: group, anyOf: state.pending, indexed: { try indexedColumns(table) }) { value, match in
+        for id in states.indices where !states[id].pending.isEmpty {
+            guard let group = states[id].group, let table = states[id].table else { continue }
+            var found = ValueMap<FoundRows>()
+            try w.rows(matching: group, anyOf: states[id].pending, indexed: { try indexedColumns(table) }) {
+                value, match in
                 // One hash for the common case, a value held by one row.
-                if var earlier = state.found.updateValue(FoundRows(first: match), forKey: value) {
+                if var earlier = found.updateValue(FoundRows(first: match), forKey: value) {
                     earlier.more.append(match)
-                    state.found[value] = earlier
+                    found[value] = earlier
                 }
             }
+            states[id].found = found
         }
     }
 }
@@ -237,14 +252,15 @@ extension UniquenessResolution {
         let table = shapes[c.shape].table
         let stored = try storedMatch(of: c)
         if stored.count > 1 {
-            let groups = ([stored.firstGroup].compactMap { $0 } + stored.moreGroups).joined(separator: "; ")
+            let groups = ([stored.firstGroup] + stored.moreGroups).filter { $0 >= 0 }
+                .map { shapes[c.shape].groups[$0].key }.joined(separator: "; ")
             throw SwiftDataError(
                 SwiftDataError.uniqueConstraintViolation.code,
                 "a new \(layout.name) matches \(stored.count) different stored rows on its unique values (\(groups)); an upsert can replace only one row, so nothing was saved",
                 entityName: layout.name)
         }
         guard stored.count == 1, !FaultInjection.isActive(.upsertInsertsDuplicate) else { return }
-        if stored.ent != table.entityID(layout) {
+        if stored.ent != shapes[c.shape].entity {
             let other = table.layout(forEntityID: stored.ent)?.name ?? "another class"
             throw SwiftDataError(
                 SwiftDataError.uniqueConstraintViolation.code,
@@ -252,19 +268,22 @@ extension UniquenessResolution {
                 entityName: layout.name)
         }
         let row = ModelContext.RowKey(table, pk: stored.pk)
-        if let previous = adoptedBy[row], previous !== m { collapse(previous, into: m) }
+        // One hash: the row's previous taker, if any, collapses into `m`, which ends up taking
+        // the row either way.
+        if adoptedBy.isEmpty { adoptedBy.reserveCapacity(candidates.count) }
+        if let previous = adoptedBy.updateValue(m, forKey: row), previous !== m { collapse(previous, into: m) }
         var adoption = UpsertPlan.Adoption(pk: stored.pk, version: stored.version)
         if let storedRow = stored.row {
             adoption.storedRow = Int32(plan.storedRows.count)
             plan.storedRows.append(storedRow)
         }
         plan.adopt(m, c.data, adoption, in: table)
-        adoptedBy[row] = m
     }
 
     /// The stored rows holding candidate `c`'s values: the last one found, and how many
     /// different ones there are. A registered row that this save moves off its value is passed over.
     private mutating func storedMatch(of c: Candidate) throws -> StoredMatch {
+        if let found = singleLookedUpMatch(of: c) { return found }
         let table = shapes[c.shape].table
         var stored = StoredMatch()
         for entry in entries[c.entries] {
@@ -273,8 +292,7 @@ extension UniquenessResolution {
             let found: FoundRows
             if group.batchLookupSQL != nil {
                 // Nothing stored matched any value of the group (a save of new rows only).
-                let state = states[group.id]
-                guard !state.found.isEmpty, let rows = state.found[entry.value] else { continue }
+                guard !states[group.id].found.isEmpty, let rows = states[group.id].found[entry.value] else { continue }
                 found = rows
             } else {
                 guard let rows = try lookUpRows(entry, group, table) else { continue }
@@ -292,14 +310,30 @@ extension UniquenessResolution {
                 stored.ent = match.ent
                 stored.version = match.version
                 stored.row = match.stored
-                if stored.firstGroup == nil {
-                    stored.firstGroup = group.key
+                if stored.firstGroup < 0 {
+                    stored.firstGroup = entry.group
                 } else {
-                    stored.moreGroups.append(group.key)
+                    stored.moreGroups.append(entry.group)
                 }
             }
         }
         return stored
+    }
+
+    /// ``storedMatch(of:)`` in the usual case, read in place: candidate `c` has one value, of a
+    /// group looked up in batches, which at most one stored row holds, and no changed model
+    /// could move off it. `nil` for any other case.
+    private func singleLookedUpMatch(of c: Candidate) -> StoredMatch? {
+        guard c.entries.count == 1, transaction.changed.isEmpty else { return nil }
+        let entry = c.entries.lowerBound
+        let group = entries[entry].group
+        guard shapes[c.shape].groups[group].batchLookupSQL != nil else { return nil }
+        let id = shapes[c.shape].groups[group].id
+        guard !states[id].found.isEmpty, let rows = states[id].found[entries[entry].value] else { return StoredMatch() }
+        guard rows.more.isEmpty else { return nil }
+        return StoredMatch(
+            pk: rows.first.pk, ent: rows.first.ent, version: rows.first.version, row: rows.first.stored, count: 1,
+            firstGroup: group)
     }
 
     /// The stored rows holding `entry`'s values of `group`, a group not looked up in batches:

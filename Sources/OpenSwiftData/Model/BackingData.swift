@@ -213,6 +213,20 @@ public final class BackingData {
         }
     }
 
+    /// Whether a relationship slot of `layout` holds a model in memory: a to-one's model, or
+    /// any loaded to-many value (an empty list included). `false` means that neither
+    /// linking an initialiser's relationships nor inserting related models has anything to do.
+    func holdsRelatedModel(_ layout: ModelLayout) -> Bool {
+        values.withSlots { slots, count in
+            for index in layout.relationshipSlots where index < count && !SlotValues.isUnloaded(at: slots + index) {
+                let slot = layout.slots[index]
+                if slot.isToMany { return true }
+                if case .model = slot.toOne(slots + index) { return true }
+            }
+            return false
+        }
+    }
+
     // MARK: Generated-code entry points
 
     /// Returns `storage`, creating it (and attaching `model`'s layout) on first use. Inlined
@@ -275,7 +289,7 @@ public final class BackingData {
         }
         // Written through `storage` itself, which holds the backing data for the whole call (it
         // is borrowed inout): a local reference to it would be retained around the write.
-        storage!.values.set(consume value, at: slot)
+        storage!.setSlotValue(consume value, at: slot)
         if slot < 64 { storage!.initSlotMask |= 1 << UInt64(slot) }
     }
 

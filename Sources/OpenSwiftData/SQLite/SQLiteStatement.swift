@@ -30,12 +30,6 @@ package final class SQLiteStatement {
         sqlite3_clear_bindings(handle)
     }
 
-    /// Resets the statement to run again and keeps its bindings (no pass over its parameters):
-    /// for a statement whose every parameter is bound again before each run.
-    package func resetKeepingBindings() {
-        sqlite3_reset(handle)
-    }
-
     /// The number of parameters the SQL declares.
     package var parameterCount: Int32 { sqlite3_bind_parameter_count(handle) }
     /// The number of result columns.
@@ -129,7 +123,8 @@ package final class SQLiteStatement {
         throw SQLiteError(code: rc, extendedCode: ext, message: message, sql: sql)
     }
 
-    /// Steps to completion, ignoring rows; for `INSERT`, `UPDATE`, `DELETE`.
+    /// Steps to completion, ignoring rows; for `INSERT`, `UPDATE`, `DELETE`. The statement is
+    /// reset afterwards, also when a step throws, and keeps its bindings.
     package func execute() throws {
         while try step() {}
         sqlite3_reset(handle)

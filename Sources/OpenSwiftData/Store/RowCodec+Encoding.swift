@@ -188,12 +188,19 @@ extension RowCodec {
     ) throws -> UInt64 {
         guard let stored else { return 0 }
         var unchanged: UInt64 = 0
-        for index in reads.indices.prefix(64)
-        where reads[index].width == 1 && alwaysWritten & (1 << UInt64(index)) == 0 {
-            guard let position = stored.columns.firstIndex(of: reads[index].column) else { continue }
-            if stored.values[position].isWritten(by: try encode(d, reads[index], model: m, destinations: destinations))
-            {
-                unchanged |= 1 << UInt64(index)
+        // The reads and the slots are read in place (a read copied per column would retain and
+        // release its codec, and the slots' borrow would be taken again per column).
+        try d.values.withSlots { slots, count in
+            try reads.withUnsafeBufferPointer { reads in
+                for index in reads.indices.prefix(64)
+                where reads[index].width == 1 && alwaysWritten & (1 << UInt64(index)) == 0 {
+                    guard let position = stored.columns.firstIndex(of: reads[index].column) else { continue }
+                    var sink = ValueSink()
+                    try encode(
+                        reads.baseAddress! + index, slots, count: count, d, model: m, destinations: destinations,
+                        into: &sink)
+                    if stored.values[position].isWritten(by: sink.result) { unchanged |= 1 << UInt64(index) }
+                }
             }
         }
         return unchanged

@@ -248,19 +248,53 @@ struct StoreWriter {
 
     // MARK: Rows
 
-    /// A prepared `INSERT` for new rows of one entity; bind each row's values, then ``RowStatement/run(_:)``.
+    /// Rows per multi-row `INSERT` of ``insertStatements(_:reads:entity:count:)`` (fewer when a row has
+    /// so many parameters that more would pass 999, SQLite's limit before 3.32).
+    static let rowsPerInsert = 16
+
+    /// The prepared `INSERT`s for new rows of one entity (``insertStatements(_:reads:entity:count:)``).
+    struct InsertStatements {
+        /// One row's.
+        let single: RowStatement
+        /// ``rowsPerBatch`` rows' (`nil` when that is one, or when there are fewer rows to insert).
+        let batched: RowStatement?
+        let rowsPerBatch: Int
+        /// The parameters of one row: its key, then one per column of the reads.
+        let parametersPerRow: Int32
+    }
+
+    /// Prepared `INSERT`s for `count` new rows of entity `entity`: of one row, and of
+    /// ``rowsPerInsert`` rows when there are that many. Bind each row's values through ``RowStatement/row(_:parametersPerRow:)``,
+    /// then ``RowStatement/run(_:)``.
     ///
     /// ```sql
-    /// INSERT INTO "ZTRIP" ("Z_PK", "Z_ENT", "Z_OPT", "ZNAME", …) VALUES (?, ?, 1, ?, …)
+    /// INSERT OR FAIL INTO "ZTRIP" ("Z_PK", "Z_ENT", "Z_OPT", "ZNAME", …) VALUES (?, 3, 1, ?, …)[, (?, 3, 1, ?, …) …]
     /// ```
-    /// Parameters: 1 the key, 2 the entity, then one per column of `reads`, in order (a
-    /// composite read has one per element).
-    func insertStatement(_ table: StoreMapping.Table, reads: [StoreMapping.Table.ColumnRead]) throws -> RowStatement {
-        let cols = (["Z_PK", "Z_ENT", "Z_OPT"] + columnNames(table, reads)).map(quoteIdentifier)
-        let values = ["?", "?", "1"] + Array(repeating: "?", count: cols.count - 3)
-        let sql =
-            "INSERT INTO \(quoteIdentifier(table.name)) (\(cols.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
-        return RowStatement(try db.cachedStatement(sql), firstValue: 3)
+    /// Parameters of row `r` (from 0), from `r` × ``InsertStatements/parametersPerRow`` + 1: the
+    /// key, then one per column of `reads`, in order (a composite read has one per element).
+    func insertStatements(
+        _ table: StoreMapping.Table, reads: [StoreMapping.Table.ColumnRead], entity: Int64, count: Int
+    ) throws -> InsertStatements {
+        let names = columnNames(table, reads)
+        let cols = (["Z_PK", "Z_ENT", "Z_OPT"] + names).map(quoteIdentifier)
+        let row =
+            "(" + (["?", String(entity), "1"] + Array(repeating: "?", count: names.count)).joined(separator: ", ") + ")"
+        // `OR FAIL`: a row that fails a constraint stops the statement and leaves the rows before
+        // it in place, for the save's rollback to undo with the rest. SQLite then keeps no
+        // statement journal of the pages a multi-row statement changes (with the default
+        // `ABORT`, a copy of every page before its first change in each statement, a temporary
+        // file for a store on disk).
+        let head = "INSERT OR FAIL INTO \(quoteIdentifier(table.name)) (\(cols.joined(separator: ", "))) VALUES "
+        let perRow = 1 + names.count
+        let rows = max(1, min(StoreWriter.rowsPerInsert, 999 / perRow))
+        let single = RowStatement(try db.cachedStatement(head + row), firstValue: 2)
+        let batched =
+            rows > 1 && count >= rows
+            ? RowStatement(
+                try db.cachedStatement(head + Array(repeating: row, count: rows).joined(separator: ", ")), firstValue: 2
+            )
+            : nil
+        return InsertStatements(single: single, batched: batched, rowsPerBatch: rows, parametersPerRow: Int32(perRow))
     }
 
     /// The column names `reads` write, in order.
@@ -364,8 +398,9 @@ struct StoreWriter {
 ///
 /// Bind a row's values with ``bind(_:at:)`` (0-based value positions, as the statement that
 /// made it documents), its key with ``bindKey(_:at:)``, then ``run(_:)`` or
-/// ``runUpdate(_:key:knownVersion:)``; the statement is reset for the next row, keeping its
-/// bindings: every run binds every parameter again.
+/// ``runUpdate(_:key:knownVersion:)``; the statement is reset for the next row (by
+/// ``SQLiteStatement/execute()``), keeping its bindings: every run binds every parameter that
+/// changes from row to row again.
 struct RowStatement {
     private let stmt: SQLiteStatement
     private let firstValue: Int32
@@ -380,6 +415,14 @@ struct RowStatement {
 
     /// The statement bound and run.
     var statement: SQLiteStatement { stmt }
+
+    /// The statement whose value positions are those of row `row` of a multi-row `INSERT`
+    /// (``StoreWriter/insertStatements(_:reads:entity:count:)``), each row `parametersPerRow` parameters on.
+    func row(_ row: Int, parametersPerRow: Int32) -> RowStatement {
+        row == 0
+            ? self
+            : RowStatement(stmt, firstValue: firstValue + Int32(row) * parametersPerRow, versionQuery: versionQuery)
+    }
 
     /// Binds the value of the `index`-th read.
     func bind(_ value: SQLValue, at index: Int) throws {
@@ -411,7 +454,7 @@ struct RowStatement {
     /// Runs the statement; a uniqueness failure becomes ``SwiftDataError/uniqueConstraintViolation``
     /// naming `entityName`, another constraint's ``SwiftDataError/constraintViolation``.
     func run(_ entityName: String) throws {
-        defer { stmt.resetKeepingBindings() }
+        // `execute()` leaves the statement reset, its bindings kept, also when it throws.
         do {
             try stmt.execute()
         } catch let e as SQLiteError where e.code == .constraint {
@@ -430,7 +473,6 @@ struct RowStatement {
     ///   a constraint's error (``SQLiteError/saveError(entityName:sql:)``).
     func runUpdate(_ entityName: String, key: Int64, knownVersion: Int64?) throws -> Int64? {
         do {
-            defer { stmt.resetKeepingBindings() }
             try stmt.execute()
         } catch let e as SQLiteError where e.code == .constraint {
             throw constraintError(e, entityName)

@@ -131,6 +131,29 @@ extension BackingData {
         return address
     }
 
+    /// ``Slots/set(_:at:)``, called on the storage itself: an initialiser stores each of its
+    /// properties here, and going through a ``Slots`` value would retain and release the
+    /// storage around every store.
+    func setSlotValue(_ value: __owned Any, at slot: Int) {
+        let f = _fields
+        let oldCount = Int(f.pointee.slotCount)
+        if slot < oldCount {
+            let target = slotBase + slot
+            if SlotValues.isUnloaded(at: target) {
+                // The sentinel needs no destroying.
+                target.initialize(to: consume value)
+            } else {
+                target.pointee = consume value
+            }
+            return
+        }
+        reserveSlots(slot + 1)
+        let slots = slotBase
+        if slot > oldCount { SlotValues.initializeUnloaded(slots + oldCount, count: slot - oldCount) }
+        (slots + slot).initialize(to: consume value)
+        f.pointee.slotCount = Int32(slot + 1)
+    }
+
     /// What `deinit` does: destroys the slots that hold something to release (numbers and
     /// the unloaded sentinel need nothing, ``SlotValues/isTriviallyDestroyed(at:)``), the
     /// overflow buffer, the registrar and the fields.
@@ -174,23 +197,7 @@ extension BackingData {
         /// Writes `value` at `slot`, first appending unloaded slots up to it when there are
         /// fewer (an initialiser fills its slots in declaration order). The value is moved in.
         func set(_ value: __owned Any, at slot: Int) {
-            let f = data._fields
-            let oldCount = Int(f.pointee.slotCount)
-            if slot < oldCount {
-                let target = data.slotBase + slot
-                if SlotValues.isUnloaded(at: target) {
-                    // The sentinel needs no destroying.
-                    target.initialize(to: consume value)
-                } else {
-                    target.pointee = consume value
-                }
-                return
-            }
-            data.reserveSlots(slot + 1)
-            let slots = data.slotBase
-            if slot > oldCount { SlotValues.initializeUnloaded(slots + oldCount, count: slot - oldCount) }
-            (slots + slot).initialize(to: consume value)
-            f.pointee.slotCount = Int32(slot + 1)
+            data.setSlotValue(value, at: slot)
         }
 
         /// Calls `body` with the slots and their count, for a loop that reads many slots of
