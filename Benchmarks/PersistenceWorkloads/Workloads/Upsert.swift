@@ -53,6 +53,6 @@ extension PersistenceWorkloads {
                     return try db.count("SELECT count(*) FROM \(RawStore.items)")
                 }
             },
-            plan: nil, ratioTarget: ratioTarget)
+            plan: nil, ratioTarget: bulkWriteRatioTarget)
     }
 }
