@@ -156,42 +156,15 @@ extension ModelContext {
     /// are gaps.
     func keyRun<T>(_ q: BoundQuery, _ descriptor: FetchDescriptor<T>) throws -> StoreKeyList? {
         let paging = FetchPaging(limit: descriptor.fetchLimit, offset: descriptor.fetchOffset)
-        guard let bounds = try keyBounds(q) else { return nil }
+        let reads = keyRangeReads(q)
+        guard let bounds = try withFetchConnection(sql: q.compiled.countSQL, table: q.table, reads.bounds) else {
+            return nil
+        }
         let span = bounds.last.subtractingReportingOverflow(bounds.first)
         guard bounds.count == 0 || (!span.overflow && span.partialValue == bounds.count - 1) else { return nil }
         let taken = paging.apply(toCount: Int(bounds.count))
         guard taken > 0 else { return StoreKeyList() }
         return StoreKeyList(run: bounds.first + Int64(paging.offset), count: taken)
-    }
-
-    /// The number of rows `q` matches and their first and last key (`0` and `0` for none), read
-    /// in one read transaction, so all three describe one state of the store (another process
-    /// may write between two statements); `nil` if a key is missing (NULL).
-    private func keyBounds(_ q: BoundQuery) throws -> (count: Int64, first: Int64, last: Int64)? {
-        let whereClause = q.compiled.whereSQL == "1" ? "" : " WHERE \(q.compiled.whereSQL)"
-        let from = "FROM \(quoteIdentifier(q.table.name)) t" + whereClause
-        let first = StatementSQL("SELECT min(t.\"Z_PK\") " + from)
-        let last = StatementSQL("SELECT max(t.\"Z_PK\") " + from)
-        return try withFetchConnection(sql: q.compiled.countSQL, table: q.table) { db in
-            func value(_ sql: StatementSQL) throws -> Int64? {
-                if case .integer(let v)? = try db.scalar(sql, q.arguments) { return v }
-                return nil
-            }
-            try db.execute("SAVEPOINT osd_key_bounds")
-            do {
-                let count = try value(q.compiled.count) ?? 0
-                var bounds: (count: Int64, first: Int64, last: Int64)? = (0, 0, 0)
-                if count > 0 {
-                    bounds = try value(first).flatMap { f in try value(last).map { (count, f, $0) } }
-                }
-                try db.execute("RELEASE osd_key_bounds")
-                return bounds
-            } catch {
-                // Ends the read transaction the savepoint began; the read's error is the one reported.
-                try? db.execute("ROLLBACK TO osd_key_bounds; RELEASE osd_key_bounds")
-                throw error
-            }
-        }
     }
 
     /// At most this many keys go into one `… WHERE t."Z_PK" IN (…)` (SQLite limits bound values).
@@ -282,10 +255,12 @@ extension ModelContext {
         _ q: BoundQuery, _ descriptor: FetchDescriptor<T>, batchSize: Int, _ body: ([T]) throws -> Void
     ) throws {
         let paging = FetchPaging(limit: descriptor.fetchLimit, offset: descriptor.fetchOffset)
-        guard let window = try keyWindow(q, paging) else { return }
-        let sql = StatementSQL(
-            "SELECT \(q.table.selectList) FROM \(quoteIdentifier(q.table.name)) t WHERE \(q.compiled.whereSQL)"
-                + " AND t.\"Z_PK\" BETWEEN ? AND ? ORDER BY t.\"Z_PK\" LIMIT ?")
+        let reads = keyRangeReads(q)
+        let window = try withFetchConnection(sql: reads.keyAtOffset.text, table: q.table) {
+            try reads.window(on: $0, paging)
+        }
+        guard let window else { return }
+        let sql = reads.rowsInRange
         var from = window.first
         var done = false
         while !done {
@@ -307,26 +282,10 @@ extension ModelContext {
         }
     }
 
-    /// The first and last key of the rows `q` matches, in key order, within `paging`; `nil`
-    /// when there are none.
-    func keyWindow(_ q: BoundQuery, _ paging: FetchPaging) throws -> (first: Int64, last: Int64)? {
-        let from = "FROM \(quoteIdentifier(q.table.name)) t WHERE \(q.compiled.whereSQL)"
-        let keyAt = "SELECT t.\"Z_PK\" \(from) ORDER BY t.\"Z_PK\" LIMIT 1 OFFSET ?"
-        return try withFetchConnection(sql: keyAt, table: q.table) { db in
-            func key(_ sql: String, _ args: [SQLValue]) throws -> Int64? {
-                if case .integer(let k)? = try db.scalar(sql, q.arguments + args) { return k }
-                return nil
-            }
-            guard let first = try key(keyAt, [.integer(Int64(paging.offset))]) else { return nil }
-            // The limit's last row, when the rows reach that far (an offset and limit that add up
-            // past `Int64.max` reach every row).
-            if let limit = paging.limit {
-                let (lastOffset, overflow) = paging.offset.addingReportingOverflow(limit - 1)
-                if !overflow, let last = try key(keyAt, [.integer(Int64(lastOffset))]) { return (first, last) }
-            }
-            guard let last = try key("SELECT max(t.\"Z_PK\") \(from)", []) else { return nil }
-            return (first, last)
-        }
+    /// The reads by key range of `q` (``KeyRangeReads``).
+    func keyRangeReads(_ q: BoundQuery) -> KeyRangeReads {
+        KeyRangeReads(
+            table: q.table, whereSQL: q.compiled.whereSQL, count: q.compiled.count, arguments: q.arguments)
     }
 
     /// At most `limit` matching rows of `q` with keys from `from` through `upper`, in key order,
