@@ -67,6 +67,32 @@ struct StreamingReadTests {
     }
 
     @Test(
+        "a batched fetch that goes away leaves in the context only the models something still references (FET-11)",
+        arguments: StoreKind.allCases)
+    func droppedCollectionReleasesItsBatches(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory(prefix: "stream")
+        let context = try words(kind, dir)
+        #expect(context.registered.count == 0)
+        var kept: [Word] = []
+        do {
+            let collection = try context.fetch(FetchDescriptor<Word>(), batchSize: 50)
+            var visited = 0
+            for word in collection {
+                visited += 1
+                if word.text == "w7" || word.text == "w300" { kept.append(word) }
+            }
+            #expect(visited == collection.count && collection.count > 100)
+            #expect(context.registered.count > 2, "the last two batches are held while the collection is")
+        }
+        // The two models the caller kept; the rest of the held batches left with the collection.
+        #expect(context.registered.count == 2, "\(context.registered.count) registered")
+        #expect(Set(kept.map(\.text)).count == 2)
+        // Read again, a kept model is the same object.
+        let again = try context.fetch(FetchDescriptor<Word>(predicate: #Predicate { $0.text == "w7" }))
+        #expect(again.first === kept.first { $0.text == "w7" })
+    }
+
+    @Test(
         "a model registered before the read is the object enumerate and the batched fetch give, and it stays registered (FET-10, FET-11)",
         arguments: StoreKind.allCases)
     func registeredIdentity(_ kind: StoreKind) throws {

@@ -16,8 +16,9 @@ import Foundation
 /// models it registered that nothing references — not the caller, not another model's loaded
 /// relationship, not the context's pending changes — leave the context, as with
 /// ``ModelContext/enumerate(_:batchSize:allowEscapingMutations:block:)``, so iterating over a
-/// million rows holds two batches. A model still referenced stays registered, so the context
-/// keeps one object per row; a dropped one is read again if its position is accessed again.
+/// million rows holds two batches, and a collection that goes away lets go of the batches it
+/// holds. A model still referenced stays registered, so the context keeps one object per row; a
+/// dropped one is read again if its position is accessed again.
 ///
 /// A batch that cannot be read is reported as an ``OperationFailure`` (``OperationFailure/Operation/batchLoad``):
 /// the context's next fetch or save throws it, and the element read is a stand-in.
@@ -43,6 +44,16 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
             self.keys = keys
             self.batchSize = batchSize
             count = keys.count
+        }
+
+        /// A collection that goes away lets go of the batches it still holds as it lets go of
+        /// one it drops: their models stay registered only while something else references them.
+        deinit {
+            current = []
+            for number in loadOrder {
+                guard var held = batches.removeValue(forKey: number) else { continue }
+                context.release(&held)
+            }
         }
 
         /// The batch the last access read from, its number (`-1` for none) and whether its
