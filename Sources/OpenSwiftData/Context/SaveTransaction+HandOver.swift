@@ -12,10 +12,11 @@ import Foundation
 extension SaveTransaction {
     /// Clears the unique columns that saved rows change in this save, in tables where anything
     /// else in the save could take their old values: a second such row, a new row or an upsert.
-    /// A lone change has nobody to hand its value to and is written as it is.
-    func vacateHandedOverValues(_ w: StoreWriter, _ plan: UpsertPlan) throws {
+    /// A lone change has nobody to hand its value to and is written as it is. `upserted` are the
+    /// stored rows new models take over (``UpsertPlan/adoptedKeys(if:)``): their changes are the
+    /// upsert's to write, and each is a write of its table.
+    func vacateHandedOverValues(_ w: StoreWriter, upserted: Set<ModelContext.RowKey>) throws {
         guard !changedOrder.isEmpty else { return }
-        let upserted = plan.adoptedKeys(if: true)
         var moves: [(table: StoreMapping.Table, pk: Int64, reads: [StoreMapping.Table.ColumnRead])] = []
         var writers: [ObjectIdentifier: Int] = [:]
         for id in changedOrder {

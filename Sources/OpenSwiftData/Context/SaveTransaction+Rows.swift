@@ -170,10 +170,9 @@ extension SaveTransaction {
     /// the context read, and a row changed or deleted since puts its model into `conflicts`.
     /// `outcome` gets each row's new version, and the models another writer changed meanwhile.
     func updateRows(
-        _ w: StoreWriter, _ plan: UpsertPlan, strict: Bool, conflicts: inout [any PersistentModel],
+        _ w: StoreWriter, upserted: Set<ModelContext.RowKey>, strict: Bool, conflicts: inout [any PersistentModel],
         outcome: inout ModelContext.WriteOutcome
     ) throws {
-        let upserted = plan.adoptedKeys(if: !changedOrder.isEmpty)
         for id in changedOrder {
             guard let m = changed[id] else { continue }
             let d = m.persistentBackingData

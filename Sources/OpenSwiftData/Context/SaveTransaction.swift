@@ -6,7 +6,7 @@ import Foundation
 /// ``ModelContext/save()`` makes one per store that has changes (the whole of the pending
 /// changes when the container has one store). ``write(_:)`` writes, in this order: deletes;
 /// the uniqueness resolution (``UniquenessResolution``) and primary keys for new rows; unique
-/// values that saved rows give up (``vacateHandedOverValues(_:_:)``); rows that upsert into
+/// values that saved rows give up (``vacateHandedOverValues(_:upserted:)``); rows that upsert into
 /// stored ones; inserts; updates; join-table pairs; history. It touches no
 /// in-memory state but the new rows' `pendingPK`, which the save clears on failure, and their
 /// uniqueness dispositions, which every save's resolution sets afresh; so a failed write leaves
@@ -55,12 +55,14 @@ struct SaveTransaction {
         let plan = try resolution.resolve()
         let insertedRanges = try allocatePrimaryKeys(w, plan)
         outcome.plan = plan
-        try vacateHandedOverValues(w, plan)
+        // The stored rows new models take over: their changed models are written by the upsert.
+        let upserted = plan.adoptedKeys(if: !changedOrder.isEmpty)
+        try vacateHandedOverValues(w, upserted: upserted)
 
         var newWithToMany = try adoptStoredRows(w, plan, versions: &outcome.versions)
         if try insertRows(w) { newWithToMany = true }
         if FaultInjection.isActive(.splitSave) { try w.commitAndContinue() }
-        try updateRows(w, plan, strict: strict, conflicts: &conflicts, outcome: &outcome)
+        try updateRows(w, upserted: upserted, strict: strict, conflicts: &conflicts, outcome: &outcome)
         if !conflicts.isEmpty { throw context.mergeConflictError(conflicts) }
         try writePairs(w, newWithToMany: newWithToMany)
         // A save whose history went with its deletes (`history`) records nothing more.
