@@ -54,6 +54,7 @@ extension ModelContext {
         finishDeletes(outcome, &saved)
         finishUpdates(&saved)
         finishInserts(outcome, &saved)
+        dropLinks(outcome.droppedLinks)
         inserted.removeAll()
         changed.removeAll()
         changedOrder.removeAll()
@@ -169,6 +170,36 @@ extension ModelContext {
         }
     }
 
+    /// A changed model's link, in its to-many relationship `slot`, to a stored row that a new
+    /// model took over in the same save.
+    struct DroppedLink {
+        /// The changed model.
+        let owner: any PersistentModel
+        /// Its to-many relationship's slot.
+        let slot: Int
+        /// The model that represented the taken-over row when the link was made.
+        let member: any PersistentModel
+    }
+
+    /// After the commit: each dropped link leaves its owner's list unless the row's new list
+    /// (the new model's, which `member` now shares) names the owner, as the store has it.
+    private func dropLinks(_ links: [DroppedLink]) {
+        for link in links {
+            let d = link.owner.persistentBackingData
+            guard let layout = d.layout, link.slot < d.values.count else { continue }
+            let slot = layout.slots[link.slot]
+            if let (_, inverseSlot) = layout.inverse(of: link.slot) {
+                let md = link.member.persistentBackingData
+                let names =
+                    inverseSlot < md.values.count
+                    && RelationshipGraph.models(in: md.values[inverseSlot]).contains { $0 === link.owner }
+                if names { continue }
+            }
+            let kept = RelationshipGraph.models(in: d.values[link.slot]).filter { $0 !== link.member }
+            d.setSlot(link.slot, RelationshipGraph.makeArray(slot, kept), of: link.owner, recordChange: false)
+        }
+    }
+
     /// The pending changes of each store (a container has one per configuration), in the
     /// stores' order, as one ``SaveTransaction`` each; one holding everything when the
     /// container has one store.
@@ -241,6 +272,7 @@ extension ModelContext {
                 outcome.plan.collapsed.merge(result.plan.collapsed) { a, _ in a }
                 outcome.versions.merge(result.versions) { a, _ in a }
                 outcome.stale += result.stale
+                outcome.droppedLinks += result.droppedLinks
                 outcome.cascaded += result.cascaded
             }
         }
@@ -253,6 +285,8 @@ extension ModelContext {
         var plan: UpsertPlan
         var versions: [ObjectIdentifier: Int64] = [:]
         var stale: [any PersistentModel] = []
+        /// Links of changed models to rows an upsert took over, which the save did not write.
+        var droppedLinks: [DroppedLink] = []
         /// The rows deleted by ``setCascades``.
         var cascaded: [SetCascade.Deleted] = []
         /// Set only with ``InjectedFault/historySeparateTransaction``: the inserted key ranges of a

@@ -7,28 +7,45 @@ extension SaveTransaction {
     /// for a changed one. Models of a class without to-many relationships, most of a bulk save,
     /// are passed over without walking their slots; with `newWithToMany` false no new model is
     /// visited at all.
-    func writePairs(_ w: StoreWriter, newWithToMany: Bool) throws {
+    ///
+    /// The join-table pairs of a stored row an upsert takes over (`upserted`) are the new
+    /// model's list alone (UNQ-14: the list is replaced whole): another model's link to such a
+    /// row is not written, and is returned so that the context drops it from that model's list
+    /// after the commit unless the new model's list names that model.
+    func writePairs(
+        _ w: StoreWriter, newWithToMany: Bool, upserted: Set<ModelContext.RowKey>
+    ) throws -> [ModelContext.DroppedLink] {
+        var dropped: [ModelContext.DroppedLink] = []
         // (Tested once, not as the loop's `where`: that would still visit every new model.)
         if newWithToMany {
             for m in inserted {
                 let d = m.persistentBackingData
                 if UpsertPlan.isCollapsed(d) { continue }
-                try writePairs(w, of: m, d)
+                try writePairs(w, of: m, d, upserted: upserted, dropped: &dropped)
             }
         }
         for id in changedOrder {
-            if let m = changed[id] { try writePairs(w, of: m, m.persistentBackingData) }
+            if let m = changed[id] {
+                try writePairs(w, of: m, m.persistentBackingData, upserted: upserted, dropped: &dropped)
+            }
         }
+        return dropped
     }
 
     /// Writes the pairs of model `m` (storage `d`): every to-many relationship stored in a join
-    /// table or in keys the destination rows hold for a one-way owner.
-    private func writePairs(_ w: StoreWriter, of m: any PersistentModel, _ d: BackingData) throws {
+    /// table or in keys the destination rows hold for a one-way owner. Join-table links to the
+    /// rows of `upserted` are left to the models that take those rows over and go to `dropped`.
+    private func writePairs(
+        _ w: StoreWriter, of m: any PersistentModel, _ d: BackingData, upserted: Set<ModelContext.RowKey>,
+        dropped: inout [ModelContext.DroppedLink]
+    ) throws {
         // A model deleted in this save (a cascade may reach a changed one) had its pairs
         // removed with its row; writing its list again would leave dangling pairs.
         guard !d.isDeleted, let layout = d.layout, layout.hasToMany, let own = RowCodec.key(of: d) else {
             return
         }
+        // A changed model whose own row a new model takes over: that model's lists are the row's.
+        if context.isTakenOver(d, upserted) { return }
         for slot in layout.relationshipSlots where layout.slots[slot].isToMany {
             let storage = stack.storage(of: layout, slot: slot)
             let ownerKeys = stack.ownsKeysOnDestination(layout, slot: slot)
@@ -40,8 +57,17 @@ extension SaveTransaction {
             guard slot < d.values.count, let current = d.values[slot] else { continue }
             let isNew = d.status == .inserted
             guard isNew || (slot < d.changed.count && d.changed[slot]) else { continue }
-            let now = RelationshipGraph.models(in: current).filter { !$0.persistentBackingData.isDeleted }
-            let before = isNew ? [] : RelationshipGraph.models(in: d.committed?[slot] ?? nil)
+            var now = RelationshipGraph.models(in: current).filter { !$0.persistentBackingData.isDeleted }
+            var before = isNew ? [] : RelationshipGraph.models(in: d.committed?[slot] ?? nil)
+            if case .joinTable? = storage, !upserted.isEmpty {
+                // The upsert removed the taken-over rows' pairs; their new models write theirs.
+                before.removeAll { context.isTakenOver($0.persistentBackingData, upserted) }
+                now.removeAll { member in
+                    guard context.isTakenOver(member.persistentBackingData, upserted) else { return false }
+                    dropped.append(ModelContext.DroppedLink(owner: m, slot: slot, member: member))
+                    return true
+                }
+            }
             try writeDifference(w, storage, own: own, before: before, now: now)
         }
     }

@@ -64,7 +64,9 @@ struct SaveTransaction {
         if FaultInjection.isActive(.splitSave) { try w.commitAndContinue() }
         try updateRows(w, upserted: upserted, strict: strict, conflicts: &conflicts, outcome: &outcome)
         if !conflicts.isEmpty { throw context.mergeConflictError(conflicts) }
-        try writePairs(w, newWithToMany: newWithToMany)
+        // Links to taken-over rows are left out of every list but their new models' own.
+        let takenOver = upserted.isEmpty && newWithToMany ? plan.adoptedKeys(if: true) : upserted
+        outcome.droppedLinks = try writePairs(w, newWithToMany: newWithToMany, upserted: takenOver)
         // A save whose history went with its deletes (`history`) records nothing more.
         if history == nil && FaultInjection.isActive(.historySeparateTransaction) && stack.stores.count == 1 {
             outcome.historyAfterCommit = insertedRanges

@@ -25,4 +25,13 @@ struct SchemaDifferentialTests {
         let report = harness.run(cases: 0..<150)
         #expect(report.mismatches.isEmpty, "\(report.mismatches.map(\.description).joined(separator: "\n"))")
     }
+
+    @Test(
+        "UNQ-14: a club's link made in the save to an owner's row that an upsert takes over follows the new owner's list (the oracle checks the store's many-to-many pairs)"
+    )
+    func upsertReplacesManyToManyWhole() throws {
+        let harness = DifferentialHarness(schema: AutomaticFixtureTests.schema, seed: 10)
+        // A stored club links the stored owner; a new club links it (each then upserted, no clubs).
+        for index in [4099, 4399] { _ = try harness.verifyCase(index) }
+    }
 }

@@ -70,8 +70,6 @@ final class OracleGraph {
         let member: Int
     }
     private var written: Set<Link> = []
-    /// The stored rows the last save's upserts took over.
-    private(set) var upsertedByLastSave: [Int] = []
 
     init(schema: OracleSchema) { self.schema = schema }
 
@@ -231,7 +229,6 @@ final class OracleGraph {
     /// The pending state becomes the saved one, or nothing changes and the error's code is
     /// returned (`deleteRuleDenied`, `modelValidationFailure`, `uniqueConstraintViolation`).
     func save() -> String? {
-        upsertedByLastSave = []
         let before = (nodes, forward)
         if let error = prepareSave() {
             (nodes, forward) = before
@@ -345,7 +342,6 @@ final class OracleGraph {
         }
         for (s, id) in adoptedBy.sorted(by: { $0.key < $1.key }) where collapsed[id] == nil {
             merge(id, into: s, takingValues: true)
-            upsertedByLastSave.append(s)
         }
         // Whatever still shares a group's values (an update onto another row's values) throws.
         var seen: Set<String> = []

@@ -126,29 +126,6 @@ final class OracleMirror {
         return "saved"
     }
 
-    /// The many-to-many members of the rows the last save upserted, as `context` (of the
-    /// store) shows them, become the reference's: the library's upserts keep some of the stored
-    /// row's many-to-many members and links made in the same save and drop others, so this one
-    /// outcome is taken from the store rather than checked (reported as a library bug; UNQ-14).
-    func acceptManyToManyOfUpserts(from context: ModelContext) throws {
-        let upserted = Set(graph.upsertedByLastSave)
-        guard !upserted.isEmpty else { return }
-        for rootName in graph.schema.roots {
-            guard let root = schema.entitiesByName[rootName] else { continue }
-            for m in try SchemaRules.fetchAll(root.modelType, context) {
-                guard let id = node(m), upserted.contains(id) else { continue }
-                for r in entity(of: m).relationships where !r.isToOneRelationship {
-                    guard let inverse = r.inverseName,
-                        schema.entitiesByName[r.destination]?.relationships.first(where: { $0.name == inverse })?
-                            .isToOneRelationship == false
-                    else { continue }
-                    graph.assign(id, r.name, SchemaRules.related(m, r).compactMap { node($0) })
-                }
-            }
-        }
-        _ = graph.save()
-    }
-
     /// The script rolled back.
     func rollback() { graph.rollback() }
 
