@@ -308,10 +308,26 @@ func collectNode<N>(_ node: N, _ leaves: inout PredicateLeaves) {
 }
 
 extension SQLPredicateExpression {
-    /// Calls ``collect(_:)`` on the node of this type at `address` (in place, no copy).
+    /// Calls ``collect(_:)`` on the node of this type at `address`, in place: the node is
+    /// borrowed where it is (``borrowPointee(_:_:_:)``), not copied out and destroyed after,
+    /// which for a node holding a key path costs a retain, a release and its value witnesses.
     static func collect(at address: UnsafeRawPointer, _ leaves: inout PredicateLeaves) {
-        address.assumingMemoryBound(to: Self.self).pointee.collect(&leaves)
+        borrowPointee(address.assumingMemoryBound(to: Self.self), &leaves) { node, leaves in node.collect(&leaves) }
     }
+}
+
+/// Calls `body` with the value `pointer` points at, borrowed where it is stored.
+///
+/// Generic over a possibly noncopyable `T`, so `pointer.pointee` cannot be copied here: the
+/// value is passed on as a borrow of its storage. Code generic over a copyable type reads
+/// `pointee` into a temporary copy first (and destroys it after the call), even to call a
+/// non-mutating method on it.
+@inline(__always)
+func borrowPointee<T: ~Copyable>(
+    _ pointer: UnsafePointer<T>, _ leaves: inout PredicateLeaves,
+    _ body: (borrowing T, inout PredicateLeaves) -> Void
+) {
+    body(pointer.pointee, &leaves)
 }
 
 /// What ``collectNode(_:_:)`` may do with a node of a given type, computed once per type: the
