@@ -105,6 +105,8 @@ struct SetCascadeTests {
         #expect(statements.sql.contains { $0.hasPrefix("DELETE FROM \"ZSCFILE\" WHERE \"ZFOLDER\" IN (?") })
         #expect(!statements.sql.contains { $0.hasPrefix("SELECT \"ZFOLDER\", \"Z_PK\"") })
         #expect(!statements.sql.contains { $0.contains("t.\"ZFOLDER\" = ?") })  // the list's load
+        // No file refers to the folder any more: its key column is not cleared afterwards.
+        #expect(!statements.sql.contains { $0.hasPrefix("UPDATE \"ZSCFILE\" SET \"ZFOLDER\" = NULL") })
         #expect(files == (0..<70).map { "b/\($0)" })  // SortDescriptor(\.path): numbers by value (FET-06)
         #expect(labels == (0..<70).map { "a-\($0)" })  // in key order, after the folder's delete
         #expect(deleted.count == 71)

@@ -5,6 +5,8 @@ import Foundation
 private final class DeletedKeys {
     let table: [CChar]
     var keys: [Int64] = []
+    /// The name pointer SQLite passed for `table` (the same for each of its rows), once seen.
+    var matched: UnsafePointer<CChar>?
 
     init(table: String) { self.table = Array(table.utf8CString) }
 }
@@ -27,7 +29,10 @@ extension SQLiteConnection {
                 { context, operation, _, name, rowid in
                     guard operation == SQLITE_DELETE, let context, let name else { return }
                     let box = Unmanaged<DeletedKeys>.fromOpaque(context).takeUnretainedValue()
-                    if box.table.withUnsafeBufferPointer({ $0.baseAddress.map { strcmp($0, name) } }) == 0 {
+                    if name == box.matched {
+                        box.keys.append(rowid)
+                    } else if box.table.withUnsafeBufferPointer({ $0.baseAddress.map { strcmp($0, name) } }) == 0 {
+                        box.matched = name
                         box.keys.append(rowid)
                     }
                 }, Unmanaged.passUnretained(box).toOpaque())

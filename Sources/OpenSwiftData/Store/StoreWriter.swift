@@ -97,8 +97,10 @@ struct StoreWriter {
     /// UPDATE "ZWORD" SET "ZCATEGORY" = NULL WHERE "ZCATEGORY" IN (?, …)
     /// DELETE FROM "Z_1TAGS" WHERE "Z_1PRODUCTS" IN (?, …)
     /// ```
-    func detachReferences(to table: StoreMapping.Table, keys: [Int64]) throws {
-        for sql in mapping.detachStatements(to: table) { try runForKeys(sql, keys) }
+    /// The statements in `emptied` are left out: their key column holds none of `keys` (the
+    /// save's cascades in SQL deleted every row that did).
+    func detachReferences(to table: StoreMapping.Table, keys: [Int64], except emptied: Set<String> = []) throws {
+        for sql in mapping.detachStatements(to: table) where !emptied.contains(sql) { try runForKeys(sql, keys) }
     }
 
     /// Clears the stored to-many relationships of row `pk` before an upsert writes the new
