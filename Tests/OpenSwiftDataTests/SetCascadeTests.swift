@@ -100,9 +100,13 @@ struct SetCascadeTests {
         var result: (files: [String], labels: [String], deleted: Set<PersistentIdentifier>)?
         try statements.record(container) { result = try deleteFolderA(context, container) }
         let (files, labels, deleted) = try #require(result)
-        // The files were deleted by their folder key, never read as models.
-        #expect(statements.sql.contains { $0.hasPrefix("DELETE FROM \"ZSCFILE\" WHERE \"ZFOLDER\" = ?") })
+        // The files were deleted by their folder key, never read as models nor as rows (their
+        // keys came from the delete itself).
+        #expect(statements.sql.contains { $0.hasPrefix("DELETE FROM \"ZSCFILE\" WHERE \"ZFOLDER\" IN (?") })
+        #expect(!statements.sql.contains { $0.hasPrefix("SELECT \"ZFOLDER\", \"Z_PK\"") })
         #expect(!statements.sql.contains { $0.contains("t.\"ZFOLDER\" = ?") })  // the list's load
+        // No file refers to the folder any more: its key column is not cleared afterwards.
+        #expect(!statements.sql.contains { $0.hasPrefix("UPDATE \"ZSCFILE\" SET \"ZFOLDER\" = NULL") })
         #expect(files == (0..<70).map { "b/\($0)" })  // SortDescriptor(\.path): numbers by value (FET-06)
         #expect(labels == (0..<70).map { "a-\($0)" })  // in key order, after the folder's delete
         #expect(deleted.count == 71)
@@ -203,6 +207,33 @@ struct SetCascadeTests {
         #expect(statements.sql.contains { $0.contains("t.\"ZFOLDER\" = ?") })
         #expect(!statements.sql.contains { $0.hasPrefix("DELETE FROM \"ZSCFILE\" WHERE \"ZFOLDER\"") })
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<ScFile>()) == 0)
+    }
+
+    @Test(
+        "Change rows that SQLite keys at random (ACHANGE's largest key at the top of Int64): the cascade still deletes every row, records each, and didSave names each (HIS-07, DEL-02)"
+    )
+    func changeKeysAtTheTop() throws {
+        let dir = try ScratchDirectory(prefix: "set-cascade-top")
+        let container = try seeded(.disk, dir, files: 5)
+        // A change row (another tool's) one below the top: the folder's change row takes the
+        // last key, and SQLite picks the cascaded rows' keys at random.
+        let raw = try SQLiteConnection(path: dir.file("store.store").path)
+        try raw.run(
+            "INSERT INTO ACHANGE (Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID) VALUES (?, 16001, 0, 1, 1, 1)",
+            [.integer(Int64.max - 1)])
+        raw.close()
+        let context = ModelContext(container)
+        let statements = Statements()
+        var result: (files: [String], labels: [String], deleted: Set<PersistentIdentifier>)?
+        try statements.record(container) { result = try deleteFolderA(context, container) }
+        let (files, labels, deleted) = try #require(result)
+        #expect(statements.sql.contains { $0.hasPrefix("DELETE FROM \"ZSCFILE\" WHERE \"ZFOLDER\" IN (?") })
+        #expect(files == (0..<5).map { "b/\($0)" })
+        #expect(Set(labels) == Set((0..<5).map { "a-\($0)" }))
+        #expect(deleted.filter { $0.entityName == "ScFile" }.count == 5)
+        for id in deleted where id.entityName == "ScFile" {
+            #expect(context.model(for: id).isDeleted)
+        }
     }
 
     /// The delete change rows of the newest history transaction of the store file `url`, in

@@ -93,14 +93,18 @@ extension ModelContext {
     /// Deletes the rows of this save's ``setCascades`` that live in `w`'s store; returns them
     /// (for history and `didSave`). With `history` (the save's history transaction, its other
     /// change rows written, and `ACHANGE`'s tombstone column count), the rows' deletes are
-    /// recorded in SQL first (``CascadeHistory``): one statement per run of up to
-    /// ``StoreWriter/keyBatchSize`` cascades of one class whose parents' keys ascend, so the
-    /// change rows come in the order of the cascades, each one's rows in key order. The rows
-    /// returned then carry no tombstones.
+    /// recorded in SQL first (``CascadeHistory``). Each run of up to
+    /// ``StoreWriter/keyBatchSize`` cascades of one class whose parents' keys ascend is read and
+    /// deleted in one statement each (and recorded in one), so rows and change rows come in the
+    /// order of the cascades, each one's rows in key order. With `history`, or when the store
+    /// records no history, the rows are not read: a run's rows come back as one
+    /// ``SetCascade/Deleted``, in the order SQLite deleted them, with empty tombstones.
     func deleteSetCascades(
         _ w: StoreWriter, history: (transaction: Int64, tombstoneColumns: Int)? = nil
     ) throws -> [SetCascade.Deleted] {
         let cascades = setCascades.filter { $0.table.mapping === w.mapping }
+        guard !cascades.isEmpty else { return [] }
+        let recordsHistory = try stack.store(of: w.mapping).historySettings(w.db).records
         var deleted: [SetCascade.Deleted] = []
         // Per related class: its statements (the same for each of its cascades).
         var statements: [ObjectIdentifier: (delete: KeyColumnDelete, recording: CascadeHistory?)] = [:]
@@ -116,26 +120,43 @@ extension ModelContext {
                 (delete, recording) = try setCascadeStatements(first, w, history: history)
                 statements[key] = (delete, recording)
             }
+            // A run: up to `keyBatchSize` cascades of one class and column whose parents' keys
+            // ascend, so that rows read by parent and then by key come in the cascades' order.
             var end = start + 1
+            while end < cascades.count, end - start < StoreWriter.keyBatchSize,
+                cascades[end].layout === first.layout, cascades[end].column == first.column,
+                cascades[end].parentKey > cascades[end - 1].parentKey
+            {
+                end += 1
+            }
+            let parents = cascades[start..<end].map(\.parentKey)
             if let recording {
-                while end < cascades.count, end - start < StoreWriter.keyBatchSize,
-                    cascades[end].layout === first.layout, cascades[end].column == first.column,
-                    cascades[end].parentKey > cascades[end - 1].parentKey
-                {
-                    end += 1
-                }
-                try w.recordCascadeDeletes(
-                    recording, table: first.table.name, column: first.column,
-                    parents: cascades[start..<end].map(\.parentKey))
+                try w.recordCascadeDeletes(recording, table: first.table.name, column: first.column, parents: parents)
             }
-            for cascade in cascades[start..<end] {
-                var rows = SetCascade.Deleted(layout: cascade.layout)
-                try delete.run(cascade.parentKey) { key, tombstone in
-                    rows.keys.append(key)
-                    rows.tombstones.append(tombstone)
+            // Rows whose values nothing needs (recorded in SQL, or no history at all) are not
+            // read: their keys come from the delete itself.
+            if recording != nil || !recordsHistory {
+                let keys = try delete.delete(parents, of: first.table.name)
+                if !keys.isEmpty {
+                    deleted.append(
+                        SetCascade.Deleted(
+                            layout: first.layout, keys: keys, tombstones: Array(repeating: [], count: keys.count)))
                 }
-                if !rows.keys.isEmpty { deleted.append(rows) }
+                start = end
+                continue
             }
+            var current = SetCascade.Deleted(layout: first.layout)
+            var currentParent: Int64?
+            try delete.run(parents) { parent, key, tombstone in
+                if parent != currentParent {
+                    if !current.keys.isEmpty { deleted.append(current) }
+                    current = SetCascade.Deleted(layout: first.layout)
+                    currentParent = parent
+                }
+                current.keys.append(key)
+                current.tombstones.append(tombstone)
+            }
+            if !current.keys.isEmpty { deleted.append(current) }
             start = end
         }
         return deleted

@@ -123,11 +123,22 @@ struct SaveTransaction {
         return removed
     }
 
-    /// Clears the keys and join-table pairs that referred to the `removed` rows.
+    /// Clears the keys and join-table pairs that referred to the `removed` rows; not the key
+    /// columns the save's cascades in SQL (``ModelContext/setCascades``) emptied for all of them.
     private func detachReferences(_ w: StoreWriter, to removed: RemovedRows) throws {
+        // Per key column a cascade in SQL emptied: its table's name and the parents' keys.
+        var emptied: [StoreWriter.KeyColumn: (table: String, parents: Set<Int64>)] = [:]
+        for cascade in context.setCascades where cascade.table.mapping === w.mapping {
+            let column = StoreWriter.KeyColumn(table: ObjectIdentifier(cascade.table), column: cascade.column)
+            emptied[column, default: (cascade.table.name, [])].parents.insert(cascade.parentKey)
+        }
         for key in removed.order {
             guard let (table, keys, _) = removed.byTable[key] else { continue }
-            try w.detachReferences(to: table, keys: keys)
+            var skipped: Set<String> = []
+            for (column, found) in emptied where keys.allSatisfy(found.parents.contains) {
+                skipped.insert(StoreMapping.clearKeysSQL(table: found.table, column: column.column))
+            }
+            try w.detachReferences(to: table, keys: keys, except: skipped)
         }
     }
 

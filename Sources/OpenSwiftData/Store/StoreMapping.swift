@@ -506,13 +506,21 @@ final class StoreMapping: @unchecked Sendable {
                 }
             }
             detachCache[ObjectIdentifier(table)] =
-                inbound.map { other, column in
-                    "UPDATE \(quoteIdentifier(other.name)) SET \(quoteIdentifier(column)) = NULL WHERE \(quoteIdentifier(column)) IN \(StoreWriter.keyList)"
-                }
+                inbound.map { other, column in StoreMapping.clearKeysSQL(table: other.name, column: column) }
                 + joins.map { name, column in
                     "DELETE FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(column)) IN \(StoreWriter.keyList)"
                 }
         }
+    }
+
+    /// The statement of ``detachStatements(to:)`` that clears key column `column` of `table`
+    /// where it holds one of ``StoreWriter/keyBatchSize`` keys.
+    ///
+    /// ```sql
+    /// UPDATE "ZWORD" SET "ZCATEGORY" = NULL WHERE "ZCATEGORY" IN (?, …)
+    /// ```
+    static func clearKeysSQL(table: String, column: String) -> String {
+        "UPDATE \(quoteIdentifier(table)) SET \(quoteIdentifier(column)) = NULL WHERE \(quoteIdentifier(column)) IN \(StoreWriter.keyList)"
     }
 
     /// `CREATE INDEX IF NOT EXISTS "<table>_<kind>_<c1>_<c2>" ON "<table>" ("c1", "c2")`.

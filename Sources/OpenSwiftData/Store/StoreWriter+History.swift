@@ -133,15 +133,16 @@ extension StoreWriter {
             if overflow { throw StoreWriter.keySpaceExhausted(entity: "CHANGE", table: "ACHANGE") }
             let keys = try nextKeys(entity: 16001, count: width)
             let table = quoteIdentifier(range.table)
+            let entity = insertedEntity(of: range.table)
             if keys.followTable {
                 // The keys handed out are the ones SQLite gives rows inserted without one (one
                 // above the table's largest, in insertion order): it need not check each key.
                 try db.run(
-                    "INSERT INTO ACHANGE (Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID) SELECT 16001, NULL, 0, Z_ENT, Z_PK, ? FROM \(table) WHERE Z_PK BETWEEN ? AND ? ORDER BY Z_PK",
+                    "INSERT INTO ACHANGE (Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID) SELECT 16001, NULL, 0, \(entity), Z_PK, ? FROM \(table) WHERE Z_PK BETWEEN ? AND ? ORDER BY Z_PK",
                     [.integer(transaction), .integer(range.first), .integer(range.last)])
             } else {
                 try db.run(
-                    "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID) SELECT ? + (Z_PK - ?), 16001, NULL, 0, Z_ENT, Z_PK, ? FROM \(table) WHERE Z_PK BETWEEN ? AND ? ORDER BY Z_PK",
+                    "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID) SELECT ? + (Z_PK - ?), 16001, NULL, 0, \(entity), Z_PK, ? FROM \(table) WHERE Z_PK BETWEEN ? AND ? ORDER BY Z_PK",
                     [
                         .integer(keys.first), .integer(range.first), .integer(transaction), .integer(range.first),
                         .integer(range.last),
@@ -152,6 +153,16 @@ extension StoreWriter {
             try insertChanges(changes, transaction: transaction, tombstoneColumns: tombstoneColumns)
         }
         return transaction
+    }
+
+    /// What `ZENTITY` of the change rows of new rows of table `name` is: the number of its only
+    /// entity as a literal (every new row has it; SQLite then reads no column of the row), or
+    /// `Z_ENT` when the table holds several entities.
+    private func insertedEntity(of name: String) -> String {
+        guard let table = mapping.tables.first(where: { $0.name == name }), table.entities.count == 1,
+            let entity = table.entityID(table.entities[0])
+        else { return "Z_ENT" }
+        return String(entity)
     }
 
     /// Inserts the `ACHANGE` rows of `changes` for `transaction`, with keys from `Z_MAX`.
@@ -189,14 +200,19 @@ extension StoreWriter {
                 try insert.bind(change.entity, at: base + k + 2)
                 try insert.bind(change.key, at: base + k + 3)
                 try insert.bind(transaction, at: base + k + 4)
-                try insert.bind(change.columns.map { .blob($0) } ?? .null, at: base + k + 5)
+                if let columns = change.columns {
+                    try insert.bind(.blob(columns), at: base + k + 5)
+                } else {
+                    try insert.bind(.null, at: base + k + 5)
+                }
                 for t in 0..<tombstoneColumns {
                     let kept = t < change.tombstone.count && !FaultInjection.isActive(.historyLosesTombstone)
                     try insert.bind(kept ? change.tombstone[t] : .null, at: base + k + Int32(6 + t))
                 }
             }
+            // `execute()` leaves the statement reset; every parameter is bound again for the
+            // next rows, so its bindings need no clearing.
             try insert.execute()
-            insert.reset()
             start += count
         }
     }

@@ -66,22 +66,25 @@ struct StoreWriter {
         return db.changes > 0
     }
 
-    /// The statements that delete `table`'s rows by key column `column` (a cascade over an
-    /// unloaded list, ``ModelContext/deleteSetCascades(_:)``), reading each row's key and the
-    /// values of `columns` (its tombstone) first. Prepared once per save and class; run per parent.
+    /// The statements that delete `table`'s rows by key column `column` (the cascades over
+    /// unloaded lists, ``ModelContext/deleteSetCascades(_:history:)``), for up to
+    /// ``keyBatchSize`` parent keys at a time, reading each row's parent, key and the values of
+    /// `columns` (its tombstone) first. Prepared once per save and class; run per batch of
+    /// parents.
     ///
     /// ```sql
-    /// SELECT "Z_PK", "ZLABEL" FROM "ZSHEET" WHERE "ZBINDER" = ? ORDER BY "Z_PK"
-    /// DELETE FROM "ZSHEET" WHERE "ZBINDER" = ?
+    /// SELECT "ZBINDER", "Z_PK", "ZLABEL" FROM "ZSHEET" WHERE "ZBINDER" IN (?, …) ORDER BY "ZBINDER", "Z_PK"
+    /// DELETE FROM "ZSHEET" WHERE "ZBINDER" IN (?, …)
     /// ```
     func keyColumnDelete(_ table: StoreMapping.Table, column: String, reading columns: [String]) throws
         -> KeyColumnDelete
     {
-        let list = (["Z_PK"] + columns).map(quoteIdentifier).joined(separator: ", ")
-        let condition = "\(quoteIdentifier(column)) = ?"
+        let parent = quoteIdentifier(column)
+        let list = ([column, "Z_PK"] + columns).map(quoteIdentifier).joined(separator: ", ")
+        let condition = "\(parent) IN \(StoreWriter.keyList)"
         return KeyColumnDelete(
             select: try db.cachedStatement(
-                "SELECT \(list) FROM \(quoteIdentifier(table.name)) WHERE \(condition) ORDER BY \"Z_PK\""),
+                "SELECT \(list) FROM \(quoteIdentifier(table.name)) WHERE \(condition) ORDER BY \(parent), \"Z_PK\""),
             delete: try db.cachedStatement("DELETE FROM \(quoteIdentifier(table.name)) WHERE \(condition)"),
             width: columns.count)
     }
@@ -94,8 +97,10 @@ struct StoreWriter {
     /// UPDATE "ZWORD" SET "ZCATEGORY" = NULL WHERE "ZCATEGORY" IN (?, …)
     /// DELETE FROM "Z_1TAGS" WHERE "Z_1PRODUCTS" IN (?, …)
     /// ```
-    func detachReferences(to table: StoreMapping.Table, keys: [Int64]) throws {
-        for sql in mapping.detachStatements(to: table) { try runForKeys(sql, keys) }
+    /// The statements in `emptied` are left out: their key column holds none of `keys` (the
+    /// save's cascades in SQL deleted every row that did).
+    func detachReferences(to table: StoreMapping.Table, keys: [Int64], except emptied: Set<String> = []) throws {
+        for sql in mapping.detachStatements(to: table) where !emptied.contains(sql) { try runForKeys(sql, keys) }
     }
 
     /// Clears the stored to-many relationships of row `pk` before an upsert writes the new
@@ -514,22 +519,51 @@ struct RowStatement {
 struct KeyColumnDelete {
     fileprivate let select: SQLiteStatement
     fileprivate let delete: SQLiteStatement
-    /// How many columns after the key `select` reads.
+    /// How many columns after the parent and the key `select` reads.
     fileprivate let width: Int
 
-    /// Deletes the rows whose key column holds `value`, first passing each one's key (in key
-    /// order) and read columns to `row`.
-    func run(_ value: Int64, _ row: (Int64, [SQLValue]) throws -> Void) throws {
+    /// Deletes the rows whose key column holds one of `parents` (at most
+    /// ``StoreWriter/keyBatchSize``), first passing each one's parent, key and read columns to
+    /// `row`, by parent and then by key. One statement of each kind for all of them: SQLite's
+    /// per-statement work (cursors opened on the table and each of its indexes, the program
+    /// halted and reset) is paid once per batch, not per parent.
+    func run(_ parents: [Int64], _ row: (Int64, Int64, [SQLValue]) throws -> Void) throws {
+        guard let last = parents.last else { return }
         defer { select.reset() }
-        try select.bind(value, at: 1)
+        try bind(parents, last: last, in: select)
         var found = false
         while try select.step() {
             found = true
-            try row(select.int64(at: 0), (0..<width).map { select.value(at: Int32($0 + 1)) })
+            let values = width == 0 ? [] : (0..<width).map { select.value(at: Int32($0 + 2)) }
+            try row(select.int64(at: 0), select.int64(at: 1), values)
         }
         guard found else { return }
         defer { delete.reset() }
-        try delete.bind(value, at: 1)
+        try bind(parents, last: last, in: delete)
         try delete.execute()
+    }
+
+    /// Deletes the rows of `table` whose key column holds one of `parents` (at most
+    /// ``StoreWriter/keyBatchSize``) without reading them first; returns their keys, in the
+    /// order SQLite deleted them (``SQLiteConnection/deletedKeys(in:during:)``).
+    func delete(_ parents: [Int64], of table: String) throws -> [Int64] {
+        guard let last = parents.last else { return [] }
+        defer { delete.reset() }
+        try bind(parents, last: last, in: delete)
+        return try delete.connection.deletedKeys(in: table) { try delete.execute() }
+    }
+
+    /// Binds `parents` to the ``StoreWriter/keyBatchSize`` placeholders of `stmt`; unused ones
+    /// repeat `last` (one statement shape; `IN` reads each row once).
+    private func bind(_ parents: [Int64], last: Int64, in stmt: SQLiteStatement) throws {
+        var parameter: Int32 = 1
+        for key in parents {
+            try stmt.bind(key, at: parameter)
+            parameter += 1
+        }
+        while parameter <= Int32(StoreWriter.keyBatchSize) {
+            try stmt.bind(last, at: parameter)
+            parameter += 1
+        }
     }
 }
