@@ -21,8 +21,11 @@ extension CompositeColumns {
     /// statement reads, composites or not (the optimiser hoists it out of the column loop).
     @inline(never)
     func state(on stmt: SQLiteStatement) -> CompositeCodingState {
-        for case let state as CompositeCodingState in stmt.attachments where state.cursor.owner === self {
-            return state
+        for attachment in stmt.attachments where type(of: attachment) == CompositeCodingState.self {
+            // Checked just above: the type is exactly the state's (a final class), without
+            // the runtime's dynamic cast.
+            let state = unsafeDowncast(attachment, to: CompositeCodingState.self)
+            if state.cursor.owner === self { return state }
         }
         let state = CompositeCodingState(owner: self, on: stmt)
         stmt.attachments.append(state)
@@ -99,9 +102,12 @@ final class CompositeCursor {
     let names: [String]
     /// The elements' types, in column order.
     let kinds: [StoreModel.AttributeType]
-    /// The statement that keeps this cursor (``CompositeColumns/state(on:)``), so it outlives
-    /// every read through it: it is not retained, and read only while ``reading``.
-    private unowned let statement: SQLiteStatement?
+    /// The statement that keeps this cursor (``CompositeColumns/state(on:)``): not retained
+    /// (it holds the cursor), and read only while ``reading``, which ``beginReading(_:)`` sets
+    /// only inside ``CompositeColumns/read(_:_:)`` of this very statement, whose caller holds
+    /// it until ``endReading()``. Hence unowned without the runtime's check, which cost a
+    /// retain and a release of the statement's unowned count per element read.
+    private unowned(unsafe) let statement: SQLiteStatement?
     /// Whether a value is being decoded from ``statement``'s row.
     @exclusivity(unchecked) private var reading = false
     /// The first element's column in the row being read.
