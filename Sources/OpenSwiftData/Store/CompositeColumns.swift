@@ -66,12 +66,22 @@ final class CompositeColumns: @unchecked Sendable {
             if try SlotValues.withExactValue(at: slot, as: T.self, { try $0.pointee.encode(to: encoder) }) {
                 return true
             }
-            guard let value = slot.pointee as? T else { return false }
-            try value.encode(to: encoder)
-            return true
+            return try encodeCast(slot, as: T.self, encoder)
         }
         if optional { return (encode, { Optional(try T(from: $0)) as Any }) }
         return (encode, { try T(from: $0) })
+    }
+
+    /// Encodes the value the `Any` at `slot` holds, cast to `T`, through `encoder`; `false`,
+    /// encoding nothing, when the cast fails. Out of line: the cast names `T?`, whose metadata
+    /// the runtime would otherwise be asked for on every value encoded, cast or not.
+    @inline(never)
+    private static func encodeCast<T: Encodable>(
+        _ slot: UnsafePointer<Any>, as type: T.Type, _ encoder: CompositeEncoder
+    ) throws -> Bool {
+        guard let value = slot.pointee as? T else { return false }
+        try value.encode(to: encoder)
+        return true
     }
 
     /// One value per element column for `value` (a box of the attribute's type, or `nil`).
