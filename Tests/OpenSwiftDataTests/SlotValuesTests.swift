@@ -273,4 +273,43 @@ struct SlotValuesTests {
         #expect(slots.exactValue(at: 3, as: String.self) == long)
         #expect(slots.exactValue(at: 4, as: Ref.self) === ref)
     }
+
+    @Test("withExactValue hands over the value where it is stored, inline or boxed, only for its exact type")
+    func inPlaceBorrows() throws {
+        struct Wide: Equatable {
+            var a = 1, b = 2, c = 3, d = 4
+            var text = String(repeating: "boxed ", count: 6)
+        }
+        struct Refused: Error {}
+        var slots = SlotValues()
+        slots.set(7, at: 0)
+        slots.set(Wide(), at: 1)
+        slots.set(Optional(Wide()) as Any, at: 2)
+        slots.set("short", at: 3)
+        var seen: [String] = []
+        let handed: [Bool] = try slots.withSlots { p, _ in
+            [
+                try SlotValues.withExactValue(at: p + 0, as: Int.self) { seen.append("int \($0.pointee)") },
+                try SlotValues.withExactValue(at: p + 1, as: Wide.self) { seen.append("wide \($0.pointee.d)") },
+                try SlotValues.withExactValue(at: p + 3, as: String.self) { seen.append($0.pointee) },
+                // Another type, or an optional wrapping, is not handed over: `body` is not called.
+                try SlotValues.withExactValue(at: p + 0, as: Int64.self) { _ in seen.append("wrong") },
+                try SlotValues.withExactValue(at: p + 2, as: Wide.self) { _ in seen.append("wrong") },
+            ]
+        }
+        #expect(handed == [true, true, true, false, false])
+        #expect(seen == ["int 7", "wide 4", "short"])
+        let thrown: Bool = slots.withSlots { p, _ in
+            do {
+                _ = try SlotValues.withExactValue(at: p + 1, as: Wide.self) { _ in throw Refused() }
+                return false
+            } catch {
+                return error is Refused
+            }
+        }
+        #expect(thrown)
+        // Nothing was taken from the slots.
+        #expect(slots.exactValue(at: 1, as: Wide.self) == Wide())
+        #expect(slots.exactValue(at: 3, as: String.self) == "short")
+    }
 }

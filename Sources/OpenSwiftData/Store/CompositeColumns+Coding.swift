@@ -21,8 +21,11 @@ extension CompositeColumns {
     /// statement reads, composites or not (the optimiser hoists it out of the column loop).
     @inline(never)
     func state(on stmt: SQLiteStatement) -> CompositeCodingState {
-        for case let state as CompositeCodingState in stmt.attachments where state.cursor.owner === self {
-            return state
+        for attachment in stmt.attachments where type(of: attachment) == CompositeCodingState.self {
+            // Checked just above: the type is exactly the state's (a final class), without
+            // the runtime's dynamic cast.
+            let state = unsafeDowncast(attachment, to: CompositeCodingState.self)
+            if state.cursor.owner === self { return state }
         }
         let state = CompositeCodingState(owner: self, on: stmt)
         stmt.attachments.append(state)
@@ -99,9 +102,12 @@ final class CompositeCursor {
     let names: [String]
     /// The elements' types, in column order.
     let kinds: [StoreModel.AttributeType]
-    /// The statement that keeps this cursor (``CompositeColumns/state(on:)``), so it outlives
-    /// every read through it: it is not retained, and read only while ``reading``.
-    private unowned let statement: SQLiteStatement?
+    /// The statement that keeps this cursor (``CompositeColumns/state(on:)``): not retained
+    /// (it holds the cursor), and read only while ``reading``, which ``beginReading(_:)`` sets
+    /// only inside ``CompositeColumns/read(_:_:)`` of this very statement, whose caller holds
+    /// it until ``endReading()``. Hence unmanaged and read as a guaranteed reference: neither
+    /// a retain and a release nor the runtime's unowned check per element read.
+    private let statement: Unmanaged<SQLiteStatement>?
     /// Whether a value is being decoded from ``statement``'s row.
     @exclusivity(unchecked) private var reading = false
     /// The first element's column in the row being read.
@@ -117,7 +123,7 @@ final class CompositeCursor {
 
     init(owner: CompositeColumns, on statement: SQLiteStatement?) {
         self.owner = owner
-        self.statement = statement
+        self.statement = statement.map { Unmanaged.passUnretained($0) }
         names = owner.names
         kinds = owner.kinds
         values = Array(repeating: .null, count: owner.names.count)
@@ -137,7 +143,7 @@ final class CompositeCursor {
     func endReading() { reading = false }
 
     /// The statement whose row is being read; `nil` between values.
-    var stmt: SQLiteStatement? { reading ? statement : nil }
+    var stmt: SQLiteStatement? { reading ? statement?.takeUnretainedValue() : nil }
 
     /// Starts writing a value: every element NULL and unwritten.
     @inline(__always)
@@ -148,14 +154,14 @@ final class CompositeCursor {
         next = 0
     }
 
-    /// The statement being read.
+    /// `body`'s result for the statement being read.
     ///
     /// - Throws: ``CompositeCodingFallback`` when no value is being read (a container used
-    ///   after its value's decoding returned).
+    ///   after its value's decoding returned); `body`'s errors.
     @inline(__always)
-    func readStatement() throws -> SQLiteStatement {
+    func withReadStatement<R>(_ body: (SQLiteStatement) throws -> R) throws -> R {
         guard reading, let statement else { throw CompositeCodingFallback() }
-        return statement
+        return try statement._withUnsafeGuaranteedRef(body)
     }
 
     /// The element a coding key names: the one after the last named, the last named again,
@@ -446,24 +452,23 @@ private final class ElementDecoder<Key: CodingKey>: KeyedDecodingContainerProtoc
         return storage != SQLITE_NULL
     }
 
-    /// The statement being read and element `i`'s column in its row.
+    /// `body`'s result for the statement being read and element `i`'s column in its row.
     @inline(__always)
-    private func column(_ i: Int) throws -> (SQLiteStatement, Int32) {
-        (try cursor.readStatement(), cursor.first + Int32(i))
+    private func column<R>(_ i: Int, _ body: (SQLiteStatement, Int32) throws -> R) throws -> R {
+        let column = cursor.first + Int32(i)
+        return try cursor.withReadStatement { try body($0, column) }
     }
 
     /// Element `i`'s column's storage class.
     @inline(__always)
     private func storageClass(_ i: Int) throws -> Int32 {
-        let (stmt, column) = try column(i)
-        return stmt.storageClass(at: column)
+        try column(i) { stmt, column in stmt.storageClass(at: column) }
     }
 
     /// Element `i`'s INTEGER, `nil` for another storage class or a Bool element.
     @inline(__always)
     private func integer(_ i: Int) throws -> Int64? {
-        let (stmt, column) = try column(i)
-        let (type, value) = stmt.integerColumn(at: column)
+        let (type, value) = try column(i) { stmt, column in stmt.integerColumn(at: column) }
         return type == SQLITE_INTEGER && cursor.kinds[i] != .boolean ? value : nil
     }
 
@@ -473,8 +478,8 @@ private final class ElementDecoder<Key: CodingKey>: KeyedDecodingContainerProtoc
     /// - Throws: ``CompositeCodingFallback`` for a NULL column (an absent key); the JSON
     ///   codec's errors.
     private func slow<T: Decodable>(_ type: T.Type, _ i: Int) throws -> T {
-        let (stmt, column) = try column(i)
-        guard let value = try cursor.owner.jsonValue(cursor.owner.elements[i], stmt.value(at: column)) else {
+        let stored = try column(i) { stmt, column in stmt.value(at: column) }
+        guard let value = try cursor.owner.jsonValue(cursor.owner.elements[i], stored) else {
             throw CompositeCodingFallback()
         }
         let json = try JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .sortedKeys])
@@ -488,23 +493,23 @@ private final class ElementDecoder<Key: CodingKey>: KeyedDecodingContainerProtoc
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
         let i = try cursor.index(of: key)
-        let (stmt, column) = try column(i)
-        let (storage, value) = stmt.integerColumn(at: column)
+        let (storage, value) = try column(i) { stmt, column in stmt.integerColumn(at: column) }
         if storage == SQLITE_INTEGER, cursor.kinds[i] == .boolean { return value != 0 }
         return try slow(type, i)
     }
 
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
         let i = try cursor.index(of: key)
-        let (stmt, column) = try column(i)
-        if stmt.storageClass(at: column) == SQLITE_TEXT { return stmt.text(at: column) }
+        let text = try column(i) { stmt, column in
+            stmt.storageClass(at: column) == SQLITE_TEXT ? stmt.text(at: column) : nil
+        }
+        if let text { return text }
         return try slow(type, i)
     }
 
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
         let i = try cursor.index(of: key)
-        let (stmt, column) = try column(i)
-        let (storage, value) = stmt.realColumn(at: column)
+        let (storage, value) = try column(i) { stmt, column in stmt.realColumn(at: column) }
         if storage == SQLITE_FLOAT { return value }
         return try slow(type, i)
     }
@@ -573,16 +578,16 @@ private final class ElementDecoder<Key: CodingKey>: KeyedDecodingContainerProtoc
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         let i = try cursor.index(of: key)
-        let (stmt, column) = try column(i)
         if T.self == Date.self {
-            let (storage, value) = stmt.realColumn(at: column)
+            let (storage, value) = try column(i) { stmt, column in stmt.realColumn(at: column) }
             if storage == SQLITE_FLOAT {
                 return unsafeBitCast(Date(timeIntervalSinceReferenceDate: value), to: T.self)
             }
-        } else if T.self == UUID.self, cursor.kinds[i] == .uuid, stmt.storageClass(at: column) == SQLITE_BLOB,
-            let uuid = UUID(sqlValue: stmt.value(at: column))
-        {
-            return unsafeBitCast(uuid, to: T.self)
+        } else if T.self == UUID.self, cursor.kinds[i] == .uuid {
+            let uuid = try column(i) { stmt, column in
+                stmt.storageClass(at: column) == SQLITE_BLOB ? UUID(sqlValue: stmt.value(at: column)) : nil
+            }
+            if let uuid { return unsafeBitCast(uuid, to: T.self) }
         }
         return try slow(type, i)
     }

@@ -33,10 +33,11 @@ final class CompositeColumns: @unchecked Sendable {
     let names: [String]
     /// The elements' types, in column order.
     let kinds: [StoreModel.AttributeType]
-    /// Encodes a value of the attribute's type (or a non-`nil` `Optional` of it) through
-    /// `encoder`; `false`, encoding nothing, for anything else. `nil` when the columns are only
-    /// written through JSON.
-    private let encodeValue: ((Any, CompositeEncoder) throws -> Bool)?
+    /// Encodes the value an `Any` holds, read where it is (a model's slot, without copying the
+    /// value out of it), when it is of the attribute's type (or a non-`nil` `Optional` of it)
+    /// through `encoder`; `false`, encoding nothing, for anything else. `nil` when the columns
+    /// are only written through JSON.
+    private let encodeValue: ((UnsafePointer<Any>, CompositeEncoder) throws -> Bool)?
     /// Decodes a box of the attribute's type (`Optional` included) from `decoder`; `nil` when
     /// the columns are only read through JSON.
     private let decodeValue: ((CompositeDecoder) throws -> Any)?
@@ -57,27 +58,30 @@ final class CompositeColumns: @unchecked Sendable {
 
     /// The column coders of `T`, an attribute's stored type.
     private static func coders<T: Codable>(_ type: T.Type, optional: Bool) -> (
-        (Any, CompositeEncoder) throws -> Bool, (CompositeDecoder) throws -> Any
+        (UnsafePointer<Any>, CompositeEncoder) throws -> Bool, (CompositeDecoder) throws -> Any
     ) {
-        let encode: (Any, CompositeEncoder) throws -> Bool = { value, encoder in
-            // A value of exactly `T` is read where it is, without the runtime's cast; anything
+        let encode: (UnsafePointer<Any>, CompositeEncoder) throws -> Bool = { slot, encoder in
+            // A value of exactly `T` is encoded where it is, neither cast nor copied; anything
             // else (an `Optional` of it, another type) is cast.
-            let exact = try withUnsafePointer(to: value) { slot in
-                try withUnsafeTemporaryAllocation(of: T.self, capacity: 1) { buffer in
-                    let value = buffer.baseAddress!
-                    guard SlotValues.loadExact(at: slot, into: value) else { return false }
-                    defer { value.deinitialize(count: 1) }
-                    try value.pointee.encode(to: encoder)
-                    return true
-                }
+            if try SlotValues.withExactValue(at: slot, as: T.self, { try $0.pointee.encode(to: encoder) }) {
+                return true
             }
-            if exact { return true }
-            guard let value = value as? T else { return false }
-            try value.encode(to: encoder)
-            return true
+            return try encodeCast(slot, as: T.self, encoder)
         }
         if optional { return (encode, { Optional(try T(from: $0)) as Any }) }
         return (encode, { try T(from: $0) })
+    }
+
+    /// Encodes the value the `Any` at `slot` holds, cast to `T`, through `encoder`; `false`,
+    /// encoding nothing, when the cast fails. Out of line: the cast names `T?`, whose metadata
+    /// the runtime would otherwise be asked for on every value encoded, cast or not.
+    @inline(never)
+    private static func encodeCast<T: Encodable>(
+        _ slot: UnsafePointer<Any>, as type: T.Type, _ encoder: CompositeEncoder
+    ) throws -> Bool {
+        guard let value = slot.pointee as? T else { return false }
+        try value.encode(to: encoder)
+        return true
     }
 
     /// One value per element column for `value` (a box of the attribute's type, or `nil`).
@@ -86,7 +90,7 @@ final class CompositeColumns: @unchecked Sendable {
     func encode(_ value: Any?) throws -> [SQLValue] {
         if let value, encodeValue != nil {
             let state = CompositeCodingState(owner: self, on: nil)
-            if encodeDirectly(value, state) { return state.cursor.values }
+            if withUnsafePointer(to: value, { encodeDirectly($0, state) }) { return state.cursor.values }
         }
         return try encodeThroughJSON(value)
     }
@@ -97,26 +101,38 @@ final class CompositeColumns: @unchecked Sendable {
     /// - Throws: ``SwiftDataError/invalidValue`` when the value does not encode (NaN inside);
     ///   `sink`'s errors.
     func encode<S: ColumnSink>(_ value: Any?, on stmt: SQLiteStatement?, into sink: inout S) throws {
-        if let value, encodeValue != nil {
+        guard let value else {
+            for v in try encodeThroughJSON(nil) { try sink.value(v) }
+            return
+        }
+        try withUnsafePointer(to: value) { try encode(at: $0, on: stmt, into: &sink) }
+    }
+
+    /// ``encode(_:on:into:)`` of the value the `Any` at `slot` holds (a loaded slot of a
+    /// model), read where it is.
+    ///
+    /// - Throws: as ``encode(_:on:into:)``.
+    func encode<S: ColumnSink>(at slot: UnsafePointer<Any>, on stmt: SQLiteStatement?, into sink: inout S) throws {
+        if encodeValue != nil {
             let state = stmt.map { self.state(on: $0) } ?? CompositeCodingState(owner: self, on: nil)
-            if encodeDirectly(value, state) {
+            if encodeDirectly(slot, state) {
                 let cursor = state.cursor
                 for i in cursor.values.indices { try sink.value(cursor.values[i]) }
                 return
             }
         }
-        for v in try encodeThroughJSON(value) { try sink.value(v) }
+        for v in try encodeThroughJSON(slot.pointee) { try sink.value(v) }
     }
 
-    /// Encodes `value` through ``CompositeEncoder`` into `state`'s cursor; `false` when it
-    /// takes the JSON codec instead (not the attribute's type — a `nil` fails the coder's
-    /// cast, and the JSON codec writes NULLs —, another coding shape, or an error, which the
-    /// JSON codec then throws itself).
-    private func encodeDirectly(_ value: Any, _ state: CompositeCodingState) -> Bool {
+    /// Encodes the value the `Any` at `slot` holds through ``CompositeEncoder`` into
+    /// `state`'s cursor; `false` when it takes the JSON codec instead (not the attribute's
+    /// type — a `nil` fails the coder's cast, and the JSON codec writes NULLs —, another
+    /// coding shape, or an error, which the JSON codec then throws itself).
+    private func encodeDirectly(_ slot: UnsafePointer<Any>, _ state: CompositeCodingState) -> Bool {
         guard let encodeValue else { return false }
         state.cursor.beginWriting()
         do {
-            return try encodeValue(value, CompositeEncoder(state: state)) && !state.cursor.refused
+            return try encodeValue(slot, CompositeEncoder(state: state)) && !state.cursor.refused
         } catch {
             // Not swallowed: the JSON codec encodes the value again and throws its own error
             // for a value that does not encode.

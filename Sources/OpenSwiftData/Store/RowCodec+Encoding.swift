@@ -102,9 +102,14 @@ extension RowCodec {
             return
         }
         if let composite = read.pointee.composite {
-            let value = slot < d.values.count ? d.values[slot] : nil
             let stmt = sink.statement
-            try naming(d, slot) { try composite.encode(value, on: stmt, into: &sink) }
+            if slot < count, !SlotValues.isUnloaded(at: slots + slot) {
+                // Read where it is stored, as the direct reads above.
+                try naming(d, slot) { try composite.encode(at: slots + slot, on: stmt, into: &sink) }
+            } else {
+                let value = slot < d.values.count ? d.values[slot] : nil
+                try naming(d, slot) { try composite.encode(value, on: stmt, into: &sink) }
+            }
             return
         }
         let encoded = try naming(d, slot) {

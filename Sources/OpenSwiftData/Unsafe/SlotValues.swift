@@ -121,6 +121,30 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
         return _openExistential(slot.pointee, do: open)
     }
 
+    /// Calls `body` with the value the slot at `slot` holds, where it is (never copied), and
+    /// returns `true` when it is exactly a `T`; returns `false`, calling nothing, otherwise.
+    /// A value stored inline is read in the slot's buffer (``loadExact(at:into:)``'s test);
+    /// a boxed one is opened by the runtime.
+    ///
+    /// - Throws: `body`'s error.
+    static func withExactValue<T>(
+        at slot: UnsafePointer<Any>, as type: T.Type, _ body: (UnsafePointer<T>) throws -> Void
+    ) throws -> Bool {
+        guard typeMetadata(at: slot) == metadata(of: T.self) else { return false }
+        if MemoryLayout<T>.size <= 3 * MemoryLayout<Int>.stride
+            && MemoryLayout<T>.alignment <= MemoryLayout<Int>.alignment
+            && _isBitwiseTakable(T.self)
+        {
+            try body(UnsafeRawPointer(slot).assumingMemoryBound(to: T.self))
+            return true
+        }
+        func open<U>(_ u: U) throws {
+            try withUnsafePointer(to: u) { try body(UnsafeRawPointer($0).assumingMemoryBound(to: T.self)) }
+        }
+        try _openExistential(slot.pointee, do: open)
+        return true
+    }
+
     /// The buffer: a header and `capacity` slots, the first `count` initialised.
     final class Storage: ManagedBuffer<Header, Any> {
         /// A buffer with room for `capacity` values, none initialised.
