@@ -13,11 +13,8 @@ package final class SQLiteStatement {
     unowned let connection: SQLiteConnection
     /// Objects a layer above keeps with the statement for as long as the statement lives (the
     /// store keeps its composite coders' state here, from row to row); the wrapper never reads
-    /// them and SQLite never sees them. Not checked for exclusive access at run time: a
-    /// statement is used by one thread at a time (its connection's), and no access to the
-    /// array spans a call that could reach it again; the check cost about 80 instructions a
-    /// row of every composite attribute read or written.
-    @exclusivity(unchecked) package var attachments: [AnyObject] = []
+    /// them and SQLite never sees them.
+    package var attachments: [AnyObject] = []
 
     init(_ handle: OpaquePointer, connection: SQLiteConnection, sql: String) {
         self.handle = handle

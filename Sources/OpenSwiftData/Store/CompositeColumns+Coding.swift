@@ -102,12 +102,9 @@ final class CompositeCursor {
     let names: [String]
     /// The elements' types, in column order.
     let kinds: [StoreModel.AttributeType]
-    /// The statement that keeps this cursor (``CompositeColumns/state(on:)``): not retained
-    /// (it holds the cursor), and read only while ``reading``, which ``beginReading(_:)`` sets
-    /// only inside ``CompositeColumns/read(_:_:)`` of this very statement, whose caller holds
-    /// it until ``endReading()``. Hence unmanaged and read as a guaranteed reference: neither
-    /// a retain and a release nor the runtime's unowned check per element read.
-    private let statement: Unmanaged<SQLiteStatement>?
+    /// The statement that keeps this cursor (``CompositeColumns/state(on:)``), so it outlives
+    /// every read through it: it is not retained, and read only while ``reading``.
+    private unowned let statement: SQLiteStatement?
     /// Whether a value is being decoded from ``statement``'s row.
     @exclusivity(unchecked) private var reading = false
     /// The first element's column in the row being read.
@@ -123,7 +120,7 @@ final class CompositeCursor {
 
     init(owner: CompositeColumns, on statement: SQLiteStatement?) {
         self.owner = owner
-        self.statement = statement.map { Unmanaged.passUnretained($0) }
+        self.statement = statement
         names = owner.names
         kinds = owner.kinds
         values = Array(repeating: .null, count: owner.names.count)
@@ -143,7 +140,7 @@ final class CompositeCursor {
     func endReading() { reading = false }
 
     /// The statement whose row is being read; `nil` between values.
-    var stmt: SQLiteStatement? { reading ? statement?.takeUnretainedValue() : nil }
+    var stmt: SQLiteStatement? { reading ? statement : nil }
 
     /// Starts writing a value: every element NULL and unwritten.
     @inline(__always)
@@ -161,7 +158,7 @@ final class CompositeCursor {
     @inline(__always)
     func withReadStatement<R>(_ body: (SQLiteStatement) throws -> R) throws -> R {
         guard reading, let statement else { throw CompositeCodingFallback() }
-        return try statement._withUnsafeGuaranteedRef(body)
+        return try body(statement)
     }
 
     /// The element a coding key names: the one after the last named, the last named again,
