@@ -57,8 +57,9 @@ public enum PersistenceWorkloads {
 
     /// The performance targets, as ratios to raw SQLite: everything within 2×…
     static let ratioTarget = 2.0
-    /// …the writes that save many rows (batch insert, upsert) within 1.5×…
-    static let bulkWriteRatioTarget = 1.5
+    /// …the core operations that come within 1.5× at every scale on both stores (batch insert,
+    /// upsert, cascade delete, the indexed equality fetch; fetch all is not there yet)…
+    static let coreRatioTarget = 1.5
     /// …and a sorted, indexed `LIMIT 20` within 1.2×.
     static let sortedLimitRatioTarget = 1.2
 

@@ -12,9 +12,9 @@ struct RatioTargetTests {
     static let expected: [String: Double] = [
         "fetch all": 2.0,
         "batch insert": 1.5,
-        "delete with cascade": 2.0,
+        "delete with cascade": 1.5,
         "upsert (half colliding)": 1.5,
-        "equality fetch (indexed)": 2.0,
+        "equality fetch (indexed)": 1.5,
         "sorted fetch, limit 20 (indexed)": 1.2,
     ]
 
@@ -35,7 +35,7 @@ struct RatioTargetTests {
             let want = b.strategy == IndexStrategy.declared.description ? Self.expected[b.name] : nil
             #expect(b.ratioTarget == want, "\(b.name) \(b.store) \(b.strategy)")
         }
-        #expect(benchmarks.contains { $0.ratioTarget == 2.0 && $0.name == "equality fetch (indexed)" })
+        #expect(benchmarks.contains { $0.ratioTarget == 1.5 && $0.name == "equality fetch (indexed)" })
         #expect(benchmarks.contains { $0.ratioTarget == 1.5 && $0.name == "batch insert" })
         #expect(benchmarks.contains { $0.ratioTarget == nil && $0.strategy == IndexStrategy.none.description })
     }

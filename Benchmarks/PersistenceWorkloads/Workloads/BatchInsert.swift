@@ -24,6 +24,6 @@ extension PersistenceWorkloads {
                     return rows
                 }
             },
-            plan: nil, ratioTarget: bulkWriteRatioTarget)
+            plan: nil, ratioTarget: coreRatioTarget)
     }
 }

@@ -34,6 +34,6 @@ extension PersistenceWorkloads {
                     return try db.count("SELECT count(*) FROM \(RawStore.items)") + groups.count * cascadeGroupSize
                 }
             },
-            plan: nil, ratioTarget: ratioTarget)
+            plan: nil, ratioTarget: coreRatioTarget)
     }
 }

@@ -40,6 +40,6 @@ extension PersistenceWorkloads {
             rawPlan: { db, rows in
                 try db.db.queryPlan(sql, [.integer(Int64(BenchData.values(row: rows / 2).code))])
             },
-            ratioTarget: indexed ? ratioTarget : nil)
+            ratioTarget: indexed ? coreRatioTarget : nil)
     }
 }

@@ -53,6 +53,6 @@ extension PersistenceWorkloads {
                     return try db.count("SELECT count(*) FROM \(RawStore.items)")
                 }
             },
-            plan: nil, ratioTarget: bulkWriteRatioTarget)
+            plan: nil, ratioTarget: coreRatioTarget)
     }
 }
