@@ -89,24 +89,32 @@ struct SetCascadeTests {
         return (files.map(\.path), labels, reported.ids)
     }
 
+    /// ``deleteFolderA(_:_:)`` in a new context, with the SQL the save ran.
+    private func recordedDeleteOfFolderA(_ container: ModelContainer) throws -> (
+        context: ModelContext, sql: [String], files: [String], labels: [String], deleted: Set<PersistentIdentifier>
+    ) {
+        let context = ModelContext(container)
+        let statements = Statements()
+        var result: (files: [String], labels: [String], deleted: Set<PersistentIdentifier>)?
+        try statements.record(container) { result = try deleteFolderA(context, container) }
+        let (files, labels, deleted) = try #require(result)
+        return (context, statements.sql, files, labels, deleted)
+    }
+
     @Test(
         "An unloaded cascade list is deleted in SQL: its rows go, each gets a delete with its tombstone, didSave names it (DEL-02, HIS-07)",
         arguments: StoreKind.allCases)
     func unloadedListInSQL(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "set-cascade")
         let container = try seeded(kind, dir, files: 70)
-        let context = ModelContext(container)
-        let statements = Statements()
-        var result: (files: [String], labels: [String], deleted: Set<PersistentIdentifier>)?
-        try statements.record(container) { result = try deleteFolderA(context, container) }
-        let (files, labels, deleted) = try #require(result)
+        let (context, sql, files, labels, deleted) = try recordedDeleteOfFolderA(container)
         // The files were deleted by their folder key, never read as models nor as rows (their
         // keys came from the delete itself).
-        #expect(statements.sql.contains { $0.hasPrefix("DELETE FROM \"ZSCFILE\" WHERE \"ZFOLDER\" IN (?") })
-        #expect(!statements.sql.contains { $0.hasPrefix("SELECT \"ZFOLDER\", \"Z_PK\"") })
-        #expect(!statements.sql.contains { $0.contains("t.\"ZFOLDER\" = ?") })  // the list's load
+        #expect(sql.contains { $0.hasPrefix("DELETE FROM \"ZSCFILE\" WHERE \"ZFOLDER\" IN (?") })
+        #expect(!sql.contains { $0.hasPrefix("SELECT \"ZFOLDER\", \"Z_PK\"") })
+        #expect(!sql.contains { $0.contains("t.\"ZFOLDER\" = ?") })  // the list's load
         // No file refers to the folder any more: its key column is not cleared afterwards.
-        #expect(!statements.sql.contains { $0.hasPrefix("UPDATE \"ZSCFILE\" SET \"ZFOLDER\" = NULL") })
+        #expect(!sql.contains { $0.hasPrefix("UPDATE \"ZSCFILE\" SET \"ZFOLDER\" = NULL") })
         #expect(files == (0..<70).map { "b/\($0)" })  // SortDescriptor(\.path): numbers by value (FET-06)
         #expect(labels == (0..<70).map { "a-\($0)" })  // in key order, after the folder's delete
         #expect(deleted.count == 71)
@@ -222,12 +230,8 @@ struct SetCascadeTests {
             "INSERT INTO ACHANGE (Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID) VALUES (?, 16001, 0, 1, 1, 1)",
             [.integer(Int64.max - 1)])
         raw.close()
-        let context = ModelContext(container)
-        let statements = Statements()
-        var result: (files: [String], labels: [String], deleted: Set<PersistentIdentifier>)?
-        try statements.record(container) { result = try deleteFolderA(context, container) }
-        let (files, labels, deleted) = try #require(result)
-        #expect(statements.sql.contains { $0.hasPrefix("DELETE FROM \"ZSCFILE\" WHERE \"ZFOLDER\" IN (?") })
+        let (context, sql, files, labels, deleted) = try recordedDeleteOfFolderA(container)
+        #expect(sql.contains { $0.hasPrefix("DELETE FROM \"ZSCFILE\" WHERE \"ZFOLDER\" IN (?") })
         #expect(files == (0..<5).map { "b/\($0)" })
         #expect(Set(labels) == Set((0..<5).map { "a-\($0)" }))
         #expect(deleted.filter { $0.entityName == "ScFile" }.count == 5)
