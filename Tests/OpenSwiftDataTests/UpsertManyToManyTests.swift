@@ -114,4 +114,26 @@ struct UpsertManyToManyTests {
         #expect(try Self.stored(container).members == [2])
         #expect(try Self.stored(container).clubsOfOne == [])
     }
+
+    @Test(
+        "UNQ-14: a stored link the upsert drops leaves the loaded lists of this context too",
+        arguments: StoreKind.allCases, [false, true])
+    func storedLinkDroppedInMemory(_ kind: StoreKind, _ ownerListLoaded: Bool) throws {
+        let dir = try ScratchDirectory(prefix: "upsert-m2m")
+        let (container, context, club, owner) = try Self.setUp(kind, dir)
+        club.members.append(owner)
+        try context.save()
+
+        let later = ModelContext(container)
+        let clubHere = try #require(try later.fetch(FetchDescriptor<UmClub>()).first)
+        #expect(clubHere.members.map(\.number).sorted() == [1, 2])
+        let ownerHere = try #require(
+            try later.fetch(FetchDescriptor<UmOwner>(predicate: #Predicate { $0.number == 1 })).first)
+        if ownerListLoaded { #expect(ownerHere.clubs.map(\.title) == ["c"]) }
+        later.insert(UmOwner(number: 1, name: "new"))
+        try later.save()
+        #expect(try Self.stored(container).members == [2])
+        #expect(clubHere.members.map(\.number) == [2], "ownerListLoaded \(ownerListLoaded)")
+        #expect(ownerHere.clubs.isEmpty)
+    }
 }

@@ -64,6 +64,38 @@ struct UpsertPlan {
     }
 }
 
+extension ModelContext {
+    /// After an upsert into a row that `existing` represents here: the models of this context
+    /// whose loaded many-to-many lists hold `existing` and that the new model's list (in
+    /// `replacement`) leaves out no longer hold it, as the store no longer pairs them (UNQ-14).
+    /// Needed where `existing`'s own list was never loaded: nothing else names those models.
+    private func dropReplacedManyToManyLinks(of existing: any PersistentModel, keeping replacement: BackingData) {
+        guard let layout = existing.persistentBackingData.layout, layout.hasToMany else { return }
+        for slot in layout.relationshipSlots where layout.slots[slot].isToMany {
+            guard let (inverseLayout, inverseSlot) = layout.inverse(of: slot),
+                inverseLayout.slots[inverseSlot].isToMany
+            else { continue }
+            let kept = Set(
+                RelationshipGraph.models(in: slot < replacement.values.count ? replacement.values[slot] : nil)
+                    .map { ObjectIdentifier($0) })
+            func drop(from holder: any PersistentModel) {
+                let d = holder.persistentBackingData
+                guard !kept.contains(ObjectIdentifier(holder)), let holderLayout = d.layout,
+                    holderLayout.isKind(of: inverseLayout), inverseSlot < d.values.count,
+                    let list = d.values[inverseSlot]
+                else { return }
+                let members = RelationshipGraph.models(in: list)
+                guard members.contains(where: { $0 === existing }) else { return }
+                let left = members.filter { $0 !== existing }
+                d.setSlot(
+                    inverseSlot, RelationshipGraph.makeArray(inverseLayout.slots[inverseSlot], left), of: holder,
+                    recordChange: false)
+            }
+            registered.forEach(drop(from:))
+        }
+    }
+}
+
 /// A value looked up per model layout (its table, history info, uniqueness groups), remembered
 /// from the previous model: a save's loops visit many models of one entity in a row, and each
 /// lookup would hash the layout's type.
@@ -88,6 +120,7 @@ extension ModelContext {
     func adoptStorage(of existing: any PersistentModel, into model: any PersistentModel) {
         let from = model.persistentBackingData
         let to = existing.persistentBackingData
+        dropReplacedManyToManyLinks(of: existing, keeping: from)
         for slot in 0..<min(from.values.count, to.values.count) {
             to.setSlot(slot, from.values[slot], of: existing, recordChange: false)
         }
