@@ -54,7 +54,6 @@ extension ModelContext {
         finishDeletes(outcome, &saved)
         finishUpdates(&saved)
         finishInserts(outcome, &saved)
-        dropLinks(outcome.droppedLinks)
         inserted.removeAll()
         changed.removeAll()
         changedOrder.removeAll()
@@ -137,6 +136,7 @@ extension ModelContext {
         // once, not looked up through each model's layout (two retains and releases a model).
         let onlyStore = stack.stores.count == 1 ? store.identity : nil
         saved.inserted.reserveCapacity(inserted.count)
+        var replaced: [any PersistentModel] = []
         for m in inserted {
             let d = m.persistentBackingData
             // A new row is at version 1; an adopted one at the version its update made.
@@ -152,6 +152,7 @@ extension ModelContext {
             let adopts = adoption != nil
             if adopts, let existing = registered[rowKey(d)], existing !== m {
                 adoptStorage(of: existing, into: m)
+                replaced.append(existing)
                 saved.updated.append(d.persistentModelID(of: m))
             } else {
                 registered[rowKey(d)] = m
@@ -168,36 +169,7 @@ extension ModelContext {
             m.persistentBackingData.pendingPK = 0
             m.persistentBackingData = target.persistentBackingData
         }
-    }
-
-    /// A changed model's link, in its to-many relationship `slot`, to a stored row that a new
-    /// model took over in the same save.
-    struct DroppedLink {
-        /// The changed model.
-        let owner: any PersistentModel
-        /// Its to-many relationship's slot.
-        let slot: Int
-        /// The model that represented the taken-over row when the link was made.
-        let member: any PersistentModel
-    }
-
-    /// After the commit: each dropped link leaves its owner's list unless the row's new list
-    /// (the new model's, which `member` now shares) names the owner, as the store has it.
-    private func dropLinks(_ links: [DroppedLink]) {
-        for link in links {
-            let d = link.owner.persistentBackingData
-            guard let layout = d.layout, link.slot < d.values.count else { continue }
-            let slot = layout.slots[link.slot]
-            if let (_, inverseSlot) = layout.inverse(of: link.slot) {
-                let md = link.member.persistentBackingData
-                let names =
-                    inverseSlot < md.values.count
-                    && RelationshipGraph.models(in: md.values[inverseSlot]).contains { $0 === link.owner }
-                if names { continue }
-            }
-            let kept = RelationshipGraph.models(in: d.values[link.slot]).filter { $0 !== link.member }
-            d.setSlot(link.slot, RelationshipGraph.makeArray(slot, kept), of: link.owner, recordChange: false)
-        }
+        dropReplacedManyToManyLinks(replaced)
     }
 
     /// The pending changes of each store (a container has one per configuration), in the
@@ -272,7 +244,6 @@ extension ModelContext {
                 outcome.plan.collapsed.merge(result.plan.collapsed) { a, _ in a }
                 outcome.versions.merge(result.versions) { a, _ in a }
                 outcome.stale += result.stale
-                outcome.droppedLinks += result.droppedLinks
                 outcome.cascaded += result.cascaded
             }
         }
@@ -285,8 +256,6 @@ extension ModelContext {
         var plan: UpsertPlan
         var versions: [ObjectIdentifier: Int64] = [:]
         var stale: [any PersistentModel] = []
-        /// Links of changed models to rows an upsert took over, which the save did not write.
-        var droppedLinks: [DroppedLink] = []
         /// The rows deleted by ``setCascades``.
         var cascaded: [SetCascade.Deleted] = []
         /// Set only with ``InjectedFault/historySeparateTransaction``: the inserted key ranges of a

@@ -65,34 +65,37 @@ struct UpsertPlan {
 }
 
 extension ModelContext {
-    /// After an upsert into a row that `existing` represents here: the models of this context
-    /// whose loaded many-to-many lists hold `existing` and that the new model's list (in
-    /// `replacement`) leaves out no longer hold it, as the store no longer pairs them (UNQ-14).
-    /// Needed where `existing`'s own list was never loaded: nothing else names those models.
-    private func dropReplacedManyToManyLinks(of existing: any PersistentModel, keeping replacement: BackingData) {
-        guard let layout = existing.persistentBackingData.layout, layout.hasToMany else { return }
-        for slot in layout.relationshipSlots where layout.slots[slot].isToMany {
-            guard let (inverseLayout, inverseSlot) = layout.inverse(of: slot),
-                inverseLayout.slots[inverseSlot].isToMany
-            else { continue }
-            let kept = Set(
-                RelationshipGraph.models(in: slot < replacement.values.count ? replacement.values[slot] : nil)
-                    .map { ObjectIdentifier($0) })
-            func drop(from holder: any PersistentModel) {
-                let d = holder.persistentBackingData
-                guard !kept.contains(ObjectIdentifier(holder)), let holderLayout = d.layout,
-                    holderLayout.isKind(of: inverseLayout), inverseSlot < d.values.count,
-                    let list = d.values[inverseSlot]
-                else { return }
+    /// After the upserts into rows that objects of this context represented (`replaced`, which
+    /// now show their new models' values, ``adoptStorage(of:into:)``): a loaded many-to-many
+    /// list of any model here no longer holds such an object unless the object's new list names
+    /// that model, as the store no longer pairs them (UNQ-14). One pass over the registered
+    /// models per save, and none when no replaced object's class has a to-many relationship.
+    /// Needed where the object's own list was never loaded: nothing else names those models.
+    func dropReplacedManyToManyLinks(_ replaced: [any PersistentModel]) {
+        let ids = Set(
+            replaced.lazy.filter { $0.persistentBackingData.layout?.hasToMany == true }.map { ObjectIdentifier($0) })
+        guard !ids.isEmpty else { return }
+        func drop(from holder: any PersistentModel) {
+            let d = holder.persistentBackingData
+            guard let layout = d.layout, layout.hasToMany else { return }
+            for slot in layout.relationshipSlots where layout.slots[slot].isToMany && slot < d.values.count {
+                guard let list = d.values[slot], let (inverseLayout, inverseSlot) = layout.inverse(of: slot),
+                    inverseLayout.slots[inverseSlot].isToMany
+                else { continue }
                 let members = RelationshipGraph.models(in: list)
-                guard members.contains(where: { $0 === existing }) else { return }
-                let left = members.filter { $0 !== existing }
-                d.setSlot(
-                    inverseSlot, RelationshipGraph.makeArray(inverseLayout.slots[inverseSlot], left), of: holder,
-                    recordChange: false)
+                let left = members.filter { member in
+                    guard ids.contains(ObjectIdentifier(member)) else { return true }
+                    let md = member.persistentBackingData
+                    return inverseSlot < md.values.count
+                        && RelationshipGraph.models(in: md.values[inverseSlot]).contains { $0 === holder }
+                }
+                if left.count < members.count {
+                    d.setSlot(
+                        slot, RelationshipGraph.makeArray(layout.slots[slot], left), of: holder, recordChange: false)
+                }
             }
-            registered.forEach(drop(from:))
         }
+        registered.forEach(drop(from:))
     }
 }
 
@@ -120,7 +123,6 @@ extension ModelContext {
     func adoptStorage(of existing: any PersistentModel, into model: any PersistentModel) {
         let from = model.persistentBackingData
         let to = existing.persistentBackingData
-        dropReplacedManyToManyLinks(of: existing, keeping: from)
         for slot in 0..<min(from.values.count, to.values.count) {
             to.setSlot(slot, from.values[slot], of: existing, recordChange: false)
         }

@@ -10,34 +10,29 @@ extension SaveTransaction {
     ///
     /// The join-table pairs of a stored row an upsert takes over (`upserted`) are the new
     /// model's list alone (UNQ-14: the list is replaced whole): another model's link to such a
-    /// row is not written, and is returned so that the context drops it from that model's list
-    /// after the commit unless the new model's list names that model.
-    func writePairs(
-        _ w: StoreWriter, newWithToMany: Bool, upserted: Set<ModelContext.RowKey>
-    ) throws -> [ModelContext.DroppedLink] {
-        var dropped: [ModelContext.DroppedLink] = []
+    /// row is not written (after the commit the context drops it from that model's list unless
+    /// the new model's list names that model, ``ModelContext/dropReplacedManyToManyLinks(_:)``).
+    func writePairs(_ w: StoreWriter, newWithToMany: Bool, upserted: Set<ModelContext.RowKey>) throws {
         // (Tested once, not as the loop's `where`: that would still visit every new model.)
         if newWithToMany {
             for m in inserted {
                 let d = m.persistentBackingData
                 if UpsertPlan.isCollapsed(d) { continue }
-                try writePairs(w, of: m, d, upserted: upserted, dropped: &dropped)
+                try writePairs(w, of: m, d, upserted: upserted)
             }
         }
         for id in changedOrder {
             if let m = changed[id] {
-                try writePairs(w, of: m, m.persistentBackingData, upserted: upserted, dropped: &dropped)
+                try writePairs(w, of: m, m.persistentBackingData, upserted: upserted)
             }
         }
-        return dropped
     }
 
     /// Writes the pairs of model `m` (storage `d`): every to-many relationship stored in a join
     /// table or in keys the destination rows hold for a one-way owner. Join-table links to the
-    /// rows of `upserted` are left to the models that take those rows over and go to `dropped`.
+    /// rows of `upserted` are left to the models that take those rows over.
     private func writePairs(
-        _ w: StoreWriter, of m: any PersistentModel, _ d: BackingData, upserted: Set<ModelContext.RowKey>,
-        dropped: inout [ModelContext.DroppedLink]
+        _ w: StoreWriter, of m: any PersistentModel, _ d: BackingData, upserted: Set<ModelContext.RowKey>
     ) throws {
         // A model deleted in this save (a cascade may reach a changed one) had its pairs
         // removed with its row; writing its list again would leave dangling pairs.
@@ -62,11 +57,7 @@ extension SaveTransaction {
             if case .joinTable? = storage, !upserted.isEmpty {
                 // The upsert removed the taken-over rows' pairs; their new models write theirs.
                 before.removeAll { context.isTakenOver($0.persistentBackingData, upserted) }
-                now.removeAll { member in
-                    guard context.isTakenOver(member.persistentBackingData, upserted) else { return false }
-                    dropped.append(ModelContext.DroppedLink(owner: m, slot: slot, member: member))
-                    return true
-                }
+                now.removeAll { context.isTakenOver($0.persistentBackingData, upserted) }
             }
             try writeDifference(w, storage, own: own, before: before, now: now)
         }

@@ -66,7 +66,7 @@ struct SaveTransaction {
         if !conflicts.isEmpty { throw context.mergeConflictError(conflicts) }
         // Links to taken-over rows are left out of every list but their new models' own.
         let takenOver = upserted.isEmpty && newWithToMany ? plan.adoptedKeys(if: true) : upserted
-        outcome.droppedLinks = try writePairs(w, newWithToMany: newWithToMany, upserted: takenOver)
+        try writePairs(w, newWithToMany: newWithToMany, upserted: takenOver)
         // A save whose history went with its deletes (`history`) records nothing more.
         if history == nil && FaultInjection.isActive(.historySeparateTransaction) && stack.stores.count == 1 {
             outcome.historyAfterCommit = insertedRanges
@@ -126,18 +126,15 @@ struct SaveTransaction {
     /// Clears the keys and join-table pairs that referred to the `removed` rows; not the key
     /// columns the save's cascades in SQL (``ModelContext/setCascades``) emptied for all of them.
     private func detachReferences(_ w: StoreWriter, to removed: RemovedRows) throws {
-        // Per key column a cascade in SQL emptied: its table's name and the parents' keys.
-        var emptied: [StoreWriter.KeyColumn: (table: String, parents: Set<Int64>)] = [:]
+        // Per key column a cascade in SQL emptied: the parents' keys.
+        var emptied: [StoreWriter.KeyColumn: Set<Int64>] = [:]
         for cascade in context.setCascades where cascade.table.mapping === w.mapping {
             let column = StoreWriter.KeyColumn(table: ObjectIdentifier(cascade.table), column: cascade.column)
-            emptied[column, default: (cascade.table.name, [])].parents.insert(cascade.parentKey)
+            emptied[column, default: []].insert(cascade.parentKey)
         }
         for key in removed.order {
             guard let (table, keys, _) = removed.byTable[key] else { continue }
-            var skipped: Set<String> = []
-            for (column, found) in emptied where keys.allSatisfy(found.parents.contains) {
-                skipped.insert(StoreMapping.clearKeysSQL(table: found.table, column: column.column))
-            }
+            let skipped = Set(emptied.filter { keys.allSatisfy($0.value.contains) }.keys)
             try w.detachReferences(to: table, keys: keys, except: skipped)
         }
     }

@@ -457,17 +457,25 @@ final class StoreMapping: @unchecked Sendable {
         ownerKeySlots.contains(key(layout.slots[slot]))
     }
 
-    private var detachCache: [ObjectIdentifier: [String]] = [:]
+    private var detachCache: [ObjectIdentifier: [Detach]] = [:]
 
-    /// The statements that clear every stored reference to one row of `table` (its key bound
-    /// as the only parameter), built once: a save runs them for every deleted row.
+    /// One statement of ``detachStatements(to:)``.
+    struct Detach {
+        /// The statement, with ``StoreWriter/keyBatchSize`` parameters
+        /// (``StoreWriter/runForKeys(_:_:)``).
+        let sql: String
+        /// The key column it sets to NULL; `nil` for a join table's `DELETE`.
+        let clears: StoreWriter.KeyColumn?
+    }
+
+    /// The statements that clear every stored reference to the rows of `table` whose keys are
+    /// bound, built once: a save runs them for its deleted rows.
     ///
     /// ```sql
     /// UPDATE "ZWORD" SET "ZCATEGORY" = NULL WHERE "ZCATEGORY" IN (?, …)
     /// DELETE FROM "Z_1TAGS" WHERE "Z_1PRODUCTS" IN (?, …)
     /// ```
-    /// Each has ``StoreWriter/keyBatchSize`` parameters (``StoreWriter/runForKeys(_:_:)``).
-    func detachStatements(to table: Table) -> [String] {
+    func detachStatements(to table: Table) -> [Detach] {
         detachCache[ObjectIdentifier(table)] ?? []
     }
 
@@ -506,21 +514,19 @@ final class StoreMapping: @unchecked Sendable {
                 }
             }
             detachCache[ObjectIdentifier(table)] =
-                inbound.map { other, column in StoreMapping.clearKeysSQL(table: other.name, column: column) }
+                inbound.map { other, column in
+                    Detach(
+                        sql:
+                            "UPDATE \(quoteIdentifier(other.name)) SET \(quoteIdentifier(column)) = NULL WHERE \(quoteIdentifier(column)) IN \(StoreWriter.keyList)",
+                        clears: StoreWriter.KeyColumn(table: ObjectIdentifier(other), column: column))
+                }
                 + joins.map { name, column in
-                    "DELETE FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(column)) IN \(StoreWriter.keyList)"
+                    Detach(
+                        sql:
+                            "DELETE FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(column)) IN \(StoreWriter.keyList)",
+                        clears: nil)
                 }
         }
-    }
-
-    /// The statement of ``detachStatements(to:)`` that clears key column `column` of `table`
-    /// where it holds one of ``StoreWriter/keyBatchSize`` keys.
-    ///
-    /// ```sql
-    /// UPDATE "ZWORD" SET "ZCATEGORY" = NULL WHERE "ZCATEGORY" IN (?, …)
-    /// ```
-    static func clearKeysSQL(table: String, column: String) -> String {
-        "UPDATE \(quoteIdentifier(table)) SET \(quoteIdentifier(column)) = NULL WHERE \(quoteIdentifier(column)) IN \(StoreWriter.keyList)"
     }
 
     /// `CREATE INDEX IF NOT EXISTS "<table>_<kind>_<c1>_<c2>" ON "<table>" ("c1", "c2")`.

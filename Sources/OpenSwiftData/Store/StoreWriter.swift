@@ -39,11 +39,17 @@ struct StoreWriter {
     ) throws {
         defer { stmt.reset() }
         for start in stride(from: 0, to: values.count, by: size) {
-            let end = min(start + size, values.count)
-            for i in 0..<size { try bind(values[min(start + i, end - 1)], Int32(i + 1)) }
+            try StoreWriter.bindBatch(values[start..<min(start + size, values.count)], size: size, bind)
             try run()
             stmt.reset()
         }
+    }
+
+    /// Binds `batch` (not empty, at most `size` values) to parameters 1…`size` through `bind`;
+    /// the placeholders after it repeat its last value, so a statement keeps one shape (an `IN`
+    /// list reads each row once).
+    static func bindBatch<T>(_ batch: ArraySlice<T>, size: Int, _ bind: (T, Int32) throws -> Void) throws {
+        for i in 0..<size { try bind(batch[min(batch.startIndex + i, batch.endIndex - 1)], Int32(i + 1)) }
     }
 
     /// Deletes rows of `table` by key, in batches.
@@ -97,10 +103,13 @@ struct StoreWriter {
     /// UPDATE "ZWORD" SET "ZCATEGORY" = NULL WHERE "ZCATEGORY" IN (?, …)
     /// DELETE FROM "Z_1TAGS" WHERE "Z_1PRODUCTS" IN (?, …)
     /// ```
-    /// The statements in `emptied` are left out: their key column holds none of `keys` (the
-    /// save's cascades in SQL deleted every row that did).
-    func detachReferences(to table: StoreMapping.Table, keys: [Int64], except emptied: Set<String> = []) throws {
-        for sql in mapping.detachStatements(to: table) where !emptied.contains(sql) { try runForKeys(sql, keys) }
+    /// The key columns in `emptied` are left alone: they hold none of `keys` (the save's
+    /// cascades in SQL deleted every row that did).
+    func detachReferences(to table: StoreMapping.Table, keys: [Int64], except emptied: Set<KeyColumn> = []) throws {
+        for detach in mapping.detachStatements(to: table) {
+            if let column = detach.clears, emptied.contains(column) { continue }
+            try runForKeys(detach.sql, keys)
+        }
     }
 
     /// Clears the stored to-many relationships of row `pk` before an upsert writes the new
@@ -122,7 +131,8 @@ struct StoreWriter {
         }
     }
 
-    /// A key column of a table (``detachStoredToMany(of:pk:cleared:)``).
+    /// A key column of a table (``detachStoredToMany(of:pk:cleared:)``, the detach statements
+    /// that clear one).
     struct KeyColumn: Hashable {
         let table: ObjectIdentifier
         let column: String
@@ -528,9 +538,9 @@ struct KeyColumnDelete {
     /// per-statement work (cursors opened on the table and each of its indexes, the program
     /// halted and reset) is paid once per batch, not per parent.
     func run(_ parents: [Int64], _ row: (Int64, Int64, [SQLValue]) throws -> Void) throws {
-        guard let last = parents.last else { return }
+        guard !parents.isEmpty else { return }
         defer { select.reset() }
-        try bind(parents, last: last, in: select)
+        try bind(parents, in: select)
         var found = false
         while try select.step() {
             found = true
@@ -539,7 +549,7 @@ struct KeyColumnDelete {
         }
         guard found else { return }
         defer { delete.reset() }
-        try bind(parents, last: last, in: delete)
+        try bind(parents, in: delete)
         try delete.execute()
     }
 
@@ -547,23 +557,14 @@ struct KeyColumnDelete {
     /// ``StoreWriter/keyBatchSize``) without reading them first; returns their keys, in the
     /// order SQLite deleted them (``SQLiteConnection/deletedKeys(in:during:)``).
     func delete(_ parents: [Int64], of table: String) throws -> [Int64] {
-        guard let last = parents.last else { return [] }
+        guard !parents.isEmpty else { return [] }
         defer { delete.reset() }
-        try bind(parents, last: last, in: delete)
+        try bind(parents, in: delete)
         return try delete.connection.deletedKeys(in: table) { try delete.execute() }
     }
 
-    /// Binds `parents` to the ``StoreWriter/keyBatchSize`` placeholders of `stmt`; unused ones
-    /// repeat `last` (one statement shape; `IN` reads each row once).
-    private func bind(_ parents: [Int64], last: Int64, in stmt: SQLiteStatement) throws {
-        var parameter: Int32 = 1
-        for key in parents {
-            try stmt.bind(key, at: parameter)
-            parameter += 1
-        }
-        while parameter <= Int32(StoreWriter.keyBatchSize) {
-            try stmt.bind(last, at: parameter)
-            parameter += 1
-        }
+    /// Binds `parents` to the ``StoreWriter/keyBatchSize`` placeholders of `stmt`.
+    private func bind(_ parents: [Int64], in stmt: SQLiteStatement) throws {
+        try StoreWriter.bindBatch(parents[...], size: StoreWriter.keyBatchSize) { try stmt.bind($0, at: $1) }
     }
 }
