@@ -136,4 +136,27 @@ struct UpsertManyToManyTests {
         #expect(clubHere.members.map(\.number) == [2], "ownerListLoaded \(ownerListLoaded)")
         #expect(ownerHere.clubs.isEmpty)
     }
+
+    @Test(
+        "UNQ-30, UNQ-14: a club linked to a new owner that collapses into a later one stays paired with the row the later one upserts",
+        arguments: StoreKind.allCases, [false, true])
+    func collapsedOwnersClubKept(_ kind: StoreKind, _ clubListLoaded: Bool) throws {
+        let dir = try ScratchDirectory(prefix: "upsert-m2m")
+        let (container, _, _, _) = try Self.setUp(kind, dir)
+        let context = ModelContext(container)
+        let club = try #require(try context.fetch(FetchDescriptor<UmClub>()).first)
+        if clubListLoaded { #expect(club.members.map(\.number) == [2]) }
+        let first = UmOwner(number: 1, name: "first")
+        context.insert(first)
+        first.clubs = [club]
+        let second = UmOwner(number: 1, name: "second")
+        context.insert(second)
+        try context.save()
+
+        let after = try Self.stored(container)
+        #expect(after.members == [1, 2], "clubListLoaded \(clubListLoaded)")
+        #expect(after.clubsOfOne == ["c"] && after.name == "second")
+        #expect(first.clubs.map(\.title) == ["c"] && second.clubs.map(\.title) == ["c"])
+        #expect(club.members.map(\.number).sorted() == [1, 2])
+    }
 }

@@ -136,7 +136,8 @@ extension ModelContext {
         // once, not looked up through each model's layout (two retains and releases a model).
         let onlyStore = stack.stores.count == 1 ? store.identity : nil
         saved.inserted.reserveCapacity(inserted.count)
-        var replaced: [any PersistentModel] = []
+        // The rows taken over whose lists may have let go of members (UNQ-14).
+        var adopters: [RowKey: any PersistentModel] = [:]
         for m in inserted {
             let d = m.persistentBackingData
             // A new row is at version 1; an adopted one at the version its update made.
@@ -152,9 +153,10 @@ extension ModelContext {
             let adopts = adoption != nil
             if adopts, let existing = registered[rowKey(d)], existing !== m {
                 adoptStorage(of: existing, into: m)
-                replaced.append(existing)
+                if d.layout?.hasToMany == true { adopters[rowKey(d)] = existing }
                 saved.updated.append(d.persistentModelID(of: m))
             } else {
+                if adopts, d.layout?.hasToMany == true { adopters[rowKey(d)] = m }
                 registered[rowKey(d)] = m
                 if adopts {
                     saved.updated.append(d.persistentModelID(of: m))
@@ -166,10 +168,11 @@ extension ModelContext {
         for (earlier, later) in outcome.plan.collapsed {
             guard let m = inserted.first(where: { ObjectIdentifier($0) == earlier }) else { continue }
             let target = registered[rowKey(later.persistentBackingData)] ?? later
+            keepMembers(of: m.persistentBackingData, in: target)
             m.persistentBackingData.pendingPK = 0
             m.persistentBackingData = target.persistentBackingData
         }
-        dropReplacedManyToManyLinks(replaced)
+        dropLinksToReplacedRows(adopters)
     }
 
     /// The pending changes of each store (a container has one per configuration), in the
@@ -413,25 +416,19 @@ extension ModelContext {
 
 /// How a save's upserts of one entity update the rows they adopt: the columns written, the
 /// statement writing all of them, and the statements that leave out indexed columns whose
-/// stored value is unchanged (``RowCodec/unchangedIndexedColumns(_:of:_:_:except:destinations:)``), made on
+/// stored value is unchanged (``RowCodec/unchangedIndexedColumns(_:of:_:_:destinations:)``), made on
 /// first use.
 final class AdoptionShape {
     let reads: [StoreMapping.Table.ColumnRead]
     /// `nil` when the entity has no column at all.
     let update: RowStatement?
-    /// The reads never left out (bit `i` for `reads[i]`): key columns this save set to `NULL`
-    /// in some rows after the lookup read them.
-    let alwaysWritten: UInt64
     private var leavingOut: [UInt64: (reads: [StoreMapping.Table.ColumnRead], update: RowStatement)] = [:]
     /// The last statement asked for, which the next row of a save most often wants too.
     private var last: (unchanged: UInt64, reads: [StoreMapping.Table.ColumnRead], update: RowStatement)?
 
-    init(
-        reads: [StoreMapping.Table.ColumnRead], update: RowStatement?, alwaysWritten: UInt64
-    ) {
+    init(reads: [StoreMapping.Table.ColumnRead], update: RowStatement?) {
         self.reads = reads
         self.update = update
-        self.alwaysWritten = alwaysWritten
     }
 
     /// The columns to write and the statement when the reads in bit set `unchanged` are left

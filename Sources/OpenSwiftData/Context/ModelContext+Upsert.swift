@@ -65,37 +65,69 @@ struct UpsertPlan {
 }
 
 extension ModelContext {
-    /// After the upserts into rows that objects of this context represented (`replaced`, which
-    /// now show their new models' values, ``adoptStorage(of:into:)``): a loaded many-to-many
-    /// list of any model here no longer holds such an object unless the object's new list names
-    /// that model, as the store no longer pairs them (UNQ-14). One pass over the registered
-    /// models per save, and none when no replaced object's class has a to-many relationship.
-    /// Needed where the object's own list was never loaded: nothing else names those models.
-    func dropReplacedManyToManyLinks(_ replaced: [any PersistentModel]) {
-        let ids = Set(
-            replaced.lazy.filter { $0.persistentBackingData.layout?.hasToMany == true }.map { ObjectIdentifier($0) })
-        guard !ids.isEmpty else { return }
+    /// After a save's upserts into rows of classes with a to-many relationship (`adopters`: the
+    /// model registered for each such row, showing its new model's values): no model here
+    /// holds one of those rows through a relationship whose inverse is a to-many unless the
+    /// row's new list names that model, as the store no longer links them (UNQ-14,
+    /// ``SaveTransaction/detachReplacedMembers(_:_:)``). A to-one pointing at the row, by model
+    /// or by key not resolved yet, becomes `nil`; a list lets go of the row. One pass over the
+    /// registered models per such save.
+    func dropLinksToReplacedRows(_ adopters: [RowKey: any PersistentModel]) {
+        guard !adopters.isEmpty else { return }
+        /// Whether `row` is taken over and its new list at `slot` leaves `holder` out.
+        func leaves(_ row: RowKey, _ slot: Int, _ holder: any PersistentModel) -> Bool {
+            guard let adopter = adopters[row] else { return false }
+            let values = adopter.persistentBackingData.values
+            return slot >= values.count || !RelationshipGraph.models(in: values[slot]).contains { $0 === holder }
+        }
         func drop(from holder: any PersistentModel) {
             let d = holder.persistentBackingData
-            guard let layout = d.layout, layout.hasToMany else { return }
-            for slot in layout.relationshipSlots where layout.slots[slot].isToMany && slot < d.values.count {
-                guard let list = d.values[slot], let (inverseLayout, inverseSlot) = layout.inverse(of: slot),
-                    inverseLayout.slots[inverseSlot].isToMany
-                else { continue }
-                let members = RelationshipGraph.models(in: list)
-                let left = members.filter { member in
-                    guard ids.contains(ObjectIdentifier(member)) else { return true }
-                    let md = member.persistentBackingData
-                    return inverseSlot < md.values.count
-                        && RelationshipGraph.models(in: md.values[inverseSlot]).contains { $0 === holder }
+            guard let layout = d.layout else { return }
+            for slot in layout.relationshipSlots where slot < d.values.count && d.values[slot] != nil {
+                guard let (target, inverse) = layout.inverse(of: slot), target.slots[inverse].isToMany else { continue }
+                if layout.slots[slot].isToMany {
+                    let members = RelationshipGraph.models(in: d.values[slot])
+                    let left = members.filter { !leaves(rowKey($0.persistentBackingData), inverse, holder) }
+                    if left.count < members.count {
+                        d.setSlot(
+                            slot, RelationshipGraph.makeArray(layout.slots[slot], left), of: holder, recordChange: false
+                        )
+                    }
+                    continue
                 }
-                if left.count < members.count {
-                    d.setSlot(
-                        slot, RelationshipGraph.makeArray(layout.slots[slot], left), of: holder, recordChange: false)
+                let row: RowKey
+                switch d.toOne(slot) {
+                case .model(let member):
+                    guard member.persistentBackingData.layout != nil else { continue }
+                    row = rowKey(member.persistentBackingData)
+                case .foreignKey(let pk): row = RowKey(table: ObjectIdentifier(target.root), pk: pk)
+                case .empty: continue
                 }
+                if leaves(row, inverse, holder) { d.setSlot(slot, nil, of: holder, recordChange: false) }
             }
         }
         registered.forEach(drop(from:))
+    }
+}
+
+extension ModelContext {
+    /// Before a new model that collapsed into a later one (storage `collapsed`) takes `target`'s
+    /// storage: `target`'s to-many lists gain the members of the collapsed model's, as the save
+    /// wrote their links to the row (UNQ-30); its other values are the later model's.
+    func keepMembers(of collapsed: BackingData, in target: any PersistentModel) {
+        let d = target.persistentBackingData
+        guard let layout = collapsed.layout, layout.hasToMany, d !== collapsed else { return }
+        for slot in layout.relationshipSlots where layout.slots[slot].isToMany && slot < collapsed.values.count {
+            let added = RelationshipGraph.models(in: collapsed.values[slot]).filter { !$0.isDeleted }
+            guard !added.isEmpty, slot < d.values.count else { continue }
+            var members = RelationshipGraph.models(in: d.values[slot])
+            let before = members.count
+            for m in added where !members.contains(where: { $0 === m }) { members.append(m) }
+            if members.count > before {
+                d.setSlot(
+                    slot, RelationshipGraph.makeArray(layout.slots[slot], members), of: target, recordChange: false)
+            }
+        }
     }
 }
 

@@ -11,15 +11,13 @@ extension SaveTransaction {
     /// The join-table pairs of a stored row an upsert takes over (`upserted`) are the new
     /// model's list alone (UNQ-14: the list is replaced whole): another model's link to such a
     /// row is not written (after the commit the context drops it from that model's list unless
-    /// the new model's list names that model, ``ModelContext/dropReplacedManyToManyLinks(_:)``).
+    /// the new model's list names that model, ``ModelContext/dropLinksToReplacedRows(_:)``).
     func writePairs(_ w: StoreWriter, newWithToMany: Bool, upserted: Set<ModelContext.RowKey>) throws {
         // (Tested once, not as the loop's `where`: that would still visit every new model.)
         if newWithToMany {
-            for m in inserted {
-                let d = m.persistentBackingData
-                if UpsertPlan.isCollapsed(d) { continue }
-                try writePairs(w, of: m, d, upserted: upserted)
-            }
+            // A model that collapsed into a later one has that model's key: its pairs are the row's
+            // too (UNQ-30).
+            for m in inserted { try writePairs(w, of: m, m.persistentBackingData, upserted: upserted) }
         }
         for id in changedOrder {
             if let m = changed[id] {

@@ -4,26 +4,14 @@ extension SaveTransaction {
     // MARK: Adoptions
 
     /// Rewrites the stored rows that new models take over (upserts); returns whether such a
-    /// model's class has a to-many relationship (then it has pairs to write). `versions` gets
-    /// each adopting model's new row version.
-    ///
-    /// A row an upsert takes over lets go of its stored to-many members first (UNQ-14: the new
-    /// model's list replaces the stored one), all of them before any row is rewritten: a member
-    /// that is itself upserted in this save then keeps the owner its new model names, whichever
-    /// of the two was inserted first. (A save that takes over no row, a batch insert, passes
-    /// over none of this.)
+    /// model's class has a to-many relationship (then its members and pairs are written after
+    /// the rows, ``detachReplacedMembers(_:_:)``). `versions` gets each adopting model's new row
+    /// version. (A save that takes over no row, a batch insert, passes over none of this.)
     func adoptStoredRows(
         _ w: StoreWriter, _ plan: UpsertPlan, versions: inout [ObjectIdentifier: Int64]
     ) throws -> Bool {
         guard !plan.adoptedRows.isEmpty else { return false }
-        var cleared: Set<StoreWriter.KeyColumn> = []
         var newWithToMany = false
-        for m in inserted {
-            let d = m.persistentBackingData
-            guard let adoption = UpsertPlan.adoption(of: d), let layout = d.layout, layout.hasToMany else { continue }
-            newWithToMany = true
-            try w.detachStoredToMany(of: layout, pk: adoption.pk, cleared: &cleared)
-        }
         // Rows that collide with stored ones replace those rows' values: one prepared statement
         // per entity and set of indexed columns left out, built once and reused for every row.
         var shapes: [ObjectIdentifier: AdoptionShape] = [:]
@@ -33,6 +21,7 @@ extension SaveTransaction {
         for m in inserted {
             let d = m.persistentBackingData
             guard let adoption = UpsertPlan.adoption(of: d), let layout = d.layout else { continue }
+            if layout.hasToMany { newWithToMany = true }
             let table: StoreMapping.Table
             let shape: AdoptionShape
             if let last, last.layout === layout {
@@ -43,7 +32,7 @@ extension SaveTransaction {
                 if let known = shapes[ObjectIdentifier(layout)] {
                     shape = known
                 } else {
-                    shape = try adoptionShape(w, table, layout, cleared: cleared)
+                    shape = try adoptionShape(w, table, layout)
                     shapes[ObjectIdentifier(layout)] = shape
                 }
                 last = (layout, table, shape)
@@ -52,7 +41,7 @@ extension SaveTransaction {
             // Indexed columns whose stored value is already the new one are left out.
             let unchanged = try RowCodec.unchangedIndexedColumns(
                 shape.reads, of: m, d, adoption.storedRow < 0 ? nil : plan.storedRows[Int(adoption.storedRow)],
-                except: shape.alwaysWritten, destinations: stack)
+                destinations: stack)
             let (reads, leavingOut) = try shape.statement(leavingOut: unchanged, w, table)
             let statement = leavingOut ?? update
             let bound = try RowCodec.bind(statement, d, reads, model: m, destinations: stack)
@@ -67,24 +56,41 @@ extension SaveTransaction {
     /// makes a new version of it, also when the unique columns it matched on are its only ones
     /// (then the update sets only `Z_OPT`).
     private func adoptionShape(
-        _ w: StoreWriter, _ table: StoreMapping.Table, _ layout: ModelLayout, cleared: Set<StoreWriter.KeyColumn>
+        _ w: StoreWriter, _ table: StoreMapping.Table, _ layout: ModelLayout
     ) throws -> AdoptionShape {
         let reads = table.adoptionColumns(layout)
-        // A key column the detaching set to NULL in some rows no longer holds what the lookup
-        // read: it is always written.
-        var alwaysWritten: UInt64 = 0
-        for (index, read) in reads.enumerated().prefix(64)
-        where read.role == .foreignKey
-            && cleared.contains(
-                StoreWriter.KeyColumn(table: ObjectIdentifier(table), column: table.columns[Int(read.column) - 2]))
-        {
-            alwaysWritten |= 1 << UInt64(index)
-        }
         return AdoptionShape(
             reads: reads,
             update: table.plan(layout).isEmpty
-                ? nil : try w.updateStatement(table, reads: reads, checkingVersion: false),
-            alwaysWritten: alwaysWritten)
+                ? nil : try w.updateStatement(table, reads: reads, checkingVersion: false))
+    }
+
+    /// Once every row is written: each row a new model took over keeps only the to-many
+    /// members the new model's lists name (UNQ-14, the lists are replaced whole), with those of
+    /// the new models that collapsed into it (UNQ-30: all their links were made by this save).
+    /// The stored members leave it, and so does a model this save linked to the stored row's
+    /// object (from either side); a member the new models name stays, whichever of them was
+    /// written first. Children are detached, never deleted.
+    func detachReplacedMembers(_ w: StoreWriter, _ plan: UpsertPlan) throws {
+        var collapsedInto: [ObjectIdentifier: [BackingData]] = [:]
+        for m in inserted where UpsertPlan.isCollapsed(m.persistentBackingData) {
+            guard let later = plan.collapsed[ObjectIdentifier(m)] else { continue }
+            collapsedInto[ObjectIdentifier(later), default: []].append(m.persistentBackingData)
+        }
+        for m in inserted {
+            let d = m.persistentBackingData
+            guard let adoption = UpsertPlan.adoption(of: d), let layout = d.layout, layout.hasToMany else { continue }
+            let namers = [d] + (collapsedInto[ObjectIdentifier(m)] ?? [])
+            try w.detachStoredMembers(of: layout, pk: adoption.pk) { slot in
+                var kept: Set<Int64> = []
+                for namer in namers where slot < namer.values.count {
+                    for member in RelationshipGraph.models(in: namer.values[slot]) {
+                        if let key = RowCodec.key(of: member.persistentBackingData) { kept.insert(key) }
+                    }
+                }
+                return kept
+            }
+        }
     }
 
     // MARK: Inserts

@@ -7,7 +7,8 @@ import Foundation
 /// changes when the container has one store). ``write(_:)`` writes, in this order: deletes;
 /// the uniqueness resolution (``UniquenessResolution``) and primary keys for new rows; unique
 /// values that saved rows give up (``vacateHandedOverValues(_:upserted:)``); rows that upsert into
-/// stored ones; inserts; updates; join-table pairs; history. It touches no
+/// stored ones; inserts; updates; the members those rows let go of
+/// (``detachReplacedMembers(_:_:)``); join-table pairs; history. It touches no
 /// in-memory state but the new rows' `pendingPK`, which the save clears on failure, and their
 /// uniqueness dispositions, which every save's resolution sets afresh; so a failed write leaves
 /// the context exactly as it was.
@@ -59,11 +60,12 @@ struct SaveTransaction {
         let upserted = plan.adoptedKeys(if: !changedOrder.isEmpty)
         try vacateHandedOverValues(w, upserted: upserted)
 
-        var newWithToMany = try adoptStoredRows(w, plan, versions: &outcome.versions)
-        if try insertRows(w) { newWithToMany = true }
+        let adoptedWithToMany = try adoptStoredRows(w, plan, versions: &outcome.versions)
+        let newWithToMany = try insertRows(w) || adoptedWithToMany
         if FaultInjection.isActive(.splitSave) { try w.commitAndContinue() }
         try updateRows(w, upserted: upserted, strict: strict, conflicts: &conflicts, outcome: &outcome)
         if !conflicts.isEmpty { throw context.mergeConflictError(conflicts) }
+        if adoptedWithToMany { try detachReplacedMembers(w, plan) }
         // Links to taken-over rows are left out of every list but their new models' own.
         let takenOver = upserted.isEmpty && newWithToMany ? plan.adoptedKeys(if: true) : upserted
         try writePairs(w, newWithToMany: newWithToMany, upserted: takenOver)

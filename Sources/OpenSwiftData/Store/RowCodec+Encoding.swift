@@ -185,11 +185,10 @@ extension RowCodec {
 
     /// Which of `reads` (at most the first 64) an upsert into a stored row can leave out: the
     /// indexed columns its lookup read (`stored`) whose value is exactly the one `m` would
-    /// write (``StoredColumn/isWritten(by:)``), but none in `alwaysWritten`. Bit `i` stands
-    /// for `reads[i]`.
+    /// write (``StoredColumn/isWritten(by:)``). Bit `i` stands for `reads[i]`.
     static func unchangedIndexedColumns(
         _ reads: [StoreMapping.Table.ColumnRead], of m: any PersistentModel, _ d: BackingData,
-        _ stored: StoredRow?, except alwaysWritten: UInt64, destinations: some RowDestinations
+        _ stored: StoredRow?, destinations: some RowDestinations
     ) throws -> UInt64 {
         guard let stored else { return 0 }
         var unchanged: UInt64 = 0
@@ -198,7 +197,7 @@ extension RowCodec {
         try d.values.withSlots { slots, count in
             try reads.withUnsafeBufferPointer { reads in
                 for index in reads.indices.prefix(64)
-                where reads[index].width == 1 && alwaysWritten & (1 << UInt64(index)) == 0 {
+                where reads[index].width == 1 {
                     guard let position = stored.columns.firstIndex(of: reads[index].column) else { continue }
                     var sink = ValueSink()
                     try encode(

@@ -112,17 +112,35 @@ struct StoreWriter {
         }
     }
 
-    /// Clears the stored to-many relationships of row `pk` before an upsert writes the new
-    /// model's: children are detached (never deleted), join-table pairs removed (UNQ-14).
-    /// `cleared` gets each key column set to `NULL`.
-    func detachStoredToMany(of layout: ModelLayout, pk: Int64, cleared: inout Set<KeyColumn>) throws {
+    /// Lets go of the stored to-many members of row `pk` that an upsert's new model leaves out
+    /// (UNQ-14: its lists replace the stored ones), once the save has written every row:
+    /// children's keys to the row are set to `NULL`, but for the rows `kept(slot)` names (the
+    /// new model's members; children are never deleted), and the row's join-table pairs are
+    /// removed (the new model's own are written next).
+    ///
+    /// ```sql
+    /// UPDATE "ZGADGET" SET "ZOWNER" = NULL WHERE "ZOWNER" = ?     -- the new list is empty
+    /// SELECT "Z_PK" FROM "ZGADGET" WHERE "ZOWNER" = ?             -- else: who holds the row,
+    /// UPDATE "ZGADGET" SET "ZOWNER" = NULL WHERE "Z_PK" IN (?, …) -- and those not kept
+    /// DELETE FROM "Z_1CLUBS" WHERE "Z_1MEMBERS" = ?
+    /// ```
+    func detachStoredMembers(of layout: ModelLayout, pk: Int64, keeping kept: (Int) -> Set<Int64>) throws {
         for slot in layout.relationshipSlots where layout.slots[slot].isToMany {
             switch mapping.storage(of: layout, slot: slot) {
             case .inverseForeignKey(let table, let column)?:
-                try db.run(
-                    "UPDATE \(quoteIdentifier(table.name)) SET \(quoteIdentifier(column)) = NULL WHERE \(quoteIdentifier(column)) = ?",
-                    [.integer(pk)])
-                cleared.insert(KeyColumn(table: ObjectIdentifier(table), column: column))
+                let name = quoteIdentifier(table.name)
+                let key = quoteIdentifier(column)
+                let keep = kept(slot)
+                if keep.isEmpty {
+                    try db.run("UPDATE \(name) SET \(key) = NULL WHERE \(key) = ?", [.integer(pk)])
+                    continue
+                }
+                let holders = try db.rows("SELECT \"Z_PK\" FROM \(name) WHERE \(key) = ?", [.integer(pk)])
+                let leaving = holders.compactMap { row -> Int64? in
+                    guard case .integer(let holder)? = row.first, !keep.contains(holder) else { return nil }
+                    return holder
+                }
+                try runForKeys("UPDATE \(name) SET \(key) = NULL WHERE \"Z_PK\" IN \(StoreWriter.keyList)", leaving)
             case .joinTable(let name, let own, _)?:
                 try db.run("DELETE FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(own)) = ?", [.integer(pk)])
             default:
@@ -131,8 +149,7 @@ struct StoreWriter {
         }
     }
 
-    /// A key column of a table (``detachStoredToMany(of:pk:cleared:)``, the detach statements
-    /// that clear one).
+    /// A key column of a table (the detach statements that clear one).
     struct KeyColumn: Hashable {
         let table: ObjectIdentifier
         let column: String

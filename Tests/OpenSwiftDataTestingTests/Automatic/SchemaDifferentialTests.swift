@@ -34,4 +34,20 @@ struct SchemaDifferentialTests {
         // A stored club links the stored owner; a new club links it (each then upserted, no clubs).
         for index in [4099, 4399] { _ = try harness.verifyCase(index) }
     }
+
+    @Test(
+        "UNQ-14: gadgets linked in the save to an owner whose row a new owner takes over leave it with the stored ones"
+    )
+    func upsertReplacesOneToManyWhole() throws {
+        // A stored owner's gadget list is set again with one more gadget; a new owner upserts
+        // its row with no gadgets: both gadgets end up with no owner, in the oracle and the store.
+        _ = try DifferentialHarness(schema: AutomaticFixtureTests.schema, seed: 12).verifyCase(1649)
+    }
+
+    @Test("REL-04: a club's member list set to the empty list it had fails the save's minimumModelCount check")
+    func settingAnEmptyListIsChecked() throws {
+        // An upsert leaves a club with no members (UNQ-14); clearing the list again is a change
+        // the save checks, and refuses.
+        _ = try DifferentialHarness(schema: AutomaticFixtureTests.schema, seed: 12).verifyCase(3599)
+    }
 }

@@ -16,18 +16,18 @@
 /// - New models reached only through a relationship set after their owner's insert are
 ///   inserted by the save (REL-01); until then a fetch does not list them.
 /// - Save: refused deletes, then `minimumModelCount`/`maximumModelCount` of new models and of
-///   changed to-many relationships (REL-04), then uniqueness: new models that share a unique
+///   changed to-many relationships (REL-04; one set counts, even to the members it had), then uniqueness: new models that share a unique
 ///   group's values collapse into the last one (UNQ-30); a new model matching one stored row
 ///   (by that row's stored values, unless this save moves it away or deletes it) takes it over
 ///   with every attribute and relationship (UNQ-10…17, 21); matching two rows, or a row of
 ///   another class, throws (UNQ-18, 41); nil never collides (UNQ-19). Any two rows left with
 ///   the same values throw. A failed save changes nothing and keeps the pending changes (CTX-03).
 ///
-/// Two readings where the reference is silent: an upsert replaces the stored row's members
-/// with the new model's (UNQ-14), but a member whose own to-one reference this same save
-/// pointed at the stored row (from either side, even to the value it had) keeps its link (a
-/// many-to-many list is replaced whole), and so do the members of a new model that collapses
-/// into a later one (UNQ-30: all its links were written by this save). Uniqueness is checked
+/// Two readings where the reference is silent: an upsert replaces the stored row's to-many
+/// lists whole with the new model's (UNQ-14: a member this same save linked to the stored row,
+/// from either side, leaves it too unless the new model names it), while the members of a new
+/// model that collapses into a later one keep their link (UNQ-30: all its links were written
+/// by this save). Uniqueness is checked
 /// on the save's result, so unique values handed over between rows in one save (a swap, a
 /// chain of renames, an insert onto a value a saved row leaves) are saved (UNQ-33).
 /// - Rollback: the pending state is the saved one again (CTX-02, CTX-03, DEL-15).
@@ -52,7 +52,7 @@ final class OracleGraph {
         var attributes: [String: String?]
         var toOne: [String: Int] = [:]
         var toMany: [String: [Int]] = [:]
-        /// Relationships whose members changed since the last save.
+        /// Relationships whose members changed, or that were set, since the last save.
         var changed: Set<String> = []
     }
 
@@ -63,13 +63,6 @@ final class OracleGraph {
     private var forward: [Int: Int] = [:]
     private var nextID = 1
     private var nextOrder = 0
-    /// A link a pending change wrote, to the value it had or not.
-    private struct Link: Hashable {
-        let node: Int
-        let relationship: String
-        let member: Int
-    }
-    private var written: Set<Link> = []
 
     init(schema: OracleSchema) { self.schema = schema }
 
@@ -134,8 +127,6 @@ final class OracleGraph {
     /// a member of the inverse on `b` (REL-02, REL-05).
     func link(_ a: Int, _ name: String, _ b: Int) {
         guard let r = entity(a).relationship(name) else { return }
-        written.insert(Link(node: a, relationship: r.name, member: b))
-        if let inverseName = r.inverse { written.insert(Link(node: b, relationship: inverseName, member: a)) }
         if r.toMany {
             if members(a, name).contains(b) { return }
         } else if let old = nodes[a]!.toOne[name] {
@@ -154,16 +145,16 @@ final class OracleGraph {
         if let inverseName = entity(a).relationship(name)?.inverse { removeOneSide(b, inverseName, a) }
     }
 
-    /// Sets `a`'s relationship `name` to `targets` (a to-one to the first, or to none).
+    /// Sets `a`'s relationship `name` to `targets` (a to-one to the first, or to none). A
+    /// to-many set counts as changed for the save's count check even when it gets the members
+    /// it had (REL-04).
     func assign(_ a: Int, _ name: String, _ targets: [Int]) {
         guard let r = entity(a).relationship(name) else { return }
         let wanted = r.toMany ? targets : Array(targets.prefix(1))
         for t in members(a, name) where !wanted.contains(t) { unlink(a, name, t) }
         for t in wanted { link(a, name, t) }
+        if r.toMany { nodes[a]!.changed.insert(name) }
     }
-
-    /// Forgets which links the pending changes wrote (a model read from a store, not written).
-    func forgetWrites() { written = [] }
 
     // MARK: deletes
 
@@ -243,14 +234,12 @@ final class OracleGraph {
             }
         }
         saved = nodes
-        written = []
         return nil
     }
 
     /// The pending state is the saved one again (CTX-02, CTX-03, DEL-15).
     func rollback() {
         nodes = saved
-        written = []
     }
 
     private func prepareSave() -> String? {
@@ -361,22 +350,7 @@ final class OracleGraph {
     /// without it; references to the loser now reach the winner.
     private func merge(_ loser: Int, into winner: Int, takingValues: Bool) {
         let relationships = entity(loser).relationships
-        var taken = relationships.map { r in members(loser, r.name).map { $0 == loser ? winner : $0 } }
-        if takingValues {
-            // Members whose own to-one this save pointed at the stored row keep their link.
-            for (i, r) in relationships.enumerated() where r.toMany {
-                for t in members(winner, r.name) where !taken[i].contains(t) {
-                    guard let inverseName = r.inverse, entity(t).relationship(inverseName)?.toMany == false else {
-                        continue
-                    }
-                    let inverseWritten =
-                        r.inverse.map { written.contains(Link(node: t, relationship: $0, member: winner)) } ?? false
-                    if written.contains(Link(node: winner, relationship: r.name, member: t)) || inverseWritten {
-                        taken[i].append(t)
-                    }
-                }
-            }
-        }
+        let taken = relationships.map { r in members(loser, r.name).map { $0 == loser ? winner : $0 } }
         for r in relationships {
             for t in members(loser, r.name) { unlink(loser, r.name, t) }
         }

@@ -112,7 +112,6 @@ final class OracleMirror {
             guard let root = schema.entitiesByName[rootName] else { continue }
             for m in try SchemaRules.fetchAll(root.modelType, context) { adopt(m, linked: false) }
         }
-        graph.forgetWrites()
         _ = save()
     }
 
