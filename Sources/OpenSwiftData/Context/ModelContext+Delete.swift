@@ -67,10 +67,7 @@ extension ModelContext {
         let slots = oneWaySlots(pointingAt: layout)
         guard !slots.isEmpty else { return }
         for ows in slots {
-            for m in inserted + changedOrder.compactMap({ changed[$0] })
-            where m.persistentBackingData.layout?.isKind(of: ows.layout) == true {
-                unlinkOneWay(m, ows.slot, from: deleted)
-            }
+            unlinkPendingOneWay(ows, from: deleted)
             guard d.pk != 0, let table = stack.table(for: ows.layout) else { continue }
             let sources =
                 try stack.storage(of: ows.layout, slot: ows.slot.index)
@@ -81,6 +78,23 @@ extension ModelContext {
                 else { continue }
                 unlinkOneWay(m, ows.slot, from: deleted)
             }
+        }
+    }
+
+    /// Clears the references the new and changed models hold to `deleted`, a new model whose
+    /// insert is dropped, through one-way relationships (DEL-14): no stored model can hold one
+    /// yet. Without this the save would insert the dropped model again through the reference
+    /// (REL-01).
+    func unlinkPendingOneWayReferences(to deleted: any PersistentModel) {
+        guard let layout = deleted.persistentBackingData.layout else { return }
+        for ows in oneWaySlots(pointingAt: layout) { unlinkPendingOneWay(ows, from: deleted) }
+    }
+
+    /// Removes `deleted` from one-way relationship `ows` of the new and changed models.
+    private func unlinkPendingOneWay(_ ows: OneWaySlot, from deleted: any PersistentModel) {
+        for m in inserted + changedOrder.compactMap({ changed[$0] })
+        where m.persistentBackingData.layout?.isKind(of: ows.layout) == true {
+            unlinkOneWay(m, ows.slot, from: deleted)
         }
     }
 

@@ -346,6 +346,7 @@ public final class ModelContext {
                     }
                 }
             }
+            if !FaultInjection.isActive(.deletedInsertKeepsLinks) { unlinkPendingOneWayReferences(to: model) }
             data.status = .removed
             data.context = nil
             for member in cascaded { deleteAny(member) }

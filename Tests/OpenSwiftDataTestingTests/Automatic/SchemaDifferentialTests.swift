@@ -50,4 +50,22 @@ struct SchemaDifferentialTests {
         // the save checks, and refuses.
         _ = try DifferentialHarness(schema: AutomaticFixtureTests.schema, seed: 12).verifyCase(3599)
     }
+
+    @Test("REL-04: an owner leaving a club from its own side is checked against the club's minimum, on both stores")
+    func leavingAClubIsChecked() throws {
+        // Seed 16: the club's list was loaded in one store's context and not in the other's,
+        // and only the loaded one was checked. Seed 18: neither was.
+        _ = try DifferentialHarness(schema: AutomaticFixtureTests.schema, seed: 16).verifyCase(1499)
+        _ = try DifferentialHarness(schema: AutomaticFixtureTests.schema, seed: 18).verifyCase(4199)
+    }
+
+    @Test("DEL-14: a new owner made a mentor and deleted before the save is not written, and the mentor reads nil")
+    func deletedNewMentorIsNotWritten() throws {
+        _ = try DifferentialHarness(schema: AutomaticFixtureTests.schema, seed: 24).verifyCase(4749)
+    }
+
+    @Test("UNQ-30, UNQ-14: a gadget linked to a new owner that collapses into a later upserting one stays with the row")
+    func collapsedOwnersGadgetStays() throws {
+        _ = try DifferentialHarness(schema: AutomaticFixtureTests.schema, seed: 30).verifyCase(3449)
+    }
 }

@@ -536,6 +536,32 @@ extension ConformanceSuite {
                 },
                 ConformanceCase(
                     suite: "deleteRules", id: "DEL-14",
+                    title: "[REC] one-way: an unsaved target deleted before the save is not written and reads nil"
+                ) { check in
+                    let container = try check.container(for: ConformanceMemo.self, ConformanceMarker.self)
+                    let context = ModelContext(container)
+                    let memo = ConformanceMemo(text: "m")
+                    context.insert(memo)
+                    try context.save()
+                    let a = ConformanceMarker(name: "a")
+                    context.insert(a)
+                    memo.label = a
+                    memo.markers = [a]
+                    context.delete(a)
+                    try check.expect(
+                        memo.label == nil, "memo's label before the save", expected: "nil", actual: "still set")
+                    try context.save()
+                    try check.expectEqual(memo.markers.map(\.name), [], "registered memo's markers")
+                    let reopened = ModelContext(try check.reopen(container))
+                    try check.expectEqual(
+                        try reopened.fetchCount(FetchDescriptor<ConformanceMarker>()), 0, "stored markers")
+                    let stored = try reopened.fetch(FetchDescriptor<ConformanceMemo>())
+                    try check.expect(
+                        stored.first?.label == nil, "stored memo's label", expected: "nil", actual: "still set")
+                    try check.expectEqual(stored.first?.markers.map(\.name), [], "stored memo's markers")
+                },
+                ConformanceCase(
+                    suite: "deleteRules", id: "DEL-14",
                     title: "[REC] one-way: a target deleted by another context reads nil in a fresh fetch"
                 ) { check in
                     let container = try check.container(for: ConformanceMemo.self, ConformanceMarker.self)
