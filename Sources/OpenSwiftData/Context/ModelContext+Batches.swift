@@ -207,7 +207,7 @@ extension ModelContext {
             let rows = try [T](unsafeUninitializedCapacity: keys.count) { buffer, count in
                 for run in runs {
                     let before = count
-                    try materializeRows(sql, [.integer(run.first), .integer(run.last)], table: table) { m in
+                    try materializeRows(sql, [.integer(run.first), .integer(run.last)], table: table) { m, _ in
                         // A run reads at most its own keys' rows (every key in its range is one of them).
                         guard count < buffer.count else { return extra.append(m) }
                         (buffer.baseAddress! + count).initialize(to: Self.downcast(m, to: T.self))
@@ -231,7 +231,7 @@ extension ModelContext {
                 rest = rest.dropFirst(chunk.count)
                 try materializeRows(
                     StatementSQL(table.selectByKeysSQL(chunk.count)), chunk.map { SQLValue.integer($0) }, table: table
-                ) { m in byKey[m.persistentBackingData.pk] = m }
+                ) { m, pk in byKey[pk] = m }
             }
         }
         return [T](unsafeUninitializedCapacity: keys.count) { buffer, count in
@@ -317,9 +317,8 @@ extension ModelContext {
         // Written in place, as in `materializeRows(keys:table:as:)`; a new model reaches the sink
         // before it is registered, so the identity table tells whether this read registers it.
         let models = try [T](unsafeUninitializedCapacity: limit) { buffer, count in
-            try materializeRows(sql, arguments, table: q.table) { m in
+            try materializeRows(sql, arguments, table: q.table) { m, pk in
                 guard count < buffer.count else { return }  // `LIMIT ?`: never
-                let pk = m.persistentBackingData.pk
                 keys.append(pk)
                 if !allFresh { fresh.append(identities.find(pk) == nil) }
                 (buffer.baseAddress! + count).initialize(to: Self.downcast(m, to: T.self))
