@@ -193,8 +193,17 @@ extension ModelContext {
         -> [T]
     {
         var runs: [(first: Int64, last: Int64)] = []
-        for k in keys {
-            if let run = runs.last, k == run.last &+ 1 { runs[runs.count - 1].last = k } else { runs.append((k, k)) }
+        var next = keys.startIndex
+        while next < keys.endIndex {
+            // One run: the keys that follow on by one (a tight loop, the array of runs untouched).
+            let first = keys[next]
+            var last = first
+            next += 1
+            while next < keys.endIndex, keys[next] == last &+ 1 {
+                last = keys[next]
+                next += 1
+            }
+            runs.append((first, last))
             if runs.count * 32 > keys.count { break }  // short runs: IN is cheaper
         }
         var byKey: [Int64: any PersistentModel] = [:]
