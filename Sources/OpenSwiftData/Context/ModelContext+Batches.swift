@@ -70,9 +70,12 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
                 (current, currentNumber, currentIsAligned) = (batch.models, b, batch.isAligned)
             }
             let offset = index - b * batchSize
-            if currentIsAligned { return current[offset] }
-            if offset < current.count, current[offset].persistentBackingData.pk == keys[index] {
-                return current[offset]
+            // Read into a local first: the read of the stored array then spans no call, so it
+            // needs no run-time exclusivity check around the element's lookup.
+            let models = current
+            if currentIsAligned { return models[offset] }
+            if offset < models.count, models[offset].persistentBackingData.pk == keys[index] {
+                return models[offset]
             }
             // A row deleted since the keys were read: a stand-in that reads as deleted.
             return standIn(at: index)
