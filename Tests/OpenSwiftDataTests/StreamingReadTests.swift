@@ -152,6 +152,29 @@ struct StreamingReadTests {
     }
 
     @Test(
+        "enumerate skips a model of its batch that the block deleted, and visits it again once the delete is rolled back (FET-10)",
+        arguments: StoreKind.allCases)
+    func blockDeletesLaterModel(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory(prefix: "stream")
+        let context = try words(kind, dir)
+        // Each visit of a multiple of ten deletes the next word, a later model of the same batch.
+        let byText = Dictionary(uniqueKeysWithValues: try context.fetch(FetchDescriptor<Word>()).map { ($0.text, $0) })
+        var visited: [String] = []
+        try context.enumerate(FetchDescriptor<Word>(), batchSize: 100, allowEscapingMutations: true) { word in
+            visited.append(word.text)
+            let n = Int(word.text.dropFirst())!
+            if n % 10 == 0, let next = byText["w\(n + 1)"] { context.delete(next) }
+        }
+        let skipped = Set((1...29).map { "w\($0 * 10 + 1)" })
+        #expect(visited == (1...300).map { "w\($0)" }.filter { !skipped.contains($0) })
+        context.rollback()
+        // No pending delete any more: every model is visited, the ones rolled back too.
+        visited = []
+        try context.enumerate(FetchDescriptor<Word>(), batchSize: 100) { visited.append($0.text) }
+        #expect(visited == (1...300).map { "w\($0)" })
+    }
+
+    @Test(
         "saves during enumerate: every row once, later batches read the saved values, rows inserted meanwhile are not visited (FET-10)",
         arguments: StoreKind.allCases)
     func saveDuringEnumerate(_ kind: StoreKind) throws {

@@ -70,9 +70,12 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
                 (current, currentNumber, currentIsAligned) = (batch.models, b, batch.isAligned)
             }
             let offset = index - b * batchSize
-            if currentIsAligned { return current[offset] }
-            if offset < current.count, current[offset].persistentBackingData.pk == keys[index] {
-                return current[offset]
+            // Read into a local first: the read of the stored array then spans no call, so it
+            // needs no run-time exclusivity check around the element's lookup.
+            let models = current
+            if currentIsAligned { return models[offset] }
+            if offset < models.count, models[offset].persistentBackingData.pk == keys[index] {
+                return models[offset]
             }
             // A row deleted since the keys were read: a stand-in that reads as deleted.
             return standIn(at: index)
@@ -193,8 +196,17 @@ extension ModelContext {
         -> [T]
     {
         var runs: [(first: Int64, last: Int64)] = []
-        for k in keys {
-            if let run = runs.last, k == run.last &+ 1 { runs[runs.count - 1].last = k } else { runs.append((k, k)) }
+        var next = keys.startIndex
+        while next < keys.endIndex {
+            // One run: the keys that follow on by one (a tight loop, the array of runs untouched).
+            let first = keys[next]
+            var last = first
+            next += 1
+            while next < keys.endIndex, keys[next] == last &+ 1 {
+                last = keys[next]
+                next += 1
+            }
+            runs.append((first, last))
             if runs.count * 32 > keys.count { break }  // short runs: IN is cheaper
         }
         var byKey: [Int64: any PersistentModel] = [:]
@@ -207,7 +219,7 @@ extension ModelContext {
             let rows = try [T](unsafeUninitializedCapacity: keys.count) { buffer, count in
                 for run in runs {
                     let before = count
-                    try materializeRows(sql, [.integer(run.first), .integer(run.last)], table: table) { m in
+                    try materializeRows(sql, [.integer(run.first), .integer(run.last)], table: table) { m, _ in
                         // A run reads at most its own keys' rows (every key in its range is one of them).
                         guard count < buffer.count else { return extra.append(m) }
                         (buffer.baseAddress! + count).initialize(to: Self.downcast(m, to: T.self))
@@ -231,7 +243,7 @@ extension ModelContext {
                 rest = rest.dropFirst(chunk.count)
                 try materializeRows(
                     StatementSQL(table.selectByKeysSQL(chunk.count)), chunk.map { SQLValue.integer($0) }, table: table
-                ) { m in byKey[m.persistentBackingData.pk] = m }
+                ) { m, pk in byKey[pk] = m }
             }
         }
         return [T](unsafeUninitializedCapacity: keys.count) { buffer, count in
@@ -317,9 +329,8 @@ extension ModelContext {
         // Written in place, as in `materializeRows(keys:table:as:)`; a new model reaches the sink
         // before it is registered, so the identity table tells whether this read registers it.
         let models = try [T](unsafeUninitializedCapacity: limit) { buffer, count in
-            try materializeRows(sql, arguments, table: q.table) { m in
+            try materializeRows(sql, arguments, table: q.table) { m, pk in
                 guard count < buffer.count else { return }  // `LIMIT ?`: never
-                let pk = m.persistentBackingData.pk
                 keys.append(pk)
                 if !allFresh { fresh.append(identities.find(pk) == nil) }
                 (buffer.baseAddress! + count).initialize(to: Self.downcast(m, to: T.self))

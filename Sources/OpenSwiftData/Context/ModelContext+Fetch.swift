@@ -22,20 +22,21 @@ extension ModelContext {
         // Inlined into the caller, specialised for `T`: the common case (a shape fetched
         // before, no pending changes of this kind) runs in code that is not generic.
         var models: [T] = []
-        if try fetchCached(FetchRequest(descriptor), descriptor.predicateExpression, { models.append($0 as! T) }) {
+        if try fetchCached(FetchRequest(descriptor), descriptor.predicateExpression, { m, _ in models.append(m as! T) })
+        {
             return models
         }
         return try fetchTranslatingOrMerging(descriptor)
     }
 
-    /// ``fetch(_:)`` of a cached shape with nothing pending to merge: appends each model to
-    /// `sink` and returns `true`; returns `false` (having read nothing) when the query is not
+    /// ``fetch(_:)`` of a cached shape with nothing pending to merge: passes each model and its
+    /// row's key to `sink` and returns `true`; returns `false` (having read nothing) when the query is not
     /// cached yet or pending changes of this kind must be merged. `expression` is the
     /// descriptor's ``FetchDescriptor/predicateExpression``, borrowed (never copied).
     @usableFromInline
     func fetchCached(
         _ request: FetchRequest, _ expression: borrowing any StandardPredicateExpression<Bool>,
-        _ sink: (any PersistentModel) -> Void
+        _ sink: (any PersistentModel, Int64) -> Void
     ) throws -> Bool {
         var leaves = PredicateLeaves()
         guard case .found(let q) = try lookupQuery(request, expression, &leaves) else { return false }
@@ -52,7 +53,7 @@ extension ModelContext {
     /// The store's rows of `q` in fetch order, paged in SQL (`LIMIT ? OFFSET ?`) when the
     /// descriptor pages; nothing pending is merged.
     func materializePage(
-        _ q: BoundQuery, fetchLimit: Int?, fetchOffset: Int?, into sink: (any PersistentModel) -> Void
+        _ q: BoundQuery, fetchLimit: Int?, fetchOffset: Int?, into sink: (any PersistentModel, Int64) -> Void
     ) throws {
         let paging = FetchPaging(limit: fetchLimit, offset: fetchOffset)
         if paging.isPaged {
@@ -71,8 +72,8 @@ extension ModelContext {
         let pending = descriptor.includePendingChanges ? pendingModels(kindOf: q.layout) : nil
         guard let pending, !pending.isEmpty else {
             var models: [T] = []
-            try materializePage(q, fetchLimit: descriptor.fetchLimit, fetchOffset: descriptor.fetchOffset) {
-                models.append($0 as! T)
+            try materializePage(q, fetchLimit: descriptor.fetchLimit, fetchOffset: descriptor.fetchOffset) { m, _ in
+                models.append(m as! T)
             }
             return models
         }
@@ -237,7 +238,14 @@ extension ModelContext {
             for model in batch {
                 // A model the block deleted (allowEscapingMutations) is no longer a match
                 // (`isDeleted`, read from the backing data: not through the generic extension).
-                if descriptor.includePendingChanges, model.persistentBackingData.reportsDeleted { continue }
+                // A batch's model reports deleted only while it is a pending delete (`delete`
+                // marks it and keeps it in `deleted`), so without pending deletes none is read.
+                if descriptor.includePendingChanges,
+                    !deleted.isEmpty || FaultInjection.isActive(.rollbackKeepsDeletes),
+                    model.persistentBackingData.reportsDeleted
+                {
+                    continue
+                }
                 try block(model)
                 if !allowEscapingMutations, !before, hasChanges {
                     throw SwiftDataError(
@@ -543,16 +551,18 @@ extension ModelContext {
         -> [T]
     {
         var out: [T] = []
-        try materializeRows(sql, args, table: table) { out.append($0 as! T) }
+        try materializeRows(sql, args, table: table) { m, _ in out.append(m as! T) }
         return out
     }
 
-    /// Runs a `SELECT <table.selectList>` query and passes one model per row to `sink`, reusing
-    /// registered instances (one object per row per context). Not generic: the fetch of a
+    /// Runs a `SELECT <table.selectList>` query and passes one model per row to `sink`, with the
+    /// row's key (read once here: the sink need not ask the model), reusing registered
+    /// instances (one object per row per context). Not generic: the fetch of a
     /// cached shape looks up no generic metadata here. A new model reaches `sink` just before
     /// it is registered, so `sink` only collects: it must not fetch through this context.
     func materializeRows(
-        _ sql: StatementSQL, _ args: [SQLValue], table: StoreMapping.Table, into sink: (any PersistentModel) -> Void
+        _ sql: StatementSQL, _ args: [SQLValue], table: StoreMapping.Table,
+        into sink: (any PersistentModel, Int64) -> Void
     ) throws {
         // Looked up once (a container can have several stores), for the connection, the
         // identity of new models and the generation of registered ones.
@@ -591,7 +601,7 @@ extension ModelContext {
                             d.loadedGeneration = now
                         }
                     }
-                    sink(existing)
+                    sink(existing, pk)
                     continue
                 }
                 let ent = Int(stmt.int64(at: 1))
@@ -621,7 +631,7 @@ extension ModelContext {
                 let model = type.init(backingData: consume d)
                 // Handed to `sink` before it is registered, so the identity map can take the
                 // reference over: the sinks only collect models, none reads the identity map.
-                sink(model)
+                sink(model, pk)
                 identities.insert(pk, consume model)
             }
         }
