@@ -238,14 +238,7 @@ extension ModelContext {
             for model in batch {
                 // A model the block deleted (allowEscapingMutations) is no longer a match
                 // (`isDeleted`, read from the backing data: not through the generic extension).
-                // A batch's model reports deleted only while it is a pending delete (`delete`
-                // marks it and keeps it in `deleted`), so without pending deletes none is read.
-                if descriptor.includePendingChanges,
-                    !deleted.isEmpty || FaultInjection.isActive(.rollbackKeepsDeletes),
-                    model.persistentBackingData.reportsDeleted
-                {
-                    continue
-                }
+                if descriptor.includePendingChanges, model.persistentBackingData.reportsDeleted { continue }
                 try block(model)
                 if !allowEscapingMutations, !before, hasChanges {
                     throw SwiftDataError(
