@@ -89,7 +89,7 @@ final class CompositeColumns: @unchecked Sendable {
     /// - Throws: ``SwiftDataError/invalidValue`` when the value does not encode (NaN inside).
     func encode(_ value: Any?) throws -> [SQLValue] {
         if let value, encodeValue != nil {
-            let state = CompositeCodingState(owner: self, on: nil)
+            let state = CompositeCodingState(owner: self)
             if withUnsafePointer(to: value, { encodeDirectly($0, state) }) { return state.cursor.values }
         }
         return try encodeThroughJSON(value)
@@ -114,10 +114,10 @@ final class CompositeColumns: @unchecked Sendable {
     /// - Throws: as ``encode(_:on:into:)``.
     func encode<S: ColumnSink>(at slot: UnsafePointer<Any>, on stmt: SQLiteStatement?, into sink: inout S) throws {
         if encodeValue != nil {
-            let state = stmt.map { self.state(on: $0) } ?? CompositeCodingState(owner: self, on: nil)
+            let state = stmt.map { self.state(on: $0) } ?? CompositeCodingState(owner: self)
             if encodeDirectly(slot, state) {
                 let cursor = state.cursor
-                for i in cursor.values.indices { try sink.value(cursor.values[i]) }
+                for i in cursor.values.indices { try sink.value(cursor.take(i)) }
                 return
             }
         }
@@ -161,7 +161,7 @@ final class CompositeColumns: @unchecked Sendable {
         if let decodeValue {
             if codec.isOptional, allNull(stmt, first), let none = codec.decode(.null) { return none }
             let state = state(on: stmt)
-            state.cursor.beginReading(first)
+            state.cursor.beginReading(stmt.currentRow, first)
             defer { state.cursor.endReading() }
             do {
                 return try decodeValue(CompositeDecoder(state: state))
