@@ -140,6 +140,40 @@ private struct Keeper: Codable, Equatable {
     }
 }
 
+/// Leaves `x` out when it is `nil`, and writes `y` through a super-encoder (a shape the direct
+/// encoder refuses, after it wrote `x`) when `y` is negative.
+private struct SometimesRefused: Codable, Equatable {
+    var x: Int?
+    var y: Int
+    enum CodingKeys: String, CodingKey { case x, y }
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(x, forKey: .x)
+        if y < 0 {
+            var s = c.superEncoder(forKey: .y).singleValueContainer()
+            try s.encode(y)
+        } else {
+            try c.encode(y, forKey: .y)
+        }
+    }
+}
+
+/// A ``ColumnSink`` that throws at its `failing`-th value (counting from 0), then collects.
+private struct FailingSink: ColumnSink {
+    struct Failure: Error {}
+    let statement: SQLiteStatement?
+    var failing: Int
+    var values: [SQLValue] = []
+    mutating func integer(_ value: Int64) throws { try self.value(.integer(value)) }
+    mutating func real(_ value: Double) throws { try self.value(.real(value)) }
+    mutating func text(_ value: String) throws { try self.value(.text(value)) }
+    mutating func value(_ value: SQLValue) throws {
+        defer { failing -= 1 }
+        if failing == 0 { throw Failure() }
+        values.append(value)
+    }
+}
+
 /// A ``ColumnSink`` collecting the values put, for a statement whose coders' state it names.
 private struct CollectingSink: ColumnSink {
     let statement: SQLiteStatement?
@@ -390,6 +424,53 @@ struct CompositeCodingTests {
         // One state per composite on each statement, made once.
         #expect(stmt.attachments.count == 3)
         #expect(writer.attachments.count == 3)
+    }
+
+    @Test("ATT-07: a value written after a refused or partly bound one holds only its own elements")
+    func afterRefusal() throws {
+        let columns = try Self.columns(SometimesRefused.self)
+        let db = try SQLiteConnection(path: ":memory:")
+        let writer = try db.prepare("SELECT 1")
+        let values = [
+            SometimesRefused(x: 1, y: -1), SometimesRefused(x: nil, y: 2), SometimesRefused(x: 3, y: 4),
+            SometimesRefused(x: nil, y: -5), SometimesRefused(x: nil, y: 6),
+        ]
+        for value in values {
+            let stored = try Self.sinkColumns(value, columns, on: writer)
+            #expect(stored == [value.x.map { .integer(Int64($0)) } ?? .null, .integer(Int64(value.y))])
+        }
+        // A sink that fails after the first value leaves the second one in the coders' buffer;
+        // the next value, which leaves `x` out, must not bind what is left.
+        var failing = FailingSink(statement: writer, failing: 1)
+        #expect(throws: FailingSink.Failure.self) {
+            try columns.encode(SometimesRefused(x: 7, y: 8), on: writer, into: &failing)
+        }
+        #expect(try Self.sinkColumns(SometimesRefused(x: nil, y: 9), columns, on: writer) == [.null, .integer(9)])
+        var early = FailingSink(statement: writer, failing: 0)
+        #expect(throws: FailingSink.Failure.self) {
+            try columns.encode(SometimesRefused(x: 7, y: 8), on: writer, into: &early)
+        }
+        #expect(try Self.sinkColumns(SometimesRefused(x: nil, y: 10), columns, on: writer) == [.null, .integer(10)])
+        #expect(writer.attachments.count == 1)
+    }
+
+    @Test("ATT-07: one kept decoder reads each row the statement steps to, not the row it first read")
+    func rowsStepped() throws {
+        let columns = try Self.columns(Backwards.self)
+        let db = try SQLiteConnection(path: ":memory:")
+        // The columns in element order (``CompositeColumns/names``), the order they are bound in.
+        try db.execute("CREATE TABLE t (" + columns.names.joined(separator: ", ") + ")")
+        let expected = (0..<50).map { Backwards(a: $0, b: "row \($0)", c: $0 % 3 == 0 ? nil : Double($0) / 4) }
+        for value in expected {
+            let insert = try db.prepare("INSERT INTO t VALUES (?, ?, ?)")
+            try insert.bind(try columns.encode(value))
+            _ = try insert.step()
+        }
+        let stmt = try db.prepare("SELECT " + columns.names.joined(separator: ", ") + " FROM t ORDER BY rowid")
+        var read: [Backwards] = []
+        while try stmt.step() { read.append(try #require(try columns.read(stmt, 0) as? Backwards)) }
+        #expect(read == expected)
+        #expect(stmt.attachments.count == 1)
     }
 
     @Test("ATT-07: a container kept past its value's decoding throws instead of reading another row")

@@ -27,7 +27,7 @@ extension CompositeColumns {
             let state = unsafeDowncast(attachment, to: CompositeCodingState.self)
             if state.cursor.owner === self { return state }
         }
-        let state = CompositeCodingState(owner: self, on: stmt)
+        let state = CompositeCodingState(owner: self)
         stmt.attachments.append(state)
         return state
     }
@@ -49,9 +49,9 @@ final class CompositeCodingState {
     /// A ``Holder`` of the last `KeyedEncodingContainer` handed out.
     @exclusivity(unchecked) var encodingContainer: AnyObject?
 
-    /// The state of `owner`'s coders on `statement` (`nil`: a value encoded alone).
-    init(owner: CompositeColumns, on statement: SQLiteStatement?) {
-        cursor = CompositeCursor(owner: owner, on: statement)
+    /// A new state of `owner`'s coders.
+    init(owner: CompositeColumns) {
+        cursor = CompositeCursor(owner: owner)
     }
 
     /// A container kept as an object, read back as its type when its key type matches.
@@ -89,12 +89,11 @@ final class CompositeCodingState {
     }
 }
 
-/// Where a composite's containers are: the row being read (the statement the cursor is kept
-/// on, while a value is decoded from it, and the first element column), the column values
-/// being written, and the
-/// element the next coding key most likely names. A value's coding names its elements in
-/// their order (the order the elements were found in, ``CompositeProbe``), so a key is
-/// matched against one element name, not searched for.
+/// Where a composite's containers are: the row being read (while a value is decoded from it)
+/// and its first element column, the column values being written, and the element the next
+/// coding key most likely names. A value's coding names its elements in their order (the order
+/// the elements were found in, ``CompositeProbe``), so a key is matched against one element
+/// name, not searched for.
 final class CompositeCursor {
     /// The composite.
     let owner: CompositeColumns
@@ -102,63 +101,79 @@ final class CompositeCursor {
     let names: [String]
     /// The elements' types, in column order.
     let kinds: [StoreModel.AttributeType]
-    /// The statement that keeps this cursor (``CompositeColumns/state(on:)``), so it outlives
-    /// every read through it: it is not retained, and read only while ``reading``.
-    private unowned let statement: SQLiteStatement?
-    /// Whether a value is being decoded from ``statement``'s row.
-    @exclusivity(unchecked) private var reading = false
+    /// The row a value is being decoded from, `nil` between values: set by
+    /// ``beginReading(_:_:)`` for the span of one value's decoding, while its statement is held
+    /// by the caller and stands on the row, so the containers read columns without retaining
+    /// the statement.
+    @exclusivity(unchecked) private var row: SQLiteRow?
     /// The first element's column in the row being read.
     @exclusivity(unchecked) var first: Int32 = 0
     /// The element after the one a key named last.
     @exclusivity(unchecked) var next = 0
-    /// One value per element, NULL until written.
+    /// One value per element, NULL unless written (``written``).
     @exclusivity(unchecked) var values: [SQLValue]
     /// Bit `i`: element `i` was written.
     @exclusivity(unchecked) var written: UInt64 = 0
     /// Whether the value took a shape ``CompositeEncoder`` does not write.
     @exclusivity(unchecked) var refused = false
 
-    init(owner: CompositeColumns, on statement: SQLiteStatement?) {
+    init(owner: CompositeColumns) {
         self.owner = owner
-        self.statement = statement
         names = owner.names
         kinds = owner.kinds
         values = Array(repeating: .null, count: owner.names.count)
     }
 
-    /// Starts reading a value from the row of the statement keeping the cursor, its elements
-    /// from column `first`.
+    /// Starts reading a value from `row`, its elements from column `first`. The caller holds
+    /// the row's statement, and calls ``endReading()`` before it steps, until then.
     @inline(__always)
-    func beginReading(_ first: Int32) {
-        reading = statement != nil
+    func beginReading(_ row: SQLiteRow, _ first: Int32) {
+        self.row = row
         self.first = first
         next = 0
     }
 
     /// Ends reading the value: its containers read nothing more.
     @inline(__always)
-    func endReading() { reading = false }
+    func endReading() { row = nil }
 
-    /// The statement whose row is being read; `nil` between values.
-    var stmt: SQLiteStatement? { reading ? statement : nil }
+    /// The row being read; `nil` between values.
+    var currentRow: SQLiteRow? { row }
 
-    /// Starts writing a value: every element NULL and unwritten.
+    /// Starts writing a value: every element NULL and unwritten. The values of the last one
+    /// were taken (``take(_:)``), so there is only something to clear after a value that was
+    /// refused or not bound to the end.
     @inline(__always)
     func beginWriting() {
-        for i in values.indices { values[i] = .null }
-        written = 0
+        if written != 0 {
+            for i in values.indices where written & (1 << UInt64(i)) != 0 { values[i] = .null }
+            written = 0
+        }
         refused = false
         next = 0
     }
 
-    /// `body`'s result for the statement being read.
+    /// Element `i`'s value, moved out of the buffer (NULL when the value did not write it),
+    /// which leaves it NULL and unwritten: bound that way, a value is neither copied nor
+    /// cleared again before the next one is written.
+    @inline(__always)
+    func take(_ i: Int) -> SQLValue {
+        let bit: UInt64 = 1 << UInt64(i)
+        guard written & bit != 0 else { return .null }
+        written &= ~bit
+        var value = SQLValue.null
+        swap(&value, &values[i])
+        return value
+    }
+
+    /// Element `i`'s column in the row being read.
     ///
     /// - Throws: ``CompositeCodingFallback`` when no value is being read (a container used
-    ///   after its value's decoding returned); `body`'s errors.
+    ///   after its value's decoding returned).
     @inline(__always)
-    func withReadStatement<R>(_ body: (SQLiteStatement) throws -> R) throws -> R {
-        guard reading, let statement else { throw CompositeCodingFallback() }
-        return try body(statement)
+    func column(_ i: Int) throws -> (SQLiteRow, Int32) {
+        guard let row else { throw CompositeCodingFallback() }
+        return (row, first &+ Int32(truncatingIfNeeded: i))
     }
 
     /// The element a coding key names: the one after the last named, the last named again,
@@ -436,9 +451,9 @@ private final class ElementDecoder<Key: CodingKey>: KeyedDecodingContainerProtoc
     var codingPath: [any CodingKey] { [] }
 
     var allKeys: [Key] {
-        guard let stmt = cursor.stmt else { return [] }
+        guard let row = cursor.currentRow else { return [] }
         return cursor.names.indices.compactMap { i in
-            stmt.storageClass(at: cursor.first + Int32(i)) == SQLITE_NULL ? nil : Key(stringValue: cursor.names[i])
+            row.storageClass(at: cursor.first + Int32(i)) == SQLITE_NULL ? nil : Key(stringValue: cursor.names[i])
         }
     }
 
@@ -449,23 +464,18 @@ private final class ElementDecoder<Key: CodingKey>: KeyedDecodingContainerProtoc
         return storage != SQLITE_NULL
     }
 
-    /// `body`'s result for the statement being read and element `i`'s column in its row.
-    @inline(__always)
-    private func column<R>(_ i: Int, _ body: (SQLiteStatement, Int32) throws -> R) throws -> R {
-        let column = cursor.first + Int32(i)
-        return try cursor.withReadStatement { try body($0, column) }
-    }
-
     /// Element `i`'s column's storage class.
     @inline(__always)
     private func storageClass(_ i: Int) throws -> Int32 {
-        try column(i) { stmt, column in stmt.storageClass(at: column) }
+        let (row, column) = try cursor.column(i)
+        return row.storageClass(at: column)
     }
 
     /// Element `i`'s INTEGER, `nil` for another storage class or a Bool element.
     @inline(__always)
     private func integer(_ i: Int) throws -> Int64? {
-        let (type, value) = try column(i) { stmt, column in stmt.integerColumn(at: column) }
+        let (row, column) = try cursor.column(i)
+        let (type, value) = row.integerColumn(at: column)
         return type == SQLITE_INTEGER && cursor.kinds[i] != .boolean ? value : nil
     }
 
@@ -475,7 +485,8 @@ private final class ElementDecoder<Key: CodingKey>: KeyedDecodingContainerProtoc
     /// - Throws: ``CompositeCodingFallback`` for a NULL column (an absent key); the JSON
     ///   codec's errors.
     private func slow<T: Decodable>(_ type: T.Type, _ i: Int) throws -> T {
-        let stored = try column(i) { stmt, column in stmt.value(at: column) }
+        let (row, column) = try cursor.column(i)
+        let stored = row.value(at: column)
         guard let value = try cursor.owner.jsonValue(cursor.owner.elements[i], stored) else {
             throw CompositeCodingFallback()
         }
@@ -490,23 +501,23 @@ private final class ElementDecoder<Key: CodingKey>: KeyedDecodingContainerProtoc
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
         let i = try cursor.index(of: key)
-        let (storage, value) = try column(i) { stmt, column in stmt.integerColumn(at: column) }
+        let (row, column) = try cursor.column(i)
+        let (storage, value) = row.integerColumn(at: column)
         if storage == SQLITE_INTEGER, cursor.kinds[i] == .boolean { return value != 0 }
         return try slow(type, i)
     }
 
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
         let i = try cursor.index(of: key)
-        let text = try column(i) { stmt, column in
-            stmt.storageClass(at: column) == SQLITE_TEXT ? stmt.text(at: column) : nil
-        }
-        if let text { return text }
+        let (row, column) = try cursor.column(i)
+        if let text = row.textIfText(at: column) { return text }
         return try slow(type, i)
     }
 
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
         let i = try cursor.index(of: key)
-        let (storage, value) = try column(i) { stmt, column in stmt.realColumn(at: column) }
+        let (row, column) = try cursor.column(i)
+        let (storage, value) = row.realColumn(at: column)
         if storage == SQLITE_FLOAT { return value }
         return try slow(type, i)
     }
@@ -576,15 +587,16 @@ private final class ElementDecoder<Key: CodingKey>: KeyedDecodingContainerProtoc
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         let i = try cursor.index(of: key)
         if T.self == Date.self {
-            let (storage, value) = try column(i) { stmt, column in stmt.realColumn(at: column) }
+            let (row, column) = try cursor.column(i)
+            let (storage, value) = row.realColumn(at: column)
             if storage == SQLITE_FLOAT {
                 return unsafeBitCast(Date(timeIntervalSinceReferenceDate: value), to: T.self)
             }
         } else if T.self == UUID.self, cursor.kinds[i] == .uuid {
-            let uuid = try column(i) { stmt, column in
-                stmt.storageClass(at: column) == SQLITE_BLOB ? UUID(sqlValue: stmt.value(at: column)) : nil
+            let (row, column) = try cursor.column(i)
+            if row.storageClass(at: column) == SQLITE_BLOB, let uuid = UUID(sqlValue: row.value(at: column)) {
+                return unsafeBitCast(uuid, to: T.self)
             }
-            if let uuid { return unsafeBitCast(uuid, to: T.self) }
         }
         return try slow(type, i)
     }

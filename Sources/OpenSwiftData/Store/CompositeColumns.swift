@@ -33,14 +33,18 @@ final class CompositeColumns: @unchecked Sendable {
     let names: [String]
     /// The elements' types, in column order.
     let kinds: [StoreModel.AttributeType]
+    /// Whether ``CompositeEncoder`` and ``CompositeDecoder`` write and read the columns;
+    /// `false` when they only go through JSON.
+    private let direct: Bool
     /// Encodes the value an `Any` holds, read where it is (a model's slot, without copying the
     /// value out of it), when it is of the attribute's type (or a non-`nil` `Optional` of it)
-    /// through `encoder`; `false`, encoding nothing, for anything else. `nil` when the columns
-    /// are only written through JSON.
-    private let encodeValue: ((UnsafePointer<Any>, CompositeEncoder) throws -> Bool)?
-    /// Decodes a box of the attribute's type (`Optional` included) from `decoder`; `nil` when
-    /// the columns are only read through JSON.
-    private let decodeValue: ((CompositeDecoder) throws -> Any)?
+    /// through `encoder`; `false`, encoding nothing, for anything else. Called only when
+    /// ``direct``. Not optional: a call through an optional closure property retains and
+    /// releases its context, one called where it is does not.
+    private let encodeValue: (UnsafePointer<Any>, CompositeEncoder) throws -> Bool
+    /// Decodes a box of the attribute's type (`Optional` included) from `decoder`. Called only
+    /// when ``direct`` (not optional, as ``encodeValue``).
+    private let decodeValue: (CompositeDecoder) throws -> Any
 
     init(codec: AttributeCodec, elements: [StoreModel.Attribute]) {
         self.codec = codec
@@ -50,9 +54,12 @@ final class CompositeColumns: @unchecked Sendable {
         if codec.kind == .json, elements.count <= CompositeEncoder.maximumElements,
             let type = codec.storedType as? any Codable.Type
         {
+            direct = true
             (encodeValue, decodeValue) = Self.coders(type, optional: codec.isOptional)
         } else {
-            (encodeValue, decodeValue) = (nil, nil)
+            direct = false
+            encodeValue = { _, _ in false }
+            decodeValue = { _ in throw CompositeCodingFallback() }
         }
     }
 
@@ -88,8 +95,8 @@ final class CompositeColumns: @unchecked Sendable {
     ///
     /// - Throws: ``SwiftDataError/invalidValue`` when the value does not encode (NaN inside).
     func encode(_ value: Any?) throws -> [SQLValue] {
-        if let value, encodeValue != nil {
-            let state = CompositeCodingState(owner: self, on: nil)
+        if let value, direct {
+            let state = CompositeCodingState(owner: self)
             if withUnsafePointer(to: value, { encodeDirectly($0, state) }) { return state.cursor.values }
         }
         return try encodeThroughJSON(value)
@@ -113,11 +120,11 @@ final class CompositeColumns: @unchecked Sendable {
     ///
     /// - Throws: as ``encode(_:on:into:)``.
     func encode<S: ColumnSink>(at slot: UnsafePointer<Any>, on stmt: SQLiteStatement?, into sink: inout S) throws {
-        if encodeValue != nil {
-            let state = stmt.map { self.state(on: $0) } ?? CompositeCodingState(owner: self, on: nil)
+        if direct {
+            let state = stmt.map { self.state(on: $0) } ?? CompositeCodingState(owner: self)
             if encodeDirectly(slot, state) {
                 let cursor = state.cursor
-                for i in cursor.values.indices { try sink.value(cursor.values[i]) }
+                for i in cursor.values.indices { try sink.value(cursor.take(i)) }
                 return
             }
         }
@@ -129,7 +136,7 @@ final class CompositeColumns: @unchecked Sendable {
     /// type — a `nil` fails the coder's cast, and the JSON codec writes NULLs —, another
     /// coding shape, or an error, which the JSON codec then throws itself).
     private func encodeDirectly(_ slot: UnsafePointer<Any>, _ state: CompositeCodingState) -> Bool {
-        guard let encodeValue else { return false }
+        guard direct else { return false }
         state.cursor.beginWriting()
         do {
             return try encodeValue(slot, CompositeEncoder(state: state)) && !state.cursor.refused
@@ -158,10 +165,10 @@ final class CompositeColumns: @unchecked Sendable {
     ///
     /// - Throws: ``SwiftDataError/corruptStore`` when the columns do not decode as the type.
     func read(_ stmt: SQLiteStatement, _ first: Int32) throws -> Any {
-        if let decodeValue {
+        if direct {
             if codec.isOptional, allNull(stmt, first), let none = codec.decode(.null) { return none }
             let state = state(on: stmt)
-            state.cursor.beginReading(first)
+            state.cursor.beginReading(stmt.currentRow, first)
             defer { state.cursor.endReading() }
             do {
                 return try decodeValue(CompositeDecoder(state: state))

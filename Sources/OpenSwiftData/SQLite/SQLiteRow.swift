@@ -1,0 +1,62 @@
+import CSQLite
+import Foundation
+
+/// The row a statement stands on, read through the statement's handle without holding the
+/// statement: a reader that keeps it from row to row retains and releases nothing per column.
+///
+/// It is only valid while the statement lives and stands on the same row; whoever makes one
+/// (``SQLiteStatement/currentRow``) drops it before either changes. Column indexes start at 0.
+package struct SQLiteRow {
+    /// The statement's `sqlite3_stmt*`.
+    private let handle: OpaquePointer
+
+    /// A view of the row `handle` stands on.
+    fileprivate init(_ handle: OpaquePointer) { self.handle = handle }
+
+    /// Column `index`'s storage class (`SQLITE_INTEGER`, `SQLITE_NULL` …).
+    @inline(__always) package func storageClass(at index: Int32) -> Int32 {
+        sqlite3_column_type(handle, index)
+    }
+
+    /// Column `index`'s storage class and its value as an integer, from one lookup of the
+    /// column (as ``SQLiteStatement/integerColumn(at:)``).
+    @inline(__always) package func integerColumn(at index: Int32) -> (storageClass: Int32, value: Int64) {
+        let value = sqlite3_column_value(handle, index)
+        return (sqlite3_value_type(value), sqlite3_value_int64(value))
+    }
+
+    /// Column `index`'s storage class and its value as a `Double`, from one lookup of the
+    /// column (as ``SQLiteStatement/realColumn(at:)``).
+    @inline(__always) package func realColumn(at index: Int32) -> (storageClass: Int32, value: Double) {
+        let value = sqlite3_column_value(handle, index)
+        return (sqlite3_value_type(value), sqlite3_value_double(value))
+    }
+
+    /// Column `index` as text when it holds TEXT; `nil` for any other storage class.
+    @inline(__always) package func textIfText(at index: Int32) -> String? {
+        guard sqlite3_column_type(handle, index) == SQLITE_TEXT, let p = sqlite3_column_text(handle, index) else {
+            return nil
+        }
+        let n = Int(sqlite3_column_bytes(handle, index))
+        return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
+    }
+
+    /// Column `index` as an ``SQLValue`` of its storage class (as ``SQLiteStatement/value(at:)``).
+    package func value(at index: Int32) -> SQLValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, index))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, index))
+        case SQLITE_TEXT: return .text(textIfText(at: index) ?? "")
+        case SQLITE_BLOB:
+            guard let p = sqlite3_column_blob(handle, index) else { return .blob(Data()) }
+            return .blob(Data(bytes: p, count: Int(sqlite3_column_bytes(handle, index))))
+        default: return .null
+        }
+    }
+}
+
+extension SQLiteStatement {
+    /// The row the statement stands on, read without holding the statement (``SQLiteRow``):
+    /// valid until the statement steps, resets or is released.
+    package var currentRow: SQLiteRow { SQLiteRow(handle) }
+}
