@@ -19,14 +19,18 @@ package struct SQLiteRow {
     }
 
     /// Column `index`'s storage class and its value as an integer, from one lookup of the
-    /// column (as ``SQLiteStatement/integerColumn(at:)``).
+    /// column: the row reader's check that an `Int` column holds an integer costs no second
+    /// call into SQLite.
+    ///
+    /// The value `sqlite3_column_value` gives is SQLite's unprotected kind, which SQLite only
+    /// asks to be read by one thread at a time: a connection is used under its store's lock.
     @inline(__always) package func integerColumn(at index: Int32) -> (storageClass: Int32, value: Int64) {
         let value = sqlite3_column_value(handle, index)
         return (sqlite3_value_type(value), sqlite3_value_int64(value))
     }
 
     /// Column `index`'s storage class and its value as a `Double`, from one lookup of the
-    /// column (as ``SQLiteStatement/realColumn(at:)``).
+    /// column (see ``integerColumn(at:)``).
     @inline(__always) package func realColumn(at index: Int32) -> (storageClass: Int32, value: Double) {
         let value = sqlite3_column_value(handle, index)
         return (sqlite3_value_type(value), sqlite3_value_double(value))
@@ -41,7 +45,7 @@ package struct SQLiteRow {
         return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
     }
 
-    /// Column `index` as an ``SQLValue`` of its storage class (as ``SQLiteStatement/value(at:)``).
+    /// Column `index` as an ``SQLValue`` of its storage class.
     package func value(at index: Int32) -> SQLValue {
         switch sqlite3_column_type(handle, index) {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, index))

@@ -158,25 +158,19 @@ package final class SQLiteStatement {
     /// Column `index`'s storage class: `SQLITE_INTEGER`, `SQLITE_FLOAT`, `SQLITE_TEXT`,
     /// `SQLITE_BLOB` or `SQLITE_NULL` (one SQLite call, as ``isNull(at:)``).
     @inline(__always) package func storageClass(at index: Int32) -> Int32 {
-        sqlite3_column_type(handle, index)
+        currentRow.storageClass(at: index)
     }
 
     /// Column `index`'s storage class (`SQLITE_INTEGER`, `SQLITE_NULL` …) and its value as an
-    /// integer, from one lookup of the column: the row reader's check that an `Int` column
-    /// holds an integer costs no second call into SQLite.
-    ///
-    /// The value `sqlite3_column_value` gives is SQLite's unprotected kind, which SQLite only
-    /// asks to be read by one thread at a time: this connection is used under its store's lock.
+    /// integer, from one lookup of the column (``SQLiteRow/integerColumn(at:)``).
     @inline(__always) package func integerColumn(at index: Int32) -> (storageClass: Int32, value: Int64) {
-        let value = sqlite3_column_value(handle, index)
-        return (sqlite3_value_type(value), sqlite3_value_int64(value))
+        currentRow.integerColumn(at: index)
     }
 
     /// Column `index`'s storage class and its value as a `Double`, from one lookup of the
-    /// column (see ``integerColumn(at:)``).
+    /// column (``SQLiteRow/realColumn(at:)``).
     @inline(__always) package func realColumn(at index: Int32) -> (storageClass: Int32, value: Double) {
-        let value = sqlite3_column_value(handle, index)
-        return (sqlite3_value_type(value), sqlite3_value_double(value))
+        currentRow.realColumn(at: index)
     }
 
     /// What ``validTextIfPresent(at:)`` read.
@@ -223,15 +217,7 @@ package final class SQLiteStatement {
         return Data(bytes: p, count: Int(sqlite3_column_bytes(handle, index)))
     }
     /// Column `index` as an ``SQLValue`` of its storage class.
-    package func value(at index: Int32) -> SQLValue {
-        switch sqlite3_column_type(handle, index) {
-        case SQLITE_INTEGER: .integer(int64(at: index))
-        case SQLITE_FLOAT: .real(double(at: index))
-        case SQLITE_TEXT: .text(text(at: index))
-        case SQLITE_BLOB: .blob(data(at: index))
-        default: .null
-        }
-    }
+    package func value(at index: Int32) -> SQLValue { currentRow.value(at: index) }
 
     /// SQLite's run-time counters for this statement (`sqlite3_stmt_status`).
     package struct Counters: Sendable, Equatable {
