@@ -37,11 +37,15 @@ extension ModelContext {
         _ request: FetchRequest, _ expression: borrowing any StandardPredicateExpression<Bool>,
         _ sink: (any PersistentModel) -> Void
     ) throws -> Bool {
+        // Nothing pending (the usual case): one access to the context's pending state answers
+        // both the read-failure check and the pending-changes check.
+        let nothingPending = pending.isEmpty
         var leaves = PredicateLeaves()
-        guard case .found(let q) = try lookupQuery(request, expression, &leaves) else { return false }
+        guard case .found(let q) = try lookupQuery(request, expression, &leaves, failuresChecked: nothingPending)
+        else { return false }
         // Kept for the next fetch (small ones only); by then nothing else holds it.
         defer { if q.arguments.capacity <= 64 { spareArguments = q.arguments } }
-        if request.includePendingChanges, !(inserted.isEmpty && changed.isEmpty && deleted.isEmpty) {
+        if !nothingPending, request.includePendingChanges, !(inserted.isEmpty && changed.isEmpty && deleted.isEmpty) {
             // Delete rules may have to run first, and pending models to be merged.
             if !deleted.isEmpty || pendingModels(kindOf: q.layout) != nil { return false }
         }
@@ -138,11 +142,14 @@ extension ModelContext {
     func countCached(_ request: FetchRequest, _ expression: borrowing any StandardPredicateExpression<Bool>) throws
         -> Int?
     {
+        // One access to the context's pending state when nothing is pending (see `fetchCached`).
+        let nothingPending = pending.isEmpty
         var leaves = PredicateLeaves()
-        guard case .found(let q) = try lookupQuery(request, expression, &leaves) else { return nil }
+        guard case .found(let q) = try lookupQuery(request, expression, &leaves, failuresChecked: nothingPending)
+        else { return nil }
         // Kept for the next fetch (small ones only); by then nothing else holds it.
         defer { if q.arguments.capacity <= 64 { spareArguments = q.arguments } }
-        if request.includePendingChanges, !(inserted.isEmpty && changed.isEmpty && deleted.isEmpty) {
+        if !nothingPending, request.includePendingChanges, !(inserted.isEmpty && changed.isEmpty && deleted.isEmpty) {
             // Delete rules may have to run first, and pending models to be counted.
             if !deleted.isEmpty || pendingModels(kindOf: q.layout) != nil { return nil }
         }
@@ -352,7 +359,7 @@ extension ModelContext {
         var table: StoreMapping.Table { compiled.table }
     }
 
-    /// What a fetch found in the caches (``lookupQuery(_:_:_:)``).
+    /// What a fetch found in the caches (``lookupQuery(_:_:_:failuresChecked:)``).
     enum QueryLookup {
         /// The shape was compiled before: its query, bound to this fetch's values.
         case found(BoundQuery)
@@ -367,12 +374,13 @@ extension ModelContext {
     /// the leaves' values (which move into it), else what a translation needs. Not generic, so a
     /// fetch of a cached shape looks up no generic metadata (``FetchRequest`` is built in the
     /// caller, specialised for its model). The leaves are the caller's, so they are not copied.
-    /// Throws first a read failure that could not be thrown where it happened (``OperationFailure``).
+    /// Throws first a read failure that could not be thrown where it happened (``OperationFailure``),
+    /// unless the caller found none (`failuresChecked`).
     func lookupQuery(
         _ request: FetchRequest, _ expression: borrowing any StandardPredicateExpression<Bool>,
-        _ leaves: inout PredicateLeaves
+        _ leaves: inout PredicateLeaves, failuresChecked: Bool = false
     ) throws -> QueryLookup {
-        try throwPendingReadFailure()
+        if !failuresChecked { try throwPendingReadFailure() }
         let style = stringSortStyle(request.stringSortStyle, of: request.entity)
         leaves.scope = identifierScope
         swap(&leaves.values, &spareArguments)
@@ -397,7 +405,7 @@ extension ModelContext {
     /// Collects the leaves of a predicate's expression and returns its type (the cache key's
     /// part), `nil` for ``NoPredicateExpression``. The expression is opened in place, not
     /// copied into an `Any`, and its root node is where the collection starts. A method, not a
-    /// closure in ``lookupQuery(_:_:_:)``: a closure capturing the leaves would keep them in a
+    /// closure in ``lookupQuery(_:_:_:failuresChecked:)``: a closure capturing the leaves would keep them in a
     /// box, and copy them out of it.
     ///
     /// An expression type other than the last fetch's is measured first (``PredicateDepth``):
