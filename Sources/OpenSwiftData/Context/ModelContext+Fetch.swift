@@ -580,8 +580,7 @@ extension ModelContext {
             var lastEntity = -1
             var lastLayout: ModelLayout?
             var readers: [RowCodec.SlotReader] = []
-            // Read once: the table's columns are a class's stored array (an access check a read).
-            let versionColumn = table.versionColumn
+            var versionColumn: Int32 = 0
             // One scope for the whole read, not one a row (each is two thread-local writes): what
             // runs between two rows' models is this loop and the sink, which only collects.
             let outer = MaterializationScope.enter()
@@ -591,13 +590,7 @@ extension ModelContext {
                 if let existing = identities.find(pk) {
                     let d = existing.persistentBackingData
                     if d.isFault || (d.committed == nil && d.status == .persisted) {
-                        // Refresh only when the store changed since the values were read (CTX-11).
-                        let now = try generation ?? store.generation(db)
-                        generation = now
-                        if d.isFault || d.loadedGeneration != now {
-                            try RowCodec.refresh(stmt, into: d, model: existing, table: table, url: store.url)
-                            d.loadedGeneration = now
-                        }
+                        generation = try refreshIfChanged(existing, stmt, table, store, db, generation)
                     }
                     sink(existing)
                     continue
@@ -606,11 +599,11 @@ extension ModelContext {
                 if ent != lastEntity {
                     // Read from the table here, not held from the start: a fetch of registered
                     // rows only would retain and release both arrays for nothing.
-                    guard ent > 0, ent < table.entitiesByID.count, let layout = table.entitiesByID[ent] else {
+                    guard let entity = Self.entityReading(table, ent) else {
                         throw unknownEntityError(table, entity: stmt.int64(at: 1), pk: pk)
                     }
-                    (lastEntity, lastLayout, readers) = (
-                        ent, layout, table.codec.readersByID[ent]
+                    (lastEntity, lastLayout, readers, versionColumn) = (
+                        ent, entity.layout, entity.readers, entity.versionColumn
                     )
                 }
                 guard let layout = lastLayout else { continue }
@@ -633,6 +626,39 @@ extension ModelContext {
                 identities.insert(pk, consume model)
             }
         }
+    }
+
+    /// What the row loop of ``materializeRows(_:_:table:into:)`` reads from `table` for a new
+    /// row of entity number `ent`: its layout, slot readers and `Z_OPT` column; `nil` for a
+    /// number that is no entity of the table.
+    ///
+    /// Out of line, as ``refreshIfChanged(_:_:_:_:_:_:)``: the table's properties are class
+    /// variables (each read checked at run time), and reads inlined in the loop were hoisted
+    /// in front of it, so every fetch paid for them, whether or not a row needed them.
+    @inline(never)
+    static func entityReading(_ table: StoreMapping.Table, _ ent: Int) -> (
+        layout: ModelLayout, readers: [RowCodec.SlotReader], versionColumn: Int32
+    )? {
+        guard ent > 0, ent < table.entitiesByID.count, let layout = table.entitiesByID[ent] else { return nil }
+        let codec = table.codec
+        return (layout, codec.readersByID[ent], codec.versionColumn)
+    }
+
+    /// Reads a registered model's row again when the store changed since its values were read
+    /// (CTX-11), or when it is a fault; returns the store's generation, read once a fetch
+    /// (`generation`, `nil` until then). Out of line (see ``entityReading(_:_:)``).
+    @inline(never)
+    func refreshIfChanged(
+        _ model: any PersistentModel, _ stmt: SQLiteStatement, _ table: StoreMapping.Table, _ store: SQLiteStore,
+        _ db: SQLiteConnection, _ generation: StoreGeneration?
+    ) throws -> StoreGeneration {
+        let d = model.persistentBackingData
+        let now = try generation ?? store.generation(db)
+        if d.isFault || d.loadedGeneration != now {
+            try RowCodec.refresh(stmt, into: d, model: model, table: table, url: store.url)
+            d.loadedGeneration = now
+        }
+        return now
     }
 
     /// The model for row `pk` of `table`, registered or freshly read; `nil` if the row is gone.
