@@ -3,30 +3,35 @@
 /// Rows are looked up once per fetched row, so this is a hot path: each table has its own
 /// open-addressing table keyed by the primary key (no per-lookup hasher set-up), with linear
 /// probing and backward-shift deletion.
-struct IdentityMap {
+///
+/// A class the context holds in a constant: a fetch asks it for its table without an access to
+/// a variable of the context (each such access of a class's variable is checked at run time).
+final class IdentityMap {
+    /// A table and the root entity it is for: the one asked for last.
+    private struct Last {
+        let key: ObjectIdentifier
+        let table: PrimaryKeyTable
+    }
     private var tables: [ObjectIdentifier: PrimaryKeyTable] = [:]
-    private var lastKey: ObjectIdentifier?
-    private var last: PrimaryKeyTable?
+    private var last: Last?
 
     /// The table for one root entity's rows (created on first use when `create`).
-    mutating func table(_ id: ObjectIdentifier, create: Bool) -> PrimaryKeyTable? {
-        if id == lastKey, let last { return last }
+    func table(_ id: ObjectIdentifier, create: Bool) -> PrimaryKeyTable? {
+        if let last, last.key == id { return last.table }
         if let t = tables[id] {
-            lastKey = id
-            last = t
+            last = Last(key: id, table: t)
             return t
         }
         guard create else { return nil }
         let t = PrimaryKeyTable()
         tables[id] = t
-        lastKey = id
-        last = t
+        last = Last(key: id, table: t)
         return t
     }
 
     /// The model registered for the row, or `nil`; assigning `nil` unregisters it.
     subscript(key: ModelContext.RowKey) -> (any PersistentModel)? {
-        mutating get { table(key.table, create: false)?.find(key.pk) }
+        get { table(key.table, create: false)?.find(key.pk) }
         set {
             if let newValue {
                 table(key.table, create: true)!.insert(key.pk, newValue)

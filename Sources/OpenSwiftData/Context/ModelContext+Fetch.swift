@@ -38,11 +38,15 @@ extension ModelContext {
         _ request: FetchRequest, _ expression: borrowing any StandardPredicateExpression<Bool>,
         _ sink: (any PersistentModel, Int64) -> Void
     ) throws -> Bool {
+        // Nothing pending (the usual case): one access to the context's pending state answers
+        // both the read-failure check and the pending-changes check.
+        let nothingPending = pending.isEmpty
         var leaves = PredicateLeaves()
-        guard case .found(let q) = try lookupQuery(request, expression, &leaves) else { return false }
+        guard case .found(let q) = try lookupQuery(request, expression, &leaves, failuresChecked: nothingPending)
+        else { return false }
         // Kept for the next fetch (small ones only); by then nothing else holds it.
         defer { if q.arguments.capacity <= 64 { spareArguments = q.arguments } }
-        if request.includePendingChanges, !(inserted.isEmpty && changed.isEmpty && deleted.isEmpty) {
+        if !nothingPending, request.includePendingChanges, !(inserted.isEmpty && changed.isEmpty && deleted.isEmpty) {
             // Delete rules may have to run first, and pending models to be merged.
             if !deleted.isEmpty || pendingModels(kindOf: q.layout) != nil { return false }
         }
@@ -139,11 +143,14 @@ extension ModelContext {
     func countCached(_ request: FetchRequest, _ expression: borrowing any StandardPredicateExpression<Bool>) throws
         -> Int?
     {
+        // One access to the context's pending state when nothing is pending (see `fetchCached`).
+        let nothingPending = pending.isEmpty
         var leaves = PredicateLeaves()
-        guard case .found(let q) = try lookupQuery(request, expression, &leaves) else { return nil }
+        guard case .found(let q) = try lookupQuery(request, expression, &leaves, failuresChecked: nothingPending)
+        else { return nil }
         // Kept for the next fetch (small ones only); by then nothing else holds it.
         defer { if q.arguments.capacity <= 64 { spareArguments = q.arguments } }
-        if request.includePendingChanges, !(inserted.isEmpty && changed.isEmpty && deleted.isEmpty) {
+        if !nothingPending, request.includePendingChanges, !(inserted.isEmpty && changed.isEmpty && deleted.isEmpty) {
             // Delete rules may have to run first, and pending models to be counted.
             if !deleted.isEmpty || pendingModels(kindOf: q.layout) != nil { return nil }
         }
@@ -353,7 +360,7 @@ extension ModelContext {
         var table: StoreMapping.Table { compiled.table }
     }
 
-    /// What a fetch found in the caches (``lookupQuery(_:_:_:)``).
+    /// What a fetch found in the caches (``lookupQuery(_:_:_:failuresChecked:)``).
     enum QueryLookup {
         /// The shape was compiled before: its query, bound to this fetch's values.
         case found(BoundQuery)
@@ -368,12 +375,13 @@ extension ModelContext {
     /// the leaves' values (which move into it), else what a translation needs. Not generic, so a
     /// fetch of a cached shape looks up no generic metadata (``FetchRequest`` is built in the
     /// caller, specialised for its model). The leaves are the caller's, so they are not copied.
-    /// Throws first a read failure that could not be thrown where it happened (``OperationFailure``).
+    /// Throws first a read failure that could not be thrown where it happened (``OperationFailure``),
+    /// unless the caller found none (`failuresChecked`).
     func lookupQuery(
         _ request: FetchRequest, _ expression: borrowing any StandardPredicateExpression<Bool>,
-        _ leaves: inout PredicateLeaves
+        _ leaves: inout PredicateLeaves, failuresChecked: Bool = false
     ) throws -> QueryLookup {
-        try throwPendingReadFailure()
+        if !failuresChecked { try throwPendingReadFailure() }
         let style = stringSortStyle(request.stringSortStyle, of: request.entity)
         leaves.scope = identifierScope
         swap(&leaves.values, &spareArguments)
@@ -398,7 +406,7 @@ extension ModelContext {
     /// Collects the leaves of a predicate's expression and returns its type (the cache key's
     /// part), `nil` for ``NoPredicateExpression``. The expression is opened in place, not
     /// copied into an `Any`, and its root node is where the collection starts. A method, not a
-    /// closure in ``lookupQuery(_:_:_:)``: a closure capturing the leaves would keep them in a
+    /// closure in ``lookupQuery(_:_:_:failuresChecked:)``: a closure capturing the leaves would keep them in a
     /// box, and copy them out of it.
     ///
     /// An expression type other than the last fetch's is measured first (``PredicateDepth``):
@@ -575,8 +583,7 @@ extension ModelContext {
             var lastEntity = -1
             var lastLayout: ModelLayout?
             var readers: [RowCodec.SlotReader] = []
-            // Read once: the table's columns are a class's stored array (an access check a read).
-            let versionColumn = table.versionColumn
+            var versionColumn: Int32 = 0
             // One scope for the whole read, not one a row (each is two thread-local writes): what
             // runs between two rows' models is this loop and the sink, which only collects.
             let outer = MaterializationScope.enter()
@@ -586,13 +593,7 @@ extension ModelContext {
                 if let existing = identities.find(pk) {
                     let d = existing.persistentBackingData
                     if d.isFault || (d.committed == nil && d.status == .persisted) {
-                        // Refresh only when the store changed since the values were read (CTX-11).
-                        let now = try generation ?? store.generation(db)
-                        generation = now
-                        if d.isFault || d.loadedGeneration != now {
-                            try RowCodec.refresh(stmt, into: d, model: existing, table: table, url: store.url)
-                            d.loadedGeneration = now
-                        }
+                        generation = try refreshIfChanged(existing, stmt, table, store, db, generation)
                     }
                     sink(existing, pk)
                     continue
@@ -601,11 +602,11 @@ extension ModelContext {
                 if ent != lastEntity {
                     // Read from the table here, not held from the start: a fetch of registered
                     // rows only would retain and release both arrays for nothing.
-                    guard ent > 0, ent < table.entitiesByID.count, let layout = table.entitiesByID[ent] else {
+                    guard let entity = Self.entityReading(table, ent) else {
                         throw unknownEntityError(table, entity: stmt.int64(at: 1), pk: pk)
                     }
-                    (lastEntity, lastLayout, readers) = (
-                        ent, layout, table.codec.readersByID[ent]
+                    (lastEntity, lastLayout, readers, versionColumn) = (
+                        ent, entity.layout, entity.readers, entity.versionColumn
                     )
                 }
                 guard let layout = lastLayout else { continue }
@@ -628,6 +629,39 @@ extension ModelContext {
                 identities.insert(pk, consume model)
             }
         }
+    }
+
+    /// What the row loop of ``materializeRows(_:_:table:into:)`` reads from `table` for a new
+    /// row of entity number `ent`: its layout, slot readers and `Z_OPT` column; `nil` for a
+    /// number that is no entity of the table.
+    ///
+    /// Out of line, as ``refreshIfChanged(_:_:_:_:_:_:)``: the table's properties are class
+    /// variables (each read checked at run time), and reads inlined in the loop were hoisted
+    /// in front of it, so every fetch paid for them, whether or not a row needed them.
+    @inline(never)
+    static func entityReading(_ table: StoreMapping.Table, _ ent: Int) -> (
+        layout: ModelLayout, readers: [RowCodec.SlotReader], versionColumn: Int32
+    )? {
+        guard ent > 0, ent < table.entitiesByID.count, let layout = table.entitiesByID[ent] else { return nil }
+        let codec = table.codec
+        return (layout, codec.readersByID[ent], codec.versionColumn)
+    }
+
+    /// Reads a registered model's row again when the store changed since its values were read
+    /// (CTX-11), or when it is a fault; returns the store's generation, read once a fetch
+    /// (`generation`, `nil` until then). Out of line (see ``entityReading(_:_:)``).
+    @inline(never)
+    func refreshIfChanged(
+        _ model: any PersistentModel, _ stmt: SQLiteStatement, _ table: StoreMapping.Table, _ store: SQLiteStore,
+        _ db: SQLiteConnection, _ generation: StoreGeneration?
+    ) throws -> StoreGeneration {
+        let d = model.persistentBackingData
+        let now = try generation ?? store.generation(db)
+        if d.isFault || d.loadedGeneration != now {
+            try RowCodec.refresh(stmt, into: d, model: model, table: table, url: store.url)
+            d.loadedGeneration = now
+        }
+        return now
     }
 
     /// The model for row `pk` of `table`, registered or freshly read; `nil` if the row is gone.

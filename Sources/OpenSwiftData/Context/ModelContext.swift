@@ -68,12 +68,50 @@ public final class ModelContext {
         }
     }
 
-    var registered = IdentityMap()
-    var inserted: [any PersistentModel] = []
-    var changed: [ObjectIdentifier: any PersistentModel] = [:]
-    var changedOrder: [ObjectIdentifier] = []
-    var deleted: [ObjectIdentifier: any PersistentModel] = [:]
-    var deletedOrder: [ObjectIdentifier] = []
+    /// What the context holds for its next save or fetch, in one variable: a fetch checks that
+    /// nothing is pending with one access to it (each access of a class's variable is checked at
+    /// run time), not one per collection. Each collection is also a property of the context.
+    struct Pending {
+        var inserted: [any PersistentModel] = []
+        var changed: [ObjectIdentifier: any PersistentModel] = [:]
+        var changedOrder: [ObjectIdentifier] = []
+        var deleted: [ObjectIdentifier: any PersistentModel] = [:]
+        var deletedOrder: [ObjectIdentifier] = []
+        var readFailures: [OperationFailure] = []
+
+        /// No pending insert, change or delete, and no read failure to throw.
+        var isEmpty: Bool { inserted.isEmpty && changed.isEmpty && deleted.isEmpty && readFailures.isEmpty }
+    }
+
+    /// The registered models (one object per row).
+    let registered = IdentityMap()
+    /// The pending inserts, changes and deletes, and the read failures not yet thrown.
+    var pending = Pending()
+    /// Pending inserts, in insert order.
+    var inserted: [any PersistentModel] {
+        get { pending.inserted }
+        _modify { yield &pending.inserted }
+    }
+    /// Pending changes of saved models, by model.
+    var changed: [ObjectIdentifier: any PersistentModel] {
+        get { pending.changed }
+        _modify { yield &pending.changed }
+    }
+    /// The keys of ``changed`` in the order the models first changed.
+    var changedOrder: [ObjectIdentifier] {
+        get { pending.changedOrder }
+        _modify { yield &pending.changedOrder }
+    }
+    /// Pending deletes, by model.
+    var deleted: [ObjectIdentifier: any PersistentModel] {
+        get { pending.deleted }
+        _modify { yield &pending.deleted }
+    }
+    /// The keys of ``deleted`` in delete order.
+    var deletedOrder: [ObjectIdentifier] {
+        get { pending.deletedOrder }
+        _modify { yield &pending.deletedOrder }
+    }
     /// Pending deletes whose delete rules have run (``propagateDeletes(deferringRefusals:)``):
     /// they have left the loaded lists, so lists loaded from the store leave them out too.
     var propagatedDeletes = Set<ObjectIdentifier>()
@@ -84,7 +122,10 @@ public final class ModelContext {
     var deferredErrors: [SwiftDataError] = []
     /// Reads that could not throw and failed, for the next fetch or save to throw
     /// (`ModelContext+Failures.swift`).
-    var readFailures: [OperationFailure] = []
+    var readFailures: [OperationFailure] {
+        get { pending.readFailures }
+        _modify { yield &pending.readFailures }
+    }
     /// One-way relationships pointing at each entity (`ModelContext+Delete.swift`), by layout.
     var oneWaySlotCache: [ObjectIdentifier: [OneWaySlot]] = [:]
     /// The query shape this context fetched last, with its compiled query (`query(_:)`). A
@@ -108,9 +149,9 @@ public final class ModelContext {
     /// The last query shape fetched: a loop repeating one fetch finds its SQL here.
     var lastQuery: LastQuery?
     /// The prepared statement this context's last fetch ran (``LastStatement``).
-    var lastStatement = LastStatement()
+    let lastStatement = LastStatement()
     /// The captured values' array of the last fetch, emptied and refilled by the next one
-    /// (``lookupQuery(_:_:_:)``), so a fetch of a cached shape allocates no array for them.
+    /// (``lookupQuery(_:_:_:failuresChecked:)``), so a fetch of a cached shape allocates no array for them.
     var spareArguments: [SQLValue] = []
     /// The class of the last model ``insertAny(_:)`` found in the schema: the next model of it
     /// is not looked up again (a save of many new models of one class).

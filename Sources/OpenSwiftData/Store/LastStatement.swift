@@ -2,8 +2,10 @@
 /// skips the connection's statement-cache lookup (``statement(_:on:)``).
 ///
 /// Statements stay prepared until their connection closes, and the memo keeps the connection
-/// it was prepared on, so a memo never outlives its statement.
-struct LastStatement {
+/// it was prepared on, so a memo never outlives its statement. A class the context holds in a
+/// constant: a fetch uses it without an access to a variable of the context (each such access
+/// of a class's variable is checked at run time).
+final class LastStatement {
     /// A class: each fetch reads it, and reading a reference copies none of its fields.
     private final class Entry {
         let sql: StatementSQL
@@ -25,7 +27,7 @@ struct LastStatement {
     /// `db`'s cached statement for `sql`: the one remembered when it is the same (compared by
     /// the SQL's hash and its string, which a cached query shares), else the connection's,
     /// which is remembered.
-    mutating func statement(_ sql: StatementSQL, on db: SQLiteConnection) throws -> SQLiteStatement {
+    func statement(_ sql: StatementSQL, on db: SQLiteConnection) throws -> SQLiteStatement {
         if let last, last.connection === db, last.sql == sql { return last.statement }
         let stmt = try db.cachedStatement(sql)
         last = Entry(sql: sql, connection: db, statement: stmt)

@@ -24,6 +24,10 @@ struct RowCodec {
     /// (empty for a number that is no entity of the table). Read by every fetch; written only
     /// while the mapping is built.
     var readersByID: [[SlotReader]] = []
+    /// The index of `Z_OPT` in the table's select list (``StoreMapping/Table/versionColumn``),
+    /// kept here so the row-decoding loop reads the codec alone, not the table's columns too
+    /// (each a read of a class's variable, checked at run time).
+    var versionColumn: Int32 = 0
 
     /// How to fill one slot from a row: a column through a codec, a foreign-key column, or
     /// nothing (`column < 0`: to-many relationships and ephemeral attributes).
@@ -51,6 +55,7 @@ struct RowCodec {
     init(table: StoreMapping.Table) {
         let largest = Int(table.entityIDs.values.max() ?? 0)
         readersByID = Array(repeating: [], count: largest + 1)
+        versionColumn = table.versionColumn
         for e in table.entities {
             guard let id = table.entityID(e) else { continue }
             var readers = Array(repeating: SlotReader.none, count: e.slots.count)
