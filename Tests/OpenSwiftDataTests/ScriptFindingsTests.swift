@@ -123,6 +123,27 @@ extension ScriptFindingsTests {
     }
 
     @Test(
+        "a saved child moved to an unsaved parent and deleted, then the parent deleted: the parent is never written, rules run between or not (DEL-09, REL-01)",
+        arguments: StoreKind.allCases, [false, true])
+    func deletedChildKeepsNoDroppedParent(_ kind: StoreKind, rulesBetween: Bool) throws {
+        let dir = try ScratchDirectory()
+        let (context, container) = try seeded(kind, dir)
+        let parent = Category(name: "new")
+        context.insert(parent)
+        let a = try word(context, "a")
+        a.category = parent
+        context.delete(a)
+        // The child's delete rule (nullify) takes it out of the new parent's list, not the
+        // parent out of the deleted child.
+        if rulesBetween { context.processPendingChanges() }
+        context.delete(parent)
+        try context.save()
+        let fresh = ModelContext(container)
+        #expect(try fresh.fetch(FetchDescriptor<Category>()).map(\.name) == ["c"], "rulesBetween \(rulesBetween)")
+        #expect(try fresh.fetch(FetchDescriptor<Word>()).map(\.text) == ["b"])
+    }
+
+    @Test(
         "deleting an unsaved parent still cascades: its new child and a saved child moved to it go too (DEL-02, DEL-09)",
         arguments: StoreKind.allCases)
     func deleteUnsavedCascadingParent(_ kind: StoreKind) throws {

@@ -73,14 +73,18 @@ extension ModelContext {
     }
 
     /// Inserts the new models reached through relationships of inserted or changed models. A
-    /// new model whose relationships were not written since its insert walked them then.
+    /// new model whose relationships were not written since its insert walked them then. A
+    /// changed model deleted in this save reaches nothing: its row goes, and a dropped insert
+    /// it still points at (its delete rule ran before that insert was dropped) stays dropped.
     private func insertRelatedModels() {
         for m in inserted {
             let d = m.persistentBackingData
             if !d.relatedInserted { insertRelated(of: m, d) }
         }
         for id in changedOrder {
-            if let m = changed[id] { insertRelated(of: m, m.persistentBackingData) }
+            guard let m = changed[id] else { continue }
+            let d = m.persistentBackingData
+            if !d.isDeleted { insertRelated(of: m, d) }
         }
     }
 
