@@ -74,11 +74,18 @@ extension ModelContext {
     /// registered models per such save.
     func dropLinksToReplacedRows(_ adopters: [RowKey: any PersistentModel]) {
         guard !adopters.isEmpty else { return }
+        // Each taken-over row's list at a slot, as a set, made on first use: one row's list
+        // is asked about once per model holding the row (a new owner's thousand gadgets).
+        var named: [RowKey: [Int: Set<ObjectIdentifier>]] = [:]
         /// Whether `row` is taken over and its new list at `slot` leaves `holder` out.
         func leaves(_ row: RowKey, _ slot: Int, _ holder: any PersistentModel) -> Bool {
             guard let adopter = adopters[row] else { return false }
+            if let members = named[row]?[slot] { return !members.contains(ObjectIdentifier(holder)) }
             let values = adopter.persistentBackingData.values
-            return slot >= values.count || !RelationshipGraph.models(in: values[slot]).contains { $0 === holder }
+            let members = Set(
+                slot < values.count ? RelationshipGraph.models(in: values[slot]).map(ObjectIdentifier.init) : [])
+            named[row, default: [:]][slot] = members
+            return !members.contains(ObjectIdentifier(holder))
         }
         func drop(from holder: any PersistentModel) {
             let d = holder.persistentBackingData
