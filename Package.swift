@@ -36,14 +36,17 @@ func toolchainHostLibraries() -> String {
     return "/opt/swift/usr/lib/swift/host"
 }
 
-/// Where the macro target keeps the binary modules the compiler builds from the toolchain's
-/// swift-syntax: `$XDG_CACHE_HOME/openswiftdata/ModuleCache` (else `~/.cache/…`).
+/// Where the toolchain mode's builds keep the modules the compiler builds while importing:
+/// `$XDG_CACHE_HOME/openswiftdata/ModuleCache` (else `~/.cache/…`).
 ///
-/// The toolchain ships those libraries as textual interfaces only, and SwiftPM's module cache
-/// lives in `.build`, so every clean build would turn SwiftSyntax's interface into a module again
-/// (about 9 s of CPU, half the macro target's build). The compiler names each cached module by
-/// its compiler version and flags and checks it against the interface it came from, so a cache
-/// shared by clones and toolchains stays correct.
+/// The toolchain ships swift-syntax and Observation as textual interfaces only, and Foundation's
+/// and SQLite's C headers as Clang modules to build, and SwiftPM's module cache lives in
+/// `.build`, so every clean build would build them again: about 9 s of CPU for SwiftSyntax's
+/// interface (half the macro target's build), and 0.6 s in each of the library's first two
+/// compile jobs, which wait for Observation, `_FoundationCShims`, Glibc and `CSQLite`. The
+/// compiler names each cached module by its compiler version and flags and checks it against
+/// the interface or headers it came from, so a cache shared by clones and toolchains stays
+/// correct.
 func persistentModuleCache() -> String {
     let environment = Context.environment
     let cacheHome = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
@@ -61,8 +64,8 @@ if useToolchainSwiftSyntax {
             // Plugin.swift serves the compiler through CompilerPluginMessageListener in this mode
             // (the toolchain ships no SwiftCompilerPlugin module).
             .define("OPENSWIFTDATA_TOOLCHAIN_SWIFT_SYNTAX"),
-            // The last `-module-cache-path` wins over SwiftPM's own (in `.build`).
-            .unsafeFlags(["-I", host, "-module-cache-path", persistentModuleCache()]),
+            // A system search path: the index store leaves swift-syntax out (`toolchainModeFlags`).
+            .unsafeFlags(["-Isystem", host]),
         ],
         linkerSettings: [.unsafeFlags([
             "-L", host, "-lSwiftSyntax", "-lSwiftSyntaxMacros", "-lSwiftDiagnostics",
@@ -183,6 +186,30 @@ targets.append(.testTarget(name: "ReadmeTests",
                                           "OpenSwiftDataHarness"],
                            swiftSettings: useToolchainSwiftSyntax ? [.unsafeFlags(["-warnings-as-errors"])] : []))
 #endif
+
+// MARK: - The toolchain mode's build flags
+
+/// Flags every Swift target gets in the toolchain mode (the Makefile's, CI's and a contributor's
+/// builds; the default manifest carries no unsafe flags):
+///
+/// - `-module-cache-path`: the modules built while importing outlive `.build`
+///   (``persistentModuleCache()``); the last `-module-cache-path` wins over SwiftPM's own.
+/// - `-index-ignore-system-modules`: SwiftPM's debug builds write an index store, and the first
+///   compile job of a clean build would also write index records for every module it imports
+///   from the toolchain (the standard library, Foundation, Glibc, swift-syntax): about 1.3 s of
+///   the macro target's single-core first job and, after it, of the library's first job, both
+///   before the library's other jobs can start. The project's own files are indexed as before, so
+///   an editor's find-references and SwiftPM's test discovery (which reads the test targets'
+///   records) are unchanged; going to a toolchain declaration uses its generated interface, as
+///   it does without an index.
+let toolchainModeFlags: [SwiftSetting] = [
+    .unsafeFlags(["-index-ignore-system-modules", "-module-cache-path", persistentModuleCache()]),
+]
+if useToolchainSwiftSyntax {
+    for target in targets where target.type != .system {
+        target.swiftSettings = (target.swiftSettings ?? []) + toolchainModeFlags
+    }
+}
 
 let package = Package(
     name: "OpenSwiftData",
