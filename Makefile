@@ -79,10 +79,12 @@ docs:
 
 ## The style check CI runs: `swift format lint --strict` with .swift-format (4 spaces, 120
 ## columns) over Sources, Tests and Benchmarks, and no function in Sources/OpenSwiftData over 80
-## lines (scripts/function-lengths.py); exits 1 with one line per finding.
+## lines (scripts/function-lengths.py), and the layering rules (scripts/layering.sh: only the
+## SQLite wrapper calls sqlite3_*, the context names no statement); exits 1 with one line per finding.
 lint:
 	$(SWIFT) format lint --recursive --strict --configuration .swift-format Sources Tests Benchmarks
 	scripts/function-lengths.py Sources/OpenSwiftData
+	scripts/layering.sh
 
 ## Formats Sources, Tests and Benchmarks in place with .swift-format. The README's and the
 ## articles' code blocks are copies of Tests/ReadmeTests/Examples/: if an example changes,

@@ -593,7 +593,7 @@ extension ModelContext {
                 if let existing = identities.find(pk) {
                     let d = existing.persistentBackingData
                     if d.isFault || (d.committed == nil && d.status == .persisted) {
-                        generation = try refreshIfChanged(existing, stmt, table, store, db, generation)
+                        generation = try RowCodec.refreshIfChanged(existing, stmt, table, store, db, generation)
                     }
                     sink(existing, pk)
                     continue
@@ -635,7 +635,7 @@ extension ModelContext {
     /// row of entity number `ent`: its layout, slot readers and `Z_OPT` column; `nil` for a
     /// number that is no entity of the table.
     ///
-    /// Out of line, as ``refreshIfChanged(_:_:_:_:_:_:)``: the table's properties are class
+    /// Out of line, as ``RowCodec/refreshIfChanged(_:_:_:_:_:_:)``: the table's properties are class
     /// variables (each read checked at run time), and reads inlined in the loop were hoisted
     /// in front of it, so every fetch paid for them, whether or not a row needed them.
     @inline(never)
@@ -645,23 +645,6 @@ extension ModelContext {
         guard ent > 0, ent < table.entitiesByID.count, let layout = table.entitiesByID[ent] else { return nil }
         let codec = table.codec
         return (layout, codec.readersByID[ent], codec.versionColumn)
-    }
-
-    /// Reads a registered model's row again when the store changed since its values were read
-    /// (CTX-11), or when it is a fault; returns the store's generation, read once a fetch
-    /// (`generation`, `nil` until then). Out of line (see ``entityReading(_:_:)``).
-    @inline(never)
-    func refreshIfChanged(
-        _ model: any PersistentModel, _ stmt: SQLiteStatement, _ table: StoreMapping.Table, _ store: SQLiteStore,
-        _ db: SQLiteConnection, _ generation: StoreGeneration?
-    ) throws -> StoreGeneration {
-        let d = model.persistentBackingData
-        let now = try generation ?? store.generation(db)
-        if d.isFault || d.loadedGeneration != now {
-            try RowCodec.refresh(stmt, into: d, model: model, table: table, url: store.url)
-            d.loadedGeneration = now
-        }
-        return now
     }
 
     /// The model for row `pk` of `table`, registered or freshly read; `nil` if the row is gone.

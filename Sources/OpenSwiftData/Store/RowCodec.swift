@@ -177,6 +177,24 @@ extension RowCodec {
         return .read
     }
 
+    /// Reads a registered model's row (`stmt`'s current row) again when the store changed since
+    /// its values were read (CTX-11), or when it is a fault; returns the store's generation, read
+    /// once a fetch (`generation`, `nil` until then). Out of line: the row-decoding loop calls it
+    /// only for such a model, and inlined its reads would be hoisted in front of every row.
+    @inline(never)
+    static func refreshIfChanged(
+        _ model: any PersistentModel, _ stmt: SQLiteStatement, _ table: StoreMapping.Table, _ store: SQLiteStore,
+        _ db: SQLiteConnection, _ generation: StoreGeneration?
+    ) throws -> StoreGeneration {
+        let d = model.persistentBackingData
+        let now = try generation ?? store.generation(db)
+        if d.isFault || d.loadedGeneration != now {
+            try refresh(stmt, into: d, model: model, table: table, url: store.url)
+            d.loadedGeneration = now
+        }
+        return now
+    }
+
     /// Reads `stmt`'s row (a `SELECT <selectList>` of `table`) into `data`, a model's values
     /// that are already there (a refresh; `model` is the registered model) or not loaded yet
     /// (a fault's fill; `model` is `nil`), and marks them loaded. A refresh writes only the
