@@ -21,7 +21,7 @@ struct ReportBaselineTests {
             sqliteVersion: "3", buildConfiguration: "release", results: [result])
     }
 
-    @Test("issue #18: three runs' reports make one baseline, each result from its median run")
+    @Test("three runs' reports make one baseline, each result from its median run")
     func writesTheMedianBaseline() throws {
         let scratch = try ScratchDirectory(prefix: "baseline")
         var paths: [String] = []
