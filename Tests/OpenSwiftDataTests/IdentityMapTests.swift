@@ -18,6 +18,10 @@ struct IdentityMapTests {
         }
         for step in 0..<20_000 {
             let pk = Int64(next() % 3_000) - 5  // includes keys ≤ 0
+            if step % 1_001 == 0 {
+                // Room made ahead, tombstones or not, moves what the table holds.
+                table.reserve(additional: Int(next() % 2_000))
+            }
             if next() % 3 == 0 {
                 table.remove(pk)
                 reference[pk] = nil
@@ -39,6 +43,28 @@ struct IdentityMapTests {
         table.forEach(visit)
         #expect(Set(visited) == Set(reference.values))
         #expect(visited.count == reference.count)
+    }
+
+    @Test("reserve(additional:) makes room once: that many inserts leave the capacity as it is")
+    func reserveMakesRoom() throws {
+        let table = PrimaryKeyTable(capacity: 64)
+        let words = (1...1_500).map { Word(text: "w\($0)") }
+        for pk in Int64(1)...10 { table.insert(pk, words[Int(pk) - 1]) }
+        table.reserve(additional: 1_490)
+        let reserved = table.capacity
+        #expect(reserved >= 3_000)
+        #expect(reserved < 6_000, "no more than the next power of two")
+        for pk in Int64(11)...1_500 { table.insert(pk, words[Int(pk) - 1]) }
+        #expect(table.capacity == reserved)
+        #expect(table.count == 1_500)
+        for pk in Int64(1)...1_500 {
+            #expect(table.find(pk).map(ObjectIdentifier.init) == ObjectIdentifier(words[Int(pk) - 1]))
+        }
+        table.reserve(additional: 10)
+        #expect(table.capacity == reserved, "room that is there already is not made again")
+        table.reserve(additional: 0)
+        table.reserve(additional: -3)
+        #expect(table.capacity == reserved)
     }
 
     @Test("the table holds its models strongly until removed, rebuilt or released")

@@ -68,7 +68,8 @@ final class PrimaryKeyTable {
     private var keys: UnsafeMutablePointer<Int64>
     /// `capacity` slots, initialised exactly where `keys` holds a primary key.
     private var values: UnsafeMutablePointer<any PersistentModel>
-    private var capacity: Int
+    /// The number of slots: a power of two, at least twice the keys held.
+    private(set) var capacity: Int
     private var mask: Int
     private var stored = 0
     private var tombstones = 0
@@ -161,11 +162,27 @@ final class PrimaryKeyTable {
         tombstones += 1
     }
 
+    /// Makes room for `additional` more keys, so that inserting them rebuilds nothing on the
+    /// way: a fetch that knows about how many rows it reads sizes the table once instead of
+    /// growing it several times while it fills.
+    func reserve(additional: Int) {
+        guard additional > 0, (stored + tombstones + additional) * 2 > capacity else { return }
+        var newCapacity = capacity
+        while (stored + additional) * 2 > newCapacity { newCapacity *= 2 }
+        rebuild(capacity: newCapacity)
+    }
+
     /// Re-inserts the live entries into a table sized for them (growing ×4 when full).
     private func rebuild() {
-        let (oldKeys, oldValues, oldCapacity) = (keys, values, capacity)
         var newCapacity = capacity
         while (stored + 1) * 2 > newCapacity / 2 { newCapacity *= 4 }
+        rebuild(capacity: newCapacity)
+    }
+
+    /// Re-inserts the live entries into a table of `newCapacity` slots (a power of two that
+    /// holds them at most half full).
+    private func rebuild(capacity newCapacity: Int) {
+        let (oldKeys, oldValues, oldCapacity) = (keys, values, capacity)
         capacity = newCapacity
         keys = .allocate(capacity: newCapacity)
         keys.initialize(repeating: PrimaryKeyTable.empty, count: newCapacity)

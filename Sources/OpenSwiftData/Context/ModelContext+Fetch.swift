@@ -588,7 +588,13 @@ extension ModelContext {
             // runs between two rows' models is this loop and the sink, which only collects.
             let outer = MaterializationScope.enter()
             defer { MaterializationScope.leave(outer) }
+            // A query that binds nothing reads about the rows it read last time: the identity
+            // table makes room for them at the first new row, instead of growing as it fills.
+            var expectedRows = args.isEmpty ? stmt.rowsLastRun : 0
+            var rows = 0
+            defer { stmt.rowsLastRun = rows }
             while try stmt.step() {
+                rows += 1
                 let pk = stmt.int64(at: 0)
                 if let existing = identities.find(pk) {
                     let d = existing.persistentBackingData
@@ -610,6 +616,10 @@ extension ModelContext {
                     )
                 }
                 guard let layout = lastLayout else { continue }
+                if expectedRows > 0 {
+                    identities.reserve(additional: expectedRows - rows + 1)
+                    expectedRows = 0
+                }
                 let type = layout.type
                 let d: BackingData
                 do {

@@ -36,12 +36,22 @@ package struct SQLiteRow {
         return (sqlite3_value_type(value), sqlite3_value_double(value))
     }
 
+    /// Column `index` as UTF-8 text (SQLite converts a number to its text), from one lookup of
+    /// the column: its bytes and their count, valid until the statement steps or resets; `nil`
+    /// for `NULL`. (`sqlite3_column_text` and `sqlite3_column_bytes` would each look the column
+    /// up and check the connection for an allocation failure, which the first already reports
+    /// as `nil`.) See ``integerColumn(at:)`` for the unprotected value.
+    @inline(__always) package func text(at index: Int32) -> (bytes: UnsafePointer<UInt8>, count: Int)? {
+        let value = sqlite3_column_value(handle, index)
+        guard let p = sqlite3_value_text(value) else { return nil }
+        return (p, Int(sqlite3_value_bytes(value)))
+    }
+
     /// Column `index` as text when it holds TEXT; `nil` for any other storage class.
     @inline(__always) package func textIfText(at index: Int32) -> String? {
-        guard sqlite3_column_type(handle, index) == SQLITE_TEXT, let p = sqlite3_column_text(handle, index) else {
-            return nil
-        }
-        let n = Int(sqlite3_column_bytes(handle, index))
+        let value = sqlite3_column_value(handle, index)
+        guard sqlite3_value_type(value) == SQLITE_TEXT, let p = sqlite3_value_text(value) else { return nil }
+        let n = Int(sqlite3_value_bytes(value))
         return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
     }
 

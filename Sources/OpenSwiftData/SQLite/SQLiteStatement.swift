@@ -15,6 +15,10 @@ package final class SQLiteStatement {
     /// store keeps its composite coders' state here, from row to row); the wrapper never reads
     /// them and SQLite never sees them.
     package var attachments: [AnyObject] = []
+    /// How many rows the last run of the statement returned, as its reader counted them (the
+    /// reader sets it; SQLite does not count): what a run that binds nothing will about
+    /// return again, for sizing what it fills. A hint, never a promise.
+    package var rowsLastRun = 0
 
     init(_ handle: OpaquePointer, connection: SQLiteConnection, sql: String) {
         self.handle = handle
@@ -144,14 +148,11 @@ package final class SQLiteStatement {
     }
     /// Column `index` as text (empty for `NULL`).
     @inline(__always) package func text(at index: Int32) -> String {
-        guard let p = sqlite3_column_text(handle, index) else { return "" }
-        let n = Int(sqlite3_column_bytes(handle, index))
-        return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
+        textIfPresent(at: index) ?? ""
     }
-    /// Column `index` as text, or `nil` for `NULL` (one SQLite call).
+    /// Column `index` as text, or `nil` for `NULL` (one lookup of the column).
     @inline(__always) package func textIfPresent(at index: Int32) -> String? {
-        guard let p = sqlite3_column_text(handle, index) else { return nil }
-        let n = Int(sqlite3_column_bytes(handle, index))
+        guard let (p, n) = currentRow.text(at: index) else { return nil }
         return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
     }
 
@@ -184,15 +185,14 @@ package final class SQLiteStatement {
     }
 
     /// Column `index` as text, `NULL`, or bytes that are not UTF-8 — where ``textIfPresent(at:)``
-    /// would put U+FFFD in their place. The same two SQLite calls; the validation is the one
-    /// building the `String` does in any case.
+    /// would put U+FFFD in their place. The column is looked up once (``SQLiteRow/text(at:)``);
+    /// the validation is the one building the `String` does in any case.
     ///
     /// ```swift
     /// if case .text(let name) = stmt.validTextIfPresent(at: 2) { print(name) }
     /// ```
     @inline(__always) package func validTextIfPresent(at index: Int32) -> TextRead {
-        guard let p = sqlite3_column_text(handle, index) else { return .null }
-        let n = Int(sqlite3_column_bytes(handle, index))
+        guard let (p, n) = currentRow.text(at: index) else { return .null }
         // `String(decoding:)` replaces ill-formed bytes with U+FFFD, so the string holds
         // exactly the column's bytes only when they were valid UTF-8; comparing them costs a
         // few nanoseconds where `String(validating:)` takes twice as long as the decoding.
