@@ -26,7 +26,12 @@ extension ModelContext {
         {
             return models
         }
-        return try fetchTranslatingOrMerging(descriptor)
+        // The same collecting closure, specialised here too: in the library's generic code
+        // each append would look up `Array<T>`'s metadata.
+        if let merged = try fetchTranslatingOrMerging(descriptor, { m, _ in models.append(m as! T) }) {
+            return merged
+        }
+        return models
     }
 
     /// ``fetch(_:)`` of a cached shape with nothing pending to merge: passes each model and its
@@ -68,30 +73,35 @@ extension ModelContext {
     }
 
     /// ``fetch(_:)`` of a shape not cached yet (translated here), or with pending changes to
-    /// merge.
+    /// merge: passes the models in fetch order to `sink` and returns `nil`, except for a merge
+    /// the descriptor sorts, whose models it returns (and passes nothing to `sink`).
     @usableFromInline
-    func fetchTranslatingOrMerging<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+    func fetchTranslatingOrMerging<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>, _ sink: (any PersistentModel, Int64) -> Void
+    ) throws -> [T]? {
         let q = try query(descriptor)
         if descriptor.includePendingChanges { try applyDeleteRulesForFetch() }
         let pending = descriptor.includePendingChanges ? pendingModels(kindOf: q.layout) : nil
         guard let pending, !pending.isEmpty else {
-            var models: [T] = []
-            try materializePage(q, fetchLimit: descriptor.fetchLimit, fetchOffset: descriptor.fetchOffset) { m, _ in
-                models.append(m as! T)
-            }
-            return models
+            try materializePage(q, fetchLimit: descriptor.fetchLimit, fetchOffset: descriptor.fetchOffset, into: sink)
+            return nil
         }
         // Pending changes: evaluate the store part in SQL, the in-memory part with
-        // Predicate.evaluate, then sort and page the merged result (FET-07).
-        var result: [T] = []
+        // Predicate.evaluate, then merge, sort and page the result (FET-07).
+        var stored: [any PersistentModel] = []
+        // The pending models in the result so far: a model changed and inserted is taken once.
         var seen = Set<ObjectIdentifier>()
-        for m in try materializeRows(q.compiled.storeOrder, q.arguments, table: q.table, as: (any PersistentModel).self)
-        {
+        let keepStoredValues = FaultInjection.isActive(.fetchMatchesStoredValues)
+        try materializeRows(q.compiled.storeOrder, q.arguments, table: q.table) { m, _ in
             let id = ObjectIdentifier(m)
-            if pending.contains(id), !FaultInjection.isActive(.fetchMatchesStoredValues) { continue }
-            seen.insert(id)
-            result.append(m as! T)
+            if pending.contains(id) {
+                // A pending model is matched by its values in memory, not by its row.
+                guard keepStoredValues else { return }
+                seen.insert(id)
+            }
+            stored.append(m)
         }
+        var extras: [any PersistentModel] = []
         let pendingInserts = FaultInjection.isActive(.fetchIgnoresPendingInserts) ? [] : inserted
         for m in changedOrder.compactMap({ changed[$0] }) + pendingInserts where pending.contains(ObjectIdentifier(m)) {
             guard let model = m as? T, !model.isDeleted, !seen.contains(ObjectIdentifier(m)) else { continue }
@@ -106,21 +116,47 @@ extension ModelContext {
                 if !(try p.evaluate(model)) { continue }
             }
             seen.insert(ObjectIdentifier(m))
-            result.append(model)
+            extras.append(m)
         }
-        result.sort { a, b in
-            let ka = sortKey(a)
-            let kb = sortKey(b)
-            return FaultInjection.isActive(.mergedSortUnstable) ? kb < ka : ka < kb
-        }
-        if !descriptor.sortBy.isEmpty {
-            result = result.sorted(using: descriptor.sortBy, stringSortStyle: stringSortStyle(of: descriptor))
-        }
-        // `start + limit` would overflow for `fetchLimit = .max`; compare with what is left instead.
+        let merged = Self.inStoreOrder(stored, extras)
         let paging = FetchPaging(limit: descriptor.fetchLimit, offset: descriptor.fetchOffset)
-        let start = min(paging.offset, result.count)
-        let end = paging.limit.map { start + min($0, result.count - start) } ?? result.count
-        return Array(result[start..<end])
+        guard !descriptor.sortBy.isEmpty else {
+            for m in merged[paging.range(in: merged.count)] { sink(m, m.persistentBackingData.pk) }
+            return nil
+        }
+        // One array of `T` made in place: appending in this generic code would look up
+        // `Array<T>`'s metadata for every model.
+        let result = [T](unsafeUninitializedCapacity: merged.count) { buffer, count in
+            for (i, m) in merged.enumerated() { (buffer.baseAddress! + i).initialize(to: m as! T) }
+            count = merged.count
+        }
+        let sorted = result.sorted(using: descriptor.sortBy, stringSortStyle: stringSortStyle(of: descriptor))
+        return Array(sorted[paging.range(in: sorted.count)])
+    }
+
+    /// A fetch's models merged from `stored` (its store rows, in key order) and `extras` (its
+    /// pending models, in any order): by key, then the models without one in the order they
+    /// were inserted — the order the descriptor's sort breaks its ties by (FET-12). Only the
+    /// few pending models are sorted.
+    static func inStoreOrder(
+        _ stored: [any PersistentModel], _ extras: [any PersistentModel]
+    ) -> [any PersistentModel] {
+        let reversed = FaultInjection.isActive(.mergedSortUnstable)
+        if extras.isEmpty { return reversed ? stored.reversed() : stored }
+        let keyed = extras.map { (key: sortKey($0), model: $0) }.sorted { $0.key < $1.key }
+        var merged: [any PersistentModel] = []
+        merged.reserveCapacity(stored.count + keyed.count)
+        var next = 0
+        for m in stored {
+            let key = sortKey(m)
+            while next < keyed.count, keyed[next].key < key {
+                merged.append(keyed[next].model)
+                next += 1
+            }
+            merged.append(m)
+        }
+        for extra in keyed[next...] { merged.append(extra.model) }
+        return reversed ? merged.reversed() : merged
     }
 
     /// How many models match, honouring pending changes, offset and limit (FET-03).
@@ -533,7 +569,7 @@ extension ModelContext {
         return ids.isEmpty ? nil : ids
     }
 
-    private func sortKey(_ m: any PersistentModel) -> (Int64, UInt64) {
+    private static func sortKey(_ m: any PersistentModel) -> (Int64, UInt64) {
         let d = m.persistentBackingData
         return d.pk != 0 ? (d.pk, 0) : (Int64.max, d.tempKey)
     }

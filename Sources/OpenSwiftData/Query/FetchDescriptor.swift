@@ -131,6 +131,14 @@ struct FetchPaging {
         return limit.map { min(left, $0) } ?? left
     }
 
+    /// The positions of the page in `count` rows fetched whole: the offset's rows skipped,
+    /// then at most the limit's. (`offset + limit` would overflow for `fetchLimit = .max`, so
+    /// the limit is compared with what is left instead.)
+    func range(in count: Int) -> Range<Int> {
+        let start = min(offset, count)
+        return start..<(limit.map { start + min($0, count - start) } ?? count)
+    }
+
     /// Whether the rows are paged in SQL (`LIMIT ? OFFSET ?`).
     var isPaged: Bool { limit != nil || offset > 0 }
 
