@@ -147,7 +147,7 @@ var targets: [Target] = [
     // harness's own).
     .target(name: "ArgumentParsing", dependencies: ["DecodingDiagnostics"]),
     .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing", "OpenSwiftDataTesting"]),
-    .target(name: "PersistenceWorkloads", dependencies: ["OpenSwiftData", "BenchmarkKit", "ArgumentParsing"],
+    .target(name: "PersistenceWorkloads", dependencies: ["CSQLite", "OpenSwiftData", "BenchmarkKit", "ArgumentParsing"],
             path: "Benchmarks/PersistenceWorkloads"),
     // Every `harness` subcommand, one file each; the executables below only call into it.
     .target(name: "HarnessCommands",

@@ -70,10 +70,10 @@ extension RawStore {
         while try stmt.step() {
             out.append(
                 RecordRow(
-                    pk: stmt.int64(at: 0), serial: Int(stmt.int64(at: 1)),
+                    pk: stmt.rawInt64(at: 0), serial: Int(stmt.rawInt64(at: 1)),
                     details: BenchDetails(
-                        quantity: Int(stmt.int64(at: 2)), amount: stmt.double(at: 3), label: stmt.text(at: 4),
-                        active: stmt.int64(at: 5) != 0)))
+                        quantity: Int(stmt.rawInt64(at: 2)), amount: stmt.rawDouble(at: 3),
+                        label: stmt.rawText(at: 4) ?? "", active: stmt.rawInt64(at: 5) != 0)))
         }
         return out
     }

@@ -147,10 +147,10 @@ public final class RawStore {
         while try stmt.step() {
             try body(
                 Row(
-                    pk: stmt.int64(at: 0), key: Int(stmt.int64(at: 2)), code: Int(stmt.int64(at: 3)),
-                    codeUnindexed: Int(stmt.int64(at: 4)), price: stmt.double(at: 5),
-                    priceUnindexed: stmt.double(at: 6), name: stmt.text(at: 7),
-                    group: stmt.isNull(at: 8) ? nil : stmt.int64(at: 8)))
+                    pk: stmt.rawInt64(at: 0), key: Int(stmt.rawInt64(at: 2)), code: Int(stmt.rawInt64(at: 3)),
+                    codeUnindexed: Int(stmt.rawInt64(at: 4)), price: stmt.rawDouble(at: 5),
+                    priceUnindexed: stmt.rawDouble(at: 6), name: stmt.rawText(at: 7) ?? "",
+                    group: stmt.rawIsNull(at: 8) ? nil : stmt.rawInt64(at: 8)))
         }
     }
 
@@ -164,8 +164,10 @@ public final class RawStore {
 
     /// `SELECT count(*) …` with arguments.
     package func count(_ sql: String, _ args: [SQLValue] = []) throws -> Int {
-        if case .integer(let n)? = try db.scalar(sql, args) { return Int(n) }
-        return 0
+        let stmt = try db.cachedStatement(sql)
+        defer { stmt.reset() }
+        try stmt.bind(args)
+        return try stmt.step() ? Int(stmt.rawInt64(at: 0)) : 0
     }
 
     /// The select list for ``rows(_:_:)``.

@@ -110,8 +110,8 @@ extension PersistenceWorkloads {
         while try select.step() {
             transactions.append(
                 RawTransaction(
-                    key: select.int64(at: 0), timestamp: select.double(at: 1), author: select.textIfPresent(at: 2),
-                    bundle: select.textIfPresent(at: 3), process: select.textIfPresent(at: 4)))
+                    key: select.rawInt64(at: 0), timestamp: select.rawDouble(at: 1), author: select.rawText(at: 2),
+                    bundle: select.rawText(at: 3), process: select.rawText(at: 4)))
         }
         let changes = try db.cachedStatement(
             "SELECT Z_PK, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS FROM ACHANGE WHERE ZTRANSACTIONID > ? ORDER BY ZTRANSACTIONID, Z_PK"
@@ -120,7 +120,7 @@ extension PersistenceWorkloads {
         try changes.bind(token, at: 1)
         var index = 0
         while try changes.step() {
-            let transaction = changes.int64(at: 4)
+            let transaction = changes.rawInt64(at: 4)
             while index < transactions.count && transactions[index].key < transaction { index += 1 }
             if index < transactions.count && transactions[index].key == transaction { transactions[index].changes += 1 }
         }
