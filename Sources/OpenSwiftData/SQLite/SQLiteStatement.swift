@@ -19,6 +19,15 @@ package final class SQLiteStatement {
     /// reader sets it; SQLite does not count): what a run that binds nothing will about
     /// return again, for sizing what it fills. A hint, never a promise.
     package var rowsLastRun = 0
+    /// Column 0's value cell while the statement stands on a row, set by each step (one SQLite
+    /// call, where each column read would make one); `nil` between runs, and always when
+    /// ``ResultCells`` found no stride. Read and written only by the thread stepping the
+    /// statement, one access at a time (`Unsafe/ABIAssumptions.swift`, item 7).
+    @exclusivity(unchecked) private(set) var resultCells: UnsafeMutableRawPointer?
+    /// The number of cells at ``resultCells`` (the row's columns), set with it.
+    @exclusivity(unchecked) private(set) var resultColumns: Int32 = 0
+    /// ``ResultCells/stride``, kept where each row's view reads it.
+    let cellStride = ResultCells.stride
 
     init(_ handle: OpaquePointer, connection: SQLiteConnection, sql: String) {
         self.handle = handle
@@ -30,6 +39,7 @@ package final class SQLiteStatement {
 
     /// Resets the statement to run again and clears its bindings.
     package func reset() {
+        resultCells = nil
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
     }
@@ -119,7 +129,14 @@ package final class SQLiteStatement {
     /// - Throws: ``SQLiteError`` carrying this statement's SQL.
     @inline(__always) package func step() throws -> Bool {
         let rc = sqlite3_step(handle)
-        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_ROW {
+            if cellStride != 0 {
+                resultCells = UnsafeMutableRawPointer(sqlite3_column_value(handle, 0))
+                resultColumns = sqlite3_data_count(handle)
+            }
+            return true
+        }
+        resultCells = nil
         if rc == SQLITE_DONE { return false }
         let ext = sqlite3_extended_errcode(sqlite3_db_handle(handle))
         let message = String(cString: sqlite3_errmsg(sqlite3_db_handle(handle)))
@@ -136,15 +153,15 @@ package final class SQLiteStatement {
 
     /// Whether column `index` of the current row is `NULL`.
     @inline(__always) package func isNull(at index: Int32) -> Bool {
-        sqlite3_column_type(handle, index) == SQLITE_NULL
+        currentRow.isNull(at: index)
     }
     /// Column `index` as an integer.
     @inline(__always) package func int64(at index: Int32) -> Int64 {
-        sqlite3_column_int64(handle, index)
+        currentRow.int64(at: index)
     }
     /// Column `index` as a double.
     @inline(__always) package func double(at index: Int32) -> Double {
-        sqlite3_column_double(handle, index)
+        currentRow.double(at: index)
     }
     /// Column `index` as text (empty for `NULL`).
     @inline(__always) package func text(at index: Int32) -> String {
@@ -157,7 +174,7 @@ package final class SQLiteStatement {
     }
 
     /// Column `index`'s storage class: `SQLITE_INTEGER`, `SQLITE_FLOAT`, `SQLITE_TEXT`,
-    /// `SQLITE_BLOB` or `SQLITE_NULL` (one SQLite call, as ``isNull(at:)``).
+    /// `SQLITE_BLOB` or `SQLITE_NULL`.
     @inline(__always) package func storageClass(at index: Int32) -> Int32 {
         currentRow.storageClass(at: index)
     }
@@ -207,14 +224,14 @@ package final class SQLiteStatement {
     /// Column `index`'s text as its bytes, exactly as stored: not decoded, so not checked as
     /// UTF-8 (empty for `NULL`).
     package func textBytes(at index: Int32) -> Data {
-        guard let p = sqlite3_column_text(handle, index) else { return Data() }
-        return Data(bytes: p, count: Int(sqlite3_column_bytes(handle, index)))
+        guard let (p, n) = currentRow.text(at: index) else { return Data() }
+        return Data(bytes: p, count: n)
     }
 
     /// Column `index` as bytes (empty for `NULL`).
     package func data(at index: Int32) -> Data {
-        guard let p = sqlite3_column_blob(handle, index) else { return Data() }
-        return Data(bytes: p, count: Int(sqlite3_column_bytes(handle, index)))
+        guard let (p, n) = currentRow.blob(at: index) else { return Data() }
+        return Data(bytes: p, count: n)
     }
     /// Column `index` as an ``SQLValue`` of its storage class.
     package func value(at index: Int32) -> SQLValue { currentRow.value(at: index) }
