@@ -18,6 +18,6 @@ extension PersistenceWorkloads {
                 return RawRun(db) { try db.rows(RawStore.select + " ORDER BY \"Z_PK\"").count }
             },
             plan: { container, _ in try container.queryPlan(for: FetchDescriptor<BenchItem>()) },
-            ratioTarget: ratioTarget)
+            ratioTarget: coreRatioTarget)
     }
 }
