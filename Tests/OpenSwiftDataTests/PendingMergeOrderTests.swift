@@ -55,6 +55,25 @@ struct PendingMergeOrderTests {
         #expect(try context.fetchCount(FetchDescriptor<CtxItem>()) == all.count)
     }
 
+    @Test(
+        "FET-07 FET-12 pending inserts come in the order they were inserted, whenever their identifiers were first read",
+        arguments: StoreKind.allCases)
+    func insertOrderNotIdentifierOrder(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory()
+        let (context, _) = try seeded(kind, dir, count: 2)
+        let first = CtxItem(name: "first", n: 5)
+        let second = CtxItem(name: "second", n: 5)
+        // The second model's identifier is made before the first's.
+        _ = second.persistentModelID
+        _ = first.persistentModelID
+        context.insert(first)
+        context.insert(second)
+        #expect(try context.fetch(FetchDescriptor<CtxItem>()).map(\.name) == ["s1", "s2", "first", "second"])
+        let tied = try context.fetch(
+            FetchDescriptor<CtxItem>(predicate: #Predicate { $0.n == 5 }, sortBy: [SortDescriptor(\.n)]))
+        #expect(tied.map(\.name) == ["first", "second"])
+    }
+
     @Test("FET-12 a sorted fetch with pending changes breaks ties by key, inserts last", arguments: StoreKind.allCases)
     func sortedMergeTies(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory()

@@ -135,27 +135,29 @@ extension ModelContext {
     }
 
     /// A fetch's models merged from `stored` (its store rows, in key order) and `extras` (its
-    /// pending models, in any order): by key, then the models without one in the order they
-    /// were inserted — the order the descriptor's sort breaks its ties by (FET-12). Only the
-    /// few pending models are sorted.
+    /// pending models: the changed ones, then the inserts in the order they were inserted): the
+    /// models with a key by key, then those without one in the order given — the order the
+    /// descriptor's sort breaks its ties by (FET-12). Only the few changed models are sorted.
     static func inStoreOrder(
         _ stored: [any PersistentModel], _ extras: [any PersistentModel]
     ) -> [any PersistentModel] {
         let reversed = FaultInjection.isActive(.mergedSortUnstable)
         if extras.isEmpty { return reversed ? stored.reversed() : stored }
-        let keyed = extras.map { (key: sortKey($0), model: $0) }.sorted { $0.key < $1.key }
+        let keyed = extras.map { (key: $0.persistentBackingData.pk, model: $0) }
+        let changed = keyed.filter { $0.key != 0 }.sorted { $0.key < $1.key }
         var merged: [any PersistentModel] = []
         merged.reserveCapacity(stored.count + keyed.count)
         var next = 0
         for m in stored {
-            let key = sortKey(m)
-            while next < keyed.count, keyed[next].key < key {
-                merged.append(keyed[next].model)
+            let key = m.persistentBackingData.pk
+            while next < changed.count, changed[next].key < key {
+                merged.append(changed[next].model)
                 next += 1
             }
             merged.append(m)
         }
-        for extra in keyed[next...] { merged.append(extra.model) }
+        for extra in changed[next...] { merged.append(extra.model) }
+        for extra in keyed where extra.key == 0 { merged.append(extra.model) }
         return reversed ? merged.reversed() : merged
     }
 
@@ -567,11 +569,6 @@ extension ModelContext {
             if let m = deleted[id] { add(m) }
         }
         return ids.isEmpty ? nil : ids
-    }
-
-    private static func sortKey(_ m: any PersistentModel) -> (Int64, UInt64) {
-        let d = m.persistentBackingData
-        return d.pk != 0 ? (d.pk, 0) : (Int64.max, d.tempKey)
     }
 
     // MARK: Materialising rows
