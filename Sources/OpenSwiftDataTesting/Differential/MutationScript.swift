@@ -129,6 +129,10 @@ struct MutationScript {
                     actual: d.joined(separator: "; "))
             }
             try expectOracle(contexts[0], "oracle: the context shows the reference's rows after each step")
+            for (context, store) in zip(contexts, [StoreKind.memory, .disk]) {
+                try expectUnsortedOrder(context, store: store)
+            }
+            checks += 1
         }
         // Final save (a failed one must fail on both, then is rolled back), then reopen the
         // disk store: what was written must still be there.
@@ -255,6 +259,43 @@ struct MutationScript {
     }
 
     // MARK: views
+
+    /// A fetch without a sort, merged with the context's pending changes, lists the saved models
+    /// by their store key and then the unsaved inserts in the order they were inserted (FET-07,
+    /// FET-12): checked for each model class of the script against that order, computed here
+    /// from the fetched models' identifiers and `insertedModelsArray`.
+    func expectUnsortedOrder(_ c: ModelContext, store: StoreKind) throws {
+        switch kind {
+        case "users": try expectUnsortedOrder(c, AccountUser.self, store: store)
+        case "dictionary":
+            try expectUnsortedOrder(c, DictionaryCategory.self, store: store)
+            try expectUnsortedOrder(c, DictionaryWord.self, store: store)
+        default:
+            try expectUnsortedOrder(c, CatalogueCategory.self, store: store)
+            try expectUnsortedOrder(c, CatalogueProduct.self, store: store)
+            try expectUnsortedOrder(c, CatalogueTag.self, store: store)
+        }
+    }
+
+    /// ``expectUnsortedOrder(_:store:)`` for the models of class `type`.
+    func expectUnsortedOrder<T: PersistentModel>(_ c: ModelContext, _ type: T.Type, store: StoreKind) throws {
+        let fetched = try c.fetch(FetchDescriptor<T>())
+        let present = Set(fetched.map(ObjectIdentifier.init))
+        let saved = fetched.compactMap { m in m.persistentModelID.primaryKey.map { (key: $0, model: m) } }
+        let inserted = c.insertedModelsArray.compactMap { $0 as? T }.filter { present.contains(ObjectIdentifier($0)) }
+        let expected = saved.sorted { $0.key < $1.key }.map(\.model) + inserted
+        guard fetched.map(ObjectIdentifier.init) != expected.map(ObjectIdentifier.init) else { return }
+        // A saved model by its key, an unsaved one by its place among the inserts.
+        let order = Dictionary(uniqueKeysWithValues: inserted.enumerated().map { (ObjectIdentifier($1), $0 + 1) })
+        func describe(_ models: [T]) -> String {
+            models.map { m in
+                m.persistentModelID.primaryKey.map { "#\($0)" } ?? "insert \(order[ObjectIdentifier(m)] ?? 0)"
+            }.joined(separator: ", ")
+        }
+        throw failure(
+            "a fetch without a sort lists saved \(T.self) models by key, then the inserts in order",
+            expected: describe(expected), actual: describe(fetched), store: store)
+    }
 
     func view(_ c: ModelContext) throws -> [String] {
         if kind == "dictionary" {
