@@ -95,10 +95,9 @@ public final class BackingData {
         get { _fields.pointee.changed }
         _modify { yield &_fields.pointee.changed }
     }
-    /// Posts change notifications for `Observable`; created on first property access, so
-    /// models that are fetched but never read cost no registrar.
-    var registrar: ObservationRegistrar { _registrarAddress.pointee }
-    /// ``registrar`` once created.
+    /// The registrar that posts change notifications for `Observable`, once made. A read made
+    /// inside an observation tracking scope makes it (``_observeRead(_:_:)``), so models that
+    /// nothing observes cost no registrar.
     var registrarStorage: ObservationRegistrar? { _fields.pointee.registrar?.pointee }
 
     /// What the save in progress does with a new model (``UpsertPlan``'s decision, kept here so
@@ -316,10 +315,13 @@ public final class BackingData {
     // metadata (an unspecialised `as? V` asks the runtime for `Optional<V>` on every read).
     // What they call here is not generic.
 
-    /// Reads slot `slot`, loading it from the store when needed, and records the access.
+    /// Reads slot `slot`, loading it from the store when needed, and records the access
+    /// (`keyPath` is made only when the access is recorded).
     @inlinable
-    public func _getValue<M: PersistentModel, V>(_ model: M, _ slot: Int, _ keyPath: KeyPath<M, V>) -> V {
-        _registrarAddress.pointee.access(model, keyPath: keyPath)
+    public func _getValue<M: PersistentModel, V>(_ model: M, _ slot: Int, _ keyPath: @autoclosure () -> KeyPath<M, V>)
+        -> V
+    {
+        _observeRead(model, keyPath)
         if let typed = _exactValue(slot, V.self) { return typed }
         if let v = _loadedValue(slot), let typed = v as? V { return typed }
         return BackingData._coerce(_load(model, slot), to: V.self)
@@ -328,23 +330,40 @@ public final class BackingData {
     /// Writes slot `slot`: keeps inverse relationships in sync, records the change for the
     /// context and notifies observers.
     @inlinable
-    public func _setValue<M: PersistentModel, V>(_ model: M, _ slot: Int, _ keyPath: KeyPath<M, V>, _ newValue: V) {
+    public func _setValue<M: PersistentModel, V>(
+        _ model: M, _ slot: Int, _ keyPath: @autoclosure () -> KeyPath<M, V>, _ newValue: V
+    ) {
         // The storage came through `_resolve`, so the layout is attached. Without a registrar
         // nothing observes the model (an observer registers through one, which a read
         // creates): the write then notifies no one, and makes no registrar.
         if let registrar = _fields.pointee.registrar {
-            registrar.pointee.withMutation(of: model, keyPath: keyPath) { _write(model, slot, newValue as Any) }
+            registrar.pointee.withMutation(of: model, keyPath: keyPath()) { _write(model, slot, newValue as Any) }
         } else {
             _write(model, slot, newValue as Any)
         }
     }
 
-    /// The observation registrar's address (created on first use), for the inlined
-    /// accessors: they call it where it is stored. A copy of it would go through its value
+    /// Records a read of `keyPath` with the model's observation registrar, which the read
+    /// makes when an observation tracking scope may be recording it (``ObservationProbe``):
+    /// outside every scope nothing can register through the read, so it makes none. The
+    /// registrar is called where it is stored; a copy of it would go through its value
     /// witnesses (`ObservationRegistrar` is a resilient type), a retain and a release.
-    @inlinable var _registrarAddress: UnsafeMutablePointer<ObservationRegistrar> {
-        if let registrar = _fields.pointee.registrar { return registrar }
+    @inlinable func _observeRead<M: PersistentModel, V>(_ model: M, _ keyPath: () -> KeyPath<M, V>) {
+        if let registrar = _fields.pointee.registrar ?? _registrarIfTracking() {
+            registrar.pointee.access(model, keyPath: keyPath())
+        }
+    }
+
+    /// The registrar, made now, when a tracking scope may be recording reads on this thread
+    /// (or when that cannot be told); else `nil`.
+    @usableFromInline func _registrarIfTracking() -> UnsafeMutablePointer<ObservationRegistrar>? {
+        guard ObservationProbe.shared?.mayBeTracking() ?? true else { return nil }
         return _makeRegistrar()
+    }
+
+    /// The observation registrar's address, made now if it was not.
+    var _registrarAddress: UnsafeMutablePointer<ObservationRegistrar> {
+        _fields.pointee.registrar ?? _makeRegistrar()
     }
 
     /// Slot `slot`'s value when it is loaded and boxed as exactly a `V` (what the accessors
@@ -402,10 +421,12 @@ public final class BackingData {
 
     /// Reads an optional to-many property: the related models, `[]` when there are none (never `nil`).
     @inlinable
-    public func _getValue<M: PersistentModel, E: PersistentModel>(_ model: M, _ slot: Int, _ keyPath: KeyPath<M, [E]?>)
+    public func _getValue<M: PersistentModel, E: PersistentModel>(
+        _ model: M, _ slot: Int, _ keyPath: @autoclosure () -> KeyPath<M, [E]?>
+    )
         -> [E]?
     {
-        _registrarAddress.pointee.access(model, keyPath: keyPath)
+        _observeRead(model, keyPath)
         if let typed = _exactValue(slot, [E].self) { return typed }
         if let v = _loadedValue(slot), let typed = v as? [E] { return typed }
         return BackingData._coerce(_load(model, slot), to: [E].self)
@@ -414,11 +435,11 @@ public final class BackingData {
     /// Writes an optional to-many property; `nil` clears the relationship (the property then reads `[]`).
     @inlinable
     public func _setValue<M: PersistentModel, E: PersistentModel>(
-        _ model: M, _ slot: Int, _ keyPath: KeyPath<M, [E]?>, _ newValue: [E]?
+        _ model: M, _ slot: Int, _ keyPath: @autoclosure () -> KeyPath<M, [E]?>, _ newValue: [E]?
     ) {
         let models = newValue ?? []
         if let registrar = _fields.pointee.registrar {
-            registrar.pointee.withMutation(of: model, keyPath: keyPath) { _write(model, slot, models as Any) }
+            registrar.pointee.withMutation(of: model, keyPath: keyPath()) { _write(model, slot, models as Any) }
         } else {
             _write(model, slot, models as Any)
         }

@@ -56,6 +56,20 @@
 //    Gain: about 390 instructions of a fetched row of eight columns (10 % of fetch all).
 //    Pinned by: ResultCellsTests; in debug builds every cell the row view reads is compared
 //    with SQLite's own lookup of it, so the whole suite checks it.
+// 8. Observation's registrar keeps its observers in one shared-state object, reached through
+//    its private fields `extent.context.state.buffer` (Observation's source), and a read
+//    recorded inside a tracking scope retains that object until the scope's tracking ends.
+//    `ObservationProbe` finds the object by reflection (`Mirror`), and reads its strong count
+//    with the runtime's exported `swift_retainCount`, to tell whether a model's first read may
+//    be tracked; a read outside every scope then makes no registrar (two allocations, and
+//    about 830 instructions when the model is freed). The probe checks itself once a process:
+//    a read inside a scope of its own must show, and the count must return to its idle value
+//    once that tracking fires. When the fields are not found or the check fails, every read
+//    makes a registrar, as before.
+//    Gain: about 1,200 instructions of a streamed row that reads one attribute (6,170 → 4,970,
+//    `enumerate` over 10,000 rows on disk), and two of its four allocations.
+//    Pinned by: ObservationTests (the probe inside and outside nested scopes; an untracked
+//    read makes no registrar, and a later tracked read makes one and sees the write).
 //
 // The container layout in 1 and 2 is that of 64-bit platforms; elsewhere the build stops here
 // rather than read memory under assumptions nobody checked.
