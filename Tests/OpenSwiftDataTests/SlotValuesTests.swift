@@ -248,7 +248,7 @@ struct SlotValuesTests {
         slots.withSlots { p, count in
             #expect(count == values.count + 1)
             for (i, v) in values.enumerated() {
-                #expect(SlotValues.typeMetadata(at: p + i) == SlotValues.metadata(of: type(of: v)), "slot \(i)")
+                #expect(AnyCell.typeMetadata(at: p + i) == AnyCell.metadata(of: type(of: v)), "slot \(i)")
                 #expect(!SlotValues.isUnloaded(at: p + i))
             }
             #expect(SlotValues.isUnloaded(at: p + values.count))

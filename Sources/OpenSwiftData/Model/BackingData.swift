@@ -376,10 +376,10 @@ public final class BackingData {
     }
 
     /// Initialises `result` with slot `slot`'s value and returns `true` when the slot is loaded
-    /// and boxed as exactly a `V`; returns `false` otherwise. Not specialised, so it asks for no
-    /// generic metadata (an unspecialised `V?` would: a hash lookup in the runtime).
-    @usableFromInline func _loadExact<V>(_ slot: Int, into result: UnsafeMutablePointer<V>) -> Bool {
-        values.withSlots { slots, count in slot < count && SlotValues.loadExact(at: slots + slot, into: result) }
+    /// and boxed as exactly a `V`; returns `false` otherwise. Inlined into the accessors,
+    /// specialised for `V`: a value stored inline is compared and read in place.
+    @inlinable func _loadExact<V>(_ slot: Int, into result: UnsafeMutablePointer<V>) -> Bool {
+        slot < Int(_fields.pointee.slotCount) && AnyCell.loadExact(at: slotBase + slot, into: result)
     }
 
     /// Slot `slot`'s value, or `nil` when it is not loaded.

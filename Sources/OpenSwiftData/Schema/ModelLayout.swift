@@ -73,12 +73,12 @@ final class ModelLayout: @unchecked Sendable {
         /// the common case costs no dynamic cast; anything else (a subclass-typed box) takes the
         /// runtime's casts.
         private static func toOneReader<M: PersistentModel>(_ type: M.Type) -> (UnsafePointer<Any>) -> ToOne {
-            let optionalType = SlotValues.metadata(of: M?.self)
-            let plainType = SlotValues.metadata(of: M.self)
-            let foreignKeyType = SlotValues.metadata(of: ForeignKey.self)
+            let optionalType = AnyCell.metadata(of: M?.self)
+            let plainType = AnyCell.metadata(of: M.self)
+            let foreignKeyType = AnyCell.metadata(of: ForeignKey.self)
             return { slot in
-                // The value's type, read without copying it (``SlotValues/typeMetadata(at:)``).
-                let t = SlotValues.typeMetadata(at: slot)
+                // The value's type, read without copying it (``AnyCell/typeMetadata(at:)``).
+                let t = AnyCell.typeMetadata(at: slot)
                 if t == optionalType || t == plainType {
                     // One reference, nil or an `M`, stored inline.
                     guard let object = UnsafeRawPointer(slot).load(as: AnyObject?.self) else { return .empty }

@@ -26,9 +26,9 @@ extension BackingData {
         @usableFromInline var registrar: UnsafeMutablePointer<ObservationRegistrar>?
         /// The slots once they outgrew the tail (``reserveSlots(_:)``); `nil` while they are
         /// the tail elements.
-        var overflow: UnsafeMutablePointer<Any>?
+        @usableFromInline var overflow: UnsafeMutablePointer<Any>?
         /// How many slots are initialised (32 bits, as ``slotCapacity``: the two share a word).
-        var slotCount: Int32 = 0
+        @usableFromInline var slotCount: Int32 = 0
         /// How many slots fit where they are stored (the tail, or ``overflow``).
         var slotCapacity: Int32
         var layout: ModelLayout?
@@ -63,7 +63,7 @@ extension BackingData {
     /// Where the slots start in the tail, in bytes: right after the fields (whose alignment,
     /// a word's, is the slots' too, so their stride ends where a slot may start).
     @inlinable @inline(__always)
-    static var _slotsOffset: Int { MemoryLayout<Fields>.stride }
+    @usableFromInline static var _slotsOffset: Int { MemoryLayout<Fields>.stride }
 
     /// A new storage with room for `slotCapacity` slots, none initialised, and its fields
     /// unset (``Fields/init(slotCapacity:)``): the caller sets them where they are kept (a
@@ -92,7 +92,7 @@ extension BackingData {
     }
 
     /// The first slot's address: in the tail, or the overflow buffer.
-    @inline(__always)
+    @inlinable @inline(__always)
     var slotBase: UnsafeMutablePointer<Any> {
         let f = _fields
         if let overflow = f.pointee.overflow { return overflow }
@@ -113,8 +113,9 @@ extension BackingData {
         f.pointee.slotCapacity = Int32(newCapacity)
     }
 
-    /// Makes the observation registrar, in the fields' cell when it fits there.
-    @usableFromInline
+    /// Makes the observation registrar, in the fields' cell when it fits there. Not inlined:
+    /// its caller's common path, a read nothing tracks, then looks up no registrar metadata.
+    @usableFromInline @inline(never)
     func _makeRegistrar() -> UnsafeMutablePointer<ObservationRegistrar> {
         let f = _fields
         let address: UnsafeMutablePointer<ObservationRegistrar>

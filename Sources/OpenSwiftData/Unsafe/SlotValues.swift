@@ -59,20 +59,10 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
     // bitwise-takable (`Int`, `Double`, `String`, a class reference…) is stored inline, at
     // the start of the buffer. `SlotValuesTests` checks both facts on this platform.
 
-    /// The type metadata of the value the `Any` at `slot` holds, read without copying it.
-    @inline(__always)
-    static func typeMetadata(at slot: UnsafePointer<Any>) -> UnsafeRawPointer {
-        UnsafeRawPointer(slot).load(fromByteOffset: 3 * MemoryLayout<Int>.stride, as: UnsafeRawPointer.self)
-    }
-
-    /// The metadata pointer of `type`, as ``typeMetadata(at:)`` reads it.
-    @inline(__always)
-    static func metadata(of type: Any.Type) -> UnsafeRawPointer { unsafeBitCast(type, to: UnsafeRawPointer.self) }
-
     /// Whether the slot at `slot` holds the sentinel of an unloaded slot (no copy).
     @inline(__always)
     static func isUnloaded(at slot: UnsafePointer<Any>) -> Bool {
-        typeMetadata(at: slot) == metadata(of: Unloaded.self)
+        AnyCell.typeMetadata(at: slot) == AnyCell.metadata(of: Unloaded.self)
     }
 
     /// Whether destroying the `Any` at `slot` would do nothing: its value is stored inline and
@@ -85,7 +75,7 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
     /// of inline, boxed, plain and reference-holding types on this platform.
     @inline(__always)
     static func isTriviallyDestroyed(at slot: UnsafePointer<Any>) -> Bool {
-        let witnesses = typeMetadata(at: slot).load(
+        let witnesses = AnyCell.typeMetadata(at: slot).load(
             fromByteOffset: -MemoryLayout<Int>.stride, as: UnsafeRawPointer.self)
         let flags = witnesses.load(fromByteOffset: 10 * MemoryLayout<Int>.stride, as: UInt32.self)
         return flags & 0x0003_0000 == 0
@@ -96,41 +86,20 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
     @inline(__always)
     static func exactValue<T>(at slot: UnsafePointer<Any>, as type: T.Type) -> T? {
         withUnsafeTemporaryAllocation(of: T.self, capacity: 1) { buffer in
-            loadExact(at: slot, into: buffer.baseAddress!) ? buffer.baseAddress!.move() : nil
+            AnyCell.loadExact(at: slot, into: buffer.baseAddress!) ? buffer.baseAddress!.move() : nil
         }
-    }
-
-    /// Initialises `result` with the value the slot at `slot` holds and returns `true` when it
-    /// is exactly a `T`; returns `false` otherwise. Called unspecialised too (the property
-    /// accessors' ``BackingData/_loadExact(_:into:)``): it names no `T?`, whose metadata the
-    /// runtime would look up on every call.
-    static func loadExact<T>(at slot: UnsafePointer<Any>, into result: UnsafeMutablePointer<T>) -> Bool {
-        guard typeMetadata(at: slot) == metadata(of: T.self) else { return false }
-        if MemoryLayout<T>.size <= 3 * MemoryLayout<Int>.stride
-            && MemoryLayout<T>.alignment <= MemoryLayout<Int>.alignment
-            && _isBitwiseTakable(T.self)
-        {
-            result.initialize(to: UnsafeRawPointer(slot).load(as: T.self))
-            return true
-        }
-        // Boxed out of line: the runtime opens it.
-        func open<U>(_ u: U) -> Bool {
-            result.initialize(to: unsafeBitCast(u, to: T.self))
-            return true
-        }
-        return _openExistential(slot.pointee, do: open)
     }
 
     /// Calls `body` with the value the slot at `slot` holds, where it is (never copied), and
     /// returns `true` when it is exactly a `T`; returns `false`, calling nothing, otherwise.
-    /// A value stored inline is read in the slot's buffer (``loadExact(at:into:)``'s test);
+    /// A value stored inline is read in the slot's buffer (``AnyCell/loadExact(at:into:)``'s test);
     /// a boxed one is opened by the runtime.
     ///
     /// - Throws: `body`'s error.
     static func withExactValue<T>(
         at slot: UnsafePointer<Any>, as type: T.Type, _ body: (UnsafePointer<T>) throws -> Void
     ) throws -> Bool {
-        guard typeMetadata(at: slot) == metadata(of: T.self) else { return false }
+        guard AnyCell.typeMetadata(at: slot) == AnyCell.metadata(of: T.self) else { return false }
         if MemoryLayout<T>.size <= 3 * MemoryLayout<Int>.stride
             && MemoryLayout<T>.alignment <= MemoryLayout<Int>.alignment
             && _isBitwiseTakable(T.self)
@@ -287,8 +256,8 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
     /// (``holdsNoModel(_:)``).
     @inline(__always)
     static func holdsNoModel(at slot: UnsafePointer<Any>) -> Bool {
-        let type = typeMetadata(at: slot)
-        return type == metadata(of: Unloaded.self) || type == metadata(of: ForeignKey.self)
+        let type = AnyCell.typeMetadata(at: slot)
+        return type == AnyCell.metadata(of: Unloaded.self) || type == AnyCell.metadata(of: ForeignKey.self)
             || UnsafeRawPointer(slot).load(as: UInt.self) == 0
     }
 
@@ -393,4 +362,43 @@ struct SlotValues: RandomAccessCollection, MutableCollection, RangeReplaceableCo
 func exactCast<T>(_ value: Any, to type: T.Type) -> T? {
     func open<U>(_ u: U) -> T? { U.self == T.self ? unsafeBitCast(u, to: T.self) : nil }
     return _openExistential(value, do: open)
+}
+
+/// The reads of one `Any` where it is stored (``SlotValues``' slots, a model's live slots),
+/// without copying it: its type, and its value when it is exactly a given type. Usable from
+/// the model accessors that `@Model` generates, which inline them.
+@usableFromInline
+enum AnyCell {
+    /// The type metadata of the value the `Any` at `slot` holds, read without copying it.
+    @inlinable @inline(__always)
+    static func typeMetadata(at slot: UnsafePointer<Any>) -> UnsafeRawPointer {
+        UnsafeRawPointer(slot).load(fromByteOffset: 3 * MemoryLayout<Int>.stride, as: UnsafeRawPointer.self)
+    }
+
+    /// The metadata pointer of `type`, as ``typeMetadata(at:)`` reads it.
+    @inlinable @inline(__always)
+    static func metadata(of type: Any.Type) -> UnsafeRawPointer { unsafeBitCast(type, to: UnsafeRawPointer.self) }
+
+    /// Initialises `result` with the value the slot at `slot` holds and returns `true` when it
+    /// is exactly a `T`; returns `false` otherwise. Inlined into the property accessors
+    /// (``BackingData/_loadExact(_:into:)``) and specialised for the property's type there, so
+    /// a value stored inline is compared and read with a few loads. Called unspecialised too:
+    /// it names no `T?`, whose metadata the runtime would look up on every call.
+    @inlinable
+    static func loadExact<T>(at slot: UnsafePointer<Any>, into result: UnsafeMutablePointer<T>) -> Bool {
+        guard typeMetadata(at: slot) == metadata(of: T.self) else { return false }
+        if MemoryLayout<T>.size <= 3 * MemoryLayout<Int>.stride
+            && MemoryLayout<T>.alignment <= MemoryLayout<Int>.alignment
+            && _isBitwiseTakable(T.self)
+        {
+            result.initialize(to: UnsafeRawPointer(slot).load(as: T.self))
+            return true
+        }
+        // Boxed out of line: the runtime opens it.
+        func open<U>(_ u: U) -> Bool {
+            result.initialize(to: unsafeBitCast(u, to: T.self))
+            return true
+        }
+        return _openExistential(slot.pointee, do: open)
+    }
 }
