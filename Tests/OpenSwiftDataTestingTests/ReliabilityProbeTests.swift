@@ -56,13 +56,20 @@ struct ReliabilityProbes {
     @Test("several stores: SIGKILLed two-store writers leave both stores with the same saves (CFG-07)")
     func severalStores() throws { try check(.severalStores) }
 
+    /// A kill lands between the two stores' commits by chance: on a machine busy with the rest
+    /// of the suite, one quick run's 40 kills can all miss that window, so the fault must be
+    /// caught within three runs (each a fresh set of kills).
     @Test("several stores: with the save unprotected across stores, the probe finds stores out of step")
     func severalStoresDetectsUnprotectedSaves() throws {
         let harness = try #require(Self.harness(), "the harness executable was not found beside the test bundle")
         var configuration = ReliabilityConfiguration.quick
         configuration.injectedFaults = ["multi-store-unprotected"]
-        let result = ReliabilityProbe.severalStores.run(configuration, executable: harness)
-        #expect(!result.passed, "the probe passed with the fault injected: \(result.figureSummary)")
+        var runs: [ReliabilityResult] = []
+        while runs.count < 3, runs.last?.passed ?? true {
+            runs.append(ReliabilityProbe.severalStores.run(configuration, executable: harness))
+        }
+        let result = try #require(runs.last)
+        #expect(!result.passed, "the probe passed \(runs.count) runs with the fault injected: \(result.figureSummary)")
         #expect((result.figure("stores out of step after reopening") ?? 0) > 0, "\(result.figureSummary)")
     }
 
