@@ -16,6 +16,8 @@ struct RatioTargetTests {
         "upsert (half colliding)": 1.5,
         "equality fetch (indexed)": 1.5,
         "sorted fetch, limit 20 (indexed)": 1.2,
+        "fetch(batchSize:) all": 2.0,
+        "enumerate all": 2.0,
     ]
 
     @Test("each listed workload has its target, and no other has one")
@@ -47,6 +49,7 @@ extension RatioTargetTests {
         let drawn = BenchCommand.targets.map { [$0.label: $0.ratio] }
         #expect(
             drawn == [
+                ["fetch(batchSize:) all, enumerate all ≤ 2×": 2.0],
                 [
                     "batch insert, fetch all, equality fetch (indexed), upsert (half colliding), delete with cascade ≤ 1.5×":
                         1.5

@@ -24,6 +24,6 @@ extension PersistenceWorkloads {
                 let db = try cache.populatedRaw(store, rows: rows, strategy: strategy)
                 return RawRun(db) { try db.codeChecksum() }
             },
-            plan: nil)
+            plan: nil, ratioTarget: streamingRatioTarget)
     }
 }
