@@ -63,7 +63,7 @@ extension BackingData {
     /// Where the slots start in the tail, in bytes: right after the fields (whose alignment,
     /// a word's, is the slots' too, so their stride ends where a slot may start).
     @inlinable @inline(__always)
-    @usableFromInline static var _slotsOffset: Int { MemoryLayout<Fields>.stride }
+    static var _slotsOffset: Int { MemoryLayout<Fields>.stride }
 
     /// A new storage with room for `slotCapacity` slots, none initialised, and its fields
     /// unset (``Fields/init(slotCapacity:)``): the caller sets them where they are kept (a
