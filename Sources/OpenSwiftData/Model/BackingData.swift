@@ -334,8 +334,8 @@ public final class BackingData {
         _ model: M, _ slot: Int, _ keyPath: @autoclosure () -> KeyPath<M, V>, _ newValue: V
     ) {
         // The storage came through `_resolve`, so the layout is attached. Without a registrar
-        // nothing observes the model (an observer registers through one, which a read
-        // creates): the write then notifies no one, and makes no registrar.
+        // nothing observes the model (an observer registers through one, which a read inside
+        // a tracking scope makes): the write then notifies no one, and makes no registrar.
         if let registrar = _fields.pointee.registrar {
             registrar.pointee.withMutation(of: model, keyPath: keyPath()) { _write(model, slot, newValue as Any) }
         } else {
