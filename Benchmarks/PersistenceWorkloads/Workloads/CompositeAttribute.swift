@@ -7,9 +7,9 @@ import OpenSwiftData
 /// read the same columns into the same struct. Ours and the raw-SQLite twins, side by side.
 ///
 /// Both are meant to come within the 2× ratio target of their twins but are not there yet
-/// (about 2.7× on insert and 3.4× on fetch in instructions at 10k rows in memory, of which
+/// (about 2.7× on insert and 2.8× on fetch in instructions at 10k rows in memory, of which
 /// composite coding is about 2,700 instructions an inserted row, besides SQLite's binds, and
-/// 2,800 a fetched one: the standard library's keyed container per element — its box, a
+/// 2,000 a fetched one: the standard library's keyed container per element — its box, a
 /// runtime metadata lookup of the container type per value, and a boxed `Any` per decoded
 /// struct — on top of a model's own cost, itself about 2× raw's row), so neither sets a
 /// target that `harness bench --compare` would fail.

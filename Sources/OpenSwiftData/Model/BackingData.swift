@@ -361,11 +361,6 @@ public final class BackingData {
         return _makeRegistrar()
     }
 
-    /// The observation registrar's address, made now if it was not.
-    var _registrarAddress: UnsafeMutablePointer<ObservationRegistrar> {
-        _fields.pointee.registrar ?? _makeRegistrar()
-    }
-
     /// Slot `slot`'s value when it is loaded and boxed as exactly a `V` (what the accessors
     /// store), read in place without the runtime's dynamic cast; else `nil`. Inlined into the
     /// model's code, specialised for `V`.

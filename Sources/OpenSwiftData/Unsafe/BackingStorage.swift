@@ -18,7 +18,7 @@ extension BackingData {
     /// A model's fields, kept at the start of its object's tail.
     @usableFromInline
     struct Fields {
-        /// Room for the observation registrar, made on first use (``registrar`` then points
+        /// Room for the observation registrar, made when first needed (``registrar`` then points
         /// here; to an allocation of its own if a registrar is larger than a word, which it is
         /// not on the platforms this builds for).
         var registrarCell = 0
