@@ -27,13 +27,15 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
     /// it, so going back and forth across a batch boundary reads nothing again).
     public static var batchesKept: Int { 2 }
 
-    final class Loader {
+    /// Reads the batches as they are accessed, and keeps the one read last where the
+    /// collection's inlined subscript finds its elements.
+    @usableFromInline final class Loader {
         let context: ModelContext
         let table: StoreMapping.Table
         let keys: StoreKeyList
-        let batchSize: Int
+        @usableFromInline let batchSize: Int
         /// The number of keys (read once: a loop over the collection asks for it every step).
-        let count: Int
+        @usableFromInline let count: Int
         /// The loaded batches, with which of their models each registered (the ones it may release).
         var batches: [Int: ModelContext.ReleasableBatch<Element>] = [:]
         /// Loaded batch numbers, least recently loaded first.
@@ -58,12 +60,15 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
 
         /// The batch the last access read from, its number (`-1` for none) and whether its
         /// models line up with its keys: a loop over the collection finds its element here
-        /// without a lookup in ``batches``.
-        var current: [Element] = []
-        var currentNumber = -1
-        var currentIsAligned = false
+        /// without a lookup in ``batches``, in the subscript inlined into the loop. Read and
+        /// written only by the context's accesses, never across a call: not checked at run time.
+        @usableFromInline @exclusivity(unchecked) var current: [Element] = []
+        @usableFromInline @exclusivity(unchecked) var currentNumber = -1
+        @usableFromInline @exclusivity(unchecked) var currentIsAligned = false
 
-        func element(at index: Int) -> Element {
+        /// The model at `index`: from ``current`` when its batch is the one read last, else
+        /// from its batch, read when it is not held.
+        @usableFromInline func element(at index: Int) -> Element {
             let b = index / batchSize
             if b != currentNumber {
                 guard let batch = batch(b) else { return standIn(at: index) }
@@ -117,14 +122,25 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
         }
     }
 
-    let loader: Loader
+    @usableFromInline let loader: Loader
 
     /// The first position, 0.
-    public var startIndex: Int { 0 }
+    @inlinable public var startIndex: Int { 0 }
     /// One past the last position: the number of matching models.
-    public var endIndex: Int { loader.count }
+    @inlinable public var endIndex: Int { loader.count }
     /// The model at `position`, loading its batch on first access.
-    public subscript(position: Int) -> Element { loader.element(at: position) }
+    ///
+    /// Inlined into the caller, specialised for its model: a position in the batch read last
+    /// (every step of a loop but the first of each batch) is an array read; any other position
+    /// goes through ``Loader/element(at:)``.
+    @inlinable public subscript(position: Int) -> Element {
+        let loader = self.loader
+        let b = position / loader.batchSize
+        if b == loader.currentNumber, loader.currentIsAligned {
+            return loader.current[position - b * loader.batchSize]
+        }
+        return loader.element(at: position)
+    }
 }
 
 extension ModelContext {
