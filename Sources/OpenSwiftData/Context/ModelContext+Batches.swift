@@ -132,7 +132,7 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
     ///
     /// Inlined into the caller, specialised for its model: a position in the batch read last
     /// (every step of a loop but the first of each batch) is an array read; any other position
-    /// goes through ``Loader/element(at:)``.
+    /// goes through the loader, which reads its batch when it is not held.
     @inlinable public subscript(position: Int) -> Element {
         let loader = self.loader
         let b = position / loader.batchSize
