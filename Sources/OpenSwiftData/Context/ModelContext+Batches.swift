@@ -75,8 +75,8 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
                 (current, currentNumber, currentIsAligned) = (batch.models, b, batch.isAligned)
             }
             let offset = index - b * batchSize
-            // Read into a local first: the read of the stored array then spans no call, so it
-            // needs no run-time exclusivity check around the element's lookup.
+            // One read of the stored array (a retain) for the checks below, which call into
+            // the model between its element reads.
             let models = current
             if currentIsAligned { return models[offset] }
             if offset < models.count, models[offset].persistentBackingData.pk == keys[index] {
