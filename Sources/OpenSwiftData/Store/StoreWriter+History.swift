@@ -182,16 +182,24 @@ extension StoreWriter {
         let perRow = k + Int32(5 + tombstoneColumns)
         // (Under 999 parameters per statement: SQLite's limit before 3.32.)
         let many = max(1, min(StoreWriter.changeRowsPerInsert, 998 / Int(perRow)))
-        let batched = try db.cachedStatement(head + Array(repeating: row, count: many).joined(separator: ", "))
-        let single = try db.cachedStatement(head + row)
+        // Each statement is prepared the first time a save needs it: a connection whose saves
+        // record fewer than `many` changes never parses the long one.
+        var batched: SQLiteStatement?
+        var single: SQLiteStatement?
+        func statement(rows: Int, _ prepared: inout SQLiteStatement?) throws -> SQLiteStatement {
+            if let prepared { return prepared }
+            let made = try db.cachedStatement(head + Array(repeating: row, count: rows).joined(separator: ", "))
+            prepared = made
+            return made
+        }
         defer {
-            batched.reset()
-            single.reset()
+            batched?.reset()
+            single?.reset()
         }
         var start = 0
         while start < changes.count - (FaultInjection.isActive(.historyDropsLastChange) ? 1 : 0) {
-            let insert = changes.count - start >= many ? batched : single
-            let count = insert === batched ? many : 1
+            let count = changes.count - start >= many ? many : 1
+            let insert = count == many ? try statement(rows: many, &batched) : try statement(rows: 1, &single)
             for i in start..<(start + count) {
                 let change = changes[i]
                 let base = Int32(i - start) * perRow
