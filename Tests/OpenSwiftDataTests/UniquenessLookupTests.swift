@@ -24,7 +24,8 @@ import Testing
 }
 
 /// A save's uniqueness lookup (`StoreWriter.rows(matching:anyOf:found:)`): skipped when the
-/// table has no row at all, run otherwise, with the same upserts either way.
+/// table has no row at all, run otherwise — one value at a time for a few new models, in
+/// batches of 256 for more — with the same upserts either way.
 @Suite("Uniqueness lookups")
 struct UniquenessLookupTests {
     private static func lookups(_ sql: [String]) -> [String] {
@@ -32,6 +33,10 @@ struct UniquenessLookupTests {
             $0.hasPrefix("SELECT \"ZNUMBER\", \"Z_PK\", \"Z_ENT\", \"Z_OPT\" FROM \"ZULCARD\" WHERE \"ZNUMBER\" IN (")
         }
     }
+
+    /// The one-value lookup (`… IN (?)`).
+    private static let oneValueLookup =
+        "SELECT \"ZNUMBER\", \"Z_PK\", \"Z_ENT\", \"Z_OPT\" FROM \"ZULCARD\" WHERE \"ZNUMBER\" IN (?)"
 
     @Test(
         "A save into an empty table looks nothing up; the next one does, and upserts (UNQ-10, UNQ-19)",
@@ -63,13 +68,55 @@ struct UniquenessLookupTests {
             context.insert(UlCard(number: "c9", balance: 9))
             try context.save()
         }
-        #expect(Self.lookups(statements.sql).count == 1)
+        // Three values, fewer than the one-value limit: each looked up alone.
+        #expect(Self.lookups(statements.sql) == Array(repeating: Self.oneValueLookup, count: 3))
         let after = try ModelContext(container).fetch(FetchDescriptor<UlCard>(sortBy: [SortDescriptor(\.number)]))
         #expect(after.map(\.number) == ["c0", "c1", "c2", "c3", "c4", "c9"])
         #expect(after.map(\.balance) == [0, 100, 20, 3, 40, 9])
         // The upserted rows kept their keys (UNQ-10: an update of the stored row).
         #expect(after[2].persistentModelID == cards[2].persistentModelID)
         #expect(after[4].persistentModelID == cards[4].persistentModelID)
+    }
+
+    @Test(
+        "Many new models are looked up 256 values a statement, a few one at a time, with the same upserts (UNQ-10)",
+        arguments: StoreKind.allCases)
+    func batchedAndSingleLookups(_ kind: StoreKind) throws {
+        let dir = try ScratchDirectory(prefix: "uniqueness-lookup")
+        let container = try kind.makeContainer(for: [UlCard.self], in: dir, name: "store")
+        let seed = ModelContext(container)
+        for i in 0..<300 { seed.insert(UlCard(number: "s\(i)", balance: i)) }
+        try seed.save()
+        let statements = Statements()
+        // 300 new cards, every third one a stored number: two batched lookups (256 + 44).
+        try statements.record(container) {
+            let context = ModelContext(container)
+            for i in 0..<300 {
+                context.insert(UlCard(number: i % 3 == 0 ? "s\(i)" : "n\(i)", balance: -i))
+            }
+            try context.save()
+        }
+        let batched = Self.lookups(statements.sql)
+        #expect(batched.count == 2 && batched.allSatisfy { $0 != Self.oneValueLookup })
+        // The limit's last count below it, 31 new cards: 31 one-value lookups.
+        statements.sql = []
+        try statements.record(container) {
+            let context = ModelContext(container)
+            for i in 0..<31 { context.insert(UlCard(number: "s\(i + 1)", balance: 1000 + i)) }
+            try context.save()
+        }
+        #expect(
+            Self.lookups(statements.sql)
+                == Array(repeating: Self.oneValueLookup, count: StoreMapping.Table.UniqueGroup.singleLookupLimit - 1))
+        let cards = try ModelContext(container).fetch(FetchDescriptor<UlCard>())
+        let balances = Dictionary(uniqueKeysWithValues: cards.map { ($0.number, $0.balance) })
+        // 300 stored + 200 new numbers; each stored number upserted once or twice, never duplicated.
+        #expect(cards.count == 500)
+        for i in 0..<300 {
+            let expected = (1...31).contains(i) ? 1000 + i - 1 : i % 3 == 0 ? -i : i
+            #expect(balances["s\(i)"] == expected, "s\(i)")
+            if i % 3 != 0 { #expect(balances["n\(i)"] == -i, "n\(i)") }
+        }
     }
 
     @Test("A table emptied by this save's deletes takes a new model's values without a lookup (UNQ-10)")

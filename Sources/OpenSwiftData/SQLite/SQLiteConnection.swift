@@ -197,6 +197,26 @@ package final class SQLiteConnection {
         }
     }
 
+    /// ``immediateTransaction(_:)`` with its `BEGIN IMMEDIATE` and `COMMIT` prepared once and
+    /// kept with the connection's statements: `sqlite3_exec` parses, prepares and finalizes
+    /// each of them on every call, about 11,000 instructions apiece, which is a twentieth of a
+    /// save of one new model. The store's saves use it.
+    package func preparedImmediateTransaction<T>(_ body: () throws -> T) throws -> T {
+        try cachedStatement(Self.beginImmediateSQL).execute()
+        do {
+            let result = try body()
+            try cachedStatement(Self.commitSQL).execute()
+            return result
+        } catch {
+            // try?: the body's error is rethrown; a ROLLBACK that fails leaves SQLite to roll back (nothing commits).
+            if isInTransaction { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    private static let beginImmediateSQL = StatementSQL("BEGIN IMMEDIATE")
+    private static let commitSQL = StatementSQL("COMMIT")
+
     /// Runs a query and returns the first column of the first row, or `nil` when there is none.
     package func scalar(_ sql: String, _ arguments: [SQLValue] = []) throws -> SQLValue? {
         try scalar(StatementSQL(sql), arguments)
@@ -225,6 +245,11 @@ package final class SQLiteConnection {
 
     /// Runs a statement with arguments, discarding any rows.
     package func run(_ sql: String, _ arguments: [SQLValue] = []) throws {
+        try run(StatementSQL(sql), arguments)
+    }
+
+    /// Runs a statement with arguments, discarding any rows, for SQL hashed once (``StatementSQL``).
+    package func run(_ sql: StatementSQL, _ arguments: [SQLValue] = []) throws {
         let stmt = try cachedStatement(sql)
         defer { stmt.reset() }
         try stmt.bind(arguments)

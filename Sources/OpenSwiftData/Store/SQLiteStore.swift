@@ -509,11 +509,12 @@ final class SQLiteStore: @unchecked Sendable {
 }
 
 extension SQLiteConnection {
-    /// `immediateTransaction`, with SQLite errors turned into ``SwiftDataError/storeError``
-    /// (a constraint's into the error ``SQLiteError/saveError(entityName:sql:)`` gives).
+    /// ``SQLiteConnection/preparedImmediateTransaction(_:)``, with SQLite errors turned into
+    /// ``SwiftDataError/storeError`` (a constraint's into the error
+    /// ``SQLiteError/saveError(entityName:sql:)`` gives).
     func immediateTransactionMapped<T>(_ body: () throws -> T) throws -> T {
         do {
-            return try immediateTransaction(body)
+            return try preparedImmediateTransaction(body)
         } catch let e as SwiftDataError {
             throw e
         } catch let e as SQLiteError where e.code == .constraint {

@@ -148,9 +148,10 @@ final class StoreMapping: @unchecked Sendable {
             var batchLookupSQL: String? { plain.batchSQL }
             /// The lookup's SQL from ` FROM` on (``lookup(reading:in:)``).
             private let from: String
-            /// A one-column group's column, quoted, and its batched lookup's SQL from ` FROM` on.
+            /// A one-column group's column, quoted, and its batched lookup's SQL from ` FROM` on,
+            /// split around its `IN` list.
             private let batchColumn: String
-            private let batchFrom: String?
+            private let batchFrom: (head: String, tail: String)?
 
             /// A group's lookups, reading `columns` after `Z_OPT` (``IndexedColumns``).
             struct Lookup: Sendable {
@@ -160,13 +161,17 @@ final class StoreMapping: @unchecked Sendable {
                 /// WHERE c IN (?, …)` with ``batchSize`` parameters, so a save looks up many new
                 /// models at once.
                 let batchSQL: String?
+                /// ``batchSQL`` with one parameter (`IN (?)`, which SQLite runs as `c = ?`): a
+                /// save with fewer than ``singleLookupLimit`` new models looks each up alone, and
+                /// pays neither the 256 bindings nor SQLite's list of 256 values.
+                let oneSQL: String?
                 /// The columns read after `Z_OPT`, as indexes into the table's ``selectList``.
                 let columns: [Int32]
             }
 
             init(
                 key: String, id: Int, reads: [ColumnRead], from: String, batchColumn: String,
-                batchFrom: String?, anyRowSQL: String
+                batchFrom: (head: String, tail: String)?, anyRowSQL: String
             ) {
                 self.key = key
                 self.id = id
@@ -177,8 +182,18 @@ final class StoreMapping: @unchecked Sendable {
                 self.anyRowSQL = anyRowSQL
                 self.plain = Lookup(
                     sql: "SELECT \"Z_PK\", \"Z_ENT\", \"Z_OPT\"" + from,
-                    batchSQL: batchFrom.map { "SELECT \(batchColumn), \"Z_PK\", \"Z_ENT\", \"Z_OPT\"" + $0 },
+                    batchSQL: batchFrom.map {
+                        "SELECT \(batchColumn), \"Z_PK\", \"Z_ENT\", \"Z_OPT\"" + Self.list($0, UniqueGroup.batchSize)
+                    },
+                    oneSQL: batchFrom.map {
+                        "SELECT \(batchColumn), \"Z_PK\", \"Z_ENT\", \"Z_OPT\"" + Self.list($0, 1)
+                    },
                     columns: [])
+            }
+
+            /// A batched lookup's ` FROM … IN (?, …) …` with `count` placeholders.
+            private static func list(_ from: (head: String, tail: String), _ count: Int) -> String {
+                from.head + Array(repeating: "?", count: count).joined(separator: ", ") + from.tail
             }
 
             /// The lookups reading `columns` of `table` after `Z_OPT`.
@@ -186,12 +201,22 @@ final class StoreMapping: @unchecked Sendable {
                 let extra = columns.map { ", " + quoteIdentifier(table.columns[Int($0) - 2]) }.joined()
                 return Lookup(
                     sql: "SELECT \"Z_PK\", \"Z_ENT\", \"Z_OPT\"\(extra)" + from,
-                    batchSQL: batchFrom.map { "SELECT \(batchColumn), \"Z_PK\", \"Z_ENT\", \"Z_OPT\"\(extra)" + $0 },
+                    batchSQL: batchFrom.map {
+                        "SELECT \(batchColumn), \"Z_PK\", \"Z_ENT\", \"Z_OPT\"\(extra)"
+                            + Self.list($0, UniqueGroup.batchSize)
+                    },
+                    oneSQL: batchFrom.map {
+                        "SELECT \(batchColumn), \"Z_PK\", \"Z_ENT\", \"Z_OPT\"\(extra)" + Self.list($0, 1)
+                    },
                     columns: columns)
             }
 
             /// Parameters in ``batchLookupSQL``.
             static let batchSize = 256
+            /// Below this many values, a lookup runs ``Lookup/oneSQL`` once a value instead of
+            /// ``Lookup/batchSQL``: binding 256 parameters and SQLite's building its list of
+            /// them cost about as much as 30 one-value lookups.
+            static let singleLookupLimit = 32
         }
         /// Uniqueness groups per entity.
         var uniqueGroups: [ObjectIdentifier: [UniqueGroup]] = [:]
@@ -208,11 +233,37 @@ final class StoreMapping: @unchecked Sendable {
         /// `DELETE FROM <table> WHERE "Z_PK" = ? AND "Z_OPT" = ?` (the `.error` merge policy).
         let deleteByKeyAndVersionSQL: String
 
+        /// The table's largest key (0 when it is empty) and the largest key `Z_PRIMARYKEY`
+        /// records for the entity `?` (``StoreWriter/largestKey(of:)``).
+        let largestKeySQL: StatementSQL
+
         init(root: ModelLayout, name: String) {
             self.root = root
             self.name = name
             deleteByKeysSQL = "DELETE FROM \(quoteIdentifier(name)) WHERE \"Z_PK\" IN \(StoreWriter.keyList)"
             deleteByKeyAndVersionSQL = "DELETE FROM \(quoteIdentifier(name)) WHERE \"Z_PK\" = ? AND \"Z_OPT\" = ?"
+            largestKeySQL = StatementSQL(
+                "SELECT (SELECT coalesce(max(\"Z_PK\"), 0) FROM \(quoteIdentifier(name))), (SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?)"
+            )
+        }
+
+        /// The `INSERT`s of new rows of entity `entity`, whose column reads are `reads` (its
+        /// ``plan(_:)``): written the first time a save inserts one, then kept with the table,
+        /// so a save of one new model builds no SQL.
+        func insertSQL(entity: Int64, reads: [ColumnRead]) -> InsertSQL {
+            sqlCacheLock.lock()
+            defer { sqlCacheLock.unlock() }
+            if let sql = insertSQLCache[entity] { return sql }
+            let sql = InsertSQL(table: self, entity: entity, reads: reads)
+            insertSQLCache[entity] = sql
+            return sql
+        }
+        /// See ``insertSQL(entity:reads:)``.
+        private var insertSQLCache: [Int64: InsertSQL] = [:]
+
+        /// The column names `reads` write, in order (a composite's one per element).
+        func columnNames(_ reads: [ColumnRead]) -> [String] {
+            reads.flatMap { read in columns[(Int(read.column) - 2)..<(Int(read.column) - 2 + read.width)] }
         }
 
         func entityID(_ layout: ModelLayout) -> Int64? { entityIDs[ObjectIdentifier(layout.type)] }
@@ -313,14 +364,14 @@ final class StoreMapping: @unchecked Sendable {
             if kinds.count < table.entities.count {
                 from += " AND \"Z_ENT\" IN (\(kinds.map(String.init).joined(separator: ", ")))"
             }
-            var batch: String?
+            var batch: (head: String, tail: String)?
             if cols.count == 1 {
-                batch =
-                    " FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(cols[0])) IN ("
-                    + Array(repeating: "?", count: Table.UniqueGroup.batchSize).joined(separator: ", ") + ")"
-                if kinds.count < table.entities.count {
-                    batch! += " AND \"Z_ENT\" IN (\(kinds.map(String.init).joined(separator: ", ")))"
-                }
+                let kindsFilter =
+                    kinds.count < table.entities.count
+                    ? " AND \"Z_ENT\" IN (\(kinds.map(String.init).joined(separator: ", ")))" : ""
+                batch = (
+                    " FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(cols[0])) IN (", ")" + kindsFilter
+                )
             }
             let groupKey = table.name + "|" + cols.joined(separator: ",")
             let id = ids[groupKey] ?? ids.count
@@ -569,6 +620,46 @@ final class StoreMapping: @unchecked Sendable {
             } else {
                 ddl.append(statement)
             }
+        }
+    }
+}
+
+extension StoreMapping {
+    /// The `INSERT`s of new rows of one entity: of one row and of ``rowsPerBatch`` rows.
+    ///
+    /// ```sql
+    /// INSERT OR FAIL INTO "ZTRIP" ("Z_PK", "Z_ENT", "Z_OPT", "ZNAME", …) VALUES (?, 3, 1, ?, …)[, (?, 3, 1, ?, …) …]
+    /// ```
+    /// Parameters of row `r` (from 0), from `r` × ``parametersPerRow`` + 1: the key, then one
+    /// per column of the entity's reads, in order (a composite read has one per element).
+    struct InsertSQL {
+        /// One row's.
+        let single: StatementSQL
+        /// ``rowsPerBatch`` rows' (the same as ``single`` when that is one).
+        let batched: StatementSQL
+        /// ``StoreWriter/rowsPerInsert``, fewer when a row has so many parameters that more
+        /// would pass 999 (SQLite's limit before 3.32).
+        let rowsPerBatch: Int
+        /// The parameters of one row: its key, then one per column.
+        let parametersPerRow: Int32
+
+        init(table: Table, entity: Int64, reads: [Table.ColumnRead]) {
+            let names = table.columnNames(reads)
+            let cols = (["Z_PK", "Z_ENT", "Z_OPT"] + names).map(quoteIdentifier)
+            let row =
+                "(" + (["?", String(entity), "1"] + Array(repeating: "?", count: names.count)).joined(separator: ", ")
+                + ")"
+            // `OR FAIL`: a row that fails a constraint stops the statement and leaves the rows
+            // before it in place, for the save's rollback to undo with the rest. SQLite then
+            // keeps no statement journal of the pages a multi-row statement changes (with the
+            // default `ABORT`, a copy of every page before its first change in each statement,
+            // a temporary file for a store on disk).
+            let head = "INSERT OR FAIL INTO \(quoteIdentifier(table.name)) (\(cols.joined(separator: ", "))) VALUES "
+            let perRow = 1 + names.count
+            rowsPerBatch = max(1, min(StoreWriter.rowsPerInsert, 999 / perRow))
+            parametersPerRow = Int32(perRow)
+            single = StatementSQL(head + row)
+            batched = StatementSQL(head + Array(repeating: row, count: rowsPerBatch).joined(separator: ", "))
         }
     }
 }

@@ -121,7 +121,7 @@ extension StoreWriter {
         let processKey = try stringKey(process)
         let transaction = try nextKeys(entity: 16002, count: 1).first
         try db.run(
-            "INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZPROCESSIDTS, ZTIMESTAMP) VALUES (?, 16002, NULL, ?, ?, ?, ?)",
+            StoreWriter.insertTransactionSQL,
             [
                 .integer(transaction), authorKey.map { .integer($0) } ?? .null, .integer(bundleKey),
                 .integer(processKey),
@@ -236,13 +236,12 @@ extension StoreWriter {
     /// - Throws: ``SwiftDataError/corruptStore`` when `count` more keys do not fit below
     ///   `Int64.max` (a `Z_MAX` or key written by another tool); the save rolls back.
     private func nextKeys(entity: Int64, count: Int64) throws -> (first: Int64, followTable: Bool) {
-        var recorded: Int64 = 0
-        if case .integer(let n)? = try db.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(entity)]) {
-            recorded = n
-        }
         let table = entity == 16001 ? "ACHANGE" : entity == 16002 ? "ATRANSACTION" : "ATRANSACTIONSTRING"
-        var largest: Int64 = 0
-        if case .integer(let n)? = try db.scalar("SELECT max(Z_PK) FROM \(table)") { largest = n }
+        let keysSQL =
+            entity == 16001
+            ? StoreWriter.changeKeysSQL : entity == 16002 ? StoreWriter.transactionKeysSQL : StoreWriter.stringKeysSQL
+        let (recordedKey, largestKey) = try integerPair(keysSQL)
+        let (recorded, largest) = (recordedKey ?? 0, largestKey ?? 0)
         let max = Swift.max(recorded, largest)
         let (first, beyondFirst) = max.addingReportingOverflow(1)
         let (last, beyondLast) = max.addingReportingOverflow(count)
@@ -250,9 +249,25 @@ extension StoreWriter {
             let name = entity == 16001 ? "CHANGE" : entity == 16002 ? "TRANSACTION" : "TRANSACTIONSTRING"
             throw StoreWriter.keySpaceExhausted(entity: name, table: table)
         }
-        try db.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(last), .integer(entity)])
+        try db.run(StoreWriter.recordLargestKeySQL, [.integer(last), .integer(entity)])
         return (first, max == largest)
     }
+
+    /// A history entity's `Z_PRIMARYKEY.Z_MAX` and its table's largest key, in one statement
+    /// (``nextKeys(entity:count:)``).
+    private static let changeKeysSQL = historyKeysSQL(16001, "ACHANGE")
+    private static let transactionKeysSQL = historyKeysSQL(16002, "ATRANSACTION")
+    private static let stringKeysSQL = historyKeysSQL(16003, "ATRANSACTIONSTRING")
+    private static func historyKeysSQL(_ entity: Int64, _ table: String) -> StatementSQL {
+        StatementSQL(
+            "SELECT (SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = \(entity)), (SELECT max(Z_PK) FROM \(table))")
+    }
+    /// `ATRANSACTION`'s row (``recordTransaction(author:bundle:process:timestamp:insertedRanges:changes:tombstoneColumns:)``).
+    private static let insertTransactionSQL = StatementSQL(
+        "INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZPROCESSIDTS, ZTIMESTAMP) VALUES (?, 16002, NULL, ?, ?, ?, ?)"
+    )
+    /// An `ATRANSACTIONSTRING`'s key by name (``stringKey(_:)``).
+    private static let stringKeySQL = StatementSQL("SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = ?")
 
     /// The error of a save that needs a key above `Int64.max` for `entity` (stored in `table`):
     /// its table's largest `Z_PK` or its `Z_PRIMARYKEY.Z_MAX` is at the top of the key space,
@@ -272,8 +287,7 @@ extension StoreWriter {
 
     /// The `ATRANSACTIONSTRING` key of `name`, inserting it the first time.
     private func stringKey(_ name: String) throws -> Int64 {
-        if case .integer(let pk)? = try db.scalar("SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = ?", [.text(name)])
-        {
+        if case .integer(let pk)? = try db.scalar(StoreWriter.stringKeySQL, [.text(name)]) {
             return pk
         }
         let pk = try nextKeys(entity: 16003, count: 1).first

@@ -172,25 +172,29 @@ struct StoreWriter {
 
     /// The largest key ever handed out for `table`'s hierarchy: `Z_PRIMARYKEY.Z_MAX` of its
     /// root entity (Core Data keeps it there, so a deleted row's key is never reused), or the
-    /// table's largest key if that is larger (a store some other writer filled).
+    /// table's largest key if that is larger (a store some other writer filled). A value that
+    /// is not an integer (another tool's) counts as 0.
     ///
     /// ```sql
-    /// SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?
-    /// SELECT coalesce(max(Z_PK), 0) FROM ZTRIP
+    /// SELECT (SELECT coalesce(max("Z_PK"), 0) FROM "ZTRIP"), (SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?)
     /// ```
     func largestKey(of table: StoreMapping.Table) throws -> Int64 {
-        var start: Int64 = 0
-        if case .integer(let n)? = try db.scalar(
-            "SELECT coalesce(max(\"Z_PK\"), 0) FROM \(quoteIdentifier(table.name))")
-        {
-            start = n
+        let root: SQLValue = table.entityID(table.root).map { .integer($0) } ?? .null
+        let (largest, recorded) = try integerPair(table.largestKeySQL, [root])
+        return max(largest ?? 0, recorded ?? 0)
+    }
+
+    /// The two columns of the one row `sql` returns, each `nil` unless it is an integer.
+    func integerPair(_ sql: StatementSQL, _ arguments: [SQLValue] = []) throws -> (Int64?, Int64?) {
+        let stmt = try db.cachedStatement(sql)
+        defer { stmt.reset() }
+        try stmt.bind(arguments)
+        guard try stmt.step() else { return (nil, nil) }
+        func integer(_ column: Int32) -> Int64? {
+            if case .integer(let n) = stmt.value(at: column) { return n }
+            return nil
         }
-        if let root = table.entityID(table.root),
-            case .integer(let n)? = try db.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(root)])
-        {
-            start = max(start, n)
-        }
-        return start
+        return (integer(0), integer(1))
     }
 
     /// Records `pk` as the largest key handed out for `table`'s hierarchy.
@@ -200,8 +204,11 @@ struct StoreWriter {
     /// ```
     func recordLargestKey(_ pk: Int64, of table: StoreMapping.Table) throws {
         guard let root = table.entityID(table.root) else { return }
-        try db.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(pk), .integer(root)])
+        try db.run(StoreWriter.recordLargestKeySQL, [.integer(pk), .integer(root)])
     }
+
+    /// `UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?`.
+    static let recordLargestKeySQL = StatementSQL("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?")
 
     // MARK: Uniqueness
 
@@ -247,12 +254,14 @@ struct StoreWriter {
     }
 
     /// Stored rows whose one-column group value is any of `values`, looked up
-    /// ``StoreMapping/Table/UniqueGroup/batchSize`` values per statement, with the columns of
-    /// `indexed` other than the group's (asked for only when the table has a row); `found` gets
-    /// each value and the row that holds it.
+    /// ``StoreMapping/Table/UniqueGroup/batchSize`` values per statement, or one at a time for
+    /// fewer than ``StoreMapping/Table/UniqueGroup/singleLookupLimit`` (a save of a few new
+    /// models), with the columns of `indexed` other than the group's (asked for only when the
+    /// table has a row); `found` gets each value as stored and the row that holds it.
     ///
     /// ```sql
     /// SELECT "ZEMAIL", "Z_PK", "Z_ENT", "Z_OPT"[, "ZSCORE", …] FROM "ZUSER" WHERE "ZEMAIL" IN (?, ?, …)
+    /// SELECT "ZEMAIL", "Z_PK", "Z_ENT", "Z_OPT"[, "ZSCORE", …] FROM "ZUSER" WHERE "ZEMAIL" IN (?)
     /// ```
     ///
     /// A table with no row at all (a batch insert into a new store, a fixture being generated)
@@ -268,8 +277,27 @@ struct StoreWriter {
             guard try any.step() else { return }
         }
         let lookup = try indexed()?.lookup(group) ?? group.plain
-        guard let sql = lookup.batchSQL else { return }
         let columns = lookup.columns
+        if values.count < StoreMapping.Table.UniqueGroup.singleLookupLimit, let sql = lookup.oneSQL {
+            let stmt = try db.cachedStatement(sql)
+            defer { stmt.reset() }
+            // Each row once, as an `IN` list reads it, when two values compare equal in SQL.
+            var reported: [Int64] = []
+            for value in values {
+                try stmt.bind(value, at: 1)
+                while try stmt.step() {
+                    let match = StoreWriter.match(stmt, from: 1, columns: columns)
+                    if values.count > 1 {
+                        if reported.contains(match.pk) { continue }
+                        reported.append(match.pk)
+                    }
+                    found(stmt.value(at: 0), match)
+                }
+                stmt.reset()
+            }
+            return
+        }
+        guard let sql = lookup.batchSQL else { return }
         let stmt = try db.cachedStatement(sql)
         try forEachBatch(
             of: values, size: StoreMapping.Table.UniqueGroup.batchSize, in: stmt, bind: { try stmt.bind($0, at: $1) }
@@ -295,43 +323,20 @@ struct StoreWriter {
         let parametersPerRow: Int32
     }
 
-    /// Prepared `INSERT`s for `count` new rows of entity `entity`: of one row, and of
-    /// ``rowsPerInsert`` rows when there are that many. Bind each row's values through ``RowStatement/row(_:parametersPerRow:)``,
-    /// then ``RowStatement/run(_:)``.
-    ///
-    /// ```sql
-    /// INSERT OR FAIL INTO "ZTRIP" ("Z_PK", "Z_ENT", "Z_OPT", "ZNAME", …) VALUES (?, 3, 1, ?, …)[, (?, 3, 1, ?, …) …]
-    /// ```
-    /// Parameters of row `r` (from 0), from `r` × ``InsertStatements/parametersPerRow`` + 1: the
-    /// key, then one per column of `reads`, in order (a composite read has one per element).
+    /// Prepared `INSERT`s for `count` new rows of entity `entity`, whose column reads are
+    /// `reads` (the entity's ``StoreMapping/Table/plan(_:)``): of one row, and of
+    /// ``rowsPerInsert`` rows when there are that many (``StoreMapping/InsertSQL``). Bind each
+    /// row's values through ``RowStatement/row(_:parametersPerRow:)``, then ``RowStatement/run(_:)``.
     func insertStatements(
         _ table: StoreMapping.Table, reads: [StoreMapping.Table.ColumnRead], entity: Int64, count: Int
     ) throws -> InsertStatements {
-        let names = columnNames(table, reads)
-        let cols = (["Z_PK", "Z_ENT", "Z_OPT"] + names).map(quoteIdentifier)
-        let row =
-            "(" + (["?", String(entity), "1"] + Array(repeating: "?", count: names.count)).joined(separator: ", ") + ")"
-        // `OR FAIL`: a row that fails a constraint stops the statement and leaves the rows before
-        // it in place, for the save's rollback to undo with the rest. SQLite then keeps no
-        // statement journal of the pages a multi-row statement changes (with the default
-        // `ABORT`, a copy of every page before its first change in each statement, a temporary
-        // file for a store on disk).
-        let head = "INSERT OR FAIL INTO \(quoteIdentifier(table.name)) (\(cols.joined(separator: ", "))) VALUES "
-        let perRow = 1 + names.count
-        let rows = max(1, min(StoreWriter.rowsPerInsert, 999 / perRow))
-        let single = RowStatement(try db.cachedStatement(head + row), firstValue: 2)
+        let sql = table.insertSQL(entity: entity, reads: reads)
+        let single = RowStatement(try db.cachedStatement(sql.single), firstValue: 2)
         let batched =
-            rows > 1 && count >= rows
-            ? RowStatement(
-                try db.cachedStatement(head + Array(repeating: row, count: rows).joined(separator: ", ")), firstValue: 2
-            )
-            : nil
-        return InsertStatements(single: single, batched: batched, rowsPerBatch: rows, parametersPerRow: Int32(perRow))
-    }
-
-    /// The column names `reads` write, in order.
-    private func columnNames(_ table: StoreMapping.Table, _ reads: [StoreMapping.Table.ColumnRead]) -> [String] {
-        reads.flatMap { read in table.columns[(Int(read.column) - 2)..<(Int(read.column) - 2 + read.width)] }
+            sql.rowsPerBatch > 1 && count >= sql.rowsPerBatch
+            ? RowStatement(try db.cachedStatement(sql.batched), firstValue: 2) : nil
+        return InsertStatements(
+            single: single, batched: batched, rowsPerBatch: sql.rowsPerBatch, parametersPerRow: sql.parametersPerRow)
     }
 
     /// Sets `reads`' columns of row `pk` of `table` to `NULL`, without a new version: a row
@@ -342,7 +347,7 @@ struct StoreWriter {
     /// UPDATE "ZBADGE" SET "ZCODE" = NULL WHERE "Z_PK" = ?
     /// ```
     func clearColumns(_ table: StoreMapping.Table, _ reads: [StoreMapping.Table.ColumnRead], of pk: Int64) throws {
-        let sets = columnNames(table, reads).map { "\(quoteIdentifier($0)) = NULL" }
+        let sets = table.columnNames(reads).map { "\(quoteIdentifier($0)) = NULL" }
         try db.run(
             "UPDATE \(quoteIdentifier(table.name)) SET \(sets.joined(separator: ", ")) WHERE \"Z_PK\" = ?",
             [.integer(pk)])
@@ -365,7 +370,7 @@ struct StoreWriter {
         checkingVersion: Bool
     ) throws -> RowStatement {
         let sets =
-            columnNames(table, reads).map { "\(quoteIdentifier($0)) = ?" }
+            table.columnNames(reads).map { "\(quoteIdentifier($0)) = ?" }
             + ["\"Z_OPT\" = coalesce(\"Z_OPT\", 0) + \(FaultInjection.isActive(.versionNotBumped) ? 0 : 1)"]
         let sql =
             "UPDATE \(quoteIdentifier(table.name)) SET \(sets.joined(separator: ", ")) WHERE \"Z_PK\" = ?"
