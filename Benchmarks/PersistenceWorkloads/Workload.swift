@@ -73,7 +73,7 @@ public enum PersistenceWorkloads {
     /// Every workload.
     public static var all: [Workload] {
         [
-            batchInsert, fetchAll, batchedFetchAll, enumerateAll,
+            batchInsert, savePerInsert, fetchAll, batchedFetchAll, enumerateAll,
             equality(indexed: true), equality(indexed: false),
             range(indexed: true), range(indexed: false),
             sortedLimit(indexed: true), sortedLimit(indexed: false),

@@ -1,0 +1,57 @@
+import BenchmarkKit
+import Foundation
+import OpenSwiftData
+
+/// `save after each insert`: ``savesPerRun`` new items, each inserted and saved on its own, as an
+/// app that saves after every edit does, into a store that holds `rows` items. Its raw twin runs
+/// one transaction per row. Ours and its raw-SQLite twin, side by side.
+extension PersistenceWorkloads {
+    /// The saves of one run of ``savePerInsert``, at every scale (the scale is the table's size).
+    static let savesPerRun = 1_000
+
+    static var savePerInsert: Workload {
+        Workload(
+            name: "save after each insert", group: "insert", isQuery: false, operations: { _ in savesPerRun },
+            oursSetUp: { cache, store, rows, _ in
+                let container = try cache.emptyContainer(store)
+                for start in stride(from: 0, to: rows, by: 10_000) {
+                    let seed = ModelContext(container)
+                    for i in start..<min(start + 10_000, rows) { seed.insert(BenchItem(row: i)) }
+                    try seed.save()
+                }
+                return OursRun(container) {
+                    let context = ModelContext(container)
+                    for i in rows..<(rows + savesPerRun) {
+                        context.insert(BenchItem(row: i))
+                        try context.save()
+                    }
+                    return try context.fetchCount(FetchDescriptor<BenchItem>())
+                }
+            },
+            rawSetUp: { cache, store, rows, _ in
+                let db = try cache.emptyRaw(store)
+                try db.insertRows(rows)
+                // SQLite gives each row its key (`NULL` into `INTEGER PRIMARY KEY`), as an app
+                // writing its own table would; the SQL is written once, the loop binds and steps.
+                let sql =
+                    "INSERT INTO \(RawStore.items) (\(RawStore.columns), \"Z_OPT\") VALUES (NULL, \(RawStore.names.entityNumber("BenchItem")!), ?, ?, ?, ?, ?, ?, NULL, 1)"
+                return RawRun(db) {
+                    let insert = try db.db.cachedStatement(sql)
+                    for i in rows..<(rows + savesPerRun) {
+                        let v = BenchData.values(row: i)
+                        try db.db.immediateTransaction {
+                            try insert.bind(Int64(i), at: 1)
+                            try insert.bind(Int64(v.code), at: 2)
+                            try insert.bind(Int64(v.code), at: 3)
+                            try insert.bind(v.price, at: 4)
+                            try insert.bind(v.price, at: 5)
+                            try insert.bindText(v.name, at: 6)
+                            try insert.execute()
+                        }
+                    }
+                    return try db.count("SELECT count(*) FROM \(RawStore.items)")
+                }
+            },
+            plan: nil)
+    }
+}
