@@ -168,17 +168,27 @@ extension SaveTransaction {
     private func historyOfUpdates(_ w: StoreWriter, _ plan: UpsertPlan) -> [HistoryChangeRow] {
         var rows: [HistoryChangeRow] = []
         let upserted = plan.adoptedKeys(if: !changedOrder.isEmpty)
+        var infos = PerLayoutMemo<StoreMapping.HistoryInfo?>()
+        // The last row's changed slots and bitmap: a save that changes the same properties of
+        // many models makes one bitmap and shares it.
+        var last: (layout: ObjectIdentifier, changed: [Bool], columns: Data)?
         for id in changedOrder {
             guard let m = changed[id] else { continue }
             let d = m.persistentBackingData
             guard d.status == .persisted, !d.isDeleted, let layout = d.layout, !context.isTakenOver(d, upserted),
-                let info = w.mapping.historyInfo(layout)
+                let info = infos.value(for: layout, w.mapping.historyInfo)
             else { continue }
-            let slots = d.changed.indices.filter { d.changed[$0] && info.bitOfSlot[$0] != nil }
-            guard !slots.isEmpty else { continue }
+            let columns: Data
+            if let last, last.layout == ObjectIdentifier(layout), last.changed == d.changed {
+                columns = last.columns
+            } else {
+                let slots = d.changed.indices.filter { d.changed[$0] && info.bitOfSlot[$0] != nil }
+                guard !slots.isEmpty else { continue }
+                columns = info.bitmap(slots)
+                last = (ObjectIdentifier(layout), d.changed, columns)
+            }
             rows.append(
-                HistoryChangeRow(
-                    kind: .update, entity: info.entity, key: d.pk, columns: info.bitmap(slots), tombstone: []))
+                HistoryChangeRow(kind: .update, entity: info.entity, key: d.pk, columns: columns, tombstone: []))
         }
         return rows
     }

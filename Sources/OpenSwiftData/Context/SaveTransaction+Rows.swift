@@ -189,13 +189,20 @@ extension SaveTransaction {
             // other rows' keys or a join table (set-like, nothing to lose), so it bumps nothing.
             let reads = table.plan(layout).filter { $0.slot < d.changed.count && d.changed[$0.slot] }
             guard !reads.isEmpty else { continue }
-            let checked = strict && d.version != 0
-            let update = try w.updateStatement(table, reads: reads, checkingVersion: checked)
-            let bound = try RowCodec.bind(update, d, reads, model: m, destinations: stack)
-            try update.bindKey(d.pk, at: Int32(bound + 1))
-            if checked { try update.bindKey(d.version, at: Int32(bound + 2)) }
-            guard let version = try update.runUpdate(layout.name, key: d.pk, knownVersion: checked ? d.version : nil)
-            else {
+            // The update checks the version the context read whenever it knows one: strict,
+            // a mismatch is a conflict; by default the row usually still has it, and then its
+            // new version is known without reading it back. Only when another writer changed
+            // or deleted the row meanwhile does the default policy update it unchecked.
+            func update(checked: Bool) throws -> Int64? {
+                let update = try w.updateStatement(table, reads: reads, checkingVersion: checked)
+                let bound = try RowCodec.bind(update, d, reads, model: m, destinations: stack)
+                try update.bindKey(d.pk, at: Int32(bound + 1))
+                if checked { try update.bindKey(d.version, at: Int32(bound + 2)) }
+                return try update.runUpdate(layout.name, key: d.pk, knownVersion: checked ? d.version : nil)
+            }
+            var newVersion = try update(checked: d.version != 0)
+            if newVersion == nil, !strict, d.version != 0 { newVersion = try update(checked: false) }
+            guard let version = newVersion else {
                 // Strict: the row changed since it was read, or is gone. Default: it is gone
                 // (deleted by another writer); the change has nothing left to update.
                 if strict { conflicts.append(m) }

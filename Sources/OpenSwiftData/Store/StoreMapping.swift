@@ -242,6 +242,7 @@ final class StoreMapping: @unchecked Sendable {
             self.name = name
             deleteByKeysSQL = "DELETE FROM \(quoteIdentifier(name)) WHERE \"Z_PK\" IN \(StoreWriter.keyList)"
             deleteByKeyAndVersionSQL = "DELETE FROM \(quoteIdentifier(name)) WHERE \"Z_PK\" = ? AND \"Z_OPT\" = ?"
+            versionByKeySQL = StatementSQL("SELECT \"Z_OPT\" FROM \(quoteIdentifier(name)) WHERE \"Z_PK\" = ?")
             largestKeySQL = StatementSQL(
                 "SELECT (SELECT coalesce(max(\"Z_PK\"), 0) FROM \(quoteIdentifier(name))), (SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?)"
             )
@@ -260,6 +261,31 @@ final class StoreMapping: @unchecked Sendable {
         }
         /// See ``insertSQL(entity:reads:)``.
         private var insertSQLCache: [Int64: InsertSQL] = [:]
+
+        /// The `UPDATE` of the columns `reads` write and of `Z_OPT` (``StoreWriter/updateStatement(_:reads:checkingVersion:)``),
+        /// `build` writing it the first time these columns are updated; a save that changes the
+        /// same properties of many models (or of one model, save after save) builds it once.
+        func updateSQL(
+            _ reads: [ColumnRead], checkingVersion: Bool, build: () -> String
+        ) -> StatementSQL {
+            let key = UpdateKey(columns: reads.map(\.column), checkingVersion: checkingVersion)
+            sqlCacheLock.lock()
+            defer { sqlCacheLock.unlock() }
+            if let sql = updateSQLCache[key] { return sql }
+            let sql = StatementSQL(build())
+            updateSQLCache[key] = sql
+            return sql
+        }
+        /// What an `UPDATE` of ``updateSQL(_:checkingVersion:build:)`` depends on: the columns
+        /// (the first of each read, whose width the table fixes) and the version check.
+        private struct UpdateKey: Hashable {
+            let columns: [Int32]
+            let checkingVersion: Bool
+        }
+        private var updateSQLCache: [UpdateKey: StatementSQL] = [:]
+        /// `SELECT "Z_OPT" FROM <table> WHERE "Z_PK" = ?`: a row's version, read after an
+        /// update that did not check it.
+        let versionByKeySQL: StatementSQL
 
         /// The column names `reads` write, in order (a composite's one per element).
         func columnNames(_ reads: [ColumnRead]) -> [String] {

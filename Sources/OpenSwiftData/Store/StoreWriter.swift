@@ -369,15 +369,19 @@ struct StoreWriter {
         _ table: StoreMapping.Table, reads: [StoreMapping.Table.ColumnRead],
         checkingVersion: Bool
     ) throws -> RowStatement {
-        let sets =
-            table.columnNames(reads).map { "\(quoteIdentifier($0)) = ?" }
-            + ["\"Z_OPT\" = coalesce(\"Z_OPT\", 0) + \(FaultInjection.isActive(.versionNotBumped) ? 0 : 1)"]
+        func build(bump: Int) -> String {
+            let sets =
+                table.columnNames(reads).map { "\(quoteIdentifier($0)) = ?" }
+                + ["\"Z_OPT\" = coalesce(\"Z_OPT\", 0) + \(bump)"]
+            return "UPDATE \(quoteIdentifier(table.name)) SET \(sets.joined(separator: ", ")) WHERE \"Z_PK\" = ?"
+                + (checkingVersion ? " AND \"Z_OPT\" = ?" : "")
+        }
+        // The fault's statement is not kept with the table's.
         let sql =
-            "UPDATE \(quoteIdentifier(table.name)) SET \(sets.joined(separator: ", ")) WHERE \"Z_PK\" = ?"
-            + (checkingVersion ? " AND \"Z_OPT\" = ?" : "")
-        let version =
-            checkingVersion
-            ? nil : try db.cachedStatement("SELECT \"Z_OPT\" FROM \(quoteIdentifier(table.name)) WHERE \"Z_PK\" = ?")
+            FaultInjection.isActive(.versionNotBumped)
+            ? StatementSQL(build(bump: 0))
+            : table.updateSQL(reads, checkingVersion: checkingVersion) { build(bump: 1) }
+        let version = checkingVersion ? nil : try db.cachedStatement(table.versionByKeySQL)
         return RowStatement(try db.cachedStatement(sql), firstValue: 1, versionQuery: version)
     }
 
