@@ -73,7 +73,7 @@ public enum PersistenceWorkloads {
     /// Every workload.
     public static var all: [Workload] {
         [
-            batchInsert, savePerInsert, fetchAll, batchedFetchAll, enumerateAll,
+            batchInsert, savePerInsert, batchUpdate, fetchAll, batchedFetchAll, enumerateAll,
             equality(indexed: true), equality(indexed: false),
             range(indexed: true), range(indexed: false),
             sortedLimit(indexed: true), sortedLimit(indexed: false),
