@@ -61,6 +61,25 @@ public final class FixtureCache {
         try RawStore(url: store == .disk ? freshURL("raw") : nil, strategy: strategy)
     }
 
+    /// A new container holding items 0..<`rows`, saved 10k at a time (not shared: for a
+    /// workload that changes its store).
+    func filledContainer(_ store: BenchStore, rows: Int) throws -> ModelContainer {
+        let container = try emptyContainer(store)
+        let context = ModelContext(container)
+        for start in stride(from: 0, to: rows, by: 10_000) {
+            for i in start..<min(start + 10_000, rows) { context.insert(BenchItem(row: i)) }
+            try context.save()
+        }
+        return container
+    }
+
+    /// A new raw database holding items 0..<`rows` (not shared).
+    func filledRaw(_ store: BenchStore, rows: Int) throws -> RawStore {
+        let db = try emptyRaw(store)
+        try db.insertRows(rows)
+        return db
+    }
+
     /// The shared container holding `rows` items, with `strategy`'s indexes.
     func populated(_ store: BenchStore, rows: Int, strategy: IndexStrategy) throws -> ModelContainer {
         let key = "\(store)-\(rows)"
@@ -68,12 +87,7 @@ public final class FixtureCache {
         if let c = ours[key] {
             container = c
         } else {
-            container = try emptyContainer(store)
-            let context = ModelContext(container)
-            for start in stride(from: 0, to: rows, by: 10_000) {
-                for i in start..<min(start + 10_000, rows) { context.insert(BenchItem(row: i)) }
-                try context.save()
-            }
+            container = try filledContainer(store, rows: rows)
             ours[key] = container
             applied["ours-" + key] = .declared
         }
@@ -91,8 +105,7 @@ public final class FixtureCache {
         if let r = raw[key] {
             db = r
         } else {
-            db = try emptyRaw(store)
-            try db.insertRows(rows)
+            db = try filledRaw(store, rows: rows)
             raw[key] = db
             applied["raw-" + key] = .declared
         }

@@ -102,14 +102,8 @@ public final class RawStore {
             )
             let groupBase = try nextKey(RawStore.groups)
             for i in 0..<count {
-                let v = BenchData.values(row: i)
                 try insert.bind(base + Int64(i), at: 1)
-                try insert.bind(Int64(i), at: 2)
-                try insert.bind(Int64(v.code), at: 3)
-                try insert.bind(Int64(v.code), at: 4)
-                try insert.bind(v.price, at: 5)
-                try insert.bind(v.price, at: 6)
-                try insert.bindText(v.name, at: 7)
+                try RawStore.bindValues(ofRow: i, to: insert, from: 2)
                 if let groupSize {
                     let g = Int64(i / groupSize)
                     if i % groupSize == 0 {
@@ -124,6 +118,18 @@ public final class RawStore {
                 try insert.execute()
             }
         }
+    }
+
+    /// Binds item `row`'s key, code (twice), price (twice) and name to parameters `first`…`first + 5`
+    /// of `stmt`: the columns of ``columns`` after `Z_PK` and `Z_ENT`, up to the group.
+    static func bindValues(ofRow row: Int, to stmt: SQLiteStatement, from first: Int32) throws {
+        let v = BenchData.values(row: row)
+        try stmt.bind(Int64(row), at: first)
+        try stmt.bind(Int64(v.code), at: first + 1)
+        try stmt.bind(Int64(v.code), at: first + 2)
+        try stmt.bind(v.price, at: first + 3)
+        try stmt.bind(v.price, at: first + 4)
+        try stmt.bindText(v.name, at: first + 5)
     }
 
     private func nextKey(_ table: String) throws -> Int64 {

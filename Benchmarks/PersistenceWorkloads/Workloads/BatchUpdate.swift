@@ -10,12 +10,7 @@ extension PersistenceWorkloads {
         Workload(
             name: "batch update", group: "update", isQuery: false, operations: { $0 },
             oursSetUp: { cache, store, rows, _ in
-                let container = try cache.emptyContainer(store)
-                for start in stride(from: 0, to: rows, by: 10_000) {
-                    let seed = ModelContext(container)
-                    for i in start..<min(start + 10_000, rows) { seed.insert(BenchItem(row: i)) }
-                    try seed.save()
-                }
+                let container = try cache.filledContainer(store, rows: rows)
                 return OursRun(container) {
                     let context = ModelContext(container)
                     let items = try context.fetch(FetchDescriptor<BenchItem>())
@@ -25,8 +20,7 @@ extension PersistenceWorkloads {
                 }
             },
             rawSetUp: { cache, store, rows, _ in
-                let db = try cache.emptyRaw(store)
-                try db.insertRows(rows)
+                let db = try cache.filledRaw(store, rows: rows)
                 let sql =
                     "UPDATE \(RawStore.items) SET \(RawStore.column("priceUnindexed")) = ?, \"Z_OPT\" = \"Z_OPT\" + 1 WHERE \"Z_PK\" = ?"
                 return RawRun(db) {

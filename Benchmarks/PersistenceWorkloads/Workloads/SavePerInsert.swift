@@ -13,12 +13,7 @@ extension PersistenceWorkloads {
         Workload(
             name: "save after each insert", group: "insert", isQuery: false, operations: { _ in savesPerRun },
             oursSetUp: { cache, store, rows, _ in
-                let container = try cache.emptyContainer(store)
-                for start in stride(from: 0, to: rows, by: 10_000) {
-                    let seed = ModelContext(container)
-                    for i in start..<min(start + 10_000, rows) { seed.insert(BenchItem(row: i)) }
-                    try seed.save()
-                }
+                let container = try cache.filledContainer(store, rows: rows)
                 return OursRun(container) {
                     let context = ModelContext(container)
                     for i in rows..<(rows + savesPerRun) {
@@ -29,8 +24,7 @@ extension PersistenceWorkloads {
                 }
             },
             rawSetUp: { cache, store, rows, _ in
-                let db = try cache.emptyRaw(store)
-                try db.insertRows(rows)
+                let db = try cache.filledRaw(store, rows: rows)
                 // SQLite gives each row its key (`NULL` into `INTEGER PRIMARY KEY`), as an app
                 // writing its own table would; the SQL is written once, the loop binds and steps.
                 let sql =
@@ -38,14 +32,8 @@ extension PersistenceWorkloads {
                 return RawRun(db) {
                     let insert = try db.db.cachedStatement(sql)
                     for i in rows..<(rows + savesPerRun) {
-                        let v = BenchData.values(row: i)
                         try db.db.immediateTransaction {
-                            try insert.bind(Int64(i), at: 1)
-                            try insert.bind(Int64(v.code), at: 2)
-                            try insert.bind(Int64(v.code), at: 3)
-                            try insert.bind(v.price, at: 4)
-                            try insert.bind(v.price, at: 5)
-                            try insert.bindText(v.name, at: 6)
+                            try RawStore.bindValues(ofRow: i, to: insert, from: 1)
                             try insert.execute()
                         }
                     }
