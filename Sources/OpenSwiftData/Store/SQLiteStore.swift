@@ -509,12 +509,12 @@ final class SQLiteStore: @unchecked Sendable {
 }
 
 extension SQLiteConnection {
-    /// ``SQLiteConnection/preparedImmediateTransaction(_:)``, with SQLite errors turned into
+    /// ``SQLiteConnection/immediateTransaction(_:)``, with SQLite errors turned into
     /// ``SwiftDataError/storeError`` (a constraint's into the error
     /// ``SQLiteError/saveError(entityName:sql:)`` gives).
     func immediateTransactionMapped<T>(_ body: () throws -> T) throws -> T {
         do {
-            return try preparedImmediateTransaction(body)
+            return try immediateTransaction(body)
         } catch let e as SwiftDataError {
             throw e
         } catch let e as SQLiteError where e.code == .constraint {
