@@ -78,7 +78,7 @@ public enum PersistenceWorkloads {
             range(indexed: true), range(indexed: false),
             sortedLimit(indexed: true), sortedLimit(indexed: false),
             countAll, count(indexed: true), count(indexed: false), countContains,
-            upsert, cascadeDelete, compositeInsert, compositeFetchAll,
+            upsert, cascadeDelete, deletePerSave, compositeInsert, compositeFetchAll,
             historyAfterToken, withoutHistory(batchInsert), withoutHistory(upsert), withoutHistory(cascadeDelete),
         ]
     }

@@ -1,0 +1,56 @@
+import BenchmarkKit
+import Foundation
+import OpenSwiftData
+
+/// `delete one per save (cascade)`: ``deletesPerRun`` groups, each deleted and saved on its
+/// own (its ``cascadeGroupSize`` items go with it), as an app that deletes one object at a
+/// time does, from a store of `rows` items. Its raw twin runs one transaction per group.
+/// Ours and its raw-SQLite twin, side by side.
+extension PersistenceWorkloads {
+    /// The saves of one run of ``deletePerSave``, at every scale (the scale is the table's size).
+    static let deletesPerRun = 100
+
+    static var deletePerSave: Workload {
+        Workload(
+            name: "delete one per save (cascade)", group: "delete", isQuery: false,
+            operations: { min(deletesPerRun, $0 / cascadeGroupSize) },
+            oursSetUp: { cache, store, rows, _ in
+                let container = try cache.grouped(store, rows: rows, groupSize: cascadeGroupSize)
+                return OursRun(container) {
+                    let context = ModelContext(container)
+                    // The first groups in key order (a fetch without a sort reads in key order).
+                    var descriptor = FetchDescriptor<BenchGroup>()
+                    descriptor.fetchLimit = deletesPerRun
+                    let groups = try context.fetch(descriptor)
+                    for g in groups {
+                        context.delete(g)
+                        try context.save()
+                    }
+                    return try context.fetchCount(FetchDescriptor<BenchItem>()) + groups.count * cascadeGroupSize
+                }
+            },
+            rawSetUp: { cache, store, rows, _ in
+                let db = try cache.emptyRaw(store)
+                try db.insertRows(rows, groupSize: cascadeGroupSize)
+                // Written once, as a hand-written app would; the loop binds and steps them.
+                let deleteItems = "DELETE FROM \(RawStore.items) WHERE \(RawStore.column("group")) = ?"
+                let deleteGroup = "DELETE FROM \(RawStore.groups) WHERE \"Z_PK\" = ?"
+                let select = "SELECT \"Z_PK\" FROM \(RawStore.groups) ORDER BY \"Z_PK\" LIMIT \(deletesPerRun)"
+                return RawRun(db) {
+                    let groups = try db.db.rows(select)
+                    let items = try db.db.cachedStatement(deleteItems)
+                    let group = try db.db.cachedStatement(deleteGroup)
+                    for g in groups {
+                        try db.db.immediateTransaction {
+                            try items.bind(g[0], at: 1)
+                            try items.execute()
+                            try group.bind(g[0], at: 1)
+                            try group.execute()
+                        }
+                    }
+                    return try db.count("SELECT count(*) FROM \(RawStore.items)") + groups.count * cascadeGroupSize
+                }
+            },
+            plan: nil)
+    }
+}
