@@ -240,6 +240,66 @@ struct SetCascadeTests {
         }
     }
 
+    @Test("A batch of keys is bound to the shortest list that holds it: 1, 4, 16 or 64 placeholders")
+    func keyListLengths() {
+        let sql = KeyListSQL { "DELETE FROM \"ZT\" WHERE \"Z_PK\" IN \($0)" }
+        let lengths = [1, 2, 3, 4, 5, 15, 16, 17, 63, 64].map { sql.forBatch(of: $0).length }
+        #expect(lengths == [1, 4, 4, 4, 16, 16, 16, 64, 64, 64])
+        #expect(sql.forBatch(of: 1).sql.text == "DELETE FROM \"ZT\" WHERE \"Z_PK\" IN (?)")
+        #expect(sql.forBatch(of: 3).sql.text == "DELETE FROM \"ZT\" WHERE \"Z_PK\" IN (?, ?, ?, ?)")
+        #expect(StoreWriter.keyBatchSize == 64)
+    }
+
+    @Test(
+        "Deleting 1 to 130 folders in one save: each batch of parents takes the shortest list that holds it, every folder and file goes, every delete is recorded with its tombstone (DEL-02, HIS-07)",
+        arguments: [1, 2, 4, 5, 16, 17, 64, 65, 130])
+    func batchesOfEverySize(_ count: Int) throws {
+        let dir = try ScratchDirectory(prefix: "set-cascade-batches")
+        let container = try StoreKind.disk.makeContainer(for: models, in: dir, name: "store")
+        let seed = ModelContext(container)
+        // Three more folders than are deleted, two files each.
+        for f in 0..<(count + 3) {
+            let folder = ScFolder(name: "f\(f)")
+            folder.files = (0..<2).map { ScFile(path: "f\(f)/\($0)", label: "f\(f)-\($0)", size: $0) }
+            seed.insert(folder)
+        }
+        try seed.save()
+        let context = ModelContext(container)
+        let folders = try context.fetch(FetchDescriptor<ScFolder>())
+        for folder in folders.prefix(count) { context.delete(folder) }
+        let statements = Statements()
+        try statements.record(container) { try context.save() }
+
+        // Parents in runs of up to 64, each bound to the shortest list that holds it.
+        var expected = Array(repeating: 64, count: count / 64)
+        if count % 64 != 0 { expected.append(KeyListSQL.lengths.first { $0 >= count % 64 }!) }
+        let placeholders = { (prefix: String, from: String?) in
+            statements.sql.filter { sql in sql.hasPrefix(prefix) && from.map { sql.contains($0) } ?? true }
+                .map { $0.filter { $0 == "?" }.count }
+        }
+        #expect(placeholders("DELETE FROM \"ZSCFILE\" WHERE \"ZFOLDER\" IN (", nil) == expected)
+        #expect(placeholders("DELETE FROM \"ZSCFOLDER\" WHERE \"Z_PK\" IN (", nil) == expected)
+        // Their history in SQL: one more placeholder, the transaction.
+        #expect(placeholders("INSERT INTO ACHANGE", "FROM \"ZSCFILE\"") == expected.map { $0 + 1 })
+
+        let check = ModelContext(container)
+        let left = try check.fetch(FetchDescriptor<ScFolder>()).map(\.name).sorted()
+        #expect(left == (count..<(count + 3)).map { "f\($0)" }.sorted())
+        let files = try check.fetch(FetchDescriptor<ScFile>()).map(\.path).sorted()
+        #expect(files == (count..<(count + 3)).flatMap { f in (0..<2).map { "f\(f)/\($0)" } }.sorted())
+        let last = try #require(try check.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).last)
+        let labels = last.changes.compactMap { change -> String? in
+            guard case .delete(let d as DefaultHistoryDelete<ScFile>) = change else { return nil }
+            return d.tombstone[\ScFile.label] as? String
+        }
+        #expect(labels.sorted() == (0..<count).flatMap { f in (0..<2).map { "f\(f)-\($0)" } }.sorted())
+        let folderDeletes = last.changes.filter { change in
+            if case .delete(let d) = change { return d.changedPersistentIdentifier.entityName == "ScFolder" }
+            return false
+        }
+        #expect(folderDeletes.count == count)
+    }
+
     /// The delete change rows of the newest history transaction of the store file `url`, in
     /// key order, without their keys; and whether `Z_MAX` of `CHANGE` is `ACHANGE`'s largest key.
     private func deleteChangeRows(_ url: URL) throws -> (rows: [[SQLValue]], maxRecorded: Bool) {

@@ -131,7 +131,7 @@ extension ModelContext {
             }
             let parents = cascades[start..<end].map(\.parentKey)
             if let recording {
-                try w.recordCascadeDeletes(recording, table: first.table.name, column: first.column, parents: parents)
+                try w.recordCascadeDeletes(recording, table: first.table, column: first.column, parents: parents)
             }
             // Rows whose values nothing needs (recorded in SQL, or no history at all) are not
             // read: their keys come from the delete itself.

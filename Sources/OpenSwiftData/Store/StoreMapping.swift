@@ -82,6 +82,19 @@ final class StoreMapping: @unchecked Sendable {
         }
         /// See ``relationshipSQL(_:_:)``.
         private var relationshipSQLCache: [String: String] = [:]
+        /// A statement over a batch of keys (``KeyListSQL``), named by `key`, `build` writing it
+        /// for a list the first time a save needs it; kept with the table, as
+        /// ``relationshipSQL(_:_:)``'s.
+        func keyListSQL(_ key: String, _ build: (String) -> String) -> KeyListSQL {
+            sqlCacheLock.lock()
+            defer { sqlCacheLock.unlock() }
+            if let sql = keyListSQLCache[key] { return sql }
+            let sql = KeyListSQL(build)
+            keyListSQLCache[key] = sql
+            return sql
+        }
+        /// See ``keyListSQL(_:_:)``.
+        private var keyListSQLCache: [String: KeyListSQL] = [:]
         private let sqlCacheLock = NSLock()
         /// The table's indexed columns as last read from the store (``StoreWriter/indexedColumns(_:)``).
         var indexedColumns: IndexedColumns? {
@@ -227,9 +240,9 @@ final class StoreMapping: @unchecked Sendable {
         /// every fetch and save; written only while the mapping is built).
         var codec = RowCodec()
 
-        /// `DELETE FROM <table> WHERE "Z_PK" IN (?, …)` with ``StoreWriter/keyBatchSize``
-        /// parameters, built once (a save deletes its rows of the table in batches).
-        let deleteByKeysSQL: String
+        /// `DELETE FROM <table> WHERE "Z_PK" IN (?, …)`, built once (a save deletes its rows of
+        /// the table in batches).
+        let deleteByKeysSQL: KeyListSQL
         /// `DELETE FROM <table> WHERE "Z_PK" = ? AND "Z_OPT" = ?` (the `.error` merge policy).
         let deleteByKeyAndVersionSQL: String
 
@@ -240,7 +253,7 @@ final class StoreMapping: @unchecked Sendable {
         init(root: ModelLayout, name: String) {
             self.root = root
             self.name = name
-            deleteByKeysSQL = "DELETE FROM \(quoteIdentifier(name)) WHERE \"Z_PK\" IN \(StoreWriter.keyList)"
+            deleteByKeysSQL = KeyListSQL { "DELETE FROM \(quoteIdentifier(name)) WHERE \"Z_PK\" IN \($0)" }
             deleteByKeyAndVersionSQL = "DELETE FROM \(quoteIdentifier(name)) WHERE \"Z_PK\" = ? AND \"Z_OPT\" = ?"
             versionByKeySQL = StatementSQL("SELECT \"Z_OPT\" FROM \(quoteIdentifier(name)) WHERE \"Z_PK\" = ?")
             largestKeySQL = StatementSQL(
@@ -538,9 +551,8 @@ final class StoreMapping: @unchecked Sendable {
 
     /// One statement of ``detachStatements(to:)``.
     struct Detach {
-        /// The statement, with ``StoreWriter/keyBatchSize`` parameters
-        /// (``StoreWriter/runForKeys(_:_:)``).
-        let sql: String
+        /// The statement, over a batch of keys (``StoreWriter/runForKeys(_:_:)``).
+        let sql: KeyListSQL
         /// The key column it sets to NULL; `nil` for a join table's `DELETE`.
         let clears: StoreWriter.KeyColumn?
     }
@@ -593,14 +605,16 @@ final class StoreMapping: @unchecked Sendable {
             detachCache[ObjectIdentifier(table)] =
                 inbound.map { other, column in
                     Detach(
-                        sql:
-                            "UPDATE \(quoteIdentifier(other.name)) SET \(quoteIdentifier(column)) = NULL WHERE \(quoteIdentifier(column)) IN \(StoreWriter.keyList)",
+                        sql: KeyListSQL {
+                            "UPDATE \(quoteIdentifier(other.name)) SET \(quoteIdentifier(column)) = NULL WHERE \(quoteIdentifier(column)) IN \($0)"
+                        },
                         clears: StoreWriter.KeyColumn(table: ObjectIdentifier(other), column: column))
                 }
                 + joins.map { name, column in
                     Detach(
-                        sql:
-                            "DELETE FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(column)) IN \(StoreWriter.keyList)",
+                        sql: KeyListSQL {
+                            "DELETE FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(column)) IN \($0)"
+                        },
                         clears: nil)
                 }
         }

@@ -35,20 +35,24 @@ struct CascadeHistory {
     /// `ACHANGE` has).
     let tombstones: [String]
 
-    /// The statement: parameter 1 the transaction, then ``StoreWriter/keyBatchSize`` parent keys.
+    /// The statement: parameter 1 the transaction, then a batch of parent keys; written once
+    /// per table, parent column and class.
     ///
     /// ```sql
     /// INSERT INTO ACHANGE (Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZTOMBSTONE0)
     /// SELECT 16001, NULL, 2, 3, "Z_PK", ?, "ZLABEL" FROM "ZSHEET" WHERE "ZBINDER" IN (?, …) ORDER BY "ZBINDER", "Z_PK"
     /// ```
-    func insertSQL(table: String, column: String) -> String {
-        let targets = tombstones.indices.map { ", ZTOMBSTONE\($0)" }.joined()
-        let sources = tombstones.map { ", " + quoteIdentifier($0) }.joined()
-        let parent = quoteIdentifier(column)
-        return
-            "INSERT INTO ACHANGE (Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID\(targets)) SELECT 16001, NULL, "
-            + "\(HistoryChangeRow.Kind.delete.rawValue), \(entity), \"Z_PK\", ?\(sources) FROM \(quoteIdentifier(table)) "
-            + "WHERE \(parent) IN \(StoreWriter.keyList) ORDER BY \(parent), \"Z_PK\""
+    func insertSQL(table: StoreMapping.Table, column: String) -> KeyListSQL {
+        let key = (["ACHANGE", column, String(entity)] + tombstones).joined(separator: "\u{0}")
+        return table.keyListSQL(key) { list in
+            let targets = tombstones.indices.map { ", ZTOMBSTONE\($0)" }.joined()
+            let sources = tombstones.map { ", " + quoteIdentifier($0) }.joined()
+            let parent = quoteIdentifier(column)
+            return
+                "INSERT INTO ACHANGE (Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID\(targets)) SELECT 16001, NULL, "
+                + "\(HistoryChangeRow.Kind.delete.rawValue), \(entity), \"Z_PK\", ?\(sources) FROM \(quoteIdentifier(table.name)) "
+                + "WHERE \(parent) IN \(list) ORDER BY \(parent), \"Z_PK\""
+        }
     }
 }
 
@@ -56,22 +60,14 @@ extension StoreWriter {
     /// Records the deletes of the rows of `table` whose key column `column` holds one of
     /// `parents` (at most ``keyBatchSize``, in ascending order), as ``CascadeHistory`` says.
     func recordCascadeDeletes(
-        _ recording: CascadeHistory, table: String, column: String, parents: [Int64]
+        _ recording: CascadeHistory, table: StoreMapping.Table, column: String, parents: [Int64]
     ) throws {
-        guard let last = parents.last else { return }
-        let stmt = try db.cachedStatement(recording.insertSQL(table: table, column: column))
+        guard !parents.isEmpty else { return }
+        let (sql, length) = recording.insertSQL(table: table, column: column).forBatch(of: parents.count)
+        let stmt = try db.cachedStatement(sql)
         defer { stmt.reset() }
         try stmt.bind(recording.transaction, at: 1)
-        // Unused placeholders repeat the last key (one statement shape; `IN` reads each row once).
-        var parameter: Int32 = 2
-        for key in parents {
-            try stmt.bind(key, at: parameter)
-            parameter += 1
-        }
-        while parameter <= Int32(StoreWriter.keyBatchSize) + 1 {
-            try stmt.bind(last, at: parameter)
-            parameter += 1
-        }
+        try StoreWriter.bindBatch(parents[...], size: length) { try stmt.bind($0, at: $1 + 1) }
         try stmt.execute()
     }
 

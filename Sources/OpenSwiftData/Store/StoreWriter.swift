@@ -12,20 +12,22 @@ struct StoreWriter {
 
     // MARK: Deletes
 
-    /// Keys per statement of the batched key statements (deletes, reference clearing).
-    static let keyBatchSize = 64
-    /// `(?, ?, …)` with ``keyBatchSize`` placeholders.
-    static let keyList = "(" + Array(repeating: "?", count: keyBatchSize).joined(separator: ", ") + ")"
+    /// Keys per statement of the batched key statements (deletes, reference clearing): the
+    /// longest `IN` list of a ``KeyListSQL``.
+    static let keyBatchSize = KeyListSQL.lengths[KeyListSQL.lengths.count - 1]
 
-    /// Runs `sql`, whose only parameters are the ``keyBatchSize`` placeholders of an
-    /// `IN (?, …)` list (``keyList``), over `keys`: one run per batch, unused placeholders
-    /// repeating the batch's last key (one statement shape, prepared once). A statement per
-    /// key would pay SQLite's per-statement work (cursors opened and closed on the table and
-    /// every index, the program halted and reset) for every deleted row.
-    func runForKeys(_ sql: String, _ keys: [Int64]) throws {
-        guard !keys.isEmpty else { return }
-        let stmt = try db.cachedStatement(sql)
-        try forEachBatch(of: keys, size: StoreWriter.keyBatchSize, in: stmt, bind: { try stmt.bind($0, at: $1) }) {
+    /// Runs `sql`, whose only parameters are the placeholders of its `IN (?, …)` list, over
+    /// `keys`: one run per batch of up to ``keyBatchSize``, each with the shortest list that
+    /// holds it (``KeyListSQL/forBatch(of:)``). A statement per key would pay SQLite's
+    /// per-statement work (cursors opened and closed on the table and every index, the program
+    /// halted and reset) for every deleted row.
+    func runForKeys(_ sql: KeyListSQL, _ keys: [Int64]) throws {
+        for start in stride(from: 0, to: keys.count, by: StoreWriter.keyBatchSize) {
+            let batch = keys[start..<min(start + StoreWriter.keyBatchSize, keys.count)]
+            let (text, length) = sql.forBatch(of: batch.count)
+            let stmt = try db.cachedStatement(text)
+            defer { stmt.reset() }
+            try StoreWriter.bindBatch(batch, size: length) { try stmt.bind($0, at: $1) }
             try stmt.execute()
         }
     }
@@ -86,13 +88,14 @@ struct StoreWriter {
         -> KeyColumnDelete
     {
         let parent = quoteIdentifier(column)
-        let list = ([column, "Z_PK"] + columns).map(quoteIdentifier).joined(separator: ", ")
-        let condition = "\(parent) IN \(StoreWriter.keyList)"
-        return KeyColumnDelete(
-            select: try db.cachedStatement(
-                "SELECT \(list) FROM \(quoteIdentifier(table.name)) WHERE \(condition) ORDER BY \(parent), \"Z_PK\""),
-            delete: try db.cachedStatement("DELETE FROM \(quoteIdentifier(table.name)) WHERE \(condition)"),
-            width: columns.count)
+        let name = quoteIdentifier(table.name)
+        let select = table.keyListSQL((["SELECT", column] + columns).joined(separator: "\u{0}")) { list in
+            let read = ([column, "Z_PK"] + columns).map(quoteIdentifier).joined(separator: ", ")
+            return "SELECT \(read) FROM \(name) WHERE \(parent) IN \(list) ORDER BY \(parent), \"Z_PK\""
+        }
+        let delete = table.keyListSQL("DELETE\u{0}" + column) { list in "DELETE FROM \(name) WHERE \(parent) IN \(list)"
+        }
+        return KeyColumnDelete(db: db, select: select, delete: delete, width: columns.count)
     }
 
     /// Clears every stored reference to deleted rows of `table`: other rows' keys pointing at
@@ -140,7 +143,11 @@ struct StoreWriter {
                     guard case .integer(let holder)? = row.first, !keep.contains(holder) else { return nil }
                     return holder
                 }
-                try runForKeys("UPDATE \(name) SET \(key) = NULL WHERE \"Z_PK\" IN \(StoreWriter.keyList)", leaving)
+                try runForKeys(
+                    table.keyListSQL("CLEAR\u{0}" + column) {
+                        "UPDATE \(name) SET \(key) = NULL WHERE \"Z_PK\" IN \($0)"
+                    },
+                    leaving)
             case .joinTable(let name, let own, _)?:
                 try db.run("DELETE FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(own)) = ?", [.integer(pk)])
             default:
@@ -553,8 +560,9 @@ struct RowStatement {
 
 /// ``StoreWriter/keyColumnDelete(_:column:reading:)``'s statements.
 struct KeyColumnDelete {
-    fileprivate let select: SQLiteStatement
-    fileprivate let delete: SQLiteStatement
+    fileprivate let db: SQLiteConnection
+    fileprivate let select: KeyListSQL
+    fileprivate let delete: KeyListSQL
     /// How many columns after the parent and the key `select` reads.
     fileprivate let width: Int
 
@@ -565,8 +573,8 @@ struct KeyColumnDelete {
     /// halted and reset) is paid once per batch, not per parent.
     func run(_ parents: [Int64], _ row: (Int64, Int64, [SQLValue]) throws -> Void) throws {
         guard !parents.isEmpty else { return }
+        let select = try bound(self.select, parents)
         defer { select.reset() }
-        try bind(parents, in: select)
         var found = false
         while try select.step() {
             found = true
@@ -574,8 +582,8 @@ struct KeyColumnDelete {
             try row(select.int64(at: 0), select.int64(at: 1), values)
         }
         guard found else { return }
+        let delete = try bound(self.delete, parents)
         defer { delete.reset() }
-        try bind(parents, in: delete)
         try delete.execute()
     }
 
@@ -584,13 +592,46 @@ struct KeyColumnDelete {
     /// order SQLite deleted them (``SQLiteConnection/deletedKeys(in:during:)``).
     func delete(_ parents: [Int64], of table: String) throws -> [Int64] {
         guard !parents.isEmpty else { return [] }
+        let delete = try bound(self.delete, parents)
         defer { delete.reset() }
-        try bind(parents, in: delete)
-        return try delete.connection.deletedKeys(in: table) { try delete.execute() }
+        return try db.deletedKeys(in: table) { try delete.execute() }
     }
 
-    /// Binds `parents` to the ``StoreWriter/keyBatchSize`` placeholders of `stmt`.
-    private func bind(_ parents: [Int64], in stmt: SQLiteStatement) throws {
-        try StoreWriter.bindBatch(parents[...], size: StoreWriter.keyBatchSize) { try stmt.bind($0, at: $1) }
+    /// The statement of `sql` whose list holds `parents`, with them bound.
+    private func bound(_ sql: KeyListSQL, _ parents: [Int64]) throws -> SQLiteStatement {
+        let (text, length) = sql.forBatch(of: parents.count)
+        let stmt = try db.cachedStatement(text)
+        try StoreWriter.bindBatch(parents[...], size: length) { try stmt.bind($0, at: $1) }
+        return stmt
+    }
+}
+
+/// SQL with one `IN (?, …)` list of keys, written once for each list length of ``lengths``:
+/// a batch of keys is bound to the shortest list that holds it, the placeholders after its
+/// keys repeating its last (an `IN` list reads each row once). SQLite prepares a statement in
+/// time proportional to its list's length, and probes the table or index once per placeholder
+/// at every run, repeated keys included: a save that deletes one model would otherwise pay
+/// for 64 keys in every statement that removes it and its references.
+struct KeyListSQL {
+    /// The list lengths, shortest first; the last is ``StoreWriter/keyBatchSize``.
+    static let lengths = [1, 4, 16, 64]
+
+    /// The SQL for each length of ``lengths``, in that order.
+    let texts: [StatementSQL]
+
+    /// `sql` with each list length's `(?, …)` in place of its argument.
+    init(_ sql: (String) -> String) {
+        texts = Self.lengths.map { n in
+            StatementSQL(sql("(" + Array(repeating: "?", count: n).joined(separator: ", ") + ")"))
+        }
+    }
+
+    /// The statement for a batch of `count` keys (1 to ``StoreWriter/keyBatchSize``) and its
+    /// list's length.
+    func forBatch(of count: Int) -> (sql: StatementSQL, length: Int) {
+        precondition(count >= 1 && count <= StoreWriter.keyBatchSize, "a key batch of \(count) keys")
+        var i = 0
+        while Self.lengths[i] < count { i += 1 }
+        return (texts[i], Self.lengths[i])
     }
 }
