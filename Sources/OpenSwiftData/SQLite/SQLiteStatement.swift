@@ -13,8 +13,10 @@ package final class SQLiteStatement {
     unowned let connection: SQLiteConnection
     /// Objects a layer above keeps with the statement for as long as the statement lives (the
     /// store keeps its composite coders' state here, from row to row); the wrapper never reads
-    /// them and SQLite never sees them.
-    package var attachments: [AnyObject] = []
+    /// them and SQLite never sees them. Read for every row a composite is read from or written
+    /// to, appended to once per composite: like ``resultCells``, touched only by the thread
+    /// using the statement, one access at a time, so not checked for exclusivity at run time.
+    @exclusivity(unchecked) package var attachments: [AnyObject] = []
     /// How many rows the last run of the statement returned, as its reader counted them (the
     /// reader sets it; SQLite does not count): what a run that binds nothing will about
     /// return again, for sizing what it fills. A hint, never a promise.

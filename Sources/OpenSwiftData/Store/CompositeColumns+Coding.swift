@@ -17,8 +17,8 @@ extension StoreModel.AttributeType {
 extension CompositeColumns {
     /// `owner`'s coding state on `stmt`, made on first use and kept with the statement: every
     /// row the statement reads or writes reuses its cursor and its containers. Not inlined: the
-    /// access check of the statement's attachments would then be made for every row the
-    /// statement reads, composites or not (the optimiser hoists it out of the column loop).
+    /// read of the statement's attachments would then be made for every row the statement
+    /// reads, composites or not (the optimiser hoists it out of the column loop).
     @inline(never)
     func state(on stmt: SQLiteStatement) -> CompositeCodingState {
         for attachment in stmt.attachments where type(of: attachment) == CompositeCodingState.self {
