@@ -547,6 +547,31 @@ final class StoreMapping: @unchecked Sendable {
         ownerKeySlots.contains(key(layout.slots[slot]))
     }
 
+    /// A shape of the history statements a save writes change rows with
+    /// (``historySQL(_:_:)``).
+    enum HistorySQLKey: Hashable {
+        /// The change rows of a range of new rows of table `table` (an `INSERT … SELECT`),
+        /// with explicit keys or SQLite's.
+        case insertedRange(table: String, keyed: Bool)
+        /// `rows` change rows in one `INSERT … VALUES`, with explicit keys or SQLite's, and
+        /// `tombstones` tombstone columns.
+        case changes(keyed: Bool, tombstones: Int, rows: Int)
+    }
+
+    /// The history statement of shape `key`, `build` writing it the first time a save needs
+    /// it: a save of a few models then builds no history SQL. Shared by the container's
+    /// contexts, hence the lock.
+    func historySQL(_ key: HistorySQLKey, _ build: () -> String) -> StatementSQL {
+        historySQLLock.lock()
+        defer { historySQLLock.unlock() }
+        if let sql = historySQLCache[key] { return sql }
+        let sql = StatementSQL(build())
+        historySQLCache[key] = sql
+        return sql
+    }
+    private var historySQLCache: [HistorySQLKey: StatementSQL] = [:]
+    private let historySQLLock = NSLock()
+
     private var detachCache: [ObjectIdentifier: [Detach]] = [:]
 
     /// One statement of ``detachStatements(to:)``.

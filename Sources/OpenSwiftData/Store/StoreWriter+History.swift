@@ -128,22 +128,18 @@ extension StoreWriter {
             let (width, overflow) = (range.last - range.first).addingReportingOverflow(1)
             if overflow { throw StoreWriter.keySpaceExhausted(entity: "CHANGE", table: "ACHANGE") }
             let keys = try nextKeys(entity: 16001, count: width)
-            let table = quoteIdentifier(range.table)
-            let entity = insertedEntity(of: range.table)
-            if keys.followTable {
-                // The keys handed out are the ones SQLite gives rows inserted without one (one
-                // above the table's largest, in insertion order): it need not check each key.
-                try db.run(
-                    "INSERT INTO ACHANGE (Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID) SELECT 16001, NULL, 0, \(entity), Z_PK, ? FROM \(table) WHERE Z_PK BETWEEN ? AND ? ORDER BY Z_PK",
-                    [.integer(transaction), .integer(range.first), .integer(range.last)])
-            } else {
-                try db.run(
-                    "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID) SELECT ? + (Z_PK - ?), 16001, NULL, 0, \(entity), Z_PK, ? FROM \(table) WHERE Z_PK BETWEEN ? AND ? ORDER BY Z_PK",
-                    [
-                        .integer(keys.first), .integer(range.first), .integer(transaction), .integer(range.first),
-                        .integer(range.last),
-                    ])
+            let keyed = !keys.followTable
+            let sql = mapping.historySQL(.insertedRange(table: range.table, keyed: keyed)) {
+                let table = quoteIdentifier(range.table)
+                let entity = insertedEntity(of: range.table)
+                // When the keys handed out are the ones SQLite gives rows inserted without one
+                // (one above the table's largest, in insertion order), it need not check each.
+                return keyed
+                    ? "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID) SELECT ? + (Z_PK - ?), 16001, NULL, 0, \(entity), Z_PK, ? FROM \(table) WHERE Z_PK BETWEEN ? AND ? ORDER BY Z_PK"
+                    : "INSERT INTO ACHANGE (Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID) SELECT 16001, NULL, 0, \(entity), Z_PK, ? FROM \(table) WHERE Z_PK BETWEEN ? AND ? ORDER BY Z_PK"
             }
+            let bounds: [SQLValue] = [.integer(transaction), .integer(range.first), .integer(range.last)]
+            try db.run(sql, keyed ? [.integer(keys.first), .integer(range.first)] + bounds : bounds)
         }
         if !changes.isEmpty {
             try insertChanges(changes, transaction: transaction, tombstoneColumns: tombstoneColumns)
@@ -169,12 +165,6 @@ extension StoreWriter {
         let k: Int32 = keys.followTable ? 0 : 1
         // Up to `changeRowsPerInsert` rows per statement (SQLite's per-statement work, paid
         // once per row otherwise, is most of a one-row insert); the rest one row at a time.
-        let extra = (0..<tombstoneColumns).map { ", ZTOMBSTONE\($0)" }.joined()
-        let head =
-            "INSERT INTO ACHANGE (\(k == 1 ? "Z_PK, " : "")Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(extra)) VALUES "
-        let row =
-            "(\(k == 1 ? "?, " : "")16001, NULL, ?, ?, ?, ?, ?" + String(repeating: ", ?", count: tombstoneColumns)
-            + ")"
         let perRow = k + Int32(5 + tombstoneColumns)
         // (Under 999 parameters per statement: SQLite's limit before 3.32.)
         let many = max(1, min(StoreWriter.changeRowsPerInsert, 998 / Int(perRow)))
@@ -184,7 +174,17 @@ extension StoreWriter {
         var single: SQLiteStatement?
         func statement(rows: Int, _ prepared: inout SQLiteStatement?) throws -> SQLiteStatement {
             if let prepared { return prepared }
-            let made = try db.cachedStatement(head + Array(repeating: row, count: rows).joined(separator: ", "))
+            let sql = mapping.historySQL(.changes(keyed: k == 1, tombstones: tombstoneColumns, rows: rows)) {
+                let extra = (0..<tombstoneColumns).map { ", ZTOMBSTONE\($0)" }.joined()
+                let head =
+                    "INSERT INTO ACHANGE (\(k == 1 ? "Z_PK, " : "")Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(extra)) VALUES "
+                let row =
+                    "(\(k == 1 ? "?, " : "")16001, NULL, ?, ?, ?, ?, ?"
+                    + String(repeating: ", ?", count: tombstoneColumns)
+                    + ")"
+                return head + Array(repeating: row, count: rows).joined(separator: ", ")
+            }
+            let made = try db.cachedStatement(sql)
             prepared = made
             return made
         }
