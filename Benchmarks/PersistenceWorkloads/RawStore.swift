@@ -132,6 +132,31 @@ public final class RawStore {
         try stmt.bindText(v.name, at: first + 5)
     }
 
+    /// A group's delete as a hand-written app writes it: its items' `DELETE` and its own,
+    /// prepared once (``groupDelete()``), then bound and stepped for each group.
+    struct GroupDelete {
+        let items: SQLiteStatement
+        let group: SQLiteStatement
+
+        /// Deletes the items of the group whose key is `key`, then the group.
+        func callAsFunction(_ key: SQLValue) throws {
+            try items.bind(key, at: 1)
+            try items.execute()
+            try group.bind(key, at: 1)
+            try group.execute()
+        }
+    }
+
+    /// The statements of ``GroupDelete``, from the connection's cache.
+    func groupDelete() throws -> GroupDelete {
+        GroupDelete(
+            items: try db.cachedStatement(Self.deleteItemsOfGroup), group: try db.cachedStatement(Self.deleteGroup))
+    }
+
+    /// ``GroupDelete``'s SQL, written once a process.
+    private static let deleteItemsOfGroup = "DELETE FROM \(items) WHERE \(column("group")) = ?"
+    private static let deleteGroup = "DELETE FROM \(groups) WHERE \"Z_PK\" = ?"
+
     private func nextKey(_ table: String) throws -> Int64 {
         if case .integer(let n)? = try db.scalar("SELECT coalesce(max(\"Z_PK\"), 0) + 1 FROM \(table)") { return n }
         return 1

@@ -59,6 +59,23 @@ struct SetCascadeTests {
         try #require(try context.fetch(FetchDescriptor<ScFolder>(predicate: #Predicate { $0.name == name })).first)
     }
 
+    /// A store named `name` holding folders `f0`… (`folders` of them, `files` files each, keys
+    /// in that order), saved; a new context for the deletes, with the folders fetched.
+    private func numberedFolders(_ dir: ScratchDirectory, name: String, folders: Int, files: Int) throws -> (
+        container: ModelContainer, context: ModelContext, folders: [ScFolder]
+    ) {
+        let container = try StoreKind.disk.makeContainer(for: models, in: dir, name: name)
+        let seed = ModelContext(container)
+        for f in 0..<folders {
+            let folder = ScFolder(name: "f\(f)")
+            folder.files = (0..<files).map { ScFile(path: "f\(f)/\($0)", label: "f\(f)-\($0)", size: $0) }
+            seed.insert(folder)
+        }
+        try seed.save()
+        let context = ModelContext(container)
+        return (container, context, try context.fetch(FetchDescriptor<ScFolder>()))
+    }
+
     /// What a save of deleting folder `a` (fetched, its list not loaded) did: the files left, the
     /// history's delete labels, the identifiers `didSave` reported.
     private func deleteFolderA(_ context: ModelContext, _ container: ModelContainer) throws -> (
@@ -255,17 +272,8 @@ struct SetCascadeTests {
         arguments: [1, 2, 4, 5, 16, 17, 64, 65, 130])
     func batchesOfEverySize(_ count: Int) throws {
         let dir = try ScratchDirectory(prefix: "set-cascade-batches")
-        let container = try StoreKind.disk.makeContainer(for: models, in: dir, name: "store")
-        let seed = ModelContext(container)
         // Three more folders than are deleted, two files each.
-        for f in 0..<(count + 3) {
-            let folder = ScFolder(name: "f\(f)")
-            folder.files = (0..<2).map { ScFile(path: "f\(f)/\($0)", label: "f\(f)-\($0)", size: $0) }
-            seed.insert(folder)
-        }
-        try seed.save()
-        let context = ModelContext(container)
-        let folders = try context.fetch(FetchDescriptor<ScFolder>())
+        let (container, context, folders) = try numberedFolders(dir, name: "store", folders: count + 3, files: 2)
         for folder in folders.prefix(count) { context.delete(folder) }
         let statements = Statements()
         try statements.record(container) { try context.save() }
@@ -322,17 +330,8 @@ struct SetCascadeTests {
         var results: [(rows: [[SQLValue]], maxRecorded: Bool)] = []
         var traces: [[String]] = []
         for name in ["sql", "swift"] {
-            let container = try StoreKind.disk.makeContainer(for: models, in: dir, name: name)
-            let seed = ModelContext(container)
             // 70 folders (more than one statement's 64 parents), 3 files each.
-            for f in 0..<70 {
-                let folder = ScFolder(name: "f\(f)")
-                folder.files = (0..<3).map { ScFile(path: "f\(f)/\($0)", label: "f\(f)-\($0)", size: $0) }
-                seed.insert(folder)
-            }
-            try seed.save()
-            let context = ModelContext(container)
-            let folders = try context.fetch(FetchDescriptor<ScFolder>())
+            let (container, context, folders) = try numberedFolders(dir, name: name, folders: 70, files: 3)
             // Parents' keys ascending, then descending: the cascades' order is the deletes'.
             for folder in folders.prefix(60) + folders.dropFirst(60).reversed() { context.delete(folder) }
             // A new model makes the save record its history at the end, in Swift.

@@ -23,21 +23,13 @@ extension PersistenceWorkloads {
             rawSetUp: { cache, store, rows, _ in
                 let db = try cache.emptyRaw(store)
                 try db.insertRows(rows, groupSize: cascadeGroupSize)
-                // The statements are written once, as a hand-written app would: the loop binds
-                // and steps them, with no SQL text built or looked up per group.
-                let deleteItems = "DELETE FROM \(RawStore.items) WHERE \(RawStore.column("group")) = ?"
-                let deleteGroup = "DELETE FROM \(RawStore.groups) WHERE \"Z_PK\" = ?"
                 return RawRun(db) {
                     let groups = try db.db.rows("SELECT \"Z_PK\" FROM \(RawStore.groups)")
                     try db.db.immediateTransaction {
-                        let items = try db.db.cachedStatement(deleteItems)
-                        let group = try db.db.cachedStatement(deleteGroup)
-                        for g in groups {
-                            try items.bind(g[0], at: 1)
-                            try items.execute()
-                            try group.bind(g[0], at: 1)
-                            try group.execute()
-                        }
+                        // Written once, as a hand-written app would: the loop binds and steps
+                        // them, with no SQL text built or looked up per group.
+                        let delete = try db.groupDelete()
+                        for g in groups { try delete(g[0]) }
                     }
                     return try db.count("SELECT count(*) FROM \(RawStore.items)") + groups.count * cascadeGroupSize
                 }

@@ -32,21 +32,12 @@ extension PersistenceWorkloads {
             rawSetUp: { cache, store, rows, _ in
                 let db = try cache.emptyRaw(store)
                 try db.insertRows(rows, groupSize: cascadeGroupSize)
-                // Written once, as a hand-written app would; the loop binds and steps them.
-                let deleteItems = "DELETE FROM \(RawStore.items) WHERE \(RawStore.column("group")) = ?"
-                let deleteGroup = "DELETE FROM \(RawStore.groups) WHERE \"Z_PK\" = ?"
                 let select = "SELECT \"Z_PK\" FROM \(RawStore.groups) ORDER BY \"Z_PK\" LIMIT \(deletesPerRun)"
                 return RawRun(db) {
                     let groups = try db.db.rows(select)
-                    let items = try db.db.cachedStatement(deleteItems)
-                    let group = try db.db.cachedStatement(deleteGroup)
+                    let delete = try db.groupDelete()
                     for g in groups {
-                        try db.db.immediateTransaction {
-                            try items.bind(g[0], at: 1)
-                            try items.execute()
-                            try group.bind(g[0], at: 1)
-                            try group.execute()
-                        }
+                        try db.db.immediateTransaction { try delete(g[0]) }
                     }
                     return try db.count("SELECT count(*) FROM \(RawStore.items)") + groups.count * cascadeGroupSize
                 }
