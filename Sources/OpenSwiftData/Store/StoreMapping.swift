@@ -73,42 +73,30 @@ final class StoreMapping: @unchecked Sendable {
         /// A relationship load's SQL, built once per key: loading a to-many relationship runs it
         /// for every owner. The table is shared by the container's contexts, hence the lock.
         private func relationshipSQL(_ key: String, _ build: () -> String) -> String {
-            sqlCacheLock.lock()
-            defer { sqlCacheLock.unlock() }
-            if let sql = relationshipSQLCache[key] { return sql }
-            let sql = build()
-            relationshipSQLCache[key] = sql
-            return sql
+            relationshipSQLs.value(key, build)
         }
-        /// See ``relationshipSQL(_:_:)``.
-        private var relationshipSQLCache: [String: String] = [:]
+        private let relationshipSQLs = Memo<String, String>()
         /// A statement over a batch of keys (``KeyListSQL``), named by `key`, `build` writing it
         /// for a list the first time a save needs it; kept with the table, as
         /// ``relationshipSQL(_:_:)``'s.
         func keyListSQL(_ key: String, _ build: (String) -> String) -> KeyListSQL {
-            sqlCacheLock.lock()
-            defer { sqlCacheLock.unlock() }
-            if let sql = keyListSQLCache[key] { return sql }
-            let sql = KeyListSQL(build)
-            keyListSQLCache[key] = sql
-            return sql
+            keyListSQLs.value(key) { KeyListSQL(build) }
         }
-        /// See ``keyListSQL(_:_:)``.
-        private var keyListSQLCache: [String: KeyListSQL] = [:]
-        private let sqlCacheLock = NSLock()
+        private let keyListSQLs = Memo<String, KeyListSQL>()
         /// The table's indexed columns as last read from the store (``StoreWriter/indexedColumns(_:)``).
         var indexedColumns: IndexedColumns? {
             get {
-                sqlCacheLock.lock()
-                defer { sqlCacheLock.unlock() }
+                indexedColumnsLock.lock()
+                defer { indexedColumnsLock.unlock() }
                 return indexedColumnsCache
             }
             set {
-                sqlCacheLock.lock()
-                defer { sqlCacheLock.unlock() }
+                indexedColumnsLock.lock()
+                defer { indexedColumnsLock.unlock() }
                 indexedColumnsCache = newValue
             }
         }
+        private let indexedColumnsLock = NSLock()
         private var indexedColumnsCache: IndexedColumns?
         /// `t."Z_ENT" IN (…)` restricting a query to `layout` and its subclasses, or `nil` when
         /// every entity of the table is one of them (no condition needed).
@@ -265,15 +253,9 @@ final class StoreMapping: @unchecked Sendable {
         /// ``plan(_:)``): written the first time a save inserts one, then kept with the table,
         /// so a save of one new model builds no SQL.
         func insertSQL(entity: Int64, reads: [ColumnRead]) -> InsertSQL {
-            sqlCacheLock.lock()
-            defer { sqlCacheLock.unlock() }
-            if let sql = insertSQLCache[entity] { return sql }
-            let sql = InsertSQL(table: self, entity: entity, reads: reads)
-            insertSQLCache[entity] = sql
-            return sql
+            insertSQLs.value(entity) { InsertSQL(table: self, entity: entity, reads: reads) }
         }
-        /// See ``insertSQL(entity:reads:)``.
-        private var insertSQLCache: [Int64: InsertSQL] = [:]
+        private let insertSQLs = Memo<Int64, InsertSQL>()
 
         /// The `UPDATE` of the columns `reads` write and of `Z_OPT` (``StoreWriter/updateStatement(_:reads:checkingVersion:)``),
         /// `build` writing it the first time these columns are updated; a save that changes the
@@ -282,12 +264,7 @@ final class StoreMapping: @unchecked Sendable {
             _ reads: [ColumnRead], checkingVersion: Bool, build: () -> String
         ) -> StatementSQL {
             let key = UpdateKey(columns: reads.map(\.column), checkingVersion: checkingVersion)
-            sqlCacheLock.lock()
-            defer { sqlCacheLock.unlock() }
-            if let sql = updateSQLCache[key] { return sql }
-            let sql = StatementSQL(build())
-            updateSQLCache[key] = sql
-            return sql
+            return updateSQLs.value(key) { StatementSQL(build()) }
         }
         /// What an `UPDATE` of ``updateSQL(_:checkingVersion:build:)`` depends on: the columns
         /// (the first of each read, whose width the table fixes) and the version check.
@@ -295,7 +272,7 @@ final class StoreMapping: @unchecked Sendable {
             let columns: [Int32]
             let checkingVersion: Bool
         }
-        private var updateSQLCache: [UpdateKey: StatementSQL] = [:]
+        private let updateSQLs = Memo<UpdateKey, StatementSQL>()
         /// `SELECT "Z_OPT" FROM <table> WHERE "Z_PK" = ?`: a row's version, read after an
         /// update that did not check it.
         let versionByKeySQL: StatementSQL
@@ -562,15 +539,9 @@ final class StoreMapping: @unchecked Sendable {
     /// it: a save of a few models then builds no history SQL. Shared by the container's
     /// contexts, hence the lock.
     func historySQL(_ key: HistorySQLKey, _ build: () -> String) -> StatementSQL {
-        historySQLLock.lock()
-        defer { historySQLLock.unlock() }
-        if let sql = historySQLCache[key] { return sql }
-        let sql = StatementSQL(build())
-        historySQLCache[key] = sql
-        return sql
+        historySQLs.value(key) { StatementSQL(build()) }
     }
-    private var historySQLCache: [HistorySQLKey: StatementSQL] = [:]
-    private let historySQLLock = NSLock()
+    private let historySQLs = Memo<HistorySQLKey, StatementSQL>()
 
     private var detachCache: [ObjectIdentifier: [Detach]] = [:]
 

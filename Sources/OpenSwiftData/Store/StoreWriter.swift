@@ -93,8 +93,7 @@ struct StoreWriter {
             let read = ([column, "Z_PK"] + columns).map(quoteIdentifier).joined(separator: ", ")
             return "SELECT \(read) FROM \(name) WHERE \(parent) IN \(list) ORDER BY \(parent), \"Z_PK\""
         }
-        let delete = table.keyListSQL("DELETE\u{0}" + column) { list in "DELETE FROM \(name) WHERE \(parent) IN \(list)"
-        }
+        let delete = table.keyListSQL("DELETE\u{0}" + column) { "DELETE FROM \(name) WHERE \(parent) IN \($0)" }
         return KeyColumnDelete(db: db, select: select, delete: delete, width: columns.count)
     }
 
