@@ -257,7 +257,7 @@ struct SetCascadeTests {
         }
     }
 
-    @Test("A batch of keys is bound to the shortest list that holds it: 1, 4, 16 or 64 placeholders")
+    @Test("A batch of keys is bound to the shortest list that holds it: 1, 4, 16 or 64 placeholders (256 for a lookup)")
     func keyListLengths() {
         let sql = KeyListSQL { "DELETE FROM \"ZT\" WHERE \"Z_PK\" IN \($0)" }
         let lengths = [1, 2, 3, 4, 5, 15, 16, 17, 63, 64].map { sql.forBatch(of: $0).length }
@@ -265,6 +265,12 @@ struct SetCascadeTests {
         #expect(sql.forBatch(of: 1).sql.text == "DELETE FROM \"ZT\" WHERE \"Z_PK\" IN (?)")
         #expect(sql.forBatch(of: 3).sql.text == "DELETE FROM \"ZT\" WHERE \"Z_PK\" IN (?, ?, ?, ?)")
         #expect(StoreWriter.keyBatchSize == 64)
+        // A uniqueness lookup's lists go on to 256 values.
+        let lookup = KeyListSQL(lengths: KeyListSQL.lookupLengths) {
+            "SELECT \"Z_PK\" FROM \"ZT\" WHERE \"ZA\" IN \($0)"
+        }
+        #expect([1, 16, 17, 64, 65, 256].map { lookup.forBatch(of: $0).length } == [1, 16, 64, 64, 256, 256])
+        #expect(lookup.longest == 256)
     }
 
     @Test(
@@ -280,7 +286,7 @@ struct SetCascadeTests {
 
         // Parents in runs of up to 64, each bound to the shortest list that holds it.
         var expected = Array(repeating: 64, count: count / 64)
-        if count % 64 != 0 { expected.append(KeyListSQL.lengths.first { $0 >= count % 64 }!) }
+        if count % 64 != 0 { expected.append(KeyListSQL.keyLengths.first { $0 >= count % 64 }!) }
         let placeholders = { (prefix: String, from: String?) in
             statements.sql.filter { sql in sql.hasPrefix(prefix) && from.map { sql.contains($0) } ?? true }
                 .map { $0.filter { $0 == "?" }.count }

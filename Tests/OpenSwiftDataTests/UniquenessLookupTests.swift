@@ -24,8 +24,9 @@ import Testing
 }
 
 /// A save's uniqueness lookup (`StoreWriter.rows(matching:anyOf:found:)`): skipped when the
-/// table has no row at all, run otherwise — one value at a time for a few new models, in
-/// batches of 256 for more — with the same upserts either way.
+/// table has no row at all, run otherwise — up to 256 values a statement, each batch in the
+/// shortest of lists of 1, 4, 16, 64 and 256 values that holds it — with the same upserts
+/// whatever the batches.
 @Suite("Uniqueness lookups")
 struct UniquenessLookupTests {
     private static func lookups(_ sql: [String]) -> [String] {
@@ -34,9 +35,11 @@ struct UniquenessLookupTests {
         }
     }
 
-    /// The one-value lookup (`… IN (?)`).
-    private static let oneValueLookup =
-        "SELECT \"ZNUMBER\", \"Z_PK\", \"Z_ENT\", \"Z_OPT\" FROM \"ZULCARD\" WHERE \"ZNUMBER\" IN (?)"
+    /// The lookup with a list of `n` values (`… IN (?, …)`).
+    private static func lookup(listing n: Int) -> String {
+        "SELECT \"ZNUMBER\", \"Z_PK\", \"Z_ENT\", \"Z_OPT\" FROM \"ZULCARD\" WHERE \"ZNUMBER\" IN ("
+            + Array(repeating: "?", count: n).joined(separator: ", ") + ")"
+    }
 
     @Test(
         "A save into an empty table looks nothing up; the next one does, and upserts (UNQ-10, UNQ-19)",
@@ -68,8 +71,8 @@ struct UniquenessLookupTests {
             context.insert(UlCard(number: "c9", balance: 9))
             try context.save()
         }
-        // Three values, fewer than the one-value limit: each looked up alone.
-        #expect(Self.lookups(statements.sql) == Array(repeating: Self.oneValueLookup, count: 3))
+        // Three values: one lookup, in the four-value list (its last placeholder repeats "c9").
+        #expect(Self.lookups(statements.sql) == [Self.lookup(listing: 4)])
         let after = try ModelContext(container).fetch(FetchDescriptor<UlCard>(sortBy: [SortDescriptor(\.number)]))
         #expect(after.map(\.number) == ["c0", "c1", "c2", "c3", "c4", "c9"])
         #expect(after.map(\.balance) == [0, 100, 20, 3, 40, 9])
@@ -79,7 +82,7 @@ struct UniquenessLookupTests {
     }
 
     @Test(
-        "Many new models are looked up 256 values a statement, a few one at a time, with the same upserts (UNQ-10)",
+        "New models are looked up 256 values a statement, each batch in the shortest list, with the same upserts (UNQ-10)",
         arguments: StoreKind.allCases)
     func batchedAndSingleLookups(_ kind: StoreKind) throws {
         let dir = try ScratchDirectory(prefix: "uniqueness-lookup")
@@ -88,7 +91,7 @@ struct UniquenessLookupTests {
         for i in 0..<300 { seed.insert(UlCard(number: "s\(i)", balance: i)) }
         try seed.save()
         let statements = Statements()
-        // 300 new cards, every third one a stored number: two batched lookups (256 + 44).
+        // 300 new cards, every third one a stored number: two lookups, 256 values, then 44 in the 64-value list.
         try statements.record(container) {
             let context = ModelContext(container)
             for i in 0..<300 {
@@ -96,24 +99,29 @@ struct UniquenessLookupTests {
             }
             try context.save()
         }
-        let batched = Self.lookups(statements.sql)
-        #expect(batched.count == 2 && batched.allSatisfy { $0 != Self.oneValueLookup })
-        // The limit's last count below it, 31 new cards: 31 one-value lookups.
+        #expect(Self.lookups(statements.sql) == [Self.lookup(listing: 256), Self.lookup(listing: 64)])
+        // 31 new cards: one lookup, in the 64-value list.
         statements.sql = []
         try statements.record(container) {
             let context = ModelContext(container)
             for i in 0..<31 { context.insert(UlCard(number: "s\(i + 1)", balance: 1000 + i)) }
             try context.save()
         }
-        #expect(
-            Self.lookups(statements.sql)
-                == Array(repeating: Self.oneValueLookup, count: StoreMapping.Table.UniqueGroup.singleLookupLimit - 1))
+        #expect(Self.lookups(statements.sql) == [Self.lookup(listing: 64)])
+        // One new card: the one-value list, which SQLite runs as `= ?`.
+        statements.sql = []
+        try statements.record(container) {
+            let context = ModelContext(container)
+            context.insert(UlCard(number: "s299", balance: 2990))
+            try context.save()
+        }
+        #expect(Self.lookups(statements.sql) == [Self.lookup(listing: 1)])
         let cards = try ModelContext(container).fetch(FetchDescriptor<UlCard>())
         let balances = Dictionary(uniqueKeysWithValues: cards.map { ($0.number, $0.balance) })
         // 300 stored + 200 new numbers; each stored number upserted once or twice, never duplicated.
         #expect(cards.count == 500)
         for i in 0..<300 {
-            let expected = (1...31).contains(i) ? 1000 + i - 1 : i % 3 == 0 ? -i : i
+            let expected = i == 299 ? 2990 : (1...31).contains(i) ? 1000 + i - 1 : i % 3 == 0 ? -i : i
             #expect(balances["s\(i)"] == expected, "s\(i)")
             if i % 3 != 0 { #expect(balances["n\(i)"] == -i, "n\(i)") }
         }

@@ -222,8 +222,8 @@ extension UniquenessResolution {
         }
     }
 
-    /// Step 2: the stored rows holding the claimed values of one-column groups, in batches of
-    /// ``StoreMapping/Table/UniqueGroup/batchSize``.
+    /// Step 2: the stored rows holding the claimed values of one-column groups, in batches
+    /// (``StoreWriter/rows(matching:anyOf:indexed:found:)``).
     private mutating func lookUpStoredRows() throws {
         for id in states.indices where !states[id].pending.isEmpty {
             guard let group = states[id].group, let table = states[id].table else { continue }

@@ -146,7 +146,7 @@ final class StoreMapping: @unchecked Sendable {
             /// The lookups reading no column after `Z_OPT`.
             let plain: Lookup
             /// ``plain``'s batched lookup: `nil` unless the group has one column.
-            var batchLookupSQL: String? { plain.batchSQL }
+            var batchLookupSQL: KeyListSQL? { plain.batchSQL }
             /// The lookup's SQL from ` FROM` on (``lookup(reading:in:)``).
             private let from: String
             /// A one-column group's column, quoted, and its batched lookup's SQL from ` FROM` on,
@@ -159,13 +159,10 @@ final class StoreMapping: @unchecked Sendable {
                 /// `SELECT "Z_PK", "Z_ENT", "Z_OPT"[, …] FROM <table> WHERE c1 = ? AND … [AND "Z_ENT" IN (…)]`.
                 let sql: String
                 /// For a one-column group: `SELECT c, "Z_PK", "Z_ENT", "Z_OPT"[, …] FROM <table>
-                /// WHERE c IN (?, …)` with ``batchSize`` parameters, so a save looks up many new
-                /// models at once.
-                let batchSQL: String?
-                /// ``batchSQL`` with one parameter (`IN (?)`, which SQLite runs as `c = ?`): a
-                /// save with fewer than ``singleLookupLimit`` new models looks each up alone, and
-                /// pays neither the 256 bindings nor SQLite's list of 256 values.
-                let oneSQL: String?
+                /// WHERE c IN (?, …)`, so a save looks up its new models' values a batch at a
+                /// time, each batch in the shortest list of ``KeyListSQL/lookupLengths`` that holds
+                /// it (one new model: `IN (?)`, which SQLite runs as `c = ?`).
+                let batchSQL: KeyListSQL?
                 /// The columns read after `Z_OPT`, as indexes into the table's ``selectList``.
                 let columns: [Int32]
             }
@@ -183,18 +180,18 @@ final class StoreMapping: @unchecked Sendable {
                 self.anyRowSQL = anyRowSQL
                 self.plain = Lookup(
                     sql: "SELECT \"Z_PK\", \"Z_ENT\", \"Z_OPT\"" + from,
-                    batchSQL: batchFrom.map {
-                        "SELECT \(batchColumn), \"Z_PK\", \"Z_ENT\", \"Z_OPT\"" + Self.list($0, UniqueGroup.batchSize)
-                    },
-                    oneSQL: batchFrom.map {
-                        "SELECT \(batchColumn), \"Z_PK\", \"Z_ENT\", \"Z_OPT\"" + Self.list($0, 1)
-                    },
-                    columns: [])
+                    batchSQL: Self.batchSQL(batchColumn, "", batchFrom), columns: [])
             }
 
-            /// A batched lookup's ` FROM … IN (?, …) …` with `count` placeholders.
-            private static func list(_ from: (head: String, tail: String), _ count: Int) -> String {
-                from.head + Array(repeating: "?", count: count).joined(separator: ", ") + from.tail
+            /// A one-column group's batched lookup reading `extra` after `Z_OPT`.
+            private static func batchSQL(
+                _ column: String, _ extra: String, _ from: (head: String, tail: String)?
+            ) -> KeyListSQL? {
+                from.map { from in
+                    KeyListSQL(lengths: KeyListSQL.lookupLengths) {
+                        "SELECT \(column), \"Z_PK\", \"Z_ENT\", \"Z_OPT\"\(extra)" + from.head + $0 + from.tail
+                    }
+                }
             }
 
             /// The lookups reading `columns` of `table` after `Z_OPT`.
@@ -202,22 +199,8 @@ final class StoreMapping: @unchecked Sendable {
                 let extra = columns.map { ", " + quoteIdentifier(table.columns[Int($0) - 2]) }.joined()
                 return Lookup(
                     sql: "SELECT \"Z_PK\", \"Z_ENT\", \"Z_OPT\"\(extra)" + from,
-                    batchSQL: batchFrom.map {
-                        "SELECT \(batchColumn), \"Z_PK\", \"Z_ENT\", \"Z_OPT\"\(extra)"
-                            + Self.list($0, UniqueGroup.batchSize)
-                    },
-                    oneSQL: batchFrom.map {
-                        "SELECT \(batchColumn), \"Z_PK\", \"Z_ENT\", \"Z_OPT\"\(extra)" + Self.list($0, 1)
-                    },
-                    columns: columns)
+                    batchSQL: Self.batchSQL(batchColumn, extra, batchFrom), columns: columns)
             }
-
-            /// Parameters in ``batchLookupSQL``.
-            static let batchSize = 256
-            /// Below this many values, a lookup runs ``Lookup/oneSQL`` once a value instead of
-            /// ``Lookup/batchSQL``: binding 256 parameters and SQLite's building its list of
-            /// them cost about as much as 30 one-value lookups.
-            static let singleLookupLimit = 32
         }
         /// Uniqueness groups per entity.
         var uniqueGroups: [ObjectIdentifier: [UniqueGroup]] = [:]
@@ -385,9 +368,7 @@ final class StoreMapping: @unchecked Sendable {
                 let kindsFilter =
                     kinds.count < table.entities.count
                     ? " AND \"Z_ENT\" IN (\(kinds.map(String.init).joined(separator: ", ")))" : ""
-                batch = (
-                    " FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(cols[0])) IN (", ")" + kindsFilter
-                )
+                batch = (" FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(cols[0])) IN ", kindsFilter)
             }
             let groupKey = table.name + "|" + cols.joined(separator: ",")
             let id = ids[groupKey] ?? ids.count
