@@ -131,6 +131,9 @@ package enum InjectedFault: String, CaseIterable, Sendable {
     case stringNotNormalized = "string-not-normalized"
     /// Mutant: ATT-10 a Date is stored truncated to whole seconds.
     case dateTruncated = "date-truncated"
+    /// Mutant: DEL-02 a statement over a batch of keys or values leaves out the batch's last
+    /// (a deleted or cascaded row stays, a unique value is not looked up).
+    case keyBatchDropsLast = "key-batch-drops-last"
 }
 
 extension InjectedFault {
@@ -183,6 +186,7 @@ extension InjectedFault {
         .migrationIgnoresDefault,
         .stringNotNormalized,
         .dateTruncated,
+        .keyBatchDropsLast,
     ]
 
     /// A mutant's behaviour-reference ID and what it breaks, in one line; `nil` for the faults
@@ -255,6 +259,9 @@ extension InjectedFault {
             return "MIG-02 a migration fills a new non-optional attribute without its default value"
         case .stringNotNormalized: return "PRD-05 strings are stored and compared without NFC normalisation"
         case .dateTruncated: return "ATT-10 a Date is stored truncated to whole seconds"
+        case .keyBatchDropsLast:
+            return "DEL-02 a statement over a batch of keys or values leaves out the batch's last "
+                + "(a deleted or cascaded row stays, a unique value is not looked up)"
         default: return nil
         }
     }
