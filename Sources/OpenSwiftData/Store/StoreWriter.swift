@@ -257,9 +257,9 @@ struct StoreWriter {
 
     /// Stored rows whose one-column group value is any of `values`, looked up in batches of up
     /// to 256 values, each in the shortest list that holds it (``KeyListSQL/lookupLengths``: a
-    /// save of one new model looks it up through `IN (?)`), with the columns
-    /// of `indexed` other than the group's (asked for only when the table has a row); `found`
-    /// gets each value as stored and the row that holds it.
+    /// save of one new model looks it up through `IN (?)`), with the columns of `indexed` other
+    /// than the group's (asked for only when the table has a row); `found` gets each value as
+    /// stored and the row that holds it.
     ///
     /// ```sql
     /// SELECT "ZEMAIL", "Z_PK", "Z_ENT", "Z_OPT"[, "ZSCORE", …] FROM "ZUSER" WHERE "ZEMAIL" IN (?, ?, …)
