@@ -142,7 +142,7 @@ final class StoreMapping: @unchecked Sendable {
             /// How to read the group's values from a model.
             let reads: [ColumnRead]
             /// `SELECT 1 FROM <table> LIMIT 1`: whether the table has any row to look up.
-            let anyRowSQL: String
+            let anyRowSQL: StatementSQL
             /// The lookups reading no column after `Z_OPT`.
             let plain: Lookup
             /// ``plain``'s batched lookup: `nil` unless the group has one column.
@@ -157,7 +157,7 @@ final class StoreMapping: @unchecked Sendable {
             /// A group's lookups, reading `columns` after `Z_OPT` (``IndexedColumns``).
             struct Lookup: Sendable {
                 /// `SELECT "Z_PK", "Z_ENT", "Z_OPT"[, …] FROM <table> WHERE c1 = ? AND … [AND "Z_ENT" IN (…)]`.
-                let sql: String
+                let sql: StatementSQL
                 /// For a one-column group: `SELECT c, "Z_PK", "Z_ENT", "Z_OPT"[, …] FROM <table>
                 /// WHERE c IN (?, …)`, so a save looks up its new models' values a batch at a
                 /// time, each batch in the shortest list of ``KeyListSQL/lookupLengths`` that holds
@@ -169,7 +169,7 @@ final class StoreMapping: @unchecked Sendable {
 
             init(
                 key: String, id: Int, reads: [ColumnRead], from: String, batchColumn: String,
-                batchFrom: (head: String, tail: String)?, anyRowSQL: String
+                batchFrom: (head: String, tail: String)?, anyRowSQL: StatementSQL
             ) {
                 self.key = key
                 self.id = id
@@ -179,7 +179,7 @@ final class StoreMapping: @unchecked Sendable {
                 self.batchFrom = batchFrom
                 self.anyRowSQL = anyRowSQL
                 self.plain = Lookup(
-                    sql: "SELECT \"Z_PK\", \"Z_ENT\", \"Z_OPT\"" + from,
+                    sql: StatementSQL("SELECT \"Z_PK\", \"Z_ENT\", \"Z_OPT\"" + from),
                     batchSQL: Self.batchSQL(batchColumn, "", batchFrom), columns: [])
             }
 
@@ -198,7 +198,7 @@ final class StoreMapping: @unchecked Sendable {
             func lookup(reading columns: [Int32], in table: Table) -> Lookup {
                 let extra = columns.map { ", " + quoteIdentifier(table.columns[Int($0) - 2]) }.joined()
                 return Lookup(
-                    sql: "SELECT \"Z_PK\", \"Z_ENT\", \"Z_OPT\"\(extra)" + from,
+                    sql: StatementSQL("SELECT \"Z_PK\", \"Z_ENT\", \"Z_OPT\"\(extra)" + from),
                     batchSQL: Self.batchSQL(batchColumn, extra, batchFrom), columns: columns)
             }
         }
@@ -377,7 +377,7 @@ final class StoreMapping: @unchecked Sendable {
                 Table.UniqueGroup(
                     key: cols.joined(separator: ","), id: id, reads: groupReads, from: from,
                     batchColumn: quoteIdentifier(cols[0]), batchFrom: batch,
-                    anyRowSQL: "SELECT 1 FROM \(quoteIdentifier(table.name)) LIMIT 1"))
+                    anyRowSQL: StatementSQL("SELECT 1 FROM \(quoteIdentifier(table.name)) LIMIT 1")))
         }
         return groups
     }
