@@ -118,6 +118,54 @@ struct HistoryTests {
             ])
     }
 
+    @Test(
+        "HIS-05: an author named as the process is one string; each save's transaction and change keys follow Z_MAX",
+        arguments: StoreKind.allCases)
+    func authorNamedAsProcess(kind: StoreKind) throws {
+        let dir = try ScratchDirectory(prefix: "history-author-process")
+        let container = try container(kind, dir)
+        let process = ProcessInfo.processInfo.processName
+        let context = ModelContext(container)
+        context.author = process
+        let note = HiNote(key: "a", title: "t")
+        context.insert(note)
+        try context.save()
+        note.title = "u"
+        try context.save()
+        context.author = "second"
+        context.insert(HiNote(key: "b", title: "t"))
+        note.pages = 2
+        try context.save()
+        let rows = try container.withStoreConnection { db in
+            (
+                try db.rows("SELECT ZNAME FROM ATRANSACTIONSTRING ORDER BY Z_PK"),
+                try db.rows("SELECT Z_PK, ZAUTHORTS FROM ATRANSACTION ORDER BY Z_PK"),
+                try db.rows("SELECT Z_PK, ZCHANGETYPE, ZTRANSACTIONID FROM ACHANGE ORDER BY Z_PK"),
+                try db.rows("SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT > 16000 ORDER BY Z_ENT")
+            )
+        }
+        let bundle = Bundle.main.bundleIdentifier ?? process
+        let names = [process] + (bundle == process ? [] : [bundle]) + ["second"]
+        #expect(rows.0 == names.map { [.text($0)] }, "each name once, the author's first")
+        #expect(
+            rows.1 == [
+                [.integer(1), .integer(1)], [.integer(2), .integer(1)], [.integer(3), .integer(Int64(names.count))],
+            ])
+        // The third save's insert and update: the inserted range's key first, then the update's.
+        #expect(
+            rows.2 == [
+                [.integer(1), .integer(0), .integer(1)], [.integer(2), .integer(1), .integer(2)],
+                [.integer(3), .integer(0), .integer(3)], [.integer(4), .integer(1), .integer(3)],
+            ])
+        #expect(
+            rows.3 == [
+                [.integer(16001), .integer(4)], [.integer(16002), .integer(3)],
+                [.integer(16003), .integer(Int64(names.count))],
+            ])
+        let history = try ModelContext(container).fetchHistory(Self.all)
+        #expect(history.map(\.author) == [process, process, "second"])
+    }
+
     @Test("history an Apple app wrote (swiftdata-resources' rows) reads as the same transactions and changes")
     func appleHistory() throws {
         let vector = try StoreVector.named("swiftdata-resources")

@@ -112,10 +112,23 @@ extension StoreWriter {
         insertedRanges: [(table: String, first: Int64, last: Int64)] = [],
         changes: [HistoryChangeRow], tombstoneColumns: Int
     ) throws -> Int64 {
-        let authorKey = FaultInjection.isActive(.historyLosesAuthor) ? nil : try author.map { try stringKey($0) }
-        let bundleKey = try stringKey(bundle)
-        let processKey = try stringKey(process)
-        let transaction = try nextKeys(entity: 16002, count: 1).first
+        let author = FaultInjection.isActive(.historyLosesAuthor) ? nil : author
+        let ranges = insertedRanges.filter { $0.last >= $0.first && !FaultInjection.isActive(.historyDropsInserts) }
+        var changeCount = Int64(changes.count)
+        for range in ranges {
+            // A range holds at most `Int64.max` keys (both ends are positive keys).
+            let (width, overflow) = (range.last - range.first).addingReportingOverflow(1)
+            let (sum, beyond) = changeCount.addingReportingOverflow(width)
+            if overflow || beyond { throw StoreWriter.keySpaceExhausted(entity: "CHANGE", table: "ACHANGE") }
+            changeCount = sum
+        }
+        let read = try readTransactionKeys(author: author, bundle: bundle, process: process, changes: changeCount)
+        // A name not stored yet is inserted (a store's first transactions), looked up again: the
+        // author may be the bundle's or the process's name.
+        let authorKey = try author.map { name in try read.author ?? stringKey(name) }
+        let bundleKey = try read.bundle ?? stringKey(bundle)
+        let processKey = try read.process ?? stringKey(process)
+        let transaction = read.transaction
         try db.run(
             StoreWriter.insertTransactionSQL,
             [
@@ -123,12 +136,12 @@ extension StoreWriter {
                 .integer(processKey),
                 .real(timestamp.timeIntervalSinceReferenceDate),
             ])
-        for range in insertedRanges where range.last >= range.first && !FaultInjection.isActive(.historyDropsInserts) {
-            // A range holds at most `Int64.max` keys (both ends are positive keys).
-            let (width, overflow) = (range.last - range.first).addingReportingOverflow(1)
-            if overflow { throw StoreWriter.keySpaceExhausted(entity: "CHANGE", table: "ACHANGE") }
-            let keys = try nextKeys(entity: 16001, count: width)
-            let keyed = !keys.followTable
+        // The ranges' keys, then the other changes', in order from the first handed out.
+        var nextChange = read.firstChange
+        let keyed = !read.followTable
+        for range in ranges {
+            let first = nextChange
+            nextChange += range.last - range.first + 1
             let sql = mapping.historySQL(.insertedRange(table: range.table, keyed: keyed)) {
                 let table = quoteIdentifier(range.table)
                 let entity = insertedEntity(of: range.table)
@@ -139,10 +152,12 @@ extension StoreWriter {
                     : "INSERT INTO ACHANGE (Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID) SELECT 16001, NULL, 0, \(entity), Z_PK, ? FROM \(table) WHERE Z_PK BETWEEN ? AND ? ORDER BY Z_PK"
             }
             let bounds: [SQLValue] = [.integer(transaction), .integer(range.first), .integer(range.last)]
-            try db.run(sql, keyed ? [.integer(keys.first), .integer(range.first)] + bounds : bounds)
+            try db.run(sql, keyed ? [.integer(first), .integer(range.first)] + bounds : bounds)
         }
         if !changes.isEmpty {
-            try insertChanges(changes, transaction: transaction, tombstoneColumns: tombstoneColumns)
+            try insertChanges(
+                changes, transaction: transaction, keys: (nextChange, read.followTable),
+                tombstoneColumns: tombstoneColumns)
         }
         return transaction
     }
@@ -157,9 +172,13 @@ extension StoreWriter {
         return String(entity)
     }
 
-    /// Inserts the `ACHANGE` rows of `changes` for `transaction`, with keys from `Z_MAX`.
-    private func insertChanges(_ changes: [HistoryChangeRow], transaction: Int64, tombstoneColumns: Int) throws {
-        let keys = try nextKeys(entity: 16001, count: Int64(changes.count))
+    /// Inserts the `ACHANGE` rows of `changes` for `transaction`, with the keys from `keys.first`
+    /// on (handed out by ``readTransactionKeys(author:bundle:process:changes:)``; `followTable`
+    /// when they start right above the table's largest key).
+    private func insertChanges(
+        _ changes: [HistoryChangeRow], transaction: Int64, keys: (first: Int64, followTable: Bool),
+        tombstoneColumns: Int
+    ) throws {
         // Keys that follow the table are the ones SQLite gives rows inserted without one, in
         // order: `Z_PK` is then left out and SQLite checks no key (`k`: its placeholder, 0 or 1).
         let k: Int32 = keys.followTable ? 0 : 1
@@ -224,40 +243,86 @@ extension StoreWriter {
     /// Change rows per multi-row `INSERT` of ``recordTransaction(author:bundle:process:timestamp:insertedRanges:changes:tombstoneColumns:)``.
     static let changeRowsPerInsert = 16
 
-    /// Hands out `count` keys of history entity `entity` (its `Z_PRIMARYKEY.Z_MAX` grows by
-    /// `count`, starting above the table's largest key too); returns the first, and whether
-    /// they start right above the table's largest key (`Z_MAX` is not ahead of the table), so
-    /// that rows inserted without a key get exactly these.
+    /// What a transaction's rows need from the store, read in one statement and written in
+    /// one: the keys of its author, bundle and process names (`nil` for a name not stored yet,
+    /// and for no author), its `ATRANSACTION` key and the first of `changes` `ACHANGE` keys,
+    /// each handed out above its entity's `Z_MAX` and its table's largest key (`Z_MAX` then
+    /// raised to the last); `followTable` when the change keys start right above `ACHANGE`'s
+    /// largest. With no changes, `ACHANGE`'s `Z_MAX` is left as it is.
     ///
-    /// - Throws: ``SwiftDataError/corruptStore`` when `count` more keys do not fit below
-    ///   `Int64.max` (a `Z_MAX` or key written by another tool); the save rolls back.
-    private func nextKeys(entity: Int64, count: Int64) throws -> (first: Int64, followTable: Bool) {
-        let table = entity == 16001 ? "ACHANGE" : entity == 16002 ? "ATRANSACTION" : "ATRANSACTIONSTRING"
-        let keysSQL =
-            entity == 16001
-            ? StoreWriter.changeKeysSQL : entity == 16002 ? StoreWriter.transactionKeysSQL : StoreWriter.stringKeysSQL
-        let (recordedKey, largestKey) = try integerPair(keysSQL)
-        let (recorded, largest) = (recordedKey ?? 0, largestKey ?? 0)
-        let max = Swift.max(recorded, largest)
-        let (first, beyondFirst) = max.addingReportingOverflow(1)
-        let (last, beyondLast) = max.addingReportingOverflow(count)
-        if beyondFirst || beyondLast {
-            let name = entity == 16001 ? "CHANGE" : entity == 16002 ? "TRANSACTION" : "TRANSACTIONSTRING"
-            throw StoreWriter.keySpaceExhausted(entity: name, table: table)
+    /// ```sql
+    /// SELECT (SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = ?), …,
+    ///        (SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 16002), (SELECT max(Z_PK) FROM ATRANSACTION), …
+    /// UPDATE Z_PRIMARYKEY SET Z_MAX = CASE Z_ENT WHEN 16002 THEN ? ELSE ? END WHERE Z_ENT BETWEEN 16001 AND 16002
+    /// ```
+    ///
+    /// - Throws: ``SwiftDataError/corruptStore`` when the keys do not fit below `Int64.max`.
+    private func readTransactionKeys(author: String?, bundle: String, process: String, changes: Int64) throws -> (
+        author: Int64?, bundle: Int64?, process: Int64?, transaction: Int64, firstChange: Int64, followTable: Bool
+    ) {
+        let stmt = try db.cachedStatement(StoreWriter.transactionReadSQL)
+        defer { stmt.reset() }
+        try stmt.bind(author.map { .text($0) } ?? .null, at: 1)
+        try stmt.bind(.text(bundle), at: 2)
+        try stmt.bind(.text(process), at: 3)
+        // A `SELECT` of values always returns its one row.
+        let row = try stmt.step()
+        func integer(_ column: Int32) -> Int64? {
+            if row, case .integer(let n) = stmt.value(at: column) { return n }
+            return nil
         }
-        try db.run(StoreWriter.recordLargestKeySQL, [.integer(last), .integer(entity)])
-        return (first, max == largest)
+        let (transactionMax, changeMax, changeLargest) = (
+            Swift.max(integer(3) ?? 0, integer(4) ?? 0), Swift.max(integer(5) ?? 0, integer(6) ?? 0), integer(6) ?? 0
+        )
+        let (transaction, beyondTransaction) = transactionMax.addingReportingOverflow(1)
+        if beyondTransaction { throw StoreWriter.keySpaceExhausted(entity: "TRANSACTION", table: "ATRANSACTION") }
+        let (firstChange, beyondFirst) = changeMax.addingReportingOverflow(1)
+        let (lastChange, beyondLast) = changeMax.addingReportingOverflow(changes)
+        if changes > 0, beyondFirst || beyondLast {
+            throw StoreWriter.keySpaceExhausted(entity: "CHANGE", table: "ACHANGE")
+        }
+        let keys = (
+            author: integer(0), bundle: integer(1), process: integer(2), transaction: transaction,
+            firstChange: firstChange, followTable: changeMax == changeLargest
+        )
+        if changes > 0 {
+            try db.run(StoreWriter.recordHistoryMaximaSQL, [.integer(transaction), .integer(lastChange)])
+        } else {
+            try db.run(StoreWriter.recordLargestKeySQL, [.integer(transaction), .integer(16002)])
+        }
+        return keys
     }
 
-    /// A history entity's `Z_PRIMARYKEY.Z_MAX` and its table's largest key, in one statement
-    /// (``nextKeys(entity:count:)``).
-    private static let changeKeysSQL = historyKeysSQL(16001, "ACHANGE")
-    private static let transactionKeysSQL = historyKeysSQL(16002, "ATRANSACTION")
-    private static let stringKeysSQL = historyKeysSQL(16003, "ATRANSACTIONSTRING")
-    private static func historyKeysSQL(_ entity: Int64, _ table: String) -> StatementSQL {
-        StatementSQL(
-            "SELECT (SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = \(entity)), (SELECT max(Z_PK) FROM \(table))")
+    /// ``readTransactionKeys(author:bundle:process:changes:)``'s read: parameters the author's,
+    /// bundle's and process's names.
+    private static let transactionReadSQL = StatementSQL(
+        "SELECT (SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = ?1), (SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = ?2), "
+            + "(SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = ?3), "
+            + "(SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 16002), (SELECT max(Z_PK) FROM ATRANSACTION), "
+            + "(SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 16001), (SELECT max(Z_PK) FROM ACHANGE)")
+    /// ``readTransactionKeys(author:bundle:process:changes:)``'s write: the last `ATRANSACTION`
+    /// key, then the last `ACHANGE` key. The two rows are a range of keys (`BETWEEN`): SQLite
+    /// reads an `IN` list of them into a temporary index first, which costs it five times more.
+    private static let recordHistoryMaximaSQL = StatementSQL(
+        "UPDATE Z_PRIMARYKEY SET Z_MAX = CASE Z_ENT WHEN 16002 THEN ?1 ELSE ?2 END WHERE Z_ENT BETWEEN 16001 AND 16002")
+
+    /// Hands out the next `ATRANSACTIONSTRING` key: its `Z_PRIMARYKEY.Z_MAX` grows by one,
+    /// starting above the table's largest key too.
+    ///
+    /// - Throws: ``SwiftDataError/corruptStore`` when no key is left below `Int64.max` (a
+    ///   `Z_MAX` or key written by another tool); the save rolls back.
+    private func nextStringKey() throws -> Int64 {
+        let (recorded, largest) = try integerPair(StoreWriter.stringKeysSQL)
+        let (pk, beyond) = Swift.max(recorded ?? 0, largest ?? 0).addingReportingOverflow(1)
+        if beyond { throw StoreWriter.keySpaceExhausted(entity: "TRANSACTIONSTRING", table: "ATRANSACTIONSTRING") }
+        try db.run(StoreWriter.recordLargestKeySQL, [.integer(pk), .integer(16003)])
+        return pk
     }
+
+    /// `ATRANSACTIONSTRING`'s `Z_PRIMARYKEY.Z_MAX` and largest key (``nextStringKey()``).
+    private static let stringKeysSQL = StatementSQL(
+        "SELECT (SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 16003), (SELECT max(Z_PK) FROM ATRANSACTIONSTRING)")
+
     /// `ATRANSACTION`'s row (``recordTransaction(author:bundle:process:timestamp:insertedRanges:changes:tombstoneColumns:)``).
     private static let insertTransactionSQL = StatementSQL(
         "INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZPROCESSIDTS, ZTIMESTAMP) VALUES (?, 16002, NULL, ?, ?, ?, ?)"
@@ -286,7 +351,7 @@ extension StoreWriter {
         if case .integer(let pk)? = try db.scalar(StoreWriter.stringKeySQL, [.text(name)]) {
             return pk
         }
-        let pk = try nextKeys(entity: 16003, count: 1).first
+        let pk = try nextStringKey()
         try db.run(
             "INSERT INTO ATRANSACTIONSTRING (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (?, 16003, 1, ?)",
             [.integer(pk), .text(name)])
