@@ -155,48 +155,43 @@ struct SaveTransaction {
     private func allocatePrimaryKeys(_ w: StoreWriter, _ plan: UpsertPlan) throws -> [(
         table: String, first: Int64, last: Int64
     )] {
-        var next: [ObjectIdentifier: (table: StoreMapping.Table, pk: Int64)] = [:]
-        // Each table's largest key before this save.
-        var start: [ObjectIdentifier: Int64] = [:]
-        var order: [ObjectIdentifier] = []
+        // Per table, in the order the tables first came: its largest key before this save and
+        // the last key handed out. A save's new models are of a few tables, mostly in runs of
+        // one entity: a short list, looked through when the table changes, serves better than
+        // dictionaries (whose hashing and growth cost more than the keys of a one-model save).
+        var ranges: [(table: StoreMapping.Table, start: Int64, last: Int64)] = []
+        // The range being numbered (its place in `ranges`, its table and last key), written back
+        // when another table's model comes.
+        var current: (index: Int, table: StoreMapping.Table, last: Int64)?
         var tables = PerLayoutMemo<StoreMapping.Table?>()
-        // The table being numbered and its last key; written back to `next` when another
-        // table's model comes (a save's new models mostly come in runs of one entity).
-        var current: (key: ObjectIdentifier, table: StoreMapping.Table, pk: Int64)?
         for m in inserted {
             let d = m.persistentBackingData
             guard UpsertPlan.writesNewRow(d), let layout = d.layout,
                 let table = tables.value(for: layout, stack.table(for:))
             else { continue }
-            let key = ObjectIdentifier(table)
-            if current?.key != key {
-                if let c = current { next[c.key] = (c.table, c.pk) }
-                if let known = next[key] {
-                    current = (key, known.table, known.pk)
+            if current?.table !== table {
+                if let c = current { ranges[c.index].last = c.last }
+                if let known = ranges.firstIndex(where: { $0.table === table }) {
+                    current = (known, table, ranges[known].last)
                 } else {
-                    current = (key, table, try w.largestKey(of: table))
-                    next[key] = current.map { ($0.table, $0.pk) }
-                    start[key] = current!.pk
-                    order.append(key)
+                    let largest = try w.largestKey(of: table)
+                    ranges.append((table, largest, largest))
+                    current = (ranges.count - 1, table, largest)
                 }
             }
-            let (pk, overflow) = current!.pk.addingReportingOverflow(1)
-            if overflow { throw StoreWriter.keySpaceExhausted(entity: layout.name, table: current!.table.name) }
-            current!.pk = pk
+            let (pk, overflow) = current!.last.addingReportingOverflow(1)
+            if overflow { throw StoreWriter.keySpaceExhausted(entity: layout.name, table: table.name) }
+            current!.last = pk
             d.pendingPK = pk
         }
-        if let c = current { next[c.key] = (c.table, c.pk) }
-        for key in order {
-            let (table, pk) = next[key]!
-            try w.recordLargestKey(pk, of: table)
+        if let c = current { ranges[c.index].last = c.last }
+        for range in ranges {
+            try w.recordLargestKey(range.last, of: range.table)
         }
         for (earlier, later) in plan.collapsed {
             guard let m = inserted.first(where: { ObjectIdentifier($0) == earlier }) else { continue }
             m.persistentBackingData.pendingPK = later.persistentBackingData.pendingPK
         }
-        return order.map { key in
-            let (table, last) = next[key]!
-            return (table.name, start[key]! + 1, last)
-        }
+        return ranges.map { ($0.table.name, $0.start + 1, $0.last) }
     }
 }
