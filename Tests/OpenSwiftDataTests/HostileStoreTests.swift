@@ -138,6 +138,28 @@ struct HostileStoreTests {
         }
     }
 
+    @Test(
+        "Z_MAX holding text or a real (entity, 16001, 16002): keys go above the tables' largest, the save succeeds",
+        arguments: StoreKind.allCases)
+    func zMaxNotAnInteger(kind: StoreKind) throws {
+        var f = try Fixture(kind)
+        let ent = try f.entityNumber()
+        try f.edit(
+            "UPDATE Z_PRIMARYKEY SET Z_MAX = 'many' WHERE Z_ENT = \(ent)",
+            "UPDATE Z_PRIMARYKEY SET Z_MAX = 2.5 WHERE Z_ENT = 16001",
+            "UPDATE Z_PRIMARYKEY SET Z_MAX = X'00' WHERE Z_ENT = 16002")
+        let ctx = ModelContext(f.container)
+        ctx.insert(HostileItem(name: "new"))
+        try ctx.save()
+        #expect(try f.query("SELECT max(Z_PK) FROM ZHOSTILEITEM") == .integer(2))
+        #expect(try f.query("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = \(ent)") == .integer(2))
+        // The first save wrote transaction 1 and its change 1; these are the next.
+        #expect(try f.query("SELECT max(Z_PK) FROM ATRANSACTION") == .integer(2))
+        #expect(try f.query("SELECT max(Z_PK) FROM ACHANGE") == .integer(2))
+        #expect(try f.query("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 16001") == .integer(2))
+        #expect(try f.query("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 16002") == .integer(2))
+    }
+
     @Test("A row version (Z_OPT) at Int64.max: the update's save throws, writes nothing", arguments: StoreKind.allCases)
     func rowVersionAtTop(kind: StoreKind) throws {
         var f = try Fixture(kind)

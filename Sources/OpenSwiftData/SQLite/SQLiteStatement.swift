@@ -187,6 +187,12 @@ package final class SQLiteStatement {
         currentRow.integerColumn(at: index)
     }
 
+    /// Column `index`'s value when it is an `INTEGER`; `nil` for `NULL`, a real, text or a blob.
+    @inline(__always) package func integerIfPresent(at index: Int32) -> Int64? {
+        let (storageClass, value) = currentRow.integerColumn(at: index)
+        return storageClass == SQLITE_INTEGER ? value : nil
+    }
+
     /// Column `index`'s storage class and its value as a `Double`, from one lookup of the
     /// column (``SQLiteRow/realColumn(at:)``).
     @inline(__always) package func realColumn(at index: Int32) -> (storageClass: Int32, value: Double) {

@@ -267,10 +267,7 @@ extension StoreWriter {
         try stmt.bind(.text(process), at: 3)
         // A `SELECT` of values always returns its one row.
         let row = try stmt.step()
-        func integer(_ column: Int32) -> Int64? {
-            if row, case .integer(let n) = stmt.value(at: column) { return n }
-            return nil
-        }
+        func integer(_ column: Int32) -> Int64? { row ? stmt.integerIfPresent(at: column) : nil }
         let (transactionMax, changeMax, changeLargest) = (
             Swift.max(integer(3) ?? 0, integer(4) ?? 0), Swift.max(integer(5) ?? 0, integer(6) ?? 0), integer(6) ?? 0
         )

@@ -192,11 +192,7 @@ struct StoreWriter {
         defer { stmt.reset() }
         try stmt.bind(arguments)
         guard try stmt.step() else { return (nil, nil) }
-        func integer(_ column: Int32) -> Int64? {
-            if case .integer(let n) = stmt.value(at: column) { return n }
-            return nil
-        }
-        return (integer(0), integer(1))
+        return (stmt.integerIfPresent(at: 0), stmt.integerIfPresent(at: 1))
     }
 
     /// Records `pk` as the largest key handed out for `table`'s hierarchy.
